@@ -1,0 +1,35 @@
+// Element types. f16 and bf16 are named (so text forms and the C enum are stable)
+// but no kernel supports them yet; IsSupported() says so.
+#ifndef TESSERA_CORE_COMMON_DTYPE_H_
+#define TESSERA_CORE_COMMON_DTYPE_H_
+
+#include <cstddef>
+#include <string_view>
+
+#include "core/common/status.h"
+
+namespace tessera {
+
+// Values are part of the C ABI (tess_dtype): append only.
+enum class DType : int {
+  kF32 = 0,
+  kF64 = 1,
+  kI32 = 2,
+  kI64 = 3,
+  kF16 = 4,   // reserved
+  kBF16 = 5,  // reserved
+};
+
+inline constexpr int kNumDTypes = 6;
+
+// "f32", "f64", "i32", "i64", "f16", "bf16".
+const char* DTypeName(DType dtype);
+size_t DTypeSize(DType dtype);
+// False for the reserved names f16 and bf16.
+bool IsSupported(DType dtype);
+bool IsValidDType(int value);
+Result<DType> ParseDType(std::string_view text);
+
+}  // namespace tessera
+
+#endif  // TESSERA_CORE_COMMON_DTYPE_H_
