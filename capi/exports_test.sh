@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Checks that libtessera.so exports tess_* functions and nothing else.
+set -euo pipefail
+lib="$1"
+defined=$(nm -D --defined-only "$lib" | awk '{print $3}' | sed 's/@.*//' | grep -v '^TESSERA_0$' || true)
+if [ -z "$defined" ]; then
+  echo "FAIL: $lib exports no symbols"; exit 1
+fi
+bad=$(printf '%s\n' "$defined" | grep -v '^tess_' || true)
+if [ -n "$bad" ]; then
+  echo "FAIL: $lib exports symbols outside tess_*:"; printf '%s\n' "$bad" | head -20; exit 1
+fi
+for sym in tess_init tess_finalize tess_placement_parse tess_layout_create tess_last_error_message; do
+  printf '%s\n' "$defined" | grep -qx "$sym" || { echo "FAIL: $sym is not exported"; exit 1; }
+done
+echo "PASS: $(printf '%s\n' "$defined" | wc -l) symbols, all tess_*"
