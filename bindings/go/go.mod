@@ -1,0 +1,3 @@
+module tessera
+
+go 1.19

@@ -1,0 +1,143 @@
+/* Go section of bindings/tessera.i: the raw layer, package tessera/internal/capi.
+ *
+ * swig -go -cgo -intgosize 64 -package capi. The idiomatic package (tessera.go in
+ * this folder) wraps it; users never import capi.
+ *
+ * - tess_status -> error. The C wrapper turns a failure into "code:message", reading
+ *   tess_last_error_message() inside that same C call (goroutines move between OS
+ *   threads, so a second Go->C call could read another thread's message); the Go
+ *   side decodes it into *Error, or nil on success.
+ * - Out-params are Go slices of at least one element that the wrapper fills
+ *   (SWIG's OUTPUT convention): handles as []uintptr, int32_t as []int32,
+ *   int64_t/size_t as []int64, uint64_t as []uint64.
+ * - (const int64_t*, size_t) takes []int64, (const int32_t*, size_t) []int32, and
+ *   tess_nd_sbp_create's (kinds, split_axes, num_axes) takes [][2]int32 pairs.
+ *   An empty slice is passed on as (NULL, 0).
+ */
+
+%go_import("strconv", "strings")
+
+/* Include and library directories come from CGO_CFLAGS / CGO_LDFLAGS (the header's
+ * capi/include folder, libtessera.so's folder). */
+%insert(cgo_comment_typedefs) %{
+#cgo LDFLAGS: -ltessera
+%}
+
+%fragment("AllocateString");
+%{
+/* "" on success; "code:message" on failure. */
+static _gostring_ tess_go_status(tess_status status) {
+  const char* message;
+  size_t size;
+  char* text;
+  int n;
+  _gostring_ result;
+  if (status == TESS_OK) return Swig_AllocateString("", 0);
+  message = tess_last_error_message();
+  size = strlen(message) + 16;
+  text = (char*)malloc(size);
+  if (text == NULL) return Swig_AllocateString("13:out of memory reporting an error", 35);
+  n = snprintf(text, size, "%d:%s", (int)status, message);
+  result = Swig_AllocateString(text, n > 0 ? (size_t)n : 0);
+  free(text);
+  return result;
+}
+%}
+
+%insert(go_wrapper) %{
+// Error is a failed Tessera call: the C API's status code and message.
+type Error struct {
+	Code    int32  // TESS_* status code, e.g. INVALID_ARGUMENT (3)
+	Status  string // the code's name, e.g. "INVALID_ARGUMENT"
+	Message string // the C API's message
+}
+
+func (e *Error) Error() string { return e.Status + ": " + e.Message }
+
+// Is matches another *Error with the same code, so errors.Is(err, &Error{Code: c})
+// tests for a code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// statusError decodes tess_go_status's text: nil for "", else *Error.
+func statusError(text string) error {
+	if text == "" {
+		return nil
+	}
+	code := int64(UNKNOWN)
+	message := text
+	if i := strings.IndexByte(text, ':'); i >= 0 {
+		if c, err := strconv.ParseInt(text[:i], 10, 32); err == nil {
+			code, message = c, text[i+1:]
+		}
+	}
+	return &Error{Code: int32(code), Status: Status_string(int(code)), Message: message}
+}
+%}
+
+/* --- Status -------------------------------------------------------------------- */
+%typemap(gotype) tess_status "error"
+%typemap(imtype) tess_status "string"
+%typemap(out) tess_status %{ $result = tess_go_status($1); %}
+%typemap(goout, fragment="CopyString") tess_status %{ $result = statusError(swigCopyString($1)) %}
+/* tess_status_string takes a code, not a result. */
+%apply int32_t { tess_status status };
+%typemap(imtype) tess_status status "int"
+
+/* --- Handle out-params ----------------------------------------------------------- */
+%typemap(gotype) SWIGTYPE** "[]uintptr"
+%typemap(in) SWIGTYPE** ($*1_ltype handle = NULL) {
+  if ($input.len < 1) _swig_gopanic("out-param slice must have at least one element");
+  $1 = &handle;
+}
+%typemap(argout) SWIGTYPE** { ((uintptr_t*)$input.array)[0] = (uintptr_t)handle$argnum; }
+
+/* --- Scalar out-params ----------------------------------------------------------- */
+%define TESS_GO_OUT(CTYPE, GOSLICE, GOELEM)
+%typemap(gotype) CTYPE* TESS_OUT GOSLICE
+%typemap(in) CTYPE* TESS_OUT (CTYPE value = 0) {
+  if ($input.len < 1) _swig_gopanic("out-param slice must have at least one element");
+  $1 = &value;
+}
+%typemap(argout) CTYPE* TESS_OUT { ((GOELEM*)$input.array)[0] = (GOELEM)value$argnum; }
+%enddef
+TESS_GO_OUT(int32_t, "[]int32", int32_t)
+TESS_GO_OUT(int64_t, "[]int64", int64_t)
+TESS_GO_OUT(uint64_t, "[]uint64", uint64_t)
+TESS_GO_OUT(size_t, "[]int64", int64_t)
+
+/* --- Array inputs ---------------------------------------------------------------- */
+%define TESS_GO_ARRAY(CTYPE, GOSLICE)
+%typemap(gotype) (const CTYPE* TESS_ARRAY, size_t TESS_LEN) GOSLICE
+%typemap(in) (const CTYPE* TESS_ARRAY, size_t TESS_LEN) {
+  $1 = $input.len > 0 ? (CTYPE*)$input.array : NULL;
+  $2 = (size_t)$input.len;
+}
+%enddef
+TESS_GO_ARRAY(int32_t, "[]int32")
+TESS_GO_ARRAY(int64_t, "[]int64")
+
+/* [][2]int32{{kind, split_axis}, ...} for tess_nd_sbp_create. */
+%typemap(gotype) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes)
+    "[][2]int32"
+%typemap(in) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes)
+    (int32_t* kinds = NULL, int32_t* axes = NULL) {
+  const int32_t* pairs = (const int32_t*)$input.array;
+  size_t n = (size_t)$input.len, i;
+  kinds = (int32_t*)malloc(sizeof(int32_t) * (n + 1));
+  axes = (int32_t*)malloc(sizeof(int32_t) * (n + 1));
+  if (kinds == NULL || axes == NULL) _swig_gopanic("out of memory");
+  for (i = 0; i < n; ++i) {
+    kinds[i] = pairs[2 * i];
+    axes[i] = pairs[2 * i + 1];
+  }
+  $1 = kinds;
+  $2 = axes;
+  $3 = n;
+}
+%typemap(freearg) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes) {
+  free(kinds$argnum);
+  free(axes$argnum);
+}

@@ -1,0 +1,227 @@
+/* Java section of bindings/tessera.i: the calling convention as Java sees it.
+ *
+ * swig -java -package org.tessera -module Tessera: the module class org.tessera.Tessera
+ * holds the raw functions (package-private, snake_case) plus the public statics
+ * below; Placement, NdSbp and Layout are the handle classes.
+ *
+ * - A failing tess_status throws org.tessera.TesseraException(code, message) from
+ *   the JNI wrapper itself, with tess_last_error_message() read in that same native
+ *   call. Raw functions return void.
+ * - Out-params are one-element arrays the wrapper fills on success: handles as
+ *   Placement[] (etc.; owned by the caller), int32_t as int[], int64_t/size_t/uint64_t
+ *   as long[] (uint64_t keeps its bits).
+ * - (const int64_t*, size_t) takes long[], (const int32_t*, size_t) takes int[], and
+ *   tess_nd_sbp_create's (kinds, split_axes, num_axes) takes int[] pairs
+ *   {kind0, split0, kind1, split1, ...}. A null array is passed on as NULL.
+ * - Handles are AutoCloseable: close() calls tess_x_destroy once; later calls pass
+ *   NULL, which the C API rejects with INVALID_ARGUMENT. No finalizers.
+ */
+
+%{
+/* Throws TesseraException(code, tess_last_error_message()) into `jenv`. */
+static void tess_java_throw(JNIEnv* jenv, tess_status code) {
+  const char* message = tess_last_error_message();
+  jclass cls = (*jenv)->FindClass(jenv, "org/tessera/TesseraException");
+  jmethodID ctor;
+  jstring jmessage;
+  jobject exc;
+  if (cls == NULL) return; /* NoClassDefFoundError is pending */
+  ctor = (*jenv)->GetMethodID(jenv, cls, "<init>", "(ILjava/lang/String;)V");
+  if (ctor == NULL) return;
+  jmessage = (*jenv)->NewStringUTF(jenv, message);
+  if (jmessage == NULL) return;
+  exc = (*jenv)->NewObject(jenv, cls, ctor, (jint)code, jmessage);
+  if (exc != NULL) (*jenv)->Throw(jenv, (jthrowable)exc);
+  (*jenv)->DeleteLocalRef(jenv, jmessage);
+  (*jenv)->DeleteLocalRef(jenv, cls);
+}
+
+/* Out arrays must hold at least one element. */
+static int tess_java_check_out(JNIEnv* jenv, jarray array) {
+  if (array == NULL || (*jenv)->GetArrayLength(jenv, array) < 1) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException,
+                            "out-param array must have at least one element");
+    return 0;
+  }
+  return 1;
+}
+%}
+
+/* --- Module class -------------------------------------------------------------- */
+%pragma(java) jniclassclassmodifiers="final class"
+%pragma(java) jniclasscode=%{
+  static {
+    System.loadLibrary("tessera_jni");
+  }
+%}
+/* Raw functions stay package-private; the idiomatic API is public. */
+%javamethodmodifiers "";
+%javamethodmodifiers tess_version "public";
+%javamethodmodifiers tess_init "public";
+%javamethodmodifiers tess_finalize "public";
+%pragma(java) modulecode=%{
+  static {
+    // Idempotent; without mpirun the process is a world of one rank.
+    init();
+    if (version_number() != VERSION_NUMBER) {
+      throw new IllegalStateException("tessera: bindings built for " + VERSION_NUMBER
+          + " but the library is " + version());
+    }
+  }
+
+  /** TESS_VERSION_NUMBER of the loaded library (MAJOR * 10000 + MINOR * 100 + PATCH). */
+  public static int versionNumber() {
+    return version_number();
+  }
+
+  /** "INVALID_ARGUMENT" etc.; "UNKNOWN_CODE" for other values. */
+  public static String statusString(int code) {
+    return status_string(code);
+  }
+
+  /** This process's rank in the world. */
+  public static int worldRank() {
+    int[] out = {0};
+    world_rank(out);
+    return out[0];
+  }
+
+  /** Number of ranks in the world. */
+  public static int worldSize() {
+    int[] out = {0};
+    world_size(out);
+    return out[0];
+  }
+
+  /** The layout {@code rank} holds of a tensor of {@code shape}; see Layout.create. */
+  public static Layout layout(Placement placement, NdSbp ndSbp, long[] shape, int rank) {
+    return Layout.create(placement, ndSbp, shape, rank);
+  }
+%}
+/* With -DSWIGWORDSIZE64 (so int64_t is the C compiler's `long`), SWIG would map
+ * int64_t like C long, which Java takes as 32 bits. Map it as 64 bits. */
+%apply long long { int64_t };
+%apply const long long& { const int64_t& };
+
+/* --- Status -------------------------------------------------------------------- */
+%typemap(jni) tess_status "void"
+%typemap(jtype) tess_status "void"
+%typemap(jstype) tess_status "void"
+%typemap(javaout) tess_status { $jnicall; }
+%typemap(out) tess_status {
+  if ($1 != TESS_OK) {
+    tess_java_throw(jenv, $1);
+    return $null;
+  }
+}
+/* tess_status_string takes a code, not a result. */
+%apply int32_t { tess_status status };
+
+/* --- Handle out-params ----------------------------------------------------------- */
+%typemap(jni) SWIGTYPE** "jlongArray"
+%typemap(jtype) SWIGTYPE** "long[]"
+%typemap(jstype) SWIGTYPE** "$*javaclassname[]"
+%typemap(javain,
+         pre="    long[] handle$javainput = {0};",
+         post="      $javainput[0] = handle$javainput[0] == 0 ? null : new $*javaclassname(handle$javainput[0], true);")
+    SWIGTYPE** "handle$javainput"
+%typemap(in) SWIGTYPE** ($*1_ltype handle = NULL) {
+  if (!tess_java_check_out(jenv, $input)) return $null;
+  $1 = &handle;
+}
+%typemap(argout) SWIGTYPE** {
+  jlong value = 0;
+  *($*1_ltype*)&value = handle$argnum;
+  (*jenv)->SetLongArrayRegion(jenv, $input, 0, 1, &value);
+}
+
+/* --- Scalar out-params ----------------------------------------------------------- */
+%define TESS_JAVA_OUT(CTYPE, JARRAY, JNIARRAY, JELEM, SETREGION)
+%typemap(jni) CTYPE* TESS_OUT JNIARRAY
+%typemap(jtype) CTYPE* TESS_OUT JARRAY
+%typemap(jstype) CTYPE* TESS_OUT JARRAY
+%typemap(javain) CTYPE* TESS_OUT "$javainput"
+%typemap(in) CTYPE* TESS_OUT (CTYPE value = 0) {
+  if (!tess_java_check_out(jenv, $input)) return $null;
+  $1 = &value;
+}
+%typemap(argout) CTYPE* TESS_OUT {
+  JELEM element = (JELEM)value$argnum;
+  (*jenv)->SETREGION(jenv, $input, 0, 1, &element);
+}
+%enddef
+TESS_JAVA_OUT(int32_t, "int[]", "jintArray", jint, SetIntArrayRegion)
+TESS_JAVA_OUT(int64_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
+TESS_JAVA_OUT(uint64_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
+TESS_JAVA_OUT(size_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
+
+/* --- Array inputs ---------------------------------------------------------------- */
+%define TESS_JAVA_ARRAY(CTYPE, JARRAY, JNIARRAY, JELEM, GETELEMENTS, RELEASEELEMENTS)
+%typemap(jni) (const CTYPE* TESS_ARRAY, size_t TESS_LEN) JNIARRAY
+%typemap(jtype) (const CTYPE* TESS_ARRAY, size_t TESS_LEN) JARRAY
+%typemap(jstype) (const CTYPE* TESS_ARRAY, size_t TESS_LEN) JARRAY
+%typemap(javain) (const CTYPE* TESS_ARRAY, size_t TESS_LEN) "$javainput"
+%typemap(in) (const CTYPE* TESS_ARRAY, size_t TESS_LEN) {
+  $1 = NULL;
+  $2 = 0;
+  if ($input != NULL) {
+    $2 = (size_t)(*jenv)->GetArrayLength(jenv, $input);
+    $1 = (CTYPE*)(*jenv)->GETELEMENTS(jenv, $input, NULL);
+    if ($1 == NULL) return $null; /* OutOfMemoryError is pending */
+  }
+}
+%typemap(freearg) (const CTYPE* TESS_ARRAY, size_t TESS_LEN) {
+  if ($1 != NULL) (*jenv)->RELEASEELEMENTS(jenv, $input, (JELEM*)$1, JNI_ABORT);
+}
+%enddef
+TESS_JAVA_ARRAY(int32_t, "int[]", "jintArray", jint, GetIntArrayElements, ReleaseIntArrayElements)
+TESS_JAVA_ARRAY(int64_t, "long[]", "jlongArray", jlong, GetLongArrayElements,
+                ReleaseLongArrayElements)
+
+/* {kind0, split0, kind1, split1, ...} for tess_nd_sbp_create. */
+%typemap(jni) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes) "jintArray"
+%typemap(jtype) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes) "int[]"
+%typemap(jstype) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes) "int[]"
+%typemap(javain) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes) "$javainput"
+%typemap(in) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes)
+    (int32_t* kinds = NULL, int32_t* axes = NULL) {
+  jsize len, i;
+  jint* pairs;
+  if ($input == NULL) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "sbp pairs are null");
+    return $null;
+  }
+  len = (*jenv)->GetArrayLength(jenv, $input);
+  if (len % 2 != 0) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException,
+                            "sbp pairs must be {kind, splitAxis, ...}: odd length");
+    return $null;
+  }
+  pairs = (*jenv)->GetIntArrayElements(jenv, $input, NULL);
+  if (pairs == NULL) return $null;
+  kinds = (int32_t*)malloc(sizeof(int32_t) * (size_t)(len / 2 + 1));
+  axes = (int32_t*)malloc(sizeof(int32_t) * (size_t)(len / 2 + 1));
+  for (i = 0; kinds != NULL && axes != NULL && i < len / 2; ++i) {
+    kinds[i] = pairs[2 * i];
+    axes[i] = pairs[2 * i + 1];
+  }
+  (*jenv)->ReleaseIntArrayElements(jenv, $input, pairs, JNI_ABORT);
+  if (kinds == NULL || axes == NULL) {
+    free(kinds);
+    free(axes);
+    SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, "sbp pairs");
+    return $null;
+  }
+  $1 = kinds;
+  $2 = axes;
+  $3 = (size_t)(len / 2);
+}
+%typemap(freearg) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes) {
+  free(kinds$argnum);
+  free(axes$argnum);
+}
+
+/* --- Handle classes ------------------------------------------------------------- */
+%typemap(javainterfaces) struct tess_placement, struct tess_nd_sbp, struct tess_layout "AutoCloseable"
+%typemap(javafinalize) SWIGTYPE ""
+%include "java/tessera_java_classes.i"

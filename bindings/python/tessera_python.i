@@ -1,0 +1,199 @@
+/* Python section of bindings/tessera.i: the calling convention as Python sees it.
+ *
+ * - A failing tess_status raises the exception that tessera.py registers through
+ *   _set_error_factory (TesseraError or its per-code subclass), built from the code
+ *   and tess_last_error_message() inside the same wrapper call, under the GIL.
+ * - Out-params are removed from the argument list and returned: one as the value,
+ *   several as a tuple, in declaration order. Handles come back owned: the object
+ *   calls tess_x_destroy when collected or closed.
+ * - Array pairs (const T* TESS_ARRAY, size_t TESS_LEN) take any sequence of ints;
+ *   (kinds, split_axes, num_axes) takes a sequence of (kind, split_axis) pairs.
+ */
+
+%{
+/* The callable tessera.py registers: (code, message) -> exception instance. */
+static PyObject* tess_py_error_factory = NULL;
+
+static void tess_py_set_error(tess_status code) {
+  const char* message = tess_last_error_message();
+  PyObject* exc = NULL;
+  if (tess_py_error_factory != NULL) {
+    exc = PyObject_CallFunction(tess_py_error_factory, "is", (int)code, message);
+  }
+  if (exc == NULL) {
+    if (!PyErr_Occurred()) {
+      PyErr_Format(PyExc_RuntimeError, "%s: %s", tess_status_string(code), message);
+    }
+    return;
+  }
+  PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
+  Py_DECREF(exc);
+}
+
+/* Out-params accumulate into a tuple (SWIG's own helper builds a list). Values are
+ * ints or handles, never tuples, so a tuple result means "already several". */
+static PyObject* tess_py_append(PyObject* result, PyObject* value) {
+  PyObject* prev;
+  PyObject* grown;
+  Py_ssize_t i, n;
+  if (value == NULL) return result;
+  if (result == NULL || result == Py_None) {
+    Py_XDECREF(result);
+    return value;
+  }
+  prev = PyTuple_Check(result) ? result : PyTuple_Pack(1, result);
+  n = PyTuple_Size(prev);
+  grown = PyTuple_New(n + 1);
+  for (i = 0; i < n; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(prev, i);
+    Py_INCREF(item);
+    PyTuple_SET_ITEM(grown, i, item);
+  }
+  PyTuple_SET_ITEM(grown, n, value);
+  if (prev != result) Py_DECREF(prev);
+  Py_DECREF(result);
+  return grown;
+}
+
+/* Sequence of ints -> malloc'd array of `n` elements. Returns 0 with a Python
+ * error set on failure. */
+static int tess_py_int64_array(PyObject* seq, int64_t** out, size_t* n) {
+  PyObject* fast = PySequence_Fast(seq, "expected a sequence of ints");
+  Py_ssize_t i, len;
+  if (fast == NULL) return 0;
+  len = PySequence_Fast_GET_SIZE(fast);
+  *out = (int64_t*)malloc(sizeof(int64_t) * (size_t)(len > 0 ? len : 1));
+  if (*out == NULL) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    return 0;
+  }
+  for (i = 0; i < len; ++i) {
+    long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+    if (v == -1 && PyErr_Occurred()) {
+      Py_DECREF(fast);
+      return 0;
+    }
+    (*out)[i] = (int64_t)v;
+  }
+  *n = (size_t)len;
+  Py_DECREF(fast);
+  return 1;
+}
+
+static int tess_py_int32_array(PyObject* seq, int32_t** out, size_t* n) {
+  int64_t* wide = NULL;
+  size_t i;
+  if (!tess_py_int64_array(seq, &wide, n)) {
+    free(wide);
+    return 0;
+  }
+  *out = (int32_t*)malloc(sizeof(int32_t) * (*n > 0 ? *n : 1));
+  if (*out == NULL) {
+    free(wide);
+    PyErr_NoMemory();
+    return 0;
+  }
+  for (i = 0; i < *n; ++i) {
+    if (wide[i] < INT32_MIN || wide[i] > INT32_MAX) {
+      PyErr_Format(PyExc_OverflowError, "element %zu (%lld) does not fit in int32", i,
+                   (long long)wide[i]);
+      free(wide);
+      return 0;
+    }
+    (*out)[i] = (int32_t)wide[i];
+  }
+  free(wide);
+  return 1;
+}
+%}
+
+/* _set_error_factory(callable): used once by tessera.py. */
+%rename(_set_error_factory) tess_py_set_error_factory;
+%inline %{
+void tess_py_set_error_factory(PyObject* factory) {
+  Py_XINCREF(factory);
+  Py_XDECREF(tess_py_error_factory);
+  tess_py_error_factory = factory;
+}
+%}
+
+/* --- Status ---------------------------------------------------------------- */
+%typemap(out) tess_status {
+  if ($1 != TESS_OK) {
+    tess_py_set_error($1);
+    SWIG_fail;
+  }
+  $result = SWIG_Py_Void();
+}
+/* tess_status_string takes a code, not a result. */
+%apply int32_t { tess_status status };
+
+/* --- Handle out-params ------------------------------------------------------- */
+%typemap(in, numinputs=0) SWIGTYPE** ($*1_ltype handle = NULL) { $1 = &handle; }
+%typemap(argout) SWIGTYPE** {
+  $result = tess_py_append($result, SWIG_NewPointerObj(SWIG_as_voidptr(handle$argnum),
+                                                       $*1_descriptor, SWIG_POINTER_OWN));
+}
+
+/* --- Scalar out-params ------------------------------------------------------- */
+%define TESS_PY_OUT(CTYPE, TO_PY)
+%typemap(in, numinputs=0) CTYPE* TESS_OUT (CTYPE value = 0) { $1 = &value; }
+%typemap(argout) CTYPE* TESS_OUT { $result = tess_py_append($result, TO_PY(value$argnum)); }
+%enddef
+TESS_PY_OUT(int32_t, PyLong_FromLong)
+TESS_PY_OUT(int64_t, PyLong_FromLongLong)
+TESS_PY_OUT(uint64_t, PyLong_FromUnsignedLongLong)
+TESS_PY_OUT(size_t, PyLong_FromSize_t)
+
+/* --- Array inputs ------------------------------------------------------------ */
+%typemap(in) (const int64_t* TESS_ARRAY, size_t TESS_LEN) (int64_t* array = NULL) {
+  if (!tess_py_int64_array($input, &array, &$2)) SWIG_fail;
+  $1 = array;
+}
+%typemap(freearg) (const int64_t* TESS_ARRAY, size_t TESS_LEN) { free(array$argnum); }
+%typemap(typecheck) (const int64_t* TESS_ARRAY, size_t TESS_LEN) { $1 = PySequence_Check($input) ? 1 : 0; }
+
+%typemap(in) (const int32_t* TESS_ARRAY, size_t TESS_LEN) (int32_t* array = NULL) {
+  if (!tess_py_int32_array($input, &array, &$2)) SWIG_fail;
+  $1 = array;
+}
+%typemap(freearg) (const int32_t* TESS_ARRAY, size_t TESS_LEN) { free(array$argnum); }
+%typemap(typecheck) (const int32_t* TESS_ARRAY, size_t TESS_LEN) { $1 = PySequence_Check($input) ? 1 : 0; }
+
+/* [(kind, split_axis), ...] for tess_nd_sbp_create. */
+%typemap(in) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes)
+    (int32_t* kinds = NULL, int32_t* axes = NULL) {
+  PyObject* fast = PySequence_Fast($input, "expected a sequence of (kind, split_axis) pairs");
+  Py_ssize_t i, len;
+  if (fast == NULL) SWIG_fail;
+  len = PySequence_Fast_GET_SIZE(fast);
+  kinds = (int32_t*)malloc(sizeof(int32_t) * (size_t)(len > 0 ? len : 1));
+  axes = (int32_t*)malloc(sizeof(int32_t) * (size_t)(len > 0 ? len : 1));
+  for (i = 0; i < len; ++i) {
+    int32_t* pair = NULL;
+    size_t n = 0;
+    if (!tess_py_int32_array(PySequence_Fast_GET_ITEM(fast, i), &pair, &n)) {
+      Py_DECREF(fast);
+      free(pair);
+      SWIG_fail;
+    }
+    if (n != 2) {
+      free(pair);
+      Py_DECREF(fast);
+      PyErr_Format(PyExc_TypeError, "element %zd: expected a (kind, split_axis) pair", i);
+      SWIG_fail;
+    }
+    kinds[i] = pair[0];
+    axes[i] = pair[1];
+    free(pair);
+  }
+  Py_DECREF(fast);
+  $1 = kinds;
+  $2 = axes;
+  $3 = (size_t)len;
+}
+%typemap(freearg) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes) {
+  free(kinds$argnum);
+  free(axes$argnum);
+}

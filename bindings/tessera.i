@@ -1,0 +1,198 @@
+/* The one SWIG interface over capi/include/tessera/tessera.h.
+ *
+ * It produces the Python module `tessera`, the Java package `org.tessera` and the
+ * Go package `tessera` (its raw layer, internal/capi). What is shared lives here:
+ *
+ * - Explicit API (the OR-Tools discipline): everything in the header is ignored,
+ *   then each intended function and constant is exposed with its `tess_`/`TESS_`
+ *   prefix stripped. A new C function appears in the bindings only once it is
+ *   listed below.
+ * - Handles: each opaque `tess_x` becomes a class whose destructor calls
+ *   `tess_x_destroy` (TESS_HANDLE).
+ * - Calling convention. The language sections (python/, java/, go/) define the
+ *   typemaps; this file applies them by parameter name, so the header's own
+ *   conventions (out-params first and named out/out_*, inputs const) decide:
+ *     tess_status return    -> exception (Python, Java) / error (Go), carrying the
+ *                              code and tess_last_error_message() read inside the
+ *                              same wrapper call, on the same OS thread;
+ *     T** (any handle)      -> an owned handle out-param;
+ *     int32_t*, int64_t*,   -> scalar out-params when named `out` or `out_*` (see
+ *     uint64_t*, size_t*       TESS_OUT_PARAMS; tess_sbp_kind, tess_device_type
+ *                              are int32_t typedefs and follow);
+ *     (const int64_t* x, size_t n), (const int32_t* x, size_t n)
+ *                           -> one array argument, for the pairs listed in
+ *                              the %apply list below.
+ *   Names are matched explicitly because SWIG ignores names-less multi-argument
+ *   typemaps once a one-argument one matches, and strips `const` when matching
+ *   one-argument typemaps, so `int64_t*` alone would also catch `const int64_t*`.
+ */
+%module tessera
+
+%{
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/tessera.h"
+%}
+
+%include <stdint.i>
+
+/* TESS_API expands to a GNU attribute that SWIG's parser does not take. */
+#define __attribute__(x)
+
+/* ---------------------------------------------------------------------------- */
+/* Explicit API                                                                  */
+/* ---------------------------------------------------------------------------- */
+
+%define %tess_ignoreall %ignore ""; %enddef
+%define %tess_unignoreall %rename("%s") ""; %enddef
+/* A function or type name: tess_placement_parse -> placement_parse. */
+%define %tess_expose(NAME) %rename("%(strip:[tess_])s") NAME; %enddef
+/* A constant: TESS_INVALID_ARGUMENT -> INVALID_ARGUMENT. */
+%define %tess_expose_constant(NAME) %rename("%(strip:[TESS_])s") NAME; %enddef
+
+/* An opaque handle type: class CLASS, destroyed by CTYPE##_destroy. Instances only
+ * come from the functions that create them. */
+%define TESS_HANDLE(CTYPE, CLASS)
+/* The header only forward-declares the struct; SWIG needs a (memberless) class to
+ * attach the destructor to. This definition is seen by SWIG alone. */
+%rename(CLASS) CTYPE;
+%rename("%s") CTYPE::~CTYPE;
+%nodefaultctor CTYPE;
+struct CTYPE {};
+%extend CTYPE {
+  ~CTYPE() { CTYPE##_destroy($self); }
+}
+%enddef
+
+%tess_ignoreall
+
+/* Each section defines, for its language:
+ *   %typemap(...) tess_status                       the status -> error rule;
+ *   %typemap(...) SWIGTYPE**                        handle out-params;
+ *   %typemap(...) T* TESS_OUT for T in int32_t, int64_t, uint64_t, size_t;
+ *   %typemap(...) (const T* TESS_ARRAY, size_t TESS_LEN) for T in int32_t, int64_t;
+ *   %typemap(...) (const tess_sbp_kind* kinds, const int32_t* split_axes,
+ *                  size_t num_axes)                 tess_nd_sbp_create's input. */
+#if defined(SWIGPYTHON)
+%include "python/tessera_python.i"
+#elif defined(SWIGJAVA)
+%include "java/tessera_java.i"
+#elif defined(SWIGGO)
+%include "go/tessera_go.i"
+#else
+#error "tessera.i: only Python, Java and Go are supported"
+#endif
+
+TESS_HANDLE(tess_placement, Placement)
+TESS_HANDLE(tess_nd_sbp, NdSbp)
+TESS_HANDLE(tess_layout, Layout)
+
+/* Versions. */
+%tess_expose(tess_version)
+%tess_expose(tess_version_number)
+%tess_expose_constant(TESS_VERSION_MAJOR)
+%tess_expose_constant(TESS_VERSION_MINOR)
+%tess_expose_constant(TESS_VERSION_PATCH)
+%tess_expose_constant(TESS_VERSION_NUMBER)
+
+/* Status. The last-error functions are not exposed: every binding reports errors
+ * itself, inside the failing call. */
+%tess_expose(tess_status_string)
+%tess_expose_constant(TESS_OK)
+%tess_expose_constant(TESS_CANCELLED)
+%tess_expose_constant(TESS_UNKNOWN)
+%tess_expose_constant(TESS_INVALID_ARGUMENT)
+%tess_expose_constant(TESS_DEADLINE_EXCEEDED)
+%tess_expose_constant(TESS_NOT_FOUND)
+%tess_expose_constant(TESS_ALREADY_EXISTS)
+%tess_expose_constant(TESS_PERMISSION_DENIED)
+%tess_expose_constant(TESS_RESOURCE_EXHAUSTED)
+%tess_expose_constant(TESS_FAILED_PRECONDITION)
+%tess_expose_constant(TESS_ABORTED)
+%tess_expose_constant(TESS_OUT_OF_RANGE)
+%tess_expose_constant(TESS_UNIMPLEMENTED)
+%tess_expose_constant(TESS_INTERNAL)
+%tess_expose_constant(TESS_UNAVAILABLE)
+%tess_expose_constant(TESS_DATA_LOSS)
+
+/* Runtime. */
+%tess_expose(tess_init)
+#if defined(SWIGJAVA)
+/* A static finalize() cannot hide Object.finalize(). */
+%rename(shutdown) tess_finalize;
+#else
+%tess_expose(tess_finalize)
+#endif
+%tess_expose(tess_world_rank)
+%tess_expose(tess_world_size)
+
+/* Placements. */
+%tess_expose_constant(TESS_DEVICE_CPU)
+%tess_expose_constant(TESS_DEVICE_CUDA)
+%tess_expose(tess_placement_parse)
+%tess_expose(tess_placement_create)
+%tess_expose(tess_placement_string)
+%tess_expose(tess_placement_device_type)
+%tess_expose(tess_placement_num_axes)
+%tess_expose(tess_placement_hierarchy_dim)
+%tess_expose(tess_placement_parallel_num)
+%tess_expose(tess_placement_rank_at)
+%tess_expose(tess_placement_index_of)
+%tess_expose(tess_placement_contains)
+%tess_expose(tess_placement_axis_group)
+%tess_expose(tess_placement_equal)
+%tess_expose(tess_placement_hash)
+
+/* SBP. */
+%tess_expose_constant(TESS_SBP_SPLIT)
+%tess_expose_constant(TESS_SBP_BROADCAST)
+%tess_expose_constant(TESS_SBP_PARTIAL_SUM)
+%tess_expose_constant(TESS_SBP_PARTIAL_MAX)
+%tess_expose_constant(TESS_SBP_PARTIAL_MIN)
+%tess_expose(tess_nd_sbp_parse)
+%tess_expose(tess_nd_sbp_create)
+%tess_expose(tess_nd_sbp_string)
+%tess_expose(tess_nd_sbp_num_axes)
+%tess_expose(tess_nd_sbp_get)
+%tess_expose(tess_nd_sbp_equal)
+
+/* Physical layout. */
+%tess_expose(tess_layout_create)
+%tess_expose(tess_layout_ndim)
+%tess_expose(tess_layout_local_dim)
+%tess_expose(tess_layout_range)
+%tess_expose(tess_layout_num_elements)
+%tess_expose(tess_layout_string)
+
+/* Every out-param name the header uses. A new function whose out-param has a new
+ * name adds it here. */
+%define TESS_OUT_PARAMS(T)
+%apply T* TESS_OUT {
+  T* out, T* out_rank, T* out_size, T* out_kind, T* out_split_axis, T* out_begin,
+  T* out_end
+};
+%enddef
+TESS_OUT_PARAMS(int32_t)
+TESS_OUT_PARAMS(int64_t)
+TESS_OUT_PARAMS(uint64_t)
+TESS_OUT_PARAMS(size_t)
+
+/* Every (array, length) pair the header uses. */
+%apply (const int32_t* TESS_ARRAY, size_t TESS_LEN) { (const int32_t* ranks, size_t num_ranks) };
+%apply (const int64_t* TESS_ARRAY, size_t TESS_LEN) {
+  (const int64_t* hierarchy, size_t num_axes),
+  (const int64_t* shape, size_t ndim)
+};
+
+%include "tessera/tessera.h"
+
+%tess_unignoreall
+
+/* Idiomatic layers that need the wrapped functions above. (Java's lives in the
+ * proxy classes, Go's in a separate package: bindings/go/tessera.go.) */
+#if defined(SWIGPYTHON)
+%insert("python") "python/tessera_api.py"
+#endif
