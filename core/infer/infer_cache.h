@@ -1,0 +1,97 @@
+// A bounded LRU cache of inference results keyed by (op, attrs, each input's shape,
+// dtype, placement and nd-sbp, constraints).
+//
+// Concurrency choice: one cache per thread (ThreadLocalInferCache()). Tessera runs one
+// process per rank, SPMD, and eager dispatch on a rank is driven by one thread, so a
+// thread-local cache sees the same hit rate as a shared one while a hit touches no
+// lock and no shared cache line. A sharded map would still lock a shard per hit, and
+// a read-mostly (RCU-style) map makes inserts copy or defer frees. The price is a
+// duplicate entry per extra thread that infers the same call, and statistics per
+// thread. An InferCache object itself is not thread-safe.
+//
+// A hit allocates nothing: the key is hashed from the caller's values in place
+// (inline Shape and NdSbp, the placement's precomputed hash, the attribute map's
+// precomputed hash), compared field by field against the stored copy, and the
+// result is an immutable shared handle. Unlike OneFlow, which clears the whole cache
+// at 131072 entries, a full cache evicts its least recently used entry.
+#ifndef TESSERA_CORE_INFER_INFER_CACHE_H_
+#define TESSERA_CORE_INFER_INFER_CACHE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/infer/infer.h"
+#include "core/infer/tensor_meta.h"
+#include "core/op/attr.h"
+#include "core/op/op_def.h"
+
+namespace tessera {
+namespace infer {
+
+class InferCache {
+ public:
+  static constexpr size_t kDefaultCapacity = 4096;
+
+  explicit InferCache(size_t capacity = kDefaultCapacity);
+  InferCache(const InferCache&) = delete;
+  InferCache& operator=(const InferCache&) = delete;
+
+  // The cached result, or the result of InferSignature, stored (errors are not
+  // cached). `def` must outlive the cache (registry ops live forever).
+  Result<std::shared_ptr<const InferResult>> GetOrInfer(
+      const op::OpDef& def, const std::vector<TensorMeta>& inputs, const op::AttrMap& attrs,
+      const std::vector<SbpConstraint>& constraints = {});
+
+  struct Stats {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+    uint64_t evictions = 0;
+    size_t size = 0;
+    size_t capacity = 0;
+  };
+  Stats stats() const;
+
+  // Drops every entry and zeroes the counters.
+  void Clear();
+  // Drops every entry (counters kept) and sets a new capacity (>= 1).
+  void SetCapacity(size_t capacity);
+
+ private:
+  struct Entry {
+    size_t hash = 0;
+    const op::OpDef* def = nullptr;
+    op::AttrMap attrs;
+    std::vector<TensorMeta> inputs;
+    std::vector<SbpConstraint> constraints;
+    std::shared_ptr<const InferResult> result;
+    int32_t prev = -1;  // LRU neighbours; head_ is the most recent
+    int32_t next = -1;
+    int32_t chain = -1;  // next entry in the same bucket
+  };
+
+  int32_t Find(size_t hash, const op::OpDef& def, const std::vector<TensorMeta>& inputs,
+               const op::AttrMap& attrs, const std::vector<SbpConstraint>& constraints) const;
+  void Unlink(int32_t e);
+  void PushFront(int32_t e);
+  void RemoveFromBucket(int32_t e);
+
+  size_t capacity_;
+  std::vector<Entry> entries_;
+  std::vector<int32_t> buckets_;  // power-of-two size, allocated on first insert
+  int32_t head_ = -1;
+  int32_t tail_ = -1;
+  uint64_t hits_ = 0;
+  uint64_t misses_ = 0;
+  uint64_t evictions_ = 0;
+};
+
+// The calling thread's cache (created on first use with the default capacity).
+InferCache& ThreadLocalInferCache();
+
+}  // namespace infer
+}  // namespace tessera
+
+#endif  // TESSERA_CORE_INFER_INFER_CACHE_H_

@@ -1,0 +1,86 @@
+#include "core/op/op_registry.h"
+
+#include <gtest/gtest.h>
+
+#include "core/op/op_context.h"
+
+namespace tessera {
+namespace op {
+namespace {
+
+TEST(OpRegistryTest, GlobalHasTheIssueOpSet) {
+  std::vector<std::string> expected = {"add",
+                                       "add_n",
+                                       "batch_matmul",
+                                       "bias_add",
+                                       "cast",
+                                       "concat",
+                                       "div",
+                                       "embedding",
+                                       "exp",
+                                       "gather",
+                                       "gelu",
+                                       "identity",
+                                       "layer_norm",
+                                       "log_softmax",
+                                       "matmul",
+                                       "maximum",
+                                       "minimum",
+                                       "mul",
+                                       "neg",
+                                       "reduce_max",
+                                       "reduce_mean",
+                                       "reduce_min",
+                                       "reduce_sum",
+                                       "relu",
+                                       "reshape",
+                                       "scalar_add",
+                                       "scalar_mul",
+                                       "sigmoid",
+                                       "slice",
+                                       "softmax",
+                                       "sparse_softmax_cross_entropy",
+                                       "sqrt",
+                                       "sub",
+                                       "tanh",
+                                       "transpose"};
+  EXPECT_EQ(OpRegistry::Global().Names(), expected);
+  auto r = OpRegistry::Global().Find("matmul");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)->name(), "matmul");
+  EXPECT_EQ(*r, *OpRegistry::Global().Find("matmul"));  // stable address
+}
+
+TEST(OpRegistryTest, NotFoundNamesCloseOps) {
+  auto r = OpRegistry::Global().Find("matmull");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  // "matmul" is one edit away; "mul" is a substring of the query.
+  EXPECT_EQ(r.status().message(), "no op named \"matmull\"; did you mean: matmul, mul");
+  EXPECT_EQ(OpRegistry::Global().Find("softmx").status().message(),
+            "no op named \"softmx\"; did you mean: softmax");
+  EXPECT_EQ(OpRegistry::Global().Find("softmax_log").status().message(),
+            "no op named \"softmax_log\"; did you mean: softmax");
+  EXPECT_EQ(OpRegistry::Global().Find("zzzzzzzzzzzz").status().message(),
+            "no op named \"zzzzzzzzzzzz\"; 35 ops are registered");
+}
+
+Status NoShape(OpContext*) { return Status::Ok(); }
+void NoSigs(const OpContext&, SignatureList*) {}
+
+TEST(OpRegistryTest, RegisterChecksDefinitionsAndNames) {
+  OpRegistry r;
+  ASSERT_TRUE(
+      r.Register(OpDef("f").Input("x").Output("y").SetShapeFn(NoShape).SetSignatureFn(NoSigs))
+          .ok());
+  Status dup =
+      r.Register(OpDef("f").Input("x").Output("y").SetShapeFn(NoShape).SetSignatureFn(NoSigs));
+  EXPECT_EQ(dup.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(dup.message(), "op \"f\" is already registered");
+  EXPECT_EQ(r.Register(OpDef("g")).message(), "g: op definition has no shape function");
+  EXPECT_EQ(r.size(), 1u);
+}
+
+}  // namespace
+}  // namespace op
+}  // namespace tessera

@@ -1,0 +1,331 @@
+// Elementwise ops: unary math, scalar_add / scalar_mul, numpy-broadcasting binary ops,
+// add_n, identity and cast.
+//
+// Partial values and monotone maps: for a non-decreasing f, f(max_r x_r) =
+// max_r f(x_r) and f(min_r x_r) = min_r f(x_r), so f maps P(max) to P(max) and
+// P(min) to P(min); a non-increasing f swaps them. A map commutes with P (sum) only
+// when it is linear.
+#include <cmath>
+
+#include "core/op/op_context.h"
+#include "core/op/op_def.h"
+#include "core/op/ops/register_ops.h"
+#include "core/op/ops/util.h"
+#include "core/op/signature.h"
+
+namespace tessera {
+namespace op {
+namespace {
+
+// ---- shapes ----
+
+Status SameAsInput(OpContext* ctx) {
+  *ctx->mutable_output("out") = ctx->input("x");
+  return Status::Ok();
+}
+
+Status SameAsFloatInput(OpContext* ctx) {
+  TESS_RETURN_IF_ERROR(ExpectFloating(*ctx, "x"));
+  return SameAsInput(ctx);
+}
+
+Status CastShape(OpContext* ctx) {
+  *ctx->mutable_output("out") = {ctx->input("x").shape, ctx->DTypeAttr("dtype")};
+  return Status::Ok();
+}
+
+Status BroadcastBinaryShape(OpContext* ctx) {
+  TESS_RETURN_IF_ERROR(ExpectSameDType(*ctx, "y", "x"));
+  const Shape& x = ctx->input("x").shape;
+  const Shape& y = ctx->input("y").shape;
+  const int nd = x.ndim() > y.ndim() ? x.ndim() : y.ndim();
+  Shape out = x.ndim() >= y.ndim() ? x : y;
+  for (int i = 0; i < nd; ++i) {
+    int ix = i - (nd - x.ndim());
+    int iy = i - (nd - y.ndim());
+    int64_t dx = ix >= 0 ? x.dim(ix) : 1;
+    int64_t dy = iy >= 0 ? y.dim(iy) : 1;
+    if (dx != dy && dx != 1 && dy != 1) {
+      return ctx->Error("inputs \"x\" " + x.ToString() + " and \"y\" " + y.ToString() +
+                        " do not broadcast: output axis " + std::to_string(i) + " has " +
+                        std::to_string(dx) + " in x and " + std::to_string(dy) + " in y");
+    }
+    out.set_dim(i, dx == 1 ? dy : dx);
+  }
+  *ctx->mutable_output("out") = {out, ctx->input("x").dtype};
+  return Status::Ok();
+}
+
+Status AddNShape(OpContext* ctx) {
+  const TensorDesc& first = ctx->input("in", 0);
+  for (int i = 1; i < ctx->input_count("in"); ++i) {
+    const TensorDesc& d = ctx->input("in", i);
+    std::string name = "in[" + std::to_string(i) + "]";
+    if (d.shape != first.shape) {
+      return ctx->Error("input \"" + name + "\" has shape " + d.shape.ToString() +
+                        " but \"in[0]\" has " + first.shape.ToString() +
+                        "; add_n does not broadcast");
+    }
+    if (d.dtype != first.dtype) {
+      return ctx->Error("input \"" + name + "\" has dtype " + DTypeName(d.dtype) +
+                        " but \"in[0]\" has " + DTypeName(first.dtype));
+    }
+  }
+  *ctx->mutable_output("out") = first;
+  return Status::Ok();
+}
+
+// ---- signatures ----
+
+// Output element e depends only on input element e (after broadcasting), so any
+// axis can be split the same way on every operand.
+void SplitEveryAxis(const OpContext& ctx, SignatureList* list) {
+  for (int i = 0; i < ctx.input(0).shape.ndim(); ++i) {
+    list->NewBuilder().Split(AllInputs(), i).Split(AllOutputs(), i).Build();
+  }
+}
+
+void PartialMaxMinPreserved(SignatureList* list) {
+  // Non-decreasing map: f(max_r x_r) = max_r f(x_r).
+  list->NewBuilder().PartialMax("x").PartialMax("out").Build();
+  // Non-decreasing map: f(min_r x_r) = min_r f(x_r).
+  list->NewBuilder().PartialMin("x").PartialMin("out").Build();
+}
+
+void PartialMaxMinSwapped(SignatureList* list) {
+  // Non-increasing map: f(max_r x_r) = min_r f(x_r).
+  list->NewBuilder().PartialMax("x").PartialMin("out").Build();
+  // Non-increasing map: f(min_r x_r) = max_r f(x_r).
+  list->NewBuilder().PartialMin("x").PartialMax("out").Build();
+}
+
+// gelu (x * Phi(x)) is not monotone (it dips below 0 near x = -0.75) and not
+// linear: splits only.
+void SplitOnlySignatures(const OpContext& ctx, SignatureList* list) { SplitEveryAxis(ctx, list); }
+
+// relu, exp, tanh, sigmoid: non-decreasing on all of R.
+void MonotoneSignatures(const OpContext& ctx, SignatureList* list) {
+  SplitEveryAxis(ctx, list);
+  PartialMaxMinPreserved(list);
+}
+
+// sqrt is non-decreasing on its domain [0, inf). Under P(min) every local is >= the
+// logical value, so all locals are in the domain when the logical value is; under
+// P(max) a local may be negative (NaN) while the logical value is not, so P(max) is
+// not declared.
+void SqrtSignatures(const OpContext& ctx, SignatureList* list) {
+  SplitEveryAxis(ctx, list);
+  // Non-decreasing on the domain, and every local >= logical >= 0.
+  list->NewBuilder().PartialMin("x").PartialMin("out").Build();
+}
+
+void NegSignatures(const OpContext& ctx, SignatureList* list) {
+  SplitEveryAxis(ctx, list);
+  // Linear: -(sum_r x_r) = sum_r (-x_r).
+  list->NewBuilder().PartialSum("x").PartialSum("out").Build();
+  PartialMaxMinSwapped(list);
+}
+
+void ScalarAddSignatures(const OpContext& ctx, SignatureList* list) {
+  SplitEveryAxis(ctx, list);
+  // x + c is non-decreasing in x. (P (sum) is not declared: sum_r (x_r + c) adds c
+  // once per rank.)
+  PartialMaxMinPreserved(list);
+}
+
+void ScalarMulSignatures(const OpContext& ctx, SignatureList* list) {
+  SplitEveryAxis(ctx, list);
+  const double c = ctx.Float("value");
+  if (!std::isfinite(c)) return;  // inf * 0 and inf - inf break every identity below
+  const bool integral = c == std::floor(c);
+  if (IsFloating(ctx.input("x").dtype) || integral) {
+    // Linear: c * sum_r x_r = sum_r c x_r (integer tensors only for an integral c,
+    // where no per-rank truncation happens).
+    list->NewBuilder().PartialSum("x").PartialSum("out").Build();
+  }
+  if (c >= 0) {
+    PartialMaxMinPreserved(list);  // c >= 0: x -> c x is non-decreasing
+  } else {
+    PartialMaxMinSwapped(list);  // c < 0: x -> c x is non-increasing
+  }
+}
+
+void IdentitySignatures(const OpContext& ctx, SignatureList* list) {
+  SplitEveryAxis(ctx, list);
+  // The identity commutes with every reduction.
+  list->NewBuilder().PartialSum("x").PartialSum("out").Build();
+  PartialMaxMinPreserved(list);
+}
+
+void CastSignatures(const OpContext& ctx, SignatureList* list) {
+  SplitEveryAxis(ctx, list);
+  // Conversions (rounding, truncation, widening) are non-decreasing.
+  PartialMaxMinPreserved(list);
+  if (ctx.DTypeAttr("dtype") == ctx.input("x").dtype) {
+    // Same dtype: the cast is the identity, which is linear. (Across dtypes the sum
+    // of rounded parts differs from the rounded sum.)
+    list->NewBuilder().PartialSum("x").PartialSum("out").Build();
+  }
+}
+
+void AddNSignatures(const OpContext& ctx, SignatureList* list) {
+  SplitEveryAxis(ctx, list);
+  // Sum of sums: sum_i sum_r in_i,r = sum_r sum_i in_i,r.
+  list->NewBuilder().PartialSum(AllInputs()).PartialSum("out").Build();
+}
+
+// Numpy broadcasting, right-aligned. For each output axis i of size > 1: an operand
+// that has the full axis splits with it; one that lacks it or has size 1 there is
+// broadcast along it anyway, so every rank needs all of it (B).
+void BroadcastSplits(const OpContext& ctx, SignatureList* list) {
+  const Shape& x = ctx.input("x").shape;
+  const Shape& y = ctx.input("y").shape;
+  const Shape& out = ctx.output("out").shape;
+  const int nd = out.ndim();
+  for (int i = 0; i < nd; ++i) {
+    if (out.dim(i) == 1) continue;  // a size-1 axis cannot be split over >= 2 ranks
+    int ix = i - (nd - x.ndim());
+    int iy = i - (nd - y.ndim());
+    SignatureList::Builder b = list->NewBuilder();
+    if (ix >= 0 && x.dim(ix) == out.dim(i)) {
+      b.Split("x", ix);
+    } else {
+      b.Broadcast("x");
+    }
+    if (iy >= 0 && y.dim(iy) == out.dim(i)) {
+      b.Split("y", iy);
+    } else {
+      b.Broadcast("y");
+    }
+    b.Split("out", i).Build();
+  }
+}
+
+void AddSignatures(const OpContext& ctx, SignatureList* list) {
+  BroadcastSplits(ctx, list);
+  // Linear: sum_r x_r + sum_r y_r = sum_r (x_r + y_r) (broadcasting is linear too).
+  list->NewBuilder().PartialSum("x").PartialSum("y").PartialSum("out").Build();
+  // x + y is non-decreasing in x for a fixed y: max_r x_r + y = max_r (x_r + y).
+  list->NewBuilder().PartialMax("x").Broadcast("y").PartialMax("out").Build();
+  list->NewBuilder().Broadcast("x").PartialMax("y").PartialMax("out").Build();
+  // Same, for min.
+  list->NewBuilder().PartialMin("x").Broadcast("y").PartialMin("out").Build();
+  list->NewBuilder().Broadcast("x").PartialMin("y").PartialMin("out").Build();
+}
+
+void SubSignatures(const OpContext& ctx, SignatureList* list) {
+  BroadcastSplits(ctx, list);
+  // Linear: sum_r x_r - sum_r y_r = sum_r (x_r - y_r).
+  list->NewBuilder().PartialSum("x").PartialSum("y").PartialSum("out").Build();
+  // Non-decreasing in x: max_r x_r - y = max_r (x_r - y); likewise min.
+  list->NewBuilder().PartialMax("x").Broadcast("y").PartialMax("out").Build();
+  list->NewBuilder().PartialMin("x").Broadcast("y").PartialMin("out").Build();
+  // Non-increasing in y: x - max_r y_r = min_r (x - y_r); x - min_r y_r = max_r (x - y_r).
+  list->NewBuilder().Broadcast("x").PartialMax("y").PartialMin("out").Build();
+  list->NewBuilder().Broadcast("x").PartialMin("y").PartialMax("out").Build();
+}
+
+void MulSignatures(const OpContext& ctx, SignatureList* list) {
+  BroadcastSplits(ctx, list);
+  // Linear in x for a fixed y: (sum_r x_r) y = sum_r x_r y. (No P(max): y may be
+  // negative.)
+  list->NewBuilder().PartialSum("x").Broadcast("y").PartialSum("out").Build();
+  // Linear in y for a fixed x.
+  list->NewBuilder().Broadcast("x").PartialSum("y").PartialSum("out").Build();
+}
+
+void DivSignatures(const OpContext& ctx, SignatureList* list) {
+  BroadcastSplits(ctx, list);
+  if (IsFloating(ctx.input("x").dtype)) {
+    // Linear in x for a fixed y: (sum_r x_r) / y = sum_r x_r / y. Integer division
+    // truncates per rank, so floating types only.
+    list->NewBuilder().PartialSum("x").Broadcast("y").PartialSum("out").Build();
+  }
+}
+
+// `kSame` is P(max) for maximum and P(min) for minimum; `kOther` the other one.
+template <SbpKind kSame, SbpKind kOther>
+void ExtremumSignatures(const OpContext& ctx, SignatureList* list) {
+  BroadcastSplits(ctx, list);
+  const Sbp same{kSame, 0};
+  const Sbp other{kOther, 0};
+  // Associativity: max(max_r x_r, max_r y_r) = max_r max(x_r, y_r) (as min for min).
+  list->NewBuilder().Set("x", same).Set("y", same).Set("out", same).Build();
+  // max(., y) is non-decreasing, so it commutes with both max_r and min_r (likewise
+  // min(., y)).
+  list->NewBuilder().Set("x", same).Broadcast("y").Set("out", same).Build();
+  list->NewBuilder().Broadcast("x").Set("y", same).Set("out", same).Build();
+  list->NewBuilder().Set("x", other).Broadcast("y").Set("out", other).Build();
+  list->NewBuilder().Broadcast("x").Set("y", other).Set("out", other).Build();
+}
+
+Status RegisterUnary(OpRegistry* r, const char* name, ShapeFn shape, SignatureFn sigs,
+                     const char* doc) {
+  return r->Register(
+      OpDef(name).Input("x").Output("out").SetShapeFn(shape).SetSignatureFn(sigs).Doc(doc));
+}
+
+Status RegisterBinary(OpRegistry* r, const char* name, SignatureFn sigs, const char* doc) {
+  return r->Register(OpDef(name)
+                         .Input("x")
+                         .Input("y")
+                         .Output("out")
+                         .SetShapeFn(BroadcastBinaryShape)
+                         .SetSignatureFn(sigs)
+                         .Doc(doc));
+}
+
+}  // namespace
+
+Status RegisterElementwiseOps(OpRegistry* r) {
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "relu", SameAsInput, MonotoneSignatures, "max(x, 0)"));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "gelu", SameAsFloatInput, SplitOnlySignatures, "x * Phi(x)"));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "exp", SameAsFloatInput, MonotoneSignatures, "e^x"));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "neg", SameAsInput, NegSignatures, "-x"));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "sqrt", SameAsFloatInput, SqrtSignatures, "sqrt(x)"));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "tanh", SameAsFloatInput, MonotoneSignatures, "tanh(x)"));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "sigmoid", SameAsFloatInput, MonotoneSignatures, "1 / (1 + e^-x)"));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "identity", SameAsInput, IdentitySignatures, "x"));
+  TESS_RETURN_IF_ERROR(r->Register(OpDef("scalar_add")
+                                       .Input("x")
+                                       .Output("out")
+                                       .RequiredAttr("value", AttrType::kFloat)
+                                       .SetShapeFn(SameAsInput)
+                                       .SetSignatureFn(ScalarAddSignatures)
+                                       .Doc("x + value")));
+  TESS_RETURN_IF_ERROR(r->Register(OpDef("scalar_mul")
+                                       .Input("x")
+                                       .Output("out")
+                                       .RequiredAttr("value", AttrType::kFloat)
+                                       .SetShapeFn(SameAsInput)
+                                       .SetSignatureFn(ScalarMulSignatures)
+                                       .Doc("x * value")));
+  TESS_RETURN_IF_ERROR(r->Register(OpDef("cast")
+                                       .Input("x")
+                                       .Output("out")
+                                       .RequiredAttr("dtype", AttrType::kDType)
+                                       .SetShapeFn(CastShape)
+                                       .SetSignatureFn(CastSignatures)
+                                       .Doc("x converted to dtype")));
+  TESS_RETURN_IF_ERROR(r->Register(OpDef("add_n")
+                                       .RepeatedInput("in", 2)
+                                       .Output("out")
+                                       .SetShapeFn(AddNShape)
+                                       .SetSignatureFn(AddNSignatures)
+                                       .Doc("sum of k >= 2 same-shape inputs")));
+  TESS_RETURN_IF_ERROR(RegisterBinary(r, "add", AddSignatures, "x + y, numpy broadcasting"));
+  TESS_RETURN_IF_ERROR(RegisterBinary(r, "sub", SubSignatures, "x - y, numpy broadcasting"));
+  TESS_RETURN_IF_ERROR(RegisterBinary(r, "mul", MulSignatures, "x * y, numpy broadcasting"));
+  TESS_RETURN_IF_ERROR(RegisterBinary(r, "div", DivSignatures, "x / y, numpy broadcasting"));
+  TESS_RETURN_IF_ERROR(
+      RegisterBinary(r, "maximum", ExtremumSignatures<SbpKind::kPartialMax, SbpKind::kPartialMin>,
+                     "elementwise max(x, y), numpy broadcasting"));
+  return RegisterBinary(r, "minimum",
+                        ExtremumSignatures<SbpKind::kPartialMin, SbpKind::kPartialMax>,
+                        "elementwise min(x, y), numpy broadcasting");
+}
+
+}  // namespace op
+}  // namespace tessera

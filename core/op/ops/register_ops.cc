@@ -1,0 +1,16 @@
+#include "core/op/ops/register_ops.h"
+
+namespace tessera {
+namespace op {
+
+Status RegisterBuiltinOps(OpRegistry* registry) {
+  TESS_RETURN_IF_ERROR(RegisterMatmulOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterElementwiseOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterReduceOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterShapeOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterNnOps(registry));
+  return Status::Ok();
+}
+
+}  // namespace op
+}  // namespace tessera

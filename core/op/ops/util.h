@@ -1,0 +1,45 @@
+// Small checks shared by the op families' shape functions; every error names the op,
+// the argument and the values.
+#ifndef TESSERA_CORE_OP_OPS_UTIL_H_
+#define TESSERA_CORE_OP_OPS_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/common/dtype.h"
+#include "core/common/status.h"
+#include "core/op/op_context.h"
+
+namespace tessera {
+namespace op {
+
+bool IsFloating(DType dtype);
+bool IsInteger(DType dtype);
+
+// "[0,2]".
+std::string IntsToString(const std::vector<int64_t>& values);
+
+// Maps `axis` in [-ndim, ndim) to [0, ndim); the error names the attribute and the
+// input whose rank bounds it.
+Result<int> NormalizeAxis(const OpContext& ctx, std::string_view attr, int64_t axis, int ndim,
+                          std::string_view input);
+
+// Errors unless input `arg` has a floating dtype (f32, f64, f16, bf16).
+Status ExpectFloating(const OpContext& ctx, std::string_view arg);
+// Errors unless input `arg` has dtype i32 or i64.
+Status ExpectIndex(const OpContext& ctx, std::string_view arg);
+// Errors unless inputs `arg` and `other` have the same dtype.
+Status ExpectSameDType(const OpContext& ctx, std::string_view arg, std::string_view other);
+// Errors unless input `arg` has exactly `ndim` dims (or at least, when `at_least`).
+Status ExpectRank(const OpContext& ctx, std::string_view arg, int ndim, bool at_least = false);
+
+// Builds a Shape from dims, turning too many dims into an error naming the op.
+Result<Shape> MakeShape(const OpContext& ctx, const std::vector<int64_t>& dims,
+                        std::string_view what);
+
+}  // namespace op
+}  // namespace tessera
+
+#endif  // TESSERA_CORE_OP_OPS_UTIL_H_
