@@ -51,5 +51,12 @@ Result<std::vector<std::string>> Signatures(std::string_view name, std::vector<T
   return out;
 }
 
+std::vector<std::string> Sigs(std::string_view name, std::vector<TensorDesc> inputs,
+                              const AttrMap& attrs, int64_t n, int64_t total) {
+  auto s = Signatures(name, std::move(inputs), attrs, n, total);
+  EXPECT_TRUE(s.ok()) << name << ": " << s.status().ToString();
+  return s.ok() ? *s : std::vector<std::string>{};
+}
+
 }  // namespace op
 }  // namespace tessera

@@ -31,6 +31,10 @@ Result<std::vector<std::string>> Signatures(std::string_view name, std::vector<T
                                             const AttrMap& attrs = {}, int64_t n = 2,
                                             int64_t total = 0);
 
+// Signatures() for a test: records a gtest failure and returns {} on error.
+std::vector<std::string> Sigs(std::string_view name, std::vector<TensorDesc> inputs,
+                              const AttrMap& attrs = {}, int64_t n = 2, int64_t total = 0);
+
 }  // namespace op
 }  // namespace tessera
 

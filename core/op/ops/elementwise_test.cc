@@ -11,12 +11,6 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-Strings Sigs(const char* op, std::vector<TensorDesc> in, const AttrMap& attrs = {}) {
-  auto s = Signatures(op, std::move(in), attrs);
-  EXPECT_TRUE(s.ok()) << op << ": " << s.status().ToString();
-  return s.ok() ? *s : Strings{};
-}
-
 const Strings kSplits2d = {"x:S(0) -> out:S(0)", "x:S(1) -> out:S(1)"};
 
 Strings Concat(Strings a, const Strings& b) {

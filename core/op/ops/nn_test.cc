@@ -8,12 +8,6 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-Strings Sigs(const char* op, std::vector<TensorDesc> in, const AttrMap& attrs = {}) {
-  auto s = Signatures(op, std::move(in), attrs);
-  EXPECT_TRUE(s.ok()) << op << ": " << s.status().ToString();
-  return s.ok() ? *s : Strings{};
-}
-
 TEST(GatherTest, ShapesAndSignatures) {
   std::vector<TensorDesc> in = {{{5, 4}, DType::kF32}, {{3}, DType::kI64}};
   auto r = InferShapes("gather", in);

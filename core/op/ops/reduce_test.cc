@@ -8,12 +8,6 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-Strings Sigs(const char* op, std::vector<TensorDesc> in, const AttrMap& attrs = {}) {
-  auto s = Signatures(op, std::move(in), attrs);
-  EXPECT_TRUE(s.ok()) << op << ": " << s.status().ToString();
-  return s.ok() ? *s : Strings{};
-}
-
 AttrMap Axes(std::vector<int64_t> axes, bool keepdims = false) {
   return {{"axes", AttrValue::Ints(std::move(axes))}, {"keepdims", AttrValue::Bool(keepdims)}};
 }

@@ -8,13 +8,6 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-Strings Sigs(const char* op, std::vector<TensorDesc> in, const AttrMap& attrs, int64_t n = 2,
-             int64_t total = 0) {
-  auto s = Signatures(op, std::move(in), attrs, n, total);
-  EXPECT_TRUE(s.ok()) << op << ": " << s.status().ToString();
-  return s.ok() ? *s : Strings{};
-}
-
 Strings WithPartials(Strings splits, const char* in = "x") {
   const std::string x = in;
   for (const char* p : {"P", "P(max)", "P(min)", "B"}) {
