@@ -3,7 +3,9 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace tessera::comm {
 namespace {
@@ -19,6 +21,25 @@ struct WorldState {
 WorldState& State() {
   static WorldState state;
   return state;
+}
+
+struct FinalizeHooks {
+  std::mutex mu;
+  std::vector<void (*)()> hooks;
+};
+
+FinalizeHooks& Hooks() {
+  static FinalizeHooks* hooks = new FinalizeHooks;  // never destroyed: used at exit
+  return *hooks;
+}
+
+void RunPreFinalizeHooks() {
+  std::vector<void (*)()> hooks;
+  {
+    std::lock_guard<std::mutex> lock(Hooks().mu);
+    hooks.swap(Hooks().hooks);
+  }
+  for (auto it = hooks.rbegin(); it != hooks.rend(); ++it) (*it)();
 }
 
 }  // namespace
@@ -67,6 +88,7 @@ Status FinalizeWorld() {
   WorldState& s = State();
   if (!s.initialized.load()) return Status::Ok();
   s.initialized.store(false);
+  RunPreFinalizeHooks();
   if (s.owns_mpi) {
     int rc = MPI_Finalize();
     if (rc != MPI_SUCCESS) return MpiError("MPI_Finalize", rc);
@@ -86,6 +108,11 @@ Result<int32_t> WorldSize() {
   if (!WorldInitialized())
     return FailedPrecondition("the runtime is not initialised: call tess_init first");
   return State().size;
+}
+
+void AddPreFinalizeHook(void (*hook)()) {
+  std::lock_guard<std::mutex> lock(Hooks().mu);
+  Hooks().hooks.push_back(hook);
 }
 
 int ThreadLevel() { return WorldInitialized() ? State().thread_level : -1; }

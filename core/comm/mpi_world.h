@@ -23,6 +23,11 @@ Result<int32_t> WorldSize();
 // The thread level MPI granted (MPI_THREAD_*), or -1 before InitWorld.
 int ThreadLevel();
 
+// Registers `hook` to run inside FinalizeWorld, before MPI_Finalize, so holders of
+// MPI objects (communicator caches) can free them while that is still legal. Hooks
+// run once each, newest first, and are then forgotten. Thread-safe.
+void AddPreFinalizeHook(void (*hook)());
+
 // "MPI_Xxx failed: <MPI's error string>".
 Status MpiError(const char* call, int code);
 

@@ -4,6 +4,7 @@
 #define TESSERA_CORE_COMMON_DTYPE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "core/common/status.h"
@@ -29,6 +30,26 @@ size_t DTypeSize(DType dtype);
 bool IsSupported(DType dtype);
 bool IsValidDType(int value);
 Result<DType> ParseDType(std::string_view text);
+
+// The DType of a C++ element type: DTypeOf<float>::value == DType::kF32.
+template <typename T>
+struct DTypeOf;
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kF32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kF64;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::kI32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::kI64;
+};
 
 }  // namespace tessera
 

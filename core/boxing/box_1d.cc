@@ -1,0 +1,290 @@
+#include "core/boxing/box_1d.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/boxing/reduction_identity.h"
+#include "core/boxing/strided_copy.h"
+#include "core/sbp/balanced_split.h"
+
+namespace tessera::boxing {
+namespace {
+
+using comm::ReduceOp;
+
+ReduceOp OpOf(SbpKind kind) {
+  switch (kind) {
+    case SbpKind::kPartialMax: return ReduceOp::kMax;
+    case SbpKind::kPartialMin: return ReduceOp::kMin;
+    default: return ReduceOp::kSum;
+  }
+}
+
+// Product of dims [from, to).
+int64_t Prod(const Shape& shape, int from, int to) {
+  int64_t p = 1;
+  for (int i = from; i < to; ++i) p *= shape.dim(i);
+  return p;
+}
+
+Shape WithDim(Shape shape, int axis, int64_t value) {
+  shape.set_dim(axis, value);
+  return shape;
+}
+
+// Everything one boxing call needs; `n` parts, this rank is part `me`.
+struct Call {
+  const char* in;
+  char* out;
+  const Shape& shape;
+  DType dtype;
+  size_t elem;
+  int64_t n;
+  int64_t me;
+  comm::Communicator& comm;
+  BoxingWorkspace& ws;
+
+  Range Part(int axis, int64_t index) const { return BalancedRange(shape.dim(axis), n, index); }
+  // Local shape of part `index` of S(axis).
+  Shape PartShape(int axis, int64_t index) const {
+    return WithDim(shape, axis, Part(axis, index).size());
+  }
+};
+
+// Offsets with `value` on `axis` and 0 elsewhere.
+struct Begin {
+  int64_t at[Shape::kMaxDims] = {};
+  Begin(int axis, int64_t value) { at[axis] = value; }
+  Begin() = default;
+};
+
+Status SplitToBroadcast(const Call& c, int a) {
+  std::vector<int64_t>& counts = c.ws.Vector(0, c.n);
+  std::vector<int64_t>& displs = c.ws.Vector(1, c.n);
+  int64_t offset = 0;
+  for (int64_t r = 0; r < c.n; ++r) {
+    counts[r] = c.PartShape(a, r).num_elements();
+    displs[r] = offset;
+    offset += counts[r];
+  }
+  // Parts of S(a) are consecutive runs of the logical tensor when nothing before
+  // axis a varies: gather straight into the output.
+  if (Prod(c.shape, 0, a) == 1) {
+    return c.comm.AllGatherV(c.in, counts[c.me], c.out, counts, displs, c.dtype);
+  }
+  TESS_ASSIGN_OR_RETURN(void* staging, c.ws.Staging(0, offset * c.elem));
+  char* stage = static_cast<char*>(staging);
+  TESS_RETURN_IF_ERROR(c.comm.AllGatherV(c.in, counts[c.me], stage, counts, displs, c.dtype));
+  const Begin zero;
+  for (int64_t r = 0; r < c.n; ++r) {
+    Shape part = c.PartShape(a, r);
+    CopyBox(stage + displs[r] * c.elem, part, zero.at, c.out, c.shape,
+            Begin(a, c.Part(a, r).begin).at, part, c.elem);
+  }
+  return Status::Ok();
+}
+
+Status PartialToSplit(const Call& c, ReduceOp op, int b) {
+  std::vector<int64_t>& counts = c.ws.Vector(0, c.n);
+  int64_t total = 0;
+  for (int64_t r = 0; r < c.n; ++r) {
+    counts[r] = c.PartShape(b, r).num_elements();
+    total += counts[r];
+  }
+  if (Prod(c.shape, 0, b) == 1) return c.comm.ReduceScatterV(c.in, c.out, counts, c.dtype, op);
+  // Reduce-scatter takes each rank's block as one run: pack the parts first.
+  TESS_ASSIGN_OR_RETURN(void* staging, c.ws.Staging(0, total * c.elem));
+  char* stage = static_cast<char*>(staging);
+  const Begin zero;
+  int64_t offset = 0;
+  for (int64_t r = 0; r < c.n; ++r) {
+    Shape part = c.PartShape(b, r);
+    CopyBox(c.in, c.shape, Begin(b, c.Part(b, r).begin).at, stage + offset * c.elem, part, zero.at,
+            part, c.elem);
+    offset += counts[r];
+  }
+  return c.comm.ReduceScatterV(stage, c.out, counts, c.dtype, op);
+}
+
+Status SplitToSplit(const Call& c, int a, int b) {
+  const Shape in_shape = c.PartShape(a, c.me);
+  const Shape out_shape = c.PartShape(b, c.me);
+  const Begin zero;
+  // The own block never leaves the rank: copy it directly, exchange the rest.
+  CopyBox(c.in, in_shape, Begin(b, c.Part(b, c.me).begin).at, c.out, out_shape,
+          Begin(a, c.Part(a, c.me).begin).at, WithDim(in_shape, b, c.Part(b, c.me).size()), c.elem);
+
+  std::vector<int64_t>& send_counts = c.ws.Vector(0, c.n);
+  std::vector<int64_t>& send_displs = c.ws.Vector(1, c.n);
+  std::vector<int64_t>& recv_counts = c.ws.Vector(2, c.n);
+  std::vector<int64_t>& recv_displs = c.ws.Vector(3, c.n);
+  // Blocks for rank r: this rank's input restricted along b to r's part (sent), and
+  // r's input part along a restricted to this rank's part along b (received).
+  const bool send_direct = Prod(in_shape, 0, b) == 1;
+  const bool recv_direct = Prod(out_shape, 0, a) == 1;
+  const int64_t send_inner = Prod(in_shape, b + 1, in_shape.ndim());
+  const int64_t recv_inner = Prod(out_shape, a + 1, out_shape.ndim());
+  int64_t send_total = 0, recv_total = 0;
+  for (int64_t r = 0; r < c.n; ++r) {
+    bool self = r == c.me;
+    send_counts[r] = self ? 0 : WithDim(in_shape, b, c.Part(b, r).size()).num_elements();
+    recv_counts[r] = self ? 0 : WithDim(out_shape, a, c.Part(a, r).size()).num_elements();
+    send_displs[r] = send_direct ? c.Part(b, r).begin * send_inner : send_total;
+    recv_displs[r] = recv_direct ? c.Part(a, r).begin * recv_inner : recv_total;
+    send_total += send_counts[r];
+    recv_total += recv_counts[r];
+  }
+
+  const char* send = c.in;
+  if (!send_direct) {
+    TESS_ASSIGN_OR_RETURN(void* staging, c.ws.Staging(0, send_total * c.elem));
+    char* stage = static_cast<char*>(staging);
+    for (int64_t r = 0; r < c.n; ++r) {
+      if (r == c.me) continue;
+      Shape block = WithDim(in_shape, b, c.Part(b, r).size());
+      CopyBox(c.in, in_shape, Begin(b, c.Part(b, r).begin).at, stage + send_displs[r] * c.elem,
+              block, zero.at, block, c.elem);
+    }
+    send = stage;
+  }
+  char* recv = c.out;
+  if (!recv_direct) {
+    TESS_ASSIGN_OR_RETURN(void* staging, c.ws.Staging(1, recv_total * c.elem));
+    recv = static_cast<char*>(staging);
+  }
+  TESS_RETURN_IF_ERROR(
+      c.comm.AllToAllV(send, send_counts, send_displs, recv, recv_counts, recv_displs, c.dtype));
+  if (!recv_direct) {
+    for (int64_t r = 0; r < c.n; ++r) {
+      if (r == c.me) continue;
+      Shape block = WithDim(out_shape, a, c.Part(a, r).size());
+      CopyBox(recv + recv_displs[r] * c.elem, block, zero.at, c.out, out_shape,
+              Begin(a, c.Part(a, r).begin).at, block, c.elem);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ToPartial(const Call& c, Sbp in, ReduceOp op) {
+  const int64_t count = c.shape.num_elements();
+  if (in.is_broadcast()) {
+    if (c.me == 0) {
+      std::memcpy(c.out, c.in, count * c.elem);
+    } else {
+      FillReductionIdentity(c.out, count, c.dtype, op);
+    }
+    return Status::Ok();
+  }
+  if (in.is_split()) {
+    const int a = in.axis;
+    Shape part = c.PartShape(a, c.me);
+    // Only the complement of the own slice needs the identity, but one fill of the
+    // whole buffer then one copy is simpler and streams better.
+    FillReductionIdentity(c.out, count, c.dtype, op);
+    CopyBox(c.in, part, Begin().at, c.out, c.shape, Begin(a, c.Part(a, c.me).begin).at, part,
+            c.elem);
+    return Status::Ok();
+  }
+  // P(x) -> P(y), x != y: only one rank needs x's reduction, so reduce, not all-reduce.
+  TESS_RETURN_IF_ERROR(c.comm.Reduce(c.in, c.out, count, c.dtype, OpOf(in.kind), /*root=*/0));
+  if (c.me != 0) FillReductionIdentity(c.out, count, c.dtype, op);
+  return Status::Ok();
+}
+
+Status CheckSbp(const char* name, Sbp sbp, const Placement& placement, const Shape& shape) {
+  if (sbp.kind != SbpKind::kSplit && sbp.kind != SbpKind::kBroadcast && !sbp.is_partial()) {
+    return InvalidArgument(std::string("Box1d: ") + name + " sbp kind value " +
+                           std::to_string(static_cast<int>(sbp.kind)) + " is not an SBP kind");
+  }
+  if (sbp.is_split() && sbp.axis < 0) {
+    return InvalidArgument(std::string("Box1d: ") + name + " sbp splits axis " +
+                           std::to_string(sbp.axis) + ", which is negative");
+  }
+  Status s = ValidateNdSbp(NdSbp(sbp), placement, shape);
+  if (!s.ok()) return Status(s.code(), std::string("Box1d: ") + name + " " + s.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
+             const Placement& placement, Sbp in, Sbp out, void* out_local, comm::Communicator& comm,
+             BoxingWorkspace* workspace) {
+  if (!IsValidDType(static_cast<int>(dtype)) || !IsSupported(dtype)) {
+    std::string name = IsValidDType(static_cast<int>(dtype))
+                           ? DTypeName(dtype)
+                           : "value " + std::to_string(static_cast<int>(dtype));
+    return InvalidArgument("Box1d: dtype " + name +
+                           " is not supported (supported: f32, f64, i32, i64)");
+  }
+  if (placement.num_axes() != 1) {
+    return InvalidArgument("Box1d: placement " + placement.ToString() + " has " +
+                           std::to_string(placement.num_axes()) +
+                           " hierarchy axes; Box1d boxes along a 1-d placement");
+  }
+  if (comm.size() != placement.parallel_num()) {
+    return InvalidArgument("Box1d: the communicator has " + std::to_string(comm.size()) +
+                           " ranks but placement " + placement.ToString() + " has " +
+                           std::to_string(placement.parallel_num()));
+  }
+  TESS_RETURN_IF_ERROR(CheckSbp("input", in, placement, logical_shape));
+  TESS_RETURN_IF_ERROR(CheckSbp("output", out, placement, logical_shape));
+
+  const int64_t n = comm.size();
+  const int64_t me = comm.rank();
+  auto local_count = [&](Sbp sbp) {
+    if (!sbp.is_split()) return logical_shape.num_elements();
+    return WithDim(logical_shape, sbp.axis,
+                   BalancedRange(logical_shape.dim(sbp.axis), n, me).size())
+        .num_elements();
+  };
+  const int64_t in_count = local_count(in);
+  const int64_t out_count = local_count(out);
+  if (in_local == nullptr && in_count > 0) {
+    return InvalidArgument("Box1d: in_local is NULL but the local " + in.ToString() +
+                           " tensor holds " + std::to_string(in_count) + " elements");
+  }
+  if (out_local == nullptr && out_count > 0) {
+    return InvalidArgument("Box1d: out_local is NULL but the local " + out.ToString() +
+                           " tensor holds " + std::to_string(out_count) + " elements");
+  }
+  // Every rank sees the same logical shape, so all skip together.
+  if (logical_shape.num_elements() == 0) return Status::Ok();
+
+  if (in == out) {
+    if (in_count > 0 && in_local != out_local) {
+      std::memcpy(out_local, in_local, in_count * DTypeSize(dtype));
+    }
+    return Status::Ok();
+  }
+
+  BoxingWorkspace local_workspace;
+  Call c{static_cast<const char*>(in_local),
+         static_cast<char*>(out_local),
+         logical_shape,
+         dtype,
+         DTypeSize(dtype),
+         n,
+         me,
+         comm,
+         workspace != nullptr ? *workspace : local_workspace};
+
+  if (out.is_partial()) return ToPartial(c, in, OpOf(out.kind));
+  if (out.is_broadcast()) {
+    if (in.is_split()) return SplitToBroadcast(c, in.axis);
+    return comm.AllReduce(in_local, out_local, logical_shape.num_elements(), dtype, OpOf(in.kind));
+  }
+  // out is S(b).
+  const int b = out.axis;
+  if (in.is_broadcast()) {
+    Shape part = c.PartShape(b, me);
+    CopyBox(in_local, logical_shape, Begin(b, c.Part(b, me).begin).at, out_local, part, Begin().at,
+            part, c.elem);
+    return Status::Ok();
+  }
+  if (in.is_partial()) return PartialToSplit(c, OpOf(in.kind), b);
+  return SplitToSplit(c, in.axis, b);
+}
+
+}  // namespace tessera::boxing

@@ -1,0 +1,45 @@
+#include "core/boxing/reduction_identity.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace tessera::boxing {
+namespace {
+
+template <typename T>
+T Identity(comm::ReduceOp op) {
+  using Limits = std::numeric_limits<T>;
+  switch (op) {
+    case comm::ReduceOp::kSum: return T(0);
+    case comm::ReduceOp::kMax: return Limits::has_infinity ? -Limits::infinity() : Limits::lowest();
+    case comm::ReduceOp::kMin: return Limits::has_infinity ? Limits::infinity() : Limits::max();
+  }
+  return T(0);
+}
+
+template <typename T>
+void Fill(void* buffer, int64_t count, comm::ReduceOp op) {
+  if (op == comm::ReduceOp::kSum) {
+    // All-zero bytes are 0 for every supported type; memset is the fastest fill.
+    std::memset(buffer, 0, static_cast<size_t>(count) * sizeof(T));
+    return;
+  }
+  std::fill_n(static_cast<T*>(buffer), count, Identity<T>(op));
+}
+
+}  // namespace
+
+void FillReductionIdentity(void* buffer, int64_t count, DType dtype, comm::ReduceOp op) {
+  if (count == 0) return;
+  switch (dtype) {
+    case DType::kF32: return Fill<float>(buffer, count, op);
+    case DType::kF64: return Fill<double>(buffer, count, op);
+    case DType::kI32: return Fill<int32_t>(buffer, count, op);
+    case DType::kI64: return Fill<int64_t>(buffer, count, op);
+    case DType::kF16:
+    case DType::kBF16: break;
+  }
+}
+
+}  // namespace tessera::boxing

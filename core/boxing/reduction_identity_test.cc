@@ -1,0 +1,43 @@
+#include "core/boxing/reduction_identity.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace tessera::boxing {
+namespace {
+
+using comm::ReduceOp;
+
+template <typename T>
+std::vector<T> Filled(DType dtype, ReduceOp op) {
+  std::vector<T> v(5, T(7));
+  FillReductionIdentity(v.data(), static_cast<int64_t>(v.size()), dtype, op);
+  return v;
+}
+
+TEST(ReductionIdentityTest, Floats) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(Filled<float>(DType::kF32, ReduceOp::kSum), std::vector<float>(5, 0.0f));
+  EXPECT_EQ(Filled<float>(DType::kF32, ReduceOp::kMax), std::vector<float>(5, -inf));
+  EXPECT_EQ(Filled<float>(DType::kF32, ReduceOp::kMin), std::vector<float>(5, inf));
+  const double dinf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(Filled<double>(DType::kF64, ReduceOp::kMax), std::vector<double>(5, -dinf));
+}
+
+TEST(ReductionIdentityTest, Integers) {
+  EXPECT_EQ(Filled<int32_t>(DType::kI32, ReduceOp::kSum), std::vector<int32_t>(5, 0));
+  EXPECT_EQ(Filled<int32_t>(DType::kI32, ReduceOp::kMax),
+            std::vector<int32_t>(5, std::numeric_limits<int32_t>::lowest()));
+  EXPECT_EQ(Filled<int64_t>(DType::kI64, ReduceOp::kMin),
+            std::vector<int64_t>(5, std::numeric_limits<int64_t>::max()));
+}
+
+TEST(ReductionIdentityTest, ZeroCountTouchesNothing) {
+  FillReductionIdentity(nullptr, 0, DType::kF32, ReduceOp::kMax);
+}
+
+}  // namespace
+}  // namespace tessera::boxing

@@ -1,0 +1,248 @@
+#include "core/comm/communicator.h"
+
+#include <string>
+
+namespace tessera::comm {
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+Status CheckDType(const char* method, DType dtype) {
+  if (!IsValidDType(static_cast<int>(dtype))) {
+    return InvalidArgument(std::string(method) + ": dtype value " + Str(static_cast<int>(dtype)) +
+                           " is not a dtype");
+  }
+  if (!IsSupported(dtype)) {
+    return InvalidArgument(std::string(method) + ": dtype " + DTypeName(dtype) +
+                           " is not supported by communicators (supported: f32, f64, i32, i64)");
+  }
+  return Status::Ok();
+}
+
+Status CheckOp(const char* method, ReduceOp op) {
+  if (op != ReduceOp::kSum && op != ReduceOp::kMax && op != ReduceOp::kMin) {
+    return InvalidArgument(std::string(method) + ": reduce op value " + Str(static_cast<int>(op)) +
+                           " is not sum, max or min");
+  }
+  return Status::Ok();
+}
+
+Status CheckCount(const char* method, const char* name, int64_t count, int64_t max) {
+  if (count < 0) {
+    return InvalidArgument(std::string(method) + ": " + name + " is " + Str(count) +
+                           "; it must be >= 0");
+  }
+  if (count > max) {
+    return OutOfRange(std::string(method) + ": " + name + " is " + Str(count) +
+                      ", more than this backend's limit of " + Str(max) + " elements");
+  }
+  return Status::Ok();
+}
+
+Status CheckBuffer(const char* method, const char* name, const void* buffer, int64_t count) {
+  if (buffer == nullptr && count > 0) {
+    return InvalidArgument(std::string(method) + ": " + name + " is NULL but holds " + Str(count) +
+                           " elements");
+  }
+  return Status::Ok();
+}
+
+Status CheckRank(const char* method, const char* name, int32_t value, int32_t size) {
+  if (value < 0 || value >= size) {
+    return OutOfRange(std::string(method) + ": " + name + " " + Str(value) +
+                      " is outside the communicator of " + Str(size) + " ranks");
+  }
+  return Status::Ok();
+}
+
+// One entry per rank, each a valid count; `total` receives their sum.
+Status CheckVector(const char* method, const char* name, const std::vector<int64_t>& values,
+                   int32_t size, int64_t max, int64_t* total) {
+  if (static_cast<int64_t>(values.size()) != size) {
+    return InvalidArgument(std::string(method) + ": " + name + " has " + Str(values.size()) +
+                           " entries but the communicator has " + Str(size) + " ranks");
+  }
+  int64_t sum = 0;
+  for (size_t r = 0; r < values.size(); ++r) {
+    std::string entry = std::string(name) + "[" + Str(r) + "]";
+    TESS_RETURN_IF_ERROR(CheckCount(method, entry.c_str(), values[r], max));
+    sum += values[r];
+  }
+  if (total != nullptr) *total = sum;
+  return Status::Ok();
+}
+
+Status CheckTag(const char* method, int32_t tag) {
+  if (tag < 0) {
+    return InvalidArgument(std::string(method) + ": tag is " + Str(tag) + "; it must be >= 0");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* ReduceOpName(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return "sum";
+    case ReduceOp::kMax: return "max";
+    case ReduceOp::kMin: return "min";
+  }
+  return "invalid";
+}
+
+const std::vector<int64_t>& Communicator::PackedDispls(const std::vector<int64_t>& counts,
+                                                       std::vector<int64_t>& scratch) {
+  scratch.resize(counts.size());
+  int64_t offset = 0;
+  for (size_t r = 0; r < counts.size(); ++r) {
+    scratch[r] = offset;
+    offset += counts[r];
+  }
+  return scratch;
+}
+
+Status Communicator::AllReduce(const void* send, void* recv, int64_t count, DType dtype,
+                               ReduceOp op) {
+  constexpr const char* kMethod = "AllReduce";
+  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckOp(kMethod, op));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, count));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, count));
+  return DoAllReduce(send, recv, count, dtype, op);
+}
+
+Status Communicator::Reduce(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
+                            int32_t root) {
+  constexpr const char* kMethod = "Reduce";
+  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckOp(kMethod, op));
+  TESS_RETURN_IF_ERROR(CheckRank(kMethod, "root", root, size_));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, count));
+  if (rank_ == root) TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv (on the root)", recv, count));
+  return DoReduce(send, recv, count, dtype, op, root);
+}
+
+Status Communicator::ReduceScatterV(const void* send, void* recv,
+                                    const std::vector<int64_t>& recv_counts, DType dtype,
+                                    ReduceOp op) {
+  constexpr const char* kMethod = "ReduceScatterV";
+  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckOp(kMethod, op));
+  int64_t total = 0;
+  TESS_RETURN_IF_ERROR(
+      CheckVector(kMethod, "recv_counts", recv_counts, size_, max_count(), &total));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "sum(recv_counts)", total, max_count()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, total));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, recv_counts[rank_]));
+  return DoReduceScatterV(send, recv, recv_counts, dtype, op);
+}
+
+Status Communicator::AllGatherV(const void* send, int64_t send_count, void* recv,
+                                const std::vector<int64_t>& recv_counts,
+                                const std::vector<int64_t>& recv_displs, DType dtype) {
+  constexpr const char* kMethod = "AllGatherV";
+  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "send_count", send_count, max_count()));
+  int64_t total = 0;
+  TESS_RETURN_IF_ERROR(
+      CheckVector(kMethod, "recv_counts", recv_counts, size_, max_count(), &total));
+  if (recv_counts[rank_] != send_count) {
+    return InvalidArgument(std::string(kMethod) + ": send_count is " + Str(send_count) +
+                           " but recv_counts[" + Str(rank_) + "] (this rank) is " +
+                           Str(recv_counts[rank_]));
+  }
+  if (!recv_displs.empty()) {
+    TESS_RETURN_IF_ERROR(
+        CheckVector(kMethod, "recv_displs", recv_displs, size_, max_count(), nullptr));
+  }
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, send_count));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, total));
+  const std::vector<int64_t>& displs =
+      recv_displs.empty() ? PackedDispls(recv_counts, recv_displs_scratch_) : recv_displs;
+  // Packed displacements are prefix sums, which can outgrow the backend's limit.
+  TESS_RETURN_IF_ERROR(
+      CheckCount(kMethod, "the last packed displacement", displs.back(), max_count()));
+  return DoAllGatherV(send, send_count, recv, recv_counts, displs, dtype);
+}
+
+Status Communicator::AllToAllV(const void* send, const std::vector<int64_t>& send_counts,
+                               const std::vector<int64_t>& send_displs, void* recv,
+                               const std::vector<int64_t>& recv_counts,
+                               const std::vector<int64_t>& recv_displs, DType dtype) {
+  constexpr const char* kMethod = "AllToAllV";
+  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  int64_t send_total = 0, recv_total = 0;
+  TESS_RETURN_IF_ERROR(
+      CheckVector(kMethod, "send_counts", send_counts, size_, max_count(), &send_total));
+  TESS_RETURN_IF_ERROR(
+      CheckVector(kMethod, "recv_counts", recv_counts, size_, max_count(), &recv_total));
+  if (send_counts[rank_] != recv_counts[rank_]) {
+    return InvalidArgument(std::string(kMethod) + ": this rank (" + Str(rank_) + ") sends " +
+                           Str(send_counts[rank_]) + " elements to itself but recv_counts[" +
+                           Str(rank_) + "] is " + Str(recv_counts[rank_]));
+  }
+  if (!send_displs.empty()) {
+    TESS_RETURN_IF_ERROR(
+        CheckVector(kMethod, "send_displs", send_displs, size_, max_count(), nullptr));
+  }
+  if (!recv_displs.empty()) {
+    TESS_RETURN_IF_ERROR(
+        CheckVector(kMethod, "recv_displs", recv_displs, size_, max_count(), nullptr));
+  }
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, send_total));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, recv_total));
+  const std::vector<int64_t>& sd =
+      send_displs.empty() ? PackedDispls(send_counts, send_displs_scratch_) : send_displs;
+  const std::vector<int64_t>& rd =
+      recv_displs.empty() ? PackedDispls(recv_counts, recv_displs_scratch_) : recv_displs;
+  // Packed displacements are prefix sums, which can outgrow the backend's limit.
+  TESS_RETURN_IF_ERROR(
+      CheckCount(kMethod, "the last packed send displacement", sd.back(), max_count()));
+  TESS_RETURN_IF_ERROR(
+      CheckCount(kMethod, "the last packed recv displacement", rd.back(), max_count()));
+  return DoAllToAllV(send, send_counts, sd, recv, recv_counts, rd, dtype);
+}
+
+Status Communicator::Broadcast(void* buffer, int64_t count, DType dtype, int32_t root) {
+  constexpr const char* kMethod = "Broadcast";
+  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckRank(kMethod, "root", root, size_));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "buffer", buffer, count));
+  return DoBroadcast(buffer, count, dtype, root);
+}
+
+Status Communicator::Send(const void* buffer, int64_t count, DType dtype, int32_t peer,
+                          int32_t tag) {
+  constexpr const char* kMethod = "Send";
+  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckRank(kMethod, "peer", peer, size_));
+  if (peer == rank_) {
+    return InvalidArgument("Send: peer " + Str(peer) +
+                           " is this rank; a blocking send to itself can deadlock");
+  }
+  TESS_RETURN_IF_ERROR(CheckTag(kMethod, tag));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "buffer", buffer, count));
+  return DoSend(buffer, count, dtype, peer, tag);
+}
+
+Status Communicator::Recv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) {
+  constexpr const char* kMethod = "Recv";
+  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckRank(kMethod, "peer", peer, size_));
+  if (peer == rank_) {
+    return InvalidArgument("Recv: peer " + Str(peer) +
+                           " is this rank; a blocking receive from itself can deadlock");
+  }
+  TESS_RETURN_IF_ERROR(CheckTag(kMethod, tag));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "buffer", buffer, count));
+  return DoRecv(buffer, count, dtype, peer, tag);
+}
+
+Status Communicator::Barrier() { return DoBarrier(); }
+
+}  // namespace tessera::comm

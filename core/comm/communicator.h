@@ -1,0 +1,134 @@
+// Communicator: the collectives boxing needs, over an ordered group of ranks.
+// Backends: MPI (cpu placements, mpi_communicator.h); NCCL (cuda placements) later.
+//
+// Units. Every count and displacement is a number of ELEMENTS of the call's dtype,
+// never bytes, and every buffer holds elements of that dtype. Counts are int64_t at
+// this interface; a backend rejects a count it cannot express (MPI: > INT_MAX).
+//
+// Ranks. rank() and every rank argument (root, peer, the index into a counts
+// vector) are ranks of THIS communicator (0..size()-1), not world ranks.
+//
+// Buffers. A NULL buffer is accepted only where its count is 0 (ranks with an
+// empty slice of an uneven split). Buffers must not overlap unless a method
+// documents an in-place form.
+//
+// Errors. Arguments are checked here, before any backend call, and reported as
+// INVALID_ARGUMENT / OUT_OF_RANGE naming the method, the argument and its value.
+// The checks are local, so a rank whose arguments are wrong returns an error while
+// the others enter the collective and wait: arguments must agree across ranks (SPMD).
+//
+// Threads. Collectives on one communicator must be issued in the same order on every
+// member; so one thread at a time may use a communicator. Distinct communicators may
+// be used from distinct threads.
+#ifndef TESSERA_CORE_COMM_COMMUNICATOR_H_
+#define TESSERA_CORE_COMM_COMMUNICATOR_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/common/dtype.h"
+#include "core/common/status.h"
+
+namespace tessera::comm {
+
+// Values may appear in a future C API: append only.
+enum class ReduceOp : int { kSum = 0, kMax = 1, kMin = 2 };
+
+// "sum", "max", "min".
+const char* ReduceOpName(ReduceOp op);
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int32_t rank() const { return rank_; }
+  int32_t size() const { return size_; }
+
+  // recv[k] = op over ranks of send[k], for k < count, on every rank.
+  // In place: send == recv.
+  Status AllReduce(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op);
+
+  // Like AllReduce, but only `root` receives; recv is ignored (may be NULL) elsewhere.
+  // In place on the root: send == recv.
+  Status Reduce(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
+                int32_t root);
+
+  // send holds sum(recv_counts) elements: block r (recv_counts[r] elements, blocks
+  // consecutive in rank order). Rank r receives op over ranks of block r into recv.
+  // recv_counts has size() entries, identical on all ranks; entries may be 0.
+  Status ReduceScatterV(const void* send, void* recv, const std::vector<int64_t>& recv_counts,
+                        DType dtype, ReduceOp op);
+
+  // Every rank contributes send_count elements; rank r's land in recv at element
+  // offset recv_displs[r]. recv_counts[rank()] must equal send_count. An empty
+  // recv_displs means packed: displs are the prefix sums of recv_counts.
+  // In place: send == recv + recv_displs[rank()] (this rank's block already there).
+  Status AllGatherV(const void* send, int64_t send_count, void* recv,
+                    const std::vector<int64_t>& recv_counts,
+                    const std::vector<int64_t>& recv_displs, DType dtype);
+
+  // Rank p sends send_counts[q] elements from send + send_displs[q] to rank q, which
+  // receives them at recv + recv_displs[p] (recv_counts[p] elements; it must equal
+  // what p sends to it). Empty displacement vectors mean packed (prefix sums).
+  Status AllToAllV(const void* send, const std::vector<int64_t>& send_counts,
+                   const std::vector<int64_t>& send_displs, void* recv,
+                   const std::vector<int64_t>& recv_counts, const std::vector<int64_t>& recv_displs,
+                   DType dtype);
+
+  // The root's buffer is copied into every rank's buffer (in place by nature).
+  Status Broadcast(void* buffer, int64_t count, DType dtype, int32_t root);
+
+  // Blocking point-to-point. tag >= 0. A rank may not send to or receive from itself
+  // (a blocking self-send deadlocks once the message outgrows the eager limit).
+  // Recv fails when the matching message does not hold exactly `count` elements.
+  Status Send(const void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag);
+  Status Recv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag);
+
+  Status Barrier();
+
+ protected:
+  Communicator(int32_t rank, int32_t size) : rank_(rank), size_(size) {}
+
+  // Backend hooks, called only after the public method validated its arguments.
+  // Displacement vectors arrive filled (never empty).
+  virtual Status DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
+                             ReduceOp op) = 0;
+  virtual Status DoReduce(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
+                          int32_t root) = 0;
+  virtual Status DoReduceScatterV(const void* send, void* recv,
+                                  const std::vector<int64_t>& recv_counts, DType dtype,
+                                  ReduceOp op) = 0;
+  virtual Status DoAllGatherV(const void* send, int64_t send_count, void* recv,
+                              const std::vector<int64_t>& recv_counts,
+                              const std::vector<int64_t>& recv_displs, DType dtype) = 0;
+  virtual Status DoAllToAllV(const void* send, const std::vector<int64_t>& send_counts,
+                             const std::vector<int64_t>& send_displs, void* recv,
+                             const std::vector<int64_t>& recv_counts,
+                             const std::vector<int64_t>& recv_displs, DType dtype) = 0;
+  virtual Status DoBroadcast(void* buffer, int64_t count, DType dtype, int32_t root) = 0;
+  virtual Status DoSend(const void* buffer, int64_t count, DType dtype, int32_t peer,
+                        int32_t tag) = 0;
+  virtual Status DoRecv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) = 0;
+  virtual Status DoBarrier() = 0;
+
+  // The largest count or displacement the backend can express; checked up front so
+  // the message names the argument.
+  virtual int64_t max_count() const = 0;
+
+ private:
+  // Packed displacements for an empty displs argument, computed into scratch so
+  // the call allocates nothing after the first use.
+  const std::vector<int64_t>& PackedDispls(const std::vector<int64_t>& counts,
+                                           std::vector<int64_t>& scratch);
+
+  int32_t rank_;
+  int32_t size_;
+  std::vector<int64_t> send_displs_scratch_;
+  std::vector<int64_t> recv_displs_scratch_;
+};
+
+}  // namespace tessera::comm
+
+#endif  // TESSERA_CORE_COMM_COMMUNICATOR_H_

@@ -1,0 +1,70 @@
+// The MPI communicators of placements: one per placement (its ranks in row-major
+// order, so communicator rank i is parallel index i) and one per hierarchy axis
+// group, created on first use and cached until FinalizeWorld (or Clear).
+//
+// Creation is collective over the new communicator's members only
+// (MPI_Comm_create_group): every member must ask for it, and members must ask for
+// their communicators in the same order (Tessera's SPMD rule). Ranks outside a
+// placement never take part. Communicators are cached by their world-rank list, so
+// placements with the same ranks in the same order (cpu:[0,1,2,3],
+// cpu:[[0,1],[2,3]], cuda:0-3) share one, and no collective on one placement can
+// match a collective on another.
+#ifndef TESSERA_CORE_COMM_MPI_COMM_REGISTRY_H_
+#define TESSERA_CORE_COMM_MPI_COMM_REGISTRY_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/comm/mpi_communicator.h"
+#include "core/common/status.h"
+#include "core/placement/placement.h"
+
+namespace tessera::comm {
+
+class MpiCommRegistry {
+ public:
+  // The process-wide registry. Needs InitWorld.
+  static MpiCommRegistry& Global();
+
+  // All world ranks in world order (a duplicate of MPI_COMM_WORLD's group, so user
+  // traffic on MPI_COMM_WORLD cannot match Tessera's).
+  Result<MpiCommunicator*> World();
+  // The placement's ranks in row-major order. NOT_FOUND on a rank the placement does
+  // not hold (no MPI call is made there); OUT_OF_RANGE when it names a rank the
+  // world lacks.
+  Result<MpiCommunicator*> ForPlacement(const Placement& placement);
+  // The calling rank's group along hierarchy axis `axis` (Placement::AxisGroup),
+  // in axis order. NOT_FOUND on a rank the placement does not hold.
+  Result<MpiCommunicator*> ForAxis(const Placement& placement, int axis);
+
+  // Frees every cached communicator; pointers handed out become dangling. Runs
+  // automatically inside FinalizeWorld.
+  void Clear();
+
+ private:
+  MpiCommRegistry() = default;
+
+  struct PlacementEntry {
+    MpiCommunicator* whole = nullptr;
+    MpiCommunicator* axes[Placement::kMaxAxes] = {};
+  };
+
+  Status CheckWorldRanks(const Placement& placement, int32_t world_size) const;
+  // Cached or newly created communicator over `ranks` (must hold `my_rank`).
+  Result<MpiCommunicator*> GetOrCreate(const std::vector<int32_t>& ranks);
+  PlacementEntry& EntryFor(const Placement& placement);
+
+  std::mutex mu_;
+  bool hook_registered_ = false;
+  std::map<std::vector<int32_t>, std::unique_ptr<MpiCommunicator>> by_ranks_;
+  std::unordered_map<std::string, PlacementEntry> by_placement_;
+};
+
+}  // namespace tessera::comm
+
+#endif  // TESSERA_CORE_COMM_MPI_COMM_REGISTRY_H_
