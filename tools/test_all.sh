@@ -1,21 +1,49 @@
 #!/usr/bin/env bash
-# Every test: the whole suite, the unit tests under AddressSanitizer + UBSan, and
-# the CUDA build (its GPU tests run on a GPU and skip, saying so, without one).
+# Every test: the whole suite, the unit and MPI tests under AddressSanitizer + UBSan,
+# and the CUDA build (its GPU tests run on a GPU and skip, saying so, without one).
+# Ends with one line "tessera: N passed, N failed, N skipped" over all steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bazel_flags=(--noshow_progress)
 [ -n "${CI:-}" ] && bazel_flags+=(--curses=no --color=no)
 
+passed=0
+skipped=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
 step() { printf '\n=== %s\n' "$*"; }
 
-step "bazel test //... (all tests)"
-bazel test "${bazel_flags[@]}" //...
+# Runs `bazel test ARGS...`, echoing its output, and adds its counts to the totals.
+bazel_test() {
+  set +e
+  bazel test "${bazel_flags[@]}" "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  local line
+  line=$(grep -E '^Executed [0-9]+ out of [0-9]+ tests?' "$log" | tail -n 1 || true)
+  local p s f
+  p=$(sed -nE 's/.*: ([0-9]+) tests? pass.*/\1/p' <<<"$line")
+  s=$(sed -nE 's/.* ([0-9]+) (was|were) skipped.*/\1/p' <<<"$line")
+  passed=$((passed + ${p:-0}))
+  skipped=$((skipped + ${s:-0}))
+  if [ "$rc" -ne 0 ]; then
+    f=$(sed -nE 's/.* ([0-9]+) fails? .*/\1/p' <<<"$line")
+    echo "tessera: ${passed} passed, ${f:-1} failed, ${skipped} skipped"
+    exit "$rc"
+  fi
+}
 
-step "bazel test --config=asan (unit tests under AddressSanitizer + UBSan)"
-bazel test "${bazel_flags[@]}" --config=asan --test_tag_filters=-no-sandbox,-mpi //core/... //capi/... //kernels/...
+step "bazel test //... (all tests)"
+bazel_test //...
+
+step "bazel test --config=asan (unit and MPI tests under AddressSanitizer + UBSan)"
+bazel_test --config=asan --test_tag_filters=-no-sandbox \
+  //core/... //capi/... //kernels/... //tests/comm/... //tests/boxing/...
 
 step "bazel test --config=cuda (CUDA kernels and NCCL; GPU tests skip without a GPU)"
-bazel test "${bazel_flags[@]}" --config=cuda //kernels/... //core/...
+bazel_test --config=cuda //kernels/... //core/...
 bazel build "${bazel_flags[@]}" --config=cuda //...
 
 step "all test steps passed"
+echo "tessera: ${passed} passed, 0 failed, ${skipped} skipped"

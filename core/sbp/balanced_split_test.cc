@@ -29,7 +29,9 @@ TEST(BalancedSplitTest, PartsTileTheRange) {
         EXPECT_EQ(r.begin, next);
         EXPECT_GE(r.size(), total / parts);
         EXPECT_LE(r.size(), total / parts + 1);
-        if (i > 0) EXPECT_LE(r.size(), BalancedRange(total, parts, i - 1).size());
+        if (i > 0) {
+          EXPECT_LE(r.size(), BalancedRange(total, parts, i - 1).size());
+        }
         next = r.end;
       }
       EXPECT_EQ(next, total);
