@@ -17,8 +17,8 @@
  *                              same wrapper call, on the same OS thread;
  *     T** (any handle)      -> an owned handle out-param;
  *     int32_t*, int64_t*,   -> scalar out-params when named `out` or `out_*` (see
- *     uint64_t*, size_t*       TESS_OUT_PARAMS; tess_sbp_kind, tess_device_type
- *                              are int32_t typedefs and follow);
+ *     uint64_t*, size_t*,      TESS_OUT_PARAMS; tess_sbp_kind, tess_device_type,
+ *     double*                  tess_dtype are int32_t typedefs and follow);
  *     (const int64_t* x, size_t n), (const int32_t* x, size_t n)
  *                           -> one array argument, for the pairs listed in
  *                              the %apply list below.
@@ -72,7 +72,7 @@ struct CTYPE {};
 /* Each section defines, for its language:
  *   %typemap(...) tess_status                       the status -> error rule;
  *   %typemap(...) SWIGTYPE**                        handle out-params;
- *   %typemap(...) T* TESS_OUT for T in int32_t, int64_t, uint64_t, size_t;
+ *   %typemap(...) T* TESS_OUT for T in int32_t, int64_t, uint64_t, size_t, double;
  *   %typemap(...) (const T* TESS_ARRAY, size_t TESS_LEN) for T in int32_t, int64_t;
  *   %typemap(...) (const tess_sbp_kind* kinds, const int32_t* split_axes,
  *                  size_t num_axes)                 tess_nd_sbp_create's input. */
@@ -89,6 +89,9 @@ struct CTYPE {};
 TESS_HANDLE(tess_placement, Placement)
 TESS_HANDLE(tess_nd_sbp, NdSbp)
 TESS_HANDLE(tess_layout, Layout)
+TESS_HANDLE(tess_op_call, OpCall)
+TESS_HANDLE(tess_infer_result, InferResult)
+TESS_HANDLE(tess_explanation, Explanation)
 
 /* Versions. */
 %tess_expose(tess_version)
@@ -167,24 +170,72 @@ TESS_HANDLE(tess_layout, Layout)
 %tess_expose(tess_layout_num_elements)
 %tess_expose(tess_layout_string)
 
+/* Element types. */
+%tess_expose_constant(TESS_DTYPE_F32)
+%tess_expose_constant(TESS_DTYPE_F64)
+%tess_expose_constant(TESS_DTYPE_I32)
+%tess_expose_constant(TESS_DTYPE_I64)
+%tess_expose_constant(TESS_DTYPE_F16)
+%tess_expose_constant(TESS_DTYPE_BF16)
+%tess_expose(tess_dtype_parse)
+%tess_expose(tess_dtype_name)
+
+/* Ops and SBP signature inference. */
+%tess_expose(tess_op_count)
+%tess_expose(tess_op_name)
+%tess_expose(tess_op_call_create)
+%tess_expose(tess_op_call_signature)
+%tess_expose(tess_op_call_set_attr_int)
+%tess_expose(tess_op_call_set_attr_float)
+%tess_expose(tess_op_call_set_attr_bool)
+%tess_expose(tess_op_call_set_attr_ints)
+%tess_expose(tess_op_call_set_attr_dtype)
+%tess_expose(tess_op_call_add_input)
+%tess_expose(tess_op_call_num_inputs)
+%tess_expose(tess_op_call_constrain_input)
+%tess_expose(tess_op_call_constrain_output)
+%tess_expose(tess_infer)
+%tess_expose(tess_infer_result_num_outputs)
+%tess_expose(tess_infer_result_output_ndim)
+%tess_expose(tess_infer_result_output_dim)
+%tess_expose(tess_infer_result_output_dtype)
+%tess_expose(tess_infer_result_output_placement)
+%tess_expose(tess_infer_result_output_nd_sbp)
+%tess_expose(tess_infer_result_num_inputs)
+%tess_expose(tess_infer_result_input_nd_sbp)
+%tess_expose(tess_infer_result_needs_boxing)
+%tess_expose(tess_infer_result_input_cost)
+%tess_expose(tess_infer_result_total_cost)
+%tess_expose(tess_infer_result_signature_index)
+%tess_expose(tess_infer_result_num_candidates)
+%tess_expose(tess_explain)
+%tess_expose(tess_explanation_text)
+%tess_expose(tess_explanation_json)
+%tess_expose(tess_explanation_failure)
+%tess_expose(tess_infer_cache_stats)
+%tess_expose(tess_infer_cache_clear)
+%tess_expose(tess_infer_cache_set_capacity)
+
 /* Every out-param name the header uses. A new function whose out-param has a new
  * name adds it here. */
 %define TESS_OUT_PARAMS(T)
 %apply T* TESS_OUT {
   T* out, T* out_rank, T* out_size, T* out_kind, T* out_split_axis, T* out_begin,
-  T* out_end
+  T* out_end, T* out_hits, T* out_misses, T* out_evictions, T* out_capacity
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)
 TESS_OUT_PARAMS(int64_t)
 TESS_OUT_PARAMS(uint64_t)
 TESS_OUT_PARAMS(size_t)
+TESS_OUT_PARAMS(double)
 
 /* Every (array, length) pair the header uses. */
 %apply (const int32_t* TESS_ARRAY, size_t TESS_LEN) { (const int32_t* ranks, size_t num_ranks) };
 %apply (const int64_t* TESS_ARRAY, size_t TESS_LEN) {
   (const int64_t* hierarchy, size_t num_axes),
-  (const int64_t* shape, size_t ndim)
+  (const int64_t* shape, size_t ndim),
+  (const int64_t* values, size_t num_values)
 };
 
 %include "tessera/tessera.h"

@@ -9,7 +9,7 @@
  *   side decodes it into *Error, or nil on success.
  * - Out-params are Go slices of at least one element that the wrapper fills
  *   (SWIG's OUTPUT convention): handles as []uintptr, int32_t as []int32,
- *   int64_t/size_t as []int64, uint64_t as []uint64.
+ *   int64_t/size_t as []int64, uint64_t as []uint64, double as []float64.
  * - (const int64_t*, size_t) takes []int64, (const int32_t*, size_t) []int32, and
  *   tess_nd_sbp_create's (kinds, split_axes, num_axes) takes [][2]int32 pairs.
  *   An empty slice is passed on as (NULL, 0).
@@ -107,6 +107,7 @@ TESS_GO_OUT(int32_t, "[]int32", int32_t)
 TESS_GO_OUT(int64_t, "[]int64", int64_t)
 TESS_GO_OUT(uint64_t, "[]uint64", uint64_t)
 TESS_GO_OUT(size_t, "[]int64", int64_t)
+TESS_GO_OUT(double, "[]float64", double)
 
 /* --- Array inputs ---------------------------------------------------------------- */
 %define TESS_GO_ARRAY(CTYPE, GOSLICE)

@@ -1,9 +1,12 @@
 package tessera
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -256,4 +259,217 @@ func TestErrorsFromManyGoroutines(t *testing.T) {
 		}(g)
 	}
 	wg.Wait()
+}
+
+// newCall builds a call of op with inputs {shape, dtype, placement, nd-sbp}.
+func newCall(t *testing.T, op string, inputs ...[4]any) *OpCall {
+	t.Helper()
+	c := must(NewOpCall(op))
+	for _, in := range inputs {
+		p := must(ParsePlacement(in[2].(string)))
+		s := must(ParseNdSbp(in[3].(string)))
+		if err := c.AddInput(in[0].([]int64), in[1].(string), p, s); err != nil {
+			t.Fatalf("AddInput(%v): %v", in, err)
+		}
+		p.Close()
+		s.Close()
+	}
+	return c
+}
+
+func TestInferSeedExample(t *testing.T) {
+	c := newCall(t, "add", [4]any{[]int64{4, 6}, "f32", "cpu:[0,1]", "S(0)"},
+		[4]any{[]int64{4, 6}, "f32", "cpu:[0,1]", "S(1)"})
+	defer c.Close()
+	if got := c.Signature(); got != "add(x, y) -> (out)" {
+		t.Errorf("Signature() = %q", got)
+	}
+	if n := must(c.NumInputs()); n != 2 {
+		t.Errorf("NumInputs() = %d", n)
+	}
+	r := must(c.Infer())
+	defer r.Close()
+	outs := must(r.Outputs())
+	if len(outs) != 1 || outs[0].NdSbp.String() != "S(0)" || outs[0].DType != "f32" ||
+		!reflect.DeepEqual(outs[0].Shape, []int64{4, 6}) || outs[0].Placement.String() != "cpu:[0,1]" {
+		t.Errorf("Outputs() = %+v", outs)
+	}
+	if y := must(r.InputNdSbp(1)); y.String() != "S(0)" {
+		t.Errorf("InputNdSbp(1) = %s", y)
+	}
+	if b0, b1 := must(r.NeedsBoxing(0)), must(r.NeedsBoxing(1)); b0 || !b1 {
+		t.Errorf("NeedsBoxing = %v, %v", b0, b1)
+	}
+	if cost := must(r.InputCost(1)); cost != 48 {
+		t.Errorf("InputCost(1) = %v", cost)
+	}
+	if total := must(r.TotalCost()); total != 48 {
+		t.Errorf("TotalCost() = %v", total)
+	}
+	if i := must(r.SignatureIndex()); i != 0 {
+		t.Errorf("SignatureIndex() = %d", i)
+	}
+	if n := must(r.NumCandidates()); n < 2 {
+		t.Errorf("NumCandidates() = %d", n)
+	}
+	e := must(c.Explain())
+	defer e.Close()
+	if !strings.Contains(e.Text(), "  chosen: #0 x:S(0), y:S(0) -> out:S(0)\n") ||
+		!strings.Contains(e.Text(), "    y: S(1) -> S(0) (cost 48)\n") {
+		t.Errorf("Text() = %s", e.Text())
+	}
+	if e.Failure() != "" {
+		t.Errorf("Failure() = %q", e.Failure())
+	}
+	var rec struct {
+		Chosen int `json:"chosen"`
+		Boxing []struct {
+			Name, From, To string
+		} `json:"boxing"`
+	}
+	if err := json.Unmarshal([]byte(e.JSON()), &rec); err != nil {
+		t.Fatalf("JSON() does not parse: %v", err)
+	}
+	if rec.Chosen != 0 || len(rec.Boxing) != 1 || rec.Boxing[0].Name != "y" || rec.Boxing[0].To != "S(0)" {
+		t.Errorf("JSON record = %+v", rec)
+	}
+}
+
+func TestInferMatmulAndTwoD(t *testing.T) {
+	c := newCall(t, "matmul", [4]any{[]int64{64, 32}, "f32", "cpu:[0,1,2,3]", "S(0)"},
+		[4]any{[]int64{16, 32}, "f32", "cpu:[0,1,2,3]", "B"})
+	defer c.Close()
+	if err := c.SetAttrBool("transpose_b", true); err != nil {
+		t.Fatal(err)
+	}
+	r := must(c.Infer())
+	out := must(r.Output(0))
+	if out.NdSbp.String() != "S(0)" || !reflect.DeepEqual(out.Shape, []int64{64, 16}) {
+		t.Errorf("matmul output = %+v", out)
+	}
+	if must(r.NeedsBoxing(0)) || must(r.NeedsBoxing(1)) {
+		t.Errorf("matmul S(0) x B should need no boxing")
+	}
+
+	c2 := newCall(t, "matmul", [4]any{[]int64{8, 6}, "f64", "cpu:[[0,1],[2,3]]", "(S(0), B)"},
+		[4]any{[]int64{6, 4}, "f64", "cpu:[[0,1],[2,3]]", "(B, S(1))"})
+	defer c2.Close()
+	if got := must(must(c2.Infer()).Output(0)).NdSbp.String(); got != "(S(0), S(1))" {
+		t.Errorf("2-d output = %s", got)
+	}
+	if err := c2.ConstrainOutput(0, must(ParseNdSbp("(S(0), B)"))); err != nil {
+		t.Fatal(err)
+	}
+	r2 := must(c2.Infer())
+	if got := must(r2.InputNdSbp(1)).String(); got != "(B, B)" {
+		t.Errorf("2-d constrained b = %s", got)
+	}
+
+	for _, set := range []func() error{
+		func() error { return must(NewOpCall("cast")).SetAttrDType("dtype", "i64") },
+		func() error { return must(NewOpCall("transpose")).SetAttrInts("perm", []int64{1, 0}) },
+		func() error { return must(NewOpCall("scalar_mul")).SetAttrFloat("value", 2.5) },
+		func() error { return must(NewOpCall("gather")).SetAttrInt("axis", 1) },
+	} {
+		if err := set(); err != nil {
+			t.Errorf("attr: %v", err)
+		}
+	}
+}
+
+func TestInferCacheStats(t *testing.T) {
+	// The cache is per OS thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ClearInferCache()
+	c := newCall(t, "relu", [4]any{[]int64{8}, "f32", "cpu:[0,1]", "S(0)"})
+	defer c.Close()
+	must(c.Infer()).Close()
+	must(c.Infer()).Close()
+	s := must(InferCacheStats())
+	if s.Hits != 1 || s.Misses != 1 || s.Size != 1 || s.Capacity < 1 {
+		t.Errorf("InferCacheStats() = %+v", s)
+	}
+	if err := SetInferCacheCapacity(1); err != nil {
+		t.Fatal(err)
+	}
+	if s := must(InferCacheStats()); s.Capacity != 1 {
+		t.Errorf("capacity = %d", s.Capacity)
+	}
+	wantErr(t, "capacity 0", SetInferCacheCapacity(0), InvalidArgument,
+		"tess_infer_cache_set_capacity: capacity is 0; expected >= 1")
+	if err := SetInferCacheCapacity(4096); err != nil {
+		t.Fatal(err)
+	}
+	ClearInferCache()
+	if s := must(InferCacheStats()); s.Misses != 0 {
+		t.Errorf("after clear: %+v", s)
+	}
+	names := OpNames()
+	if len(names) < 10 || !sort.StringsAreSorted(names) {
+		t.Errorf("OpNames() = %v", names)
+	}
+	if d := must(ParseDType("bf16")); d != DTypeBF16 || DTypeName(DTypeI32) != "i32" {
+		t.Errorf("dtypes: %d %q", d, DTypeName(DTypeI32))
+	}
+}
+
+func TestInferBadInput(t *testing.T) {
+	_, err := NewOpCall("matmull")
+	wantErr(t, "unknown op", err, NotFound, "no op named \"matmull\"; did you mean: ")
+	_, err = ParseDType("float")
+	wantErr(t, "bad dtype", err, InvalidArgument, "unknown dtype \"float\"")
+	c := must(NewOpCall("matmul"))
+	defer c.Close()
+	wantErr(t, "wrong attr type", c.SetAttrInt("transpose_b", 1), InvalidArgument,
+		"tess_op_call_set_attr_int: matmul: attribute \"transpose_b\" must be bool but got int 1")
+	wantErr(t, "unknown attr", c.SetAttrFloat("alpha", 0.5), InvalidArgument,
+		"matmul: unknown attribute \"alpha\"; known attributes: transpose_a, transpose_b")
+	p := must(ParsePlacement("cpu:[0,1]"))
+	b := must(ParseNdSbp("B"))
+	s2 := must(ParseNdSbp("S(2)"))
+	wantErr(t, "negative dim", c.AddInput([]int64{4, -2}, "f32", p, b), InvalidArgument,
+		"matmul: input \"a\": shape dim 1 is -2; dims must be >= 0")
+	wantErr(t, "bad nd-sbp", c.AddInput([]int64{4, 2}, "f32", p, s2), InvalidArgument,
+		"matmul: input \"a\": ")
+	wantErr(t, "bad dtype name", c.AddInput([]int64{4, 2}, "f8", p, b), InvalidArgument,
+		"unknown dtype \"f8\"")
+	wantErr(t, "nil placement", c.AddInput([]int64{4, 2}, "f32", nil, b), InvalidArgument,
+		"tess_op_call_add_input: argument \"placement\" is NULL")
+	if err := c.AddInput([]int64{4, 2}, "f32", p, b); err != nil {
+		t.Fatal(err)
+	}
+	p3 := must(ParsePlacement("cpu:[0,1,2]"))
+	wantErr(t, "placement mismatch", c.AddInput([]int64{2, 3}, "f32", p3, b), InvalidArgument,
+		"matmul: input \"b\" is on placement cpu:[0,1,2] but input \"a\" is on cpu:[0,1]")
+	_, err = c.Infer()
+	wantErr(t, "missing input", err, InvalidArgument, "matmul: takes 2 inputs but got 1")
+	_, err = c.Explain()
+	wantErr(t, "explain missing input", err, InvalidArgument, "matmul: takes 2 inputs but got 1")
+	wantErr(t, "bad output slot", c.ConstrainOutput(1, b), InvalidArgument,
+		"constraint names output slot 1 but the op has 1 output")
+
+	relu := newCall(t, "relu", [4]any{[]int64{1}, "f32", "cpu:[0,1]", "B"})
+	defer relu.Close()
+	if err := relu.ConstrainOutput(0, must(ParseNdSbp("S(0)"))); err != nil {
+		t.Fatal(err)
+	}
+	_, err = relu.Infer()
+	wantErr(t, "no fitting signature", err, InvalidArgument,
+		"relu: no SBP signature fits the inputs x: B [1] on cpu:[0,1] with constraints out = S(0); "+
+			"candidates:\n  #0 x:S(0) -> out:S(0): input \"x\": S(0) splits axis 0")
+	e := must(relu.Explain())
+	if !strings.HasPrefix(e.Failure(), "relu: no SBP signature fits") {
+		t.Errorf("Failure() = %q", e.Failure())
+	}
+
+	r := must(newCall(t, "relu", [4]any{[]int64{4, 2}, "f32", "cpu:[0,1]", "S(0)"}).Infer())
+	_, err = r.Output(1)
+	wantErr(t, "output 1", err, OutOfRange,
+		"tess_infer_result_output_ndim: output 1 is outside a result with 1 output")
+	_, err = r.InputNdSbp(3)
+	wantErr(t, "input 3", err, OutOfRange, "input 3 is outside a result with 1 input")
+	r.Close()
+	_, err = r.TotalCost()
+	wantErr(t, "closed result", err, InvalidArgument, "tess_infer_result_total_cost: argument \"result\" is NULL")
 }

@@ -9,7 +9,7 @@
  *   call. Raw functions return void.
  * - Out-params are one-element arrays the wrapper fills on success: handles as
  *   Placement[] (etc.; owned by the caller), int32_t as int[], int64_t/size_t/uint64_t
- *   as long[] (uint64_t keeps its bits).
+ *   as long[] (uint64_t keeps its bits), double as double[].
  * - (const int64_t*, size_t) takes long[], (const int32_t*, size_t) takes int[], and
  *   tess_nd_sbp_create's (kinds, split_axes, num_axes) takes int[] pairs
  *   {kind0, split0, kind1, split1, ...}. A null array is passed on as NULL.
@@ -93,6 +93,59 @@ static int tess_java_check_out(JNIEnv* jenv, jarray array) {
     return out[0];
   }
 
+  /** Parses a dtype name ("f32", "f64", "i32", "i64", "f16", "bf16") into DTYPE_*. */
+  public static int dtypeParse(String text) {
+    int[] out = {0};
+    dtype_parse(out, text);
+    return out[0];
+  }
+
+  /** The name of a DTYPE_* value; "" for an unknown one. */
+  public static String dtypeName(int dtype) {
+    return dtype_name(dtype);
+  }
+
+  /** The registered ops' names, sorted. */
+  public static String[] opNames() {
+    String[] names = new String[(int) op_count()];
+    for (int i = 0; i < names.length; ++i) names[i] = op_name(i);
+    return names;
+  }
+
+  /** The calling thread's inference-cache counters. */
+  public static final class InferCacheStats {
+    public final long hits;
+    public final long misses;
+    public final long evictions;
+    public final long size;
+    public final long capacity;
+
+    InferCacheStats(long hits, long misses, long evictions, long size, long capacity) {
+      this.hits = hits;
+      this.misses = misses;
+      this.evictions = evictions;
+      this.size = size;
+      this.capacity = capacity;
+    }
+  }
+
+  /** The calling thread's inference-cache statistics (the cache is per thread). */
+  public static InferCacheStats inferCacheStats() {
+    long[] hits = {0}, misses = {0}, evictions = {0}, size = {0}, capacity = {0};
+    infer_cache_stats(hits, misses, evictions, size, capacity);
+    return new InferCacheStats(hits[0], misses[0], evictions[0], size[0], capacity[0]);
+  }
+
+  /** Drops every entry of this thread's inference cache and zeroes its counters. */
+  public static void inferCacheClear() {
+    infer_cache_clear();
+  }
+
+  /** Drops every entry (counters kept) and sets the capacity (>= 1). */
+  public static void inferCacheSetCapacity(long capacity) {
+    infer_cache_set_capacity(capacity);
+  }
+
   /** The layout {@code rank} holds of a tensor of {@code shape}; see Layout.create. */
   public static Layout layout(Placement placement, NdSbp ndSbp, long[] shape, int rank) {
     return Layout.create(placement, ndSbp, shape, rank);
@@ -154,6 +207,7 @@ TESS_JAVA_OUT(int32_t, "int[]", "jintArray", jint, SetIntArrayRegion)
 TESS_JAVA_OUT(int64_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
 TESS_JAVA_OUT(uint64_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
 TESS_JAVA_OUT(size_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
+TESS_JAVA_OUT(double, "double[]", "jdoubleArray", jdouble, SetDoubleArrayRegion)
 
 /* --- Array inputs ---------------------------------------------------------------- */
 %define TESS_JAVA_ARRAY(CTYPE, JARRAY, JNIARRAY, JELEM, GETELEMENTS, RELEASEELEMENTS)
@@ -222,6 +276,7 @@ TESS_JAVA_ARRAY(int64_t, "long[]", "jlongArray", jlong, GetLongArrayElements,
 }
 
 /* --- Handle classes ------------------------------------------------------------- */
-%typemap(javainterfaces) struct tess_placement, struct tess_nd_sbp, struct tess_layout "AutoCloseable"
+%typemap(javainterfaces) struct tess_placement, struct tess_nd_sbp, struct tess_layout,
+    struct tess_op_call, struct tess_infer_result, struct tess_explanation "AutoCloseable"
 %typemap(javafinalize) SWIGTYPE ""
 %include "java/tessera_java_classes.i"

@@ -245,3 +245,243 @@
     return out[0];
   }
 %}
+
+%typemap(javacode) struct tess_op_call %{
+  private static long newHandle(String opName) {
+    OpCall[] out = {null};
+    Tessera.op_call_create(out, opName);
+    out[0].swigCMemOwn = false;
+    return out[0].swigCPtr;
+  }
+
+  /**
+   * A call of the registered op {@code opName}; NOT_FOUND, naming close op names, for an
+   * unknown one. The builder methods return the call, so they chain.
+   */
+  public OpCall(String opName) {
+    this(newHandle(opName), true);
+  }
+
+  /** Same as {@code new OpCall(opName)}. */
+  public static OpCall create(String opName) {
+    return new OpCall(opName);
+  }
+
+  /** Destroys the call now; idempotent. */
+  @Override
+  public void close() {
+    delete();
+  }
+
+  /** The op's signature, e.g. "add(x, y) -> (out)". */
+  public String signature() {
+    return Tessera.op_call_signature(this);
+  }
+
+  @Override
+  public String toString() {
+    return signature();
+  }
+
+  /** Sets a bool attribute; INVALID_ARGUMENT for an unknown name or another type. */
+  public OpCall attr(String name, boolean value) {
+    Tessera.op_call_set_attr_bool(this, name, value ? 1 : 0);
+    return this;
+  }
+
+  /** Sets an int attribute. */
+  public OpCall attr(String name, long value) {
+    Tessera.op_call_set_attr_int(this, name, value);
+    return this;
+  }
+
+  /** Sets a float attribute. */
+  public OpCall attr(String name, double value) {
+    Tessera.op_call_set_attr_float(this, name, value);
+    return this;
+  }
+
+  /** Sets an ints attribute. */
+  public OpCall attr(String name, long[] values) {
+    Tessera.op_call_set_attr_ints(this, name, values);
+    return this;
+  }
+
+  /** Sets a dtype attribute from its name, e.g. "f64". */
+  public OpCall attr(String name, String dtype) {
+    Tessera.op_call_set_attr_dtype(this, name, Tessera.dtypeParse(dtype));
+    return this;
+  }
+
+  /** Appends the next input: {@code shape}, dtype name ("f32"), placement and nd-sbp. */
+  public OpCall input(long[] shape, String dtype, Placement placement, NdSbp ndSbp) {
+    Tessera.op_call_add_input(this, shape, Tessera.dtypeParse(dtype), placement, ndSbp);
+    return this;
+  }
+
+  /** As above with the placement and nd-sbp as text, e.g. "cpu:[0,1]", "S(0)". */
+  public OpCall input(long[] shape, String dtype, String placement, String ndSbp) {
+    try (Placement p = Placement.parse(placement);
+        NdSbp s = NdSbp.parse(ndSbp)) {
+      return input(shape, dtype, p, s);
+    }
+  }
+
+  public long numInputs() {
+    long[] out = {0};
+    Tessera.op_call_num_inputs(out, this);
+    return out[0];
+  }
+
+  /** Requires input {@code slot} to have {@code ndSbp} (text); replaces an earlier one. */
+  public OpCall constrainInput(long slot, String ndSbp) {
+    try (NdSbp s = NdSbp.parse(ndSbp)) {
+      Tessera.op_call_constrain_input(this, slot, s);
+    }
+    return this;
+  }
+
+  /** Requires output {@code slot} to have {@code ndSbp} (text); replaces an earlier one. */
+  public OpCall constrainOutput(long slot, String ndSbp) {
+    try (NdSbp s = NdSbp.parse(ndSbp)) {
+      Tessera.op_call_constrain_output(this, slot, s);
+    }
+    return this;
+  }
+
+  /** Infers the SBP signature through this thread's inference cache. */
+  public InferResult infer() {
+    InferResult[] out = {null};
+    Tessera.infer(out, this);
+    return out[0];
+  }
+
+  /** The full explain record (uncached); see Explanation.failure(). */
+  public Explanation explain() {
+    Explanation[] out = {null};
+    Tessera.explain(out, this);
+    return out[0];
+  }
+%}
+
+%typemap(javacode) struct tess_infer_result %{
+  /** Destroys the result now; idempotent. */
+  @Override
+  public void close() {
+    delete();
+  }
+
+  public long numOutputs() {
+    long[] out = {0};
+    Tessera.infer_result_num_outputs(out, this);
+    return out[0];
+  }
+
+  /** Output {@code output}'s logical shape. */
+  public long[] outputShape(long output) {
+    long[] ndim = {0};
+    Tessera.infer_result_output_ndim(ndim, this, output);
+    long[] dims = new long[(int) ndim[0]];
+    for (int d = 0; d < dims.length; ++d) {
+      long[] dim = {0};
+      Tessera.infer_result_output_dim(dim, this, output, d);
+      dims[d] = dim[0];
+    }
+    return dims;
+  }
+
+  /** Output {@code output}'s dtype name, e.g. "f32". */
+  public String outputDType(long output) {
+    int[] out = {0};
+    Tessera.infer_result_output_dtype(out, this, output);
+    return Tessera.dtypeName(out[0]);
+  }
+
+  /** Output {@code output}'s placement (a new handle). */
+  public Placement outputPlacement(long output) {
+    Placement[] out = {null};
+    Tessera.infer_result_output_placement(out, this, output);
+    return out[0];
+  }
+
+  /** Output {@code output}'s nd-sbp (a new handle). */
+  public NdSbp outputNdSbp(long output) {
+    NdSbp[] out = {null};
+    Tessera.infer_result_output_nd_sbp(out, this, output);
+    return out[0];
+  }
+
+  public long numInputs() {
+    long[] out = {0};
+    Tessera.infer_result_num_inputs(out, this);
+    return out[0];
+  }
+
+  /** The nd-sbp input {@code input} must be boxed into (a new handle). */
+  public NdSbp inputNdSbp(long input) {
+    NdSbp[] out = {null};
+    Tessera.infer_result_input_nd_sbp(out, this, input);
+    return out[0];
+  }
+
+  /** Whether input {@code input}'s data must move. */
+  public boolean needsBoxing(long input) {
+    int[] out = {0};
+    Tessera.infer_result_needs_boxing(out, this, input);
+    return out[0] != 0;
+  }
+
+  /** Modelled bytes moved to box input {@code input}. */
+  public double inputCost(long input) {
+    double[] out = {0};
+    Tessera.infer_result_input_cost(out, this, input);
+    return out[0];
+  }
+
+  public double totalCost() {
+    double[] out = {0};
+    Tessera.infer_result_total_cost(out, this);
+    return out[0];
+  }
+
+  /** The chosen signature's declared position; -1 on a 1-rank placement. */
+  public int signatureIndex() {
+    int[] out = {0};
+    Tessera.infer_result_signature_index(out, this);
+    return out[0];
+  }
+
+  public int numCandidates() {
+    int[] out = {0};
+    Tessera.infer_result_num_candidates(out, this);
+    return out[0];
+  }
+%}
+
+%typemap(javacode) struct tess_explanation %{
+  /** Destroys the explanation now; idempotent. */
+  @Override
+  public void close() {
+    delete();
+  }
+
+  /** The multi-line readable record. */
+  public String text() {
+    return Tessera.explanation_text(this);
+  }
+
+  /** The record as one JSON object. */
+  public String json() {
+    return Tessera.explanation_json(this);
+  }
+
+  /** "" when a signature was chosen; else the message inference fails with. */
+  public String failure() {
+    return Tessera.explanation_failure(this);
+  }
+
+  @Override
+  public String toString() {
+    return text();
+  }
+%}

@@ -145,6 +145,7 @@ TESS_PY_OUT(int32_t, PyLong_FromLong)
 TESS_PY_OUT(int64_t, PyLong_FromLongLong)
 TESS_PY_OUT(uint64_t, PyLong_FromUnsignedLongLong)
 TESS_PY_OUT(size_t, PyLong_FromSize_t)
+TESS_PY_OUT(double, PyFloat_FromDouble)
 
 /* --- Array inputs ------------------------------------------------------------ */
 %typemap(in) (const int64_t* TESS_ARRAY, size_t TESS_LEN) (int64_t* array = NULL) {

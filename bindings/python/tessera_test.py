@@ -188,6 +188,148 @@ class NdSbpTest(TesseraTestCase):
             N.create([(tessera.SBP_SPLIT,)])
 
 
+class InferenceTest(TesseraTestCase):
+    def setUp(self):
+        tessera.infer_cache_clear()
+
+    def test_seed_example_add(self):
+        p = tessera.Placement.parse("cpu:[0,1]")
+        call = tessera.OpCall("add").input((4, 6), "f32", p, "S(0)").input(
+            [4, 6], tessera.DTYPE_F32, "cpu:[0,1]", tessera.NdSbp.parse("S(1)"))
+        self.assertEqual(call.signature, "add(x, y) -> (out)")
+        self.assertEqual(call.num_inputs, 2)
+        r = tessera.infer(call)
+        (out,) = r.outputs
+        self.assertEqual(out.shape, (4, 6))
+        self.assertEqual(out.dtype, "f32")
+        self.assertEqual(out.placement, p)
+        self.assertEqual(out.nd_sbp, tessera.NdSbp.parse("S(0)"))
+        self.assertEqual([s.string for s in r.input_nd_sbps], ["S(0)", "S(0)"])
+        self.assertEqual(r.boxed_inputs, (1,))
+        self.assertIs(r.needs_boxing(0), False)
+        # y: S(1) -> S(0) on 2 ranks: an all-to-all of 96 bytes * 1/2.
+        self.assertEqual(r.input_costs, (0.0, 48.0))
+        self.assertEqual(r.total_cost, 48.0)
+        self.assertEqual(r.signature_index, 0)
+        self.assertGreater(r.num_candidates, 1)
+        self.assertEqual(str(r), "S(0), S(0) -> S(0)")
+
+        e = tessera.explain(call)
+        self.assertIn("  chosen: #0 x:S(0), y:S(0) -> out:S(0)\n", e.text)
+        self.assertIn("    y: S(1) -> S(0) (cost 48)\n", e.text)
+        self.assertEqual(e.failure, "")
+        rec = e.record
+        self.assertEqual(rec["op"], "add")
+        self.assertEqual(rec["chosen"], 0)
+        self.assertEqual(rec["boxing"], [{"input": 1, "name": "y", "from": "S(1)", "to": "S(0)",
+                                          "cost": 48}])
+        self.assertIsNone(rec["failure"])
+
+    def test_matmul_attrs_and_2d(self):
+        call = (tessera.OpCall("matmul").attr("transpose_b", True)
+                .input([64, 32], "f32", "cpu:[0,1,2,3]", "S(0)")
+                .input([16, 32], "f32", "cpu:[0,1,2,3]", "B"))
+        r = call.infer()
+        self.assertEqual(r.outputs[0].shape, (64, 16))
+        self.assertEqual(r.outputs[0].nd_sbp.string, "S(0)")
+        self.assertEqual(r.boxed_inputs, ())
+        self.assertEqual(call.explain().record["attrs"], "{transpose_b=true}")
+
+        two_d = (tessera.OpCall("matmul")
+                 .input([8, 6], "f64", "cpu:[[0,1],[2,3]]", "(S(0), B)")
+                 .input([6, 4], "f64", "cpu:[[0,1],[2,3]]", "(B, S(1))"))
+        r = two_d.infer()
+        self.assertEqual(r.outputs[0].nd_sbp.string, "(S(0), S(1))")
+        self.assertEqual(r.outputs[0].dtype, "f64")
+        two_d.constrain_output(0, "(S(0), B)")
+        r = two_d.infer()
+        self.assertEqual(r.outputs[0].nd_sbp.string, "(S(0), B)")
+        self.assertEqual([s.string for s in r.input_nd_sbps], ["(S(0), B)", "(B, B)"])
+        self.assertEqual(r.boxed_inputs, (1,))
+
+    def test_other_attr_types(self):
+        tessera.OpCall("cast").attr("dtype", "i64")
+        tessera.OpCall("transpose").attr("perm", (1, 0))
+        tessera.OpCall("scalar_mul").attr("value", 2.5)
+        tessera.OpCall("layer_norm").attr("begin_norm_axis", 1)
+
+    def test_cache_stats(self):
+        call = tessera.OpCall("relu").input([8], "f32", "cpu:[0,1]", "S(0)")
+        self.assertEqual(tessera.infer_cache_stats()[:4], (0, 0, 0, 0))
+        call.infer()
+        call.infer()
+        stats = tessera.infer_cache_stats()
+        self.assertEqual((stats.hits, stats.misses, stats.size), (1, 1, 1))
+        tessera.infer_cache_set_capacity(1)
+        self.assertEqual(tessera.infer_cache_stats().capacity, 1)
+        self.assertTesseraError(tessera.InvalidArgumentError, tessera.INVALID_ARGUMENT,
+                                "tess_infer_cache_set_capacity: capacity is 0; expected >= 1",
+                                tessera.infer_cache_set_capacity, 0)
+        tessera.infer_cache_set_capacity(4096)
+        tessera.infer_cache_clear()
+        self.assertEqual(tessera.infer_cache_stats().misses, 0)
+
+    def test_op_names_and_dtypes(self):
+        names = tessera.op_names()
+        self.assertIn("matmul", names)
+        self.assertEqual(list(names), sorted(names))
+        self.assertEqual(tessera.op_name(len(names)), "")
+        self.assertEqual(tessera.dtype_parse("bf16"), tessera.DTYPE_BF16)
+        self.assertEqual(tessera.dtype_name(tessera.DTYPE_I32), "i32")
+        self.assertTesseraError(tessera.InvalidArgumentError, tessera.INVALID_ARGUMENT,
+                                'unknown dtype "float"', tessera.dtype_parse, "float")
+
+    def test_bad_calls(self):
+        E = tessera.InvalidArgumentError
+        code = tessera.INVALID_ARGUMENT
+        self.assertTesseraError(tessera.NotFoundError, tessera.NOT_FOUND,
+                                'no op named "matmull"; did you mean: ', tessera.OpCall, "matmull")
+        call = tessera.OpCall("matmul")
+        self.assertTesseraError(
+            E, code, 'tess_op_call_set_attr_int: matmul: attribute "transpose_b" must be bool but '
+            'got int 1', call.attr, "transpose_b", 1)
+        self.assertTesseraError(
+            E, code, 'matmul: unknown attribute "alpha"; known attributes: transpose_a, '
+            'transpose_b', call.attr, "alpha", 0.5)
+        self.assertTesseraError(E, code, 'matmul: input "a": shape dim 1 is -2; dims must be >= 0',
+                                call.input, [4, -2], "f32", "cpu:[0,1]", "B")
+        self.assertTesseraError(E, code, 'matmul: input "a": ',
+                                call.input, [4, 2], "f32", "cpu:[0,1]", "S(2)")
+        self.assertTesseraError(E, code, 'unknown dtype "f8"',
+                                call.input, [4, 2], "f8", "cpu:[0,1]", "B")
+        call.input([4, 2], "f32", "cpu:[0,1]", "B")
+        self.assertTesseraError(
+            E, code, 'matmul: input "b" is on placement cpu:[0,1,2] but input "a" is on cpu:[0,1]',
+            call.input, [2, 3], "f32", "cpu:[0,1,2]", "B")
+        self.assertTesseraError(E, code, "matmul: takes 2 inputs but got 1", tessera.infer, call)
+        self.assertTesseraError(E, code, "matmul: takes 2 inputs but got 1", tessera.explain, call)
+        self.assertTesseraError(E, code, "constraint names output slot 1 but the op has 1 output",
+                                call.constrain_output, 1, "B")
+        self.assertTesseraError(E, code, 'tess_infer: argument "call" is NULL', tessera.infer, None)
+
+    def test_no_fitting_signature(self):
+        call = tessera.OpCall("relu").input([1], "f32", "cpu:[0,1]", "B").constrain_output(0, "S(0)")
+        self.assertTesseraError(
+            tessera.InvalidArgumentError, tessera.INVALID_ARGUMENT,
+            "relu: no SBP signature fits the inputs x: B [1] on cpu:[0,1] with constraints out = "
+            "S(0); candidates:\n  #0 x:S(0) -> out:S(0): input \"x\": S(0) splits axis 0",
+            call.infer)
+        e = call.explain()
+        self.assertTrue(e.failure.startswith("relu: no SBP signature fits"))
+        self.assertEqual(e.record["chosen"], -1)
+
+    def test_out_of_range_getters(self):
+        r = tessera.OpCall("relu").input([4, 2], "f32", "cpu:[0,1]", "S(0)").infer()
+        self.assertTesseraError(
+            tessera.OutOfRangeError, tessera.OUT_OF_RANGE,
+            "tess_infer_result_output_ndim: output 1 is outside a result with 1 output",
+            r.output_ndim, 1)
+        self.assertTesseraError(tessera.OutOfRangeError, tessera.OUT_OF_RANGE,
+                                "dim 2 is outside output 0 of shape [4,2]", r.output_dim, 0, 2)
+        self.assertTesseraError(tessera.OutOfRangeError, tessera.OUT_OF_RANGE,
+                                "input 3 is outside a result with 1 input", r.input_nd_sbp, 3)
+
+
 class ThreadLocalMessageTest(TesseraTestCase):
     def test_threads_see_their_own_messages(self):
         failures = []

@@ -3,8 +3,12 @@
 #ifndef TESSERA_CAPI_SRC_HANDLES_H_
 #define TESSERA_CAPI_SRC_HANDLES_H_
 
+#include <memory>
 #include <string>
 
+#include "core/infer/explain.h"
+#include "core/infer/infer.h"
+#include "core/infer/op_call.h"
 #include "core/placement/placement.h"
 #include "core/sbp/physical_layout.h"
 #include "core/sbp/sbp.h"
@@ -21,6 +25,22 @@ struct tess_nd_sbp {
 struct tess_layout {
   tessera::PhysicalLayout value;
   std::string text;
+};
+
+struct tess_op_call {
+  tessera::infer::OpCall value;
+  std::string signature;
+};
+
+// Shares the cache's immutable entry: no copy of the result.
+struct tess_infer_result {
+  std::shared_ptr<const tessera::infer::InferResult> value;
+};
+
+struct tess_explanation {
+  tessera::infer::Explanation value;
+  std::string text;
+  std::string json;
 };
 
 #endif  // TESSERA_CAPI_SRC_HANDLES_H_

@@ -88,21 +88,26 @@ Status OpDef::Validate() const {
   return Status::Ok();
 }
 
+Status OpDef::ValidateAttr(std::string_view name, const AttrValue& value) const {
+  const AttrDef* def = FindAttr(name);
+  if (def == nullptr) {
+    std::string known;
+    for (const AttrDef& a : attrs_) known += (known.empty() ? "" : ", ") + a.name;
+    return InvalidArgument(
+        name_ + ": unknown attribute \"" + std::string(name) + "\"; " +
+        (known.empty() ? "the op takes no attributes" : "known attributes: " + known));
+  }
+  if (def->type != value.type()) {
+    return InvalidArgument(name_ + ": attribute \"" + std::string(name) + "\" must be " +
+                           AttrTypeName(def->type) + " but got " + AttrTypeName(value.type()) +
+                           " " + value.ToString());
+  }
+  return Status::Ok();
+}
+
 Status OpDef::ValidateAttrs(const AttrMap& attrs) const {
   for (const auto& [name, value] : attrs.entries()) {
-    const AttrDef* def = FindAttr(name);
-    if (def == nullptr) {
-      std::string known;
-      for (const AttrDef& a : attrs_) known += (known.empty() ? "" : ", ") + a.name;
-      return InvalidArgument(
-          name_ + ": unknown attribute \"" + name + "\"; " +
-          (known.empty() ? "the op takes no attributes" : "known attributes: " + known));
-    }
-    if (def->type != value.type()) {
-      return InvalidArgument(name_ + ": attribute \"" + name + "\" must be " +
-                             AttrTypeName(def->type) + " but got " + AttrTypeName(value.type()) +
-                             " " + value.ToString());
-    }
+    TESS_RETURN_IF_ERROR(ValidateAttr(name, value));
   }
   for (const AttrDef& a : attrs_) {
     if (!a.default_value && attrs.Find(a.name) == nullptr) {

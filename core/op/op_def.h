@@ -72,6 +72,9 @@ class OpDef {
   // Checks the definition itself (a programmer error if it fails): functions set,
   // names unique, at most one repeated input, outputs fixed.
   Status Validate() const;
+  // Checks one call attribute against the schema: an unknown name (the message lists
+  // the known ones) or a wrong type (naming the expected and the given type).
+  Status ValidateAttr(std::string_view name, const AttrValue& value) const;
   // Checks call attributes against the schema: unknown names, wrong types, missing
   // required attributes.
   Status ValidateAttrs(const AttrMap& attrs) const;

@@ -45,6 +45,17 @@ TEST(OpDefTest, ValidatesAttrs) {
             "sample: unknown attribute \"beta\"; known attributes: alpha, axes");
 }
 
+TEST(OpDefTest, ValidatesOneAttr) {
+  OpDef def = Sample();
+  EXPECT_TRUE(def.ValidateAttr("alpha", AttrValue::Float(2)).ok());
+  // One attribute alone: a missing required one is not its concern.
+  EXPECT_TRUE(def.ValidateAttr("axes", AttrValue::Ints({1})).ok());
+  EXPECT_EQ(def.ValidateAttr("alpha", AttrValue::Bool(true)).message(),
+            "sample: attribute \"alpha\" must be float but got bool true");
+  EXPECT_EQ(def.ValidateAttr("gamma", AttrValue::Int(1)).message(),
+            "sample: unknown attribute \"gamma\"; known attributes: alpha, axes");
+}
+
 TEST(OpDefTest, RejectsMalformedDefinitions) {
   EXPECT_EQ(OpDef("x").Input("a").SetSignatureFn(NoSigs).Validate().message(),
             "x: op definition has no shape function");

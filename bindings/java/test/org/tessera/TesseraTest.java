@@ -162,6 +162,133 @@ public final class TesseraTest {
         "tess_nd_sbp_create: num_axes is 0; expected 1 to 8", "no axes");
   }
 
+  private static void inference() {
+    Tessera.inferCacheClear();
+    try (Placement p = Placement.parse("cpu:[0,1]");
+        NdSbp s0 = NdSbp.parse("S(0)");
+        OpCall call = new OpCall("add").input(new long[] {4, 6}, "f32", p, s0)
+            .input(new long[] {4, 6}, "f32", "cpu:[0,1]", "S(1)");
+        InferResult r = call.infer();
+        NdSbp out = r.outputNdSbp(0);
+        NdSbp y = r.inputNdSbp(1);
+        Placement outP = r.outputPlacement(0);
+        Explanation e = call.explain()) {
+      checkEq(call.signature(), "add(x, y) -> (out)", "signature");
+      checkEq(call.numInputs(), 2L, "numInputs");
+      checkEq(r.numOutputs(), 1L, "numOutputs");
+      checkEq(out.toString(), "S(0)", "seed output nd-sbp");
+      checkEq(y.toString(), "S(0)", "seed y boxed to S(0)");
+      check(!r.needsBoxing(0) && r.needsBoxing(1), "needsBoxing");
+      checkEq(r.inputCost(1), 48.0, "inputCost");
+      checkEq(r.totalCost(), 48.0, "totalCost");
+      checkEq(r.signatureIndex(), 0, "signatureIndex");
+      check(r.numCandidates() > 1, "numCandidates");
+      check(Arrays.equals(r.outputShape(0), new long[] {4, 6}), "outputShape");
+      checkEq(r.outputDType(0), "f32", "outputDType");
+      check(outP.equals(p), "outputPlacement");
+      check(e.text().contains("  chosen: #0 x:S(0), y:S(0) -> out:S(0)\n"), "explain text");
+      check(e.text().contains("    y: S(1) -> S(0) (cost 48)\n"), "explain boxing");
+      check(e.json().contains("\"chosen\": 0,"), "explain json");
+      checkEq(e.failure(), "", "explain failure");
+      checkThrows(() -> r.outputShape(1), Tessera.OUT_OF_RANGE,
+          "tess_infer_result_output_ndim: output 1 is outside a result with 1 output",
+          "outputShape 1");
+      checkThrows(() -> r.inputNdSbp(2), Tessera.OUT_OF_RANGE,
+          "input 2 is outside a result with 2 inputs", "inputNdSbp 2");
+    }
+    try (OpCall call = new OpCall("matmul").attr("transpose_b", true)
+            .input(new long[] {64, 32}, "f32", "cpu:[0,1,2,3]", "S(0)")
+            .input(new long[] {16, 32}, "f32", "cpu:[0,1,2,3]", "B");
+        InferResult r = call.infer();
+        NdSbp out = r.outputNdSbp(0)) {
+      checkEq(out.toString(), "S(0)", "matmul output");
+      check(!r.needsBoxing(0) && !r.needsBoxing(1), "matmul no boxing");
+      check(Arrays.equals(r.outputShape(0), new long[] {64, 16}), "matmul shape");
+    }
+    try (OpCall call = new OpCall("matmul")
+            .input(new long[] {8, 6}, "f64", "cpu:[[0,1],[2,3]]", "(S(0), B)")
+            .input(new long[] {6, 4}, "f64", "cpu:[[0,1],[2,3]]", "(B, S(1))")
+            .constrainOutput(0, "(S(0), B)");
+        InferResult r = call.infer();
+        NdSbp out = r.outputNdSbp(0);
+        NdSbp b = r.inputNdSbp(1)) {
+      checkEq(out.toString(), "(S(0), B)", "2-d constrained output");
+      checkEq(b.toString(), "(B, B)", "2-d b boxed");
+      checkEq(r.outputDType(0), "f64", "2-d dtype");
+    }
+    try (OpCall cast = new OpCall("cast").attr("dtype", "i64");
+        OpCall t = new OpCall("transpose").attr("perm", new long[] {1, 0});
+        OpCall m = new OpCall("scalar_mul").attr("value", 2.5);
+        OpCall g = new OpCall("gather").attr("axis", 1L)) {
+      checkEq(cast.numInputs() + t.numInputs() + m.numInputs() + g.numInputs(), 0L, "attr kinds");
+    }
+    Tessera.InferCacheStats stats = Tessera.inferCacheStats();
+    checkEq(stats.misses, 3L, "cache misses");
+    try (OpCall call = new OpCall("relu").input(new long[] {8}, "f32", "cpu:[0,1]", "S(0)")) {
+      call.infer().close();
+      call.infer().close();
+    }
+    stats = Tessera.inferCacheStats();
+    checkEq(stats.misses, 4L, "cache miss");
+    checkEq(stats.hits, 1L, "cache hit");
+    checkEq(stats.size, 4L, "cache size");
+    Tessera.inferCacheSetCapacity(1);
+    checkEq(Tessera.inferCacheStats().capacity, 1L, "cache capacity");
+    checkThrows(() -> Tessera.inferCacheSetCapacity(0), Tessera.INVALID_ARGUMENT,
+        "tess_infer_cache_set_capacity: capacity is 0; expected >= 1", "capacity 0");
+    Tessera.inferCacheSetCapacity(4096);
+    Tessera.inferCacheClear();
+    checkEq(Tessera.inferCacheStats().misses, 0L, "cache cleared");
+    check(Arrays.asList(Tessera.opNames()).contains("matmul"), "opNames");
+    checkEq(Tessera.dtypeParse("bf16"), Tessera.DTYPE_BF16, "dtypeParse");
+    checkEq(Tessera.dtypeName(Tessera.DTYPE_I32), "i32", "dtypeName");
+  }
+
+  private static void inferenceBadInput() {
+    checkThrows(() -> new OpCall("matmull"), Tessera.NOT_FOUND,
+        "no op named \"matmull\"; did you mean: ", "unknown op");
+    checkThrows(() -> Tessera.dtypeParse("float"), Tessera.INVALID_ARGUMENT,
+        "unknown dtype \"float\"", "bad dtype");
+    try (OpCall call = new OpCall("matmul")) {
+      checkThrows(() -> call.attr("transpose_b", 1L), Tessera.INVALID_ARGUMENT,
+          "tess_op_call_set_attr_int: matmul: attribute \"transpose_b\" must be bool but got int 1",
+          "wrong attr type");
+      checkThrows(() -> call.attr("alpha", 0.5), Tessera.INVALID_ARGUMENT,
+          "matmul: unknown attribute \"alpha\"; known attributes: transpose_a, transpose_b",
+          "unknown attr");
+      checkThrows(() -> call.input(new long[] {4, -2}, "f32", "cpu:[0,1]", "B"),
+          Tessera.INVALID_ARGUMENT, "matmul: input \"a\": shape dim 1 is -2; dims must be >= 0",
+          "negative dim");
+      checkThrows(() -> call.input(new long[] {4, 2}, "f32", "cpu:[0,1]", "S(2)"),
+          Tessera.INVALID_ARGUMENT, "matmul: input \"a\": ", "bad nd-sbp");
+      call.input(new long[] {4, 2}, "f32", "cpu:[0,1]", "B");
+      checkThrows(() -> call.input(new long[] {2, 3}, "f32", "cpu:[0,1,2]", "B"),
+          Tessera.INVALID_ARGUMENT,
+          "matmul: input \"b\" is on placement cpu:[0,1,2] but input \"a\" is on cpu:[0,1]",
+          "placement mismatch");
+      checkThrows(() -> call.infer(), Tessera.INVALID_ARGUMENT,
+          "matmul: takes 2 inputs but got 1", "missing input");
+      checkThrows(() -> call.explain(), Tessera.INVALID_ARGUMENT,
+          "matmul: takes 2 inputs but got 1", "explain missing input");
+      checkThrows(() -> call.constrainOutput(1, "B"), Tessera.INVALID_ARGUMENT,
+          "constraint names output slot 1 but the op has 1 output", "bad output slot");
+    }
+    try (OpCall call = new OpCall("relu").input(new long[] {1}, "f32", "cpu:[0,1]", "B")
+            .constrainOutput(0, "S(0)")) {
+      checkThrows(() -> call.infer(), Tessera.INVALID_ARGUMENT,
+          "relu: no SBP signature fits the inputs x: B [1] on cpu:[0,1] with constraints out = "
+              + "S(0); candidates:\n  #0 x:S(0) -> out:S(0): input \"x\": S(0) splits axis 0",
+          "no fitting signature");
+      try (Explanation e = call.explain()) {
+        check(e.failure().startsWith("relu: no SBP signature fits"), "explain failure");
+      }
+    }
+    OpCall closed = new OpCall("relu");
+    closed.close();
+    checkThrows(() -> closed.infer(), Tessera.INVALID_ARGUMENT,
+        "tess_infer: argument \"call\" is NULL", "closed call");
+  }
+
   public static void main(String[] args) {
     versionAndStatus();
     runtime();
@@ -169,6 +296,8 @@ public final class TesseraTest {
     placementQueries();
     placementBadInput();
     ndSbp();
+    inference();
+    inferenceBadInput();
     System.out.println(checks + " checks, " + failures + " failures");
     System.exit(failures == 0 ? 0 : 1);
   }
