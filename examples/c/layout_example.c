@@ -51,11 +51,12 @@ int main(void) {
              check(tess_layout_range(&row_begin, &row_end, layout, 0), "tess_layout_range") ||
              check(tess_layout_range(&col_begin, &col_end, layout, 1), "tess_layout_range");
     if (!failed) {
-      printf("rank %d of %d: local shape (%lld, %lld) = rows [%lld, %lld) x cols [%lld, %lld) of "
-             "(6, 5) under %s on %s\n",
-             (int)rank, (int)size, (long long)rows, (long long)cols, (long long)row_begin,
-             (long long)row_end, (long long)col_begin, (long long)col_end,
-             tess_nd_sbp_string(nd_sbp), tess_placement_string(placement));
+      printf(
+          "rank %d of %d: local shape (%lld, %lld) = rows [%lld, %lld) x cols [%lld, %lld) of "
+          "(6, 5) under %s on %s\n",
+          (int)rank, (int)size, (long long)rows, (long long)cols, (long long)row_begin,
+          (long long)row_end, (long long)col_begin, (long long)col_end, tess_nd_sbp_string(nd_sbp),
+          tess_placement_string(placement));
     }
   }
   tess_layout_destroy(layout);
