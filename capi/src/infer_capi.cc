@@ -47,6 +47,17 @@ Status CheckIndex(const char* function, const char* what, size_t index, size_t c
                     (count == 1 ? "" : "s"));
 }
 
+// The one shape of every indexed result getter: OUT_OF_RANGE (naming `function`,
+// `what` and the count) unless index < items.size(), else *out = get(items[index]).
+template <typename Out, typename Items, typename Get>
+tess_status GetIndexed(const char* function, const char* what, Out* out, const Items& items,
+                       size_t index, Get get) {
+  Status s = CheckIndex(function, what, index, items.size());
+  if (!s.ok()) return Report(s);
+  *out = get(items[index]);
+  return TESS_OK;
+}
+
 tess_nd_sbp* NewNdSbp(const NdSbp& nd) { return new tess_nd_sbp{nd, nd.ToString()}; }
 
 tess_status Constrain(const char* function, tess_op_call* call, bool is_output, size_t slot,
@@ -239,11 +250,8 @@ tess_status tess_infer_result_output_ndim(size_t* out, const tess_infer_result* 
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(result);
   TESS_CAPI_BEGIN
-  const InferResult& r = *result->value;
-  Status s = CheckIndex(__func__, "output", output, r.outputs.size());
-  if (!s.ok()) return Report(s);
-  *out = static_cast<size_t>(r.outputs[output].shape.ndim());
-  return TESS_OK;
+  return GetIndexed(__func__, "output", out, result->value->outputs, output,
+                    [](const auto& item) { return static_cast<size_t>(item.shape.ndim()); });
   TESS_CAPI_END
 }
 
@@ -272,11 +280,8 @@ tess_status tess_infer_result_output_dtype(tess_dtype* out, const tess_infer_res
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(result);
   TESS_CAPI_BEGIN
-  const InferResult& r = *result->value;
-  Status s = CheckIndex(__func__, "output", output, r.outputs.size());
-  if (!s.ok()) return Report(s);
-  *out = static_cast<tess_dtype>(r.outputs[output].dtype);
-  return TESS_OK;
+  return GetIndexed(__func__, "output", out, result->value->outputs, output,
+                    [](const auto& item) { return static_cast<tess_dtype>(item.dtype); });
   TESS_CAPI_END
 }
 
@@ -285,11 +290,8 @@ tess_status tess_infer_result_output_placement(tess_placement** out,
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(result);
   TESS_CAPI_BEGIN
-  const InferResult& r = *result->value;
-  Status s = CheckIndex(__func__, "output", output, r.outputs.size());
-  if (!s.ok()) return Report(s);
-  *out = new tess_placement{r.outputs[output].placement};
-  return TESS_OK;
+  return GetIndexed(__func__, "output", out, result->value->outputs, output,
+                    [](const auto& item) { return new tess_placement{item.placement}; });
   TESS_CAPI_END
 }
 
@@ -298,11 +300,8 @@ tess_status tess_infer_result_output_nd_sbp(tess_nd_sbp** out, const tess_infer_
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(result);
   TESS_CAPI_BEGIN
-  const InferResult& r = *result->value;
-  Status s = CheckIndex(__func__, "output", output, r.outputs.size());
-  if (!s.ok()) return Report(s);
-  *out = NewNdSbp(r.outputs[output].nd_sbp);
-  return TESS_OK;
+  return GetIndexed(__func__, "output", out, result->value->outputs, output,
+                    [](const auto& item) { return NewNdSbp(item.nd_sbp); });
   TESS_CAPI_END
 }
 
@@ -318,11 +317,8 @@ tess_status tess_infer_result_input_nd_sbp(tess_nd_sbp** out, const tess_infer_r
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(result);
   TESS_CAPI_BEGIN
-  const InferResult& r = *result->value;
-  Status s = CheckIndex(__func__, "input", input, r.input_nd_sbps.size());
-  if (!s.ok()) return Report(s);
-  *out = NewNdSbp(r.input_nd_sbps[input]);
-  return TESS_OK;
+  return GetIndexed(__func__, "input", out, result->value->input_nd_sbps, input,
+                    [](const auto& item) { return NewNdSbp(item); });
   TESS_CAPI_END
 }
 
@@ -331,11 +327,8 @@ tess_status tess_infer_result_needs_boxing(int32_t* out, const tess_infer_result
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(result);
   TESS_CAPI_BEGIN
-  const InferResult& r = *result->value;
-  Status s = CheckIndex(__func__, "input", input, r.needs_boxing.size());
-  if (!s.ok()) return Report(s);
-  *out = r.needs_boxing[input] ? 1 : 0;
-  return TESS_OK;
+  return GetIndexed(__func__, "input", out, result->value->needs_boxing, input,
+                    [](bool boxed) { return boxed ? 1 : 0; });
   TESS_CAPI_END
 }
 
@@ -344,11 +337,8 @@ tess_status tess_infer_result_input_cost(double* out, const tess_infer_result* r
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(result);
   TESS_CAPI_BEGIN
-  const InferResult& r = *result->value;
-  Status s = CheckIndex(__func__, "input", input, r.input_costs.size());
-  if (!s.ok()) return Report(s);
-  *out = r.input_costs[input];
-  return TESS_OK;
+  return GetIndexed(__func__, "input", out, result->value->input_costs, input,
+                    [](const auto& item) { return item; });
   TESS_CAPI_END
 }
 
