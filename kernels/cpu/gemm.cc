@@ -26,7 +26,8 @@ std::string Describe(Transpose transpose_a, Transpose transpose_b, int64_t m, in
 Status CheckArguments(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n, int64_t k,
                       const void* a, int64_t lda, const void* b, int64_t ldb, const void* c,
                       int64_t ldc) {
-  const std::string call = Describe(transpose_a, transpose_b, m, n, k, lda, ldb, ldc);
+  // Built only on failure: the success path is the matmul hot path and allocates nothing.
+  auto call = [&] { return Describe(transpose_a, transpose_b, m, n, k, lda, ldb, ldc); };
   constexpr int64_t kMaxBlasInt = std::numeric_limits<blasint>::max();
   const struct {
     const char* name;
@@ -35,7 +36,7 @@ Status CheckArguments(Transpose transpose_a, Transpose transpose_b, int64_t m, i
   for (const auto& size : sizes) {
     if (size.value < 0 || size.value > kMaxBlasInt) {
       return InvalidArgument("Gemm: " + std::string(size.name) + "=" + std::to_string(size.value) +
-                             " is outside [0, " + std::to_string(kMaxBlasInt) + "] " + call);
+                             " is outside [0, " + std::to_string(kMaxBlasInt) + "] " + call());
     }
   }
   // Row-major storage: the stride of each matrix must cover the columns it stores.
@@ -43,19 +44,19 @@ Status CheckArguments(Transpose transpose_a, Transpose transpose_b, int64_t m, i
   const int64_t b_cols = transpose_b == Transpose::kYes ? k : n;
   if (lda < std::max<int64_t>(1, a_cols)) {
     return InvalidArgument("Gemm: lda=" + std::to_string(lda) + " is less than max(1, " +
-                           std::to_string(a_cols) + "), the column count of A " + call);
+                           std::to_string(a_cols) + "), the column count of A " + call());
   }
   if (ldb < std::max<int64_t>(1, b_cols)) {
     return InvalidArgument("Gemm: ldb=" + std::to_string(ldb) + " is less than max(1, " +
-                           std::to_string(b_cols) + "), the column count of B " + call);
+                           std::to_string(b_cols) + "), the column count of B " + call());
   }
   if (ldc < std::max<int64_t>(1, n)) {
     return InvalidArgument("Gemm: ldc=" + std::to_string(ldc) + " is less than max(1, " +
-                           std::to_string(n) + "), the column count of C " + call);
+                           std::to_string(n) + "), the column count of C " + call());
   }
-  if (a == nullptr && m > 0 && k > 0) return InvalidArgument("Gemm: a is null " + call);
-  if (b == nullptr && k > 0 && n > 0) return InvalidArgument("Gemm: b is null " + call);
-  if (c == nullptr && m > 0 && n > 0) return InvalidArgument("Gemm: c is null " + call);
+  if (a == nullptr && m > 0 && k > 0) return InvalidArgument("Gemm: a is null " + call());
+  if (b == nullptr && k > 0 && n > 0) return InvalidArgument("Gemm: b is null " + call());
+  if (c == nullptr && m > 0 && n > 0) return InvalidArgument("Gemm: c is null " + call());
   return Status::Ok();
 }
 

@@ -1,0 +1,129 @@
+// Element arithmetic with defined results for every input, shared by the CPU kernels:
+// integer add/sub/mul/neg wrap (two's complement, as NumPy), max/min propagate NaN (as
+// NumPy's maximum/minimum), and conversions saturate (float -> int truncates toward
+// zero, NaN -> 0; int -> narrower int clamps). Saturation keeps every conversion
+// non-decreasing, which cast's P(max)/P(min) signatures rely on.
+#ifndef TESSERA_KERNELS_CPU_ARITH_H_
+#define TESSERA_KERNELS_CPU_ARITH_H_
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace tessera {
+namespace kernels {
+namespace cpu {
+
+// Sums of floats accumulate in double; integers accumulate (wrapping) in their own
+// type.
+template <typename T>
+using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+
+template <typename T>
+inline T Add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+
+template <typename T>
+inline T Sub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+
+template <typename T>
+inline T Mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
+template <typename T>
+inline T Neg(T a) {
+  return Sub(T(0), a);
+}
+
+// Integer division truncates toward zero; the caller rules out b == 0. The one
+// overflowing quotient, lowest / -1, wraps to lowest.
+template <typename T>
+inline T Div(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return b == T(-1) ? Neg(a) : static_cast<T>(a / b);
+  } else {
+    return a / b;
+  }
+}
+
+template <typename T>
+inline T Max(T a, T b) {
+  return (b > a || b != b) ? b : a;  // b != b: b is NaN
+}
+
+template <typename T>
+inline T Min(T a, T b) {
+  return (b < a || b != b) ? b : a;
+}
+
+// The identities of Max and Min: what an empty max (min) reduces to.
+template <typename T>
+inline constexpr T Lowest() {
+  if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::lowest();
+}
+template <typename T>
+inline constexpr T Highest() {
+  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+  return std::numeric_limits<T>::max();
+}
+
+// Saturating conversion (see the file comment).
+template <typename To, typename From>
+inline To Convert(From v) {
+  if constexpr (std::is_same_v<To, From> || std::is_floating_point_v<To>) {
+    return static_cast<To>(v);
+  } else if constexpr (std::is_floating_point_v<From>) {
+    // -2^31 / -2^63 and their negations are exact in float and double.
+    constexpr From kLo = static_cast<From>(std::numeric_limits<To>::lowest());
+    constexpr From kHi = -kLo;
+    if (v != v) return To(0);
+    if (v <= kLo) return std::numeric_limits<To>::lowest();
+    if (v >= kHi) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else if constexpr (sizeof(To) >= sizeof(From)) {
+    return static_cast<To>(v);
+  } else {
+    if (v < static_cast<From>(std::numeric_limits<To>::lowest())) {
+      return std::numeric_limits<To>::lowest();
+    }
+    if (v > static_cast<From>(std::numeric_limits<To>::max())) {
+      return std::numeric_limits<To>::max();
+    }
+    return static_cast<To>(v);
+  }
+}
+
+// True when the double `v` is an integer that T holds exactly.
+template <typename T>
+inline bool IsExactInteger(double v) {
+  static_assert(std::is_integral_v<T>, "integer types only");
+  constexpr double kLo = static_cast<double>(std::numeric_limits<T>::lowest());
+  return v == std::floor(v) && v >= kLo && v < -kLo;
+}
+
+}  // namespace cpu
+}  // namespace kernels
+}  // namespace tessera
+
+#endif  // TESSERA_KERNELS_CPU_ARITH_H_

@@ -1,0 +1,39 @@
+#include "kernels/cpu/dispatch.h"
+
+#include <string>
+
+#include "kernels/common/kernel_args.h"
+
+namespace tessera {
+namespace kernels {
+namespace cpu {
+
+bool InSet(DType dtype, DTypeSet set) {
+  const bool floating = dtype == DType::kF32 || dtype == DType::kF64;
+  const bool index = dtype == DType::kI32 || dtype == DType::kI64;
+  switch (set) {
+    case DTypeSet::kFloating: return floating;
+    case DTypeSet::kNumeric: return floating || index;
+    case DTypeSet::kIndex: return index;
+  }
+  return false;
+}
+
+const char* SetNames(DTypeSet set) {
+  switch (set) {
+    case DTypeSet::kFloating: return "f32, f64";
+    case DTypeSet::kNumeric: return "f32, f64, i32, i64";
+    case DTypeSet::kIndex: return "i32, i64";
+  }
+  return "";
+}
+
+Status UnsupportedDType(const KernelContext& ctx, int input_slot, DTypeSet set) {
+  return KernelError(ctx, "input \"" + InputName(ctx, input_slot) + "\" has dtype " +
+                              DTypeName(ctx.inputs[input_slot].dtype) +
+                              "; the cpu kernel supports " + SetNames(set));
+}
+
+}  // namespace cpu
+}  // namespace kernels
+}  // namespace tessera

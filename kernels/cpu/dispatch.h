@@ -1,0 +1,70 @@
+// Dtype dispatch, once per kernel call: a generic lambda receives Type<T> and runs the
+// typed loops, so no per-element branch or indirect call is left in them.
+#ifndef TESSERA_KERNELS_CPU_DISPATCH_H_
+#define TESSERA_KERNELS_CPU_DISPATCH_H_
+
+#include <cstdint>
+
+#include "core/common/dtype.h"
+#include "core/common/status.h"
+#include "kernels/common/kernel.h"
+
+namespace tessera {
+namespace kernels {
+namespace cpu {
+
+// The element type as a value, for generic lambdas: [&](auto t) { using T = typename
+// decltype(t)::type; ... }.
+template <typename T>
+struct Type {
+  using type = T;
+};
+
+enum class DTypeSet {
+  kFloating,  // f32, f64
+  kNumeric,   // f32, f64, i32, i64
+  kIndex,     // i32, i64
+};
+
+bool InSet(DType dtype, DTypeSet set);
+// "f32, f64" and so on.
+const char* SetNames(DTypeSet set);
+
+// "<op>: input \"x\" has dtype i32; the cpu kernel supports f32, f64".
+Status UnsupportedDType(const KernelContext& ctx, int input_slot, DTypeSet set);
+
+// Calls fn(Type<T>{}) for `dtype`, which must be in kSet (check with InSet first).
+template <DTypeSet kSet, typename Fn>
+Status Visit(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kF32:
+      if constexpr (kSet != DTypeSet::kIndex) return fn(Type<float>{});
+      break;
+    case DType::kF64:
+      if constexpr (kSet != DTypeSet::kIndex) return fn(Type<double>{});
+      break;
+    case DType::kI32:
+      if constexpr (kSet != DTypeSet::kFloating) return fn(Type<int32_t>{});
+      break;
+    case DType::kI64:
+      if constexpr (kSet != DTypeSet::kFloating) return fn(Type<int64_t>{});
+      break;
+    default: break;
+  }
+  return Internal(std::string("Visit: dtype ") + DTypeName(dtype) + " is not in " + SetNames(kSet));
+}
+
+// Calls fn(Type<T>{}) for the dtype of input `input_slot`, or names the op, the input
+// and the dtype when the kernel does not support it.
+template <DTypeSet kSet, typename Fn>
+Status Dispatch(const KernelContext& ctx, int input_slot, Fn&& fn) {
+  const DType dtype = ctx.inputs[input_slot].dtype;
+  if (!InSet(dtype, kSet)) return UnsupportedDType(ctx, input_slot, kSet);
+  return Visit<kSet>(dtype, fn);
+}
+
+}  // namespace cpu
+}  // namespace kernels
+}  // namespace tessera
+
+#endif  // TESSERA_KERNELS_CPU_DISPATCH_H_

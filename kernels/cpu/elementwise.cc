@@ -1,0 +1,282 @@
+// Elementwise kernels: unary math, scalar_add / scalar_mul, cast, add_n, and the
+// NumPy-broadcasting binary ops.
+//
+// Dtypes: relu, neg, identity, scalar ops, cast, add_n and the binary ops take f32,
+// f64, i32 and i64; gelu, exp, sqrt, tanh and sigmoid are floating only (as their
+// shape functions say). Integer semantics are arith.h's: wrapping add/sub/mul/neg,
+// truncating div (a zero divisor is an error), NaN-propagating maximum/minimum.
+// gelu is the exact (erf) form x * Phi(x) that the op's doc names.
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/arith.h"
+#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/families.h"
+#include "kernels/cpu/strided_loop.h"
+
+namespace tessera {
+namespace kernels {
+namespace cpu {
+namespace {
+
+// ---- unary ----
+
+enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid };
+
+template <Unary kOp, typename T>
+T Apply(T x) {
+  if constexpr (kOp == Unary::kRelu) return x < T(0) ? T(0) : x;  // NaN stays NaN
+  if constexpr (kOp == Unary::kGelu) {
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  }
+  if constexpr (kOp == Unary::kExp) return std::exp(x);
+  if constexpr (kOp == Unary::kNeg) return Neg(x);
+  if constexpr (kOp == Unary::kSqrt) return std::sqrt(x);
+  if constexpr (kOp == Unary::kTanh) return std::tanh(x);
+  if constexpr (kOp == Unary::kSigmoid) {
+    // Either branch exponentiates a non-positive number, so neither overflows.
+    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+    const T e = std::exp(x);
+    return e / (T(1) + e);
+  }
+}
+
+template <Unary kOp, DTypeSet kSet>
+Status UnaryKernel(const KernelContext& ctx) {
+  const LocalTensor& x = ctx.inputs[0];
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, x.shape, x.dtype));
+  return Dispatch<kSet>(ctx, 0, [&](auto t) {
+    using T = typename decltype(t)::type;
+    const T* in = In<T>(ctx, 0);
+    T* out = Out<T>(ctx, 0);
+    const int64_t n = x.shape.num_elements();
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(in[i]);
+    return Status::Ok();
+  });
+}
+
+// identity (and any copy of a whole tensor): bytes, for every supported dtype.
+Status IdentityKernel(const KernelContext& ctx) {
+  const LocalTensor& x = ctx.inputs[0];
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, x.shape, x.dtype));
+  const size_t bytes = static_cast<size_t>(x.shape.num_elements()) * DTypeSize(x.dtype);
+  if (bytes > 0) std::memcpy(ctx.outputs[0].data, x.data, bytes);
+  return Status::Ok();
+}
+
+// ---- binary arithmetic, shared by the scalar and the broadcasting ops ----
+
+enum class Binary { kAdd, kSub, kMul, kDiv, kMax, kMin };
+
+template <Binary kOp, typename T>
+T Apply(T a, T b) {
+  if constexpr (kOp == Binary::kAdd) return Add(a, b);
+  if constexpr (kOp == Binary::kSub) return Sub(a, b);
+  if constexpr (kOp == Binary::kMul) return Mul(a, b);
+  if constexpr (kOp == Binary::kDiv) return Div(a, b);
+  if constexpr (kOp == Binary::kMax) return Max(a, b);
+  if constexpr (kOp == Binary::kMin) return Min(a, b);
+}
+
+// ---- scalar_add / scalar_mul ----
+
+// out = x (op) value. On integer tensors an integral value that the type holds is
+// exact (wrapping) integer arithmetic; any other value is applied in double and
+// converted back with Convert (truncation toward zero, saturating).
+template <Binary kOp>
+Status ScalarKernel(const KernelContext& ctx) {
+  const LocalTensor& x = ctx.inputs[0];
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, x.shape, x.dtype));
+  TESS_ASSIGN_OR_RETURN(const double value, FloatAttr(ctx, "value"));
+  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
+    using T = typename decltype(t)::type;
+    const T* in = In<T>(ctx, 0);
+    T* out = Out<T>(ctx, 0);
+    const int64_t n = x.shape.num_elements();
+    bool exact = true;
+    if constexpr (std::is_integral_v<T>) exact = IsExactInteger<T>(value);
+    if (exact) {
+      const T c = static_cast<T>(value);
+      for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(in[i], c);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        out[i] = Convert<T>(Apply<kOp>(static_cast<double>(in[i]), value));
+      }
+    }
+    return Status::Ok();
+  });
+}
+
+// ---- cast ----
+
+Status CastKernel(const KernelContext& ctx) {
+  const LocalTensor& x = ctx.inputs[0];
+  TESS_ASSIGN_OR_RETURN(const DType to, DTypeAttr(ctx, "dtype"));
+  if (!InSet(to, DTypeSet::kNumeric)) {
+    return KernelError(ctx, std::string("attribute \"dtype\" is ") + DTypeName(to) +
+                                "; the cpu kernel supports " + SetNames(DTypeSet::kNumeric));
+  }
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, x.shape, to));
+  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto from_t) {
+    using From = typename decltype(from_t)::type;
+    return Visit<DTypeSet::kNumeric>(to, [&](auto to_t) {
+      using To = typename decltype(to_t)::type;
+      const From* in = In<From>(ctx, 0);
+      To* out = Out<To>(ctx, 0);
+      const int64_t n = x.shape.num_elements();
+      for (int64_t i = 0; i < n; ++i) out[i] = Convert<To>(in[i]);
+      return Status::Ok();
+    });
+  });
+}
+
+// ---- add_n ----
+
+Status AddNKernel(const KernelContext& ctx) {
+  const LocalTensor& first = ctx.inputs[0];
+  for (int k = 1; k < ctx.num_inputs; ++k) {
+    TESS_RETURN_IF_ERROR(ExpectDType(ctx, k, first.dtype, "in[0]"));
+    if (ctx.inputs[k].shape != first.shape) {
+      return KernelError(ctx, "input \"" + InputName(ctx, k) + "\" has shape " +
+                                  ctx.inputs[k].shape.ToString() + " but \"in[0]\" has " +
+                                  first.shape.ToString() + "; add_n does not broadcast");
+    }
+  }
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, first.shape, first.dtype));
+  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
+    using T = typename decltype(t)::type;
+    T* out = Out<T>(ctx, 0);
+    const int64_t n = first.shape.num_elements();
+    const T* a = In<T>(ctx, 0);
+    const T* b = In<T>(ctx, 1);
+    for (int64_t i = 0; i < n; ++i) out[i] = Add(a[i], b[i]);
+    for (int k = 2; k < ctx.num_inputs; ++k) {
+      const T* c = In<T>(ctx, k);
+      for (int64_t i = 0; i < n; ++i) out[i] = Add(out[i], c[i]);
+    }
+    return Status::Ok();
+  });
+}
+
+// ---- binary, NumPy broadcasting ----
+
+Result<Shape> BroadcastShape(const KernelContext& ctx, const Shape& x, const Shape& y) {
+  const int nd = x.ndim() > y.ndim() ? x.ndim() : y.ndim();
+  Shape out = x.ndim() >= y.ndim() ? x : y;
+  for (int i = 0; i < nd; ++i) {
+    const int ix = i - (nd - x.ndim());
+    const int iy = i - (nd - y.ndim());
+    const int64_t dx = ix >= 0 ? x.dim(ix) : 1;
+    const int64_t dy = iy >= 0 ? y.dim(iy) : 1;
+    if (dx != dy && dx != 1 && dy != 1) {
+      return KernelError(ctx, "inputs \"x\" " + x.ToString() + " and \"y\" " + y.ToString() +
+                                  " do not broadcast: output axis " + std::to_string(i) + " has " +
+                                  std::to_string(dx) + " in x and " + std::to_string(dy) + " in y");
+    }
+    out.set_dim(i, dx == 1 ? dy : dx);
+  }
+  return out;
+}
+
+// Strides of `operand` right-aligned against `out`: 0 where it is broadcast.
+void BroadcastStrides(const Shape& operand, const Shape& out, int64_t* strides) {
+  int64_t own[Shape::kMaxDims];
+  ContiguousStrides(operand, own);
+  const int shift = out.ndim() - operand.ndim();
+  for (int i = 0; i < out.ndim(); ++i) {
+    const int j = i - shift;
+    strides[i] = (j >= 0 && operand.dim(j) != 1) ? own[j] : 0;
+  }
+}
+
+template <Binary kOp, typename T>
+void BinaryRun(const T* x, const T* y, T* out, int64_t n, int64_t sx, int64_t sy) {
+  if (sx == 1 && sy == 1) {
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(x[i], y[i]);
+  } else if (sx == 1 && sy == 0) {
+    const T b = *y;
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(x[i], b);
+  } else if (sx == 0 && sy == 1) {
+    const T a = *x;
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(a, y[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(x[i * sx], y[i * sy]);
+  }
+}
+
+// The zero divisor an integer div would hit, as an error naming its position in y.
+template <typename T>
+Status CheckNoZeroDivisor(const KernelContext& ctx, const T* y, const Shape& shape) {
+  const int64_t n = shape.num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    if (y[i] == T(0)) {
+      return KernelError(
+          ctx, "input \"y\" has 0 at " + IndexString(shape, i) + "; integer division by zero");
+    }
+  }
+  return Status::Ok();
+}
+
+template <Binary kOp>
+Status BinaryKernel(const KernelContext& ctx) {
+  const LocalTensor& x = ctx.inputs[0];
+  const LocalTensor& y = ctx.inputs[1];
+  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 1, x.dtype, "x"));
+  TESS_ASSIGN_OR_RETURN(const Shape shape, BroadcastShape(ctx, x.shape, y.shape));
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, shape, x.dtype));
+  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
+    using T = typename decltype(t)::type;
+    const T* xp = In<T>(ctx, 0);
+    const T* yp = In<T>(ctx, 1);
+    T* out = Out<T>(ctx, 0);
+    if (shape.num_elements() == 0) return Status::Ok();
+    if constexpr (kOp == Binary::kDiv && std::is_integral_v<T>) {
+      TESS_RETURN_IF_ERROR(CheckNoZeroDivisor(ctx, yp, y.shape));
+    }
+    if (x.shape == y.shape) {
+      BinaryRun<kOp>(xp, yp, out, shape.num_elements(), 1, 1);
+      return Status::Ok();
+    }
+    int64_t strides[3][Shape::kMaxDims];
+    BroadcastStrides(x.shape, shape, strides[0]);
+    BroadcastStrides(y.shape, shape, strides[1]);
+    ContiguousStrides(shape, strides[2]);
+    StridedLoop<3>(shape, strides).Run([&](const int64_t* off, int64_t n, const int64_t* st) {
+      BinaryRun<kOp>(xp + off[0], yp + off[1], out + off[2], n, st[0], st[1]);
+    });
+    return Status::Ok();
+  });
+}
+
+}  // namespace
+
+Status RegisterElementwiseKernels(KernelRegistry* r) {
+  constexpr DTypeSet kNum = DTypeSet::kNumeric;
+  constexpr DTypeSet kFloat = DTypeSet::kFloating;
+  const KernelEntry kernels[] = {
+      {"relu", Checked<UnaryKernel<Unary::kRelu, kNum>>},
+      {"gelu", Checked<UnaryKernel<Unary::kGelu, kFloat>>},
+      {"exp", Checked<UnaryKernel<Unary::kExp, kFloat>>},
+      {"neg", Checked<UnaryKernel<Unary::kNeg, kNum>>},
+      {"sqrt", Checked<UnaryKernel<Unary::kSqrt, kFloat>>},
+      {"tanh", Checked<UnaryKernel<Unary::kTanh, kFloat>>},
+      {"sigmoid", Checked<UnaryKernel<Unary::kSigmoid, kFloat>>},
+      {"identity", Checked<IdentityKernel>},
+      {"scalar_add", Checked<ScalarKernel<Binary::kAdd>>},
+      {"scalar_mul", Checked<ScalarKernel<Binary::kMul>>},
+      {"cast", Checked<CastKernel>},
+      {"add_n", Checked<AddNKernel>},
+      {"add", Checked<BinaryKernel<Binary::kAdd>>},
+      {"sub", Checked<BinaryKernel<Binary::kSub>>},
+      {"mul", Checked<BinaryKernel<Binary::kMul>>},
+      {"div", Checked<BinaryKernel<Binary::kDiv>>},
+      {"maximum", Checked<BinaryKernel<Binary::kMax>>},
+      {"minimum", Checked<BinaryKernel<Binary::kMin>>},
+  };
+  return RegisterAll(r, kernels);
+}
+
+}  // namespace cpu
+}  // namespace kernels
+}  // namespace tessera

@@ -1,0 +1,138 @@
+// reduce_sum, reduce_mean, reduce_max, reduce_min over a set of axes ([] = all), with
+// keepdims. One pass over x in memory order: each inner run either folds into one
+// output element (a reduced innermost axis) or combines elementwise into a row of the
+// output (a kept innermost axis), so both cases read x contiguously.
+//
+// Float sums accumulate each run in double; integer sums wrap. An empty max (min) is
+// the identity -inf / lowest (+inf / highest), which the P(max) signatures over split
+// axes rely on; an empty mean is NaN. max and min propagate NaN.
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/arith.h"
+#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/families.h"
+#include "kernels/cpu/strided_loop.h"
+
+namespace tessera {
+namespace kernels {
+namespace cpu {
+namespace {
+
+enum class Kind { kSum, kMean, kMax, kMin };
+
+template <Kind kKind, typename T>
+struct Reducer {
+  using A = std::conditional_t<kKind == Kind::kSum || kKind == Kind::kMean, Acc<T>, T>;
+  static constexpr T Identity() {
+    if constexpr (kKind == Kind::kMax) return Lowest<T>();
+    if constexpr (kKind == Kind::kMin) return Highest<T>();
+    return T(0);
+  }
+  template <typename U>
+  static U Combine(U a, U b) {
+    if constexpr (kKind == Kind::kMax) return Max(a, b);
+    if constexpr (kKind == Kind::kMin) return Min(a, b);
+    return Add(a, b);
+  }
+};
+
+struct ReducePlan {
+  bool reduced[Shape::kMaxDims] = {};
+  Shape out;
+  int64_t count = 1;  // x elements folded into each output element
+};
+
+Result<ReducePlan> PlanReduce(const KernelContext& ctx) {
+  const Shape& x = ctx.inputs[0].shape;
+  TESS_ASSIGN_OR_RETURN(const std::vector<int64_t>* axes, IntsAttr(ctx, "axes"));
+  TESS_ASSIGN_OR_RETURN(const bool keepdims, BoolAttr(ctx, "keepdims"));
+  ReducePlan plan;
+  for (int i = 0; i < x.ndim(); ++i) plan.reduced[i] = axes->empty();
+  for (int64_t a : *axes) {
+    TESS_ASSIGN_OR_RETURN(const int axis, NormalizeAxis(ctx, "axes", a, 0));
+    if (plan.reduced[axis]) {
+      return KernelError(ctx, "attribute \"axes\" names axis " + std::to_string(axis) + " twice");
+    }
+    plan.reduced[axis] = true;
+  }
+  int64_t dims[Shape::kMaxDims];
+  int nd = 0;
+  for (int i = 0; i < x.ndim(); ++i) {
+    if (plan.reduced[i]) plan.count *= x.dim(i);
+    if (!plan.reduced[i]) {
+      dims[nd++] = x.dim(i);
+    } else if (keepdims) {
+      dims[nd++] = 1;
+    }
+  }
+  TESS_ASSIGN_OR_RETURN(plan.out, Shape::Make(dims, static_cast<size_t>(nd)));
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, ctx.inputs[0].dtype));
+  return plan;
+}
+
+template <Kind kKind, typename T>
+void Reduce(const ReducePlan& plan, const Shape& xs, const T* x, T* out) {
+  using R = Reducer<kKind, T>;
+  using A = typename R::A;
+  const int64_t out_n = plan.out.num_elements();
+  for (int64_t i = 0; i < out_n; ++i) out[i] = R::Identity();
+  // Output strides over x's axes: kept axes step through the output (whose layout is
+  // the same with or without keepdims), reduced axes stay put.
+  int64_t strides[2][Shape::kMaxDims];
+  ContiguousStrides(xs, strides[0]);
+  int64_t s = 1;
+  for (int i = xs.ndim() - 1; i >= 0; --i) {
+    strides[1][i] = plan.reduced[i] ? 0 : s;
+    if (!plan.reduced[i]) s *= xs.dim(i);
+  }
+  StridedLoop<2>(xs, strides).Run([&](const int64_t* off, int64_t n, const int64_t* st) {
+    const T* in = x + off[0];
+    T* o = out + off[1];
+    if (st[1] == 0) {
+      A acc = static_cast<A>(R::Identity());
+      for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, static_cast<A>(in[i * st[0]]));
+      *o = static_cast<T>(R::Combine(static_cast<A>(*o), acc));
+    } else if (st[0] == 1 && st[1] == 1) {
+      for (int64_t i = 0; i < n; ++i) o[i] = R::Combine(o[i], in[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) o[i * st[1]] = R::Combine(o[i * st[1]], in[i * st[0]]);
+    }
+  });
+  if constexpr (kKind == Kind::kMean) {
+    if (plan.count == 0) {
+      for (int64_t i = 0; i < out_n; ++i) out[i] = std::numeric_limits<T>::quiet_NaN();
+    } else {
+      const T count = static_cast<T>(plan.count);
+      for (int64_t i = 0; i < out_n; ++i) out[i] /= count;
+    }
+  }
+}
+
+template <Kind kKind>
+Status ReduceKernel(const KernelContext& ctx) {
+  TESS_ASSIGN_OR_RETURN(const ReducePlan plan, PlanReduce(ctx));
+  constexpr DTypeSet kSet = kKind == Kind::kMean ? DTypeSet::kFloating : DTypeSet::kNumeric;
+  return Dispatch<kSet>(ctx, 0, [&](auto t) {
+    using T = typename decltype(t)::type;
+    Reduce<kKind>(plan, ctx.inputs[0].shape, In<T>(ctx, 0), Out<T>(ctx, 0));
+    return Status::Ok();
+  });
+}
+
+}  // namespace
+
+Status RegisterReduceKernels(KernelRegistry* r) {
+  const KernelEntry kernels[] = {
+      {"reduce_sum", Checked<ReduceKernel<Kind::kSum>>},
+      {"reduce_mean", Checked<ReduceKernel<Kind::kMean>>},
+      {"reduce_max", Checked<ReduceKernel<Kind::kMax>>},
+      {"reduce_min", Checked<ReduceKernel<Kind::kMin>>},
+  };
+  return RegisterAll(r, kernels);
+}
+
+}  // namespace cpu
+}  // namespace kernels
+}  // namespace tessera

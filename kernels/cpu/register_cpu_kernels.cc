@@ -1,0 +1,22 @@
+#include "kernels/cpu/register_cpu_kernels.h"
+
+#include "kernels/cpu/families.h"
+
+namespace tessera {
+namespace kernels {
+namespace cpu {
+
+Status RegisterCpuKernels(KernelRegistry* registry) {
+  if (registry == nullptr) return InvalidArgument("RegisterCpuKernels: registry is null");
+  TESS_RETURN_IF_ERROR(RegisterElementwiseKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterMatmulKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterReduceKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterSoftmaxKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterNnKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
+  return RegisterGatherKernels(registry);
+}
+
+}  // namespace cpu
+}  // namespace kernels
+}  // namespace tessera

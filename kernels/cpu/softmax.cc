@@ -1,0 +1,169 @@
+// softmax and log_softmax along any axis, and sparse_softmax_cross_entropy along the
+// last. Numerically stable: every exponent is x - max(row) <= 0, sums accumulate in
+// double, and log_softmax is (x - max) - log(sum) rather than log(softmax). A row
+// holding NaN or +inf (or only -inf) comes out NaN, as in NumPy-style references.
+//
+// A row along the last axis is contiguous. Along an inner axis, rows are strided by
+// `inner`, so the kernel handles a block of up to kBlock neighbouring rows at once with
+// their maxima and sums on the stack: every loop then runs along contiguous memory.
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/cpu/arith.h"
+#include "kernels/cpu/dispatch.h"
+#include "kernels/cpu/families.h"
+
+namespace tessera {
+namespace kernels {
+namespace cpu {
+namespace {
+
+constexpr int64_t kBlock = 64;
+
+template <typename T>
+struct RowStats {
+  T max;
+  double sum;  // of exp(x - max)
+};
+
+// One contiguous row: writes softmax (or log_softmax) to out, returns max and sum.
+template <bool kLog, typename T>
+RowStats<T> SoftmaxRow(const T* x, T* out, int64_t n) {
+  T m = Lowest<T>();
+  for (int64_t i = 0; i < n; ++i) m = Max(m, x[i]);
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T e = std::exp(x[i] - m);
+    if constexpr (!kLog) out[i] = e;
+    sum += e;
+  }
+  if constexpr (kLog) {
+    const T log_sum = static_cast<T>(std::log(sum));
+    for (int64_t i = 0; i < n; ++i) out[i] = (x[i] - m) - log_sum;
+  } else {
+    const T inv = static_cast<T>(1.0 / sum);
+    for (int64_t i = 0; i < n; ++i) out[i] *= inv;
+  }
+  return {m, sum};
+}
+
+// `width` <= kBlock rows along an inner axis: element a of row j sits at a * inner + j.
+template <bool kLog, typename T>
+void SoftmaxBlock(const T* x, T* out, int64_t len, int64_t inner, int64_t width) {
+  T m[kBlock];
+  double sum[kBlock];
+  T scale[kBlock];
+  std::fill(m, m + width, Lowest<T>());
+  std::fill(sum, sum + width, 0.0);
+  for (int64_t a = 0; a < len; ++a) {
+    const T* row = x + a * inner;
+    for (int64_t j = 0; j < width; ++j) m[j] = Max(m[j], row[j]);
+  }
+  for (int64_t a = 0; a < len; ++a) {
+    const T* row = x + a * inner;
+    T* o = out + a * inner;
+    for (int64_t j = 0; j < width; ++j) {
+      const T e = std::exp(row[j] - m[j]);
+      o[j] = kLog ? row[j] - m[j] : e;
+      sum[j] += e;
+    }
+  }
+  for (int64_t j = 0; j < width; ++j) {
+    scale[j] = static_cast<T>(kLog ? std::log(sum[j]) : 1.0 / sum[j]);
+  }
+  for (int64_t a = 0; a < len; ++a) {
+    T* o = out + a * inner;
+    for (int64_t j = 0; j < width; ++j) o[j] = kLog ? o[j] - scale[j] : o[j] * scale[j];
+  }
+}
+
+template <bool kLog>
+Status SoftmaxKernel(const KernelContext& ctx) {
+  const LocalTensor& x = ctx.inputs[0];
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, x.shape, x.dtype));
+  TESS_ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttr(ctx, "axis"));
+  TESS_ASSIGN_OR_RETURN(const int axis, NormalizeAxis(ctx, "axis", axis_attr, 0));
+  return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
+    using T = typename decltype(t)::type;
+    int64_t outer = 1, inner = 1;
+    for (int i = 0; i < axis; ++i) outer *= x.shape.dim(i);
+    for (int i = axis + 1; i < x.shape.ndim(); ++i) inner *= x.shape.dim(i);
+    const int64_t len = x.shape.dim(axis);
+    const T* in = In<T>(ctx, 0);
+    T* out = Out<T>(ctx, 0);
+    for (int64_t o = 0; o < outer; ++o) {
+      const int64_t base = o * len * inner;
+      if (inner == 1) {
+        SoftmaxRow<kLog>(in + base, out + base, len);
+        continue;
+      }
+      for (int64_t j = 0; j < inner; j += kBlock) {
+        SoftmaxBlock<kLog>(in + base + j, out + base + j, len, inner, std::min(kBlock, inner - j));
+      }
+    }
+    return Status::Ok();
+  });
+}
+
+// prob = softmax(prediction) over the last axis; out = -log prob[label], computed as
+// log(sum) - (x[label] - max) so a vanishing probability still gives a finite loss.
+Status SparseSoftmaxCrossEntropyKernel(const KernelContext& ctx) {
+  const LocalTensor& pred = ctx.inputs[0];
+  const LocalTensor& label = ctx.inputs[1];
+  const int nd = pred.shape.ndim();
+  if (nd < 1) {
+    return KernelError(ctx, "input \"prediction\" has shape " + pred.shape.ToString() +
+                                "; expected at least 1 dim (the class axis)");
+  }
+  TESS_ASSIGN_OR_RETURN(const Shape batch,
+                        Shape::Make(pred.shape.data(), static_cast<size_t>(nd - 1)));
+  if (label.shape != batch) {
+    return KernelError(ctx, "input \"label\" has shape " + label.shape.ToString() +
+                                " but \"prediction\" " + pred.shape.ToString() + " needs " +
+                                batch.ToString() + " (all but the class axis)");
+  }
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, pred.shape, pred.dtype));
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 1, batch, pred.dtype));
+  const int64_t rows = batch.num_elements();
+  const int64_t classes = pred.shape.dim(nd - 1);
+  return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
+    using T = typename decltype(t)::type;
+    return Dispatch<DTypeSet::kIndex>(ctx, 1, [&](auto it) {
+      using I = typename decltype(it)::type;
+      const I* labels = In<I>(ctx, 1);
+      // All labels first, so a bad one leaves the outputs untouched.
+      for (int64_t r = 0; r < rows; ++r) {
+        if (labels[r] < 0 || labels[r] >= classes) {
+          return KernelError(ctx, "label" + IndexString(batch, r) + " = " +
+                                      std::to_string(labels[r]) + " is outside [0, " +
+                                      std::to_string(classes) +
+                                      "), the classes of \"prediction\" " + pred.shape.ToString());
+        }
+      }
+      const T* x = In<T>(ctx, 0);
+      T* prob = Out<T>(ctx, 0);
+      T* loss = Out<T>(ctx, 1);
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* row = x + r * classes;
+        const RowStats<T> s = SoftmaxRow<false>(row, prob + r * classes, classes);
+        loss[r] = static_cast<T>(std::log(s.sum) - static_cast<double>(row[labels[r]] - s.max));
+      }
+      return Status::Ok();
+    });
+  });
+}
+
+}  // namespace
+
+Status RegisterSoftmaxKernels(KernelRegistry* r) {
+  const KernelEntry kernels[] = {
+      {"softmax", Checked<SoftmaxKernel<false>>},
+      {"log_softmax", Checked<SoftmaxKernel<true>>},
+      {"sparse_softmax_cross_entropy", Checked<SparseSoftmaxCrossEntropyKernel>},
+  };
+  return RegisterAll(r, kernels);
+}
+
+}  // namespace cpu
+}  // namespace kernels
+}  // namespace tessera

@@ -1,0 +1,100 @@
+// Walks an N-d index space for N operands at once, each with its own element strides
+// (0 broadcasts an axis). Size-1 axes are dropped and adjacent axes that every operand
+// lays out contiguously are merged, so the callback sees the longest possible inner
+// runs: one call per run with the operands' offsets and inner strides. The callback
+// branches on those strides once per run and keeps its element loop plain, which is
+// what lets the compiler vectorise it. Everything lives on the stack.
+#ifndef TESSERA_KERNELS_CPU_STRIDED_LOOP_H_
+#define TESSERA_KERNELS_CPU_STRIDED_LOOP_H_
+
+#include <cstdint>
+
+#include "core/common/shape.h"
+
+namespace tessera {
+namespace kernels {
+namespace cpu {
+
+// Row-major element strides of `shape` (the last axis has stride 1).
+inline void ContiguousStrides(const Shape& shape, int64_t* strides) {
+  int64_t s = 1;
+  for (int i = shape.ndim() - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= shape.dim(i);
+  }
+}
+
+template <int N>
+class StridedLoop {
+ public:
+  static constexpr int kMaxDims = Shape::kMaxDims;
+
+  // The index space is `space`; strides[k][a] is operand k's stride along axis a.
+  StridedLoop(const Shape& space, const int64_t (&strides)[N][kMaxDims]) {
+    for (int a = 0; a < space.ndim(); ++a) {
+      const int64_t d = space.dim(a);
+      if (d == 0) empty_ = true;
+      if (d == 1) continue;  // its stride never matters
+      if (ndim_ > 0 && Mergeable(strides, a, d)) {
+        dims_[ndim_ - 1] *= d;
+        for (int k = 0; k < N; ++k) strides_[k][ndim_ - 1] = strides[k][a];
+        continue;
+      }
+      dims_[ndim_] = d;
+      for (int k = 0; k < N; ++k) strides_[k][ndim_] = strides[k][a];
+      ++ndim_;
+    }
+  }
+
+  // Axes left after merging (0 for a single element).
+  int ndim() const { return ndim_; }
+
+  // f(const int64_t* offsets, int64_t n, const int64_t* inner_strides), offsets and
+  // strides indexed by operand, in element units, once per inner run in row-major order.
+  template <typename F>
+  void Run(F&& f) const {
+    if (empty_) return;
+    int64_t offsets[N] = {};
+    if (ndim_ == 0) {
+      const int64_t zero[N] = {};
+      f(offsets, int64_t{1}, zero);
+      return;
+    }
+    const int inner = ndim_ - 1;
+    int64_t inner_strides[N];
+    for (int k = 0; k < N; ++k) inner_strides[k] = strides_[k][inner];
+    int64_t index[kMaxDims] = {};
+    while (true) {
+      f(offsets, dims_[inner], inner_strides);
+      int a = inner - 1;
+      for (; a >= 0; --a) {
+        for (int k = 0; k < N; ++k) offsets[k] += strides_[k][a];
+        if (++index[a] < dims_[a]) break;
+        for (int k = 0; k < N; ++k) offsets[k] -= strides_[k][a] * dims_[a];
+        index[a] = 0;
+      }
+      if (a < 0) return;
+    }
+  }
+
+ private:
+  // Axis a (extent d) continues the last kept axis when every operand steps through
+  // it exactly as the kept axis would continue.
+  bool Mergeable(const int64_t (&strides)[N][kMaxDims], int a, int64_t d) const {
+    for (int k = 0; k < N; ++k) {
+      if (strides_[k][ndim_ - 1] != strides[k][a] * d) return false;
+    }
+    return true;
+  }
+
+  bool empty_ = false;
+  int ndim_ = 0;
+  int64_t dims_[kMaxDims] = {};
+  int64_t strides_[N][kMaxDims] = {};
+};
+
+}  // namespace cpu
+}  // namespace kernels
+}  // namespace tessera
+
+#endif  // TESSERA_KERNELS_CPU_STRIDED_LOOP_H_
