@@ -1,51 +1,15 @@
 #include "core/comm/communicator.h"
 
+#include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
+
+#include "core/comm/comm_checks.h"
+#include "core/comm/env_config.h"
 
 namespace tessera::comm {
 namespace {
-
-std::string Str(int64_t v) { return std::to_string(v); }
-
-Status CheckDType(const char* method, DType dtype) {
-  if (!IsValidDType(static_cast<int>(dtype))) {
-    return InvalidArgument(std::string(method) + ": dtype value " + Str(static_cast<int>(dtype)) +
-                           " is not a dtype");
-  }
-  if (!IsSupported(dtype)) {
-    return InvalidArgument(std::string(method) + ": dtype " + DTypeName(dtype) +
-                           " is not supported by communicators (supported: f32, f64, i32, i64)");
-  }
-  return Status::Ok();
-}
-
-Status CheckOp(const char* method, ReduceOp op) {
-  if (op != ReduceOp::kSum && op != ReduceOp::kMax && op != ReduceOp::kMin) {
-    return InvalidArgument(std::string(method) + ": reduce op value " + Str(static_cast<int>(op)) +
-                           " is not sum, max or min");
-  }
-  return Status::Ok();
-}
-
-Status CheckCount(const char* method, const char* name, int64_t count, int64_t max) {
-  if (count < 0) {
-    return InvalidArgument(std::string(method) + ": " + name + " is " + Str(count) +
-                           "; it must be >= 0");
-  }
-  if (count > max) {
-    return OutOfRange(std::string(method) + ": " + name + " is " + Str(count) +
-                      ", more than this backend's limit of " + Str(max) + " elements");
-  }
-  return Status::Ok();
-}
-
-Status CheckBuffer(const char* method, const char* name, const void* buffer, int64_t count) {
-  if (buffer == nullptr && count > 0) {
-    return InvalidArgument(std::string(method) + ": " + name + " is NULL but holds " + Str(count) +
-                           " elements");
-  }
-  return Status::Ok();
-}
 
 Status CheckRank(const char* method, const char* name, int32_t value, int32_t size) {
   if (value < 0 || value >= size) {
@@ -104,8 +68,9 @@ const std::vector<int64_t>& Communicator::PackedDispls(const std::vector<int64_t
 Status Communicator::AllReduce(const void* send, void* recv, int64_t count, DType dtype,
                                ReduceOp op) {
   constexpr const char* kMethod = "AllReduce";
-  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
-  TESS_RETURN_IF_ERROR(CheckOp(kMethod, op));
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
   TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
   TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, count));
   TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, count));
@@ -115,8 +80,9 @@ Status Communicator::AllReduce(const void* send, void* recv, int64_t count, DTyp
 Status Communicator::Reduce(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
                             int32_t root) {
   constexpr const char* kMethod = "Reduce";
-  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
-  TESS_RETURN_IF_ERROR(CheckOp(kMethod, op));
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
   TESS_RETURN_IF_ERROR(CheckRank(kMethod, "root", root, size_));
   TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
   TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, count));
@@ -128,8 +94,9 @@ Status Communicator::ReduceScatterV(const void* send, void* recv,
                                     const std::vector<int64_t>& recv_counts, DType dtype,
                                     ReduceOp op) {
   constexpr const char* kMethod = "ReduceScatterV";
-  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
-  TESS_RETURN_IF_ERROR(CheckOp(kMethod, op));
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
   int64_t total = 0;
   TESS_RETURN_IF_ERROR(
       CheckVector(kMethod, "recv_counts", recv_counts, size_, max_count(), &total));
@@ -143,7 +110,8 @@ Status Communicator::AllGatherV(const void* send, int64_t send_count, void* recv
                                 const std::vector<int64_t>& recv_counts,
                                 const std::vector<int64_t>& recv_displs, DType dtype) {
   constexpr const char* kMethod = "AllGatherV";
-  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckCount(kMethod, "send_count", send_count, max_count()));
   int64_t total = 0;
   TESS_RETURN_IF_ERROR(
@@ -172,7 +140,8 @@ Status Communicator::AllToAllV(const void* send, const std::vector<int64_t>& sen
                                const std::vector<int64_t>& recv_counts,
                                const std::vector<int64_t>& recv_displs, DType dtype) {
   constexpr const char* kMethod = "AllToAllV";
-  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
   int64_t send_total = 0, recv_total = 0;
   TESS_RETURN_IF_ERROR(
       CheckVector(kMethod, "send_counts", send_counts, size_, max_count(), &send_total));
@@ -207,7 +176,8 @@ Status Communicator::AllToAllV(const void* send, const std::vector<int64_t>& sen
 
 Status Communicator::Broadcast(void* buffer, int64_t count, DType dtype, int32_t root) {
   constexpr const char* kMethod = "Broadcast";
-  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckRank(kMethod, "root", root, size_));
   TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
   TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "buffer", buffer, count));
@@ -217,7 +187,8 @@ Status Communicator::Broadcast(void* buffer, int64_t count, DType dtype, int32_t
 Status Communicator::Send(const void* buffer, int64_t count, DType dtype, int32_t peer,
                           int32_t tag) {
   constexpr const char* kMethod = "Send";
-  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckRank(kMethod, "peer", peer, size_));
   if (peer == rank_) {
     return InvalidArgument("Send: peer " + Str(peer) +
@@ -231,7 +202,8 @@ Status Communicator::Send(const void* buffer, int64_t count, DType dtype, int32_
 
 Status Communicator::Recv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) {
   constexpr const char* kMethod = "Recv";
-  TESS_RETURN_IF_ERROR(CheckDType(kMethod, dtype));
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckRank(kMethod, "peer", peer, size_));
   if (peer == rank_) {
     return InvalidArgument("Recv: peer " + Str(peer) +
@@ -243,6 +215,38 @@ Status Communicator::Recv(void* buffer, int64_t count, DType dtype, int32_t peer
   return DoRecv(buffer, count, dtype, peer, tag);
 }
 
-Status Communicator::Barrier() { return DoBarrier(); }
+Status Communicator::Barrier() {
+  if (poisoned()) return PoisonedError("Barrier");
+  return DoBarrier();
+}
+
+Result<double> DefaultCollectiveTimeout() {
+  TESS_ASSIGN_OR_RETURN(std::optional<double> seconds, EnvSeconds(kCollectiveTimeoutEnv));
+  return seconds.value_or(0.0);
+}
+
+Status Communicator::SetTimeout(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) {
+    return InvalidArgument("SetTimeout: seconds is " + SecondsText(seconds) +
+                           "; it must be a finite number >= 0 (0 = no limit)");
+  }
+  TESS_RETURN_IF_ERROR(DoSetTimeout(seconds));
+  timeout_s_ = seconds;
+  return Status::Ok();
+}
+
+Status Communicator::DoSetTimeout(double /*seconds*/) {
+  return Unimplemented("SetTimeout: this communicator's backend cannot bound its calls");
+}
+
+void Communicator::Poison(Status why) {
+  if (!poisoned()) poison_ = std::move(why);
+}
+
+Status Communicator::PoisonedError(const char* method) const {
+  return FailedPrecondition(std::string(method) +
+                            ": this communicator is unusable after an earlier call timed out (" +
+                            poison_.message() + ")");
+}
 
 }  // namespace tessera::comm

@@ -20,6 +20,19 @@
 // Threads. Collectives on one communicator must be issued in the same order on every
 // member; so one thread at a time may use a communicator. Distinct communicators may
 // be used from distinct threads.
+//
+// Timeouts. A member that crashed or stopped issuing collectives would leave the
+// others blocked forever. With a timeout of t seconds (SetTimeout, or the process
+// default from TESSERA_COLLECTIVE_TIMEOUT_S read when a communicator is created), a
+// call that has not completed t seconds after it started returns DEADLINE_EXCEEDED
+// on the ranks still waiting, naming the call, the communicator size and t. The
+// communicator is then poisoned: the timed-out operation may still be in flight
+// (MPI cannot cancel a collective), so every later call fails at once with
+// FAILED_PRECONDITION citing the timeout, and the timed-out call's buffers must stay
+// valid until that operation completes, which may be never (a dead member): keep
+// them for the life of the process unless MpiCommunicator::WaitAbandoned says they
+// were released. 0 (the default) waits forever; see the backend for what a timeout
+// costs (MPI: mpi_communicator.h).
 #ifndef TESSERA_CORE_COMM_COMMUNICATOR_H_
 #define TESSERA_CORE_COMM_COMMUNICATOR_H_
 
@@ -36,6 +49,14 @@ enum class ReduceOp : int { kSum = 0, kMax = 1, kMin = 2 };
 
 // "sum", "max", "min".
 const char* ReduceOpName(ReduceOp op);
+
+// Seconds; read by backends when they create a communicator. Unset, empty or 0: no
+// timeout.
+inline constexpr const char kCollectiveTimeoutEnv[] = "TESSERA_COLLECTIVE_TIMEOUT_S";
+
+// The process default timeout from TESSERA_COLLECTIVE_TIMEOUT_S (0 when unset);
+// INVALID_ARGUMENT naming the variable and its value when it is not a number >= 0.
+Result<double> DefaultCollectiveTimeout();
 
 class Communicator {
  public:
@@ -88,8 +109,23 @@ class Communicator {
 
   Status Barrier();
 
+  // 0 = no limit. INVALID_ARGUMENT for a negative, NaN or infinite value;
+  // UNIMPLEMENTED from a backend that cannot bound its calls. Allowed on a poisoned
+  // communicator (it changes nothing there). Local: no communication.
+  Status SetTimeout(double seconds);
+  double timeout_seconds() const { return timeout_s_; }
+  // OK while usable; after a timeout, the DEADLINE_EXCEEDED error that poisoned it.
+  const Status& poison() const { return poison_; }
+  bool poisoned() const { return !poison_.ok(); }
+
  protected:
   Communicator(int32_t rank, int32_t size) : rank_(rank), size_(size) {}
+
+  // Called by SetTimeout with a validated value before it is stored. The default
+  // refuses: a backend must say it honours timeouts.
+  virtual Status DoSetTimeout(double seconds);
+  // Marks the communicator unusable; every later call fails at once, citing `why`.
+  void Poison(Status why);
 
   // Backend hooks, called only after the public method validated its arguments.
   // Displacement vectors arrive filled (never empty).
@@ -123,8 +159,13 @@ class Communicator {
   const std::vector<int64_t>& PackedDispls(const std::vector<int64_t>& counts,
                                            std::vector<int64_t>& scratch);
 
+  // The error every call returns once poisoned: FAILED_PRECONDITION naming `method`.
+  Status PoisonedError(const char* method) const;
+
   int32_t rank_;
   int32_t size_;
+  double timeout_s_ = 0;
+  Status poison_;
   std::vector<int64_t> send_displs_scratch_;
   std::vector<int64_t> recv_displs_scratch_;
 };

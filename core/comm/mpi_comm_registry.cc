@@ -1,5 +1,6 @@
 #include "core/comm/mpi_comm_registry.h"
 
+#include <algorithm>
 #include <numeric>
 #include <utility>
 
@@ -102,6 +103,32 @@ Result<MpiCommunicator*> MpiCommRegistry::ForAxis(const Placement& placement, in
   TESS_ASSIGN_OR_RETURN(Placement group, placement.AxisGroup(axis, me));
   TESS_ASSIGN_OR_RETURN(entry.axes[axis], GetOrCreate(group.ranks()));
   return entry.axes[axis];
+}
+
+Result<MpiCommunicator*> MpiCommRegistry::ForRanks(const std::vector<int32_t>& world_ranks) {
+  TESS_ASSIGN_OR_RETURN(int32_t me, WorldRank());
+  TESS_ASSIGN_OR_RETURN(int32_t size, WorldSize());
+  std::lock_guard<std::mutex> lock(mu_);
+  // A cached list was checked when it was created; a hit costs one map lookup.
+  auto it = by_ranks_.find(world_ranks);
+  if (it != by_ranks_.end()) return it->second.get();
+  if (world_ranks.empty()) return InvalidArgument("ForRanks: the rank list is empty");
+  std::vector<int32_t> sorted = world_ranks;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] < 0 || sorted[i] >= size) {
+      return OutOfRange("ForRanks: rank " + std::to_string(sorted[i]) +
+                        " is outside the world of " + std::to_string(size) + " ranks");
+    }
+    if (i > 0 && sorted[i] == sorted[i - 1]) {
+      return InvalidArgument("ForRanks: rank " + std::to_string(sorted[i]) + " is listed twice");
+    }
+  }
+  if (!std::binary_search(sorted.begin(), sorted.end(), me)) {
+    return NotFound("ForRanks: rank " + std::to_string(me) +
+                    " is not in the rank list, so it has no communicator for it");
+  }
+  return GetOrCreate(world_ranks);
 }
 
 void MpiCommRegistry::Clear() {

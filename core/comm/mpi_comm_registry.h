@@ -41,6 +41,12 @@ class MpiCommRegistry {
   // The calling rank's group along hierarchy axis `axis` (Placement::AxisGroup),
   // in axis order. NOT_FOUND on a rank the placement does not hold.
   Result<MpiCommunicator*> ForAxis(const Placement& placement, int axis);
+  // The world ranks `world_ranks` in the order given (e.g. the sorted union of two
+  // placements' ranks, for boxing between them). Every listed rank must ask, in the
+  // same order relative to its other creations. INVALID_ARGUMENT on an empty list or
+  // a duplicate; OUT_OF_RANGE on a rank the world lacks; NOT_FOUND on a rank the list
+  // does not hold (no MPI call is made there).
+  Result<MpiCommunicator*> ForRanks(const std::vector<int32_t>& world_ranks);
 
   // Frees every cached communicator; pointers handed out become dangling. Runs
   // automatically inside FinalizeWorld.

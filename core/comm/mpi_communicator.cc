@@ -1,8 +1,15 @@
 #include "core/comm/mpi_communicator.h"
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
+#include <cmath>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
 
+#include "core/comm/comm_checks.h"
 #include "core/comm/mpi_world.h"
 
 namespace tessera::comm {
@@ -26,6 +33,52 @@ bool Packed(const std::vector<int64_t>& counts, const std::vector<int64_t>& disp
     if (displs[r] != static_cast<int64_t>(r) * counts[0]) return false;
   }
   return true;
+}
+
+// Most operations finish within microseconds, so the first polls spin. After that
+// the waiting rank yields, which lets a rank sharing its core run yet keeps polling
+// often: Open MPI's nonblocking collectives (libnbc) advance only inside MPI calls,
+// so a sleeping poller stalls its own operation. Only past kYieldFor, when a member
+// is more likely late than slow, does it sleep, with doubling pauses.
+constexpr int kSpinPolls = 200;
+constexpr std::chrono::milliseconds kYieldFor(100);
+constexpr std::chrono::microseconds kFirstPause(50);
+constexpr std::chrono::microseconds kMaxPause(1000);
+
+// True when `request` (issued by MPI function `call`) completed within `seconds`;
+// polled at least once.
+Result<bool> PollUntil(MPI_Request* request, MPI_Status* status, double seconds, const char* call) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  std::chrono::microseconds pause = kFirstPause;
+  for (int spins = 0;;) {
+    int done = 0;
+    int rc = MPI_Test(request, &done, status == nullptr ? MPI_STATUS_IGNORE : status);
+    if (rc != MPI_SUCCESS) return MpiError(call, rc);
+    if (done) return true;
+    if (spins < kSpinPolls) {
+      ++spins;
+      continue;
+    }
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) return false;
+    if (now - start < kYieldFor) {
+      std::this_thread::yield();
+      continue;
+    }
+    std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
+    pause = std::min(pause * 2, kMaxPause);
+  }
+}
+
+// Count arrays an incomplete abandoned operation may still read: kept until exit.
+void KeepForever(std::vector<int>&& ints) {
+  static std::mutex mu;
+  static auto* kept = new std::vector<std::vector<int>>;  // never freed, by design
+  std::lock_guard<std::mutex> lock(mu);
+  kept->push_back(std::move(ints));
 }
 
 }  // namespace
@@ -54,6 +107,7 @@ MPI_Op ToMpiOp(ReduceOp op) {
 
 Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::Wrap(MPI_Comm comm, bool owned) {
   if (comm == MPI_COMM_NULL) return InvalidArgument("MpiCommunicator::Wrap: comm is MPI_COMM_NULL");
+  TESS_ASSIGN_OR_RETURN(double timeout, DefaultCollectiveTimeout());
   int rc = MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_set_errhandler", rc);
   int rank = 0, size = 0;
@@ -61,7 +115,9 @@ Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::Wrap(MPI_Comm comm, bo
   if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_rank", rc);
   rc = MPI_Comm_size(comm, &size);
   if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_size", rc);
-  return std::unique_ptr<MpiCommunicator>(new MpiCommunicator(comm, owned, rank, size));
+  std::unique_ptr<MpiCommunicator> wrapped(new MpiCommunicator(comm, owned, rank, size));
+  TESS_RETURN_IF_ERROR(wrapped->SetTimeout(timeout));
+  return wrapped;
 }
 
 MpiCommunicator::MpiCommunicator(MPI_Comm comm, bool owned, int32_t rank, int32_t size)
@@ -70,45 +126,108 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm, bool owned, int32_t rank, int32_
 }
 
 MpiCommunicator::~MpiCommunicator() {
-  if (!owned_) return;
   // Freeing after MPI_Finalize is an error; the process is ending anyway.
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Comm_free(&comm_);
+  if (finalized) return;
+  if (abandoned_ != MPI_REQUEST_NULL) {
+    int done = 0;
+    MPI_Test(&abandoned_, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      for (std::vector<int>& v : ints_) KeepForever(std::move(v));
+      return;  // and leave comm_ allocated: the operation still uses it
+    }
+  }
+  if (owned_) MPI_Comm_free(&comm_);
 }
 
 int64_t MpiCommunicator::max_count() const { return INT_MAX; }
+
+Status MpiCommunicator::DoSetTimeout(double /*seconds*/) { return Status::Ok(); }
+
+Status MpiCommunicator::TimedOut(const char* method) {
+  Status error = DeadlineExceeded(
+      std::string(method) + ": not complete after the timeout of " +
+      SecondsText(timeout_seconds()) + " s on a communicator of " + Str(size()) +
+      " ranks (this is rank " + Str(rank()) +
+      "); another member is late, hung or dead, and this communicator is now unusable");
+  Poison(error);
+  return error;
+}
+
+Status MpiCommunicator::Finish(int rc, const char* call, MPI_Request* request, const char* method) {
+  if (rc != MPI_SUCCESS) return MpiError(call, rc);
+  if (!bounded()) return Status::Ok();
+  TESS_ASSIGN_OR_RETURN(bool done, PollUntil(request, nullptr, timeout_seconds(), call));
+  if (done) return Status::Ok();
+  abandoned_ = *request;
+  return TimedOut(method);
+}
+
+Status MpiCommunicator::WaitAbandoned(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) {
+    return InvalidArgument("WaitAbandoned: seconds is " + SecondsText(seconds) +
+                           "; it must be a finite number >= 0");
+  }
+  if (abandoned_ == MPI_REQUEST_NULL) return Status::Ok();
+  TESS_ASSIGN_OR_RETURN(bool done, PollUntil(&abandoned_, nullptr, seconds, "MPI_Test"));
+  if (done) return Status::Ok();  // MPI_Test reset abandoned_ to MPI_REQUEST_NULL
+  return DeadlineExceeded("WaitAbandoned: the operation abandoned by a timeout is still " +
+                          std::string("incomplete after ") + SecondsText(seconds) +
+                          " s on a communicator of " + Str(size()) + " ranks");
+}
 
 Status MpiCommunicator::DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
                                     ReduceOp op) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
   const void* s = send == recv ? MPI_IN_PLACE : send;
-  int rc = MPI_Allreduce(s, recv, static_cast<int>(count), type, ToMpiOp(op), comm_);
-  return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Allreduce", rc);
+  const int n = static_cast<int>(count);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (bounded()) {
+    int rc = MPI_Iallreduce(s, recv, n, type, ToMpiOp(op), comm_, &request);
+    return Finish(rc, "MPI_Iallreduce", &request, "AllReduce");
+  }
+  int rc = MPI_Allreduce(s, recv, n, type, ToMpiOp(op), comm_);
+  return Finish(rc, "MPI_Allreduce", &request, "AllReduce");
 }
 
 Status MpiCommunicator::DoReduce(const void* send, void* recv, int64_t count, DType dtype,
                                  ReduceOp op, int32_t root) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
   const void* s = (rank() == root && send == recv) ? MPI_IN_PLACE : send;
-  int rc = MPI_Reduce(s, recv, static_cast<int>(count), type, ToMpiOp(op), root, comm_);
-  return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Reduce", rc);
+  const int n = static_cast<int>(count);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (bounded()) {
+    int rc = MPI_Ireduce(s, recv, n, type, ToMpiOp(op), root, comm_, &request);
+    return Finish(rc, "MPI_Ireduce", &request, "Reduce");
+  }
+  int rc = MPI_Reduce(s, recv, n, type, ToMpiOp(op), root, comm_);
+  return Finish(rc, "MPI_Reduce", &request, "Reduce");
 }
 
 Status MpiCommunicator::DoReduceScatterV(const void* send, void* recv,
                                          const std::vector<int64_t>& recv_counts, DType dtype,
                                          ReduceOp op) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
+  MPI_Request request = MPI_REQUEST_NULL;
   // Even blocks take MPI's block form: Open MPI selects algorithms per entry point,
   // and the block form gets the ones tuned for (and benchmarked as) reduce-scatter.
   if (AllEqual(recv_counts)) {
-    int rc = MPI_Reduce_scatter_block(send, recv, static_cast<int>(recv_counts[0]), type,
-                                      ToMpiOp(op), comm_);
-    return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Reduce_scatter_block", rc);
+    const int n = static_cast<int>(recv_counts[0]);
+    if (bounded()) {
+      int rc = MPI_Ireduce_scatter_block(send, recv, n, type, ToMpiOp(op), comm_, &request);
+      return Finish(rc, "MPI_Ireduce_scatter_block", &request, "ReduceScatterV");
+    }
+    int rc = MPI_Reduce_scatter_block(send, recv, n, type, ToMpiOp(op), comm_);
+    return Finish(rc, "MPI_Reduce_scatter_block", &request, "ReduceScatterV");
   }
   ToInts(recv_counts, ints_[0]);
+  if (bounded()) {
+    int rc = MPI_Ireduce_scatter(send, recv, ints_[0].data(), type, ToMpiOp(op), comm_, &request);
+    return Finish(rc, "MPI_Ireduce_scatter", &request, "ReduceScatterV");
+  }
   int rc = MPI_Reduce_scatter(send, recv, ints_[0].data(), type, ToMpiOp(op), comm_);
-  return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Reduce_scatter", rc);
+  return Finish(rc, "MPI_Reduce_scatter", &request, "ReduceScatterV");
 }
 
 Status MpiCommunicator::DoAllGatherV(const void* send, int64_t send_count, void* recv,
@@ -117,18 +236,27 @@ Status MpiCommunicator::DoAllGatherV(const void* send, int64_t send_count, void*
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
   const char* own = static_cast<const char*>(recv) + recv_displs[rank()] * DTypeSize(dtype);
   const void* s = (send == own && send != nullptr) ? MPI_IN_PLACE : send;
+  const int n = static_cast<int>(send_count);
+  MPI_Request request = MPI_REQUEST_NULL;
   // Even, packed blocks take MPI's plain all-gather, whose algorithms Open MPI tunes
   // separately (the common S(0) -> B case of an evenly split tensor).
   if (AllEqual(recv_counts) && Packed(recv_counts, recv_displs)) {
-    int count = static_cast<int>(send_count);
-    int rc = MPI_Allgather(s, count, type, recv, count, type, comm_);
-    return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Allgather", rc);
+    if (bounded()) {
+      int rc = MPI_Iallgather(s, n, type, recv, n, type, comm_, &request);
+      return Finish(rc, "MPI_Iallgather", &request, "AllGatherV");
+    }
+    int rc = MPI_Allgather(s, n, type, recv, n, type, comm_);
+    return Finish(rc, "MPI_Allgather", &request, "AllGatherV");
   }
   ToInts(recv_counts, ints_[0]);
   ToInts(recv_displs, ints_[1]);
-  int rc = MPI_Allgatherv(s, static_cast<int>(send_count), type, recv, ints_[0].data(),
-                          ints_[1].data(), type, comm_);
-  return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Allgatherv", rc);
+  if (bounded()) {
+    int rc =
+        MPI_Iallgatherv(s, n, type, recv, ints_[0].data(), ints_[1].data(), type, comm_, &request);
+    return Finish(rc, "MPI_Iallgatherv", &request, "AllGatherV");
+  }
+  int rc = MPI_Allgatherv(s, n, type, recv, ints_[0].data(), ints_[1].data(), type, comm_);
+  return Finish(rc, "MPI_Allgatherv", &request, "AllGatherV");
 }
 
 Status MpiCommunicator::DoAllToAllV(const void* send, const std::vector<int64_t>& send_counts,
@@ -140,32 +268,68 @@ Status MpiCommunicator::DoAllToAllV(const void* send, const std::vector<int64_t>
   ToInts(send_displs, ints_[1]);
   ToInts(recv_counts, ints_[2]);
   ToInts(recv_displs, ints_[3]);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (bounded()) {
+    int rc = MPI_Ialltoallv(send, ints_[0].data(), ints_[1].data(), type, recv, ints_[2].data(),
+                            ints_[3].data(), type, comm_, &request);
+    return Finish(rc, "MPI_Ialltoallv", &request, "AllToAllV");
+  }
   int rc = MPI_Alltoallv(send, ints_[0].data(), ints_[1].data(), type, recv, ints_[2].data(),
                          ints_[3].data(), type, comm_);
-  return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Alltoallv", rc);
+  return Finish(rc, "MPI_Alltoallv", &request, "AllToAllV");
 }
 
 Status MpiCommunicator::DoBroadcast(void* buffer, int64_t count, DType dtype, int32_t root) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
-  int rc = MPI_Bcast(buffer, static_cast<int>(count), type, root, comm_);
-  return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Bcast", rc);
+  const int n = static_cast<int>(count);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (bounded()) {
+    int rc = MPI_Ibcast(buffer, n, type, root, comm_, &request);
+    return Finish(rc, "MPI_Ibcast", &request, "Broadcast");
+  }
+  int rc = MPI_Bcast(buffer, n, type, root, comm_);
+  return Finish(rc, "MPI_Bcast", &request, "Broadcast");
 }
 
 Status MpiCommunicator::DoSend(const void* buffer, int64_t count, DType dtype, int32_t peer,
                                int32_t tag) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
-  int rc = MPI_Send(buffer, static_cast<int>(count), type, peer, tag, comm_);
-  return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Send", rc);
+  const int n = static_cast<int>(count);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (bounded()) {
+    int rc = MPI_Isend(buffer, n, type, peer, tag, comm_, &request);
+    return Finish(rc, "MPI_Isend", &request, "Send");
+  }
+  int rc = MPI_Send(buffer, n, type, peer, tag, comm_);
+  return Finish(rc, "MPI_Send", &request, "Send");
 }
 
 Status MpiCommunicator::DoRecv(void* buffer, int64_t count, DType dtype, int32_t peer,
                                int32_t tag) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
   MPI_Status status;
-  int rc = MPI_Recv(buffer, static_cast<int>(count), type, peer, tag, comm_, &status);
-  if (rc != MPI_SUCCESS) return MpiError("MPI_Recv", rc);
+  if (bounded()) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    int rc = MPI_Irecv(buffer, static_cast<int>(count), type, peer, tag, comm_, &request);
+    if (rc != MPI_SUCCESS) return MpiError("MPI_Irecv", rc);
+    TESS_ASSIGN_OR_RETURN(bool done, PollUntil(&request, &status, timeout_seconds(), "MPI_Irecv"));
+    if (!done) {
+      // Unlike a collective, an unmatched receive can be cancelled, so nothing is
+      // left in flight; if the message matched meanwhile, the receive just succeeded.
+      rc = MPI_Cancel(&request);
+      if (rc != MPI_SUCCESS) return MpiError("MPI_Cancel", rc);
+      rc = MPI_Wait(&request, &status);
+      if (rc != MPI_SUCCESS) return MpiError("MPI_Wait", rc);
+      int cancelled = 0;
+      MPI_Test_cancelled(&status, &cancelled);
+      if (cancelled) return TimedOut("Recv");
+    }
+  } else {
+    int rc = MPI_Recv(buffer, static_cast<int>(count), type, peer, tag, comm_, &status);
+    if (rc != MPI_SUCCESS) return MpiError("MPI_Recv", rc);
+  }
   int received = 0;
-  rc = MPI_Get_count(&status, type, &received);
+  int rc = MPI_Get_count(&status, type, &received);
   if (rc != MPI_SUCCESS) return MpiError("MPI_Get_count", rc);
   if (received != count) {
     return InvalidArgument("Recv: expected " + std::to_string(count) + " elements from rank " +
@@ -176,8 +340,9 @@ Status MpiCommunicator::DoRecv(void* buffer, int64_t count, DType dtype, int32_t
 }
 
 Status MpiCommunicator::DoBarrier() {
-  int rc = MPI_Barrier(comm_);
-  return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Barrier", rc);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (bounded()) return Finish(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier", &request, "Barrier");
+  return Finish(MPI_Barrier(comm_), "MPI_Barrier", &request, "Barrier");
 }
 
 }  // namespace tessera::comm

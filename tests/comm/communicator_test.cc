@@ -1,6 +1,8 @@
 // Multi-rank tests of the Communicator interface and its MPI backend, run under
 // mpirun with 1..4 ranks. Every expected value is computed on each rank from the
 // same closed-form inputs (Input(rank, k)), independently of the communicator.
+// The *_timeout_np* targets run this same program with TESSERA_COLLECTIVE_TIMEOUT_S
+// set, so every call goes through the nonblocking-and-poll path.
 #include "core/comm/communicator.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -16,28 +19,12 @@
 #include "core/comm/mpi_communicator.h"
 #include "core/comm/mpi_world.h"
 #include "core/placement/placement.h"
+#include "tests/comm/comm_test_util.h"
 
 namespace tessera::comm {
 namespace {
 
 Communicator& World() { return *MpiCommRegistry::Global().World().value(); }
-
-// Small integers, exact in every dtype, so sums do not depend on the order.
-int64_t Input(int64_t rank, int64_t k) { return (rank * 31 + k * 7) % 13 - 6; }
-
-constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin};
-
-// op over ranks of Input(r, k).
-int64_t Reduced(ReduceOp op, int64_t size, int64_t k) {
-  int64_t acc = Input(0, k);
-  for (int64_t r = 1; r < size; ++r) {
-    int64_t v = Input(r, k);
-    acc = op == ReduceOp::kSum   ? acc + v
-          : op == ReduceOp::kMax ? std::max(acc, v)
-                                 : std::min(acc, v);
-  }
-  return acc;
-}
 
 template <typename T>
 class TypedCommTest : public testing::Test {};
@@ -230,6 +217,13 @@ TEST(CommTest, RankAndSizeMatchTheWorld) {
   EXPECT_TRUE(c.Barrier().ok());
 }
 
+TEST(CommTest, TimeoutComesFromTheEnvironment) {
+  const char* env = std::getenv(kCollectiveTimeoutEnv);
+  const double expected = env == nullptr ? 0.0 : std::strtod(env, nullptr);
+  EXPECT_EQ(World().timeout_seconds(), expected);
+  EXPECT_FALSE(World().poisoned());
+}
+
 TEST(CommTest, RecvOfAWrongSizedMessageFails) {
   Communicator& c = World();
   if (c.size() < 2) GTEST_SKIP() << "needs 2 ranks";
@@ -240,7 +234,9 @@ TEST(CommTest, RecvOfAWrongSizedMessageFails) {
   } else if (c.rank() == 1) {
     Status longer = c.Recv(buffer.data(), 3, DType::kI32, 0, 7);  // message too long
     EXPECT_FALSE(longer.ok());
-    EXPECT_NE(longer.message().find("MPI_Recv failed"), std::string::npos) << longer.message();
+    // A timeout makes the receive nonblocking, and MPI_Irecv's request reports it.
+    const std::string call = c.timeout_seconds() > 0 ? "MPI_Irecv" : "MPI_Recv";
+    EXPECT_EQ(longer.message().rfind(call + " failed: ", 0), 0u) << longer.message();
     Status shorter = c.Recv(buffer.data(), 4, DType::kI32, 0, 8);
     EXPECT_EQ(shorter.code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(shorter.message(),

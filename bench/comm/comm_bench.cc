@@ -1,0 +1,188 @@
+// core/comm benchmarks, each against its baseline in the same run (these machines
+// are shared and noisy), run under mpirun by bench/comm/run.sh:
+//
+//   bucketed/...      100 f32 tensors of 1-64 KB (and of 0.25-4 KB) through one
+//                     BucketedAllReducer call vs 100 separate Communicator::AllReduce
+//                     calls;
+//   hierarchical/...  HierarchicalCommunicator (sharded hosts form, 2 pretend hosts)
+//                     vs the flat all-reduce, 1 / 16 / 64 MB f32 (even rank counts >= 4);
+//   nonblocking/...   a communicator with a timeout (MPI_I* + MPI_Test polling) vs the
+//                     same calls blocking, all-reduce and all-to-all, 1 KB / 1 MB / 16 MB.
+//
+// Each sample is the slowest rank's time for `batch` calls between two barriers,
+// divided by batch; value and baseline samples alternate so both see the same
+// noise; the median is reported. An argument (bucketed, hierarchical, nonblocking)
+// runs only that section. Rank 0 prints one JSON line per case:
+//   {"bench": ..., "value": ms, "unit": "ms", "baseline": ms, "ratio": value/baseline}
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/comm/bucketed_allreduce.h"
+#include "core/comm/hierarchical_communicator.h"
+#include "core/comm/mpi_comm_registry.h"
+#include "core/comm/mpi_communicator.h"
+#include "core/comm/mpi_world.h"
+
+namespace tessera::comm {
+namespace {
+
+void Check(const Status& s, const char* what) {
+  if (s.ok()) return;
+  std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+// The slowest rank's seconds per call of `fn`, over `batch` calls.
+double TimeOnce(const std::function<void()>& fn, int batch) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  for (int i = 0; i < batch; ++i) fn();
+  double local = (MPI_Wtime() - start) / batch, slowest = 0;
+  MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return slowest;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// Times `value` against `baseline` (alternating, after a warm-up) and prints a line.
+void Compare(const std::string& name, const std::function<void()>& value,
+             const std::function<void()>& baseline, int samples, int batch) {
+  for (int w = 0; w < 2; ++w) {
+    TimeOnce(value, 1);
+    TimeOnce(baseline, 1);
+  }
+  std::vector<double> v, b;
+  for (int i = 0; i < samples; ++i) {
+    v.push_back(TimeOnce(value, batch));
+    b.push_back(TimeOnce(baseline, batch));
+  }
+  const double value_ms = Median(v) * 1e3, base_ms = Median(b) * 1e3;
+  if (WorldRank().value() == 0) {
+    std::printf(
+        "{\"bench\": \"%s\", \"value\": %.4f, \"unit\": \"ms\", \"baseline\": %.4f, "
+        "\"ratio\": %.3f}\n",
+        name.c_str(), value_ms, base_ms, value_ms / base_ms);
+    std::fflush(stdout);
+  }
+}
+
+std::unique_ptr<MpiCommunicator> Duplicate(MPI_Comm comm) {
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Comm_dup(comm, &dup);
+  auto wrapped = MpiCommunicator::Wrap(dup, /*owned=*/true);
+  Check(wrapped.status(), "MpiCommunicator::Wrap");
+  return std::move(wrapped).value();
+}
+
+// 100 f32 tensors of unit_bytes * (1 .. units) bytes, spread by a multiplicative
+// hash of the index.
+void Bucketed(MpiCommunicator& world, int n, int64_t unit_bytes, int64_t units, const char* label) {
+  constexpr int kTensors = 100;
+  std::vector<std::vector<float>> data(kTensors);
+  std::vector<BucketTensor> tensors(kTensors);
+  int64_t total = 0;
+  for (int i = 0; i < kTensors; ++i) {
+    const int64_t count = unit_bytes / 4 * (1 + (i * 37) % units);
+    data[i].assign(count, 1.0f);
+    tensors[i] = {data[i].data(), count, DType::kF32};
+    total += count;
+  }
+  auto reducer = BucketedAllReducer::Create().value();
+  auto bucketed = [&] { Check(reducer->AllReduce(world, tensors, ReduceOp::kSum), "bucketed"); };
+  auto separate = [&] {
+    for (const BucketTensor& t : tensors) {
+      Check(world.AllReduce(t.data, t.data, t.count, DType::kF32, ReduceOp::kSum), "separate");
+    }
+  };
+  Compare(std::string("bucketed/100x") + label + "/" + std::to_string(total * 4 / 1024) +
+              "KB/f32/np" + std::to_string(n),
+          bucketed, separate, 15, 5);
+}
+
+void Hierarchical(MpiCommunicator& world, int n) {
+  if (n < 4 || n % 2 != 0) return;
+  HierarchicalOptions options;
+  options.ranks_per_host = n / 2;
+  options.algorithm = HierarchicalAlgorithm::kShardedHosts;
+  auto hierarchical = HierarchicalCommunicator::Create(world, options).value();
+  for (int64_t mb : {1, 16, 64}) {
+    const int64_t count = mb * (1 << 20) / 4;
+    std::vector<float> send(count, 1.0f), recv(count, 0.0f);
+    auto hier = [&] {
+      Check(hierarchical->AllReduce(send.data(), recv.data(), count, DType::kF32, ReduceOp::kSum),
+            "hierarchical");
+    };
+    auto flat = [&] {
+      Check(world.AllReduce(send.data(), recv.data(), count, DType::kF32, ReduceOp::kSum), "flat");
+    };
+    Compare("hierarchical/2hosts/" + std::to_string(mb) + "MB/f32/np" + std::to_string(n), hier,
+            flat, mb >= 64 ? 5 : 9, mb == 1 ? 10 : 1);
+  }
+}
+
+void Nonblocking(int n) {
+  std::unique_ptr<MpiCommunicator> blocking = Duplicate(MPI_COMM_WORLD);
+  std::unique_ptr<MpiCommunicator> bounded = Duplicate(MPI_COMM_WORLD);
+  Check(blocking->SetTimeout(0), "SetTimeout");
+  Check(bounded->SetTimeout(3600), "SetTimeout");
+  for (int64_t bytes : {int64_t{1} << 10, int64_t{1} << 20, int64_t{16} << 20}) {
+    const int64_t count = bytes / 4;
+    const std::string size =
+        bytes < (1 << 20) ? std::to_string(bytes >> 10) + "KB" : std::to_string(bytes >> 20) + "MB";
+    const int samples = bytes >= (16 << 20) ? 7 : 11;
+    const int batch = bytes <= 1024 ? 500 : bytes <= (1 << 20) ? 20 : 1;
+    std::vector<float> send(count, 1.0f), recv(count, 0.0f);
+    auto allreduce = [&](MpiCommunicator* c) {
+      return [&, c] {
+        Check(c->AllReduce(send.data(), recv.data(), count, DType::kF32, ReduceOp::kSum),
+              "AllReduce");
+      };
+    };
+    Compare("nonblocking/allreduce/" + size + "/f32/np" + std::to_string(n),
+            allreduce(bounded.get()), allreduce(blocking.get()), samples, batch);
+    const std::vector<int64_t> counts(n, count / n);
+    auto alltoall = [&](MpiCommunicator* c) {
+      return [&, c] {
+        Check(c->AllToAllV(send.data(), counts, {}, recv.data(), counts, {}, DType::kF32),
+              "AllToAllV");
+      };
+    };
+    Compare("nonblocking/alltoall/" + size + "/f32/np" + std::to_string(n), alltoall(bounded.get()),
+            alltoall(blocking.get()), samples, batch);
+  }
+}
+
+// `only`: run just the section of that name (bucketed, hierarchical, nonblocking).
+void Run(const std::string& only) {
+  Check(InitWorld(), "InitWorld");
+  const int n = WorldSize().value();
+  auto wanted = [&](const char* section) { return only.empty() || only == section; };
+  {
+    MpiCommunicator& world = *MpiCommRegistry::Global().World().value();
+    if (wanted("bucketed")) {
+      Bucketed(world, n, 1024, 64, "1-64KB");
+      Bucketed(world, n, 256, 16, "0.25-4KB");
+    }
+    if (wanted("hierarchical")) Hierarchical(world, n);
+    if (wanted("nonblocking")) Nonblocking(n);
+  }
+  Check(FinalizeWorld(), "FinalizeWorld");
+}
+
+}  // namespace
+}  // namespace tessera::comm
+
+int main(int argc, char** argv) {
+  tessera::comm::Run(argc > 1 ? argv[1] : "");
+  return 0;
+}

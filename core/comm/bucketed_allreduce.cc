@@ -1,0 +1,179 @@
+#include "core/comm/bucketed_allreduce.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "core/comm/comm_checks.h"
+
+namespace tessera::comm {
+namespace {
+
+constexpr const char* kAllReduce = "BucketedAllReducer::AllReduce";
+
+std::string TensorField(size_t index, const char* field) {
+  return "tensors[" + Str(static_cast<int64_t>(index)) + "]." + field;
+}
+
+int64_t RoundUp(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<BucketedAllReducer>> BucketedAllReducer::Create(
+    const BucketOptions& options) {
+  constexpr const char* kCreate = "BucketedAllReducer::Create";
+  if (options.bucket_bytes < 1) {
+    return InvalidArgument(std::string(kCreate) + ": bucket_bytes is " + Str(options.bucket_bytes) +
+                           "; it must be >= 1");
+  }
+  const int64_t align = options.align_bytes;
+  if (align < 1 || (align & (align - 1)) != 0) {
+    return InvalidArgument(std::string(kCreate) + ": align_bytes is " + Str(align) +
+                           "; it must be a power of two");
+  }
+  if (options.max_plans < 1) {
+    return InvalidArgument(std::string(kCreate) + ": max_plans is " + Str(options.max_plans) +
+                           "; it must be >= 1");
+  }
+  return std::unique_ptr<BucketedAllReducer>(new BucketedAllReducer(options));
+}
+
+Status BucketedAllReducer::Validate(const std::vector<BucketTensor>& tensors, ReduceOp op) const {
+  TESS_RETURN_IF_ERROR(CheckReduceOp(kAllReduce, op));
+  if (tensors.empty()) return Status::Ok();
+  const DType dtype = tensors[0].dtype;
+  TESS_RETURN_IF_ERROR(CheckCommDType(kAllReduce, dtype));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const BucketTensor& t = tensors[i];
+    // Field names are built only on failure: this loop runs on every call.
+    if (t.dtype != dtype) {
+      const int value = static_cast<int>(t.dtype);
+      const std::string name =
+          IsValidDType(value) ? DTypeName(t.dtype) : "value " + Str(value) + " (not a dtype)";
+      return InvalidArgument(std::string(kAllReduce) + ": " + TensorField(i, "dtype") + " is " +
+                             name + " but tensors[0].dtype is " + DTypeName(dtype) +
+                             "; all tensors must share one dtype");
+    }
+    if (t.count < 0) {
+      return CheckCount(kAllReduce, TensorField(i, "count").c_str(), t.count, INT64_MAX);
+    }
+    if (t.data == nullptr && t.count > 0) {
+      return CheckBuffer(kAllReduce, TensorField(i, "data").c_str(), t.data, t.count);
+    }
+  }
+  return Status::Ok();
+}
+
+BucketedAllReducer::Plan* BucketedAllReducer::Find(const std::vector<BucketTensor>& tensors) {
+  for (const std::unique_ptr<Plan>& plan : plans_) {
+    if (plan->dtype != tensors[0].dtype || plan->counts.size() != tensors.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < tensors.size() && same; ++i) same = plan->counts[i] == tensors[i].count;
+    if (same) return plan.get();
+  }
+  return nullptr;
+}
+
+BucketedAllReducer::Plan* BucketedAllReducer::Build(const std::vector<BucketTensor>& tensors) {
+  auto plan = std::make_unique<Plan>();
+  plan->dtype = tensors[0].dtype;
+  const int64_t element = static_cast<int64_t>(DTypeSize(plan->dtype));
+  const int64_t align = std::max<int64_t>(1, options_.align_bytes / element);
+  const int64_t limit = options_.bucket_bytes / element;  // elements per bucket
+  Bucket open{0, 0, 0};
+  auto close = [&] {
+    if (open.end_slot > open.first_slot) plan->buckets.push_back(open);
+    open = Bucket{open.end_slot, open.end_slot, 0};
+  };
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const int64_t count = tensors[i].count;
+    plan->counts.push_back(count);
+    if (count == 0) continue;
+    const int32_t index = static_cast<int32_t>(i);
+    if (count > limit) {  // its own bucket, reduced in place
+      close();
+      plan->slots.push_back({index, 0});
+      open.end_slot++;
+      open.elements = count;
+      close();
+      continue;
+    }
+    int64_t offset = RoundUp(open.elements, align);
+    if (open.end_slot > open.first_slot && offset + count > limit) {
+      close();
+      offset = 0;
+    }
+    plan->slots.push_back({index, offset});
+    open.end_slot++;
+    open.elements = offset + count;
+  }
+  close();
+
+  int64_t staging = 0;
+  for (const Bucket& b : plan->buckets) {
+    if (b.end_slot - b.first_slot > 1) staging = std::max(staging, b.elements * element);
+  }
+  if (staging > stats_.staging_bytes) {
+    // Zeroed, so alignment padding never holds uninitialised bytes.
+    const int64_t align_bytes = options_.align_bytes;
+    staging_storage_.reset(new unsigned char[staging + align_bytes]());
+    const uintptr_t base = reinterpret_cast<uintptr_t>(staging_storage_.get());
+    staging_ = staging_storage_.get() +
+               (RoundUp(static_cast<int64_t>(base), align_bytes) - static_cast<int64_t>(base));
+    stats_.staging_bytes = staging;
+  }
+
+  if (static_cast<int32_t>(plans_.size()) >= options_.max_plans) {
+    auto oldest = std::min_element(plans_.begin(), plans_.end(), [](const auto& a, const auto& b) {
+      return a->last_used < b->last_used;
+    });
+    plans_.erase(oldest);
+  }
+  stats_.plans_built++;
+  plans_.push_back(std::move(plan));
+  return plans_.back().get();
+}
+
+Status BucketedAllReducer::Run(Communicator& comm, const Plan& plan,
+                               const std::vector<BucketTensor>& tensors, ReduceOp op) {
+  const size_t element = DTypeSize(plan.dtype);
+  stats_.buckets = static_cast<int64_t>(plan.buckets.size());
+  stats_.in_place_buckets = 0;
+  for (const Bucket& bucket : plan.buckets) {
+    if (bucket.end_slot - bucket.first_slot == 1) {
+      const BucketTensor& t = tensors[plan.slots[bucket.first_slot].tensor];
+      stats_.in_place_buckets++;
+      TESS_RETURN_IF_ERROR(comm.AllReduce(t.data, t.data, t.count, plan.dtype, op));
+      continue;
+    }
+    for (int32_t s = bucket.first_slot; s < bucket.end_slot; ++s) {
+      const BucketTensor& t = tensors[plan.slots[s].tensor];
+      std::memcpy(staging_ + plan.slots[s].offset * element, t.data, t.count * element);
+    }
+    TESS_RETURN_IF_ERROR(comm.AllReduce(staging_, staging_, bucket.elements, plan.dtype, op));
+    for (int32_t s = bucket.first_slot; s < bucket.end_slot; ++s) {
+      const BucketTensor& t = tensors[plan.slots[s].tensor];
+      std::memcpy(t.data, staging_ + plan.slots[s].offset * element, t.count * element);
+    }
+  }
+  return Status::Ok();
+}
+
+Status BucketedAllReducer::AllReduce(Communicator& comm, const std::vector<BucketTensor>& tensors,
+                                     ReduceOp op) {
+  TESS_RETURN_IF_ERROR(Validate(tensors, op));
+  stats_.calls++;
+  if (tensors.empty()) {
+    stats_.buckets = stats_.in_place_buckets = 0;
+    return Status::Ok();
+  }
+  Plan* plan = Find(tensors);
+  if (plan == nullptr) plan = Build(tensors);
+  plan->last_used = stats_.calls;
+  return Run(comm, *plan, tensors, op);
+}
+
+}  // namespace tessera::comm

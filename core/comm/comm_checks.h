@@ -1,0 +1,31 @@
+// Argument checks shared by the Communicator front end and the collectives built on
+// it (bucketed all-reduce). Each returns INVALID_ARGUMENT / OUT_OF_RANGE whose
+// message starts with `method` and names the argument and its value.
+#ifndef TESSERA_CORE_COMM_COMM_CHECKS_H_
+#define TESSERA_CORE_COMM_COMM_CHECKS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "core/comm/communicator.h"
+#include "core/common/dtype.h"
+#include "core/common/status.h"
+
+namespace tessera::comm {
+
+// A dtype value that names a dtype communicators carry (f32, f64, i32, i64).
+Status CheckCommDType(const char* method, DType dtype);
+// Sum, max or min.
+Status CheckReduceOp(const char* method, ReduceOp op);
+// 0 <= count <= max; `name` is how the message calls it ("count", "tensors[3].count").
+Status CheckCount(const char* method, const char* name, int64_t count, int64_t max);
+// A NULL buffer only where it holds no elements.
+Status CheckBuffer(const char* method, const char* name, const void* buffer, int64_t count);
+// std::to_string, shorter at call sites that build messages.
+std::string Str(int64_t value);
+// Seconds as a person writes them: "0.3", "30", "nan" ("%g").
+std::string SecondsText(double seconds);
+
+}  // namespace tessera::comm
+
+#endif  // TESSERA_CORE_COMM_COMM_CHECKS_H_

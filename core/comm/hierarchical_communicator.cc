@@ -1,0 +1,279 @@
+#include "core/comm/hierarchical_communicator.h"
+
+#include <algorithm>
+#include <climits>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "core/comm/comm_checks.h"
+#include "core/comm/env_config.h"
+#include "core/comm/mpi_world.h"
+#include "core/sbp/balanced_split.h"
+
+namespace tessera::comm {
+namespace {
+
+constexpr const char* kCreate = "HierarchicalCommunicator::Create";
+
+Status CheckOptions(const HierarchicalOptions& options) {
+  const int algorithm = static_cast<int>(options.algorithm);
+  if (algorithm < 0 || algorithm > static_cast<int>(HierarchicalAlgorithm::kHostLeaders)) {
+    return InvalidArgument(std::string(kCreate) + ": algorithm value " + Str(algorithm) +
+                           " is not auto, flat, sharded_hosts or host_leaders");
+  }
+  if (options.threshold_bytes < -1) {
+    return InvalidArgument(std::string(kCreate) + ": threshold_bytes is " +
+                           Str(options.threshold_bytes) + "; it must be >= 0, or -1 for " +
+                           kHierarchicalThresholdEnv + " or the default");
+  }
+  if (options.ranks_per_host < 0) {
+    return InvalidArgument(std::string(kCreate) + ": ranks_per_host is " +
+                           Str(options.ranks_per_host) + "; it must be >= 1, or 0 for " +
+                           kRanksPerHostEnv + " or the real hosts");
+  }
+  return Status::Ok();
+}
+
+// Wraps a communicator MPI just created for us; frees it when wrapping fails.
+Result<std::unique_ptr<MpiCommunicator>> Own(MPI_Comm comm) {
+  auto wrapped = MpiCommunicator::Wrap(comm, /*owned=*/true);
+  if (!wrapped.ok()) MPI_Comm_free(&comm);
+  return wrapped;
+}
+
+// This rank's host identifier: its pretend host, or the lowest group rank among the
+// ranks it shares memory with.
+Result<int64_t> HostKey(MPI_Comm group, int32_t group_rank, int32_t ranks_per_host) {
+  if (ranks_per_host > 0) {
+    TESS_ASSIGN_OR_RETURN(int32_t world_rank, WorldRank());
+    return int64_t{world_rank / ranks_per_host};
+  }
+  MPI_Comm shared = MPI_COMM_NULL;
+  int rc = MPI_Comm_split_type(group, MPI_COMM_TYPE_SHARED, group_rank, MPI_INFO_NULL, &shared);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_split_type", rc);
+  int leader = group_rank;  // shared rank 0 has the lowest group rank (key = group rank)
+  rc = MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
+  MPI_Comm_free(&shared);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Bcast", rc);
+  return int64_t{leader};
+}
+
+}  // namespace
+
+const char* HierarchicalAlgorithmName(HierarchicalAlgorithm algorithm) {
+  switch (algorithm) {
+    case HierarchicalAlgorithm::kAuto: return "auto";
+    case HierarchicalAlgorithm::kFlat: return "flat";
+    case HierarchicalAlgorithm::kShardedHosts: return "sharded_hosts";
+    case HierarchicalAlgorithm::kHostLeaders: return "host_leaders";
+  }
+  return "invalid";
+}
+
+Result<HostLayout> HostLayoutFromKeys(const std::vector<int64_t>& host_keys) {
+  if (host_keys.empty()) return InvalidArgument("HostLayoutFromKeys: host_keys is empty");
+  HostLayout layout;
+  std::unordered_map<int64_t, int32_t> host_of_key;
+  for (int64_t key : host_keys) {
+    auto [it, added] = host_of_key.emplace(key, static_cast<int32_t>(layout.host_sizes.size()));
+    if (added) layout.host_sizes.push_back(0);
+    layout.host_of.push_back(it->second);
+    layout.local_rank_of.push_back(layout.host_sizes[it->second]++);
+  }
+  layout.min_host_size = layout.max_host_size = layout.host_sizes[0];
+  for (int32_t size : layout.host_sizes) {
+    layout.min_host_size = std::min(layout.min_host_size, size);
+    layout.max_host_size = std::max(layout.max_host_size, size);
+  }
+  return layout;
+}
+
+Result<std::unique_ptr<HierarchicalCommunicator>> HierarchicalCommunicator::Create(
+    const MpiCommunicator& group, const HierarchicalOptions& options) {
+  // Everything that can fail locally is checked before the first collective, so a
+  // bad setting fails on every rank instead of leaving the others in a split.
+  TESS_RETURN_IF_ERROR(CheckOptions(options));
+  int64_t threshold = options.threshold_bytes;
+  if (threshold == -1) {
+    TESS_ASSIGN_OR_RETURN(std::optional<int64_t> env, EnvInt64(kHierarchicalThresholdEnv, 0));
+    threshold = env.value_or(kDefaultHierarchicalThresholdBytes);
+  }
+  int32_t ranks_per_host = options.ranks_per_host;
+  if (ranks_per_host == 0) {
+    TESS_ASSIGN_OR_RETURN(std::optional<int64_t> env, EnvInt64(kRanksPerHostEnv, 1));
+    ranks_per_host = static_cast<int32_t>(std::min<int64_t>(env.value_or(0), INT32_MAX));
+  }
+  if (group.poisoned()) {
+    return FailedPrecondition(std::string(kCreate) + ": the group communicator is unusable (" +
+                              group.poison().message() + ")");
+  }
+
+  MPI_Comm dup = MPI_COMM_NULL;
+  int rc = MPI_Comm_dup(group.comm(), &dup);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_dup", rc);
+  TESS_ASSIGN_OR_RETURN(std::unique_ptr<MpiCommunicator> flat, Own(dup));
+  const int32_t me = flat->rank();
+
+  TESS_ASSIGN_OR_RETURN(int64_t key, HostKey(flat->comm(), me, ranks_per_host));
+  std::vector<int64_t> keys(flat->size());
+  rc = MPI_Allgather(&key, 1, MPI_INT64_T, keys.data(), 1, MPI_INT64_T, flat->comm());
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Allgather", rc);
+  TESS_ASSIGN_OR_RETURN(HostLayout layout, HostLayoutFromKeys(keys));
+
+  MPI_Comm intra = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+  rc = MPI_Comm_split(flat->comm(), layout.host_of[me], me, &intra);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_split", rc);
+  TESS_ASSIGN_OR_RETURN(std::unique_ptr<MpiCommunicator> intra_comm, Own(intra));
+  rc = MPI_Comm_split(flat->comm(), layout.local_rank_of[me], layout.host_of[me], &inter);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_split", rc);
+  TESS_ASSIGN_OR_RETURN(std::unique_ptr<MpiCommunicator> inter_comm, Own(inter));
+
+  std::unique_ptr<HierarchicalCommunicator> result(
+      new HierarchicalCommunicator(std::move(flat), std::move(intra_comm), std::move(inter_comm),
+                                   std::move(layout), options.algorithm, threshold));
+  TESS_RETURN_IF_ERROR(result->SetTimeout(group.timeout_seconds()));
+  return result;
+}
+
+HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<MpiCommunicator> flat,
+                                                   std::unique_ptr<MpiCommunicator> intra,
+                                                   std::unique_ptr<MpiCommunicator> inter,
+                                                   HostLayout layout,
+                                                   HierarchicalAlgorithm algorithm,
+                                                   int64_t threshold_bytes)
+    : Communicator(flat->rank(), flat->size()),
+      flat_(std::move(flat)),
+      intra_(std::move(intra)),
+      inter_(std::move(inter)),
+      layout_(std::move(layout)),
+      algorithm_(algorithm),
+      threshold_bytes_(threshold_bytes),
+      shard_counts_(intra_->size(), 0) {}
+
+int64_t HierarchicalCommunicator::max_count() const { return INT_MAX; }
+
+Status HierarchicalCommunicator::DoSetTimeout(double seconds) {
+  TESS_RETURN_IF_ERROR(flat_->SetTimeout(seconds));
+  TESS_RETURN_IF_ERROR(intra_->SetTimeout(seconds));
+  return inter_->SetTimeout(seconds);
+}
+
+Status HierarchicalCommunicator::Step(Status status, const MpiCommunicator& sub, const char* step) {
+  if (status.ok()) return status;
+  if (step != nullptr) {
+    status = Status(status.code(),
+                    std::string("AllReduce, hierarchical ") + step + " step: " + status.message());
+  }
+  if (sub.poisoned()) Poison(status);
+  return status;
+}
+
+HierarchicalAlgorithm HierarchicalCommunicator::Choose(int64_t count, DType dtype) const {
+  if (algorithm_ != HierarchicalAlgorithm::kAuto) return algorithm_;
+  const bool trivial = layout_.host_sizes.size() == 1 || layout_.max_host_size == 1;
+  if (trivial || count * static_cast<int64_t>(DTypeSize(dtype)) < threshold_bytes_) {
+    return HierarchicalAlgorithm::kFlat;
+  }
+  if (layout_.min_host_size == 1 || count < layout_.min_host_size) {
+    return HierarchicalAlgorithm::kHostLeaders;
+  }
+  return HierarchicalAlgorithm::kShardedHosts;
+}
+
+Status HierarchicalCommunicator::DoAllReduce(const void* send, void* recv, int64_t count,
+                                             DType dtype, ReduceOp op) {
+  last_algorithm_ = Choose(count, dtype);
+  switch (last_algorithm_) {
+    case HierarchicalAlgorithm::kShardedHosts: return ShardedHosts(send, recv, count, dtype, op);
+    case HierarchicalAlgorithm::kHostLeaders: return HostLeaders(send, recv, count, dtype, op);
+    case HierarchicalAlgorithm::kAuto:
+    case HierarchicalAlgorithm::kFlat: break;
+  }
+  return Step(flat_->AllReduce(send, recv, count, dtype, op), *flat_, nullptr);
+}
+
+Status HierarchicalCommunicator::ShardedHosts(const void* send, void* recv, int64_t count,
+                                              DType dtype, ReduceOp op) {
+  // Shards are cut for the smallest host, so every shard index exists on every host
+  // and the inter-host communicator of local rank i < m spans all hosts.
+  const int32_t shards = layout_.min_host_size;
+  const int32_t local = intra_->rank();
+  for (int32_t i = 0; i < intra_->size(); ++i) {
+    shard_counts_[i] = i < shards ? BalancedRange(count, shards, i).size() : 0;
+  }
+  const int64_t mine = shard_counts_[local];
+  const size_t bytes = static_cast<size_t>(mine) * DTypeSize(dtype);
+  if (shard_.size() < bytes) shard_.resize(bytes);
+  // The shard goes to scratch rather than into recv, so in-place calls (send ==
+  // recv) need no special case: send is dead once the reduce-scatter is done.
+  void* shard = shard_.data();
+  TESS_RETURN_IF_ERROR(Step(intra_->ReduceScatterV(send, shard, shard_counts_, dtype, op), *intra_,
+                            "intra-host reduce-scatter"));
+  if (local < shards) {
+    TESS_RETURN_IF_ERROR(
+        Step(inter_->AllReduce(shard, shard, mine, dtype, op), *inter_, "inter-host all-reduce"));
+  }
+  return Step(intra_->AllGatherV(shard, mine, recv, shard_counts_, {}, dtype), *intra_,
+              "intra-host all-gather");
+}
+
+Status HierarchicalCommunicator::HostLeaders(const void* send, void* recv, int64_t count,
+                                             DType dtype, ReduceOp op) {
+  TESS_RETURN_IF_ERROR(
+      Step(intra_->Reduce(send, recv, count, dtype, op, 0), *intra_, "intra-host reduce"));
+  if (intra_->rank() == 0) {
+    TESS_RETURN_IF_ERROR(
+        Step(inter_->AllReduce(recv, recv, count, dtype, op), *inter_, "leaders' all-reduce"));
+  }
+  return Step(intra_->Broadcast(recv, count, dtype, 0), *intra_, "intra-host broadcast");
+}
+
+Status HierarchicalCommunicator::DoReduce(const void* send, void* recv, int64_t count, DType dtype,
+                                          ReduceOp op, int32_t root) {
+  return Step(flat_->Reduce(send, recv, count, dtype, op, root), *flat_, nullptr);
+}
+
+Status HierarchicalCommunicator::DoReduceScatterV(const void* send, void* recv,
+                                                  const std::vector<int64_t>& recv_counts,
+                                                  DType dtype, ReduceOp op) {
+  return Step(flat_->ReduceScatterV(send, recv, recv_counts, dtype, op), *flat_, nullptr);
+}
+
+Status HierarchicalCommunicator::DoAllGatherV(const void* send, int64_t send_count, void* recv,
+                                              const std::vector<int64_t>& recv_counts,
+                                              const std::vector<int64_t>& recv_displs,
+                                              DType dtype) {
+  return Step(flat_->AllGatherV(send, send_count, recv, recv_counts, recv_displs, dtype), *flat_,
+              nullptr);
+}
+
+Status HierarchicalCommunicator::DoAllToAllV(const void* send,
+                                             const std::vector<int64_t>& send_counts,
+                                             const std::vector<int64_t>& send_displs, void* recv,
+                                             const std::vector<int64_t>& recv_counts,
+                                             const std::vector<int64_t>& recv_displs, DType dtype) {
+  return Step(
+      flat_->AllToAllV(send, send_counts, send_displs, recv, recv_counts, recv_displs, dtype),
+      *flat_, nullptr);
+}
+
+Status HierarchicalCommunicator::DoBroadcast(void* buffer, int64_t count, DType dtype,
+                                             int32_t root) {
+  return Step(flat_->Broadcast(buffer, count, dtype, root), *flat_, nullptr);
+}
+
+Status HierarchicalCommunicator::DoSend(const void* buffer, int64_t count, DType dtype,
+                                        int32_t peer, int32_t tag) {
+  return Step(flat_->Send(buffer, count, dtype, peer, tag), *flat_, nullptr);
+}
+
+Status HierarchicalCommunicator::DoRecv(void* buffer, int64_t count, DType dtype, int32_t peer,
+                                        int32_t tag) {
+  return Step(flat_->Recv(buffer, count, dtype, peer, tag), *flat_, nullptr);
+}
+
+Status HierarchicalCommunicator::DoBarrier() { return Step(flat_->Barrier(), *flat_, nullptr); }
+
+}  // namespace tessera::comm

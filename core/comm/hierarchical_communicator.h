@@ -1,0 +1,156 @@
+// HierarchicalCommunicator: a Communicator over a group of ranks (the world or any
+// placement's ranks) whose AllReduce goes host by host, the Horovod / Bagua way:
+//
+//   1. intra-host reduce-scatter: local rank i of each host gets shard i of the
+//      reduction over its host;
+//   2. inter-host all-reduce of shard i among the ranks with local index i (one rank
+//      per host);
+//   3. intra-host all-gather of the shards.
+//
+// Only 1/local_size of the payload crosses hosts per rank, so when links between
+// hosts are the bottleneck this beats a flat all-reduce. A second form, for tiny
+// payloads, is intra-host reduce to local rank 0, all-reduce among those leaders,
+// intra-host broadcast. Every other collective is the flat one.
+//
+// Why a Communicator and not a function over communicators: boxing
+// (core/boxing/box_1d.h) and BucketedAllReducer take a Communicator&, so a
+// HierarchicalCommunicator plugs into them unchanged, and the per-call scratch and
+// count arrays have an owner, so a warm call allocates nothing.
+//
+// Hosts. By default, ranks that share memory (MPI_Comm_split_type with
+// MPI_COMM_TYPE_SHARED) form a host. TESSERA_RANKS_PER_HOST=k (or
+// HierarchicalOptions::ranks_per_host) instead makes world ranks [0, k), [k, 2k), ...
+// pretend to be hosts: world rank r sits on pretend host r / k, so when k does not
+// divide the world size the last host is smaller (k = 2 on 3 ranks: hosts {0,1} and
+// {2}). Hosts are numbered by their lowest group rank; local ranks follow group
+// order. Hosts of unequal size work: shards are cut for the smallest host (size m),
+// local ranks >= m of bigger hosts get empty shards, and the inter-host step runs
+// among local ranks < m.
+//
+// Choosing. HierarchicalAlgorithm::kAuto is flat for payloads under threshold_bytes
+// (default kDefaultHierarchicalThresholdBytes, 1 MiB, or
+// TESSERA_HIERARCHICAL_ALLREDUCE_BYTES): below it an all-reduce is latency-bound and
+// two extra intra-host steps cost more than the inter-host bytes saved. It is also
+// flat when the hierarchy is trivial (one host, or one rank per host), uses the
+// leader form when the smallest host has one rank or the payload has fewer elements
+// than shards, and the sharded form otherwise. The other values force one form.
+//
+// Creation is collective over the group (it splits MPI communicators). The object
+// owns a duplicate of the group's communicator plus its intra- and inter-host
+// communicators, so SetTimeout here sets all three and leaves the group's own
+// communicator alone. The timeout bounds each step, so a hierarchical all-reduce
+// fails after at most three timeouts; a timeout in any step poisons this
+// communicator, and the error names the step.
+#ifndef TESSERA_CORE_COMM_HIERARCHICAL_COMMUNICATOR_H_
+#define TESSERA_CORE_COMM_HIERARCHICAL_COMMUNICATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/comm/communicator.h"
+#include "core/comm/mpi_communicator.h"
+#include "core/common/dtype.h"
+#include "core/common/status.h"
+
+namespace tessera::comm {
+
+inline constexpr const char kRanksPerHostEnv[] = "TESSERA_RANKS_PER_HOST";
+inline constexpr const char kHierarchicalThresholdEnv[] = "TESSERA_HIERARCHICAL_ALLREDUCE_BYTES";
+inline constexpr int64_t kDefaultHierarchicalThresholdBytes = int64_t{1} << 20;
+
+// Values are stable: append only.
+enum class HierarchicalAlgorithm : int {
+  kAuto = 0,
+  kFlat = 1,          // one all-reduce over the whole group
+  kShardedHosts = 2,  // intra reduce-scatter, inter all-reduce, intra all-gather
+  kHostLeaders = 3,   // intra reduce, leaders all-reduce, intra broadcast
+};
+
+// "auto", "flat", "sharded_hosts", "host_leaders".
+const char* HierarchicalAlgorithmName(HierarchicalAlgorithm algorithm);
+
+struct HierarchicalOptions {
+  HierarchicalAlgorithm algorithm = HierarchicalAlgorithm::kAuto;
+  // kAuto goes hierarchical from this many bytes. -1: TESSERA_HIERARCHICAL_ALLREDUCE_BYTES,
+  // or kDefaultHierarchicalThresholdBytes when that is unset.
+  int64_t threshold_bytes = -1;
+  // > 0: pretend hosts of this many consecutive world ranks. 0: TESSERA_RANKS_PER_HOST,
+  // or the real hosts when that is unset.
+  int32_t ranks_per_host = 0;
+};
+
+// Where the group's ranks sit. Indexed by group rank unless named otherwise.
+struct HostLayout {
+  std::vector<int32_t> host_of;
+  std::vector<int32_t> local_rank_of;
+  std::vector<int32_t> host_sizes;  // indexed by host
+  int32_t min_host_size = 0;
+  int32_t max_host_size = 0;
+};
+
+// The layout of ranks whose host identifiers are `host_keys` (one per group rank;
+// equal keys = same host). INVALID_ARGUMENT when empty.
+Result<HostLayout> HostLayoutFromKeys(const std::vector<int64_t>& host_keys);
+
+class HierarchicalCommunicator final : public Communicator {
+ public:
+  // Collective over `group`'s members. INVALID_ARGUMENT for bad options or a bad
+  // TESSERA_RANKS_PER_HOST / TESSERA_HIERARCHICAL_ALLREDUCE_BYTES (naming the
+  // variable and the value). The timeout starts at `group`'s.
+  static Result<std::unique_ptr<HierarchicalCommunicator>> Create(
+      const MpiCommunicator& group, const HierarchicalOptions& options = {});
+
+  const HostLayout& layout() const { return layout_; }
+  int64_t threshold_bytes() const { return threshold_bytes_; }
+  // The form the last AllReduce used (never kAuto); kAuto before the first.
+  HierarchicalAlgorithm last_algorithm() const { return last_algorithm_; }
+
+ protected:
+  Status DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
+                     ReduceOp op) override;
+  Status DoReduce(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
+                  int32_t root) override;
+  Status DoReduceScatterV(const void* send, void* recv, const std::vector<int64_t>& recv_counts,
+                          DType dtype, ReduceOp op) override;
+  Status DoAllGatherV(const void* send, int64_t send_count, void* recv,
+                      const std::vector<int64_t>& recv_counts,
+                      const std::vector<int64_t>& recv_displs, DType dtype) override;
+  Status DoAllToAllV(const void* send, const std::vector<int64_t>& send_counts,
+                     const std::vector<int64_t>& send_displs, void* recv,
+                     const std::vector<int64_t>& recv_counts,
+                     const std::vector<int64_t>& recv_displs, DType dtype) override;
+  Status DoBroadcast(void* buffer, int64_t count, DType dtype, int32_t root) override;
+  Status DoSend(const void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) override;
+  Status DoRecv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) override;
+  Status DoBarrier() override;
+  Status DoSetTimeout(double seconds) override;
+  int64_t max_count() const override;
+
+ private:
+  HierarchicalCommunicator(std::unique_ptr<MpiCommunicator> flat,
+                           std::unique_ptr<MpiCommunicator> intra,
+                           std::unique_ptr<MpiCommunicator> inter, HostLayout layout,
+                           HierarchicalAlgorithm algorithm, int64_t threshold_bytes);
+
+  HierarchicalAlgorithm Choose(int64_t count, DType dtype) const;
+  Status ShardedHosts(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op);
+  Status HostLeaders(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op);
+  // Passes `status` of a step on `sub` through; when that step poisoned `sub`, this
+  // communicator is poisoned too, with the step named.
+  Status Step(Status status, const MpiCommunicator& sub, const char* step);
+
+  std::unique_ptr<MpiCommunicator> flat_;   // the whole group
+  std::unique_ptr<MpiCommunicator> intra_;  // this rank's host
+  std::unique_ptr<MpiCommunicator> inter_;  // one rank per host: same local rank
+  HostLayout layout_;
+  HierarchicalAlgorithm algorithm_;
+  int64_t threshold_bytes_;
+  HierarchicalAlgorithm last_algorithm_ = HierarchicalAlgorithm::kAuto;
+  std::vector<int64_t> shard_counts_;  // per local rank, refilled per call
+  std::vector<unsigned char> shard_;   // this rank's shard; grows, never shrinks
+};
+
+}  // namespace tessera::comm
+
+#endif  // TESSERA_CORE_COMM_HIERARCHICAL_COMMUNICATOR_H_

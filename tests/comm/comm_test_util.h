@@ -1,0 +1,58 @@
+// Inputs, oracles and helpers shared by the communicator tests. Every expected
+// value is computed from the same closed-form inputs (Input(rank, k)) with plain
+// loops, independently of any communicator.
+#ifndef TESSERA_TESTS_COMM_COMM_TEST_UTIL_H_
+#define TESSERA_TESTS_COMM_COMM_TEST_UTIL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "core/comm/communicator.h"
+
+namespace tessera::comm {
+
+// Small integers, exact in every dtype, so sums do not depend on the order.
+inline int64_t Input(int64_t rank, int64_t k) { return (rank * 31 + k * 7) % 13 - 6; }
+
+inline constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kMin};
+
+// op over ranks 0..size-1 of Input(r, k).
+inline int64_t Reduced(ReduceOp op, int64_t size, int64_t k) {
+  int64_t acc = Input(0, k);
+  for (int64_t r = 1; r < size; ++r) {
+    int64_t v = Input(r, k);
+    acc = op == ReduceOp::kSum   ? acc + v
+          : op == ReduceOp::kMax ? std::max(acc, v)
+                                 : std::min(acc, v);
+  }
+  return acc;
+}
+
+// Sets an environment variable for one scope, then restores it (or unsets it).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+}  // namespace tessera::comm
+
+#endif  // TESSERA_TESTS_COMM_COMM_TEST_UTIL_H_

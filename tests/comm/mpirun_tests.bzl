@@ -1,0 +1,27 @@
+"""mpirun_tests: one sh_test per rank count around an MPI test program."""
+
+def mpirun_tests(name, binary, nps = [1, 2, 3, 4], env = {}):
+    """Runs `binary` under tests/comm/mpirun_test.sh as `<name>_np<N>` for N in nps.
+
+    Tagged exclusive: each run starts up to 4 ranks on a 2-core machine, so runs
+    must not overlap each other or other tests.
+
+    Args:
+      name: prefix of the test names.
+      binary: label of the cc_binary to run.
+      nps: rank counts.
+      env: extra environment for the test (passed through mpirun to every rank).
+    """
+    for np in nps:
+        native.sh_test(
+            name = "%s_np%d" % (name, np),
+            size = "small",
+            srcs = ["//tests/comm:mpirun_test.sh"],
+            args = [
+                str(np),
+                "$(location %s)" % binary,
+            ],
+            data = [binary],
+            env = env,
+            tags = ["exclusive"],
+        )
