@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/cuda/cuda_error.h"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/nccl_version.h"
 
@@ -22,6 +23,17 @@ TEST(NcclVersionTest, MatchesTheHeaderWithoutAGpu) {
   // The library loaded at run time must be the major version we compiled against.
   EXPECT_EQ(*version / 10000, NCCL_MAJOR)
       << "run-time NCCL " << *version << ", header " << NCCL_VERSION_CODE;
+}
+
+TEST(CudaErrorTest, NamesTheCallAndTheError) {
+  Status oom = CudaError("cudaMalloc(64 bytes)", cudaErrorMemoryAllocation);
+  EXPECT_EQ(oom.code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(oom.message(), std::string("cudaMalloc(64 bytes) failed: cudaErrorMemoryAllocation (") +
+                               cudaGetErrorString(cudaErrorMemoryAllocation) + ")");
+  Status device = CudaError("cudaSetDevice(3)", cudaErrorInvalidDevice);
+  EXPECT_EQ(device.code(), StatusCode::kInternal);
+  EXPECT_EQ(device.message().rfind("cudaSetDevice(3) failed: cudaErrorInvalidDevice (", 0), 0)
+      << device.message();
 }
 
 TEST(DeviceCountTest, IsNeverAnErrorOnAHealthyMachine) {

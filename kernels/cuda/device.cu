@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/cuda/cuda_error.h"
 #include "kernels/cuda/device.h"
 
 namespace tessera {
@@ -14,17 +15,6 @@ constexpr int kThreadsPerBlock = 256;
 // Grid-stride loops cover any n; capping the grid keeps launches cheap and the block count
 // far below gridDim.x's limit even for n near INT64_MAX.
 constexpr int64_t kMaxBlocks = 4096;
-
-// "cudaMalloc failed: cudaErrorMemoryAllocation (out of memory)". Running out of memory is
-// RESOURCE_EXHAUSTED so callers can tell it from a broken device or driver.
-Status CudaError(const std::string& call, cudaError_t err) {
-  std::string message =
-      call + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
-  if (err == cudaErrorMemoryAllocation) {
-    return Status(StatusCode::kResourceExhausted, std::move(message));
-  }
-  return Internal(std::move(message));
-}
 
 // Driver and runtime versions are encoded as 1000 * major + 10 * minor.
 std::string CudaVersionString(int version) {

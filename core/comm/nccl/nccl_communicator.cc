@@ -1,0 +1,425 @@
+#include "core/comm/nccl/nccl_communicator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "core/comm/nccl/group_agreement.h"
+#include "core/comm/nccl/local_device.h"
+#include "core/comm/nccl/nccl_error.h"
+#include "kernels/cuda/cuda_error.h"
+
+namespace tessera::comm {
+namespace {
+
+using kernels::cuda::CudaError;
+
+// Barrier's word, and the smallest scratch buffer, so Barrier never allocates.
+constexpr size_t kMinScratchBytes = 256;
+
+// The unique id travels as 64-bit words over the bootstrap communicator.
+static_assert(sizeof(ncclUniqueId) % sizeof(int64_t) == 0, "ncclUniqueId is not whole words");
+constexpr int64_t kUniqueIdWords = sizeof(ncclUniqueId) / sizeof(int64_t);
+
+Status Prefixed(const char* method, const Status& status) {
+  if (status.ok()) return status;
+  return Status(status.code(), std::string(method) + ": " + status.message());
+}
+
+bool AllEqual(const std::vector<int64_t>& counts) {
+  return std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<int64_t>()) ==
+         counts.end();
+}
+
+const char* At(const void* base, int64_t elements, size_t element_size) {
+  return static_cast<const char*>(base) + elements * static_cast<int64_t>(element_size);
+}
+
+char* At(void* base, int64_t elements, size_t element_size) {
+  return static_cast<char*>(base) + elements * static_cast<int64_t>(element_size);
+}
+
+// Makes `device` the calling thread's current device and restores the previous one on
+// destruction, so the communicator never changes what the caller's own CUDA calls use.
+class DeviceScope {
+ public:
+  DeviceScope() = default;
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  ~DeviceScope() {
+    if (switched_) cudaSetDevice(previous_);
+  }
+
+  Status Enter(int device) {
+    cudaError_t err = cudaGetDevice(&previous_);
+    if (err != cudaSuccess) return CudaError("cudaGetDevice", err);
+    if (previous_ == device) return Status::Ok();
+    err = cudaSetDevice(device);
+    if (err != cudaSuccess) return CudaError("cudaSetDevice(" + std::to_string(device) + ")", err);
+    switched_ = true;
+    return Status::Ok();
+  }
+
+ private:
+  int previous_ = 0;
+  bool switched_ = false;
+};
+
+}  // namespace
+
+Result<ncclDataType_t> ToNcclDataType(DType dtype) {
+  switch (dtype) {
+    case DType::kF32: return ncclFloat32;
+    case DType::kF64: return ncclFloat64;
+    case DType::kI32: return ncclInt32;
+    case DType::kI64: return ncclInt64;
+    case DType::kF16: return ncclFloat16;
+    case DType::kBF16: return ncclBfloat16;
+  }
+  return InvalidArgument("ToNcclDataType: dtype value " + std::to_string(static_cast<int>(dtype)) +
+                         " is not a dtype");
+}
+
+Result<ncclRedOp_t> ToNcclRedOp(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return ncclSum;
+    case ReduceOp::kMax: return ncclMax;
+    case ReduceOp::kMin: return ncclMin;
+  }
+  return InvalidArgument("ToNcclRedOp: reduce op value " + std::to_string(static_cast<int>(op)) +
+                         " is not sum, max or min");
+}
+
+// One public call: refuses a broken communicator, makes its device current for the
+// call's duration, names the method in every error, and waits for the stream.
+class NcclCommunicator::Call {
+ public:
+  Call(NcclCommunicator& c, const char* method) : c_(c), method_(method) {}
+
+  Status Begin() {
+    if (!c_.broken_.ok()) return c_.broken_;
+    return Prefixed(method_, device_.Enter(c_.device_));
+  }
+
+  Status Nccl(const char* call, ncclResult_t result) {
+    if (result == ncclSuccess) return Status::Ok();
+    return Prefixed(method_, NcclError(call, result, c_.comm_));
+  }
+
+  Status Cuda(const char* call, cudaError_t err) {
+    if (err == cudaSuccess) return Status::Ok();
+    return Prefixed(method_, CudaError(call, err));
+  }
+
+  // Runs `body` (which enqueues NCCL calls) between ncclGroupStart and ncclGroupEnd, so
+  // NCCL schedules the calls together; the group is closed even when body fails.
+  template <typename Body>
+  Status Group(Body body) {
+    TESS_RETURN_IF_ERROR(Nccl("ncclGroupStart", ncclGroupStart()));
+    Status status = body();
+    Status end = Nccl("ncclGroupEnd", ncclGroupEnd());
+    return status.ok() ? end : status;
+  }
+
+  // Waits for the stream, polling NCCL's asynchronous error so a dead peer cannot keep
+  // this rank waiting forever. A failure here leaves the communicator unusable: it is
+  // aborted and the error kept for every later call.
+  Status Wait() {
+    for (;;) {
+      const cudaError_t err = cudaStreamQuery(c_.stream_);
+      if (err == cudaSuccess) return Status::Ok();
+      if (err != cudaErrorNotReady) return c_.Break(Cuda("cudaStreamQuery", err));
+      ncclResult_t async = ncclSuccess;
+      const ncclResult_t result = ncclCommGetAsyncError(c_.comm_, &async);
+      if (result != ncclSuccess) return c_.Break(Nccl("ncclCommGetAsyncError", result));
+      if (async != ncclSuccess && async != ncclInProgress) {
+        return c_.Break(Nccl("the NCCL operation (asynchronous error)", async));
+      }
+      std::this_thread::yield();
+    }
+  }
+
+ private:
+  NcclCommunicator& c_;
+  const char* method_;
+  DeviceScope device_;
+};
+
+NcclCommunicator::NcclCommunicator(int32_t rank, int32_t size, int device)
+    : Communicator(rank, size), device_(device) {}
+
+NcclCommunicator::~NcclCommunicator() {
+  DeviceScope scope;
+  // Without the device the calls below would act on another one; leaking is safer.
+  if (!scope.Enter(device_).ok()) return;
+  // Errors cannot be reported from a destructor; the resources are released either way.
+  if (comm_ != nullptr) {
+    ncclCommFinalize(comm_);
+    ncclCommDestroy(comm_);
+  }
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  if (scratch_ != nullptr) cudaFree(scratch_);
+}
+
+Status NcclCommunicator::Break(Status status) {
+  broken_ = status;
+  if (comm_ != nullptr) {
+    ncclCommAbort(comm_);
+    comm_ = nullptr;
+  }
+  return status;
+}
+
+int64_t NcclCommunicator::max_count() const { return std::numeric_limits<int64_t>::max() / 8; }
+
+Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Create(Communicator& bootstrap,
+                                                                   int device) {
+  constexpr const char* kMethod = "NcclCommunicator::Create";
+  std::unique_ptr<NcclCommunicator> comm;
+  ncclUniqueId id;
+  std::memset(&id, 0, sizeof(id));
+  const Status local = [&]() -> Status {
+    int chosen = device;
+    if (device == kDefaultDevice) {
+      TESS_ASSIGN_OR_RETURN(chosen, DefaultDevice());
+    } else {
+      TESS_RETURN_IF_ERROR(CheckDevice(device));
+    }
+    comm.reset(new NcclCommunicator(bootstrap.rank(), bootstrap.size(), chosen));
+    return comm->Prepare(&id);
+  }();
+  TESS_RETURN_IF_ERROR(AgreeAcrossGroup(bootstrap, Prefixed(kMethod, local), kMethod));
+  TESS_RETURN_IF_ERROR(Prefixed(kMethod, bootstrap.Broadcast(&id, kUniqueIdWords, DType::kI64, 0)));
+  TESS_RETURN_IF_ERROR(Prefixed(kMethod, comm->Init(id)));
+  return comm;
+}
+
+Status NcclCommunicator::Prepare(ncclUniqueId* id) {
+  DeviceScope scope;
+  TESS_RETURN_IF_ERROR(scope.Enter(device_));
+  // A blocking stream: it waits for the legacy default stream (see the header).
+  cudaError_t err = cudaStreamCreate(&stream_);
+  if (err != cudaSuccess) return CudaError("cudaStreamCreate", err);
+  TESS_RETURN_IF_ERROR(ReserveScratch(kMinScratchBytes));
+  // Barrier reduces a word of it; a defined value keeps memory checkers quiet.
+  err = cudaMemset(scratch_, 0, kMinScratchBytes);
+  if (err != cudaSuccess) return CudaError("cudaMemset", err);
+  if (rank() == 0) {
+    const ncclResult_t result = ncclGetUniqueId(id);
+    if (result != ncclSuccess) return NcclError("ncclGetUniqueId", result, nullptr);
+  }
+  return Status::Ok();
+}
+
+Status NcclCommunicator::Init(const ncclUniqueId& id) {
+  DeviceScope scope;
+  TESS_RETURN_IF_ERROR(scope.Enter(device_));
+  const ncclResult_t result = ncclCommInitRank(&comm_, size(), id, rank());
+  if (result != ncclSuccess) {
+    comm_ = nullptr;
+    return NcclError("ncclCommInitRank", result, nullptr);
+  }
+  return Status::Ok();
+}
+
+Status NcclCommunicator::ReserveScratch(size_t bytes) {
+  if (bytes <= scratch_bytes_) return Status::Ok();
+  // Every public call waits for its work, so the old buffer is idle here.
+  if (scratch_ != nullptr) {
+    cudaError_t err = cudaFree(scratch_);
+    scratch_ = nullptr;
+    scratch_bytes_ = 0;
+    if (err != cudaSuccess) return CudaError("cudaFree", err);
+  }
+  cudaError_t err = cudaMalloc(&scratch_, bytes);
+  if (err != cudaSuccess) {
+    scratch_ = nullptr;
+    return CudaError("cudaMalloc(" + std::to_string(bytes) + " bytes of scratch)", err);
+  }
+  scratch_bytes_ = bytes;
+  return Status::Ok();
+}
+
+Status NcclCommunicator::DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
+                                     ReduceOp op) {
+  Call call(*this, "AllReduce");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  TESS_ASSIGN_OR_RETURN(ncclRedOp_t red, ToNcclRedOp(op));
+  // Counts agree across ranks, so every rank skips an empty call alike.
+  if (count == 0) return Status::Ok();
+  TESS_RETURN_IF_ERROR(
+      call.Nccl("ncclAllReduce", ncclAllReduce(send, recv, count, type, red, comm_, stream_)));
+  return call.Wait();
+}
+
+Status NcclCommunicator::DoReduce(const void* send, void* recv, int64_t count, DType dtype,
+                                  ReduceOp op, int32_t root) {
+  Call call(*this, "Reduce");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  TESS_ASSIGN_OR_RETURN(ncclRedOp_t red, ToNcclRedOp(op));
+  if (count == 0) return Status::Ok();
+  // NCCL reads recvbuff on the root only; elsewhere it may be NULL.
+  TESS_RETURN_IF_ERROR(
+      call.Nccl("ncclReduce", ncclReduce(send, recv, count, type, red, root, comm_, stream_)));
+  return call.Wait();
+}
+
+Status NcclCommunicator::DoReduceScatterV(const void* send, void* recv,
+                                          const std::vector<int64_t>& recv_counts, DType dtype,
+                                          ReduceOp op) {
+  Call call(*this, "ReduceScatterV");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  TESS_ASSIGN_OR_RETURN(ncclRedOp_t red, ToNcclRedOp(op));
+  if (AllEqual(recv_counts)) {
+    if (recv_counts[0] == 0) return Status::Ok();
+    TESS_RETURN_IF_ERROR(
+        call.Nccl("ncclReduceScatter",
+                  ncclReduceScatter(send, recv, recv_counts[0], type, red, comm_, stream_)));
+    return call.Wait();
+  }
+  const size_t element = DTypeSize(dtype);
+  TESS_RETURN_IF_ERROR(call.Group([&]() -> Status {
+    int64_t offset = 0;
+    for (int32_t r = 0; r < size(); ++r) {
+      if (recv_counts[r] > 0) {
+        void* out = r == rank() ? recv : nullptr;
+        TESS_RETURN_IF_ERROR(
+            call.Nccl("ncclReduce", ncclReduce(At(send, offset, element), out, recv_counts[r], type,
+                                               red, r, comm_, stream_)));
+      }
+      offset += recv_counts[r];
+    }
+    return Status::Ok();
+  }));
+  return call.Wait();
+}
+
+// send_count equals recv_counts[rank()] (checked by the base class).
+Status NcclCommunicator::DoAllGatherV(const void* send, int64_t /*send_count*/, void* recv,
+                                      const std::vector<int64_t>& recv_counts,
+                                      const std::vector<int64_t>& recv_displs, DType dtype) {
+  Call call(*this, "AllGatherV");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  const size_t element = DTypeSize(dtype);
+  if (AllEqual(recv_counts)) {
+    const int64_t count = recv_counts[0];
+    if (count == 0) return Status::Ok();
+    bool packed = true;
+    for (int32_t r = 0; r < size(); ++r) packed = packed && recv_displs[r] == r * count;
+    if (packed) {
+      // In place when send == recv + rank * count, which NCCL detects itself.
+      TESS_RETURN_IF_ERROR(
+          call.Nccl("ncclAllGather", ncclAllGather(send, recv, count, type, comm_, stream_)));
+      return call.Wait();
+    }
+    // Other ranks may have packed displacements and call ncclAllGather too: gather
+    // packed into scratch, then move each block to its displacement.
+    const size_t block = static_cast<size_t>(count) * element;
+    TESS_RETURN_IF_ERROR(Prefixed("AllGatherV", ReserveScratch(block * size())));
+    TESS_RETURN_IF_ERROR(
+        call.Nccl("ncclAllGather", ncclAllGather(send, scratch_, count, type, comm_, stream_)));
+    for (int32_t r = 0; r < size(); ++r) {
+      TESS_RETURN_IF_ERROR(call.Cuda(
+          "cudaMemcpyAsync",
+          cudaMemcpyAsync(At(recv, recv_displs[r], element), At(scratch_, r * count, element),
+                          block, cudaMemcpyDeviceToDevice, stream_)));
+    }
+    return call.Wait();
+  }
+  TESS_RETURN_IF_ERROR(call.Group([&]() -> Status {
+    for (int32_t r = 0; r < size(); ++r) {
+      if (recv_counts[r] == 0) continue;
+      void* out = At(recv, recv_displs[r], element);
+      // The root sends from `send` (== out when in place); the others only receive.
+      const void* in = r == rank() ? send : out;
+      TESS_RETURN_IF_ERROR(call.Nccl(
+          "ncclBroadcast", ncclBroadcast(in, out, recv_counts[r], type, r, comm_, stream_)));
+    }
+    return Status::Ok();
+  }));
+  return call.Wait();
+}
+
+Status NcclCommunicator::DoAllToAllV(const void* send, const std::vector<int64_t>& send_counts,
+                                     const std::vector<int64_t>& send_displs, void* recv,
+                                     const std::vector<int64_t>& recv_counts,
+                                     const std::vector<int64_t>& recv_displs, DType dtype) {
+  Call call(*this, "AllToAllV");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  const size_t element = DTypeSize(dtype);
+  const int32_t me = rank();
+  if (send_counts[me] > 0) {
+    TESS_RETURN_IF_ERROR(call.Cuda(
+        "cudaMemcpyAsync",
+        cudaMemcpyAsync(At(recv, recv_displs[me], element), At(send, send_displs[me], element),
+                        send_counts[me] * element, cudaMemcpyDeviceToDevice, stream_)));
+  }
+  // recv_counts[p] equals what p sends here (the interface's rule), so both ends of
+  // every pair skip an empty block alike.
+  TESS_RETURN_IF_ERROR(call.Group([&]() -> Status {
+    for (int32_t q = 0; q < size(); ++q) {
+      if (q == me) continue;
+      if (send_counts[q] > 0) {
+        TESS_RETURN_IF_ERROR(call.Nccl(
+            "ncclSend",
+            ncclSend(At(send, send_displs[q], element), send_counts[q], type, q, comm_, stream_)));
+      }
+      if (recv_counts[q] > 0) {
+        TESS_RETURN_IF_ERROR(call.Nccl(
+            "ncclRecv",
+            ncclRecv(At(recv, recv_displs[q], element), recv_counts[q], type, q, comm_, stream_)));
+      }
+    }
+    return Status::Ok();
+  }));
+  return call.Wait();
+}
+
+Status NcclCommunicator::DoBroadcast(void* buffer, int64_t count, DType dtype, int32_t root) {
+  Call call(*this, "Broadcast");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  if (count == 0) return Status::Ok();
+  TESS_RETURN_IF_ERROR(
+      call.Nccl("ncclBroadcast", ncclBroadcast(buffer, buffer, count, type, root, comm_, stream_)));
+  return call.Wait();
+}
+
+Status NcclCommunicator::DoSend(const void* buffer, int64_t count, DType dtype, int32_t peer,
+                                int32_t /*tag: NCCL has none*/) {
+  Call call(*this, "Send");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  if (count == 0) return Status::Ok();
+  TESS_RETURN_IF_ERROR(call.Nccl("ncclSend", ncclSend(buffer, count, type, peer, comm_, stream_)));
+  return call.Wait();
+}
+
+Status NcclCommunicator::DoRecv(void* buffer, int64_t count, DType dtype, int32_t peer,
+                                int32_t /*tag: NCCL has none*/) {
+  Call call(*this, "Recv");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  if (count == 0) return Status::Ok();
+  TESS_RETURN_IF_ERROR(call.Nccl("ncclRecv", ncclRecv(buffer, count, type, peer, comm_, stream_)));
+  return call.Wait();
+}
+
+Status NcclCommunicator::DoBarrier() {
+  Call call(*this, "Barrier");
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_RETURN_IF_ERROR(call.Nccl(
+      "ncclAllReduce", ncclAllReduce(scratch_, scratch_, 1, ncclInt32, ncclSum, comm_, stream_)));
+  return call.Wait();
+}
+
+}  // namespace tessera::comm

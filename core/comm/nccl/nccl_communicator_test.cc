@@ -1,0 +1,592 @@
+// Multi-rank tests of the NCCL backend, run under mpirun with 1..3 ranks.
+//
+// Two kinds of cases. Error paths, creation without a device and the helpers run on
+// every machine. The collectives need one GPU per rank (NCCL refuses two ranks on one
+// device); elsewhere every rank prints why it skips them. Expected values are computed
+// on the host from the closed-form inputs of comm_test_util.h (Input(rank, k)), with
+// plain loops, independently of NCCL.
+#include "core/comm/nccl/nccl_communicator.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/comm/communicator.h"
+#include "core/comm/mpi_comm_registry.h"
+#include "core/comm/mpi_world.h"
+#include "core/comm/nccl/group_agreement.h"
+#include "core/comm/nccl/local_device.h"
+#include "core/comm/nccl/nccl_comm_registry.h"
+#include "core/comm/nccl/nccl_error.h"
+#include "core/placement/placement.h"
+#include "kernels/cuda/device.h"
+#include "tests/comm/comm_test_util.h"
+
+namespace tessera::comm {
+namespace {
+
+Communicator& MpiWorld() { return *MpiCommRegistry::Global().World().value(); }
+int32_t Rank() { return WorldRank().value(); }
+int32_t Size() { return WorldSize().value(); }
+int Devices() { return kernels::cuda::DeviceCount().value(); }
+std::string Str(int64_t v) { return std::to_string(v); }
+
+void ExpectError(const Status& status, StatusCode code, const std::string& message) {
+  EXPECT_EQ(status.code(), code) << status.ToString();
+  EXPECT_EQ(status.message(), message);
+}
+
+// ---- Helpers that need no GPU ----------------------------------------------------
+
+TEST(NcclMappingTest, EveryDTypeAndOp) {
+  const std::pair<DType, ncclDataType_t> types[] = {
+      {DType::kF32, ncclFloat32}, {DType::kF64, ncclFloat64}, {DType::kI32, ncclInt32},
+      {DType::kI64, ncclInt64},   {DType::kF16, ncclFloat16}, {DType::kBF16, ncclBfloat16}};
+  for (const auto& [dtype, nccl] : types) {
+    Result<ncclDataType_t> mapped = ToNcclDataType(dtype);
+    ASSERT_TRUE(mapped.ok()) << DTypeName(dtype);
+    EXPECT_EQ(*mapped, nccl) << DTypeName(dtype);
+  }
+  ExpectError(ToNcclDataType(static_cast<DType>(17)).status(), StatusCode::kInvalidArgument,
+              "ToNcclDataType: dtype value 17 is not a dtype");
+  EXPECT_EQ(ToNcclRedOp(ReduceOp::kSum).value(), ncclSum);
+  EXPECT_EQ(ToNcclRedOp(ReduceOp::kMax).value(), ncclMax);
+  EXPECT_EQ(ToNcclRedOp(ReduceOp::kMin).value(), ncclMin);
+  ExpectError(ToNcclRedOp(static_cast<ReduceOp>(9)).status(), StatusCode::kInvalidArgument,
+              "ToNcclRedOp: reduce op value 9 is not sum, max or min");
+}
+
+TEST(NcclErrorTest, NamesTheCallAndNcclsText) {
+  Status usage = NcclError("ncclCommInitRank", ncclInvalidUsage, nullptr);
+  EXPECT_EQ(usage.code(), StatusCode::kInvalidArgument);
+  const std::string prefix =
+      std::string("ncclCommInitRank failed: ") + ncclGetErrorString(ncclInvalidUsage);
+  EXPECT_EQ(usage.message().substr(0, prefix.size()), prefix) << usage.message();
+
+  Status system = NcclError("ncclAllReduce", ncclSystemError, nullptr);
+  EXPECT_EQ(system.code(), StatusCode::kInternal);
+  EXPECT_NE(system.message().find(ncclGetErrorString(ncclSystemError)), std::string::npos)
+      << system.message();
+  EXPECT_EQ(NcclError("ncclSend", ncclInvalidArgument, nullptr).code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(GroupAgreementTest, AllSucceed) {
+  EXPECT_TRUE(AgreeAcrossGroup(MpiWorld(), Status::Ok(), "Step").ok());
+}
+
+TEST(GroupAgreementTest, TheLowestFailedRankIsNamedEverywhere) {
+  Communicator& world = MpiWorld();
+  const int32_t n = world.size(), me = world.rank();
+  // The last rank fails alone; then every odd rank and the last fail, with distinct codes.
+  for (int round = 0; round < 2; ++round) {
+    auto fails = [&](int32_t r) { return r == n - 1 || (round == 1 && r % 2 == 1); };
+    auto code = [](int32_t r) {
+      return r % 2 == 0 ? StatusCode::kUnavailable : StatusCode::kOutOfRange;
+    };
+    int32_t lowest = 0;
+    while (!fails(lowest)) ++lowest;
+    const Status local = fails(me) ? Status(code(me), "local failure on " + Str(me)) : Status::Ok();
+    const Status agreed = AgreeAcrossGroup(world, local, "Step");
+    if (fails(me)) {
+      ExpectError(agreed, code(me), "local failure on " + Str(me));
+    } else {
+      ExpectError(agreed, code(lowest),
+                  "Step: rank " + Str(lowest) + " of this " + Str(n) + "-rank group failed (" +
+                      StatusCodeName(code(lowest)) + "), so no rank goes on; see rank " +
+                      Str(lowest) + "'s error");
+    }
+  }
+}
+
+// Sets an environment variable for one scope and restores it afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value == nullptr) {
+      unsetenv(name);
+    } else {
+      setenv(name, value, 1);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+constexpr const char* kLocalRankVar = "OMPI_COMM_WORLD_LOCAL_RANK";
+
+TEST(LocalDeviceTest, LocalRankUnderMpirunOnOneHost) {
+  // mpirun_test.sh starts every rank on this host, so local and world ranks coincide.
+  Result<int32_t> local = LocalRank();
+  ASSERT_TRUE(local.ok()) << local.status().ToString();
+  EXPECT_EQ(*local, Rank());
+}
+
+TEST(LocalDeviceTest, LocalRankFromTheEnvironment) {
+  {
+    ScopedEnv env(kLocalRankVar, "5");
+    EXPECT_EQ(LocalRank().value(), 5);
+  }
+  for (const char* bad : {"abc", "-1", "3x", "99999999999999999999"}) {
+    ScopedEnv env(kLocalRankVar, bad);
+    ExpectError(LocalRank().status(), StatusCode::kInvalidArgument,
+                std::string("environment variable OMPI_COMM_WORLD_LOCAL_RANK is \"") + bad +
+                    "\"; it must be an integer >= 0");
+  }
+  {
+    ScopedEnv env(kLocalRankVar, "99999999999");
+    ExpectError(LocalRank().status(), StatusCode::kOutOfRange,
+                "LocalRank: OMPI_COMM_WORLD_LOCAL_RANK is 99999999999, beyond any rank");
+  }
+  // Empty means unset, as for every TESSERA_* setting.
+  for (const char* unset_value : {"", static_cast<const char*>(nullptr)}) {
+    ScopedEnv unset(kLocalRankVar, unset_value);
+    if (Size() == 1) {
+      EXPECT_EQ(LocalRank().value(), 0) << "a world of one rank is its host's only rank";
+    } else {
+      ExpectError(LocalRank().status(), StatusCode::kFailedPrecondition,
+                  "LocalRank: OMPI_COMM_WORLD_LOCAL_RANK is unset in a world of " + Str(Size()) +
+                      " ranks; start the program with Open MPI's mpirun");
+    }
+  }
+}
+
+TEST(LocalDeviceTest, DeviceChecks) {
+  ExpectError(CheckDevice(-3), StatusCode::kInvalidArgument, "CUDA device -3 is negative");
+  const int count = Devices();
+  if (count == 0) {
+    ExpectError(CheckDevice(0), StatusCode::kUnavailable, "no CUDA device visible");
+    ExpectError(DefaultDevice().status(), StatusCode::kUnavailable, "no CUDA device visible");
+    return;
+  }
+  EXPECT_TRUE(CheckDevice(count - 1).ok());
+  ExpectError(CheckDevice(count), StatusCode::kOutOfRange,
+              "CUDA device " + Str(count) + " is not one of the " + Str(count) +
+                  " visible devices (0.." + Str(count - 1) + ")");
+  EXPECT_EQ(DefaultDevice().value(), LocalRank().value() % count);
+}
+
+// ---- Creation errors (collective, but no rank may hang) --------------------------
+
+TEST(NcclCreateTest, WithoutADeviceEveryRankFails) {
+  if (Devices() > 0) GTEST_SKIP() << "a CUDA device is visible";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto comm = NcclCommunicator::Create(MpiWorld());
+    ExpectError(comm.status(), StatusCode::kUnavailable,
+                "NcclCommunicator::Create: no CUDA device visible");
+    // The registry neither hangs nor caches the failure.
+    ExpectError(NcclCommRegistry::Global().World().status(), StatusCode::kUnavailable,
+                "NcclCommunicator::Create: no CUDA device visible");
+  }
+}
+
+TEST(NcclCreateTest, ABadDeviceOnOneRankStopsEveryRank) {
+  const int32_t n = Size(), me = Rank();
+  auto comm = NcclCommunicator::Create(MpiWorld(), me == 0 ? -5 : NcclCommunicator::kDefaultDevice);
+  if (me == 0) {
+    ExpectError(comm.status(), StatusCode::kInvalidArgument,
+                "NcclCommunicator::Create: CUDA device -5 is negative");
+  } else if (Devices() == 0) {
+    ExpectError(comm.status(), StatusCode::kUnavailable,
+                "NcclCommunicator::Create: no CUDA device visible");
+  } else {
+    ExpectError(comm.status(), StatusCode::kInvalidArgument,
+                "NcclCommunicator::Create: rank 0 of this " + Str(n) +
+                    "-rank group failed (INVALID_ARGUMENT), so no rank goes on; see rank 0's "
+                    "error");
+  }
+}
+
+TEST(NcclRegistryTest, ArgumentErrors) {
+  NcclCommRegistry& registry = NcclCommRegistry::Global();
+  const int32_t n = Size(), me = Rank();
+  Placement cpu = Placement::Parse("cpu:0-" + Str(n - 1)).value();
+  ExpectError(registry.ForPlacement(cpu).status(), StatusCode::kInvalidArgument,
+              "NcclCommRegistry::ForPlacement: placement " + cpu.ToString() +
+                  " is on cpu; NCCL communicators are for cuda placements");
+  ExpectError(registry.ForAxis(cpu, 0).status(), StatusCode::kInvalidArgument,
+              "NcclCommRegistry::ForAxis: placement " + cpu.ToString() +
+                  " is on cpu; NCCL communicators are for cuda placements");
+
+  Placement beyond = Placement::Parse("cuda:[0," + Str(n) + "]").value();
+  ExpectError(registry.ForPlacement(beyond).status(), StatusCode::kOutOfRange,
+              "placement " + beyond.ToString() + " names rank " + Str(n) + " but the world has " +
+                  Str(n) + " ranks");
+
+  Placement all = Placement::Parse("cuda:0-" + Str(n - 1)).value();
+  EXPECT_EQ(registry.ForAxis(all, 1).status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(registry.ForAxis(all, -1).status().code(), StatusCode::kOutOfRange);
+
+  if (n >= 2) {
+    // Rank n-1 alone: the other ranks are not asked to take part and make no call.
+    Placement last = Placement::Parse("cuda:[" + Str(n - 1) + "]").value();
+    if (me != n - 1) {
+      ExpectError(registry.ForPlacement(last).status(), StatusCode::kNotFound,
+                  "rank " + Str(me) + " is not in placement " + last.ToString() +
+                      ", so it has no communicator for it");
+    }
+  }
+}
+
+// ---- Collectives on the GPU ------------------------------------------------------
+
+// Why this process cannot run the GPU cases, or "" when it can.
+std::string GpuSkipReason() {
+  const int count = Devices();
+  if (count == 0) return "no CUDA device visible";
+  if (Size() > count) {
+    return Str(Size()) + " ranks but " + Str(count) +
+           " CUDA device(s) visible; NCCL refuses two ranks of one communicator on one device "
+           "(\"Duplicate GPU detected\"), so this case needs " +
+           Str(Size()) + " GPUs";
+  }
+  return "";
+}
+
+// Device copy of a host vector; NULL when empty, as callers pass for empty slices.
+template <typename T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(const std::vector<T>& host) : size_(host.size()) {
+    if (size_ == 0) return;
+    EXPECT_EQ(cudaMalloc(&data_, size_ * sizeof(T)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data_, host.data(), size_ * sizeof(T), cudaMemcpyHostToDevice),
+              cudaSuccess);
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { cudaFree(data_); }
+
+  T* get() { return data_; }
+  std::vector<T> ToHost() const {
+    std::vector<T> host(size_);
+    if (size_ > 0) {
+      EXPECT_EQ(cudaMemcpy(host.data(), data_, size_ * sizeof(T), cudaMemcpyDeviceToHost),
+                cudaSuccess);
+    }
+    return host;
+  }
+
+ private:
+  size_t size_;
+  T* data_ = nullptr;
+};
+
+class NcclGpuTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string reason = GpuSkipReason();
+    if (!reason.empty()) {
+      std::printf("SKIPPED: %s\n", reason.c_str());
+      GTEST_SKIP() << reason;
+    }
+    auto comm = NcclCommRegistry::Global().World();
+    ASSERT_TRUE(comm.ok()) << comm.status().ToString();
+    comm_ = *comm;
+  }
+
+  NcclCommunicator* comm_ = nullptr;
+};
+
+template <typename T>
+class NcclTypedTest : public NcclGpuTest {};
+using NcclTypes = testing::Types<float, double, int32_t, int64_t>;
+TYPED_TEST_SUITE(NcclTypedTest, NcclTypes);
+
+template <typename T>
+std::vector<T> Inputs(int64_t rank, int64_t count) {
+  std::vector<T> values(count);
+  for (int64_t k = 0; k < count; ++k) values[k] = T(Input(rank, k));
+  return values;
+}
+
+TYPED_TEST(NcclTypedTest, AllReduceEveryOpCountAndInPlace) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  const DType dtype = DTypeOf<T>::value;
+  for (int64_t count : {0, 1, 7, 1000, (1 << 20) + 3}) {
+    for (ReduceOp op : kOps) {
+      DeviceArray<T> send(Inputs<T>(c.rank(), count));
+      DeviceArray<T> recv(std::vector<T>(count, T(99)));
+      DeviceArray<T> in_place(Inputs<T>(c.rank(), count));
+      ASSERT_TRUE(c.AllReduce(send.get(), recv.get(), count, dtype, op).ok());
+      ASSERT_TRUE(c.AllReduce(in_place.get(), in_place.get(), count, dtype, op).ok());
+      const std::vector<T> out = recv.ToHost(), out_in_place = in_place.ToHost();
+      int64_t wrong = 0;
+      for (int64_t k = 0; k < count; ++k) {
+        const T expected = T(Reduced(op, c.size(), k));
+        wrong += out[k] != expected;
+        wrong += out_in_place[k] != expected;
+      }
+      EXPECT_EQ(wrong, 0) << ReduceOpName(op) << " count " << count;
+    }
+  }
+}
+
+TYPED_TEST(NcclTypedTest, ReduceToEveryRoot) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  const DType dtype = DTypeOf<T>::value;
+  const int64_t count = 11;
+  for (int32_t root = 0; root < c.size(); ++root) {
+    for (ReduceOp op : kOps) {
+      DeviceArray<T> send(Inputs<T>(c.rank(), count));
+      DeviceArray<T> recv(std::vector<T>(count, T(99)));
+      // Non-roots may pass NULL.
+      T* out = c.rank() == root ? recv.get() : nullptr;
+      ASSERT_TRUE(c.Reduce(send.get(), out, count, dtype, op, root).ok());
+      const std::vector<T> got = recv.ToHost();
+      for (int64_t k = 0; k < count; ++k) {
+        EXPECT_EQ(got[k], c.rank() == root ? T(Reduced(op, c.size(), k)) : T(99))
+            << "root " << root << " " << ReduceOpName(op);
+      }
+    }
+  }
+}
+
+// Block r holds (r * 2 + 1) % 4 elements, except that rank 1's block is empty.
+std::vector<int64_t> UnevenCounts(int32_t size) {
+  std::vector<int64_t> counts(size);
+  for (int32_t r = 0; r < size; ++r) counts[r] = r == 1 ? 0 : (r * 2 + 1) % 4;
+  return counts;
+}
+
+TYPED_TEST(NcclTypedTest, ReduceScatterVEvenAndUneven) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  const DType dtype = DTypeOf<T>::value;
+  const std::vector<std::vector<int64_t>> layouts = {
+      std::vector<int64_t>(c.size(), 5), std::vector<int64_t>(c.size(), 0), UnevenCounts(c.size())};
+  for (const std::vector<int64_t>& counts : layouts) {
+    const int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t{0});
+    const int64_t begin = std::accumulate(counts.begin(), counts.begin() + c.rank(), int64_t{0});
+    const int64_t mine = counts[c.rank()];
+    for (ReduceOp op : kOps) {
+      DeviceArray<T> send(Inputs<T>(c.rank(), total));
+      DeviceArray<T> recv(std::vector<T>(mine + 1, T(99)));
+      ASSERT_TRUE(c.ReduceScatterV(send.get(), recv.get(), counts, dtype, op).ok());
+      const std::vector<T> got = recv.ToHost();
+      for (int64_t k = 0; k < mine; ++k) {
+        EXPECT_EQ(got[k], T(Reduced(op, c.size(), begin + k))) << ReduceOpName(op) << " k=" << k;
+      }
+      EXPECT_EQ(got[mine], T(99)) << "wrote past its block";
+    }
+  }
+}
+
+TYPED_TEST(NcclTypedTest, AllGatherVPackedStridedAndInPlace) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  const DType dtype = DTypeOf<T>::value;
+  const int32_t n = c.size(), me = c.rank();
+  // Equal counts take ncclAllGather (straight, or through scratch when strided); uneven
+  // ones take grouped broadcasts.
+  for (const std::vector<int64_t>& counts :
+       {std::vector<int64_t>(n, 4), std::vector<int64_t>(n, 0), UnevenCounts(n)}) {
+    const int64_t mine = counts[me];
+    const std::vector<T> local = Inputs<T>(me, mine);
+    DeviceArray<T> send(local);
+
+    const int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t{0});
+    DeviceArray<T> packed(std::vector<T>(total, T(99)));
+    ASSERT_TRUE(c.AllGatherV(send.get(), mine, packed.get(), counts, {}, dtype).ok());
+    const std::vector<T> got = packed.ToHost();
+    int64_t at = 0;
+    for (int32_t r = 0; r < n; ++r) {
+      for (int64_t k = 0; k < counts[r]; ++k) EXPECT_EQ(got[at++], T(Input(r, k))) << "from " << r;
+    }
+
+    // Blocks in reverse rank order with a 2-element gap after each.
+    std::vector<int64_t> displs(n);
+    int64_t extent = 0;
+    for (int32_t r = n - 1; r >= 0; --r) {
+      displs[r] = extent;
+      extent += counts[r] + 2;
+    }
+    DeviceArray<T> strided(std::vector<T>(extent, T(99)));
+    ASSERT_TRUE(c.AllGatherV(send.get(), mine, strided.get(), counts, displs, dtype).ok());
+    const std::vector<T> got_strided = strided.ToHost();
+    for (int32_t r = 0; r < n; ++r) {
+      for (int64_t k = 0; k < counts[r]; ++k) {
+        EXPECT_EQ(got_strided[displs[r] + k], T(Input(r, k))) << "from " << r;
+      }
+      EXPECT_EQ(got_strided[displs[r] + counts[r]], T(99)) << "gap after rank " << r;
+    }
+
+    // In place: this rank's block already sits at its displacement.
+    std::vector<T> start(extent, T(99));
+    std::copy(local.begin(), local.end(), start.begin() + displs[me]);
+    DeviceArray<T> in_place(start);
+    ASSERT_TRUE(
+        c.AllGatherV(in_place.get() + displs[me], mine, in_place.get(), counts, displs, dtype)
+            .ok());
+    EXPECT_EQ(in_place.ToHost(), got_strided);
+  }
+}
+
+// Element k of the block p sends to q.
+int64_t Exchanged(int64_t p, int64_t q, int64_t k) { return p * 1000 + q * 10 + k; }
+
+TYPED_TEST(NcclTypedTest, AllToAllVUnevenWithDisplacementsAndPacked) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  const DType dtype = DTypeOf<T>::value;
+  const int32_t n = c.size(), me = c.rank();
+  auto count = [](int64_t p, int64_t q) { return (p + 2 * q) % 3; };  // 0, 1 or 2
+  std::vector<int64_t> send_counts(n), recv_counts(n), send_displs(n), recv_displs(n);
+  int64_t send_total = 0, recv_total = 0;
+  for (int32_t q = 0; q < n; ++q) {
+    send_counts[q] = count(me, q);
+    send_displs[q] = send_total;
+    send_total += send_counts[q];
+    recv_counts[q] = count(q, me);
+    recv_displs[q] = recv_total + 1;  // a one-element gap before each block
+    recv_total += recv_counts[q] + 1;
+  }
+  std::vector<T> host_send(send_total);
+  for (int32_t q = 0; q < n; ++q) {
+    for (int64_t k = 0; k < send_counts[q]; ++k) {
+      host_send[send_displs[q] + k] = T(Exchanged(me, q, k));
+    }
+  }
+  DeviceArray<T> send(host_send);
+  DeviceArray<T> recv(std::vector<T>(recv_total, T(-1)));
+  ASSERT_TRUE(
+      c.AllToAllV(send.get(), send_counts, send_displs, recv.get(), recv_counts, recv_displs, dtype)
+          .ok());
+  const std::vector<T> got = recv.ToHost();
+  for (int32_t p = 0; p < n; ++p) {
+    EXPECT_EQ(got[recv_displs[p] - 1], T(-1)) << "gap before the block from " << p;
+    for (int64_t k = 0; k < recv_counts[p]; ++k) {
+      EXPECT_EQ(got[recv_displs[p] + k], T(Exchanged(p, me, k))) << "from " << p;
+    }
+  }
+
+  DeviceArray<T> packed(std::vector<T>(recv_total - n, T(-1)));
+  ASSERT_TRUE(c.AllToAllV(send.get(), send_counts, {}, packed.get(), recv_counts, {}, dtype).ok());
+  const std::vector<T> got_packed = packed.ToHost();
+  int64_t at = 0;
+  for (int32_t p = 0; p < n; ++p) {
+    for (int64_t k = 0; k < recv_counts[p]; ++k) {
+      EXPECT_EQ(got_packed[at++], T(Exchanged(p, me, k)));
+    }
+  }
+}
+
+TYPED_TEST(NcclTypedTest, BroadcastFromEveryRoot) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  for (int64_t count : {0, 9}) {
+    for (int32_t root = 0; root < c.size(); ++root) {
+      DeviceArray<T> buffer(Inputs<T>(c.rank(), count));
+      ASSERT_TRUE(c.Broadcast(buffer.get(), count, DTypeOf<T>::value, root).ok());
+      EXPECT_EQ(buffer.ToHost(), Inputs<T>(root, count)) << "root " << root;
+    }
+  }
+}
+
+TYPED_TEST(NcclTypedTest, SendRecvRing) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  if (c.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const DType dtype = DTypeOf<T>::value;
+  const int32_t next = (c.rank() + 1) % c.size(), prev = (c.rank() + c.size() - 1) % c.size();
+  DeviceArray<T> out(Inputs<T>(c.rank(), 5));
+  DeviceArray<T> in(std::vector<T>(5, T(0)));
+  // Even ranks send first, odd ranks receive first, so no cycle of blocked sends.
+  if (c.rank() % 2 == 0) {
+    ASSERT_TRUE(c.Send(out.get(), 5, dtype, next, 3).ok());
+    ASSERT_TRUE(c.Recv(in.get(), 5, dtype, prev, 3).ok());
+  } else {
+    ASSERT_TRUE(c.Recv(in.get(), 5, dtype, prev, 3).ok());
+    ASSERT_TRUE(c.Send(out.get(), 5, dtype, next, 3).ok());
+  }
+  EXPECT_EQ(in.ToHost(), Inputs<T>(prev, 5));
+}
+
+TEST_F(NcclGpuTest, DeviceStreamAndBarrier) {
+  NcclCommunicator& c = *comm_;
+  EXPECT_EQ(c.rank(), Rank());
+  EXPECT_EQ(c.size(), Size());
+  EXPECT_EQ(c.device(), LocalRank().value() % Devices());
+  EXPECT_NE(c.comm(), nullptr);
+  EXPECT_NE(c.stream(), nullptr);
+  int before = -1;
+  ASSERT_EQ(cudaGetDevice(&before), cudaSuccess);
+  EXPECT_TRUE(c.Barrier().ok());
+  int after = -1;
+  ASSERT_EQ(cudaGetDevice(&after), cudaSuccess);
+  EXPECT_EQ(after, before) << "a call changed the caller's current device";
+}
+
+TEST_F(NcclGpuTest, BaseClassChecksUseThisBackendsLimit) {
+  NcclCommunicator& c = *comm_;
+  const int64_t limit = std::numeric_limits<int64_t>::max() / 8;
+  float* none = nullptr;
+  ExpectError(c.AllReduce(none, none, limit + 1, DType::kF32, ReduceOp::kSum),
+              StatusCode::kOutOfRange,
+              "AllReduce: count is " + Str(limit + 1) + ", more than this backend's limit of " +
+                  Str(limit) + " elements");
+  ExpectError(c.Broadcast(none, 3, DType::kF32, 0), StatusCode::kInvalidArgument,
+              "Broadcast: buffer is NULL but holds 3 elements");
+  // Every rank saw the same local errors; the communicator still works.
+  EXPECT_TRUE(c.Barrier().ok());
+}
+
+TEST_F(NcclGpuTest, RegistryCachesByRankList) {
+  NcclCommRegistry& registry = NcclCommRegistry::Global();
+  const int32_t n = Size(), me = Rank();
+  EXPECT_EQ(registry.World().value(), comm_);
+  // Same ranks in the same order: the same communicator, whatever the hierarchy.
+  Placement all = Placement::Parse("cuda:0-" + Str(n - 1)).value();
+  EXPECT_EQ(registry.ForPlacement(all).value(), comm_);
+  EXPECT_EQ(registry.ForAxis(all, 0).value(), comm_);
+  if (n < 2) return;
+  // Reversed order: a new communicator whose rank i is parallel index i.
+  std::string reversed_text = "cuda:[";
+  for (int32_t r = n - 1; r >= 0; --r) reversed_text += Str(r) + (r > 0 ? "," : "]");
+  Placement reversed = Placement::Parse(reversed_text).value();
+  NcclCommunicator* back = registry.ForPlacement(reversed).value();
+  EXPECT_NE(back, comm_);
+  EXPECT_EQ(back->rank(), reversed.index_of(me));
+  DeviceArray<int32_t> mine(std::vector<int32_t>{me});
+  DeviceArray<int32_t> gathered(std::vector<int32_t>(n, -1));
+  ASSERT_TRUE(
+      back->AllGatherV(mine.get(), 1, gathered.get(), std::vector<int64_t>(n, 1), {}, DType::kI32)
+          .ok());
+  const std::vector<int32_t> order = gathered.ToHost();
+  for (int32_t i = 0; i < n; ++i) EXPECT_EQ(order[i], reversed.rank_at(i));
+}
+
+TEST_F(NcclGpuTest, ClearDestroysAndRecreates) {
+  NcclCommRegistry& registry = NcclCommRegistry::Global();
+  registry.Clear();
+  auto again = registry.World();
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  DeviceArray<int64_t> value(std::vector<int64_t>{Rank() + 1});
+  ASSERT_TRUE((*again)->AllReduce(value.get(), value.get(), 1, DType::kI64, ReduceOp::kSum).ok());
+  EXPECT_EQ(value.ToHost()[0], int64_t{Size()} * (Size() + 1) / 2);
+}
+
+}  // namespace
+}  // namespace tessera::comm
