@@ -85,6 +85,9 @@ class Communicator {
   // Every rank contributes send_count elements; rank r's land in recv at element
   // offset recv_displs[r]. recv_counts[rank()] must equal send_count. An empty
   // recv_displs means packed: displs are the prefix sums of recv_counts.
+  // recv_counts AND recv_displs must be identical on every rank (MPI would allow
+  // per-rank displacements, but backends pick their algorithm from both, e.g. MPI's
+  // plain all-gather for equal packed blocks, and every rank must pick the same one).
   // In place: send == recv + recv_displs[rank()] (this rank's block already there).
   Status AllGatherV(const void* send, int64_t send_count, void* recv,
                     const std::vector<int64_t>& recv_counts,
