@@ -10,10 +10,10 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/cpu/arith.h"
-#include "kernels/cpu/dispatch.h"
+#include "kernels/common/arith.h"
+#include "kernels/common/kernel_plans.h"
+#include "kernels/common/strided_loop.h"
 #include "kernels/cpu/families.h"
-#include "kernels/cpu/strided_loop.h"
 
 namespace tessera {
 namespace kernels {
@@ -111,20 +111,14 @@ Status ScalarKernel(const KernelContext& ctx) {
 // ---- cast ----
 
 Status CastKernel(const KernelContext& ctx) {
-  const LocalTensor& x = ctx.inputs[0];
-  TESS_ASSIGN_OR_RETURN(const DType to, DTypeAttr(ctx, "dtype"));
-  if (!InSet(to, DTypeSet::kNumeric)) {
-    return KernelError(ctx, std::string("attribute \"dtype\" is ") + DTypeName(to) +
-                                "; the cpu kernel supports " + SetNames(DTypeSet::kNumeric));
-  }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, x.shape, to));
+  TESS_ASSIGN_OR_RETURN(const DType to, PlanCast(ctx, Device::kCpu));
   return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto from_t) {
     using From = typename decltype(from_t)::type;
     return Visit<DTypeSet::kNumeric>(to, [&](auto to_t) {
       using To = typename decltype(to_t)::type;
       const From* in = In<From>(ctx, 0);
       To* out = Out<To>(ctx, 0);
-      const int64_t n = x.shape.num_elements();
+      const int64_t n = ctx.inputs[0].shape.num_elements();
       for (int64_t i = 0; i < n; ++i) out[i] = Convert<To>(in[i]);
       return Status::Ok();
     });
@@ -134,16 +128,8 @@ Status CastKernel(const KernelContext& ctx) {
 // ---- add_n ----
 
 Status AddNKernel(const KernelContext& ctx) {
+  TESS_RETURN_IF_ERROR(PlanAddN(ctx));
   const LocalTensor& first = ctx.inputs[0];
-  for (int k = 1; k < ctx.num_inputs; ++k) {
-    TESS_RETURN_IF_ERROR(ExpectDType(ctx, k, first.dtype, "in[0]"));
-    if (ctx.inputs[k].shape != first.shape) {
-      return KernelError(ctx, "input \"" + InputName(ctx, k) + "\" has shape " +
-                                  ctx.inputs[k].shape.ToString() + " but \"in[0]\" has " +
-                                  first.shape.ToString() + "; add_n does not broadcast");
-    }
-  }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, first.shape, first.dtype));
   return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     T* out = Out<T>(ctx, 0);
@@ -160,35 +146,6 @@ Status AddNKernel(const KernelContext& ctx) {
 }
 
 // ---- binary, NumPy broadcasting ----
-
-Result<Shape> BroadcastShape(const KernelContext& ctx, const Shape& x, const Shape& y) {
-  const int nd = x.ndim() > y.ndim() ? x.ndim() : y.ndim();
-  Shape out = x.ndim() >= y.ndim() ? x : y;
-  for (int i = 0; i < nd; ++i) {
-    const int ix = i - (nd - x.ndim());
-    const int iy = i - (nd - y.ndim());
-    const int64_t dx = ix >= 0 ? x.dim(ix) : 1;
-    const int64_t dy = iy >= 0 ? y.dim(iy) : 1;
-    if (dx != dy && dx != 1 && dy != 1) {
-      return KernelError(ctx, "inputs \"x\" " + x.ToString() + " and \"y\" " + y.ToString() +
-                                  " do not broadcast: output axis " + std::to_string(i) + " has " +
-                                  std::to_string(dx) + " in x and " + std::to_string(dy) + " in y");
-    }
-    out.set_dim(i, dx == 1 ? dy : dx);
-  }
-  return out;
-}
-
-// Strides of `operand` right-aligned against `out`: 0 where it is broadcast.
-void BroadcastStrides(const Shape& operand, const Shape& out, int64_t* strides) {
-  int64_t own[Shape::kMaxDims];
-  ContiguousStrides(operand, own);
-  const int shift = out.ndim() - operand.ndim();
-  for (int i = 0; i < out.ndim(); ++i) {
-    const int j = i - shift;
-    strides[i] = (j >= 0 && operand.dim(j) != 1) ? own[j] : 0;
-  }
-}
 
 template <Binary kOp, typename T>
 void BinaryRun(const T* x, const T* y, T* out, int64_t n, int64_t sx, int64_t sy) {
@@ -211,8 +168,7 @@ Status CheckNoZeroDivisor(const KernelContext& ctx, const T* y, const Shape& sha
   const int64_t n = shape.num_elements();
   for (int64_t i = 0; i < n; ++i) {
     if (y[i] == T(0)) {
-      return KernelError(
-          ctx, "input \"y\" has 0 at " + IndexString(shape, i) + "; integer division by zero");
+      return KernelError(ctx, ZeroDivisorError(shape, i));
     }
   }
   return Status::Ok();
@@ -220,31 +176,25 @@ Status CheckNoZeroDivisor(const KernelContext& ctx, const T* y, const Shape& sha
 
 template <Binary kOp>
 Status BinaryKernel(const KernelContext& ctx) {
-  const LocalTensor& x = ctx.inputs[0];
-  const LocalTensor& y = ctx.inputs[1];
-  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 1, x.dtype, "x"));
-  TESS_ASSIGN_OR_RETURN(const Shape shape, BroadcastShape(ctx, x.shape, y.shape));
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, shape, x.dtype));
+  TESS_ASSIGN_OR_RETURN(const BroadcastPlan plan, PlanBroadcast(ctx));
   return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* xp = In<T>(ctx, 0);
     const T* yp = In<T>(ctx, 1);
     T* out = Out<T>(ctx, 0);
-    if (shape.num_elements() == 0) return Status::Ok();
+    const int64_t n = plan.out.num_elements();
+    if (n == 0) return Status::Ok();
     if constexpr (kOp == Binary::kDiv && std::is_integral_v<T>) {
-      TESS_RETURN_IF_ERROR(CheckNoZeroDivisor(ctx, yp, y.shape));
+      TESS_RETURN_IF_ERROR(CheckNoZeroDivisor(ctx, yp, ctx.inputs[1].shape));
     }
-    if (x.shape == y.shape) {
-      BinaryRun<kOp>(xp, yp, out, shape.num_elements(), 1, 1);
+    if (plan.same_shapes) {
+      BinaryRun<kOp>(xp, yp, out, n, 1, 1);
       return Status::Ok();
     }
-    int64_t strides[3][Shape::kMaxDims];
-    BroadcastStrides(x.shape, shape, strides[0]);
-    BroadcastStrides(y.shape, shape, strides[1]);
-    ContiguousStrides(shape, strides[2]);
-    StridedLoop<3>(shape, strides).Run([&](const int64_t* off, int64_t n, const int64_t* st) {
-      BinaryRun<kOp>(xp + off[0], yp + off[1], out + off[2], n, st[0], st[1]);
-    });
+    StridedLoop<3>(plan.out, plan.strides)
+        .Run([&](const int64_t* off, int64_t run, const int64_t* st) {
+          BinaryRun<kOp>(xp + off[0], yp + off[1], out + off[2], run, st[0], st[1]);
+        });
     return Status::Ok();
   });
 }
@@ -274,7 +224,7 @@ Status RegisterElementwiseKernels(KernelRegistry* r) {
       {"maximum", Checked<BinaryKernel<Binary::kMax>>},
       {"minimum", Checked<BinaryKernel<Binary::kMin>>},
   };
-  return RegisterAll(r, kernels);
+  return RegisterAll(r, Device::kCpu, kernels);
 }
 
 }  // namespace cpu

@@ -218,6 +218,12 @@ double Tolerance(DType dtype) {
   }
 }
 
+bool ValueMatches(double actual, double expected, double tolerance) {
+  if (std::isnan(expected)) return std::isnan(actual);
+  if (std::isinf(expected)) return actual == expected;
+  return std::abs(actual - expected) <= tolerance * std::max(1.0, std::abs(expected));
+}
+
 void ExpectValues(const HostTensor& actual, const std::vector<double>& expected, double tolerance) {
   if (tolerance < 0) tolerance = Tolerance(actual.dtype());
   ASSERT_EQ(actual.size(), static_cast<int64_t>(expected.size()))
@@ -226,13 +232,7 @@ void ExpectValues(const HostTensor& actual, const std::vector<double>& expected,
   for (int64_t i = 0; i < actual.size() && failures < 10; ++i) {
     const double a = actual.Get(i);
     const double e = expected[i];
-    bool ok;
-    if (std::isnan(e) || std::isinf(e)) {
-      ok = std::isnan(e) ? std::isnan(a) : a == e;
-    } else {
-      ok = std::abs(a - e) <= tolerance * std::max(1.0, std::abs(e));
-    }
-    if (!ok) {
+    if (!ValueMatches(a, e, tolerance)) {
       ++failures;
       ADD_FAILURE() << "element " << i << " " << (actual.shape().ndim() > 0 ? "" : "(scalar) ")
                     << "of " << actual.shape().ToString() << " " << DTypeName(actual.dtype())

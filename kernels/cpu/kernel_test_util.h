@@ -104,6 +104,9 @@ std::string ErrorOf(std::string_view op, const std::vector<HostTensor>& inputs,
 // Default comparison tolerance relative to max(1, |expected|): f32 1e-5, f64 1e-12,
 // integers exact.
 double Tolerance(DType dtype);
+// One element as ExpectValues compares it: NaN matches NaN, infinities match exactly,
+// anything else within tolerance * max(1, |expected|).
+bool ValueMatches(double actual, double expected, double tolerance);
 // Elementwise comparison; NaN matches NaN and infinities match exactly.
 void ExpectValues(const HostTensor& actual, const std::vector<double>& expected,
                   double tolerance = -1);

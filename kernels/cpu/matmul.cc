@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "kernels/cpu/arith.h"
-#include "kernels/cpu/dispatch.h"
+#include "kernels/common/arith.h"
+#include "kernels/common/kernel_plans.h"
 #include "kernels/cpu/families.h"
 #include "kernels/cpu/gemm.h"
 
@@ -15,56 +15,10 @@ namespace kernels {
 namespace cpu {
 namespace {
 
-struct MatmulDims {
-  int64_t batch, m, n, k;
-  bool ta, tb;
-};
-
-// Reads the local shapes of a and b (rank 2 for matmul, equal ranks >= 3 with equal
-// batch axes for batch_matmul) and checks the output against them.
-Result<MatmulDims> CheckMatmul(const KernelContext& ctx, bool batched) {
-  const LocalTensor& a = ctx.inputs[0];
-  const LocalTensor& b = ctx.inputs[1];
-  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 1, a.dtype, "a"));
-  TESS_ASSIGN_OR_RETURN(const bool ta, BoolAttr(ctx, "transpose_a"));
-  TESS_ASSIGN_OR_RETURN(const bool tb, BoolAttr(ctx, "transpose_b"));
-  const int nd = a.shape.ndim();
-  const bool ranks_ok = batched ? nd >= 3 && b.shape.ndim() == nd : nd == 2 && b.shape.ndim() == 2;
-  if (!ranks_ok) {
-    return KernelError(ctx, "inputs \"a\" " + a.shape.ToString() + " and \"b\" " +
-                                b.shape.ToString() + " must both have " +
-                                (batched ? "the same rank, at least 3" : "rank 2"));
-  }
-  MatmulDims d{1, 0, 0, 0, ta, tb};
-  Shape out = a.shape;
-  for (int i = 0; i < nd - 2; ++i) {
-    if (a.shape.dim(i) != b.shape.dim(i)) {
-      return KernelError(ctx, "input \"b\" has shape " + b.shape.ToString() + " but \"a\" has " +
-                                  a.shape.ToString() + ": batch axis " + std::to_string(i) +
-                                  " differs");
-    }
-    d.batch *= a.shape.dim(i);
-  }
-  d.m = a.shape.dim(ta ? nd - 1 : nd - 2);
-  d.k = a.shape.dim(ta ? nd - 2 : nd - 1);
-  const int64_t kb = b.shape.dim(tb ? nd - 1 : nd - 2);
-  d.n = b.shape.dim(tb ? nd - 2 : nd - 1);
-  if (kb != d.k) {
-    return KernelError(
-        ctx, "input \"b\" has shape " + b.shape.ToString() + (tb ? " (transpose_b)" : "") +
-                 " with " + std::to_string(kb) + " rows but \"a\" " + a.shape.ToString() +
-                 (ta ? " (transpose_a)" : "") + " has " + std::to_string(d.k) + " columns");
-  }
-  out.set_dim(nd - 2, d.m);
-  out.set_dim(nd - 1, d.n);
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, out, a.dtype));
-  return d;
-}
-
 // One integer product out = op(a) op(b), i-p-j order so the inner loop runs along
 // contiguous rows of b and out when b is not transposed.
 template <typename T>
-void IntegerMatmul(const MatmulDims& d, const T* a, const T* b, T* out) {
+void IntegerMatmul(const MatmulPlan& d, const T* a, const T* b, T* out) {
   std::fill(out, out + d.m * d.n, T(0));
   for (int64_t i = 0; i < d.m; ++i) {
     T* row = out + i * d.n;
@@ -82,7 +36,7 @@ void IntegerMatmul(const MatmulDims& d, const T* a, const T* b, T* out) {
 
 template <bool kBatched>
 Status MatmulKernel(const KernelContext& ctx) {
-  TESS_ASSIGN_OR_RETURN(const MatmulDims d, CheckMatmul(ctx, kBatched));
+  TESS_ASSIGN_OR_RETURN(const MatmulPlan d, PlanMatmul(ctx, kBatched));
   return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* a = In<T>(ctx, 0);
@@ -119,7 +73,7 @@ Status RegisterMatmulKernels(KernelRegistry* r) {
       {"matmul", Checked<MatmulKernel<false>>},
       {"batch_matmul", Checked<MatmulKernel<true>>},
   };
-  return RegisterAll(r, kernels);
+  return RegisterAll(r, Device::kCpu, kernels);
 }
 
 }  // namespace cpu

@@ -12,8 +12,8 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/cpu/arith.h"
-#include "kernels/cpu/dispatch.h"
+#include "kernels/common/arith.h"
+#include "kernels/common/kernel_plans.h"
 #include "kernels/cpu/families.h"
 
 namespace tessera {
@@ -22,45 +22,6 @@ namespace cpu {
 namespace {
 
 // ---- layer_norm ----
-
-struct LayerNormPlan {
-  int64_t rows = 1, cols = 1, params = 1;  // params = |gamma| = |beta|
-  double epsilon = 0;
-};
-
-Result<LayerNormPlan> PlanLayerNorm(const KernelContext& ctx) {
-  const LocalTensor& x = ctx.inputs[0];
-  const int nd = x.shape.ndim();
-  if (nd < 1) {
-    return KernelError(ctx,
-                       "input \"x\" has shape " + x.shape.ToString() + "; expected at least 1 dim");
-  }
-  TESS_ASSIGN_OR_RETURN(const int64_t norm_attr, IntAttr(ctx, "begin_norm_axis"));
-  TESS_ASSIGN_OR_RETURN(const int64_t params_attr, IntAttr(ctx, "begin_params_axis"));
-  TESS_ASSIGN_OR_RETURN(const int norm, NormalizeAxis(ctx, "begin_norm_axis", norm_attr, 0));
-  TESS_ASSIGN_OR_RETURN(const int params, NormalizeAxis(ctx, "begin_params_axis", params_attr, 0));
-  LayerNormPlan plan;
-  TESS_ASSIGN_OR_RETURN(plan.epsilon, FloatAttr(ctx, "epsilon"));
-  TESS_ASSIGN_OR_RETURN(const Shape param_shape,
-                        Shape::Make(x.shape.data() + params, static_cast<size_t>(nd - params)));
-  for (int slot : {1, 2}) {
-    TESS_RETURN_IF_ERROR(ExpectDType(ctx, slot, x.dtype, "x"));
-    if (ctx.inputs[slot].shape != param_shape) {
-      return KernelError(ctx, "input \"" + InputName(ctx, slot) + "\" has shape " +
-                                  ctx.inputs[slot].shape.ToString() + " but input \"x\" " +
-                                  x.shape.ToString() + " with begin_params_axis " +
-                                  std::to_string(params) + " needs " + param_shape.ToString());
-    }
-  }
-  TESS_ASSIGN_OR_RETURN(const Shape stats, Shape::Make(x.shape.data(), static_cast<size_t>(norm)));
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, x.shape, x.dtype));
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 1, stats, x.dtype));
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 2, stats, x.dtype));
-  plan.rows = stats.num_elements();
-  for (int i = norm; i < nd; ++i) plan.cols *= x.shape.dim(i);
-  plan.params = param_shape.num_elements();
-  return plan;
-}
 
 // y[i] = (x[i] - mean) * inv * gamma[i] + beta[i] over one contiguous stretch.
 template <typename T>
@@ -115,21 +76,8 @@ Status LayerNormKernel(const KernelContext& ctx) {
 // ---- bias_add ----
 
 Status BiasAddKernel(const KernelContext& ctx) {
-  const LocalTensor& a = ctx.inputs[0];
-  const LocalTensor& b = ctx.inputs[1];
-  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 1, a.dtype, "a"));
-  TESS_ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttr(ctx, "axis"));
-  TESS_ASSIGN_OR_RETURN(const int axis, NormalizeAxis(ctx, "axis", axis_attr, 0));
-  const int64_t len = a.shape.dim(axis);
-  if (b.shape.ndim() != 1 || b.shape.dim(0) != len) {
-    return KernelError(ctx, "input \"b\" has shape " + b.shape.ToString() + " but \"a\" " +
-                                a.shape.ToString() + " needs [" + std::to_string(len) +
-                                "] (its axis " + std::to_string(axis) + ")");
-  }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, a.shape, a.dtype));
-  int64_t outer = 1, inner = 1;
-  for (int i = 0; i < axis; ++i) outer *= a.shape.dim(i);
-  for (int i = axis + 1; i < a.shape.ndim(); ++i) inner *= a.shape.dim(i);
+  TESS_ASSIGN_OR_RETURN(const AxisSplit s, PlanBiasAdd(ctx));
+  const int64_t outer = s.outer, len = s.len, inner = s.inner;
   return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* ap = In<T>(ctx, 0);
@@ -160,7 +108,7 @@ Status RegisterNnKernels(KernelRegistry* r) {
       {"layer_norm", Checked<LayerNormKernel>},
       {"bias_add", Checked<BiasAddKernel>},
   };
-  return RegisterAll(r, kernels);
+  return RegisterAll(r, Device::kCpu, kernels);
 }
 
 }  // namespace cpu

@@ -8,12 +8,11 @@
 // axes rely on; an empty mean is NaN. max and min propagate NaN.
 #include <limits>
 #include <type_traits>
-#include <vector>
 
-#include "kernels/cpu/arith.h"
-#include "kernels/cpu/dispatch.h"
+#include "kernels/common/arith.h"
+#include "kernels/common/kernel_plans.h"
+#include "kernels/common/strided_loop.h"
 #include "kernels/cpu/families.h"
-#include "kernels/cpu/strided_loop.h"
 
 namespace tessera {
 namespace kernels {
@@ -37,40 +36,6 @@ struct Reducer {
     return Add(a, b);
   }
 };
-
-struct ReducePlan {
-  bool reduced[Shape::kMaxDims] = {};
-  Shape out;
-  int64_t count = 1;  // x elements folded into each output element
-};
-
-Result<ReducePlan> PlanReduce(const KernelContext& ctx) {
-  const Shape& x = ctx.inputs[0].shape;
-  TESS_ASSIGN_OR_RETURN(const std::vector<int64_t>* axes, IntsAttr(ctx, "axes"));
-  TESS_ASSIGN_OR_RETURN(const bool keepdims, BoolAttr(ctx, "keepdims"));
-  ReducePlan plan;
-  for (int i = 0; i < x.ndim(); ++i) plan.reduced[i] = axes->empty();
-  for (int64_t a : *axes) {
-    TESS_ASSIGN_OR_RETURN(const int axis, NormalizeAxis(ctx, "axes", a, 0));
-    if (plan.reduced[axis]) {
-      return KernelError(ctx, "attribute \"axes\" names axis " + std::to_string(axis) + " twice");
-    }
-    plan.reduced[axis] = true;
-  }
-  int64_t dims[Shape::kMaxDims];
-  int nd = 0;
-  for (int i = 0; i < x.ndim(); ++i) {
-    if (plan.reduced[i]) plan.count *= x.dim(i);
-    if (!plan.reduced[i]) {
-      dims[nd++] = x.dim(i);
-    } else if (keepdims) {
-      dims[nd++] = 1;
-    }
-  }
-  TESS_ASSIGN_OR_RETURN(plan.out, Shape::Make(dims, static_cast<size_t>(nd)));
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, ctx.inputs[0].dtype));
-  return plan;
-}
 
 template <Kind kKind, typename T>
 void Reduce(const ReducePlan& plan, const Shape& xs, const T* x, T* out) {
@@ -130,7 +95,7 @@ Status RegisterReduceKernels(KernelRegistry* r) {
       {"reduce_max", Checked<ReduceKernel<Kind::kMax>>},
       {"reduce_min", Checked<ReduceKernel<Kind::kMin>>},
   };
-  return RegisterAll(r, kernels);
+  return RegisterAll(r, Device::kCpu, kernels);
 }
 
 }  // namespace cpu

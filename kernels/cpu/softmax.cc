@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/cpu/arith.h"
-#include "kernels/cpu/dispatch.h"
+#include "kernels/common/arith.h"
+#include "kernels/common/kernel_plans.h"
 #include "kernels/cpu/families.h"
 
 namespace tessera {
@@ -79,26 +79,20 @@ void SoftmaxBlock(const T* x, T* out, int64_t len, int64_t inner, int64_t width)
 
 template <bool kLog>
 Status SoftmaxKernel(const KernelContext& ctx) {
-  const LocalTensor& x = ctx.inputs[0];
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, x.shape, x.dtype));
-  TESS_ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttr(ctx, "axis"));
-  TESS_ASSIGN_OR_RETURN(const int axis, NormalizeAxis(ctx, "axis", axis_attr, 0));
+  TESS_ASSIGN_OR_RETURN(const AxisSplit s, PlanSoftmax(ctx));
   return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
-    int64_t outer = 1, inner = 1;
-    for (int i = 0; i < axis; ++i) outer *= x.shape.dim(i);
-    for (int i = axis + 1; i < x.shape.ndim(); ++i) inner *= x.shape.dim(i);
-    const int64_t len = x.shape.dim(axis);
     const T* in = In<T>(ctx, 0);
     T* out = Out<T>(ctx, 0);
-    for (int64_t o = 0; o < outer; ++o) {
-      const int64_t base = o * len * inner;
-      if (inner == 1) {
-        SoftmaxRow<kLog>(in + base, out + base, len);
+    for (int64_t o = 0; o < s.outer; ++o) {
+      const int64_t base = o * s.len * s.inner;
+      if (s.inner == 1) {
+        SoftmaxRow<kLog>(in + base, out + base, s.len);
         continue;
       }
-      for (int64_t j = 0; j < inner; j += kBlock) {
-        SoftmaxBlock<kLog>(in + base + j, out + base + j, len, inner, std::min(kBlock, inner - j));
+      for (int64_t j = 0; j < s.inner; j += kBlock) {
+        SoftmaxBlock<kLog>(in + base + j, out + base + j, s.len, s.inner,
+                           std::min(kBlock, s.inner - j));
       }
     }
     return Status::Ok();
@@ -108,24 +102,9 @@ Status SoftmaxKernel(const KernelContext& ctx) {
 // prob = softmax(prediction) over the last axis; out = -log prob[label], computed as
 // log(sum) - (x[label] - max) so a vanishing probability still gives a finite loss.
 Status SparseSoftmaxCrossEntropyKernel(const KernelContext& ctx) {
-  const LocalTensor& pred = ctx.inputs[0];
-  const LocalTensor& label = ctx.inputs[1];
-  const int nd = pred.shape.ndim();
-  if (nd < 1) {
-    return KernelError(ctx, "input \"prediction\" has shape " + pred.shape.ToString() +
-                                "; expected at least 1 dim (the class axis)");
-  }
-  TESS_ASSIGN_OR_RETURN(const Shape batch,
-                        Shape::Make(pred.shape.data(), static_cast<size_t>(nd - 1)));
-  if (label.shape != batch) {
-    return KernelError(ctx, "input \"label\" has shape " + label.shape.ToString() +
-                                " but \"prediction\" " + pred.shape.ToString() + " needs " +
-                                batch.ToString() + " (all but the class axis)");
-  }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, pred.shape, pred.dtype));
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 1, batch, pred.dtype));
-  const int64_t rows = batch.num_elements();
-  const int64_t classes = pred.shape.dim(nd - 1);
+  TESS_ASSIGN_OR_RETURN(const CrossEntropyPlan plan, PlanSparseSoftmaxCrossEntropy(ctx));
+  const int64_t rows = plan.rows;
+  const int64_t classes = plan.classes;
   return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     return Dispatch<DTypeSet::kIndex>(ctx, 1, [&](auto it) {
@@ -134,10 +113,7 @@ Status SparseSoftmaxCrossEntropyKernel(const KernelContext& ctx) {
       // All labels first, so a bad one leaves the outputs untouched.
       for (int64_t r = 0; r < rows; ++r) {
         if (labels[r] < 0 || labels[r] >= classes) {
-          return KernelError(ctx, "label" + IndexString(batch, r) + " = " +
-                                      std::to_string(labels[r]) + " is outside [0, " +
-                                      std::to_string(classes) +
-                                      "), the classes of \"prediction\" " + pred.shape.ToString());
+          return KernelError(ctx, LabelError(ctx.inputs[0].shape, plan.batch, r, labels[r]));
         }
       }
       const T* x = In<T>(ctx, 0);
@@ -161,7 +137,7 @@ Status RegisterSoftmaxKernels(KernelRegistry* r) {
       {"log_softmax", Checked<SoftmaxKernel<true>>},
       {"sparse_softmax_cross_entropy", Checked<SparseSoftmaxCrossEntropyKernel>},
   };
-  return RegisterAll(r, kernels);
+  return RegisterAll(r, Device::kCpu, kernels);
 }
 
 }  // namespace cpu

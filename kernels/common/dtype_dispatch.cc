@@ -1,4 +1,4 @@
-#include "kernels/cpu/dispatch.h"
+#include "kernels/common/dtype_dispatch.h"
 
 #include <string>
 
@@ -6,7 +6,6 @@
 
 namespace tessera {
 namespace kernels {
-namespace cpu {
 
 bool InSet(DType dtype, DTypeSet set) {
   const bool floating = dtype == DType::kF32 || dtype == DType::kF64;
@@ -28,12 +27,11 @@ const char* SetNames(DTypeSet set) {
   return "";
 }
 
-Status UnsupportedDType(const KernelContext& ctx, int input_slot, DTypeSet set) {
+Status UnsupportedDType(const KernelContext& ctx, int input_slot, DTypeSet set, Device device) {
   return KernelError(ctx, "input \"" + InputName(ctx, input_slot) + "\" has dtype " +
-                              DTypeName(ctx.inputs[input_slot].dtype) +
-                              "; the cpu kernel supports " + SetNames(set));
+                              DTypeName(ctx.inputs[input_slot].dtype) + "; the " +
+                              DeviceTypeName(device) + " kernel supports " + SetNames(set));
 }
 
-}  // namespace cpu
 }  // namespace kernels
 }  // namespace tessera

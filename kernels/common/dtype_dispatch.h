@@ -1,9 +1,11 @@
 // Dtype dispatch, once per kernel call: a generic lambda receives Type<T> and runs the
-// typed loops, so no per-element branch or indirect call is left in them.
-#ifndef TESSERA_KERNELS_CPU_DISPATCH_H_
-#define TESSERA_KERNELS_CPU_DISPATCH_H_
+// typed loops (or launches the typed CUDA kernel), so no per-element branch or indirect
+// call is left in them. Shared by every device's kernels.
+#ifndef TESSERA_KERNELS_COMMON_DTYPE_DISPATCH_H_
+#define TESSERA_KERNELS_COMMON_DTYPE_DISPATCH_H_
 
 #include <cstdint>
+#include <string>
 
 #include "core/common/dtype.h"
 #include "core/common/status.h"
@@ -11,7 +13,6 @@
 
 namespace tessera {
 namespace kernels {
-namespace cpu {
 
 // The element type as a value, for generic lambdas: [&](auto t) { using T = typename
 // decltype(t)::type; ... }.
@@ -30,8 +31,9 @@ bool InSet(DType dtype, DTypeSet set);
 // "f32, f64" and so on.
 const char* SetNames(DTypeSet set);
 
-// "<op>: input \"x\" has dtype i32; the cpu kernel supports f32, f64".
-Status UnsupportedDType(const KernelContext& ctx, int input_slot, DTypeSet set);
+// "<op>: input \"x\" has dtype i32; the cpu kernel supports f32, f64" (the device's
+// name in place of cpu).
+Status UnsupportedDType(const KernelContext& ctx, int input_slot, DTypeSet set, Device device);
 
 // Calls fn(Type<T>{}) for `dtype`, which must be in kSet (check with InSet first).
 template <DTypeSet kSet, typename Fn>
@@ -54,17 +56,16 @@ Status Visit(DType dtype, Fn&& fn) {
   return Internal(std::string("Visit: dtype ") + DTypeName(dtype) + " is not in " + SetNames(kSet));
 }
 
-// Calls fn(Type<T>{}) for the dtype of input `input_slot`, or names the op, the input
-// and the dtype when the kernel does not support it.
-template <DTypeSet kSet, typename Fn>
-Status Dispatch(const KernelContext& ctx, int input_slot, Fn&& fn) {
+// Calls fn(Type<T>{}) for the dtype of input `input_slot`, or names the op, the input,
+// the dtype and what kDevice's kernel supports.
+template <Device kDevice, DTypeSet kSet, typename Fn>
+Status DispatchOn(const KernelContext& ctx, int input_slot, Fn&& fn) {
   const DType dtype = ctx.inputs[input_slot].dtype;
-  if (!InSet(dtype, kSet)) return UnsupportedDType(ctx, input_slot, kSet);
+  if (!InSet(dtype, kSet)) return UnsupportedDType(ctx, input_slot, kSet, kDevice);
   return Visit<kSet>(dtype, fn);
 }
 
-}  // namespace cpu
 }  // namespace kernels
 }  // namespace tessera
 
-#endif  // TESSERA_KERNELS_CPU_DISPATCH_H_
+#endif  // TESSERA_KERNELS_COMMON_DTYPE_DISPATCH_H_

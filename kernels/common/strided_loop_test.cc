@@ -1,13 +1,14 @@
 // StridedLoop: axis merging and the visiting order, against a plain odometer.
-#include "kernels/cpu/strided_loop.h"
+#include "kernels/common/strided_loop.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "kernels/common/kernel_plans.h"
+
 namespace tessera {
 namespace kernels {
-namespace cpu {
 namespace {
 
 // Every (offset0, offset1) pair in row-major order over `space`, expanded from runs.
@@ -79,6 +80,5 @@ TEST(StridedLoopTest, ScalarSpaceRunsOnce) {
 }
 
 }  // namespace
-}  // namespace cpu
 }  // namespace kernels
 }  // namespace tessera

@@ -1,19 +1,26 @@
-// Element arithmetic with defined results for every input, shared by the CPU kernels:
+// Element arithmetic with defined results for every input, shared by the CPU and CUDA
+// kernels (every function but IsExactInteger also compiles as device code under nvcc):
 // integer add/sub/mul/neg wrap (two's complement, as NumPy), max/min propagate NaN (as
 // NumPy's maximum/minimum), and conversions saturate (float -> int truncates toward
 // zero, NaN -> 0; int -> narrower int clamps). Saturation keeps every conversion
 // non-decreasing, which cast's P(max)/P(min) signatures rely on.
-#ifndef TESSERA_KERNELS_CPU_ARITH_H_
-#define TESSERA_KERNELS_CPU_ARITH_H_
+#ifndef TESSERA_KERNELS_COMMON_ARITH_H_
+#define TESSERA_KERNELS_COMMON_ARITH_H_
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
+// __host__ __device__ under nvcc, nothing under a plain C++ compiler.
+#if defined(__CUDACC__)
+#define TESS_HOST_DEVICE __host__ __device__
+#else
+#define TESS_HOST_DEVICE
+#endif
+
 namespace tessera {
 namespace kernels {
-namespace cpu {
 
 // Sums of floats accumulate in double; integers accumulate (wrapping) in their own
 // type.
@@ -21,7 +28,7 @@ template <typename T>
 using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
 
 template <typename T>
-inline T Add(T a, T b) {
+TESS_HOST_DEVICE inline T Add(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
@@ -31,7 +38,7 @@ inline T Add(T a, T b) {
 }
 
 template <typename T>
-inline T Sub(T a, T b) {
+TESS_HOST_DEVICE inline T Sub(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
@@ -41,7 +48,7 @@ inline T Sub(T a, T b) {
 }
 
 template <typename T>
-inline T Mul(T a, T b) {
+TESS_HOST_DEVICE inline T Mul(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
@@ -51,14 +58,14 @@ inline T Mul(T a, T b) {
 }
 
 template <typename T>
-inline T Neg(T a) {
+TESS_HOST_DEVICE inline T Neg(T a) {
   return Sub(T(0), a);
 }
 
 // Integer division truncates toward zero; the caller rules out b == 0. The one
 // overflowing quotient, lowest / -1, wraps to lowest.
 template <typename T>
-inline T Div(T a, T b) {
+TESS_HOST_DEVICE inline T Div(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     return b == T(-1) ? Neg(a) : static_cast<T>(a / b);
   } else {
@@ -67,30 +74,30 @@ inline T Div(T a, T b) {
 }
 
 template <typename T>
-inline T Max(T a, T b) {
+TESS_HOST_DEVICE inline T Max(T a, T b) {
   return (b > a || b != b) ? b : a;  // b != b: b is NaN
 }
 
 template <typename T>
-inline T Min(T a, T b) {
+TESS_HOST_DEVICE inline T Min(T a, T b) {
   return (b < a || b != b) ? b : a;
 }
 
 // The identities of Max and Min: what an empty max (min) reduces to.
 template <typename T>
-inline constexpr T Lowest() {
+TESS_HOST_DEVICE inline constexpr T Lowest() {
   if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
   return std::numeric_limits<T>::lowest();
 }
 template <typename T>
-inline constexpr T Highest() {
+TESS_HOST_DEVICE inline constexpr T Highest() {
   if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
   return std::numeric_limits<T>::max();
 }
 
 // Saturating conversion (see the file comment).
 template <typename To, typename From>
-inline To Convert(From v) {
+TESS_HOST_DEVICE inline To Convert(From v) {
   if constexpr (std::is_same_v<To, From> || std::is_floating_point_v<To>) {
     return static_cast<To>(v);
   } else if constexpr (std::is_floating_point_v<From>) {
@@ -114,7 +121,7 @@ inline To Convert(From v) {
   }
 }
 
-// True when the double `v` is an integer that T holds exactly.
+// True when the double `v` is an integer that T holds exactly. Host only (std::floor).
 template <typename T>
 inline bool IsExactInteger(double v) {
   static_assert(std::is_integral_v<T>, "integer types only");
@@ -122,8 +129,7 @@ inline bool IsExactInteger(double v) {
   return v == std::floor(v) && v >= kLo && v < -kLo;
 }
 
-}  // namespace cpu
 }  // namespace kernels
 }  // namespace tessera
 
-#endif  // TESSERA_KERNELS_CPU_ARITH_H_
+#endif  // TESSERA_KERNELS_COMMON_ARITH_H_

@@ -4,8 +4,11 @@
 // runs: one call per run with the operands' offsets and inner strides. The callback
 // branches on those strides once per run and keeps its element loop plain, which is
 // what lets the compiler vectorise it. Everything lives on the stack.
-#ifndef TESSERA_KERNELS_CPU_STRIDED_LOOP_H_
-#define TESSERA_KERNELS_CPU_STRIDED_LOOP_H_
+//
+// The merged geometry (ndim, dim, stride) is public too: the CUDA kernels pass it by
+// value to a device-side index mapping, so both devices share one axis-merging rule.
+#ifndef TESSERA_KERNELS_COMMON_STRIDED_LOOP_H_
+#define TESSERA_KERNELS_COMMON_STRIDED_LOOP_H_
 
 #include <cstdint>
 
@@ -13,16 +16,6 @@
 
 namespace tessera {
 namespace kernels {
-namespace cpu {
-
-// Row-major element strides of `shape` (the last axis has stride 1).
-inline void ContiguousStrides(const Shape& shape, int64_t* strides) {
-  int64_t s = 1;
-  for (int i = shape.ndim() - 1; i >= 0; --i) {
-    strides[i] = s;
-    s *= shape.dim(i);
-  }
-}
 
 template <int N>
 class StridedLoop {
@@ -46,8 +39,13 @@ class StridedLoop {
     }
   }
 
-  // Axes left after merging (0 for a single element).
+  // Axes left after merging (0 for a single element), their extents and operand k's
+  // element stride along each. Meaningless when empty().
   int ndim() const { return ndim_; }
+  int64_t dim(int a) const { return dims_[a]; }
+  int64_t stride(int k, int a) const { return strides_[k][a]; }
+  // Some axis of the space has extent 0.
+  bool empty() const { return empty_; }
 
   // f(const int64_t* offsets, int64_t n, const int64_t* inner_strides), offsets and
   // strides indexed by operand, in element units, once per inner run in row-major order.
@@ -93,8 +91,7 @@ class StridedLoop {
   int64_t strides_[N][kMaxDims] = {};
 };
 
-}  // namespace cpu
 }  // namespace kernels
 }  // namespace tessera
 
-#endif  // TESSERA_KERNELS_CPU_STRIDED_LOOP_H_
+#endif  // TESSERA_KERNELS_COMMON_STRIDED_LOOP_H_

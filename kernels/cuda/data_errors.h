@@ -1,0 +1,47 @@
+// Data-dependent errors of the CUDA kernels, and the point where they are reported.
+//
+// A few kernels can meet an input value they cannot honour: an index outside its axis
+// (gather, embedding), a label outside the classes (sparse_softmax_cross_entropy) and
+// an integer zero divisor (div on i32/i64). The CPU kernels return INVALID_ARGUMENT at
+// once. A CUDA kernel only enqueues work, so it cannot know without waiting; waiting
+// inside every kernel would serialise the host with the device. So, by default:
+//
+// - Before the op's own kernel, a small check kernel on the same stream reads the
+//   indices (labels, divisors) and records the first offender it meets in a record
+//   that belongs to the (device, stream) pair. Which offender wins when several
+//   threads race is not specified.
+// - The op's kernel never reads out of bounds: an out-of-range index yields zeros in
+//   its output rows, a bad label a NaN loss for its row (prob is still the softmax),
+//   a zero integer divisor a 0 quotient. The call itself returns OK.
+// - SynchronizeStream(stream), which the runtime calls where it waits for the stream
+//   anyway (before copying a result to the host), reports the recorded error as the
+//   CPU kernel would have (same code, same message) and clears the record.
+//
+// With synchronous checks on (SetSynchronousDataChecks(true), or the environment
+// variable TESSERA_CUDA_SYNC_CHECKS=1 at start-up), these kernels wait for their check
+// kernel and return the error themselves before writing any output, exactly like the
+// CPU kernels. That costs a stream synchronisation per such call: a debugging mode.
+#ifndef TESSERA_KERNELS_CUDA_DATA_ERRORS_H_
+#define TESSERA_KERNELS_CUDA_DATA_ERRORS_H_
+
+#include "core/common/status.h"
+
+namespace tessera {
+namespace kernels {
+namespace cuda {
+
+// Waits for all work on `stream` (a cudaStream_t on the current device; null is the
+// legacy default stream). Returns a CUDA execution error (INTERNAL) if the stream
+// failed, else INVALID_ARGUMENT for the first data error a kernel on this stream
+// recorded since the last call, which it clears; else OK. Thread-safe.
+Status SynchronizeStream(void* stream);
+
+// Process-wide; see the file comment. Thread-safe.
+void SetSynchronousDataChecks(bool on);
+bool SynchronousDataChecks();
+
+}  // namespace cuda
+}  // namespace kernels
+}  // namespace tessera
+
+#endif  // TESSERA_KERNELS_CUDA_DATA_ERRORS_H_

@@ -1,0 +1,36 @@
+// Internal to the CUDA kernels: each family's registration function and the dtype
+// dispatch that names the cuda kernel in its errors.
+#ifndef TESSERA_KERNELS_CUDA_FAMILIES_H_
+#define TESSERA_KERNELS_CUDA_FAMILIES_H_
+
+#include <utility>
+
+#include "core/common/status.h"
+#include "kernels/common/dtype_dispatch.h"
+#include "kernels/common/kernel.h"
+#include "kernels/common/kernel_args.h"
+#include "kernels/common/kernel_family.h"
+#include "kernels/common/kernel_registry.h"
+
+namespace tessera {
+namespace kernels {
+namespace cuda {
+
+template <DTypeSet kSet, typename Fn>
+Status Dispatch(const KernelContext& ctx, int input_slot, Fn&& fn) {
+  return DispatchOn<Device::kCuda, kSet>(ctx, input_slot, std::forward<Fn>(fn));
+}
+
+Status RegisterElementwiseKernels(KernelRegistry* registry);  // unary, scalar, binary, ...
+Status RegisterMatmulKernels(KernelRegistry* registry);       // matmul, batch_matmul
+Status RegisterReduceKernels(KernelRegistry* registry);       // reduce_*
+Status RegisterSoftmaxKernels(KernelRegistry* registry);      // softmax, log_softmax, sparse x-ent
+Status RegisterNnKernels(KernelRegistry* registry);           // layer_norm, bias_add
+Status RegisterShapeKernels(KernelRegistry* registry);        // transpose, reshape, concat, slice
+Status RegisterGatherKernels(KernelRegistry* registry);       // gather, embedding
+
+}  // namespace cuda
+}  // namespace kernels
+}  // namespace tessera
+
+#endif  // TESSERA_KERNELS_CUDA_FAMILIES_H_

@@ -1,0 +1,22 @@
+#include "kernels/cuda/register_cuda_kernels.h"
+
+#include "kernels/cuda/families.h"
+
+namespace tessera {
+namespace kernels {
+namespace cuda {
+
+Status RegisterCudaKernels(KernelRegistry* registry) {
+  if (registry == nullptr) return InvalidArgument("RegisterCudaKernels: registry is null");
+  TESS_RETURN_IF_ERROR(RegisterElementwiseKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterMatmulKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterReduceKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterSoftmaxKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterNnKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
+  return RegisterGatherKernels(registry);
+}
+
+}  // namespace cuda
+}  // namespace kernels
+}  // namespace tessera
