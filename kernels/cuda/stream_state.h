@@ -6,8 +6,9 @@
 // States are created on first use and live until the process exits (destroying
 // cuBLAS handles or device memory from a static destructor races CUDA's own
 // teardown). They are keyed by the stream's handle value: a stream created where a
-// destroyed one was reuses its state, whose handle then enqueues on the new stream. Lookup is lock- and allocation-free: a fixed open-addressing table whose
-// slots are published with release stores and never removed.
+// destroyed one was reuses its state, whose handle then enqueues on the new stream. Lookup is lock-
+// and allocation-free: a fixed open-addressing table whose slots are published with release stores
+// and never removed.
 #ifndef TESSERA_KERNELS_CUDA_STREAM_STATE_H_
 #define TESSERA_KERNELS_CUDA_STREAM_STATE_H_
 
