@@ -1,25 +1,35 @@
-// Boxing time against the raw MPI collective that moves the same bytes, measured
-// in the same run (these machines are shared and noisy): S(0)->B vs MPI_Allgather,
-// P->B vs MPI_Allreduce, P->S(0) vs MPI_Reduce_scatter_block, S(0)->S(1) vs
-// MPI_Alltoall, and S(1)->B vs MPI_Allgather, for 1, 16 and 64 MB f32 tensors of shape [r, r]
-// (even) and [r+1, r+1] (uneven: dim0 = n*k + 1 for n = 2 and 4). An uneven baseline moves
+// Boxing time through Box (the planner path, plans cached after the first call)
+// against the raw MPI collective that moves the same bytes, measured in the same run
+// (these machines are shared and noisy). f32 tensors of shape [r, r] for 1, 16 and
+// 64 MB, even (r = 512, 2048, 4096) and uneven (r + 1); an uneven baseline moves
 // floor(elements / n) per rank, the nearest even collective.
 //
+// 1-d on all ranks:  S(0)->B vs MPI_Allgather, P->B vs MPI_Allreduce, P->S(0) vs
+//                    MPI_Reduce_scatter_block, S(0)->S(1) vs MPI_Alltoall, S(1)->B vs
+//                    MPI_Allgather.
+// 2-d on cpu:[[0,1],[2,3]] (4 ranks exactly): (S(0), S(1))->(B, B) vs MPI_Allgather
+//                    of quarters, (P, P)->(B, B) vs MPI_Allreduce, (P, P)->(S(0), S(1))
+//                    vs MPI_Reduce_scatter_block of quarters, (S(0), S(1))->(S(1),
+//                    S(0)) vs MPI_Alltoall, (S(0), B)->(S(0), S(1)) (a local slice) vs
+//                    memcpy of the slice.
+// Across placements (4 ranks exactly): cpu:[0,1] S(0) -> cpu:[2,3] S(0) vs an
+//                    MPI_Alltoallv in which rank r < 2 sends its half to rank r + 2.
+//
 // Each sample is the slowest rank's time between two barriers; boxing and baseline
-// samples alternate so both see the same noise; the median is reported. Rank 0
+// samples alternate so both see the same noise; the medians are reported. Rank 0
 // prints one JSON line per case:
 //   {"bench": ..., "value": ms, "unit": "ms", "baseline": ms, "ratio": value/baseline}
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "core/boxing/box_1d.h"
+#include "core/boxing/boxing.h"
 #include "core/boxing/boxing_workspace.h"
-#include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
 #include "core/common/shape.h"
 #include "core/placement/placement.h"
@@ -28,23 +38,44 @@
 namespace tessera {
 namespace {
 
-enum class Baseline { kAllgather, kAllreduce, kReduceScatterBlock, kAlltoall };
+enum class Baseline {
+  kAllgather,
+  kAllreduce,
+  kReduceScatterBlock,
+  kAlltoall,
+  kMemcpyQuarter,  // memcpy of a quarter of the tensor (a 4-rank local slice)
+  kHalvesAcross,   // MPI_Alltoallv: rank r < 2 sends its half to rank r + 2
+};
 
 struct Case {
   const char* name;
-  Sbp in;
-  Sbp out;
+  const char* src_placement;  // empty: all ranks, 1-d
+  const char* src;
+  const char* dst_placement;
+  const char* dst;
+  int ranks;  // 0: any number; otherwise exactly this many
   Baseline baseline;
 };
 
 const Case kCases[] = {
-    {"S(0)->B", Sbp::Split(0), Sbp::Broadcast(), Baseline::kAllgather},
-    {"P->B", Sbp::PartialSum(), Sbp::Broadcast(), Baseline::kAllreduce},
-    {"P->S(0)", Sbp::PartialSum(), Sbp::Split(0), Baseline::kReduceScatterBlock},
-    {"S(0)->S(1)", Sbp::Split(0), Sbp::Split(1), Baseline::kAlltoall},
-    // Not a contiguous gather: all-gather into staging, then unpack (the cost of
-    // the staging copy against the same raw all-gather).
-    {"S(1)->B", Sbp::Split(1), Sbp::Broadcast(), Baseline::kAllgather},
+    {"S(0)->B", "", "S(0)", "", "B", 0, Baseline::kAllgather},
+    {"P->B", "", "P", "", "B", 0, Baseline::kAllreduce},
+    {"P->S(0)", "", "P", "", "S(0)", 0, Baseline::kReduceScatterBlock},
+    {"S(0)->S(1)", "", "S(0)", "", "S(1)", 0, Baseline::kAlltoall},
+    // Parts not contiguous in the output: exchanged into staging, then unpacked.
+    {"S(1)->B", "", "S(1)", "", "B", 0, Baseline::kAllgather},
+    {"2d:(S(0),S(1))->(B,B)", "cpu:[[0,1],[2,3]]", "(S(0), S(1))", "cpu:[[0,1],[2,3]]", "(B, B)", 4,
+     Baseline::kAllgather},
+    {"2d:(P,P)->(B,B)", "cpu:[[0,1],[2,3]]", "(P, P)", "cpu:[[0,1],[2,3]]", "(B, B)", 4,
+     Baseline::kAllreduce},
+    {"2d:(P,P)->(S(0),S(1))", "cpu:[[0,1],[2,3]]", "(P, P)", "cpu:[[0,1],[2,3]]", "(S(0), S(1))", 4,
+     Baseline::kReduceScatterBlock},
+    {"2d:(S(0),S(1))->(S(1),S(0))", "cpu:[[0,1],[2,3]]", "(S(0), S(1))", "cpu:[[0,1],[2,3]]",
+     "(S(1), S(0))", 4, Baseline::kAlltoall},
+    {"2d:(S(0),B)->(S(0),S(1))", "cpu:[[0,1],[2,3]]", "(S(0), B)", "cpu:[[0,1],[2,3]]",
+     "(S(0), S(1))", 4, Baseline::kMemcpyQuarter},
+    {"[0,1]->[2,3]:S(0)->S(0)", "cpu:[0,1]", "S(0)", "cpu:[2,3]", "S(0)", 4,
+     Baseline::kHalvesAcross},
 };
 
 void Check(const Status& s, const char* what) {
@@ -79,9 +110,7 @@ void Run() {
   Check(comm::InitWorld(), "InitWorld");
   const int n = comm::WorldSize().value();
   const int me = comm::WorldRank().value();
-  Placement placement = Placement::Parse("cpu:0-" + std::to_string(n - 1)).value();
-  comm::Communicator* communicator =
-      comm::MpiCommRegistry::Global().ForPlacement(placement).value();
+  const std::string world = "cpu:0-" + std::to_string(n - 1);
   MPI_Comm raw = MPI_COMM_WORLD;
   boxing::BoxingWorkspace workspace;
 
@@ -102,10 +131,20 @@ void Run() {
       std::vector<float> in(total, 1.0f), out(total, 0.0f);
       std::vector<float> base_send(total, 1.0f), base_recv(total, 0.0f);
       const int block = static_cast<int>(total / n);
+      // kHalvesAcross: rank r < 2 sends its half to rank r + 2.
+      std::vector<int> half_sends(n, 0), half_recvs(n, 0), zeros(n, 0);
+      if (me < 2 && me + 2 < n) half_sends[me + 2] = static_cast<int>(total / 2);
+      if (me >= 2) half_recvs[me - 2] = static_cast<int>(total / 2);
       for (const Case& c : kCases) {
+        if (c.ranks != 0 && c.ranks != n) continue;
+        const Placement src_p =
+            Placement::Parse(*c.src_placement ? c.src_placement : world).value();
+        const Placement dst_p =
+            Placement::Parse(*c.dst_placement ? c.dst_placement : world).value();
+        const NdSbp src = NdSbp::Parse(c.src).value(), dst = NdSbp::Parse(c.dst).value();
         auto box = [&] {
-          Check(boxing::Box1d(in.data(), shape, DType::kF32, placement, c.in, c.out, out.data(),
-                              *communicator, &workspace),
+          Check(boxing::Box(in.data(), out.data(), shape, DType::kF32, src_p, src, dst_p, dst,
+                            &workspace),
                 c.name);
         };
         auto baseline = [&] {
@@ -130,6 +169,15 @@ void Run() {
               CheckMpi(MPI_Alltoall(base_send.data(), block / n, MPI_FLOAT, base_recv.data(),
                                     block / n, MPI_FLOAT, raw),
                        "MPI_Alltoall");
+              break;
+            case Baseline::kMemcpyQuarter:
+              std::memcpy(base_recv.data(), base_send.data(), total / 4 * sizeof(float));
+              break;
+            case Baseline::kHalvesAcross:
+              CheckMpi(
+                  MPI_Alltoallv(base_send.data(), half_sends.data(), zeros.data(), MPI_FLOAT,
+                                base_recv.data(), half_recvs.data(), zeros.data(), MPI_FLOAT, raw),
+                  "MPI_Alltoallv");
               break;
           }
         };

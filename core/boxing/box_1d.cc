@@ -60,27 +60,46 @@ struct Begin {
 };
 
 Status SplitToBroadcast(const Call& c, int a) {
-  std::vector<int64_t>& counts = c.ws.Vector(0, c.n);
-  std::vector<int64_t>& displs = c.ws.Vector(1, c.n);
-  int64_t offset = 0;
-  for (int64_t r = 0; r < c.n; ++r) {
-    counts[r] = c.PartShape(a, r).num_elements();
-    displs[r] = offset;
-    offset += counts[r];
-  }
   // Parts of S(a) are consecutive runs of the logical tensor when nothing before
   // axis a varies: gather straight into the output.
   if (Prod(c.shape, 0, a) == 1) {
+    std::vector<int64_t>& counts = c.ws.Vector(0, c.n);
+    std::vector<int64_t>& displs = c.ws.Vector(1, c.n);
+    int64_t offset = 0;
+    for (int64_t r = 0; r < c.n; ++r) {
+      counts[r] = c.PartShape(a, r).num_elements();
+      displs[r] = offset;
+      offset += counts[r];
+    }
     return c.comm.AllGatherV(c.in, counts[c.me], c.out, counts, displs, c.dtype);
+  }
+  // Otherwise the parts must be unpacked from staging. An all-gather would also copy
+  // this rank's own part into staging, to be unpacked again: an all-to-all-v that
+  // sends the own part to every other rank (and nothing to itself) receives only the
+  // others' parts, and the own part goes straight from in to out.
+  std::vector<int64_t>& send_counts = c.ws.Vector(0, c.n);
+  std::vector<int64_t>& send_displs = c.ws.Vector(1, c.n);
+  std::vector<int64_t>& recv_counts = c.ws.Vector(2, c.n);
+  std::vector<int64_t>& recv_displs = c.ws.Vector(3, c.n);
+  const int64_t own = c.PartShape(a, c.me).num_elements();
+  int64_t offset = 0;
+  for (int64_t r = 0; r < c.n; ++r) {
+    const bool self = r == c.me;
+    send_counts[r] = self ? 0 : own;
+    send_displs[r] = 0;
+    recv_counts[r] = self ? 0 : c.PartShape(a, r).num_elements();
+    recv_displs[r] = offset;
+    offset += recv_counts[r];
   }
   TESS_ASSIGN_OR_RETURN(void* staging, c.ws.Staging(0, offset * c.elem));
   char* stage = static_cast<char*>(staging);
-  TESS_RETURN_IF_ERROR(c.comm.AllGatherV(c.in, counts[c.me], stage, counts, displs, c.dtype));
+  TESS_RETURN_IF_ERROR(
+      c.comm.AllToAllV(c.in, send_counts, send_displs, stage, recv_counts, recv_displs, c.dtype));
   const Begin zero;
   for (int64_t r = 0; r < c.n; ++r) {
     Shape part = c.PartShape(a, r);
-    CopyBox(stage + displs[r] * c.elem, part, zero.at, c.out, c.shape,
-            Begin(a, c.Part(a, r).begin).at, part, c.elem);
+    const char* from = r == c.me ? c.in : stage + recv_displs[r] * c.elem;
+    CopyBox(from, part, zero.at, c.out, c.shape, Begin(a, c.Part(a, r).begin).at, part, c.elem);
   }
   return Status::Ok();
 }
@@ -166,10 +185,17 @@ Status SplitToSplit(const Call& c, int a, int b) {
   return Status::Ok();
 }
 
+// P(max) and P(min) are idempotent, so a value every rank already holds (B) or can get
+// (P(x) all-reduced) stays a copy on every rank: local values remain real numbers, which
+// the op signatures assume (an identity such as -inf or an integer's lowest() breaks
+// them: 0 * -inf is NaN, lowest() + 1 wraps). P (sum) keeps the value on index 0 and 0
+// elsewhere. Only S -> P(y) writes y's identity, outside the own slice, since the other
+// slices are not here.
 Status ToPartial(const Call& c, Sbp in, ReduceOp op) {
   const int64_t count = c.shape.num_elements();
+  const bool idempotent = op != ReduceOp::kSum;
   if (in.is_broadcast()) {
-    if (c.me == 0) {
+    if (c.me == 0 || idempotent) {
       std::memcpy(c.out, c.in, count * c.elem);
     } else {
       FillReductionIdentity(c.out, count, c.dtype, op);
@@ -186,7 +212,9 @@ Status ToPartial(const Call& c, Sbp in, ReduceOp op) {
             c.elem);
     return Status::Ok();
   }
-  // P(x) -> P(y), x != y: only one rank needs x's reduction, so reduce, not all-reduce.
+  // P(x) -> P(y), x != y. Into P(max)/P(min) every rank keeps x's reduction (an
+  // all-reduce); into P only one rank needs it (a reduce, cheaper).
+  if (idempotent) return c.comm.AllReduce(c.in, c.out, count, c.dtype, OpOf(in.kind));
   TESS_RETURN_IF_ERROR(c.comm.Reduce(c.in, c.out, count, c.dtype, OpOf(in.kind), /*root=*/0));
   if (c.me != 0) FillReductionIdentity(c.out, count, c.dtype, op);
   return Status::Ok();

@@ -2,21 +2,28 @@
 // another among S(i) (any tensor axis, uneven), B, P, P(max) and P(min), with at
 // most one collective:
 //
-//   S(i) -> B          all-gather-v (straight into the output when the split parts
-//                      are contiguous, i.e. every dim before i is 1 — always for
-//                      S(0); otherwise into a staging buffer, then unpacked)
+//   S(i) -> B          all-gather-v straight into the output when the split parts
+//                      are contiguous, i.e. every dim before i is 1 (always for
+//                      S(0)); otherwise an all-to-all-v of the own part to every
+//                      other rank into staging, then unpacked, while the own part
+//                      goes straight from in to out (an all-gather would copy it
+//                      into staging and back)
 //   P(x) -> B          all-reduce with x's op
 //   P(x) -> S(j)       reduce-scatter-v with x's op (parts packed first unless
 //                      contiguous)
 //   S(i) -> S(j), i!=j all-to-all-v (pack / unpack only where a side's blocks are
 //                      not contiguous; the rank's own block is copied locally)
 //   B    -> S(j)       local slice, no communication
-//   B    -> P(y)       parallel index 0 keeps the value, the others write y's identity
+//   B    -> P          parallel index 0 keeps the value, the others write 0
+//   B    -> P(max/min) every rank keeps the value (max and min are idempotent)
 //   S(i) -> P(y)       y's identity everywhere, the own slice copied in
-//   P(x) -> P(y), x!=y reduce to index 0 with x's op, the others write y's identity
+//   P(x) -> P, x!=P    reduce to index 0 with x's op, the others write 0
+//   P(x) -> P(max/min) all-reduce with x's op: every rank keeps the value
 //   same -> same       local copy
 //
-// Identities: 0 for P; -inf / lowest() for P(max); +inf / max() for P(min).
+// Identities: 0 for P; -inf / lowest() for P(max); +inf / max() for P(min). Copies
+// are preferred to identities wherever the value is at hand, so local values stay real
+// numbers (the op signatures are stated for real values).
 #ifndef TESSERA_CORE_BOXING_BOX_1D_H_
 #define TESSERA_CORE_BOXING_BOX_1D_H_
 

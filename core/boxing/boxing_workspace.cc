@@ -23,6 +23,17 @@ Result<void*> BoxingWorkspace::Staging(int slot, size_t bytes) {
   return static_cast<void*>(block.data.get());
 }
 
+bool BoxingWorkspace::Overlaps(const void* p, size_t bytes) const {
+  if (p == nullptr || bytes == 0) return false;
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  for (const Block& block : staging_) {
+    if (block.capacity == 0) continue;
+    const auto b = reinterpret_cast<uintptr_t>(block.data.get());
+    if (begin < b + block.capacity && b < begin + bytes) return true;
+  }
+  return false;
+}
+
 std::vector<int64_t>& BoxingWorkspace::Vector(int slot, size_t size) {
   vectors_[slot].resize(size);
   return vectors_[slot];

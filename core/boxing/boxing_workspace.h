@@ -18,8 +18,13 @@ namespace tessera::boxing {
 
 class BoxingWorkspace {
  public:
-  // S(i)->S(j) with neither block side contiguous needs a send and a receive buffer.
-  static constexpr int kNumStaging = 2;
+  // Slots 0 and 1: one step's send and receive staging (S(i)->S(j) with neither block
+  // side contiguous needs both; so does a reshard). Slots 2 and 3: the intermediate
+  // local tensors between the steps of a multi-step Box, used alternately.
+  static constexpr int kNumStaging = 4;
+  static constexpr int kSendSlot = 0;
+  static constexpr int kRecvSlot = 1;
+  static constexpr int kFirstIntermediateSlot = 2;
   static constexpr int kNumVectors = 4;
 
   // At least `bytes` bytes, 64-byte aligned, contents unspecified. Valid until the
@@ -28,6 +33,9 @@ class BoxingWorkspace {
   // when the allocation fails.
   Result<void*> Staging(int slot, size_t bytes);
   size_t staging_capacity(int slot) const { return staging_[slot].capacity; }
+  // True when [p, p + bytes) overlaps a staging buffer: a caller's tensor there would
+  // be overwritten by the boxing that uses this workspace.
+  bool Overlaps(const void* p, size_t bytes) const;
 
   // A vector of `size` int64s (contents unspecified), reused across calls.
   std::vector<int64_t>& Vector(int slot, size_t size);

@@ -2,19 +2,17 @@
 // S(0), S(1), S(2), B, P, P(max), P(min) for 3-d tensors with even and uneven
 // shapes (dims smaller than the rank count, empty tensors), in every dtype.
 //
-// Oracle: every rank builds the same logical tensor from a closed form, derives its
-// input local from it (slices via PhysicalLayoutAt and a plain element loop; partial
-// values that genuinely need the reduction), boxes, and checks its output local
-// against the logical slice the output SBP names. For partial outputs the ranks'
+// Oracle (oracle.h): every rank builds the same logical tensor from a closed form,
+// derives its input local from it (slices via PhysicalLayoutAt and a plain element
+// loop; partial values that genuinely need the reduction), boxes, and checks its
+// output local against the logical slice the output SBP names. For partial outputs the ranks'
 // outputs are gathered and reduced by plain loops, then compared with the logical
 // tensor. Values are small multiples of 1/4, so float sums are exact in any order.
 #include "core/boxing/box_1d.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,105 +23,15 @@
 #include "core/placement/placement.h"
 #include "core/sbp/physical_layout.h"
 #include "core/sbp/sbp.h"
+#include "tests/boxing/oracle.h"
 
 namespace tessera::boxing {
 namespace {
 
-// Logical element k.
-template <typename T>
-T Value(int64_t k) {
-  int64_t v = (k * 37) % 101 - 50;
-  return std::is_floating_point<T>::value ? T(v) * T(0.25) : T(v);
-}
-
-std::vector<int64_t> Unflatten(const Shape& shape, int64_t flat) {
-  std::vector<int64_t> idx(shape.ndim());
-  for (int d = shape.ndim() - 1; d >= 0; --d) {
-    idx[d] = shape.dim(d) == 0 ? 0 : flat % shape.dim(d);
-    flat = shape.dim(d) == 0 ? 0 : flat / shape.dim(d);
-  }
-  return idx;
-}
-
-int64_t Flatten(const Shape& shape, const std::vector<int64_t>& idx) {
-  int64_t f = 0;
-  for (int d = 0; d < shape.ndim(); ++d) f = f * shape.dim(d) + idx[d];
-  return f;
-}
-
-// The slice of `logical` that parallel index `index` holds under `sbp`, by a plain
-// element loop over the layout's ranges.
-template <typename T>
-std::vector<T> Slice(const std::vector<T>& logical, const Shape& shape, const Placement& placement,
-                     Sbp sbp, int64_t index) {
-  PhysicalLayout layout = PhysicalLayoutAt(shape, placement, NdSbp(sbp), index).value();
-  std::vector<T> local(layout.local_shape.num_elements());
-  for (int64_t k = 0; k < static_cast<int64_t>(local.size()); ++k) {
-    std::vector<int64_t> idx = Unflatten(layout.local_shape, k);
-    for (int d = 0; d < shape.ndim(); ++d) idx[d] += layout.ranges[d].begin;
-    local[k] = logical[Flatten(shape, idx)];
-  }
-  return local;
-}
-
-// Partial value of parallel index `index` (of n): reducing over all indices gives
-// `logical`, and no single index holds the whole value.
-template <typename T>
-std::vector<T> PartialOf(const std::vector<T>& logical, SbpKind kind, int64_t n, int64_t index) {
-  std::vector<T> local(logical.size());
-  for (int64_t k = 0; k < static_cast<int64_t>(logical.size()); ++k) {
-    const T v = logical[k];
-    if (kind == SbpKind::kPartialSum) {
-      auto piece = [&](int64_t r) { return T((k * 5 + r * 3) % 7 - 3); };
-      if (index < n - 1) {
-        local[k] = piece(index);
-      } else {
-        T rest = v;
-        for (int64_t r = 0; r < n - 1; ++r) rest -= piece(r);
-        local[k] = rest;
-      }
-    } else {
-      // Index k % n holds the value; the others a value beyond it on the wrong side.
-      T delta = index == k % n ? T(0) : T((k + index) % 5 + 1);
-      local[k] = kind == SbpKind::kPartialMax ? v - delta : v + delta;
-    }
-  }
-  return local;
-}
-
-template <typename T>
-std::vector<T> InputOf(const std::vector<T>& logical, const Shape& shape,
-                       const Placement& placement, Sbp sbp, int64_t index) {
-  if (sbp.is_partial()) return PartialOf(logical, sbp.kind, placement.parallel_num(), index);
-  return Slice(logical, shape, placement, sbp, index);
-}
-
-template <typename T>
-T Combine(SbpKind kind, T a, T b) {
-  if (kind == SbpKind::kPartialMax) return std::max(a, b);
-  if (kind == SbpKind::kPartialMin) return std::min(a, b);
-  return a + b;
-}
-
-// "" when equal, else a description of the first mismatch.
-template <typename T>
-std::string Compare(const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size()) {
-    return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
-  }
-  int64_t bad = 0, first = -1;
-  for (size_t k = 0; k < got.size(); ++k) {
-    if (got[k] != want[k]) {
-      if (first < 0) first = k;
-      ++bad;
-    }
-  }
-  if (bad == 0) return "";
-  std::ostringstream os;
-  os << bad << " of " << got.size() << " elements differ; first at " << first << ": got "
-     << got[first] << ", want " << want[first];
-  return os.str();
-}
+using oracle::Combine;
+using oracle::Compare;
+using oracle::LocalOf;
+using oracle::Logical;
 
 const Sbp kSbps[] = {Sbp::Split(0),     Sbp::Split(1),     Sbp::Split(2),    Sbp::Broadcast(),
                      Sbp::PartialSum(), Sbp::PartialMax(), Sbp::PartialMin()};
@@ -135,9 +43,8 @@ std::string BoxAndCheck(const Shape& shape, const Placement& placement, Sbp in, 
                         comm::Communicator& comm, BoxingWorkspace* workspace) {
   const DType dtype = DTypeOf<T>::value;
   const int64_t n = placement.parallel_num(), me = comm.rank();
-  std::vector<T> logical(shape.num_elements());
-  for (int64_t k = 0; k < shape.num_elements(); ++k) logical[k] = Value<T>(k);
-  std::vector<T> input = InputOf(logical, shape, placement, in, me);
+  const std::vector<T> logical = Logical<T>(shape);
+  std::vector<T> input = LocalOf(logical, shape, placement, NdSbp(in), me);
   const int64_t out_count =
       PhysicalLayoutAt(shape, placement, NdSbp(out), me).value().local_shape.num_elements();
   // One sentinel element past the end catches writes beyond the local tensor.
@@ -149,7 +56,7 @@ std::string BoxAndCheck(const Shape& shape, const Placement& placement, Sbp in, 
   if (output.back() != kSentinel) return "wrote past the end of the output local";
   output.pop_back();
 
-  if (!out.is_partial()) return Compare(output, Slice(logical, shape, placement, out, me));
+  if (!out.is_partial()) return Compare(output, LocalOf(logical, shape, placement, NdSbp(out), me));
   // Gather every rank's partial output and reduce it here.
   std::vector<T> all(shape.num_elements() * n);
   std::vector<int64_t> counts(n, shape.num_elements());

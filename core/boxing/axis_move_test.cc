@@ -1,0 +1,109 @@
+#include "core/boxing/axis_move.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace tessera::boxing {
+namespace {
+
+NdSbp Nd(const std::string& text) { return NdSbp::Parse(text).value(); }
+Sbp S(const std::string& text) { return Sbp::Parse(text).value(); }
+
+TEST(CheckAxisMoveTest, LaterSplitOfTheSameDimBreaksTheOneDView) {
+  // Axis 0 of (S(0), S(0)) holds the rows that axis 1 cuts again.
+  Status s = CheckAxisMove(Nd("(S(0), S(0))"), 0, S("S(1)"));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "changing axis 0 of (S(0), S(0)) from S(0) to S(1) is not one 1-d boxing: the later "
+            "axis 1 also splits tensor dim 0");
+  // The new split counts too.
+  EXPECT_FALSE(CheckAxisMove(Nd("(B, S(1))"), 0, S("S(1)")).ok());
+  EXPECT_FALSE(CheckAxisMove(Nd("(P, B, S(2))"), 0, S("S(2)")).ok());
+}
+
+TEST(CheckAxisMoveTest, EarlierSplitsAndOtherDimsAreFine) {
+  EXPECT_TRUE(CheckAxisMove(Nd("(S(0), S(0))"), 1, S("S(1)")).ok());
+  EXPECT_TRUE(CheckAxisMove(Nd("(S(0), S(0))"), 1, S("B")).ok());
+  EXPECT_TRUE(CheckAxisMove(Nd("(S(0), S(1))"), 0, S("B")).ok());
+  EXPECT_TRUE(CheckAxisMove(Nd("(S(0), S(1))"), 0, S("S(2)")).ok());
+  EXPECT_TRUE(CheckAxisMove(Nd("(B, S(1))"), 0, S("S(0)")).ok());
+}
+
+TEST(CheckAxisMoveTest, ReducingMustNotJumpALaterPartialOfAnotherKind) {
+  Status s = CheckAxisMove(Nd("(P, P(max))"), 0, S("S(0)"));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "changing axis 0 of (P, P(max)) from P to S(0) would reduce P before the later axis "
+            "1's P(max), which the nested value reduces first");
+  EXPECT_FALSE(CheckAxisMove(Nd("(P(min), B, P)"), 0, S("B")).ok());
+  EXPECT_FALSE(CheckAxisMove(Nd("(P(min), P)"), 0, S("P(max)")).ok());
+  // The inner axis first, and equal kinds in any order.
+  EXPECT_TRUE(CheckAxisMove(Nd("(P, P(max))"), 1, S("B")).ok());
+  EXPECT_TRUE(CheckAxisMove(Nd("(P(max), P(max))"), 0, S("S(1)")).ok());
+  EXPECT_TRUE(CheckAxisMove(Nd("(P, P)"), 0, S("B")).ok());
+}
+
+TEST(CheckAxisMoveTest, SplitToMaxOrMinOverALaterSumIsRejected) {
+  Status s = CheckAxisMove(Nd("(S(0), P)"), 0, S("P(max)"));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "changing axis 0 of (S(0), P) from S(0) to P(max) would make the later axis 1's P "
+            "sum copies of P(max)'s identity, which is not that identity");
+  EXPECT_FALSE(CheckAxisMove(Nd("(S(0), P)"), 0, S("P(min)")).ok());
+  // From B or another partial the members keep copies of the value, not an identity.
+  EXPECT_TRUE(CheckAxisMove(Nd("(B, P)"), 0, S("P(max)")).ok());
+  // Max and min reduce copies of any identity to itself; sum keeps 0.
+  EXPECT_TRUE(CheckAxisMove(Nd("(B, P(max))"), 0, S("P")).ok());
+  EXPECT_TRUE(CheckAxisMove(Nd("(B, P(min))"), 0, S("P(max)")).ok());
+  EXPECT_TRUE(CheckAxisMove(Nd("(B, P)"), 0, S("P")).ok());
+  // Creating on the inner axis under any outer partial is fine.
+  EXPECT_TRUE(CheckAxisMove(Nd("(P, B)"), 1, S("P(max)")).ok());
+}
+
+TEST(AxisGroupShapeTest, NarrowsByTheOtherAxesSplitsOnly) {
+  const Placement grid = Placement::Parse("cpu:[[0,1],[2,3]]").value();
+  const Shape shape{5, 7, 3};
+  // (S(0), S(1)): index 0 (coords 0,0). Along axis 0 the group keeps axis 1's cut of
+  // dim 1 (7 -> 4 | 3); along axis 1, axis 0's cut of dim 0 (5 -> 3 | 2).
+  EXPECT_EQ(AxisGroupShape(shape, grid, Nd("(S(0), S(1))"), 0, 0), (Shape{5, 4, 3}));
+  EXPECT_EQ(AxisGroupShape(shape, grid, Nd("(S(0), S(1))"), 1, 0), (Shape{3, 7, 3}));
+  // Index 3 (coords 1,1).
+  EXPECT_EQ(AxisGroupShape(shape, grid, Nd("(S(0), S(1))"), 0, 3), (Shape{5, 3, 3}));
+  EXPECT_EQ(AxisGroupShape(shape, grid, Nd("(S(0), S(1))"), 1, 3), (Shape{2, 7, 3}));
+  // Nested: along axis 1 of (S(0), S(0)) the group holds axis 0's part of dim 0.
+  EXPECT_EQ(AxisGroupShape(shape, grid, Nd("(S(0), S(0))"), 1, 2), (Shape{2, 7, 3}));
+  EXPECT_EQ(AxisGroupShape(shape, grid, Nd("(B, P)"), 0, 1), shape);
+}
+
+TEST(CostOfAxisMoveTest, PicksBox1dsCollective) {
+  const Shape group{4, 6};
+  EXPECT_EQ(CostOfAxisMove(group, 4, 2, S("S(0)"), S("B")).collective, Collective::kAllGather);
+  EXPECT_EQ(CostOfAxisMove(group, 4, 2, S("P"), S("B")).collective, Collective::kAllReduce);
+  EXPECT_EQ(CostOfAxisMove(group, 4, 2, S("P"), S("S(1)")).collective, Collective::kReduceScatter);
+  EXPECT_EQ(CostOfAxisMove(group, 4, 2, S("S(0)"), S("S(1)")).collective, Collective::kAllToAll);
+  EXPECT_EQ(CostOfAxisMove(group, 4, 2, S("B"), S("S(1)")).collective, Collective::kLocalSlice);
+  EXPECT_EQ(CostOfAxisMove(group, 4, 2, S("S(1)"), S("P")).collective, Collective::kLocalFill);
+  // Into P(max) every rank keeps the value: an all-reduce; into P one rank does.
+  EXPECT_EQ(CostOfAxisMove(group, 4, 2, S("P"), S("P(max)")).collective, Collective::kAllReduce);
+  EXPECT_EQ(CostOfAxisMove(group, 4, 2, S("P(max)"), S("P")).collective, Collective::kReduce);
+  EXPECT_EQ(CostOfAxisMove(group, 4, 1, S("P"), S("B")).collective, Collective::kLocalCopy);
+
+  // 96 bytes over 2 ranks. S(1) -> B gathers parts that are not contiguous in the
+  // output (dim 0 varies before them), so it also pays an unpack of all 96 bytes.
+  const double alpha = kAlphaSeconds, beta = kBetaSecondsPerByte, gamma = kGammaSecondsPerByte;
+  const double step = kStepSeconds;
+  AxisMoveCost gather0 = CostOfAxisMove(group, 4, 2, S("S(0)"), S("B"));
+  EXPECT_DOUBLE_EQ(gather0.seconds, step + alpha + beta * 48);
+  EXPECT_EQ(gather0.wire_bytes, 48);
+  AxisMoveCost gather1 = CostOfAxisMove(group, 4, 2, S("S(1)"), S("B"));
+  EXPECT_DOUBLE_EQ(gather1.seconds, step + alpha + beta * 48 + gamma * 96);
+  AxisMoveCost allreduce = CostOfAxisMove(group, 4, 2, S("P"), S("B"));
+  EXPECT_DOUBLE_EQ(allreduce.seconds, step + 2 * alpha + 2 * beta * 48 + gamma * 48);
+  AxisMoveCost slice = CostOfAxisMove(group, 4, 2, S("B"), S("S(0)"));
+  EXPECT_DOUBLE_EQ(slice.seconds, step + gamma * 48);
+  EXPECT_EQ(slice.wire_bytes, 0);
+}
+
+}  // namespace
+}  // namespace tessera::boxing

@@ -1,0 +1,49 @@
+// Boxing: converts this rank's local piece of a global tensor from one placed nd-sbp
+// (src placement, src nd-sbp) to another (dst placement, dst nd-sbp) of the same
+// logical shape and dtype. The planner (planner.h) picks the cheapest sequence of
+// single-axis Box1d moves and generic reshards; plans are cached process-wide
+// (plan_cache.h), and BoxingPlan::ToString() is what `explain` prints.
+//
+// cpu placements only: boxing on or between cuda placements is UNIMPLEMENTED.
+#ifndef TESSERA_CORE_BOXING_BOXING_H_
+#define TESSERA_CORE_BOXING_BOXING_H_
+
+#include <memory>
+
+#include "core/boxing/boxing_plan.h"
+#include "core/boxing/boxing_workspace.h"
+#include "core/common/dtype.h"
+#include "core/common/shape.h"
+#include "core/common/status.h"
+#include "core/placement/placement.h"
+#include "core/sbp/sbp.h"
+
+namespace tessera::boxing {
+
+// SPMD: every rank of the world may call it with the same arguments except the
+// buffers; ranks in neither placement return OK at once (after the local checks).
+// in_local is read on ranks of src (NULL allowed when the local piece is empty),
+// out_local written on ranks of dst (likewise). Local pieces are row-major with
+// PhysicalLayoutOfRank's shapes; in_local and out_local must not overlap unless the
+// layouts are the same (then in place is a no-op), and neither may lie in
+// `workspace`'s staging. `workspace` (optional, one per thread) keeps staging between
+// calls, so a steady stream of boxings allocates nothing; without one, staging is
+// allocated per call. Needs the MPI world (comm::InitWorld): FAILED_PRECONDITION
+// otherwise; OUT_OF_RANGE when a placement names a rank the world lacks. Threads:
+// the plan cache is shared and safe, but the collectives of one placement must be
+// issued in the same order on every rank, so box on one placement from one thread.
+Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtype,
+           const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
+           const NdSbp& dst, BoxingWorkspace* workspace = nullptr);
+
+// The (cached) plan Box runs; the same arguments give the same plan on every rank.
+// Needs no MPI world.
+Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const Shape& shape, DType dtype,
+                                                     const Placement& src_placement,
+                                                     const NdSbp& src,
+                                                     const Placement& dst_placement,
+                                                     const NdSbp& dst);
+
+}  // namespace tessera::boxing
+
+#endif  // TESSERA_CORE_BOXING_BOXING_H_

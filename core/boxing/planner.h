@@ -1,0 +1,59 @@
+// The boxing planner: the cheapest sequence of steps (boxing_plan.h) between two placed
+// nd-sbps, found by Dijkstra's shortest path over states (placement, nd-sbp), where
+// the placement is the source's or the destination's. Edges:
+//
+//   axis move     one hierarchy axis changes, as one Box1d along it (axis_move.h says
+//                 which moves are valid); costed per collective (boxing_cost.h).
+//                 Includes the local ones: B -> S, B -> P, S -> P.
+//   reshard       any state without partial axes to any state without partial axes on
+//                 the destination's placement (the same placement, or across), as one
+//                 all-to-all-v (reshard.h); costed from the busiest rank's bytes.
+//
+// So a partial source on another placement is first reduced on its own placement (to
+// S where that is cheaper than to B), and a partial destination is reached by local
+// B -> P / S -> P moves at the end; nothing fixes the order of the axes.
+//
+// The states considered: per hierarchy axis, B, S(d) for every tensor dim d, and the
+// partial kinds the source (on its side) or the destination (on its side) uses. When
+// that grows past kMaxStatesPerSide, S(d) is limited to the dims the source or the
+// destination splits, and then to each axis's own source / destination sbp and B.
+//
+// Reshard edges are many (every pair of non-partial states) and costing one walks
+// every (piece, destination) pair, so they enter the queue at a lower bound (one
+// step plus one alpha) and are costed only when that bound comes up; most never do.
+//
+// Determinism: costs are computed by the same code from the same values on every
+// rank, and ties are broken by state order, so every rank finds the same plan.
+#ifndef TESSERA_CORE_BOXING_PLANNER_H_
+#define TESSERA_CORE_BOXING_PLANNER_H_
+
+#include <memory>
+
+#include "core/boxing/boxing_plan.h"
+#include "core/common/dtype.h"
+#include "core/common/shape.h"
+#include "core/common/status.h"
+#include "core/placement/placement.h"
+#include "core/sbp/sbp.h"
+
+namespace tessera::boxing {
+
+inline constexpr int64_t kMaxStatesPerSide = 8192;
+
+// Checks everything that can be checked without the MPI world: dtype, both nd-sbps
+// against their placement and the shape, device types (only cpu placements are
+// boxed; cuda is UNIMPLEMENTED). Messages start with `caller`.
+Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
+                      const Placement& src_placement, const NdSbp& src,
+                      const Placement& dst_placement, const NdSbp& dst);
+
+// The cheapest plan, uncached. Arguments must pass ValidateBoxing.
+Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DType dtype,
+                                                         const Placement& src_placement,
+                                                         const NdSbp& src,
+                                                         const Placement& dst_placement,
+                                                         const NdSbp& dst);
+
+}  // namespace tessera::boxing
+
+#endif  // TESSERA_CORE_BOXING_PLANNER_H_

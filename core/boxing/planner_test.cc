@@ -1,0 +1,313 @@
+// The planner and the plan cache, in one process (no MPI): path choice, validity of
+// every step, the cache, ToString's format and the argument errors.
+#include "core/boxing/planner.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/boxing/axis_move.h"
+#include "core/boxing/boxing.h"
+#include "core/boxing/boxing_cost.h"
+#include "core/boxing/plan_cache.h"
+
+namespace tessera::boxing {
+namespace {
+
+Placement P(const std::string& text) { return Placement::Parse(text).value(); }
+NdSbp Nd(const std::string& text) { return NdSbp::Parse(text).value(); }
+
+std::shared_ptr<const BoxingPlan> Plan(const Shape& shape, const std::string& src_p,
+                                       const std::string& src, const std::string& dst_p,
+                                       const std::string& dst, DType dtype = DType::kF32) {
+  auto plan = PlanBoxing(shape, dtype, P(src_p), Nd(src), P(dst_p), Nd(dst));
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  return plan.ok() ? *plan : nullptr;
+}
+
+bool HasPartial(const NdSbp& nd) {
+  for (int i = 0; i < nd.num_axes(); ++i) {
+    if (nd[i].is_partial()) return true;
+  }
+  return false;
+}
+
+// The steps chain from src to dst, each one a valid move.
+void CheckChain(const BoxingPlan& plan) {
+  SCOPED_TRACE(plan.ToString());
+  Side side = Side::kSrc;
+  NdSbp state = plan.src();
+  for (const BoxingStep& step : plan.steps()) {
+    EXPECT_EQ(step.from_side, side);
+    EXPECT_EQ(step.from, state);
+    if (step.kind == BoxingStep::Kind::kAxis) {
+      EXPECT_EQ(step.to_side, step.from_side);
+      EXPECT_TRUE(CheckAxisMove(step.from, step.axis, step.to[step.axis]).ok());
+      for (int k = 0; k < step.from.num_axes(); ++k) {
+        if (k != step.axis) {
+          EXPECT_EQ(step.from[k], step.to[k]);
+        }
+      }
+    } else {
+      EXPECT_FALSE(HasPartial(step.from));
+      EXPECT_FALSE(HasPartial(step.to));
+    }
+    EXPECT_GE(step.seconds, 0);
+    side = step.to_side;
+    state = step.to;
+  }
+  EXPECT_EQ(plan.placement(side), plan.dst_placement());
+  EXPECT_EQ(state, plan.dst());
+}
+
+TEST(PlannerTest, BroadcastToSplitOnOneAxisIsOneLocalSlice) {
+  auto plan =
+      Plan(Shape{5, 7, 3}, "cpu:[[0,1],[2,3]]", "(S(0), B)", "cpu:[[0,1],[2,3]]", "(S(0), S(1))");
+  ASSERT_EQ(plan->steps().size(), 1u);
+  const BoxingStep& step = plan->steps()[0];
+  EXPECT_EQ(step.kind, BoxingStep::Kind::kAxis);
+  EXPECT_EQ(step.axis, 1);
+  EXPECT_EQ(step.collective, Collective::kLocalSlice);
+  EXPECT_EQ(step.wire_bytes, 0);
+}
+
+TEST(PlannerTest, OneAxisMovesUseTheirCollective) {
+  const std::string grid = "cpu:[[0,1],[2,3]]";
+  auto gather = Plan(Shape{8, 8}, grid, "(S(0), S(1))", grid, "(S(0), B)");
+  ASSERT_EQ(gather->steps().size(), 1u);
+  EXPECT_EQ(gather->steps()[0].collective, Collective::kAllGather);
+  EXPECT_EQ(gather->steps()[0].axis, 1);
+  auto scatter = Plan(Shape{8, 8}, grid, "(P, B)", grid, "(S(0), B)");
+  ASSERT_EQ(scatter->steps().size(), 1u);
+  EXPECT_EQ(scatter->steps()[0].collective, Collective::kReduceScatter);
+  auto all_to_all = Plan(Shape{64, 64}, "cpu:[0,1]", "S(0)", "cpu:[0,1]", "S(1)");
+  ASSERT_EQ(all_to_all->steps().size(), 1u);
+  EXPECT_EQ(all_to_all->steps()[0].collective, Collective::kAllToAll);
+}
+
+TEST(PlannerTest, OneCollectiveBeatsTwoThatMoveTheSameBytes) {
+  // A reduce-scatter plus an all-gather moves what an all-reduce moves; the step
+  // cost makes the single collective win, even and uneven.
+  for (int64_t side : {4096, 4097}) {
+    auto plan = Plan(Shape{side, side}, "cpu:[0,1]", "P", "cpu:[0,1]", "B");
+    ASSERT_EQ(plan->steps().size(), 1u) << plan->ToString();
+    EXPECT_EQ(plan->steps()[0].collective, Collective::kAllReduce);
+  }
+}
+
+TEST(PlannerTest, PartialSourceElsewhereIsReducedToSplitFirst) {
+  // Reduce-scatter on the source, then each source rank moves its half: cheaper than
+  // an all-reduce (twice the traffic) before the move.
+  auto plan = Plan(Shape{64, 32}, "cpu:[0,1]", "P", "cpu:[2,3]", "S(0)");
+  ASSERT_EQ(plan->steps().size(), 2u);
+  EXPECT_EQ(plan->steps()[0].collective, Collective::kReduceScatter);
+  EXPECT_EQ(plan->steps()[0].from_side, Side::kSrc);
+  EXPECT_EQ(plan->steps()[1].kind, BoxingStep::Kind::kReshard);
+  EXPECT_EQ(plan->steps()[1].ranks, 4);
+  // Each source sends its 32 rows x 32 f32 to one destination.
+  EXPECT_EQ(plan->steps()[1].wire_bytes, 32 * 32 * 4);
+  CheckChain(*plan);
+}
+
+TEST(PlannerTest, PartialDestinationElsewhereIsFilledLocallyAtTheEnd) {
+  auto plan = Plan(Shape{64, 32}, "cpu:[0,1]", "B", "cpu:[2,3]", "P(max)");
+  ASSERT_EQ(plan->steps().size(), 2u);
+  EXPECT_EQ(plan->steps()[0].kind, BoxingStep::Kind::kReshard);
+  EXPECT_EQ(plan->steps()[1].collective, Collective::kLocalFill);
+  EXPECT_EQ(plan->steps()[1].from_side, Side::kDst);
+  CheckChain(*plan);
+}
+
+TEST(PlannerTest, NestedPartialsReduceTheInnerAxisFirst) {
+  auto plan =
+      Plan(Shape{16, 16}, "cpu:[[0,1],[2,3]]", "(P, P(max))", "cpu:[[0,1],[2,3]]", "(B, B)");
+  ASSERT_FALSE(plan->steps().empty());
+  EXPECT_EQ(plan->steps()[0].axis, 1);
+  CheckChain(*plan);
+}
+
+TEST(PlannerTest, NotAFixedAxisOrder) {
+  // Axis 0 of (S(0), S(0)) cannot move while axis 1 splits dim 0 too, so a greedy
+  // first-axis-first order fails; the planner either moves axis 1 out of the way or
+  // reshards in one exchange.
+  auto plan =
+      Plan(Shape{6, 6}, "cpu:[[0,1],[2,3]]", "(S(0), S(0))", "cpu:[[0,1],[2,3]]", "(S(1), S(1))");
+  ASSERT_FALSE(plan->steps().empty());
+  const BoxingStep& first = plan->steps()[0];
+  EXPECT_TRUE(first.kind == BoxingStep::Kind::kReshard || first.axis == 1);
+  CheckChain(*plan);
+}
+
+TEST(PlannerTest, LargeTensorsAcrossPlacementsGatherOnTheDestination) {
+  // Two source ranks, four destination ranks that all need everything: sending each
+  // destination a quarter and all-gathering there beats every destination fetching all.
+  auto plan = Plan(Shape{1024, 1024}, "cpu:[0,1]", "S(0)", "cpu:[[2,3],[4,5]]", "(B, B)");
+  ASSERT_GE(plan->steps().size(), 2u);
+  EXPECT_EQ(plan->steps()[0].kind, BoxingStep::Kind::kReshard);
+  EXPECT_LT(plan->steps()[0].wire_bytes, 1024 * 1024 * 4);
+  CheckChain(*plan);
+}
+
+TEST(PlannerTest, EveryTwoDPairHasAValidPlan) {
+  const char* const one_d[] = {"S(0)", "S(1)", "B", "P", "P(max)", "P(min)"};
+  std::vector<std::string> all;
+  for (const char* a : one_d) {
+    for (const char* b : one_d) all.push_back(std::string("(") + a + ", " + b + ")");
+  }
+  for (const std::string& src : all) {
+    for (const std::string& dst : all) {
+      auto plan = Plan(Shape{5, 7, 3}, "cpu:[[0,1],[2,3]]", src, "cpu:[[0,1],[2,3]]", dst);
+      ASSERT_NE(plan, nullptr);
+      CheckChain(*plan);
+      if (src == dst) {
+        EXPECT_TRUE(plan->steps().empty());
+      }
+    }
+  }
+}
+
+TEST(PlannerTest, AcrossPlacementsEveryPairHasAValidPlan) {
+  const char* const one_d[] = {"S(0)", "S(1)", "B", "P", "P(max)", "P(min)"};
+  const char* const pairs[][2] = {
+      {"cpu:[0,1]", "cpu:[2,3]"}, {"cpu:[0,1,2]", "cpu:[1,2,3]"}, {"cpu:[0,1,2,3]", "cpu:[1]"}};
+  for (const auto& pair : pairs) {
+    for (const char* src : one_d) {
+      for (const char* dst : one_d) {
+        auto plan = Plan(Shape{5, 7, 3}, pair[0], src, pair[1], dst);
+        ASSERT_NE(plan, nullptr);
+        CheckChain(*plan);
+      }
+    }
+  }
+}
+
+TEST(PlannerTest, ToStringFormat) {
+  auto plan =
+      Plan(Shape{5, 7, 3}, "cpu:[[0,1],[2,3]]", "(S(0), B)", "cpu:[[0,1],[2,3]]", "(S(0), S(1))");
+  // Index 0's group holds 3 of the 5 rows: 3x7x3 f32 = 252 bytes, of which the
+  // slice keeps half.
+  char cost[32];
+  std::snprintf(cost, sizeof(cost), "%.1e", kStepSeconds + kGammaSecondsPerByte * 252 / 2);
+  EXPECT_EQ(plan->ToString(),
+            "boxing f32[5,7,3]: cpu:[[0,1],[2,3]] (S(0), B) -> cpu:[[0,1],[2,3]] (S(0), S(1))\n"
+            "1. axis 1: B -> S(1)  local slice over 2 ranks  cost " +
+                std::string(cost) + " s\ntotal: 1 step, cost " + cost + " s");
+
+  auto across = Plan(Shape{4, 2}, "cpu:[0,1]", "S(0)", "cpu:[2,3]", "S(0)");
+  std::snprintf(cost, sizeof(cost), "%.1e",
+                kStepSeconds + 2 * kAlphaSeconds + kBetaSecondsPerByte * 16);
+  EXPECT_EQ(across->StepToString(0),
+            "reshard cpu:[0,1] S(0) -> cpu:[2,3] S(0)  reshard all-to-all-v over 4 ranks, busiest "
+            "rank moves 16 B  cost " +
+                std::string(cost) + " s");
+
+  auto same = Plan(Shape{4}, "cpu:[0,1]", "B", "cpu:[0,1]", "B");
+  EXPECT_EQ(same->ToString(),
+            "boxing f32[4]: cpu:[0,1] B -> cpu:[0,1] B\n(nothing to do: the layouts are the "
+            "same)\ntotal: 0 steps, cost 0.0e+00 s");
+
+  auto reduce_first = Plan(Shape{8, 2}, "cpu:[0,1]", "P", "cpu:[2,3]", "B");
+  EXPECT_EQ(reduce_first->StepToString(0).substr(0, 44),
+            "cpu:[0,1] axis 0: P -> S(0)  reduce-scatter-");
+}
+
+TEST(PlannerTest, PlansAreCachedAndShared) {
+  PlanCache::Global().Clear();
+  auto a = Plan(Shape{6, 4}, "cpu:[0,1]", "S(0)", "cpu:[0,1]", "S(1)");
+  auto b = Plan(Shape{6, 4}, "cpu:[0,1]", "S(0)", "cpu:[0,1]", "S(1)");
+  EXPECT_EQ(a.get(), b.get());
+  auto other_dtype = Plan(Shape{6, 4}, "cpu:[0,1]", "S(0)", "cpu:[0,1]", "S(1)", DType::kF64);
+  EXPECT_NE(a.get(), other_dtype.get());
+  auto other_shape = Plan(Shape{6, 5}, "cpu:[0,1]", "S(0)", "cpu:[0,1]", "S(1)");
+  EXPECT_NE(a.get(), other_shape.get());
+  auto other_placement = Plan(Shape{6, 4}, "cpu:[0,2]", "S(0)", "cpu:[0,2]", "S(1)");
+  EXPECT_NE(a.get(), other_placement.get());
+  PlanCache::Stats stats = PlanCache::Global().stats();
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.misses, 4u);
+  EXPECT_EQ(stats.size, 4u);
+  PlanCache::Global().Clear();
+  auto again = Plan(Shape{6, 4}, "cpu:[0,1]", "S(0)", "cpu:[0,1]", "S(1)");
+  EXPECT_NE(again.get(), a.get());  // a fresh plan after Clear
+  EXPECT_EQ(again->ToString(), a->ToString());
+}
+
+TEST(PlanCacheTest, EvictsTheLeastRecentlyUsed) {
+  PlanCache cache(2);
+  const Placement p = P("cpu:[0,1]");
+  const NdSbp s0 = Nd("S(0)"), b = Nd("B");
+  const Shape shapes[] = {Shape{1}, Shape{2}, Shape{3}};
+  auto key = [&](int i) { return PlanKeyRef{shapes[i], DType::kF32, p, s0, p, b}; };
+  CachedBoxing values[3];
+  for (int i = 0; i < 3; ++i) {
+    values[i].plan = FindBoxingPlan(shapes[i], DType::kF32, p, s0, p, b).value();
+  }
+  cache.Put(key(0), key(0).Hash(), values[0]);
+  cache.Put(key(1), key(1).Hash(), values[1]);
+  CachedBoxing got;
+  ASSERT_TRUE(cache.Find(key(0), key(0).Hash(), &got));  // 0 is now the most recent
+  EXPECT_EQ(got.plan, values[0].plan);
+  cache.Put(key(2), key(2).Hash(), values[2]);  // evicts 1
+  EXPECT_TRUE(cache.Find(key(0), key(0).Hash(), &got));
+  EXPECT_FALSE(cache.Find(key(1), key(1).Hash(), &got));
+  EXPECT_TRUE(cache.Find(key(2), key(2).Hash(), &got));
+  EXPECT_EQ(got.plan, values[2].plan);
+  PlanCache::Stats stats = cache.stats();
+  EXPECT_EQ(stats.evictions, 1u);
+  EXPECT_EQ(stats.size, 2u);
+  EXPECT_EQ(stats.capacity, 2u);
+  const uint64_t generation = cache.generation();
+  cache.SetCapacity(0);  // clamps to 1 and drops everything
+  EXPECT_EQ(cache.stats().capacity, 1u);
+  EXPECT_EQ(cache.stats().size, 0u);
+  EXPECT_NE(cache.generation(), generation);
+}
+
+TEST(PlannerTest, ArgumentErrors) {
+  const Placement p = P("cpu:[0,1]");
+  auto plan = [&](const Placement& sp, const std::string& s, const Placement& dp,
+                  const std::string& d, DType dtype = DType::kF32) {
+    return PlanBoxing(Shape{4, 3}, dtype, sp, Nd(s), dp, Nd(d)).status();
+  };
+  Status s = plan(p, "S(2)", p, "B");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "PlanBoxing: src nd-sbp S(2) splits tensor axis 2 but the tensor of shape [4,3] has 2 "
+            "axes");
+  s = plan(p, "B", P("cpu:[[0,1]]"), "B");
+  EXPECT_EQ(s.message(),
+            "PlanBoxing: dst nd-sbp B has 1 axes but placement cpu:[[0,1]] has a 2-axis hierarchy");
+  s = plan(p, "B", p, "B", DType::kF16);
+  EXPECT_EQ(s.message(), "PlanBoxing: dtype f16 is not supported (supported: f32, f64, i32, i64)");
+  s = plan(p, "B", p, "B", static_cast<DType>(42));
+  EXPECT_EQ(s.message(),
+            "PlanBoxing: dtype value 42 is not supported (supported: f32, f64, i32, i64)");
+  NdSbp negative;
+  negative.Append(Sbp{SbpKind::kSplit, -1});
+  s = PlanBoxing(Shape{4, 3}, DType::kF32, p, Nd("B"), p, negative).status();
+  EXPECT_EQ(s.message(), "PlanBoxing: dst nd-sbp axis 0 splits tensor dim -1, which is negative");
+
+  s = plan(p, "B", P("cuda:[0,1]"), "B");
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(s.message(),
+            "PlanBoxing: boxing between device types cpu and cuda (src cpu:[0,1], dst cuda:[0,1]) "
+            "is not implemented; only cpu -> cpu is");
+  s = plan(P("cuda:[0,1]"), "S(0)", P("cuda:[0,1]"), "B");
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(s.message(),
+            "PlanBoxing: boxing on cuda placements (src cuda:[0,1], dst cuda:[0,1]) is not "
+            "implemented; only cpu -> cpu is");
+}
+
+TEST(PlannerTest, BoxNeedsTheWorld) {
+  // This binary never initialises MPI.
+  float x = 0;
+  Status s = Box(&x, &x, Shape{1}, DType::kF32, P("cpu:[0]"), Nd("B"), P("cpu:[0]"), Nd("S(0)"));
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), "Box: the MPI world is not initialised: call tess_init first");
+}
+
+}  // namespace
+}  // namespace tessera::boxing

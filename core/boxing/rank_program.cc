@@ -1,0 +1,85 @@
+#include "core/boxing/rank_program.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "core/boxing/axis_move.h"
+#include "core/boxing/box_1d.h"
+#include "core/comm/mpi_comm_registry.h"
+#include "core/sbp/physical_layout.h"
+
+namespace tessera::boxing {
+namespace {
+
+int64_t LocalCount(const Shape& shape, const Placement& placement, const NdSbp& nd, int32_t rank) {
+  if (!placement.contains(rank)) return 0;
+  // The plan validated the nd-sbp, so the layout cannot fail.
+  return PhysicalLayoutOfRank(shape, placement, nd, rank).value().local_shape.num_elements();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const RankProgram>> RankProgram::Make(std::shared_ptr<const BoxingPlan> plan,
+                                                             int32_t world_rank) {
+  std::shared_ptr<RankProgram> p(new RankProgram);
+  const BoxingPlan& pl = *plan;
+  p->world_rank_ = world_rank;
+  p->in_count_ = LocalCount(pl.shape(), pl.src_placement(), pl.src(), world_rank);
+  p->out_count_ = LocalCount(pl.shape(), pl.dst_placement(), pl.dst(), world_rank);
+  comm::MpiCommRegistry& registry = comm::MpiCommRegistry::Global();
+  for (const BoxingStep& s : pl.steps()) {
+    Step step;
+    const Placement& to_placement = pl.placement(s.to_side);
+    step.out_count = LocalCount(pl.shape(), to_placement, s.to, world_rank);
+    if (s.kind == BoxingStep::Kind::kReshard) {
+      step.reshard.emplace(ReshardProgram::Make(pl.shape(), pl.dtype(), pl.placement(s.from_side),
+                                                s.from, to_placement, s.to, world_rank));
+      const std::vector<int32_t>& ranks = step.reshard->ranks();
+      step.active = std::binary_search(ranks.begin(), ranks.end(), world_rank);
+      if (step.active) {
+        TESS_ASSIGN_OR_RETURN(step.comm, registry.ForRanks(ranks));
+      }
+    } else if (to_placement.contains(world_rank)) {
+      step.active = true;
+      TESS_ASSIGN_OR_RETURN(step.comm, registry.ForAxis(to_placement, s.axis));
+      const int64_t index = to_placement.index_of(world_rank);
+      step.group_shape = AxisGroupShape(pl.shape(), to_placement, s.from, s.axis, index);
+      step.group.emplace(to_placement.AxisGroup(s.axis, world_rank).value());
+    }
+    p->steps_.push_back(std::move(step));
+  }
+  p->plan_ = std::move(plan);
+  return std::shared_ptr<const RankProgram>(std::move(p));
+}
+
+Status RankProgram::Run(const void* in, void* out, BoxingWorkspace& workspace) const {
+  const BoxingPlan& pl = *plan_;
+  const size_t elem = DTypeSize(pl.dtype());
+  if (steps_.empty()) {
+    if (in != out && in_count_ > 0) std::memcpy(out, in, in_count_ * elem);
+    return Status::Ok();
+  }
+  const void* current = in;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& step = steps_[i];
+    const BoxingStep& s = pl.steps()[i];
+    void* next = out;
+    if (i + 1 < steps_.size()) {
+      const int slot = BoxingWorkspace::kFirstIntermediateSlot + static_cast<int>(i % 2);
+      TESS_ASSIGN_OR_RETURN(next, workspace.Staging(slot, step.out_count * elem));
+    }
+    if (step.active) {
+      if (s.kind == BoxingStep::Kind::kReshard) {
+        TESS_RETURN_IF_ERROR(step.reshard->Run(current, next, *step.comm, workspace));
+      } else {
+        TESS_RETURN_IF_ERROR(Box1d(current, step.group_shape, pl.dtype(), *step.group,
+                                   s.from[s.axis], s.to[s.axis], next, *step.comm, &workspace));
+      }
+    }
+    current = next;
+  }
+  return Status::Ok();
+}
+
+}  // namespace tessera::boxing
