@@ -124,6 +124,13 @@ class CachingAllocator final : public Allocator {
 // per-device CUDA instances are in device_caching_allocator.h, built only with CUDA.)
 CachingAllocator& HostCachingAllocator();
 
+// The calling thread's own caching allocator for host memory, over the same system
+// allocator: the eager dispatch path allocates through it, so it takes only an uncontended
+// per-thread mutex, never a lock shared by threads (DESIGN.md: no global lock on hot
+// paths). Memory it caches is reused only by its thread; a Buffer may be freed from any
+// thread (the instance's mutex makes that safe). Created on first use, never destroyed.
+CachingAllocator& ThreadHostCachingAllocator();
+
 }  // namespace memory
 }  // namespace tessera
 

@@ -1,0 +1,46 @@
+#include "core/eager/global_cast.h"
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "core/boxing/boxing.h"
+#include "core/comm/mpi_world.h"
+
+namespace tessera {
+namespace eager {
+
+Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp) {
+  if (x == nullptr) return InvalidArgument("to_global: input tensor is NULL");
+  if (x->placement() == placement && x->nd_sbp() == nd_sbp) return x;
+  TESS_ASSIGN_OR_RETURN(infer::TensorMeta meta,
+                        infer::TensorMeta::Make(x->shape(), x->dtype(), placement, nd_sbp));
+  TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
+  TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> out, GlobalTensor::Allocate(meta, rank));
+  TESS_RETURN_IF_ERROR(boxing::Box(x->local_data(), out->mutable_local_data(), x->shape(),
+                                   x->dtype(), x->placement(), x->nd_sbp(), placement, nd_sbp));
+  return Tensor(out);
+}
+
+Status ToHost(const Tensor& x, void* host) {
+  if (x == nullptr) return InvalidArgument("to_host: input tensor is NULL");
+  if (host == nullptr && x->shape().num_elements() > 0) {
+    return InvalidArgument("to_host: host buffer is NULL but " + x->meta().ToString() + " has " +
+                           std::to_string(x->shape().num_elements()) + " elements");
+  }
+  // Broadcast over the whole world in the tensor's device type: every rank then holds
+  // the full logical value as its local piece.
+  TESS_ASSIGN_OR_RETURN(int32_t size, comm::WorldSize());
+  std::vector<int32_t> ranks(static_cast<size_t>(size));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  TESS_ASSIGN_OR_RETURN(Placement world, Placement::Make(x->placement().device_type(), ranks,
+                                                         {static_cast<int64_t>(size)}));
+  TESS_ASSIGN_OR_RETURN(Tensor all, ToGlobal(x, world, NdSbp(Sbp::Broadcast())));
+  if (all->local_bytes() > 0) {
+    std::memcpy(host, all->local_data(), static_cast<size_t>(all->local_bytes()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace eager
+}  // namespace tessera

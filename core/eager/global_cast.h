@@ -1,0 +1,26 @@
+// Moving a global tensor between layouts, and getting its value out.
+#ifndef TESSERA_CORE_EAGER_GLOBAL_CAST_H_
+#define TESSERA_CORE_EAGER_GLOBAL_CAST_H_
+
+#include "core/common/status.h"
+#include "core/eager/global_tensor.h"
+#include "core/placement/placement.h"
+#include "core/sbp/sbp.h"
+
+namespace tessera {
+namespace eager {
+
+// The same logical value held as (placement, nd_sbp), moved by boxing (a cost-chosen
+// boxing plan). Returns `x` itself when nothing changes. Every rank of the world calls
+// it; ranks outside both placements only build the metadata.
+Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp);
+
+// The whole logical value, written to `host` (shape().num_elements() elements of
+// dtype(), row-major) on EVERY rank of the world, including ranks outside the
+// placement: what `numpy()` returns. A collective over the world.
+Status ToHost(const Tensor& x, void* host);
+
+}  // namespace eager
+}  // namespace tessera
+
+#endif  // TESSERA_CORE_EAGER_GLOBAL_CAST_H_

@@ -1,0 +1,79 @@
+// A global tensor: logical shape, dtype, placement and nd-sbp (its TensorMeta), plus,
+// on ranks inside the placement, the rank's local piece. Ranks outside the placement
+// hold the metadata only, so every rank can run the same program (SPMD) and ask any
+// tensor its shape.
+//
+// Storage comes from the calling thread's host caching allocator, so a warm eager step
+// reuses freed blocks instead of calling malloc, and takes no lock shared by threads. A
+// tensor is immutable once built: ops and casts make new tensors, and `Tensor` (a shared
+// handle) may be copied freely.
+#ifndef TESSERA_CORE_EAGER_GLOBAL_TENSOR_H_
+#define TESSERA_CORE_EAGER_GLOBAL_TENSOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "core/common/status.h"
+#include "core/infer/tensor_meta.h"
+#include "core/memory/buffer.h"
+#include "core/sbp/physical_layout.h"
+#include "kernels/common/kernel.h"
+
+namespace tessera {
+namespace eager {
+
+class GlobalTensor;
+using Tensor = std::shared_ptr<const GlobalTensor>;
+
+class GlobalTensor {
+  // Only Allocate constructs tensors; the key lets it use make_shared (one heap block
+  // for the object and its reference count) despite the constructor being "public".
+  struct Key {
+    explicit Key() = default;
+  };
+
+ public:
+  GlobalTensor(Key, infer::TensorMeta meta) : meta_(std::move(meta)) {}
+
+  // A tensor with `meta` whose local piece (on ranks of the placement) is allocated
+  // but not initialised. `world_rank` decides which piece this rank holds.
+  static Result<std::shared_ptr<GlobalTensor>> Allocate(const infer::TensorMeta& meta,
+                                                        int32_t world_rank);
+
+  const infer::TensorMeta& meta() const { return meta_; }
+  const Shape& shape() const { return meta_.shape; }
+  DType dtype() const { return meta_.dtype; }
+  const Placement& placement() const { return meta_.placement; }
+  const NdSbp& nd_sbp() const { return meta_.nd_sbp; }
+
+  // Whether this rank is in the placement (and so holds a local piece).
+  bool has_local() const { return has_local_; }
+  // The local piece's layout: its shape and the logical index ranges it covers.
+  // Meaningful only when has_local().
+  const PhysicalLayout& layout() const { return layout_; }
+  const Shape& local_shape() const { return layout_.local_shape; }
+  int64_t local_bytes() const { return layout_.local_shape.num_elements() * DTypeSize(dtype()); }
+  // NULL when the local piece is empty or the rank holds none.
+  const void* local_data() const { return storage_.data(); }
+  // Writable only while the tensor is being built (Allocate hands out a non-const
+  // object; a Tensor handle is const).
+  void* mutable_local_data() { return storage_.data(); }
+  // The local piece as a kernel argument. Kernels never write their inputs, so the
+  // const_cast only adapts to LocalTensor's one pointer type.
+  kernels::LocalTensor local() const {
+    return kernels::LocalTensor{const_cast<void*>(storage_.data()), layout_.local_shape,
+                                meta_.dtype};
+  }
+
+ private:
+  infer::TensorMeta meta_;
+  bool has_local_ = false;
+  PhysicalLayout layout_;
+  memory::Buffer storage_;
+};
+
+}  // namespace eager
+}  // namespace tessera
+
+#endif  // TESSERA_CORE_EAGER_GLOBAL_TENSOR_H_
