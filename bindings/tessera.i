@@ -75,7 +75,25 @@ struct CTYPE {};
  *   %typemap(...) T* TESS_OUT for T in int32_t, int64_t, uint64_t, size_t, double;
  *   %typemap(...) (const T* TESS_ARRAY, size_t TESS_LEN) for T in int32_t, int64_t;
  *   %typemap(...) (const tess_sbp_kind* kinds, const int32_t* split_axes,
- *                  size_t num_axes)                 tess_nd_sbp_create's input. */
+ *                  size_t num_axes)                 tess_nd_sbp_create's input;
+ *   %typemap(...) const void* TESS_IN_BUFFER        a host buffer the C API reads
+ *                                                   (NULL allowed);
+ *   %typemap(...) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES)
+ *                                                   a host buffer it writes;
+ *   %typemap(...) const int64_t* TESS_OPT_SHAPE     an optional shape (NULL allowed)
+ *                                                   whose length the C API implies;
+ *   %typemap(...) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES)
+ *                                                   a host buffer the C API reads, with
+ *                                                   its size (NULL, 0 allowed);
+ *   %typemap(...) void* TESS_INOUT_BUFFER           a host buffer it reduces in place
+ *                                                   (NULL allowed; the count is a
+ *                                                   separate argument);
+ *   %typemap(...) void* const* TESS_BUFFER_LIST     a list of such buffers (the count
+ *                                                   and length are separate);
+ *   %typemap(...) (tess_tensor** outputs, size_t outputs_capacity,
+ *                  size_t* num_outputs)             tess_apply's outputs;
+ *   %typemap(...) (const tess_tensor* const* inputs, size_t num_inputs)
+ *                                                   tess_apply's inputs. */
 #if defined(SWIGPYTHON)
 %include "python/tessera_python.i"
 #elif defined(SWIGJAVA)
@@ -92,6 +110,9 @@ TESS_HANDLE(tess_layout, Layout)
 TESS_HANDLE(tess_op_call, OpCall)
 TESS_HANDLE(tess_infer_result, InferResult)
 TESS_HANDLE(tess_explanation, Explanation)
+TESS_HANDLE(tess_tensor, Tensor)
+TESS_HANDLE(tess_boxing_plan, BoxingPlan)
+TESS_HANDLE(tess_bucketed_allreducer, BucketedAllReducer)
 
 /* Versions. */
 %tess_expose(tess_version)
@@ -216,12 +237,81 @@ TESS_HANDLE(tess_explanation, Explanation)
 %tess_expose(tess_infer_cache_clear)
 %tess_expose(tess_infer_cache_set_capacity)
 
+/* Eager tensors. (DLPack is Python's alone: python/tessera_python.i wraps it as
+ * capsules.) */
+%tess_expose(tess_tensor_from_host)
+%tess_expose(tess_tensor_from_local)
+%tess_expose(tess_tensor_full)
+%tess_expose(tess_tensor_arange)
+%tess_expose(tess_tensor_rand)
+%tess_expose(tess_tensor_randn)
+%tess_expose(tess_tensor_ndim)
+%tess_expose(tess_tensor_dim)
+%tess_expose(tess_tensor_num_elements)
+%tess_expose(tess_tensor_dtype)
+%tess_expose(tess_tensor_placement)
+%tess_expose(tess_tensor_nd_sbp)
+%tess_expose(tess_tensor_has_local)
+%tess_expose(tess_tensor_local_ndim)
+%tess_expose(tess_tensor_local_dim)
+%tess_expose(tess_tensor_local_num_elements)
+%tess_expose(tess_tensor_string)
+%tess_expose(tess_tensor_to_host)
+%tess_expose(tess_tensor_copy_local)
+%tess_expose(tess_tensor_to_global)
+
+/* Ops on eager tensors. */
+%tess_expose(tess_apply)
+%tess_expose(tess_add)
+%tess_expose(tess_sub)
+%tess_expose(tess_mul)
+%tess_expose(tess_div)
+%tess_expose(tess_maximum)
+%tess_expose(tess_minimum)
+%tess_expose(tess_relu)
+%tess_expose(tess_gelu)
+%tess_expose(tess_sigmoid)
+%tess_expose(tess_tanh)
+%tess_expose(tess_exp)
+%tess_expose(tess_neg)
+%tess_expose(tess_sqrt)
+%tess_expose(tess_matmul)
+%tess_expose(tess_reduce_sum)
+%tess_expose(tess_reduce_mean)
+%tess_expose(tess_reduce_max)
+%tess_expose(tess_reduce_min)
+%tess_expose(tess_softmax)
+%tess_expose(tess_explain_last)
+
+/* Boxing of local buffers. */
+%tess_expose(tess_box)
+%tess_expose(tess_boxing_plan_create)
+%tess_expose(tess_boxing_plan_string)
+%tess_expose(tess_boxing_plan_num_steps)
+%tess_expose(tess_boxing_plan_step_string)
+%tess_expose(tess_boxing_plan_cost)
+
+/* Collectives on host buffers. */
+%tess_expose_constant(TESS_REDUCE_SUM)
+%tess_expose_constant(TESS_REDUCE_MAX)
+%tess_expose_constant(TESS_REDUCE_MIN)
+%tess_expose_constant(TESS_ALLREDUCE_FLAT)
+%tess_expose_constant(TESS_ALLREDUCE_AUTO)
+%tess_expose_constant(TESS_ALLREDUCE_HIERARCHICAL)
+%tess_expose(tess_allreduce)
+%tess_expose(tess_bucketed_allreducer_create)
+%tess_expose(tess_bucketed_allreduce)
+%tess_expose(tess_bucketed_allreducer_stats)
+%tess_expose(tess_set_collective_timeout)
+%tess_expose(tess_collective_timeout)
+
 /* Every out-param name the header uses. A new function whose out-param has a new
  * name adds it here. */
 %define TESS_OUT_PARAMS(T)
 %apply T* TESS_OUT {
   T* out, T* out_rank, T* out_size, T* out_kind, T* out_split_axis, T* out_begin,
-  T* out_end, T* out_hits, T* out_misses, T* out_evictions, T* out_capacity
+  T* out_end, T* out_hits, T* out_misses, T* out_evictions, T* out_capacity, T* out_calls,
+  T* out_plans_built, T* out_buckets, T* out_in_place_buckets
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)
@@ -235,8 +325,26 @@ TESS_OUT_PARAMS(double)
 %apply (const int64_t* TESS_ARRAY, size_t TESS_LEN) {
   (const int64_t* hierarchy, size_t num_axes),
   (const int64_t* shape, size_t ndim),
-  (const int64_t* values, size_t num_values)
+  (const int64_t* values, size_t num_values),
+  (const int64_t* local_shape, size_t ndim),
+  (const int64_t* axes, size_t num_axes),
+  (const int64_t* counts, size_t num_tensors)
 };
+
+/* Host buffers and optional shapes of the tensor functions. */
+%apply const void* TESS_IN_BUFFER { const void* data, const void* local };
+%apply (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) {
+  (void* out, size_t out_bytes),
+  (void* out_local, size_t out_bytes)
+};
+%apply const int64_t* TESS_OPT_SHAPE { const int64_t* logical_shape };
+
+/* Host buffers of tess_box and the collectives. */
+%apply (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) {
+  (const void* in_local, size_t in_bytes)
+};
+%apply void* TESS_INOUT_BUFFER { void* buffer };
+%apply void* const* TESS_BUFFER_LIST { void* const* buffers };
 
 %include "tessera/tessera.h"
 
@@ -245,5 +353,6 @@ TESS_OUT_PARAMS(double)
 /* Idiomatic layers that need the wrapped functions above. (Java's lives in the
  * proxy classes, Go's in a separate package: bindings/go/tessera.go.) */
 #if defined(SWIGPYTHON)
+%include "python/tessera_python_dlpack.i"
 %insert("python") "python/tessera_api.py"
 #endif

@@ -10,7 +10,11 @@ bad=$(printf '%s\n' "$defined" | grep -v '^tess_' || true)
 if [ -n "$bad" ]; then
   echo "FAIL: $lib exports symbols outside tess_*:"; printf '%s\n' "$bad" | head -20; exit 1
 fi
-for sym in tess_init tess_finalize tess_placement_parse tess_layout_create tess_last_error_message; do
+for sym in tess_init tess_finalize tess_placement_parse tess_layout_create tess_last_error_message \
+    tess_tensor_from_host tess_tensor_to_dlpack tess_apply tess_add tess_explain_last \
+    tess_box tess_boxing_plan_create tess_boxing_plan_string tess_allreduce \
+    tess_bucketed_allreducer_create tess_bucketed_allreduce tess_set_collective_timeout \
+    tess_collective_timeout; do
   printf '%s\n' "$defined" | grep -qx "$sym" || { echo "FAIL: $sym is not exported"; exit 1; }
 done
 echo "PASS: $(printf '%s\n' "$defined" | wc -l) symbols, all tess_*"

@@ -13,6 +13,13 @@
  * - (const int64_t*, size_t) takes []int64, (const int32_t*, size_t) []int32, and
  *   tess_nd_sbp_create's (kinds, split_axes, num_axes) takes [][2]int32 pairs.
  *   An empty slice is passed on as (NULL, 0).
+ * - Host buffers are []byte (the C API keeps no pointer): TESS_IN_BUFFER and
+ *   TESS_INOUT_BUFFER pass an empty slice as NULL; TESS_OUT_BUFFER's length is the
+ *   byte count, and so is TESS_IN_BUFFER's when paired with TESS_IN_BYTES.
+ *   TESS_BUFFER_LIST is an []uintptr of addresses. TESS_OPT_SHAPE is an []int64, nil
+ *   for NULL.
+ * - tess_apply takes []uintptr handles for its inputs and an []uintptr whose length
+ *   is the capacity for its outputs, filled from index 0 (the rest stay 0).
  */
 
 %go_import("strconv", "strings")
@@ -141,4 +148,52 @@ TESS_GO_ARRAY(int64_t, "[]int64")
 %typemap(freearg) (const tess_sbp_kind* kinds, const int32_t* split_axes, size_t num_axes) {
   free(kinds$argnum);
   free(axes$argnum);
+}
+
+/* --- Host buffers -------------------------------------------------------------- */
+%typemap(gotype) const void* TESS_IN_BUFFER "[]byte"
+%typemap(in) const void* TESS_IN_BUFFER { $1 = $input.len > 0 ? $input.array : NULL; }
+
+%typemap(gotype) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) "[]byte"
+%typemap(in) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) {
+  $1 = $input.array;
+  $2 = (size_t)$input.len;
+}
+
+%typemap(gotype) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) "[]byte"
+%typemap(in) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) {
+  $1 = $input.len > 0 ? $input.array : NULL;
+  $2 = (size_t)$input.len;
+}
+
+%typemap(gotype) void* TESS_INOUT_BUFFER "[]byte"
+%typemap(in) void* TESS_INOUT_BUFFER { $1 = $input.len > 0 ? $input.array : NULL; }
+
+/* []uintptr of buffer addresses (0 for NULL): a [][]byte would hand C Go pointers
+ * to Go pointers, which cgo forbids. The caller keeps the buffers alive over the
+ * call (runtime.KeepAlive); Go's heap does not move, and a goroutine's stack does
+ * not move while it is inside a C call. */
+%typemap(gotype) void* const* TESS_BUFFER_LIST "[]uintptr"
+%typemap(in) void* const* TESS_BUFFER_LIST { $1 = ($1_ltype)$input.array; }
+
+%typemap(gotype) const int64_t* TESS_OPT_SHAPE "[]int64"
+%typemap(in) const int64_t* TESS_OPT_SHAPE { $1 = (int64_t*)$input.array; }
+
+/* --- tess_apply ------------------------------------------------------------------ */
+%typemap(gotype) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs)
+    "[]uintptr"
+%typemap(in) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs)
+    (size_t count = 0) {
+  /* uintptr_t and a pointer have one size here, so the slice holds the handles. */
+  $1 = (tess_tensor**)$input.array;
+  $2 = (size_t)$input.len;
+  $3 = &count;
+}
+/* The C API writes the handles straight into the slice; nothing to copy back. */
+%typemap(argout) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) ""
+
+%typemap(gotype) (const tess_tensor* const* inputs, size_t num_inputs) "[]uintptr"
+%typemap(in) (const tess_tensor* const* inputs, size_t num_inputs) {
+  $1 = ($1_ltype)$input.array;
+  $2 = (size_t)$input.len;
 }

@@ -15,6 +15,14 @@
  *   {kind0, split0, kind1, split1, ...}. A null array is passed on as NULL.
  * - Handles are AutoCloseable: close() calls tess_x_destroy once; later calls pass
  *   NULL, which the C API rejects with INVALID_ARGUMENT. No finalizers.
+ * - Host buffers are direct java.nio.ByteBuffers, read or written from their start
+ *   (the position is ignored): TESS_IN_BUFFER and TESS_INOUT_BUFFER may be null;
+ *   TESS_OUT_BUFFER's capacity is the byte count, and so is TESS_IN_BUFFER's when
+ *   paired with TESS_IN_BYTES; TESS_BUFFER_LIST is a ByteBuffer[] (null elements
+ *   allowed). TESS_OPT_SHAPE is a long[] or null.
+ * - tess_apply takes long[] handles (Tensor.getCPtr) for its inputs and a long[]
+ *   whose length is the capacity for its outputs, filled from index 0 (the rest
+ *   stay 0).
  */
 
 %{
@@ -146,6 +154,16 @@ static int tess_java_check_out(JNIEnv* jenv, jarray array) {
     infer_cache_set_capacity(capacity);
   }
 
+  /**
+   * The full inference record of this thread's last op on tensors (also one that
+   * failed); FAILED_PRECONDITION before the thread's first op.
+   */
+  public static Explanation explainLast() {
+    Explanation[] out = {null};
+    explain_last(out);
+    return out[0];
+  }
+
   /** The layout {@code rank} holds of a tensor of {@code shape}; see Layout.create. */
   public static Layout layout(Placement placement, NdSbp ndSbp, long[] shape, int rank) {
     return Layout.create(placement, ndSbp, shape, rank);
@@ -155,17 +173,20 @@ static int tess_java_check_out(JNIEnv* jenv, jarray array) {
  * int64_t like C long, which Java takes as 32 bits. Map it as 64 bits. */
 %apply long long { int64_t };
 %apply const long long& { const int64_t& };
+/* Seeds keep their 64 bits in a Java long (not BigInteger). */
+%apply long long { uint64_t seed };
 
 /* --- Status -------------------------------------------------------------------- */
 %typemap(jni) tess_status "void"
 %typemap(jtype) tess_status "void"
 %typemap(jstype) tess_status "void"
 %typemap(javaout) tess_status { $jnicall; }
-%typemap(out) tess_status {
-  if ($1 != TESS_OK) {
-    tess_java_throw(jenv, $1);
-    return $null;
-  }
+/* Thrown in "ret", after argout and freearg, so that arrays pinned or allocated by
+ * the argument typemaps are released on failure too (and no JNI call but the
+ * return happens with the exception pending). */
+%typemap(out) tess_status ""
+%typemap(ret) tess_status {
+  if ($1 != TESS_OK) tess_java_throw(jenv, $1);
 }
 /* tess_status_string takes a code, not a result. */
 %apply int32_t { tess_status status };
@@ -275,8 +296,178 @@ TESS_JAVA_ARRAY(int64_t, "long[]", "jlongArray", jlong, GetLongArrayElements,
   free(axes$argnum);
 }
 
+/* --- Host buffers ------------------------------------------------------------------ */
+%{
+/* The address of direct buffer `buffer`, or NULL with IllegalArgumentException
+ * pending when it is not direct. */
+static void* tess_java_buffer_address(JNIEnv* jenv, jobject buffer) {
+  void* address = (*jenv)->GetDirectBufferAddress(jenv, buffer);
+  if (address == NULL && (*jenv)->GetDirectBufferCapacity(jenv, buffer) != 0) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException,
+                            "host buffers must be direct ByteBuffers");
+  }
+  return address;
+}
+%}
+%typemap(jni) const void* TESS_IN_BUFFER "jobject"
+%typemap(jtype) const void* TESS_IN_BUFFER "java.nio.ByteBuffer"
+%typemap(jstype) const void* TESS_IN_BUFFER "java.nio.ByteBuffer"
+%typemap(javain) const void* TESS_IN_BUFFER "$javainput"
+%typemap(in) const void* TESS_IN_BUFFER {
+  $1 = NULL;
+  if ($input != NULL) {
+    $1 = tess_java_buffer_address(jenv, $input);
+    if ((*jenv)->ExceptionCheck(jenv)) return $null;
+  }
+}
+
+%typemap(jni) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) "jobject"
+%typemap(jtype) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) "java.nio.ByteBuffer"
+%typemap(jstype) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) "java.nio.ByteBuffer"
+%typemap(javain) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) "$javainput"
+%typemap(in) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) {
+  $1 = NULL;
+  $2 = 0;
+  if ($input != NULL) {
+    $1 = tess_java_buffer_address(jenv, $input);
+    if ((*jenv)->ExceptionCheck(jenv)) return $null;
+    $2 = (size_t)(*jenv)->GetDirectBufferCapacity(jenv, $input);
+  }
+}
+
+%typemap(jni) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) "jobject"
+%typemap(jtype) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) "java.nio.ByteBuffer"
+%typemap(jstype) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) "java.nio.ByteBuffer"
+%typemap(javain) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) "$javainput"
+%typemap(in) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) {
+  $1 = NULL;
+  $2 = 0;
+  if ($input != NULL) {
+    $1 = tess_java_buffer_address(jenv, $input);
+    if ((*jenv)->ExceptionCheck(jenv)) return $null;
+    $2 = (size_t)(*jenv)->GetDirectBufferCapacity(jenv, $input);
+  }
+}
+
+%typemap(jni) void* TESS_INOUT_BUFFER "jobject"
+%typemap(jtype) void* TESS_INOUT_BUFFER "java.nio.ByteBuffer"
+%typemap(jstype) void* TESS_INOUT_BUFFER "java.nio.ByteBuffer"
+%typemap(javain) void* TESS_INOUT_BUFFER "$javainput"
+%typemap(in) void* TESS_INOUT_BUFFER {
+  $1 = NULL;
+  if ($input != NULL) {
+    $1 = tess_java_buffer_address(jenv, $input);
+    if ((*jenv)->ExceptionCheck(jenv)) return $null;
+  }
+}
+
+/* ByteBuffer[] of direct buffers (null elements pass NULL); direct buffers do not
+ * move, so their addresses hold for the call. */
+%typemap(jni) void* const* TESS_BUFFER_LIST "jobjectArray"
+%typemap(jtype) void* const* TESS_BUFFER_LIST "java.nio.ByteBuffer[]"
+%typemap(jstype) void* const* TESS_BUFFER_LIST "java.nio.ByteBuffer[]"
+%typemap(javain) void* const* TESS_BUFFER_LIST "$javainput"
+%typemap(in) void* const* TESS_BUFFER_LIST (void** pointers = NULL) {
+  jsize len = 0, i;
+  if ($input != NULL) len = (*jenv)->GetArrayLength(jenv, $input);
+  pointers = (void**)calloc((size_t)len + 1, sizeof(void*));
+  if (pointers == NULL) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, "buffers");
+    return $null;
+  }
+  for (i = 0; i < len; ++i) {
+    jobject buffer = (*jenv)->GetObjectArrayElement(jenv, $input, i);
+    if (buffer == NULL) continue;
+    pointers[i] = tess_java_buffer_address(jenv, buffer);
+    (*jenv)->DeleteLocalRef(jenv, buffer);
+    if ((*jenv)->ExceptionCheck(jenv)) {
+      free(pointers);
+      return $null;
+    }
+  }
+  $1 = $input != NULL ? pointers : NULL;
+}
+%typemap(freearg) void* const* TESS_BUFFER_LIST { free(pointers$argnum); }
+
+%typemap(jni) const int64_t* TESS_OPT_SHAPE "jlongArray"
+%typemap(jtype) const int64_t* TESS_OPT_SHAPE "long[]"
+%typemap(jstype) const int64_t* TESS_OPT_SHAPE "long[]"
+%typemap(javain) const int64_t* TESS_OPT_SHAPE "$javainput"
+%typemap(in) const int64_t* TESS_OPT_SHAPE {
+  $1 = NULL;
+  if ($input != NULL) {
+    $1 = (int64_t*)(*jenv)->GetLongArrayElements(jenv, $input, NULL);
+    if ($1 == NULL) return $null;
+  }
+}
+%typemap(freearg) const int64_t* TESS_OPT_SHAPE {
+  if ($1 != NULL) (*jenv)->ReleaseLongArrayElements(jenv, $input, (jlong*)$1, JNI_ABORT);
+}
+
+/* --- tess_apply ------------------------------------------------------------------ */
+%typemap(jni) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) "jlongArray"
+%typemap(jtype) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) "long[]"
+%typemap(jstype) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) "long[]"
+%typemap(javain) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) "$javainput"
+%typemap(in) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs)
+    (tess_tensor** handles = NULL, size_t count = 0) {
+  jsize capacity;
+  if ($input == NULL) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "outputs array is null");
+    return $null;
+  }
+  capacity = (*jenv)->GetArrayLength(jenv, $input);
+  handles = (tess_tensor**)calloc((size_t)capacity + 1, sizeof(tess_tensor*));
+  if (handles == NULL) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, "outputs");
+    return $null;
+  }
+  $1 = handles;
+  $2 = (size_t)capacity;
+  $3 = &count;
+}
+%typemap(argout) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) {
+  size_t i;
+  for (i = 0; i < count$argnum; ++i) {
+    jlong value = 0;
+    *(tess_tensor**)&value = handles$argnum[i];
+    (*jenv)->SetLongArrayRegion(jenv, $input, (jsize)i, 1, &value);
+  }
+}
+%typemap(freearg) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) {
+  free(handles$argnum);
+}
+
+%typemap(jni) (const tess_tensor* const* inputs, size_t num_inputs) "jlongArray"
+%typemap(jtype) (const tess_tensor* const* inputs, size_t num_inputs) "long[]"
+%typemap(jstype) (const tess_tensor* const* inputs, size_t num_inputs) "long[]"
+%typemap(javain) (const tess_tensor* const* inputs, size_t num_inputs) "$javainput"
+%typemap(in) (const tess_tensor* const* inputs, size_t num_inputs)
+    (tess_tensor** array = NULL) {
+  jsize len, i;
+  jlong* ptrs;
+  $1 = NULL;
+  $2 = 0;
+  if ($input != NULL) {
+    len = (*jenv)->GetArrayLength(jenv, $input);
+    ptrs = (*jenv)->GetLongArrayElements(jenv, $input, NULL);
+    if (ptrs == NULL) return $null;
+    array = (tess_tensor**)malloc(sizeof(tess_tensor*) * ((size_t)len + 1));
+    for (i = 0; array != NULL && i < len; ++i) array[i] = *(tess_tensor**)&ptrs[i];
+    (*jenv)->ReleaseLongArrayElements(jenv, $input, ptrs, JNI_ABORT);
+    if (array == NULL) {
+      SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, "inputs");
+      return $null;
+    }
+    $1 = ($1_ltype)array;
+    $2 = (size_t)len;
+  }
+}
+%typemap(freearg) (const tess_tensor* const* inputs, size_t num_inputs) { free(array$argnum); }
+
 /* --- Handle classes ------------------------------------------------------------- */
 %typemap(javainterfaces) struct tess_placement, struct tess_nd_sbp, struct tess_layout,
-    struct tess_op_call, struct tess_infer_result, struct tess_explanation "AutoCloseable"
+    struct tess_op_call, struct tess_infer_result, struct tess_explanation,
+    struct tess_tensor, struct tess_boxing_plan, struct tess_bucketed_allreducer "AutoCloseable"
 %typemap(javafinalize) SWIGTYPE ""
 %include "java/tessera_java_classes.i"

@@ -301,3 +301,631 @@ _infer_cache_stats_raw = infer_cache_stats
 def infer_cache_stats():
     """The calling thread's inference-cache statistics (InferCacheStats)."""
     return InferCacheStats(*_infer_cache_stats_raw())
+
+
+# --- Eager tensors ---------------------------------------------------------------
+#
+# The user API of global tensors, after OneFlow's names: placement(), sbp.*,
+# tensor(), from_local(), zeros/ones/full/arange/rand/randn, Tensor methods and
+# operators, the ops, explain() and DLPack. Every creation, to_global, numpy() and op
+# is collective: every rank of the world runs the same calls in the same order.
+
+import numbers as _numbers
+
+try:
+    import numpy as _np
+except ImportError:  # the placement / inference API works without numpy
+    _np = None
+
+
+def _numpy():
+    if _np is None:
+        raise ImportError("tessera tensors need numpy (Debian: python3-numpy)")
+    return _np
+
+
+# tess_dtype <-> numpy dtype names. bf16 has no numpy type.
+_NUMPY_NAMES = {DTYPE_F32: "float32", DTYPE_F64: "float64", DTYPE_I32: "int32",
+                DTYPE_I64: "int64", DTYPE_F16: "float16"}
+_DTYPE_OF_NUMPY = {name: code for code, name in _NUMPY_NAMES.items()}
+float32, float64, int32, int64, float16 = "float32", "float64", "int32", "int64", "float16"
+bfloat16 = "bf16"
+
+
+def _dtype_code(dtype):
+    """A tess_dtype from a numpy dtype or type, a name ("float32", "f32") or DTYPE_*."""
+    if isinstance(dtype, int) and not isinstance(dtype, bool):
+        return dtype
+    if isinstance(dtype, str) and dtype not in _DTYPE_OF_NUMPY:
+        return dtype_parse(dtype)
+    name = dtype if isinstance(dtype, str) else _numpy().dtype(dtype).name
+    if name not in _DTYPE_OF_NUMPY:
+        raise InvalidArgumentError(
+            INVALID_ARGUMENT, "dtype %s has no Tessera dtype; float32, float64, int32, int64 "
+            "and float16 do" % name)
+    return _DTYPE_OF_NUMPY[name]
+
+
+def _numpy_dtype(code):
+    name = _NUMPY_NAMES.get(code)
+    if name is None:
+        raise UnimplementedError(UNIMPLEMENTED, "dtype %s has no numpy type" % dtype_name(code))
+    return _numpy().dtype(name)
+
+
+class _Sbp(object):
+    """One placement axis's SBP: split(axis), broadcast or partial_sum/max/min."""
+
+    __slots__ = ("kind", "axis")
+
+    def __init__(self, kind, axis=-1):
+        self.kind = kind
+        self.axis = axis
+
+    def __eq__(self, other):
+        return isinstance(other, _Sbp) and (self.kind, self.axis) == (other.kind, other.axis)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash((self.kind, self.axis))
+
+    def __str__(self):
+        if self.kind == SBP_SPLIT:
+            return "S(%d)" % self.axis
+        return {SBP_BROADCAST: "B", SBP_PARTIAL_SUM: "P", SBP_PARTIAL_MAX: "P(max)",
+                SBP_PARTIAL_MIN: "P(min)"}[self.kind]
+
+    def __repr__(self):
+        if self.kind == SBP_SPLIT:
+            return "tessera.sbp.split(%d)" % self.axis
+        return "tessera.sbp." + {SBP_BROADCAST: "broadcast", SBP_PARTIAL_SUM: "partial_sum",
+                                 SBP_PARTIAL_MAX: "partial_max",
+                                 SBP_PARTIAL_MIN: "partial_min"}[self.kind]
+
+
+class sbp(object):
+    """SBP values: sbp.split(axis), sbp.broadcast, sbp.partial_sum, sbp.partial_max,
+    sbp.partial_min. A tensor's nd-sbp is one of them or a tuple (one per placement
+    axis)."""
+
+    @staticmethod
+    def split(axis):
+        """Split along tensor axis `axis` (uneven splits give the first parts one
+        more element)."""
+        if not isinstance(axis, int) or isinstance(axis, bool) or axis < 0:
+            raise InvalidArgumentError(INVALID_ARGUMENT,
+                                       "sbp.split: axis must be an int >= 0, got %r" % (axis,))
+        return _Sbp(SBP_SPLIT, axis)
+
+    broadcast = _Sbp(SBP_BROADCAST)
+    partial_sum = _Sbp(SBP_PARTIAL_SUM)
+    partial_max = _Sbp(SBP_PARTIAL_MAX)
+    partial_min = _Sbp(SBP_PARTIAL_MIN)
+
+
+def _nd_sbp(value):
+    """An NdSbp from an NdSbp, its text, one sbp value or a tuple/list of them."""
+    if isinstance(value, NdSbp):
+        return value
+    if isinstance(value, str):
+        return NdSbp.parse(value)
+    if isinstance(value, _Sbp):
+        value = (value,)
+    if isinstance(value, (tuple, list)) and value:
+        pairs = []
+        for item in value:
+            if isinstance(item, str):
+                item = NdSbp.parse(item).sbps
+                if len(item) != 1:
+                    raise InvalidArgumentError(INVALID_ARGUMENT,
+                                               "sbp: %r is not one placement axis's sbp" % item)
+                pairs.append(item[0])
+            elif isinstance(item, _Sbp):
+                pairs.append((item.kind, item.axis if item.kind == SBP_SPLIT else 0))
+            else:
+                raise TypeError("sbp: expected sbp values, got %r" % (item,))
+        return NdSbp.create(pairs)
+    raise TypeError("sbp: expected an sbp value, a tuple of them, an NdSbp or text; got %r"
+                    % (value,))
+
+
+def _flatten_ranks(ranks):
+    """(flat ranks, hierarchy) of a nested list of ints with a rectangular shape."""
+    if isinstance(ranks, int):
+        return [ranks], []
+    ranks = list(ranks)
+    if not ranks:
+        raise InvalidArgumentError(INVALID_ARGUMENT, "placement: empty rank list")
+    parts = [_flatten_ranks(r) for r in ranks]
+    inner = parts[0][1]
+    for i, (_, h) in enumerate(parts):
+        if h != inner:
+            raise InvalidArgumentError(
+                INVALID_ARGUMENT, "placement: ranks are not rectangular: element %d has shape "
+                "%s but element 0 has %s" % (i, h, inner))
+    return [r for flat, _ in parts for r in flat], [len(ranks)] + inner
+
+
+def placement(type, ranks=None):
+    """placement("cpu", ranks=[0, 1]) or placement("cuda", ranks=[[0, 1], [2, 3]]) (the
+    nesting is the hierarchy); placement("cpu:[0,1]") parses the text form."""
+    if ranks is None:
+        return Placement.parse(type)
+    devices = {"cpu": DEVICE_CPU, "cuda": DEVICE_CUDA}
+    if type not in devices:
+        raise InvalidArgumentError(INVALID_ARGUMENT,
+                                   "placement: device type %r is not \"cpu\" or \"cuda\"" % type)
+    flat, hierarchy = _flatten_ranks(ranks)
+    if not hierarchy:
+        hierarchy = [1]
+    return placement_create(devices[type], flat, hierarchy)
+
+
+def _placement(value):
+    return Placement.parse(value) if isinstance(value, str) else value
+
+
+def _require(name, placement, sbp):
+    """(Placement, NdSbp) from the placement= and sbp= arguments, which are required."""
+    if placement is None or sbp is None:
+        raise InvalidArgumentError(INVALID_ARGUMENT, "%s: placement and sbp are required" % name)
+    return _placement(placement), _nd_sbp(sbp)
+
+
+_tensor_from_host = tensor_from_host
+_tensor_from_local = tensor_from_local
+del tensor_from_host, tensor_from_local  # raw buffers: only the checked forms below
+
+
+def tensor(data, dtype=None, placement=None, sbp=None):
+    """The global tensor whose logical value is `data` (a numpy array, or anything
+    numpy.asarray takes; Python floats become float32), held as `sbp` on `placement`.
+    Every rank passes the same value."""
+    np = _numpy()
+    p, s = _require("tensor", placement, sbp)
+    if dtype is None and not isinstance(data, np.ndarray):
+        data = np.asarray(data)
+        if data.dtype == np.float64:
+            data = data.astype(np.float32)
+    code = _dtype_code(data.dtype if dtype is None else dtype)
+    # asarray, not ascontiguousarray: that one makes a 0-d array 1-d.
+    array = np.asarray(data, dtype=_numpy_dtype(code), order="C")
+    return _tensor_from_host(array, list(array.shape), code, p, s)
+
+
+def from_local(local, placement=None, sbp=None, shape=None):
+    """The global tensor whose piece on this rank is `local` (a numpy array): shards
+    for split, partial values for partial_*, copies for broadcast. `shape` states the
+    logical shape; None infers it from every rank's local shape (collective)."""
+    np = _numpy()
+    p, s = _require("from_local", placement, sbp)
+    local = np.asarray(local, order="C")
+    code = _dtype_code(local.dtype)
+    if shape is not None:
+        shape = [int(d) for d in shape]
+        if len(shape) != local.ndim:
+            raise InvalidArgumentError(
+                INVALID_ARGUMENT, "from_local: shape %s has %d dims but the local array has %d"
+                % (tuple(shape), len(shape), local.ndim))
+    return _tensor_from_local(local, list(local.shape), code, p, s, shape)
+
+
+def _size(size):
+    """zeros(2, 3) and zeros((2, 3)) alike."""
+    if len(size) == 1 and not isinstance(size[0], _numbers.Integral):
+        size = tuple(size[0])
+    return [int(d) for d in size]
+
+
+def full(size, value, dtype=float32, placement=None, sbp=None):
+    """Every element `value`."""
+    p, s = _require("full", placement, sbp)
+    return tensor_full(_size((size,)), _dtype_code(dtype), float(value), p, s)
+
+
+def zeros(*size, dtype=float32, placement=None, sbp=None):
+    return full(_size(size), 0, dtype=dtype, placement=placement, sbp=sbp)
+
+
+def ones(*size, dtype=float32, placement=None, sbp=None):
+    return full(_size(size), 1, dtype=dtype, placement=placement, sbp=sbp)
+
+
+def arange(start, end=None, step=1, dtype=None, placement=None, sbp=None):
+    """start, start + step, ... below end (arange(n) counts from 0). The dtype defaults
+    to int64 for int arguments, else float32."""
+    p, s = _require("arange", placement, sbp)
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        ints = all(isinstance(v, _numbers.Integral) for v in (start, end, step))
+        dtype = int64 if ints else float32
+    return tensor_arange(float(start), float(end), float(step), _dtype_code(dtype), p, s)
+
+
+def rand(*size, dtype=float32, seed=0, placement=None, sbp=None):
+    """Uniform [0, 1) values that depend only on (size, dtype, seed)."""
+    p, s = _require("rand", placement, sbp)
+    return tensor_rand(_size(size), _dtype_code(dtype), seed, p, s)
+
+
+def randn(*size, dtype=float32, seed=0, placement=None, sbp=None):
+    """Standard normal values that depend only on (size, dtype, seed)."""
+    p, s = _require("randn", placement, sbp)
+    return tensor_randn(_size(size), _dtype_code(dtype), seed, p, s)
+
+
+_attach(Tensor, "tensor_", {"full", "arange", "rand", "randn"}, {"ndim", "num_elements", "string", "local_ndim",
+                                   "local_num_elements"})
+
+
+def _tensor_numpy(self):
+    """The whole logical value as a new numpy array, on every rank (collective)."""
+    out = _numpy().empty(self.shape, dtype=_numpy_dtype(tensor_dtype(self)))
+    tensor_to_host(out, self)
+    return out
+
+
+def _tensor_to_local(self):
+    """A numpy copy of this rank's local piece (FailedPreconditionError on a rank the
+    placement does not hold)."""
+    out = _numpy().empty(self.local_shape, dtype=_numpy_dtype(tensor_dtype(self)))
+    tensor_copy_local(out, self)
+    return out
+
+
+def _tensor_to_global(self, placement=None, sbp=None):
+    """The same logical value on `placement` as `sbp` (each defaults to the tensor's
+    own), moved by boxing. Collective."""
+    return tensor_to_global(self, self.placement if placement is None else _placement(placement),
+                            self.nd_sbp if sbp is None else _nd_sbp(sbp))
+
+
+def _tensor_dlpack(self, stream=None, max_version=None, dl_device=None, copy=None):
+    """The DLPack capsule of this rank's local piece, zero-copy and read-only:
+    "dltensor_versioned" when the consumer passes max_version >= (1, 0), else the
+    pre-1.0 "dltensor" (numpy < 2.1 asks for that)."""
+    if stream is not None:
+        raise BufferError("tessera: cpu tensors take no stream, got %r" % (stream,))
+    if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+        raise BufferError("tessera: cannot export to device %r" % (dl_device,))
+    if copy:
+        raise BufferError("tessera: __dlpack__ exports without copying; use to_local()")
+    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    return _tensor_to_capsule(self, 1 if versioned else 0)
+
+
+def _tensor_dlpack_device(self):
+    """(kDLCPU = 1, 0) for a cpu tensor."""
+    return (1, 0) if self.placement.device_type == DEVICE_CPU else (2, 0)
+
+
+Tensor.shape = property(lambda self: tuple(self.dim(d) for d in range(self.ndim)),
+                        doc="The logical shape as a tuple.")
+Tensor.local_shape = property(
+    lambda self: tuple(self.local_dim(d) for d in range(self.local_ndim)),
+    doc="This rank's local piece's shape (FailedPreconditionError outside the placement).")
+Tensor.dtype = property(lambda self: _numpy_dtype(tensor_dtype(self)),
+                        doc="The element type as a numpy dtype.")
+Tensor.placement = property(lambda self: tensor_placement(self), doc="The Placement.")
+Tensor.nd_sbp = property(lambda self: tensor_nd_sbp(self), doc="The NdSbp.")
+Tensor.sbp = property(
+    lambda self: tuple(_Sbp(k, a) for k, a in self.nd_sbp.sbps),
+    doc="One sbp value per placement axis, as a tuple.")
+Tensor.has_local = property(lambda self: bool(tensor_has_local(self)),
+                            doc="Whether this rank holds a local piece.")
+Tensor.numpy = _tensor_numpy
+Tensor.to_local = _tensor_to_local
+Tensor.to_global = _tensor_to_global
+Tensor.__dlpack__ = _tensor_dlpack
+Tensor.__dlpack_device__ = _tensor_dlpack_device
+
+
+def _tensor_len(self):
+    if self.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self.dim(0)
+
+
+Tensor.__len__ = _tensor_len
+Tensor.__repr__ = lambda self: "tessera.Tensor(%s)" % self.string
+
+
+def from_dlpack(obj, placement=None, sbp=None, shape=None):
+    """The global tensor whose piece on this rank is `obj` (anything with
+    __dlpack__, such as a numpy array, or a DLPack capsule): the data is copied, as
+    from_local does; `shape` as there."""
+    p, s = _require("from_dlpack", placement, sbp)
+    capsule = obj
+    if hasattr(obj, "__dlpack__"):
+        try:
+            try:
+                capsule = obj.__dlpack__(max_version=(1, 0))
+            except TypeError:  # a producer from before DLPack 1.0 (numpy < 2.1)
+                capsule = obj.__dlpack__()
+        except BufferError:
+            # numpy < 2.1 will not export a read-only array (the old struct cannot say
+            # so); the data is copied either way.
+            if _np is None or not isinstance(obj, _np.ndarray):
+                raise
+            return from_local(obj, placement=placement, sbp=sbp, shape=shape)
+    return _tensor_from_capsule(capsule, p, s,
+                                None if shape is None else [int(d) for d in shape])
+
+
+# --- Ops on eager tensors ----------------------------------------------------------
+
+_raw_ops = {name: globals()[name] for name in (
+    "add", "sub", "mul", "div", "maximum", "minimum", "relu", "gelu", "sigmoid", "tanh", "exp",
+    "neg", "sqrt", "matmul", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "softmax",
+    "apply", "explain")}
+
+
+def _as_tensor(value, like):
+    """`value` itself if a Tensor, else a scalar tensor of `like`'s dtype broadcast on
+    its placement (collective, like every op)."""
+    if isinstance(value, Tensor):
+        return value
+    if not isinstance(value, _numbers.Number):
+        raise TypeError("expected a Tensor or a number, got %r" % (value,))
+    p = like.placement
+    return tensor_full([], tensor_dtype(like), float(value), p,
+                       NdSbp.create([(SBP_BROADCAST, 0)] * p.num_axes))
+
+
+def _binary(name):
+    raw = _raw_ops[name]
+
+    def op(x, y):
+        if not isinstance(x, Tensor):
+            x = _as_tensor(x, y)
+        return raw(x, _as_tensor(y, x))
+
+    op.__name__ = name
+    op.__doc__ = "%s(x, y) elementwise, numpy broadcasting; a number becomes a scalar." % name
+    return op
+
+
+add, sub, mul, div, maximum, minimum = (_binary(n) for n in
+                                        ("add", "sub", "mul", "div", "maximum", "minimum"))
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False):
+    """op(a) @ op(b), op transposing the last two dims when asked."""
+    return _raw_ops["matmul"](a, b, 1 if transpose_a else 0, 1 if transpose_b else 0)
+
+
+def _axes(axis):
+    if axis is None:
+        return []
+    if isinstance(axis, _numbers.Integral):
+        return [int(axis)]
+    return [int(a) for a in axis]
+
+
+def _reduce(name):
+    raw = _raw_ops[name]
+
+    def op(x, axis=None, keepdims=False):
+        return raw(x, _axes(axis), 1 if keepdims else 0)
+
+    op.__name__ = name
+    op.__doc__ = ("%s(x, axis=None, keepdims=False): over `axis` (an int, a sequence, or "
+                  "None for every axis)." % name)
+    return op
+
+
+reduce_sum, reduce_mean, reduce_max, reduce_min = (
+    _reduce(n) for n in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min"))
+
+
+def softmax(x, axis=-1):
+    """Normalised exponentials along `axis`."""
+    return _raw_ops["softmax"](x, axis)
+
+
+def apply(op, *inputs, **attrs):
+    """Runs op (a name or an OpCall without inputs) on the input Tensors with the
+    given attributes; returns a tuple of output Tensors."""
+    call = OpCall(op) if isinstance(op, str) else op
+    for name, value in attrs.items():
+        call.attr(name, value)
+    return _raw_ops["apply"](call, list(inputs))
+
+
+def explain(call=None):
+    """explain(): the Explanation of this thread's last op (also one that failed);
+    explain(call): that of an OpCall with input metas (uncached inference)."""
+    return explain_last() if call is None else _raw_ops["explain"](call)
+
+
+def _reflected(fn):
+    return lambda self, other: fn(other, self)
+
+
+Tensor.__add__ = lambda self, other: add(self, other)
+Tensor.__radd__ = _reflected(add)
+Tensor.__sub__ = lambda self, other: sub(self, other)
+Tensor.__rsub__ = _reflected(sub)
+Tensor.__mul__ = lambda self, other: mul(self, other)
+Tensor.__rmul__ = _reflected(mul)
+Tensor.__truediv__ = lambda self, other: div(self, other)
+Tensor.__rtruediv__ = _reflected(div)
+Tensor.__matmul__ = lambda self, other: matmul(self, other)
+Tensor.__neg__ = lambda self: neg(self)
+for _name in ("relu", "gelu", "sigmoid", "tanh", "exp", "sqrt", "softmax", "matmul",
+              "reduce_sum", "reduce_mean", "reduce_max", "reduce_min"):
+    setattr(Tensor, _name, globals()[_name])
+Tensor.sum, Tensor.mean = reduce_sum, reduce_mean
+Tensor.neg = lambda self: neg(self)
+del _name
+
+
+# --- Boxing and collectives on numpy arrays ----------------------------------------
+#
+# Local pieces in, local pieces out, without eager tensors: box() moves this rank's
+# piece of a logical tensor between layouts; allreduce() and bucketed_allreduce()
+# reduce arrays in place over a placement's ranks (or the world). Each is collective
+# (SPMD): every rank concerned makes the same calls in the same order.
+
+import threading as _threading
+
+_box_raw = box
+_allreduce_raw = allreduce
+_bucketed_allreduce_raw = bucketed_allreduce
+del box, allreduce, bucketed_allreduce  # raw buffers and counts: only the checked forms below
+
+_attach(BoxingPlan, "boxing_plan_", {"create"}, {"string", "num_steps", "cost"})
+BoxingPlan.steps = property(
+    lambda self: tuple(self.step_string(i) for i in range(self.num_steps)),
+    doc="One line per step (as in the text, without the numbers).")
+BoxingPlan.__repr__ = lambda self: "<tessera.BoxingPlan %s>" % self.string.split("\n", 1)[0]
+
+_REDUCE_OPS = {"sum": REDUCE_SUM, "max": REDUCE_MAX, "min": REDUCE_MIN}
+_ALGORITHMS = {"flat": ALLREDUCE_FLAT, "auto": ALLREDUCE_AUTO,
+               "hierarchical": ALLREDUCE_HIERARCHICAL}
+
+
+def _choice(function, what, value, names):
+    """A C API value from its name in `names` (or the value itself)."""
+    if not isinstance(value, str):
+        return value
+    if value not in names:
+        raise InvalidArgumentError(INVALID_ARGUMENT, "%s: %s %r is not one of %s" % (
+            function, what, value, ", ".join(sorted(names))))
+    return names[value]
+
+
+def _layouts(src_placement, src_sbp, dst_placement, dst_sbp):
+    """(src Placement, src NdSbp, dst Placement, dst NdSbp); dst ones default to src's."""
+    src_p = _placement(src_placement)
+    dst_p = src_p if dst_placement is None else _placement(dst_placement)
+    return (src_p, _nd_sbp(src_sbp), dst_p, _nd_sbp(src_sbp if dst_sbp is None else dst_sbp))
+
+
+def box_plan(shape, dtype, src_placement, src_sbp, dst_placement=None, dst_sbp=None):
+    """The BoxingPlan box() runs for these arguments: str() is the text explain
+    shows; .steps, .num_steps and .cost (modelled seconds). Local; needs no world."""
+    src_p, src_s, dst_p, dst_s = _layouts(src_placement, src_sbp, dst_placement, dst_sbp)
+    return boxing_plan_create([int(d) for d in shape], _dtype_code(dtype), src_p, src_s, dst_p,
+                              dst_s)
+
+
+def box(local, shape, src_placement, src_sbp, dst_placement=None, dst_sbp=None, dtype=None):
+    """This rank's piece of the logical tensor of `shape` held as `src_sbp` on
+    `src_placement` (`local`: a numpy array of the piece's shape, None on a rank the
+    placement lacks), moved to `dst_sbp` on `dst_placement` (each defaults to the
+    source's). Returns a new numpy array of this rank's destination piece, or None
+    on a rank the destination lacks. `dtype` defaults to local's (required where
+    local is None). Collective over both placements' ranks."""
+    np = _numpy()
+    src_p, src_s, dst_p, dst_s = _layouts(src_placement, src_sbp, dst_placement, dst_sbp)
+    shape = [int(d) for d in shape]
+    if dtype is None and local is None:
+        raise InvalidArgumentError(INVALID_ARGUMENT, "box: dtype is required when local is None")
+    code = _dtype_code(np.asarray(local).dtype if dtype is None else dtype)
+    rank = world_rank()
+    if rank in src_p:
+        want = layout(src_p, src_s, shape, rank).local_shape
+        have = None if local is None else np.shape(local)
+        if have != want:
+            raise InvalidArgumentError(INVALID_ARGUMENT, (
+                "box: local has shape %s but rank %d's piece of %s as %s on %s has shape %s"
+                % (have, rank, tuple(shape), src_s, src_p, want)))
+        # asarray, not ascontiguousarray: that one makes a 0-d array 1-d.
+        local = np.asarray(local, dtype=_numpy_dtype(code), order="C")
+    elif local is not None and np.size(local) > 0:
+        raise InvalidArgumentError(INVALID_ARGUMENT, (
+            "box: rank %d is not in the source placement %s, so local must be None or empty"
+            % (rank, src_p)))
+    else:
+        local = None
+    out = None
+    if rank in dst_p:
+        out = np.empty(layout(dst_p, dst_s, shape, rank).local_shape, dtype=_numpy_dtype(code))
+    _box_raw(out if out is not None else bytearray(0), local, shape, code, src_p, src_s, dst_p,
+             dst_s)
+    return out
+
+
+def _in_place(function, name, array):
+    """`array` as a numpy array that can be reduced in place."""
+    np = _numpy()
+    if not isinstance(array, np.ndarray):
+        raise TypeError("%s: %s is not a numpy array but %s"
+                        % (function, name, type(array).__name__))
+    if not (array.flags.c_contiguous and array.flags.writeable):
+        raise InvalidArgumentError(INVALID_ARGUMENT, (
+            "%s: %s must be C-contiguous and writable: it is reduced in place" % (function, name)))
+    return array
+
+
+def allreduce(array, op="sum", placement=None, algorithm="flat"):
+    """array := op over the ranks of `placement` (None: the world) of array, in place
+    (a C-contiguous writable numpy array; returned). op: "sum", "max", "min";
+    algorithm: "flat", "auto" (host by host for large arrays when hosts have several
+    ranks) or "hierarchical" (always host by host). Ranks outside the placement
+    return at once. Collective over the placement."""
+    array = _in_place("allreduce", "array", array)
+    _allreduce_raw(array, array.size, _dtype_code(array.dtype),
+                   _choice("allreduce", "op", op, _REDUCE_OPS),
+                   None if placement is None else _placement(placement),
+                   _choice("allreduce", "algorithm", algorithm, _ALGORITHMS))
+    return array
+
+
+BucketStats = _collections.namedtuple("BucketStats", "calls plans_built buckets in_place_buckets")
+BucketStats.__doc__ = ("A BucketedAllReducer's calls and plans built, and its last call's "
+                       "buckets and how many of those went without a copy.")
+
+_attach(BucketedAllReducer, "bucketed_allreducer_", {"create"}, set())
+_bucketed_allreducer_stats_raw = bucketed_allreducer_stats
+
+
+def _reducer_init(self, bucket_bytes=0):
+    """BucketedAllReducer(bucket_bytes=0): packs arrays into buckets of at most
+    bucket_bytes (0: 25 MiB) and keeps its plans, so repeated calls with the same
+    sizes allocate nothing. One thread at a time."""
+    self.this = bucketed_allreducer_create(int(bucket_bytes)).this
+
+
+def _reducer_allreduce(self, arrays, op="sum", placement=None):
+    """arrays[i] := op over the ranks of `placement` (None: the world) of arrays[i],
+    in place, for a list of C-contiguous writable numpy arrays of one dtype, with one
+    all-reduce per bucket. Returns the list. Collective over the placement."""
+    arrays = list(arrays)
+    code = DTYPE_F32
+    for i, a in enumerate(arrays):
+        _in_place("bucketed_allreduce", "arrays[%d]" % i, a)
+        c = _dtype_code(a.dtype)
+        if i == 0:
+            code = c
+        elif c != code:
+            raise InvalidArgumentError(INVALID_ARGUMENT, (
+                "bucketed_allreduce: arrays[%d] is %s but arrays[0] is %s; one dtype per call"
+                % (i, a.dtype, arrays[0].dtype)))
+    _bucketed_allreduce_raw(self, arrays, [a.size for a in arrays], code,
+                            _choice("bucketed_allreduce", "op", op, _REDUCE_OPS),
+                            None if placement is None else _placement(placement))
+    return arrays
+
+
+BucketedAllReducer.__init__ = _reducer_init
+BucketedAllReducer.allreduce = _reducer_allreduce
+BucketedAllReducer.stats = property(lambda self: BucketStats(*_bucketed_allreducer_stats_raw(self)),
+                                    doc="The reducer's BucketStats.")
+BucketedAllReducer.__str__ = lambda self: "BucketedAllReducer(%s)" % (self.stats,)
+BucketedAllReducer.__repr__ = lambda self: "<tessera.%s>" % self
+
+_thread_reducers = _threading.local()
+
+
+def bucketed_allreduce(arrays, op="sum", placement=None):
+    """BucketedAllReducer.allreduce with the calling thread's default reducer (25 MiB
+    buckets), so repeated calls reuse its plans."""
+    reducer = getattr(_thread_reducers, "reducer", None)
+    if reducer is None:
+        reducer = _thread_reducers.reducer = BucketedAllReducer()
+    return reducer.allreduce(arrays, op, placement)

@@ -8,9 +8,20 @@
  *   calls tess_x_destroy when collected or closed.
  * - Array pairs (const T* TESS_ARRAY, size_t TESS_LEN) take any sequence of ints;
  *   (kinds, split_axes, num_axes) takes a sequence of (kind, split_axis) pairs.
+ * - Host buffers are objects with the buffer protocol (a C-contiguous numpy array,
+ *   bytes, bytearray, memoryview): TESS_IN_BUFFER any or None (with TESS_IN_BYTES,
+ *   its size becomes the byte count), TESS_OUT_BUFFER a writable one whose size
+ *   becomes the byte count, TESS_INOUT_BUFFER a writable one or None,
+ *   TESS_BUFFER_LIST a sequence of writable ones or None. TESS_OPT_SHAPE is None or
+ *   a sequence of ints.
+ * - tess_apply takes a sequence of Tensors and returns a tuple of new Tensors.
+ * - DLPack capsules: python/tessera_python_dlpack.i.
  */
 
 %{
+/* Returned by the helpers below when they have raised a Python error themselves. */
+#define TESS_PY_ERROR_SET (-1)
+
 /* The callable tessera.py registers: (code, message) -> exception instance. */
 static PyObject* tess_py_error_factory = NULL;
 
@@ -121,7 +132,8 @@ void tess_py_set_error_factory(PyObject* factory) {
 /* --- Status ---------------------------------------------------------------- */
 %typemap(out) tess_status {
   if ($1 != TESS_OK) {
-    tess_py_set_error($1);
+    /* TESS_PY_ERROR_SET: a helper of this file raised a Python error itself. */
+    if ($1 != TESS_PY_ERROR_SET) tess_py_set_error($1);
     SWIG_fail;
   }
   $result = SWIG_Py_Void();
@@ -198,3 +210,141 @@ TESS_PY_OUT(double, PyFloat_FromDouble)
   free(kinds$argnum);
   free(axes$argnum);
 }
+
+/* --- Host buffers -------------------------------------------------------------- */
+%typemap(in) const void* TESS_IN_BUFFER (Py_buffer view, int have_view = 0) {
+  $1 = NULL;
+  if ($input != Py_None) {
+    if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS) != 0) SWIG_fail;
+    have_view = 1;
+    $1 = view.buf;
+  }
+}
+%typemap(freearg) const void* TESS_IN_BUFFER {
+  if (have_view$argnum) PyBuffer_Release(&view$argnum);
+}
+
+%typemap(in) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) (Py_buffer view, int have_view = 0) {
+  if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) != 0) SWIG_fail;
+  have_view = 1;
+  $1 = view.buf;
+  $2 = (size_t)view.len;
+}
+%typemap(freearg) (void* TESS_OUT_BUFFER, size_t TESS_OUT_BYTES) {
+  if (have_view$argnum) PyBuffer_Release(&view$argnum);
+}
+
+%typemap(in) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES)
+    (Py_buffer view, int have_view = 0) {
+  $1 = NULL;
+  $2 = 0;
+  if ($input != Py_None) {
+    if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS) != 0) SWIG_fail;
+    have_view = 1;
+    $1 = view.buf;
+    $2 = (size_t)view.len;
+  }
+}
+%typemap(freearg) (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) {
+  if (have_view$argnum) PyBuffer_Release(&view$argnum);
+}
+
+%typemap(in) void* TESS_INOUT_BUFFER (Py_buffer view, int have_view = 0) {
+  $1 = NULL;
+  if ($input != Py_None) {
+    if (PyObject_GetBuffer($input, &view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) != 0) SWIG_fail;
+    have_view = 1;
+    $1 = view.buf;
+  }
+}
+%typemap(freearg) void* TESS_INOUT_BUFFER {
+  if (have_view$argnum) PyBuffer_Release(&view$argnum);
+}
+
+/* A sequence of writable buffers (None for NULL). The views are held, so the memory
+ * stays put, until the call returns. */
+%typemap(in) void* const* TESS_BUFFER_LIST
+    (void** pointers = NULL, Py_buffer* views = NULL, Py_ssize_t held = 0) {
+  PyObject* fast = PySequence_Fast($input, "expected a sequence of writable buffers");
+  Py_ssize_t i, len;
+  if (fast == NULL) SWIG_fail;
+  len = PySequence_Fast_GET_SIZE(fast);
+  pointers = (void**)calloc((size_t)len + 1, sizeof(void*));
+  views = (Py_buffer*)calloc((size_t)len + 1, sizeof(Py_buffer));
+  if (pointers == NULL || views == NULL) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    SWIG_fail;
+  }
+  for (i = 0; i < len; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(fast, i);
+    if (item == Py_None) continue;
+    if (PyObject_GetBuffer(item, &views[held], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) != 0) {
+      Py_DECREF(fast);
+      SWIG_fail;
+    }
+    pointers[i] = views[held++].buf;
+  }
+  Py_DECREF(fast);
+  $1 = pointers;
+}
+%typemap(freearg) void* const* TESS_BUFFER_LIST {
+  Py_ssize_t i;
+  for (i = 0; i < held$argnum; ++i) PyBuffer_Release(&views$argnum[i]);
+  free(views$argnum);
+  free(pointers$argnum);
+}
+
+%typemap(in) const int64_t* TESS_OPT_SHAPE (int64_t* array = NULL, size_t n = 0) {
+  if ($input != Py_None && !tess_py_int64_array($input, &array, &n)) SWIG_fail;
+  $1 = array;
+}
+%typemap(freearg) const int64_t* TESS_OPT_SHAPE { free(array$argnum); }
+
+/* --- tess_apply ------------------------------------------------------------------ */
+/* 16: more outputs than any registered op has (the C API would say if one had more). */
+%typemap(in, numinputs=0) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs)
+    (tess_tensor* handles[16], size_t count = 0) {
+  $1 = handles;
+  $2 = 16;
+  $3 = &count;
+}
+%typemap(argout) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) {
+  PyObject* tuple = PyTuple_New((Py_ssize_t)count$argnum);
+  size_t i;
+  if (tuple == NULL) SWIG_fail;
+  for (i = 0; i < count$argnum; ++i) {
+    PyTuple_SET_ITEM(tuple, (Py_ssize_t)i,
+                     SWIG_NewPointerObj(SWIG_as_voidptr(handles$argnum[i]),
+                                        $descriptor(tess_tensor*), SWIG_POINTER_OWN));
+  }
+  $result = tess_py_append($result, tuple);
+}
+
+%typemap(in) (const tess_tensor* const* inputs, size_t num_inputs) (tess_tensor** array = NULL) {
+  PyObject* fast = PySequence_Fast($input, "expected a sequence of Tensors");
+  Py_ssize_t i, len;
+  if (fast == NULL) SWIG_fail;
+  len = PySequence_Fast_GET_SIZE(fast);
+  array = (tess_tensor**)malloc(sizeof(tess_tensor*) * (size_t)(len > 0 ? len : 1));
+  if (array == NULL) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    SWIG_fail;
+  }
+  for (i = 0; i < len; ++i) {
+    void* ptr = NULL;
+    if (!SWIG_IsOK(SWIG_ConvertPtr(PySequence_Fast_GET_ITEM(fast, i), &ptr,
+                                   $descriptor(tess_tensor*), 0))) {
+      Py_DECREF(fast);
+      PyErr_Format(PyExc_TypeError, "input %zd is not a Tensor", i);
+      SWIG_fail;
+    }
+    array[i] = (tess_tensor*)ptr;
+  }
+  Py_DECREF(fast);
+  $1 = ($1_ltype)array;
+  $2 = (size_t)len;
+}
+%typemap(freearg) (const tess_tensor* const* inputs, size_t num_inputs) { free(array$argnum); }
+

@@ -4,8 +4,10 @@
 #define TESSERA_CAPI_SRC_HANDLES_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 
+#include "core/eager/global_tensor.h"
 #include "core/infer/explain.h"
 #include "core/infer/infer.h"
 #include "core/infer/op_call.h"
@@ -41,6 +43,14 @@ struct tess_explanation {
   tessera::infer::Explanation value;
   std::string text;
   std::string json;
+};
+
+// Shares the immutable core tensor. The text is made on first use, not here: making
+// it would be a second allocation on every op's hot path.
+struct tess_tensor {
+  tessera::eager::Tensor value;
+  mutable std::once_flag text_once;
+  mutable std::string text;
 };
 
 #endif  // TESSERA_CAPI_SRC_HANDLES_H_

@@ -1,5 +1,6 @@
 #include "core/comm/comm_checks.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace tessera::comm {
@@ -48,6 +49,14 @@ Status CheckBuffer(const char* method, const char* name, const void* buffer, int
   if (buffer == nullptr && count > 0) {
     return InvalidArgument(std::string(method) + ": " + name + " is NULL but holds " + Str(count) +
                            " elements");
+  }
+  return Status::Ok();
+}
+
+Status CheckTimeout(const char* method, double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) {
+    return InvalidArgument(std::string(method) + ": seconds is " + SecondsText(seconds) +
+                           "; it must be a finite number >= 0 (0 = no limit)");
   }
   return Status::Ok();
 }

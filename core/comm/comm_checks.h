@@ -21,6 +21,8 @@ Status CheckReduceOp(const char* method, ReduceOp op);
 Status CheckCount(const char* method, const char* name, int64_t count, int64_t max);
 // A NULL buffer only where it holds no elements.
 Status CheckBuffer(const char* method, const char* name, const void* buffer, int64_t count);
+// A timeout: a finite number of seconds >= 0 (0 = no limit).
+Status CheckTimeout(const char* method, double seconds);
 // std::to_string, shorter at call sites that build messages.
 std::string Str(int64_t value);
 // Seconds as a person writes them: "0.3", "30", "nan" ("%g").

@@ -1,5 +1,6 @@
 #include "core/comm/communicator.h"
 
+#include <atomic>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -10,6 +11,12 @@
 
 namespace tessera::comm {
 namespace {
+
+// The value of SetDefaultCollectiveTimeout; negative while never set.
+std::atomic<double>& DefaultTimeoutOverride() {
+  static std::atomic<double> seconds{-1.0};
+  return seconds;
+}
 
 Status CheckRank(const char* method, const char* name, int32_t value, int32_t size) {
   if (value < 0 || value >= size) {
@@ -221,15 +228,20 @@ Status Communicator::Barrier() {
 }
 
 Result<double> DefaultCollectiveTimeout() {
+  const double set = DefaultTimeoutOverride().load(std::memory_order_relaxed);
+  if (set >= 0) return set;
   TESS_ASSIGN_OR_RETURN(std::optional<double> seconds, EnvSeconds(kCollectiveTimeoutEnv));
   return seconds.value_or(0.0);
 }
 
+Status SetDefaultCollectiveTimeout(double seconds) {
+  TESS_RETURN_IF_ERROR(CheckTimeout("SetDefaultCollectiveTimeout", seconds));
+  DefaultTimeoutOverride().store(seconds, std::memory_order_relaxed);
+  return Status::Ok();
+}
+
 Status Communicator::SetTimeout(double seconds) {
-  if (!std::isfinite(seconds) || seconds < 0) {
-    return InvalidArgument("SetTimeout: seconds is " + SecondsText(seconds) +
-                           "; it must be a finite number >= 0 (0 = no limit)");
-  }
+  TESS_RETURN_IF_ERROR(CheckTimeout("SetTimeout", seconds));
   TESS_RETURN_IF_ERROR(DoSetTimeout(seconds));
   timeout_s_ = seconds;
   return Status::Ok();

@@ -56,7 +56,13 @@ inline constexpr const char kCollectiveTimeoutEnv[] = "TESSERA_COLLECTIVE_TIMEOU
 
 // The process default timeout from TESSERA_COLLECTIVE_TIMEOUT_S (0 when unset);
 // INVALID_ARGUMENT naming the variable and its value when it is not a number >= 0.
+// After SetDefaultCollectiveTimeout, that value instead (the variable is not read).
 Result<double> DefaultCollectiveTimeout();
+
+// Overrides TESSERA_COLLECTIVE_TIMEOUT_S for communicators created from now on (the
+// C API's tess_set_collective_timeout); existing ones keep theirs. INVALID_ARGUMENT
+// for a negative, NaN or infinite value. Thread-safe.
+Status SetDefaultCollectiveTimeout(double seconds);
 
 class Communicator {
  public:

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <utility>
 
+#include "core/comm/comm_checks.h"
 #include "core/comm/mpi_world.h"
 
 namespace tessera::comm {
@@ -129,6 +130,14 @@ Result<MpiCommunicator*> MpiCommRegistry::ForRanks(const std::vector<int32_t>& w
                     " is not in the rank list, so it has no communicator for it");
   }
   return GetOrCreate(world_ranks);
+}
+
+Status MpiCommRegistry::SetTimeout(double seconds) {
+  // Checked here too: with no communicator cached, nothing else would check it.
+  TESS_RETURN_IF_ERROR(CheckTimeout("MpiCommRegistry::SetTimeout", seconds));
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [ranks, comm] : by_ranks_) TESS_RETURN_IF_ERROR(comm->SetTimeout(seconds));
+  return Status::Ok();
 }
 
 void MpiCommRegistry::Clear() {

@@ -48,6 +48,11 @@ class MpiCommRegistry {
   // does not hold (no MPI call is made there).
   Result<MpiCommunicator*> ForRanks(const std::vector<int32_t>& world_ranks);
 
+  // SetTimeout(seconds) on every cached communicator (local, no communication).
+  // INVALID_ARGUMENT, changing none, for a negative, NaN or infinite value. Must not
+  // race with collectives on those communicators.
+  Status SetTimeout(double seconds);
+
   // Frees every cached communicator; pointers handed out become dangling. Runs
   // automatically inside FinalizeWorld.
   void Clear();

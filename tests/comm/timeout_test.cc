@@ -220,5 +220,38 @@ TEST(TimeoutTest, ProcessDefaultFromTheEnvironment) {
   }
 }
 
+// SetDefaultCollectiveTimeout and MpiCommRegistry::SetTimeout (what the C API's
+// tess_set_collective_timeout calls): new communicators start at the default, cached
+// ones take the registry's value, bad values change nothing. Last: the default cannot
+// be unset, and it hides TESSERA_COLLECTIVE_TIMEOUT_S from then on.
+TEST(TimeoutTest, ProcessDefaultAndRegistryWideTimeouts) {
+  Status bad = SetDefaultCollectiveTimeout(-1);
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.message(),
+            "SetDefaultCollectiveTimeout: seconds is -1; it must be a finite number >= 0 (0 = "
+            "no limit)");
+  {
+    ScopedEnv env(kCollectiveTimeoutEnv, "2.5");
+    EXPECT_EQ(DefaultCollectiveTimeout().value(), 2.5) << "a rejected value sets nothing";
+    ASSERT_TRUE(SetDefaultCollectiveTimeout(7).ok());
+    EXPECT_EQ(DefaultCollectiveTimeout().value(), 7) << "the set value wins over the variable";
+    EXPECT_EQ(FreshWorld()->timeout_seconds(), 7);
+  }
+  MpiCommRegistry& registry = MpiCommRegistry::Global();
+  MpiCommunicator* world = registry.World().value();
+  ASSERT_TRUE(registry.SetTimeout(3).ok());
+  EXPECT_EQ(world->timeout_seconds(), 3);
+  bad = registry.SetTimeout(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.message(),
+            "MpiCommRegistry::SetTimeout: seconds is nan; it must be a finite number >= 0 (0 = "
+            "no limit)");
+  EXPECT_EQ(world->timeout_seconds(), 3);
+  ASSERT_TRUE(registry.SetTimeout(0).ok());
+  ASSERT_TRUE(SetDefaultCollectiveTimeout(0).ok());
+  EXPECT_EQ(world->timeout_seconds(), 0);
+  SyncWorld();
+}
+
 }  // namespace
 }  // namespace tessera::comm

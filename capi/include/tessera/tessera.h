@@ -340,6 +340,345 @@ TESS_API void tess_infer_cache_clear(void);
 /* Drops every entry (counters kept) and sets the capacity; INVALID_ARGUMENT for 0. */
 TESS_API tess_status tess_infer_cache_set_capacity(size_t capacity);
 
+/* ------------------------------------------------------------------------ */
+/* Eager tensors                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* A global tensor: a logical shape, dtype, placement and nd-sbp, plus this rank's
+ * local piece when the placement holds this rank (ranks outside it hold the
+ * metadata only). Immutable: ops and casts make new tensors. Any thread may read
+ * one tensor at once (every const function).
+ *
+ * SPMD. Creation, tess_tensor_to_global, tess_tensor_to_host and every op are
+ * collective: every rank of the world makes the same calls, in the same order,
+ * with the same arguments (except the local data of tess_tensor_from_local and
+ * tess_tensor_from_dlpack). A call that fails on one rank only (say, a too-small
+ * buffer) leaves the others waiting, as in MPI.
+ *
+ * Thread safety. Collective calls: one thread per rank at a time (their order must
+ * match across ranks). Local calls (metadata, copy_local, the DLPack export,
+ * destroy, tess_explain_last): any thread, on any tensor not being destroyed.
+ *
+ * Ownership. Tensors, placements, nd-sbps and explanations returned through `T**
+ * out` are new handles owned by the caller; a tensor handle shares the immutable
+ * core tensor, which lives while any handle or DLPack export of it does.
+ *
+ * Only cpu placements hold eager tensors so far; cuda ones fail with
+ * UNIMPLEMENTED. */
+typedef struct tess_tensor tess_tensor;
+
+/* The logical tensor at `data` (row-major; the product of the ndim dims of
+ * `shape` elements of `dtype`, the same on every rank), held as `nd_sbp` on
+ * `placement`: each rank keeps its piece (a copy). `data` may be NULL for an empty
+ * tensor or on a rank outside the placement. INVALID_ARGUMENT for a negative dim,
+ * more than 8 dims, an unknown dtype or an nd-sbp that does not fit the placement
+ * or shape; UNIMPLEMENTED for f16/bf16. Collective. */
+TESS_API tess_status tess_tensor_from_host(tess_tensor** out, const void* data,
+                                           const int64_t* shape, size_t ndim, tess_dtype dtype,
+                                           const tess_placement* placement,
+                                           const tess_nd_sbp* nd_sbp);
+/* The global tensor whose piece on this rank is `local` (row-major, the product of
+ * `local_shape`'s ndim dims elements): shards for S, partial values for P, copies
+ * for B (the copy at coordinate 0 of each broadcast axis wins). `logical_shape`
+ * (ndim dims) states the logical shape, checked against this rank's piece without
+ * communication; NULL infers it from every rank's local shape, a collective over
+ * the world that must find exactly the balanced split's shapes. Ranks outside the
+ * placement pass any local shape (and NULL data). Collective. */
+TESS_API tess_status tess_tensor_from_local(tess_tensor** out, const void* local,
+                                            const int64_t* local_shape, size_t ndim,
+                                            tess_dtype dtype, const tess_placement* placement,
+                                            const tess_nd_sbp* nd_sbp,
+                                            const int64_t* logical_shape);
+/* Every element `value` converted to `dtype`; INVALID_ARGUMENT when the dtype
+ * cannot hold it exactly (0.5 or NaN for an integer dtype). Collective. */
+TESS_API tess_status tess_tensor_full(tess_tensor** out, const int64_t* shape, size_t ndim,
+                                      tess_dtype dtype, double value,
+                                      const tess_placement* placement, const tess_nd_sbp* nd_sbp);
+/* The 1-d tensor start, start + step, ... up to but excluding stop (from above
+ * when step < 0). INVALID_ARGUMENT for step 0, or a non-integral start or step
+ * with an integer dtype. Collective. */
+TESS_API tess_status tess_tensor_arange(tess_tensor** out, double start, double stop, double step,
+                                        tess_dtype dtype, const tess_placement* placement,
+                                        const tess_nd_sbp* nd_sbp);
+/* Uniform [0, 1) (rand) or standard normal (randn) values from a counter-based
+ * generator: the logical value depends only on (shape, dtype, seed), never on the
+ * placement, nd-sbp or world size. Floating dtypes only. Collective. */
+TESS_API tess_status tess_tensor_rand(tess_tensor** out, const int64_t* shape, size_t ndim,
+                                      tess_dtype dtype, uint64_t seed,
+                                      const tess_placement* placement, const tess_nd_sbp* nd_sbp);
+TESS_API tess_status tess_tensor_randn(tess_tensor** out, const int64_t* shape, size_t ndim,
+                                       tess_dtype dtype, uint64_t seed,
+                                       const tess_placement* placement, const tess_nd_sbp* nd_sbp);
+/* Releases this handle; the data lives on while another handle or a DLPack export
+ * of it does. Local: ranks may destroy in any order. Accepts NULL. */
+TESS_API void tess_tensor_destroy(tess_tensor* tensor);
+
+/* Metadata. Local: no communication, any thread. */
+TESS_API tess_status tess_tensor_ndim(size_t* out, const tess_tensor* tensor);
+/* Logical size along `dim`; OUT_OF_RANGE past the last dim. */
+TESS_API tess_status tess_tensor_dim(int64_t* out, const tess_tensor* tensor, size_t dim);
+TESS_API tess_status tess_tensor_num_elements(int64_t* out, const tess_tensor* tensor);
+TESS_API tess_status tess_tensor_dtype(tess_dtype* out, const tess_tensor* tensor);
+/* New handles, owned by the caller. */
+TESS_API tess_status tess_tensor_placement(tess_placement** out, const tess_tensor* tensor);
+TESS_API tess_status tess_tensor_nd_sbp(tess_nd_sbp** out, const tess_tensor* tensor);
+/* *out = 1 if this rank holds a local piece (the placement holds it), else 0. */
+TESS_API tess_status tess_tensor_has_local(int32_t* out, const tess_tensor* tensor);
+/* The local piece's shape and size. FAILED_PRECONDITION on a rank outside the
+ * placement; a piece past the end of an uneven split has 0 elements. */
+TESS_API tess_status tess_tensor_local_ndim(size_t* out, const tess_tensor* tensor);
+TESS_API tess_status tess_tensor_local_dim(int64_t* out, const tess_tensor* tensor, size_t dim);
+TESS_API tess_status tess_tensor_local_num_elements(int64_t* out, const tess_tensor* tensor);
+/* "[4,6] f32 cpu:[0,1] S(0)". Valid while `tensor` lives. */
+TESS_API const char* tess_tensor_string(const tess_tensor* tensor);
+
+/* Data. */
+/* Writes the whole logical value (row-major) to `out` on EVERY rank of the world,
+ * including ranks outside the placement. INVALID_ARGUMENT when out_bytes is less
+ * than num_elements * dtype size (the message gives both). Collective over the
+ * world. */
+TESS_API tess_status tess_tensor_to_host(void* out, size_t out_bytes, const tess_tensor* tensor);
+/* Copies this rank's local piece (row-major, local_num_elements elements) to `out`.
+ * INVALID_ARGUMENT when out_bytes is too small; FAILED_PRECONDITION on a rank
+ * outside the placement. Local. */
+TESS_API tess_status tess_tensor_copy_local(void* out, size_t out_bytes, const tess_tensor* tensor);
+/* The same logical value held as `nd_sbp` on `placement`, moved by boxing (any
+ * placement, any nd-sbp). Collective over the union of both placements (every
+ * rank calls). */
+TESS_API tess_status tess_tensor_to_global(tess_tensor** out, const tess_tensor* tensor,
+                                           const tess_placement* placement,
+                                           const tess_nd_sbp* nd_sbp);
+
+/* DLPack (<tessera/dlpack.h> or the official <dlpack/dlpack.h> defines the
+ * structs). Export is zero-copy and covers this rank's LOCAL piece: a compact
+ * row-major kDLCPU tensor, flagged READ_ONLY (tensors are immutable). The export
+ * keeps the data alive after tess_tensor_destroy; call its deleter exactly once
+ * when done (any thread). FAILED_PRECONDITION on a rank outside the placement.
+ * Local. */
+struct DLManagedTensorVersioned;
+struct DLManagedTensor;
+TESS_API tess_status tess_tensor_to_dlpack(struct DLManagedTensorVersioned** out,
+                                           const tess_tensor* tensor);
+/* The same as the pre-1.0 struct, for consumers that only read it (numpy < 2.1). */
+TESS_API tess_status tess_tensor_to_dlpack_legacy(struct DLManagedTensor** out,
+                                                  const tess_tensor* tensor);
+/* tess_tensor_from_local with `local` as this rank's piece (kDLCPU, any strides;
+ * the data is copied). `logical_shape` has local->dl_tensor.ndim dims or is NULL
+ * (see tess_tensor_from_local). Takes ownership of `local` whenever it is not
+ * NULL: its deleter has been called when this returns, on success and failure
+ * alike. INVALID_ARGUMENT for a major version other than 1, a device other than
+ * kDLCPU, lanes != 1 or an element type Tessera lacks (the message names it).
+ * Collective. */
+TESS_API tess_status tess_tensor_from_dlpack(tess_tensor** out,
+                                             struct DLManagedTensorVersioned* local,
+                                             const tess_placement* placement,
+                                             const tess_nd_sbp* nd_sbp,
+                                             const int64_t* logical_shape);
+/* The same for the pre-1.0 struct. */
+TESS_API tess_status tess_tensor_from_dlpack_legacy(tess_tensor** out,
+                                                    struct DLManagedTensor* local,
+                                                    const tess_placement* placement,
+                                                    const tess_nd_sbp* nd_sbp,
+                                                    const int64_t* logical_shape);
+
+/* ------------------------------------------------------------------------ */
+/* Ops on eager tensors                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Runs the op of `call` (its attributes and constraints; tess_op_call_add_input is
+ * for inference and must not have been used) on `inputs`: SBP signature inference
+ * through the calling thread's cache, boxing of the inputs that need it, then the
+ * local kernel. Writes *num_outputs new tensors to outputs[0..]. All inputs must
+ * share one placement (tess_tensor_to_global moves one). INVALID_ARGUMENT for a
+ * call with input metas, outputs_capacity below the op's output count, a NULL
+ * input, or inputs the op rejects (the message names the op and the input).
+ * Collective over the inputs' placement. Thread safety: the call may be shared by
+ * several threads while none changes it. */
+TESS_API tess_status tess_apply(tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs,
+                                const tess_op_call* call, const tess_tensor* const* inputs,
+                                size_t num_inputs);
+
+/* Typed ops: the same as tess_apply with the named op (numpy broadcasting for the
+ * binary ones). A warm call with the inference cached and no boxing allocates only
+ * the output (its handle and the core's tensor; storage comes from the caching
+ * allocator) and takes no lock. Collective over the inputs' placement. */
+TESS_API tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+TESS_API tess_status tess_sub(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+TESS_API tess_status tess_mul(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+TESS_API tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+TESS_API tess_status tess_maximum(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+TESS_API tess_status tess_minimum(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+TESS_API tess_status tess_relu(tess_tensor** out, const tess_tensor* x);
+TESS_API tess_status tess_gelu(tess_tensor** out, const tess_tensor* x);
+TESS_API tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x);
+TESS_API tess_status tess_tanh(tess_tensor** out, const tess_tensor* x);
+TESS_API tess_status tess_exp(tess_tensor** out, const tess_tensor* x);
+TESS_API tess_status tess_neg(tess_tensor** out, const tess_tensor* x);
+TESS_API tess_status tess_sqrt(tess_tensor** out, const tess_tensor* x);
+/* op(a) @ op(b), op transposing the last two dims when the flag is nonzero. */
+TESS_API tess_status tess_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
+                                 int32_t transpose_a, int32_t transpose_b);
+/* Reduces over `axes` (num_axes of them; none = every axis; negative counts from
+ * the end), keeping them as size 1 when keepdims is nonzero. */
+TESS_API tess_status tess_reduce_sum(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                                     size_t num_axes, int32_t keepdims);
+TESS_API tess_status tess_reduce_mean(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                                      size_t num_axes, int32_t keepdims);
+TESS_API tess_status tess_reduce_max(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                                     size_t num_axes, int32_t keepdims);
+TESS_API tess_status tess_reduce_min(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                                     size_t num_axes, int32_t keepdims);
+/* Normalised exponentials along `axis` (negative counts from the end). */
+TESS_API tess_status tess_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis);
+
+/* The full inference record (see tess_explain) of the calling thread's last op
+ * (tess_apply or a typed op), including one that failed for want of a fitting
+ * signature. FAILED_PRECONDITION before the thread's first op. Local; the record is
+ * per thread. */
+TESS_API tess_status tess_explain_last(tess_explanation** out);
+
+/* ------------------------------------------------------------------------ */
+/* Boxing of local buffers                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Moves one rank's piece of a logical tensor between layouts, without eager
+ * tensors: the piece of the tensor of `shape` (ndim dims) and `dtype` held as `src`
+ * on `src_placement` (read from `in_local`) becomes the piece held as `dst` on
+ * `dst_placement` (written to `out_local`). Any two cpu placements, any nd-sbps; the
+ * planner picks the cheapest steps (tess_boxing_plan_create shows them). Pieces are
+ * row-major with tess_layout_create's shapes. in_bytes and out_bytes must equal this
+ * rank's piece's byte count, 0 on a rank the placement lacks (INVALID_ARGUMENT
+ * naming both counts otherwise); a buffer may be NULL when its count is 0. The
+ * buffers must not overlap unless src and dst are the same (then in place is a
+ * no-op).
+ * Errors: INVALID_ARGUMENT for a NULL placement or nd-sbp, a negative dim, more
+ * than 8 dims, an unknown dtype, or an nd-sbp that does not fit its placement or
+ * the shape; OUT_OF_RANGE when a placement names a rank the world lacks;
+ * UNIMPLEMENTED for f16/bf16 and cuda placements; FAILED_PRECONDITION before
+ * tess_init.
+ * Collective over the ranks of both placements, with the same arguments but the
+ * buffers; a rank in neither returns at once (it need not call). Staging is kept
+ * per thread (until it exits) and reused, so repeating a boxing allocates nothing
+ * after the first.
+ * Thread safety: collectives on shared ranks must come in the same order on every
+ * rank, so box between overlapping placements from one thread at a time. */
+TESS_API tess_status tess_box(void* out_local, size_t out_bytes, const void* in_local,
+                              size_t in_bytes, const int64_t* shape, size_t ndim, tess_dtype dtype,
+                              const tess_placement* src_placement, const tess_nd_sbp* src,
+                              const tess_placement* dst_placement, const tess_nd_sbp* dst);
+
+/* The plan tess_box runs for the same arguments: its steps (one hierarchy axis
+ * changed by one collective, or a reshard across placements) with their modelled
+ * costs. Plans are cached process-wide and are the same on every rank. Fails like
+ * tess_box, but needs no tess_init. Local. Immutable: any thread may read a plan. */
+typedef struct tess_boxing_plan tess_boxing_plan;
+
+TESS_API tess_status tess_boxing_plan_create(tess_boxing_plan** out, const int64_t* shape,
+                                             size_t ndim, tess_dtype dtype,
+                                             const tess_placement* src_placement,
+                                             const tess_nd_sbp* src,
+                                             const tess_placement* dst_placement,
+                                             const tess_nd_sbp* dst);
+TESS_API void tess_boxing_plan_destroy(tess_boxing_plan* plan);
+/* What explain shows for a boxing, e.g.
+ *   boxing f32[6,4]: cpu:[0,1] S(0) -> cpu:[0,1] B
+ *   1. axis 0: S(0) -> B  all-gather-v over 2 ranks  cost 6.0e-06 s
+ *   total: 1 step, cost 6.0e-06 s
+ * Valid while `plan` lives. */
+TESS_API const char* tess_boxing_plan_string(const tess_boxing_plan* plan);
+/* Number of steps (0 when nothing moves). */
+TESS_API tess_status tess_boxing_plan_num_steps(size_t* out, const tess_boxing_plan* plan);
+/* Step `index`'s line of the text without its number; "" past the last step or
+ * for NULL. Valid while `plan` lives. */
+TESS_API const char* tess_boxing_plan_step_string(const tess_boxing_plan* plan, size_t index);
+/* The modelled time of all steps, in seconds (the cost the planner minimised). */
+TESS_API tess_status tess_boxing_plan_cost(double* out, const tess_boxing_plan* plan);
+
+/* ------------------------------------------------------------------------ */
+/* Collectives on host buffers                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Append only. */
+typedef int32_t tess_reduce_op;
+#define TESS_REDUCE_SUM 0
+#define TESS_REDUCE_MAX 1
+#define TESS_REDUCE_MIN 2
+
+/* How tess_allreduce runs. Hosts are the groups of ranks that share memory, or
+ * TESSERA_RANKS_PER_HOST consecutive world ranks when that is set. Append only. */
+typedef int32_t tess_allreduce_algorithm;
+/* One all-reduce over all the ranks. */
+#define TESS_ALLREDUCE_FLAT 0
+/* Host by host from TESSERA_HIERARCHICAL_ALLREDUCE_BYTES (default 1 MiB) up when
+ * some host has several ranks and there are several hosts; flat otherwise. */
+#define TESS_ALLREDUCE_AUTO 1
+/* Always host by host: intra-host reduce-scatter, inter-host all-reduce of each
+ * shard, intra-host all-gather. */
+#define TESS_ALLREDUCE_HIERARCHICAL 2
+
+/* buffer[k] := op over the ranks of `placement` (NULL: the world) of buffer[k], for
+ * k < count, in place. f32, f64, i32 and i64. The first AUTO or HIERARCHICAL call
+ * on a placement's ranks creates its host communicators (collective over them) and
+ * keeps them until tess_finalize. Ranks outside the placement return at once (they
+ * need not call). INVALID_ARGUMENT for a negative count, NULL buffer with count >
+ * 0, an unknown dtype, op or algorithm; OUT_OF_RANGE when the placement names a
+ * rank the world lacks; UNIMPLEMENTED for f16/bf16 and cuda placements;
+ * DEADLINE_EXCEEDED after the collective timeout (tess_set_collective_timeout).
+ * Collective over the placement, with the same count, dtype, op and algorithm on
+ * every rank. Thread safety: one thread at a time per placement's ranks. */
+TESS_API tess_status tess_allreduce(void* buffer, int64_t count, tess_dtype dtype,
+                                    tess_reduce_op op, const tess_placement* placement,
+                                    tess_allreduce_algorithm algorithm);
+
+/* All-reduces many buffers of one dtype (say, gradients) with few collectives: they
+ * are packed in list order into buckets of at most bucket_bytes, one all-reduce per
+ * bucket; a buffer bigger than a bucket is all-reduced in place without a copy. The
+ * packing plan and staging are cached in the reducer by (dtype, counts), so a
+ * repeated call with the same counts allocates nothing. Mutable: one thread at a
+ * time. */
+typedef struct tess_bucketed_allreducer tess_bucketed_allreducer;
+
+/* bucket_bytes 0 means the default, 25 MiB. INVALID_ARGUMENT above INT64_MAX.
+ * Local; any thread. */
+TESS_API tess_status tess_bucketed_allreducer_create(tess_bucketed_allreducer** out,
+                                                     size_t bucket_bytes);
+TESS_API void tess_bucketed_allreducer_destroy(tess_bucketed_allreducer* reducer);
+/* buffers[i] (counts[i] elements of `dtype`) := op over the ranks of `placement`
+ * (NULL: the world) of buffers[i], for every i < num_tensors, in place. Buffers must
+ * not overlap; a buffer may be NULL when its count is 0. INVALID_ARGUMENT, before
+ * any communication, for a negative count, a NULL buffer with elements, an unknown
+ * dtype or op; otherwise fails like tess_allreduce (a failure inside a bucket leaves
+ * that bucket's buffers and later ones unspecified). Ranks outside the placement
+ * return at once. Collective over the placement, with the same counts, dtype and op
+ * on every rank. */
+TESS_API tess_status tess_bucketed_allreduce(tess_bucketed_allreducer* reducer,
+                                             void* const* buffers, const int64_t* counts,
+                                             size_t num_tensors, tess_dtype dtype,
+                                             tess_reduce_op op, const tess_placement* placement);
+/* Counters: calls, plans built (cache misses), and the last call's buckets and how
+ * many of those went without a copy. Local; not while the reducer is in a call. */
+TESS_API tess_status tess_bucketed_allreducer_stats(int64_t* out_calls, int64_t* out_plans_built,
+                                                    int64_t* out_buckets,
+                                                    int64_t* out_in_place_buckets,
+                                                    const tess_bucketed_allreducer* reducer);
+
+/* Bounds every collective Tessera runs from now on to `seconds` (0: wait forever):
+ * the process default for communicators created later (overriding
+ * TESSERA_COLLECTIVE_TIMEOUT_S) and the limit of every one already created (those
+ * of placements and their axes, boxing's, tess_allreduce's host communicators). A
+ * collective still incomplete after `seconds` fails with DEADLINE_EXCEEDED, and the
+ * communicator it ran on fails every later call with FAILED_PRECONDITION (MPI cannot
+ * cancel the stuck operation; its buffers must outlive it). A timeout costs speed:
+ * collectives then run as nonblocking calls polled to the deadline (all-reduce
+ * measured 1.3-1.8x slower). INVALID_ARGUMENT for a negative, NaN or infinite value.
+ * Local (no communication), but call it with the same value on every rank. Works
+ * before tess_init. Must not race with collective calls. */
+TESS_API tess_status tess_set_collective_timeout(double seconds);
+/* The process default: the last tess_set_collective_timeout value, else
+ * TESSERA_COLLECTIVE_TIMEOUT_S, else 0. INVALID_ARGUMENT, naming the variable, when
+ * it is not a number >= 0. Thread safety: any thread. */
+TESS_API tess_status tess_collective_timeout(double* out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

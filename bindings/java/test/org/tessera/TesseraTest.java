@@ -1,42 +1,13 @@
 package org.tessera;
 
+import static org.tessera.Checks.check;
+import static org.tessera.Checks.checkEq;
+import static org.tessera.Checks.checkThrows;
+
 import java.util.Arrays;
 
 /** The Java binding's test: every function of tessera.h, happy and bad-input cases. */
 public final class TesseraTest {
-  private static int failures = 0;
-  private static int checks = 0;
-
-  private static void check(boolean ok, String what) {
-    ++checks;
-    if (!ok) {
-      ++failures;
-      System.err.println("FAIL: " + what);
-    }
-  }
-
-  private static void checkEq(Object actual, Object expected, String what) {
-    check(expected.equals(actual), what + ": got " + actual + ", want " + expected);
-  }
-
-  private interface Call {
-    void run();
-  }
-
-  /** Runs `call`, which must throw TesseraException with `code` and a message holding `text`. */
-  private static void checkThrows(Call call, int code, String text, String what) {
-    try {
-      call.run();
-      check(false, what + ": no exception");
-    } catch (TesseraException e) {
-      checkEq(e.getCode(), code, what + ": code");
-      checkEq(e.getStatus(), Tessera.statusString(code), what + ": status");
-      check(e.getStatusMessage().contains(text),
-          what + ": message \"" + e.getStatusMessage() + "\" lacks \"" + text + "\"");
-      check(e.getMessage().startsWith(Tessera.statusString(code) + ": "), what + ": getMessage");
-    }
-  }
-
   private static void versionAndStatus() {
     checkEq(Tessera.version(),
         Tessera.VERSION_MAJOR + "." + Tessera.VERSION_MINOR + "." + Tessera.VERSION_PATCH, "version");
@@ -298,7 +269,6 @@ public final class TesseraTest {
     ndSbp();
     inference();
     inferenceBadInput();
-    System.out.println(checks + " checks, " + failures + " failures");
-    System.exit(failures == 0 ? 0 : 1);
+    Checks.finish();
   }
 }

@@ -1,0 +1,363 @@
+"""The Python tensor API in a world of one rank: creation, metadata, numpy and DLPack
+interchange, every op and operator against numpy, explain, and bad inputs."""
+
+import math
+import threading
+import unittest
+
+import numpy as np
+
+import tessera as ts
+
+
+class TensorTestCase(unittest.TestCase):
+    def setUp(self):
+        self.p = ts.placement("cpu", ranks=[0])
+        self.grid = ts.placement("cpu", ranks=[[0]])
+
+    def assertTesseraError(self, cls, text, fn, *args, **kwargs):
+        with self.assertRaises(cls) as ctx:
+            fn(*args, **kwargs)
+        self.assertIsInstance(ctx.exception, ts.TesseraError)
+        self.assertIn(text, ctx.exception.message)
+        return ctx.exception
+
+    def values(self, shape, dtype=np.float32, salt=0):
+        n = int(np.prod(shape))
+        v = (np.arange(n) * 7 + salt) % 23 - 11
+        return (v * 0.25).astype(dtype).reshape(shape)
+
+
+class PlacementAndSbpTest(TensorTestCase):
+    def test_placement(self):
+        self.assertEqual(str(ts.placement("cpu", ranks=[0, 1])), "cpu:[0,1]")
+        self.assertEqual(str(ts.placement("cuda", ranks=[[0, 1], [2, 3]])), "cuda:[[0,1],[2,3]]")
+        self.assertEqual(ts.placement("cpu", ranks=[[0, 1], [2, 3]]).hierarchy, (2, 2))
+        self.assertEqual(str(ts.placement("cpu:0-2")), "cpu:[0,1,2]")
+        self.assertTesseraError(ts.InvalidArgumentError, "not rectangular", ts.placement, "cpu",
+                                ranks=[[0, 1], [2]])
+        self.assertTesseraError(ts.InvalidArgumentError, "device type 'tpu'", ts.placement, "tpu",
+                                ranks=[0])
+        self.assertTesseraError(ts.InvalidArgumentError, "lists rank 0 twice", ts.placement,
+                                "cpu", ranks=[0, 0])
+        self.assertTesseraError(ts.InvalidArgumentError, "empty rank list", ts.placement, "cpu",
+                                ranks=[])
+
+    def test_sbp_values(self):
+        self.assertEqual(str(ts.sbp.split(1)), "S(1)")
+        self.assertEqual(repr(ts.sbp.split(1)), "tessera.sbp.split(1)")
+        self.assertEqual(str(ts.sbp.broadcast), "B")
+        self.assertEqual(str(ts.sbp.partial_sum), "P")
+        self.assertEqual(str(ts.sbp.partial_max), "P(max)")
+        self.assertEqual(repr(ts.sbp.partial_min), "tessera.sbp.partial_min")
+        self.assertEqual(ts.sbp.split(0), ts.sbp.split(0))
+        self.assertNotEqual(ts.sbp.split(0), ts.sbp.split(1))
+        self.assertTesseraError(ts.InvalidArgumentError, "axis must be an int >= 0",
+                                ts.sbp.split, -1)
+        x = ts.zeros(2, 2, placement=self.grid, sbp=(ts.sbp.split(1), "P(max)"))
+        self.assertEqual(x.sbp, (ts.sbp.split(1), ts.sbp.partial_max))
+        self.assertEqual(str(x.nd_sbp), "(S(1), P(max))")
+        with self.assertRaises(TypeError):
+            ts.zeros(2, placement=self.p, sbp=3)
+
+
+class CreationTest(TensorTestCase):
+    def test_tensor_round_trips_every_dtype(self):
+        for dtype in (np.float32, np.float64, np.int32, np.int64):
+            a = self.values((4, 3), dtype)
+            for sbp in (ts.sbp.split(0), ts.sbp.split(1), ts.sbp.broadcast, ts.sbp.partial_sum,
+                        ts.sbp.partial_max, ts.sbp.partial_min):
+                t = ts.tensor(a, placement=self.p, sbp=sbp)
+                self.assertEqual(t.dtype, np.dtype(dtype))
+                self.assertEqual(t.shape, (4, 3))
+                np.testing.assert_array_equal(t.numpy(), a)
+        # Python lists: floats become float32, ints int64; an explicit dtype converts.
+        self.assertEqual(ts.tensor([1.5, 2], placement=self.p, sbp="B").dtype, np.float32)
+        self.assertEqual(ts.tensor([[1, 2]], placement=self.p, sbp="B").dtype, np.int64)
+        t = ts.tensor([1, 2], dtype=ts.float64, placement=self.p, sbp="B")
+        self.assertEqual(t.dtype, np.float64)
+        # Non-contiguous arrays are copied into order first.
+        a = self.values((4, 6))[:, ::2]
+        np.testing.assert_array_equal(ts.tensor(a, placement=self.p, sbp="S(1)").numpy(), a)
+
+    def test_tensor_bad_input(self):
+        a = self.values((2, 3))
+        self.assertTesseraError(ts.InvalidArgumentError, "placement and sbp are required",
+                                ts.tensor, a)
+        self.assertTesseraError(ts.InvalidArgumentError, "dtype bool has no Tessera dtype",
+                                ts.tensor, np.ones(2, bool), placement=self.p, sbp="B")
+        self.assertTesseraError(ts.InvalidArgumentError, "S(2)", ts.tensor, a, placement=self.p,
+                                sbp=ts.sbp.split(2))
+        self.assertTesseraError(ts.InvalidArgumentError, "(S(0), B)", ts.tensor, a,
+                                placement=self.p, sbp=(ts.sbp.split(0), ts.sbp.broadcast))
+        self.assertTesseraError(ts.UnimplementedError, "only cpu placements hold eager tensors",
+                                ts.tensor, a, placement=ts.placement("cuda", ranks=[0]), sbp="B")
+        self.assertTesseraError(ts.InvalidArgumentError, "shape has 9 dims", ts.tensor,
+                                np.zeros([1] * 9, np.float32), placement=self.p, sbp="B")
+
+    def test_from_local(self):
+        a = self.values((3, 2))
+        t = ts.from_local(a, placement=self.p, sbp=ts.sbp.split(0))
+        self.assertEqual(t.shape, (3, 2))
+        np.testing.assert_array_equal(t.numpy(), a)
+        t = ts.from_local(a, placement=self.p, sbp=ts.sbp.partial_sum, shape=(3, 2))
+        np.testing.assert_array_equal(t.numpy(), a)
+        self.assertTesseraError(ts.InvalidArgumentError, "local shape [3,2] is not its part [4,2]",
+                                ts.from_local, a, placement=self.p, sbp="S(0)", shape=(4, 2))
+        self.assertTesseraError(ts.InvalidArgumentError, "shape (3,) has 1 dims",
+                                ts.from_local, a, placement=self.p, sbp="S(0)", shape=(3,))
+
+    def test_full_zeros_ones_arange_rand(self):
+        np.testing.assert_array_equal(
+            ts.zeros(2, 3, placement=self.p, sbp="B").numpy(), np.zeros((2, 3), np.float32))
+        np.testing.assert_array_equal(
+            ts.ones((2, 3), dtype=ts.int32, placement=self.p, sbp="S(1)").numpy(),
+            np.ones((2, 3), np.int32))
+        np.testing.assert_array_equal(
+            ts.full((4,), -2.5, dtype=np.float64, placement=self.p, sbp="P").numpy(),
+            np.full(4, -2.5))
+        t = ts.arange(5, placement=self.p, sbp=ts.sbp.split(0))
+        self.assertEqual(t.dtype, np.int64)
+        np.testing.assert_array_equal(t.numpy(), np.arange(5))
+        np.testing.assert_array_equal(
+            ts.arange(1, 0, -0.25, placement=self.p, sbp="B").numpy(),
+            np.arange(1, 0, -0.25, dtype=np.float32))
+        r1 = ts.rand(3, 4, seed=7, placement=self.p, sbp="S(0)").numpy()
+        r2 = ts.rand(3, 4, seed=7, placement=self.grid, sbp=("B", "S(1)")).numpy()
+        np.testing.assert_array_equal(r1, r2)
+        self.assertTrue(((r1 >= 0) & (r1 < 1)).all())
+        self.assertFalse(np.array_equal(r1, ts.rand(3, 4, seed=8, placement=self.p,
+                                                    sbp="B").numpy()))
+        n = ts.randn(100, dtype=ts.float64, seed=1, placement=self.p, sbp="B").numpy()
+        self.assertTrue((n < 0).any() and (n > 0).any())
+        self.assertTesseraError(ts.InvalidArgumentError, "value 0.500000 is not representable",
+                                ts.full, (2,), 0.5, dtype=ts.int32, placement=self.p, sbp="B")
+        self.assertTesseraError(ts.InvalidArgumentError, "step non-zero", ts.arange, 0, 4, 0,
+                                placement=self.p, sbp="B")
+        self.assertTesseraError(ts.InvalidArgumentError, "dtype i32 is not a floating type",
+                                ts.rand, 2, dtype=ts.int32, placement=self.p, sbp="B")
+
+
+class TensorMetadataTest(TensorTestCase):
+    def test_metadata(self):
+        t = ts.tensor(self.values((5, 6)), placement=self.grid,
+                      sbp=(ts.sbp.split(1), ts.sbp.split(0)))
+        self.assertEqual(t.shape, (5, 6))
+        self.assertEqual(t.ndim, 2)
+        self.assertEqual(len(t), 5)
+        self.assertEqual(t.num_elements, 30)
+        self.assertEqual(t.dtype, np.float32)
+        self.assertEqual(t.placement, self.grid)
+        self.assertEqual(t.sbp, (ts.sbp.split(1), ts.sbp.split(0)))
+        self.assertTrue(t.has_local)
+        self.assertEqual(t.local_shape, (5, 6))
+        self.assertEqual(t.local_num_elements, 30)
+        self.assertEqual(str(t), "[5,6] f32 cpu:[[0]] (S(1), S(0))")
+        self.assertEqual(repr(t), "tessera.Tensor([5,6] f32 cpu:[[0]] (S(1), S(0)))")
+        self.assertTesseraError(ts.OutOfRangeError,
+                                "tess_tensor_dim: dim 2 is outside the tensor of shape [5,6]",
+                                t.dim, 2)
+        scalar = ts.tensor(1.0, placement=self.p, sbp="B")
+        self.assertEqual(scalar.shape, ())
+        np.testing.assert_array_equal(scalar.numpy(), np.float32(1.0))
+        with self.assertRaises(TypeError):
+            len(scalar)
+
+    def test_rank_outside_the_placement(self):
+        t = ts.ones(4, placement=ts.placement("cpu", ranks=[1]), sbp="B")
+        self.assertFalse(t.has_local)
+        self.assertEqual(t.shape, (4,))
+        self.assertTesseraError(ts.FailedPreconditionError, "rank 0 holds no local piece",
+                                t.to_local)
+        self.assertTesseraError(ts.FailedPreconditionError, "rank 0 holds no local piece",
+                                t.__dlpack__)
+
+    def test_close(self):
+        t = ts.zeros(2, placement=self.p, sbp="B")
+        t.close()
+        t.close()
+        with self.assertRaises(TypeError):
+            t.numpy()
+
+
+class DataTest(TensorTestCase):
+    def test_numpy_to_local_to_global(self):
+        a = self.values((3, 4))
+        t = ts.tensor(a, placement=self.p, sbp="S(0)")
+        np.testing.assert_array_equal(t.to_local(), a)
+        g = t.to_global(placement=self.grid, sbp=(ts.sbp.split(1), ts.sbp.partial_sum))
+        self.assertEqual(str(g), "[3,4] f32 cpu:[[0]] (S(1), P)")
+        np.testing.assert_array_equal(g.numpy(), a)
+        b = t.to_global(sbp=ts.sbp.broadcast)
+        self.assertEqual(b.placement, self.p)
+        self.assertEqual(b.sbp, (ts.sbp.broadcast,))
+        self.assertTesseraError(ts.InvalidArgumentError, "S(5)", t.to_global,
+                                sbp=ts.sbp.split(5))
+
+    def test_raw_buffers_are_checked(self):
+        t = ts.tensor(self.values((2, 3)), placement=self.p, sbp="B")
+        small = bytearray(8)
+        self.assertTesseraError(ts.InvalidArgumentError,
+                                "tess_tensor_to_host: out has 8 bytes but 6 f32 elements need 24",
+                                ts.tensor_to_host, small, t)
+        self.assertTesseraError(ts.InvalidArgumentError, "out has 4 bytes",
+                                ts.tensor_copy_local, bytearray(4), t)
+        with self.assertRaises(BufferError):
+            ts.tensor_to_host(b"read-only bytes", t)
+        self.assertFalse(hasattr(ts, "tensor_from_host"))
+
+    def test_dlpack(self):
+        a = self.values((3, 2), np.float64)
+        t = ts.tensor(a, placement=self.p, sbp="S(0)")
+        self.assertEqual(t.__dlpack_device__(), (1, 0))
+        view = np.from_dlpack(t)  # numpy 1.24 asks for the legacy capsule
+        np.testing.assert_array_equal(view, a)
+        self.assertFalse(view.flags.writeable)
+        del t  # the view keeps the data alive
+        np.testing.assert_array_equal(view, a)
+        t = ts.tensor(a, placement=self.p, sbp="B")
+        capsule = t.__dlpack__(max_version=(1, 0))
+        self.assertIn('"dltensor_versioned"', repr(capsule))
+        self.assertIn('"dltensor"', repr(t.__dlpack__()))
+        back = ts.from_dlpack(capsule, placement=self.p, sbp="S(0)")
+        np.testing.assert_array_equal(back.numpy(), a)
+        with self.assertRaises(TypeError):
+            ts.from_dlpack(capsule, placement=self.p, sbp="S(0)")  # already consumed
+        with self.assertRaises(TypeError):
+            ts.from_dlpack(42, placement=self.p, sbp="B")
+        # From numpy: any strides, either capsule kind.
+        m = np.arange(12, dtype=np.int32).reshape(3, 4)[::-1, ::2]
+        t = ts.from_dlpack(m, placement=self.p, sbp="B")
+        np.testing.assert_array_equal(t.numpy(), m)
+        t = ts.from_dlpack(m.copy(), placement=self.p, sbp="S(1)", shape=(3, 2))
+        np.testing.assert_array_equal(t.numpy(), m)
+        # A read-only numpy array (which numpy 1.24 will not export) is copied instead.
+        np.testing.assert_array_equal(
+            ts.from_dlpack(view, placement=self.p, sbp="B").numpy(), view)
+        self.assertTesseraError(ts.InvalidArgumentError, "DLPack dtype (code 1, bits 8",
+                                ts.from_dlpack, np.zeros(3, np.uint8), placement=self.p, sbp="B")
+        with self.assertRaises(BufferError):
+            t.__dlpack__(copy=True)
+        with self.assertRaises(BufferError):
+            t.__dlpack__(dl_device=(2, 0))
+
+
+class OpsTest(TensorTestCase):
+    def setUp(self):
+        super().setUp()
+        self.a = self.values((2, 3))
+        self.b = self.values((3,), salt=5) + np.float32(12)  # nonzero, for div
+        self.x = ts.tensor(self.a, placement=self.p, sbp="S(0)")
+        self.y = ts.tensor(self.b, placement=self.p, sbp="B")
+
+    def test_binary_ops_and_operators(self):
+        cases = [(ts.add, np.add), (ts.sub, np.subtract), (ts.mul, np.multiply),
+                 (ts.div, np.divide), (ts.maximum, np.maximum), (ts.minimum, np.minimum)]
+        for op, ref in cases:
+            np.testing.assert_allclose(op(self.x, self.y).numpy(), ref(self.a, self.b),
+                                       rtol=1e-6, err_msg=op.__name__)
+            np.testing.assert_allclose(op(self.x, 2).numpy(), ref(self.a, np.float32(2)),
+                                       rtol=1e-6, err_msg=op.__name__)
+            np.testing.assert_allclose(op(3, self.y).numpy(), ref(np.float32(3), self.b),
+                                       rtol=1e-6, err_msg=op.__name__)
+        np.testing.assert_allclose((self.x + self.y).numpy(), self.a + self.b)
+        np.testing.assert_allclose((self.x - self.y).numpy(), self.a - self.b)
+        np.testing.assert_allclose((self.x * self.y).numpy(), self.a * self.b)
+        np.testing.assert_allclose((self.x / self.y).numpy(), self.a / self.b, rtol=1e-6)
+        np.testing.assert_allclose((1 - self.x).numpy(), 1 - self.a)
+        np.testing.assert_allclose((2 / self.y).numpy(), 2 / self.b, rtol=1e-6)
+        np.testing.assert_allclose((0.5 + self.x).numpy(), 0.5 + self.a)
+        np.testing.assert_allclose((-self.x).numpy(), -self.a)
+        self.assertTesseraError(ts.InvalidArgumentError, "tess_add: add", ts.add, self.x,
+                                ts.tensor(np.ones(2, np.float32), placement=self.p, sbp="B"))
+        with self.assertRaises(TypeError):
+            ts.add(self.x, "two")
+
+    def test_unary_ops(self):
+        a = self.a
+        erf = np.vectorize(math.erf)
+        cases = [(ts.relu, np.maximum(a, 0), 1e-6), (ts.gelu, 0.5 * a * (1 + erf(a / 2 ** 0.5)),
+                                                   1e-3),
+                 (ts.sigmoid, 1 / (1 + np.exp(-a)), 1e-5), (ts.tanh, np.tanh(a), 1e-5),
+                 (ts.exp, np.exp(a), 1e-5), (ts.neg, -a, 0),
+                 (ts.sqrt, np.sqrt(np.abs(a)), 1e-6)]
+        for op, want, tol in cases:
+            x = ts.tensor(np.abs(a), placement=self.p, sbp="S(1)") if op is ts.sqrt else self.x
+            np.testing.assert_allclose(op(x).numpy(), want, rtol=tol, atol=tol,
+                                       err_msg=op.__name__)
+        np.testing.assert_allclose(self.x.relu().numpy(), np.maximum(a, 0))
+        self.assertTesseraError(ts.InvalidArgumentError, "tess_gelu: gelu", ts.gelu,
+                                ts.arange(3, placement=self.p, sbp="B"))
+
+    def test_matmul(self):
+        a = self.values((3, 4), np.float64)
+        b = self.values((4, 2), np.float64, salt=3)
+        ta = ts.tensor(a, placement=self.p, sbp="S(0)")
+        tb = ts.tensor(b, placement=self.p, sbp="B")
+        np.testing.assert_allclose(ts.matmul(ta, tb).numpy(), a @ b)
+        np.testing.assert_allclose((ta @ tb).numpy(), a @ b)
+        tat = ts.tensor(a.T.copy(), placement=self.p, sbp="B")
+        tbt = ts.tensor(b.T.copy(), placement=self.p, sbp="B")
+        np.testing.assert_allclose(
+            ts.matmul(tat, tbt, transpose_a=True, transpose_b=True).numpy(), a @ b)
+        self.assertTesseraError(ts.InvalidArgumentError, "tess_matmul: matmul", ts.matmul, ta, ta)
+
+    def test_reductions_and_softmax(self):
+        a = self.values((2, 3, 4))
+        t = ts.tensor(a, placement=self.p, sbp="S(2)")
+        for op, ref in ((ts.reduce_sum, np.sum), (ts.reduce_mean, np.mean),
+                        (ts.reduce_max, np.max), (ts.reduce_min, np.min)):
+            np.testing.assert_allclose(op(t).numpy(), ref(a), rtol=1e-6, err_msg=op.__name__)
+            np.testing.assert_allclose(op(t, 1).numpy(), ref(a, axis=1), rtol=1e-6)
+            np.testing.assert_allclose(op(t, (0, -1), keepdims=True).numpy(),
+                                       ref(a, axis=(0, 2), keepdims=True), rtol=1e-6)
+            self.assertTesseraError(ts.InvalidArgumentError, op.__name__, op, t, 3)
+        np.testing.assert_allclose(t.sum(axis=0).numpy(), a.sum(axis=0))
+        np.testing.assert_allclose(t.mean().numpy(), a.mean(), rtol=1e-6)
+        e = np.exp(a - a.max(axis=-1, keepdims=True))
+        np.testing.assert_allclose(ts.softmax(t).numpy(), e / e.sum(axis=-1, keepdims=True),
+                                   rtol=1e-5)
+        e = np.exp(a - a.max(axis=0, keepdims=True))
+        np.testing.assert_allclose(t.softmax(0).numpy(), e / e.sum(axis=0, keepdims=True),
+                                   rtol=1e-5)
+
+    def test_apply_and_explain(self):
+        (out,) = ts.apply("scalar_add", self.x, value=1.5)
+        np.testing.assert_allclose(out.numpy(), self.a + 1.5)
+        call = ts.OpCall("add").constrain_output(0, "S(1)")
+        (out,) = ts.apply(call, self.x, self.y)
+        self.assertEqual(out.sbp, (ts.sbp.split(1),))
+        np.testing.assert_allclose(out.numpy(), self.a + self.b)
+        e = ts.explain()
+        self.assertIn("add", e.text)
+        self.assertEqual(e.record["op"], "add")
+        self.assertTesseraError(ts.InvalidArgumentError, "value", ts.apply, "scalar_add", self.x)
+        self.assertTesseraError(ts.NotFoundError, 'no op named "rleu"', ts.apply, "rleu", self.x)
+        with_metas = ts.OpCall("relu").input([2, 3], "f32", "cpu:[0]", "S(0)")
+        self.assertTesseraError(ts.InvalidArgumentError,
+                                "tess_op_call_add_input is for inference", ts.apply, with_metas,
+                                self.x)
+        with self.assertRaises(TypeError):
+            ts.apply("relu", self.a)
+        # explain(call) is still the inference explain.
+        self.assertIn("relu", ts.explain(with_metas).text)
+
+    def test_explain_before_any_op_on_a_thread(self):
+        errors = []
+
+        def work():
+            try:
+                ts.explain()
+                errors.append("no error")
+            except ts.FailedPreconditionError as e:
+                if "this thread has run no op yet" not in e.message:
+                    errors.append(e.message)
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join()
+        self.assertEqual(errors, [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,319 @@
+// tess_allreduce, tess_bucketed_allreduce* and the collective timeout in a world of
+// one rank: any reduction over one rank is the identity (the oracle), the bucket
+// counts follow the packing rule of tessera.h recomputed here, and bad inputs check
+// the code, the whole message and that nothing was written. Multi-rank runs:
+// tests/capi/boxing_capi_mpi_test.cc.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capi/tensor_test_util.h"
+#include "tessera/tessera.h"
+
+namespace tessera::capi_test {
+namespace {
+
+struct ReducerDestroy {
+  void operator()(tess_bucketed_allreducer* r) const { tess_bucketed_allreducer_destroy(r); }
+};
+using ReducerPtr = std::unique_ptr<tess_bucketed_allreducer, ReducerDestroy>;
+
+// Runs before any test initialises the runtime (gtest keeps definition order).
+TEST(CollectivesBeforeInitTest, TimeoutWorksAndCollectivesNeedTheRuntime) {
+  double seconds = -1;
+  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK) << LastError();
+  EXPECT_EQ(seconds, 0) << "the test runs without TESSERA_COLLECTIVE_TIMEOUT_S";
+  float x = 1;
+  EXPECT_EQ(tess_allreduce(&x, 1, TESS_DTYPE_F32, TESS_REDUCE_SUM, nullptr, TESS_ALLREDUCE_FLAT),
+            TESS_FAILED_PRECONDITION);
+  EXPECT_EQ(LastError(), "tess_allreduce: the runtime is not initialised: call tess_init first");
+}
+
+class CollectivesCapiTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { ASSERT_EQ(tess_init(), TESS_OK) << LastError(); }
+
+  PlacementPtr p_ = Placement("cpu:[0]");
+};
+
+template <typename T>
+std::vector<T> Values(size_t n, int salt) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    v[i] = static_cast<T>(static_cast<int>((i * 7 + salt) % 23) - 11);
+  }
+  return v;
+}
+
+template <typename T>
+void ExpectAllReduceIsIdentity(const tess_placement* placement) {
+  for (tess_reduce_op op : {TESS_REDUCE_SUM, TESS_REDUCE_MAX, TESS_REDUCE_MIN}) {
+    for (tess_allreduce_algorithm algorithm :
+         {TESS_ALLREDUCE_FLAT, TESS_ALLREDUCE_AUTO, TESS_ALLREDUCE_HIERARCHICAL}) {
+      std::vector<T> v = Values<T>(37, op);
+      ASSERT_EQ(tess_allreduce(v.data(), 37, DTypeOf<T>::value, op, placement, algorithm), TESS_OK)
+          << "op " << op << " algorithm " << algorithm << ": " << LastError();
+      EXPECT_EQ(v, Values<T>(37, op)) << "op " << op << " algorithm " << algorithm;
+    }
+  }
+}
+
+TEST_F(CollectivesCapiTest, AllReduceOverOneRankIsTheIdentity) {
+  ExpectAllReduceIsIdentity<float>(nullptr);
+  ExpectAllReduceIsIdentity<double>(p_.get());
+  ExpectAllReduceIsIdentity<int32_t>(nullptr);
+  ExpectAllReduceIsIdentity<int64_t>(Placement("cpu:[[0]]").get());
+  // Nothing to reduce: a NULL buffer is fine.
+  EXPECT_EQ(tess_allreduce(nullptr, 0, TESS_DTYPE_F32, TESS_REDUCE_MAX, p_.get(),
+                           TESS_ALLREDUCE_HIERARCHICAL),
+            TESS_OK)
+      << LastError();
+}
+
+// The call must fail with `code` and exactly `message`, leaving the buffer alone.
+void ExpectAllReduceFails(tess_status code, const std::string& message, int64_t count,
+                          tess_dtype dtype, tess_reduce_op op, const tess_placement* placement,
+                          tess_allreduce_algorithm algorithm, bool null_buffer = false) {
+  std::vector<int64_t> v = {5, 6, 7};
+  EXPECT_EQ(
+      tess_allreduce(null_buffer ? nullptr : v.data(), count, dtype, op, placement, algorithm),
+      code)
+      << message;
+  EXPECT_EQ(LastError(), message);
+  EXPECT_EQ(v, (std::vector<int64_t>{5, 6, 7}));
+}
+
+TEST_F(CollectivesCapiTest, AllReduceBadInputs) {
+  const tess_placement* p = p_.get();
+  const tess_allreduce_algorithm flat = TESS_ALLREDUCE_FLAT;
+  ExpectAllReduceFails(TESS_INVALID_ARGUMENT, "tess_allreduce: count is -1; it must be >= 0", -1,
+                       TESS_DTYPE_I64, TESS_REDUCE_SUM, p, flat);
+  ExpectAllReduceFails(TESS_INVALID_ARGUMENT, "tess_allreduce: buffer is NULL but count is 3", 3,
+                       TESS_DTYPE_I64, TESS_REDUCE_SUM, p, flat, /*null_buffer=*/true);
+  ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
+                       "tess_allreduce: dtype 6 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
+                       "f16 4, bf16 5)",
+                       3, 6, TESS_REDUCE_SUM, p, flat);
+  ExpectAllReduceFails(TESS_UNIMPLEMENTED,
+                       "tess_allreduce: dtype f16 cannot move between ranks yet (supported: f32, "
+                       "f64, i32, i64)",
+                       3, TESS_DTYPE_F16, TESS_REDUCE_SUM, p, flat);
+  ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
+                       "tess_allreduce: op 3 is not a known reduce op (sum 0, max 1, min 2)", 3,
+                       TESS_DTYPE_I64, 3, p, flat);
+  ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
+                       "tess_allreduce: algorithm 3 is not flat 0, auto 1 or hierarchical 2", 3,
+                       TESS_DTYPE_I64, TESS_REDUCE_MIN, p, 3);
+  ExpectAllReduceFails(TESS_OUT_OF_RANGE,
+                       "tess_allreduce: placement cpu:[0,2] names rank 2 but the world has 1 ranks",
+                       3, TESS_DTYPE_I64, TESS_REDUCE_SUM, Placement("cpu:[0,2]").get(), flat);
+  ExpectAllReduceFails(TESS_UNIMPLEMENTED,
+                       "tess_allreduce: collectives on cuda placements (cuda:[0]) are not "
+                       "implemented; host buffers need a cpu placement",
+                       3, TESS_DTYPE_I64, TESS_REDUCE_SUM, Placement("cuda:[0]").get(), flat);
+}
+
+// The packing rule of tess_bucketed_allreduce, recomputed: buffers in list order,
+// each starting at a 64-byte aligned offset of the open bucket, a new bucket when one
+// would overflow bucket_bytes, a buffer bigger than a bucket alone; empty ones
+// skipped. Returns {buckets, buckets holding one buffer (reduced in place)}.
+std::pair<int64_t, int64_t> BucketOracle(const std::vector<int64_t>& counts, int64_t elem,
+                                         int64_t bucket_bytes) {
+  int64_t buckets = 0, singles = 0, used = 0, members = 0;
+  auto close = [&] {
+    if (members > 0) {
+      ++buckets;
+      singles += members == 1;
+    }
+    used = members = 0;
+  };
+  for (int64_t count : counts) {
+    const int64_t bytes = count * elem;
+    if (bytes == 0) continue;
+    if (bytes > bucket_bytes) {
+      close();
+      members = 1;
+      close();
+      continue;
+    }
+    int64_t offset = (used + 63) / 64 * 64;
+    if (members > 0 && offset + bytes > bucket_bytes) {
+      close();
+      offset = 0;
+    }
+    used = offset + bytes;
+    ++members;
+  }
+  close();
+  return {buckets, singles};
+}
+
+struct Stats {
+  int64_t calls = -1, plans = -1, buckets = -1, in_place = -1;
+};
+
+Stats StatsOf(const tess_bucketed_allreducer* r) {
+  Stats s;
+  EXPECT_EQ(tess_bucketed_allreducer_stats(&s.calls, &s.plans, &s.buckets, &s.in_place, r), TESS_OK)
+      << LastError();
+  return s;
+}
+
+TEST_F(CollectivesCapiTest, BucketedAllReduceOfAHundredBuffers) {
+  tess_bucketed_allreducer* raw = nullptr;
+  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, 1024), TESS_OK) << LastError();
+  ReducerPtr reducer(raw);
+  // Mixed sizes: empty, tiny, mid and bigger than a 1 KiB bucket (f64: 128 elements).
+  std::vector<int64_t> counts;
+  for (int i = 0; i < 100; ++i) counts.push_back(i % 9 == 0 ? 0 : (i * 37) % 150);
+  std::vector<std::vector<double>> data;
+  std::vector<void*> buffers;
+  for (int i = 0; i < 100; ++i) {
+    data.push_back(Values<double>(static_cast<size_t>(counts[i]), i));
+    buffers.push_back(counts[i] > 0 ? data.back().data() : nullptr);
+  }
+  const auto [buckets, singles] = BucketOracle(counts, 8, 1024);
+  for (int call = 1; call <= 2; ++call) {
+    for (tess_reduce_op op : {TESS_REDUCE_SUM, TESS_REDUCE_MAX, TESS_REDUCE_MIN}) {
+      ASSERT_EQ(tess_bucketed_allreduce(reducer.get(), buffers.data(), counts.data(), 100,
+                                        TESS_DTYPE_F64, op, call == 1 ? nullptr : p_.get()),
+                TESS_OK)
+          << LastError();
+      for (int i = 0; i < 100; ++i) {
+        ASSERT_EQ(data[i], Values<double>(static_cast<size_t>(counts[i]), i)) << "buffer " << i;
+      }
+    }
+  }
+  const Stats s = StatsOf(reducer.get());
+  EXPECT_EQ(s.calls, 6);
+  EXPECT_EQ(s.plans, 1) << "the same counts must reuse the plan";
+  EXPECT_EQ(s.buckets, buckets);
+  EXPECT_EQ(s.in_place, singles);
+  EXPECT_GT(buckets, singles) << "the case must pack some buffers together";
+  EXPECT_GT(singles, 0) << "the case must have buffers bigger than a bucket";
+}
+
+TEST_F(CollectivesCapiTest, BucketedAllReduceDefaultsAndEmptyLists) {
+  tess_bucketed_allreducer* raw = nullptr;
+  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, 0), TESS_OK) << LastError();
+  ReducerPtr reducer(raw);
+  EXPECT_EQ(tess_bucketed_allreduce(reducer.get(), nullptr, nullptr, 0, TESS_DTYPE_F32,
+                                    TESS_REDUCE_SUM, nullptr),
+            TESS_OK)
+      << LastError();
+  // Three small f32 buffers share one default (25 MiB) bucket.
+  std::vector<float> a = Values<float>(10, 1), b = Values<float>(3, 2), c = Values<float>(100, 3);
+  void* buffers[] = {a.data(), b.data(), c.data()};
+  const int64_t counts[] = {10, 3, 100};
+  ASSERT_EQ(tess_bucketed_allreduce(reducer.get(), buffers, counts, 3, TESS_DTYPE_F32,
+                                    TESS_REDUCE_SUM, nullptr),
+            TESS_OK)
+      << LastError();
+  EXPECT_EQ(c, Values<float>(100, 3));
+  const Stats s = StatsOf(reducer.get());
+  EXPECT_EQ(s.buckets, 1);
+  EXPECT_EQ(s.in_place, 0);
+}
+
+TEST_F(CollectivesCapiTest, BucketedAllReducerCreateBadInputs) {
+  tess_bucketed_allreducer* const sentinel = reinterpret_cast<tess_bucketed_allreducer*>(0x1);
+  tess_bucketed_allreducer* raw = sentinel;
+  EXPECT_EQ(tess_bucketed_allreducer_create(nullptr, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_create: argument \"out\" is NULL");
+  const size_t huge = std::numeric_limits<size_t>::max();
+  EXPECT_EQ(tess_bucketed_allreducer_create(&raw, huge), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_create: bucket_bytes is " +
+                             std::to_string(huge) +
+                             "; at most 9223372036854775807 (0 = the default, 25 MiB)");
+  EXPECT_EQ(raw, sentinel);
+  tess_bucketed_allreducer_destroy(nullptr);
+}
+
+TEST_F(CollectivesCapiTest, BucketedAllReduceBadInputs) {
+  tess_bucketed_allreducer* raw = nullptr;
+  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, 0), TESS_OK) << LastError();
+  ReducerPtr reducer(raw);
+  std::vector<int32_t> a = {1, 2, 3}, b = {4, 5};
+  void* buffers[] = {a.data(), b.data()};
+  const int64_t counts[] = {3, 2};
+  const int64_t negative[] = {3, -4};
+  void* with_null[] = {a.data(), nullptr};
+  auto expect = [&](tess_status code, const std::string& message, tess_bucketed_allreducer* r,
+                    void* const* bufs, const int64_t* cnts, tess_dtype dtype, tess_reduce_op op,
+                    const tess_placement* placement) {
+    EXPECT_EQ(tess_bucketed_allreduce(r, bufs, cnts, 2, dtype, op, placement), code) << message;
+    EXPECT_EQ(LastError(), message);
+    EXPECT_EQ(a, (std::vector<int32_t>{1, 2, 3}));
+    EXPECT_EQ(b, (std::vector<int32_t>{4, 5}));
+  };
+  const tess_dtype i32 = TESS_DTYPE_I32;
+  const tess_reduce_op sum = TESS_REDUCE_SUM;
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: argument \"reducer\" is NULL", nullptr,
+         buffers, counts, i32, sum, nullptr);
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: argument \"buffers\" is NULL",
+         reducer.get(), nullptr, counts, i32, sum, nullptr);
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: argument \"counts\" is NULL",
+         reducer.get(), buffers, nullptr, i32, sum, nullptr);
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: counts[1] is -4; it must be >= 0",
+         reducer.get(), buffers, negative, i32, sum, nullptr);
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: buffers[1] is NULL but counts[1] is 2",
+         reducer.get(), with_null, counts, i32, sum, nullptr);
+  expect(TESS_INVALID_ARGUMENT,
+         "tess_bucketed_allreduce: dtype 77 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
+         "f16 4, bf16 5)",
+         reducer.get(), buffers, counts, 77, sum, nullptr);
+  expect(TESS_UNIMPLEMENTED,
+         "tess_bucketed_allreduce: dtype bf16 cannot move between ranks yet (supported: f32, f64, "
+         "i32, i64)",
+         reducer.get(), buffers, counts, TESS_DTYPE_BF16, sum, nullptr);
+  expect(TESS_INVALID_ARGUMENT,
+         "tess_bucketed_allreduce: op -1 is not a known reduce op (sum 0, max 1, min 2)",
+         reducer.get(), buffers, counts, i32, -1, nullptr);
+  expect(TESS_OUT_OF_RANGE,
+         "tess_bucketed_allreduce: placement cpu:[3] names rank 3 but the world has 1 ranks",
+         reducer.get(), buffers, counts, i32, sum, Placement("cpu:[3]").get());
+  EXPECT_EQ(StatsOf(reducer.get()).calls, 0) << "no failed call may reach the reducer";
+
+  int64_t x = 0;
+  EXPECT_EQ(tess_bucketed_allreducer_stats(&x, &x, &x, &x, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_stats: argument \"reducer\" is NULL");
+  EXPECT_EQ(tess_bucketed_allreducer_stats(&x, nullptr, &x, &x, reducer.get()),
+            TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_stats: argument \"out_plans_built\" is NULL");
+}
+
+TEST_F(CollectivesCapiTest, CollectiveTimeout) {
+  // Communicators exist by now (the world's, cpu:[0]'s, their host ones): they take
+  // the new value, and collectives within it still succeed.
+  ASSERT_EQ(tess_set_collective_timeout(2.5), TESS_OK) << LastError();
+  double seconds = 0;
+  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK) << LastError();
+  EXPECT_EQ(seconds, 2.5);
+  ExpectAllReduceIsIdentity<float>(p_.get());
+  for (double bad : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    EXPECT_EQ(tess_set_collective_timeout(bad), TESS_INVALID_ARGUMENT);
+    EXPECT_EQ(LastError().rfind("tess_set_collective_timeout: seconds is ", 0), 0u) << LastError();
+    EXPECT_NE(LastError().find("; it must be a finite number >= 0 (0 = no limit)"),
+              std::string::npos)
+        << LastError();
+  }
+  EXPECT_EQ(tess_set_collective_timeout(-1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_set_collective_timeout: seconds is -1; it must be a finite number >= 0 (0 = no "
+            "limit)");
+  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+  EXPECT_EQ(seconds, 2.5) << "a rejected value changes nothing";
+  ASSERT_EQ(tess_set_collective_timeout(0), TESS_OK) << LastError();
+  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+  EXPECT_EQ(seconds, 0);
+  EXPECT_EQ(tess_collective_timeout(nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_collective_timeout: argument \"out\" is NULL");
+}
+
+}  // namespace
+}  // namespace tessera::capi_test

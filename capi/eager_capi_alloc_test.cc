@@ -1,0 +1,85 @@
+// The hot path of the typed ops: a warm tess_add (inference cached, no boxing) adds
+// exactly one heap allocation, its handle, to what eager::Apply itself does. Global
+// operator new is replaced in this binary to count allocations on this thread.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "capi/src/handles.h"
+#include "capi/tensor_test_util.h"
+#include "core/eager/interpreter.h"
+#include "core/op/op_registry.h"
+#include "tessera/tessera.h"
+
+namespace {
+thread_local long allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace tessera::capi_test {
+namespace {
+
+// The core tensor behind a handle, for calling eager::Apply directly (the test links
+// the C API library, so it may look inside the handle).
+eager::Tensor Core(const tess_tensor* t) { return t->value; }
+
+constexpr int kCalls = 50;
+
+TEST(EagerCapiAllocTest, WarmAddAllocatesOnlyItsHandleBeyondTheCore) {
+  ASSERT_EQ(tess_init(), TESS_OK) << LastError();
+  TensorPtr x = FromHost(std::vector<float>(64, 1.5f), {8, 8}, "cpu:[0]", "S(0)");
+  TensorPtr y = FromHost(std::vector<float>(64, 2.0f), {8, 8}, "cpu:[0]", "S(0)");
+  for (int i = 0; i < 3; ++i) {  // warm-up: inference cache, scratch buffers, allocator
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(tess_add(&out, x.get(), y.get()), TESS_OK) << LastError();
+    tess_tensor_destroy(out);
+  }
+  long before = allocations;
+  for (int i = 0; i < kCalls; ++i) {
+    tess_tensor* out = nullptr;
+    tess_add(&out, x.get(), y.get());
+    tess_tensor_destroy(out);
+  }
+  const long capi = allocations - before;
+
+  const op::OpDef* add = op::OpRegistry::Global().Find("add").value();
+  const eager::Tensor inputs[2] = {Core(x.get()), Core(y.get())};
+  const op::AttrMap attrs;
+  std::vector<eager::Tensor> outputs;
+  outputs.reserve(1);
+  ASSERT_TRUE(eager::Apply(*add, inputs, 2, attrs, &outputs).ok());
+  outputs.clear();
+  before = allocations;
+  for (int i = 0; i < kCalls; ++i) {
+    if (!eager::Apply(*add, inputs, 2, attrs, &outputs).ok()) break;
+    outputs.clear();
+  }
+  const long core = allocations - before;
+
+  ::testing::Test::RecordProperty("tess_add_allocations_per_call", static_cast<int>(capi / kCalls));
+  ::testing::Test::RecordProperty("eager_apply_allocations_per_call",
+                                  static_cast<int>(core / kCalls));
+  EXPECT_EQ(capi - core, kCalls) << "tess_add: " << capi << " allocations in " << kCalls
+                                 << " calls; eager::Apply: " << core;
+  // The core itself allocates only the output tensor object.
+  EXPECT_LE(core, kCalls);
+}
+
+TEST(EagerCapiAllocTest, TheCounterSeesAllocations) {
+  const long before = allocations;
+  std::vector<int>* v = new std::vector<int>(10);
+  delete v;
+  EXPECT_GE(allocations - before, 2);
+}
+
+}  // namespace
+}  // namespace tessera::capi_test

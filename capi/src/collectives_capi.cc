@@ -1,0 +1,275 @@
+// tess_allreduce, tess_bucketed_allreduce* and the collective timeout: collectives on
+// host buffers over a placement's ranks or the world.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "capi/src/capi_error.h"
+#include "capi/src/comm_args.h"
+#include "capi/src/handles.h"
+#include "capi/src/tensor_args.h"
+#include "core/comm/bucketed_allreduce.h"
+#include "core/comm/comm_checks.h"
+#include "core/comm/communicator.h"
+#include "core/comm/hierarchical_communicator.h"
+#include "core/comm/mpi_comm_registry.h"
+#include "core/comm/mpi_communicator.h"
+#include "core/comm/mpi_world.h"
+#include "tessera/tessera.h"
+
+using tessera::DType;
+using tessera::InvalidArgument;
+using tessera::Placement;
+using tessera::Result;
+using tessera::Status;
+using tessera::StatusCode;
+using tessera::capi::MovableDTypeArg;
+using tessera::capi::ReduceOpArg;
+using tessera::capi::ReportIn;
+using tessera::comm::BucketedAllReducer;
+using tessera::comm::BucketTensor;
+using tessera::comm::Communicator;
+using tessera::comm::HierarchicalAlgorithm;
+using tessera::comm::HierarchicalCommunicator;
+using tessera::comm::MpiCommRegistry;
+using tessera::comm::MpiCommunicator;
+using tessera::comm::ReduceOp;
+
+// The core reducer plus the call's tensor list, kept so a warm call allocates nothing.
+struct tess_bucketed_allreducer {
+  std::unique_ptr<BucketedAllReducer> value;
+  std::vector<BucketTensor> tensors;
+};
+
+namespace {
+
+// INVALID_ARGUMENT for a negative count or a NULL buffer that holds elements. `index`
+// < 0 names the arguments "count" and "buffer", else "counts[index]" and
+// "buffers[index]".
+Status CheckBuffer(const void* buffer, int64_t count, int64_t index) {
+  if (count >= 0 && (buffer != nullptr || count == 0)) return Status::Ok();
+  const std::string at = index < 0 ? "" : "[" + std::to_string(index) + "]";
+  const std::string count_name = (index < 0 ? "count" : "counts") + at;
+  if (count < 0) {
+    return InvalidArgument(count_name + " is " + std::to_string(count) + "; it must be >= 0");
+  }
+  return InvalidArgument((index < 0 ? "buffer" : "buffers") + at + " is NULL but " + count_name +
+                         " is " + std::to_string(count));
+}
+
+// cpu:[0, ..., size - 1]. Made once: the world's size never changes after tess_init,
+// and looking it up in the registry by placement allocates nothing, where
+// MpiCommRegistry::World() builds its rank list on every call.
+Result<Placement> WorldPlacement(int32_t size) {
+  std::vector<int32_t> ranks(static_cast<size_t>(size));
+  for (int32_t r = 0; r < size; ++r) ranks[r] = r;
+  return Placement::Make(tessera::DeviceType::kCpu, std::move(ranks), {size});
+}
+
+// The group a collective runs over: the world for a NULL placement, else the
+// placement's ranks; nullptr when this rank is outside the placement (nothing to do).
+Result<MpiCommunicator*> GroupOf(const tess_placement* placement) {
+  MpiCommRegistry& registry = MpiCommRegistry::Global();
+  if (placement == nullptr) {
+    TESS_ASSIGN_OR_RETURN(int32_t size, tessera::comm::WorldSize());
+    static const Result<Placement> world = WorldPlacement(size);
+    TESS_RETURN_IF_ERROR(world.status());
+    return registry.ForPlacement(*world);
+  }
+  const Placement& p = placement->value;
+  if (p.device_type() != tessera::DeviceType::kCpu) {
+    return tessera::Unimplemented(std::string("collectives on ") +
+                                  tessera::DeviceTypeName(p.device_type()) + " placements (" +
+                                  p.ToString() +
+                                  ") are not implemented; host buffers need a cpu "
+                                  "placement");
+  }
+  TESS_ASSIGN_OR_RETURN(int32_t me, tessera::comm::WorldRank());
+  if (!p.contains(me)) {
+    // The registry makes no MPI call for a non-member; it still checks the placement
+    // against the world, so every rank rejects a rank the world lacks alike.
+    Status s = registry.ForPlacement(p).status();
+    if (s.code() == StatusCode::kNotFound) return nullptr;
+    return s;
+  }
+  return registry.ForPlacement(p);
+}
+
+// The host-by-host communicators of tess_allreduce, one per (group, algorithm), made on
+// first use and freed before MPI is finalised. Keyed by the registry's communicator,
+// which lives as long (until FinalizeWorld).
+class HierarchicalCache {
+ public:
+  static HierarchicalCache& Global() {
+    static HierarchicalCache* cache = new HierarchicalCache;  // outlives static destructors
+    return *cache;
+  }
+
+  // Collective over `group` on a miss (HierarchicalCommunicator::Create).
+  Result<Communicator*> Get(const MpiCommunicator& group, HierarchicalAlgorithm algorithm) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Entry& entry = entries_[&group];
+    std::unique_ptr<HierarchicalCommunicator>& slot =
+        algorithm == HierarchicalAlgorithm::kAuto ? entry.automatic : entry.forced;
+    if (slot == nullptr) {
+      tessera::comm::HierarchicalOptions options;
+      options.algorithm = algorithm;
+      TESS_ASSIGN_OR_RETURN(slot, HierarchicalCommunicator::Create(group, options));
+      if (!hooked_) {
+        tessera::comm::AddPreFinalizeHook([] { Global().Clear(); });
+        hooked_ = true;
+      }
+    }
+    return slot.get();
+  }
+
+  Status SetTimeout(double seconds) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [group, entry] : entries_) {
+      for (auto* comm : {entry.automatic.get(), entry.forced.get()}) {
+        if (comm != nullptr) TESS_RETURN_IF_ERROR(comm->SetTimeout(seconds));
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  struct Entry {
+    std::unique_ptr<HierarchicalCommunicator> automatic;
+    std::unique_ptr<HierarchicalCommunicator> forced;
+  };
+
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.clear();
+    hooked_ = false;
+  }
+
+  std::mutex mu_;
+  bool hooked_ = false;
+  std::unordered_map<const MpiCommunicator*, Entry> entries_;
+};
+
+}  // namespace
+
+extern "C" {
+
+tess_status tess_allreduce(void* buffer, int64_t count, tess_dtype dtype, tess_reduce_op op,
+                           const tess_placement* placement, tess_allreduce_algorithm algorithm) {
+  TESS_CAPI_BEGIN
+  // Every local check comes before the group is made: that is collective.
+  Status s = CheckBuffer(buffer, count, -1);
+  if (!s.ok()) return ReportIn(__func__, s);
+  Result<DType> type = MovableDTypeArg(dtype);
+  if (!type.ok()) return ReportIn(__func__, type.status());
+  Result<ReduceOp> reduce = ReduceOpArg(op);
+  if (!reduce.ok()) return ReportIn(__func__, reduce.status());
+  if (algorithm < TESS_ALLREDUCE_FLAT || algorithm > TESS_ALLREDUCE_HIERARCHICAL) {
+    return ReportIn(__func__, InvalidArgument("algorithm " + std::to_string(algorithm) +
+                                              " is not flat 0, auto 1 or hierarchical 2"));
+  }
+  Result<MpiCommunicator*> group = GroupOf(placement);
+  if (!group.ok()) return ReportIn(__func__, group.status());
+  if (*group == nullptr) return TESS_OK;
+  Communicator* comm = *group;
+  if (algorithm != TESS_ALLREDUCE_FLAT) {
+    Result<Communicator*> hierarchical = HierarchicalCache::Global().Get(
+        **group, algorithm == TESS_ALLREDUCE_AUTO ? HierarchicalAlgorithm::kAuto
+                                                  : HierarchicalAlgorithm::kShardedHosts);
+    if (!hierarchical.ok()) return ReportIn(__func__, hierarchical.status());
+    comm = *hierarchical;
+  }
+  return ReportIn(__func__, comm->AllReduce(buffer, buffer, count, *type, *reduce));
+  TESS_CAPI_END
+}
+
+tess_status tess_bucketed_allreducer_create(tess_bucketed_allreducer** out, size_t bucket_bytes) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_BEGIN
+  const auto max = static_cast<size_t>(std::numeric_limits<int64_t>::max());
+  if (bucket_bytes > max) {
+    return ReportIn(
+        __func__, InvalidArgument("bucket_bytes is " + std::to_string(bucket_bytes) + "; at most " +
+                                  std::to_string(max) + " (0 = the default, 25 MiB)"));
+  }
+  tessera::comm::BucketOptions options;
+  if (bucket_bytes > 0) options.bucket_bytes = static_cast<int64_t>(bucket_bytes);
+  Result<std::unique_ptr<BucketedAllReducer>> reducer = BucketedAllReducer::Create(options);
+  if (!reducer.ok()) return ReportIn(__func__, reducer.status());
+  *out = new tess_bucketed_allreducer{std::move(reducer).value(), {}};
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+void tess_bucketed_allreducer_destroy(tess_bucketed_allreducer* reducer) { delete reducer; }
+
+tess_status tess_bucketed_allreduce(tess_bucketed_allreducer* reducer, void* const* buffers,
+                                    const int64_t* counts, size_t num_tensors, tess_dtype dtype,
+                                    tess_reduce_op op, const tess_placement* placement) {
+  TESS_CAPI_REQUIRE(reducer);
+  if (num_tensors > 0) {
+    TESS_CAPI_REQUIRE(buffers);
+    TESS_CAPI_REQUIRE(counts);
+  }
+  TESS_CAPI_BEGIN
+  for (size_t i = 0; i < num_tensors; ++i) {
+    Status s = CheckBuffer(buffers[i], counts[i], static_cast<int64_t>(i));
+    if (!s.ok()) return ReportIn(__func__, s);
+  }
+  Result<DType> type = MovableDTypeArg(dtype);
+  if (!type.ok()) return ReportIn(__func__, type.status());
+  Result<ReduceOp> reduce = ReduceOpArg(op);
+  if (!reduce.ok()) return ReportIn(__func__, reduce.status());
+  Result<MpiCommunicator*> group = GroupOf(placement);
+  if (!group.ok()) return ReportIn(__func__, group.status());
+  if (*group == nullptr) return TESS_OK;
+  std::vector<BucketTensor>& tensors = reducer->tensors;
+  tensors.resize(num_tensors);
+  for (size_t i = 0; i < num_tensors; ++i) tensors[i] = BucketTensor{buffers[i], counts[i], *type};
+  return ReportIn(__func__, reducer->value->AllReduce(**group, tensors, *reduce));
+  TESS_CAPI_END
+}
+
+tess_status tess_bucketed_allreducer_stats(int64_t* out_calls, int64_t* out_plans_built,
+                                           int64_t* out_buckets, int64_t* out_in_place_buckets,
+                                           const tess_bucketed_allreducer* reducer) {
+  TESS_CAPI_REQUIRE(out_calls);
+  TESS_CAPI_REQUIRE(out_plans_built);
+  TESS_CAPI_REQUIRE(out_buckets);
+  TESS_CAPI_REQUIRE(out_in_place_buckets);
+  TESS_CAPI_REQUIRE(reducer);
+  const BucketedAllReducer::Stats& stats = reducer->value->stats();
+  *out_calls = stats.calls;
+  *out_plans_built = stats.plans_built;
+  *out_buckets = stats.buckets;
+  *out_in_place_buckets = stats.in_place_buckets;
+  return TESS_OK;
+}
+
+tess_status tess_set_collective_timeout(double seconds) {
+  TESS_CAPI_BEGIN
+  Status s = tessera::comm::CheckTimeout(__func__, seconds);
+  if (!s.ok()) return tessera::capi::Report(s);
+  s = tessera::comm::SetDefaultCollectiveTimeout(seconds);
+  if (s.ok()) s = MpiCommRegistry::Global().SetTimeout(seconds);
+  if (s.ok()) s = HierarchicalCache::Global().SetTimeout(seconds);
+  return ReportIn(__func__, s);
+  TESS_CAPI_END
+}
+
+tess_status tess_collective_timeout(double* out) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_BEGIN
+  Result<double> seconds = tessera::comm::DefaultCollectiveTimeout();
+  if (!seconds.ok()) return ReportIn(__func__, seconds.status());
+  *out = *seconds;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+}  // extern "C"

@@ -1,0 +1,241 @@
+// tess_tensor_to_dlpack* / tess_tensor_from_dlpack*: zero-copy export of a rank's
+// local piece and import of one as tess_tensor_from_local, through DLPack.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "capi/src/capi_error.h"
+#include "capi/src/handles.h"
+#include "capi/src/tensor_args.h"
+#include "core/eager/creation.h"
+#include "tessera/dlpack.h"
+#include "tessera/tessera.h"
+
+using tessera::DType;
+using tessera::InvalidArgument;
+using tessera::Result;
+using tessera::Shape;
+using tessera::Status;
+using tessera::capi::EmitTensor;
+using tessera::capi::ReportIn;
+using tessera::capi::RequireLocal;
+using tessera::capi::ShapeArg;
+
+namespace {
+
+// (code, bits) of each Tessera dtype, indexed by DType value.
+constexpr struct {
+  uint8_t code;
+  uint8_t bits;
+} kDlTypes[] = {
+    {kDLFloat, 32}, {kDLFloat, 64}, {kDLInt, 32}, {kDLInt, 64}, {kDLFloat, 16}, {kDLBfloat, 16},
+};
+static_assert(sizeof(kDlTypes) / sizeof(kDlTypes[0]) == tessera::kNumDTypes,
+              "one DLPack type per dtype");
+
+Result<DType> DTypeOfDl(const DLDataType& t) {
+  if (t.lanes == 1) {
+    for (int i = 0; i < tessera::kNumDTypes; ++i) {
+      if (kDlTypes[i].code == t.code && kDlTypes[i].bits == t.bits) return static_cast<DType>(i);
+    }
+  }
+  return InvalidArgument("DLPack dtype (code " + std::to_string(t.code) + ", bits " +
+                         std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) +
+                         ") has no Tessera dtype; f32, f64, i32, i64, f16 (code 2 = float) and "
+                         "bf16 (code 4) with lanes 1 do");
+}
+
+// The export: the DLPack struct plus what it points into, in one block. Holding the
+// core tensor keeps its storage alive however long the consumer keeps the export.
+template <typename Managed>
+struct Export {
+  Managed managed;
+  tessera::eager::Tensor tensor;
+  int64_t shape[Shape::kMaxDims];
+  int64_t strides[Shape::kMaxDims];
+
+  static void Delete(Managed* self) { delete static_cast<Export*>(self->manager_ctx); }
+};
+
+// Fills the DLTensor of `e` from its tensor's local piece: compact row-major.
+template <typename Managed>
+void DescribeLocal(Export<Managed>* e) {
+  const tessera::eager::GlobalTensor& t = *e->tensor;
+  const Shape& local = t.local_shape();
+  int64_t stride = 1;
+  for (int d = local.ndim() - 1; d >= 0; --d) {
+    e->shape[d] = local.dim(d);
+    e->strides[d] = stride;
+    stride *= local.dim(d);
+  }
+  DLTensor& dl = e->managed.dl_tensor;
+  // DLPack wants NULL for an empty tensor; the core's buffer is never NULL.
+  dl.data = t.local_bytes() > 0 ? const_cast<void*>(t.local_data()) : nullptr;
+  dl.device = DLDevice{kDLCPU, 0};
+  dl.ndim = local.ndim();
+  const int type = static_cast<int>(t.dtype());
+  dl.dtype = DLDataType{kDlTypes[type].code, kDlTypes[type].bits, 1};
+  dl.shape = e->shape;
+  dl.strides = e->strides;
+  dl.byte_offset = 0;
+  e->managed.manager_ctx = e;
+  e->managed.deleter = &Export<Managed>::Delete;
+}
+
+template <typename Managed>
+tess_status ExportLocal(const char* function, Managed** out, const tess_tensor* tensor) {
+  Status s = RequireLocal(*tensor->value);
+  if (!s.ok()) return ReportIn(function, s);
+  auto* e = new Export<Managed>{};
+  e->tensor = tensor->value;
+  DescribeLocal(e);
+  *out = &e->managed;
+  return TESS_OK;
+}
+
+// Calls the import's deleter when the importing function returns, whatever happens:
+// the C API takes ownership of every non-NULL import.
+template <typename Managed>
+class DeleteOnExit {
+ public:
+  explicit DeleteOnExit(Managed* m) : m_(m) {}
+  ~DeleteOnExit() {
+    if (m_ != nullptr && m_->deleter != nullptr) m_->deleter(m_);
+  }
+  DeleteOnExit(const DeleteOnExit&) = delete;
+  DeleteOnExit& operator=(const DeleteOnExit&) = delete;
+
+ private:
+  Managed* m_;
+};
+
+Status CheckVersion(const DLManagedTensor&) { return Status::Ok(); }
+Status CheckVersion(const DLManagedTensorVersioned& m) {
+  if (m.version.major == DLPACK_MAJOR_VERSION) return Status::Ok();
+  return InvalidArgument("DLPack version " + std::to_string(m.version.major) + "." +
+                         std::to_string(m.version.minor) + ": major version " +
+                         std::to_string(m.version.major) + " is not " +
+                         std::to_string(DLPACK_MAJOR_VERSION) + ", the only layout Tessera reads");
+}
+
+// Copies the elements of `dl` (any strides, possibly negative) into `out`,
+// row-major.
+void GatherStrided(const DLTensor& dl, const char* base, size_t elem, char* out) {
+  const int nd = dl.ndim;
+  int64_t idx[Shape::kMaxDims] = {};
+  int64_t n = 1;
+  for (int d = 0; d < nd; ++d) n *= dl.shape[d];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t offset = 0;
+    for (int d = 0; d < nd; ++d) offset += idx[d] * dl.strides[d];
+    std::memcpy(out + i * static_cast<int64_t>(elem), base + offset * static_cast<int64_t>(elem),
+                elem);
+    for (int d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < dl.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// Whether `dl`'s strides are NULL or those of a compact row-major array (a dim of
+// size 1 may have any stride).
+bool IsCompact(const DLTensor& dl) {
+  if (dl.strides == nullptr) return true;
+  int64_t want = 1;
+  for (int d = dl.ndim - 1; d >= 0; --d) {
+    if (dl.shape[d] != 1 && dl.strides[d] != want) return false;
+    want *= dl.shape[d];
+  }
+  return true;
+}
+
+template <typename Managed>
+Result<tessera::eager::Tensor> Import(const Managed& m, const tess_placement* placement,
+                                      const tess_nd_sbp* nd_sbp, const int64_t* logical_shape) {
+  TESS_RETURN_IF_ERROR(CheckVersion(m));
+  const DLTensor& dl = m.dl_tensor;
+  if (dl.device.device_type != kDLCPU) {
+    return InvalidArgument("DLPack device type " + std::to_string(dl.device.device_type) +
+                           " is not kDLCPU (1); only host memory can be imported");
+  }
+  if (dl.ndim < 0) {
+    return InvalidArgument("DLPack ndim is " + std::to_string(dl.ndim) + "; expected >= 0");
+  }
+  TESS_ASSIGN_OR_RETURN(Shape local_shape,
+                        ShapeArg("DLPack shape", dl.shape, static_cast<size_t>(dl.ndim)));
+  TESS_ASSIGN_OR_RETURN(DType dtype, DTypeOfDl(dl.dtype));
+  Shape logical;
+  if (logical_shape != nullptr) {
+    TESS_ASSIGN_OR_RETURN(logical,
+                          ShapeArg("logical_shape", logical_shape, static_cast<size_t>(dl.ndim)));
+  }
+  const char* base = static_cast<const char*>(dl.data);
+  if (base != nullptr) base += dl.byte_offset;
+  std::vector<char> compact;
+  if (base != nullptr && local_shape.num_elements() > 0 && !IsCompact(dl)) {
+    const size_t elem = tessera::DTypeSize(dtype);
+    compact.resize(static_cast<size_t>(local_shape.num_elements()) * elem);
+    GatherStrided(dl, base, elem, compact.data());
+    base = compact.data();
+  }
+  return tessera::eager::FromLocal(base, local_shape, dtype, placement->value, nd_sbp->value,
+                                   logical_shape != nullptr ? &logical : nullptr);
+}
+
+template <typename Managed>
+tess_status ImportAndDelete(const char* function, tess_tensor** out, Managed* local,
+                            const tess_placement* placement, const tess_nd_sbp* nd_sbp,
+                            const int64_t* logical_shape) {
+  if (local == nullptr) return tessera::capi::NullArgument(function, "local");
+  DeleteOnExit<Managed> release(local);
+  if (out == nullptr) return tessera::capi::NullArgument(function, "out");
+  if (placement == nullptr) return tessera::capi::NullArgument(function, "placement");
+  if (nd_sbp == nullptr) return tessera::capi::NullArgument(function, "nd_sbp");
+  return EmitTensor(function, out, Import(*local, placement, nd_sbp, logical_shape));
+}
+
+}  // namespace
+
+extern "C" {
+
+tess_status tess_tensor_to_dlpack(DLManagedTensorVersioned** out, const tess_tensor* tensor) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(tensor);
+  TESS_CAPI_BEGIN
+  DLManagedTensorVersioned* m = nullptr;
+  tess_status st = ExportLocal(__func__, &m, tensor);
+  if (st != TESS_OK) return st;
+  m->version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  // Tensors are immutable; a consumer that honours the flag cannot write one.
+  m->flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+  *out = m;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_tensor_to_dlpack_legacy(DLManagedTensor** out, const tess_tensor* tensor) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(tensor);
+  TESS_CAPI_BEGIN
+  return ExportLocal(__func__, out, tensor);
+  TESS_CAPI_END
+}
+
+tess_status tess_tensor_from_dlpack(tess_tensor** out, DLManagedTensorVersioned* local,
+                                    const tess_placement* placement, const tess_nd_sbp* nd_sbp,
+                                    const int64_t* logical_shape) {
+  TESS_CAPI_BEGIN
+  return ImportAndDelete(__func__, out, local, placement, nd_sbp, logical_shape);
+  TESS_CAPI_END
+}
+
+tess_status tess_tensor_from_dlpack_legacy(tess_tensor** out, DLManagedTensor* local,
+                                           const tess_placement* placement,
+                                           const tess_nd_sbp* nd_sbp,
+                                           const int64_t* logical_shape) {
+  TESS_CAPI_BEGIN
+  return ImportAndDelete(__func__, out, local, placement, nd_sbp, logical_shape);
+  TESS_CAPI_END
+}
+
+}  // extern "C"
