@@ -1,0 +1,233 @@
+#include "core/plan/compile.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "core/comm/mpi_world.h"
+#include "core/sbp/physical_layout.h"
+#include "kernels/builtin/builtin_kernels.h"
+
+namespace tessera::plan {
+namespace {
+
+std::string OperandString(const Operand& o, const Program& program) {
+  if (o.register_id >= 0) return "r" + std::to_string(o.register_id);
+  if (o.variable >= 0) return "var \"" + program.value(o.variable).name + "\"";
+  return "-";
+}
+
+std::string RegisterString(int64_t id) { return id >= 0 ? "r" + std::to_string(id) : "-"; }
+
+// Builds the plan in one pass; a class so the register tables are not threaded through
+// every helper.
+class Compiler {
+ public:
+  Compiler(const Program& program, int32_t rank) {
+    plan_ = std::make_shared<CompiledPlan>();
+    plan_->program = program;
+    plan_->rank = rank;
+  }
+
+  Result<std::shared_ptr<const CompiledPlan>> Run() {
+    const Program& program = plan_->program;
+    if (program.outputs().empty()) {
+      return InvalidArgument("Compile: the program has no outputs (call MarkOutput)");
+    }
+    const size_t num_values = program.values().size();
+    plan_->value_registers.assign(num_values, -1);
+    plan_->local_shapes.resize(num_values);
+    plan_->has_local.assign(num_values, false);
+    for (size_t v = 0; v < num_values; ++v) {
+      const ProgramValue& value = program.values()[v];
+      if (value.meta.placement.device_type() != DeviceType::kCpu) {
+        return Unimplemented("Compile: value %" + std::to_string(v) + " (" + value.name +
+                             ") is on " + value.meta.placement.ToString() +
+                             "; plans run on cpu placements only");
+      }
+      TESS_ASSIGN_OR_RETURN(plan_->has_local[v], LocalShape(value.meta, &plan_->local_shapes[v]));
+    }
+
+    PlanStep feed;
+    for (ValueId id : program.inputs()) {
+      if (!plan_->has_local[id]) continue;
+      plan_->value_registers[id] = NewRegister(program.value(id).name, plan_->local_shapes[id],
+                                               program.value(id).meta.dtype);
+      feed.writes.push_back(plan_->value_registers[id]);
+    }
+    steps_.push_back(std::move(feed));
+
+    for (size_t i = 0; i < program.ops().size(); ++i) TESS_RETURN_IF_ERROR(AddOpSteps(i));
+
+    PlanStep fetch;
+    for (ValueId id : program.outputs()) {
+      if (plan_->value_registers[id] >= 0) fetch.reads.push_back(plan_->value_registers[id]);
+    }
+    steps_.push_back(std::move(fetch));
+
+    TESS_ASSIGN_OR_RETURN(std::vector<Lifetime> lifetimes,
+                          ComputeLifetimes(static_cast<int64_t>(plan_->registers.size()), steps_));
+    for (size_t r = 0; r < lifetimes.size(); ++r) plan_->registers[r].lifetime = lifetimes[r];
+    TESS_ASSIGN_OR_RETURN(plan_->memory, PlanMemory(plan_->registers));
+    return std::shared_ptr<const CompiledPlan>(std::move(plan_));
+  }
+
+ private:
+  // Whether this rank holds a piece of `meta`, and its shape.
+  Result<bool> LocalShape(const infer::TensorMeta& meta, Shape* shape) const {
+    if (!meta.placement.contains(plan_->rank)) return false;
+    TESS_ASSIGN_OR_RETURN(PhysicalLayout layout, PhysicalLayoutOfRank(meta.shape, meta.placement,
+                                                                      meta.nd_sbp, plan_->rank));
+    *shape = layout.local_shape;
+    return true;
+  }
+
+  int64_t NewRegister(const std::string& name, const Shape& shape, DType dtype) {
+    RegisterDesc desc;
+    desc.name = name;
+    desc.mem_case = MemCase::Host();
+    desc.shape = shape;
+    desc.dtype = dtype;
+    plan_->registers.push_back(std::move(desc));
+    return static_cast<int64_t>(plan_->registers.size() - 1);
+  }
+
+  Operand OperandOf(ValueId id) const {
+    Operand o;
+    if (plan_->program.value(id).kind == ValueKind::kVariable) {
+      if (plan_->has_local[id]) o.variable = id;
+    } else {
+      o.register_id = plan_->value_registers[id];
+    }
+    return o;
+  }
+
+  static void AddRead(const Operand& o, PlanStep* step) {
+    if (o.register_id >= 0) step->reads.push_back(o.register_id);
+  }
+
+  // The operand holding `id` as `nd_sbp`: the value itself, or the register of a boxing
+  // step (added once per (value, nd-sbp)).
+  Result<Operand> Boxed(ValueId id, const NdSbp& nd_sbp) {
+    const std::pair<ValueId, std::string> key(id, nd_sbp.ToString());
+    auto it = boxed_.find(key);
+    if (it != boxed_.end()) return it->second;
+    const ProgramValue& value = plan_->program.value(id);
+    infer::TensorMeta dst = value.meta;
+    dst.nd_sbp = nd_sbp;
+    CompiledStep step;
+    step.kind = StepKind::kBoxing;
+    step.boxed_value = id;
+    step.dst_nd_sbp = nd_sbp;
+    step.inputs.push_back(OperandOf(id));
+    Operand out;
+    Shape local;
+    TESS_ASSIGN_OR_RETURN(bool has_local, LocalShape(dst, &local));
+    if (has_local) {
+      out.register_id = NewRegister(value.name + " as " + nd_sbp.ToString(), local, dst.dtype);
+    }
+    step.outputs.push_back(out.register_id);
+    PlanStep uses;
+    AddRead(step.inputs[0], &uses);
+    if (out.register_id >= 0) uses.writes.push_back(out.register_id);
+    steps_.push_back(std::move(uses));
+    plan_->steps.push_back(std::move(step));
+    ++plan_->num_boxing_steps;
+    boxed_.emplace(key, out);
+    return out;
+  }
+
+  Status AddOpSteps(size_t op_index) {
+    const Program& program = plan_->program;
+    const ProgramOp& op = program.ops()[op_index];
+    CompiledStep step;
+    step.kind = StepKind::kKernel;
+    step.op_index = static_cast<int64_t>(op_index);
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      if (op.inference.needs_boxing[i]) {
+        TESS_ASSIGN_OR_RETURN(Operand o, Boxed(op.inputs[i], op.inference.input_nd_sbps[i]));
+        step.inputs.push_back(o);
+      } else {
+        step.inputs.push_back(OperandOf(op.inputs[i]));
+      }
+    }
+    bool runs_here = false;
+    for (ValueId id : op.outputs) {
+      if (!plan_->has_local[id]) continue;
+      runs_here = true;
+      plan_->value_registers[id] = NewRegister(program.value(id).name, plan_->local_shapes[id],
+                                               program.value(id).meta.dtype);
+    }
+    for (ValueId id : op.outputs) step.outputs.push_back(plan_->value_registers[id]);
+    if (runs_here) {
+      step.kernel = kernels::BuiltinKernels().Find(op.def->name(), DeviceType::kCpu);
+      if (step.kernel == nullptr) {
+        return Unimplemented("Compile: op #" + std::to_string(op_index) + " (" + op.def->name() +
+                             ") has no cpu kernel");
+      }
+    }
+    PlanStep uses;
+    for (const Operand& o : step.inputs) AddRead(o, &uses);
+    for (int64_t r : step.outputs) {
+      if (r >= 0) uses.writes.push_back(r);
+    }
+    steps_.push_back(std::move(uses));
+    plan_->steps.push_back(std::move(step));
+    return Status::Ok();
+  }
+
+  std::shared_ptr<CompiledPlan> plan_;
+  std::vector<PlanStep> steps_;
+  std::map<std::pair<ValueId, std::string>, Operand> boxed_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const CompiledPlan>> Compile(const Program& program) {
+  Result<int32_t> rank = comm::WorldRank();
+  if (!rank.ok()) return FailedPrecondition("Compile: " + rank.status().message());
+  return Compiler(program, rank.value()).Run();
+}
+
+std::string CompiledPlan::ToString() const {
+  std::string s = "program:\n" + program.ToString();
+  s += "plan on rank " + std::to_string(rank) + ": " + std::to_string(steps.size()) + " steps (" +
+       std::to_string(num_boxing_steps) + " boxing), " + std::to_string(registers.size()) +
+       " registers\n  0: feed";
+  for (ValueId id : program.inputs()) s += " " + RegisterString(value_registers[id]);
+  s += "\n";
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const CompiledStep& step = steps[i];
+    s += "  " + std::to_string(i + 1) + ": ";
+    if (step.kind == StepKind::kBoxing) {
+      s += "box %" + std::to_string(step.boxed_value) + " " +
+           program.value(step.boxed_value).meta.ToString() + " -> " + step.dst_nd_sbp.ToString() +
+           ": " + OperandString(step.inputs[0], program) + " -> " + RegisterString(step.outputs[0]);
+    } else {
+      s += "kernel " + program.ops()[step.op_index].def->name() + " (op #" +
+           std::to_string(step.op_index) + "):";
+      for (size_t k = 0; k < step.inputs.size(); ++k) {
+        s += (k ? ", " : " ") + OperandString(step.inputs[k], program);
+      }
+      s += " ->";
+      for (size_t k = 0; k < step.outputs.size(); ++k) {
+        s += (k ? ", " : " ") + RegisterString(step.outputs[k]);
+      }
+      if (step.kernel == nullptr) s += " (skipped: no local piece)";
+    }
+    s += "\n";
+  }
+  s += "  " + std::to_string(steps.size() + 1) + ": fetch";
+  for (ValueId id : program.outputs()) {
+    if (value_registers[id] >= 0) {
+      s += " " + RegisterString(value_registers[id]);
+    } else {
+      s += " %" + std::to_string(id) + (has_local[id] ? " (variable)" : " (no local piece)");
+    }
+  }
+  s += "\nmemory:\n" + memory.ToString();
+  return s;
+}
+
+}  // namespace tessera::plan

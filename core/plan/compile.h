@@ -1,0 +1,83 @@
+// Compile: turns a Program into a CompiledPlan for the calling rank.
+//
+// Inference already ran op by op as the program was built (program.h); Compile walks the
+// ops in that (topological) order and
+//   1. makes every input whose nd-sbp differs from the op's chosen signature an explicit
+//      boxing step into a fresh register (one per (value, nd-sbp): a value boxed the same
+//      way for two consumers is boxed once);
+//   2. gives every data input, op output and boxing result that has a local piece on this
+//      rank a register sized by its local shape; variables are read in place from their
+//      eager tensors and get none;
+//   3. derives lifetimes in plan order: step 0 feeds the inputs, steps 1..n are the kernel
+//      and boxing steps, step n+1 fetches the outputs (so outputs outlive the run);
+//   4. packs the registers with PlanMemory (mem_plan.h).
+// The plan is per rank (SPMD: every rank compiles the same program; local shapes, and so
+// the memory plan, differ). Ranks outside a step's placement skip its kernel but still
+// take part in its boxing, which is collective.
+#ifndef TESSERA_CORE_PLAN_COMPILE_H_
+#define TESSERA_CORE_PLAN_COMPILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/infer/tensor_meta.h"
+#include "core/plan/mem_plan.h"
+#include "core/plan/program.h"
+#include "core/plan/register_desc.h"
+#include "core/sbp/sbp.h"
+#include "kernels/common/kernel.h"
+#include "kernels/common/kernel_registry.h"
+
+namespace tessera::plan {
+
+// Where a step reads a tensor: a register, or a variable's eager storage. Both -1: the
+// rank holds no local piece.
+struct Operand {
+  int64_t register_id = -1;
+  ValueId variable = -1;
+};
+
+enum class StepKind { kKernel, kBoxing };
+
+struct CompiledStep {
+  StepKind kind = StepKind::kKernel;
+  // kKernel: the op (index into the program's ops), its kernel (null on ranks that hold
+  // no local piece: they skip it), inputs already in the signature's nd-sbps, outputs.
+  int64_t op_index = -1;
+  kernels::KernelFn kernel = nullptr;
+  std::vector<Operand> inputs;
+  std::vector<int64_t> outputs;  // register ids, -1 where the rank holds no piece
+  // kBoxing: value `boxed_value` (read through inputs[0]) re-laid out as `dst_nd_sbp` on
+  // its placement, written to outputs[0].
+  ValueId boxed_value = -1;
+  NdSbp dst_nd_sbp;
+};
+
+struct CompiledPlan {
+  Program program;
+  int32_t rank = 0;
+  // Plan step i + 1 is steps[i]; step 0 feeds the inputs, step steps.size() + 1 fetches.
+  std::vector<CompiledStep> steps;
+  std::vector<RegisterDesc> registers;   // by register id
+  std::vector<int64_t> value_registers;  // by value id; -1: a variable or no local piece
+  std::vector<Shape> local_shapes;       // by value id; meaningful where the rank holds one
+  std::vector<bool> has_local;           // by value id
+  MemoryPlan memory;
+  int64_t num_boxing_steps = 0;
+
+  // The program, the steps ("3: box %1 S(1) -> B into r4", "4: kernel matmul r0, r4 -> r5")
+  // and the memory table.
+  std::string ToString() const;
+};
+
+// Errors: FAILED_PRECONDITION without an MPI world (comm::InitWorld); INVALID_ARGUMENT for a
+// program without outputs; UNIMPLEMENTED for a cuda placement (plans run on the host) or an
+// op without a cpu kernel, naming the op; PlanMemory's errors.
+Result<std::shared_ptr<const CompiledPlan>> Compile(const Program& program);
+
+}  // namespace tessera::plan
+
+#endif  // TESSERA_CORE_PLAN_COMPILE_H_
