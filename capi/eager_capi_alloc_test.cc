@@ -1,29 +1,18 @@
 // The hot path of the typed ops: a warm tess_add (inference cached, no boxing) adds
 // exactly one heap allocation, its handle, to what eager::Apply itself does. Global
-// operator new is replaced in this binary to count allocations on this thread.
+// //core/memory:heap_counter replaces operator new in this binary to count this
+// thread's allocations.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "capi/src/handles.h"
 #include "capi/tensor_test_util.h"
 #include "core/eager/interpreter.h"
+#include "core/memory/heap_counter.h"
 #include "core/op/op_registry.h"
 #include "tessera/tessera.h"
-
-namespace {
-thread_local long allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace tessera::capi_test {
 namespace {
@@ -43,13 +32,13 @@ TEST(EagerCapiAllocTest, WarmAddAllocatesOnlyItsHandleBeyondTheCore) {
     ASSERT_EQ(tess_add(&out, x.get(), y.get()), TESS_OK) << LastError();
     tess_tensor_destroy(out);
   }
-  long before = allocations;
+  long before = memory::ThreadHeapAllocations();
   for (int i = 0; i < kCalls; ++i) {
     tess_tensor* out = nullptr;
     tess_add(&out, x.get(), y.get());
     tess_tensor_destroy(out);
   }
-  const long capi = allocations - before;
+  const long capi = memory::ThreadHeapAllocations() - before;
 
   const op::OpDef* add = op::OpRegistry::Global().Find("add").value();
   const eager::Tensor inputs[2] = {Core(x.get()), Core(y.get())};
@@ -58,27 +47,27 @@ TEST(EagerCapiAllocTest, WarmAddAllocatesOnlyItsHandleBeyondTheCore) {
   outputs.reserve(1);
   ASSERT_TRUE(eager::Apply(*add, inputs, 2, attrs, &outputs).ok());
   outputs.clear();
-  before = allocations;
+  before = memory::ThreadHeapAllocations();
   for (int i = 0; i < kCalls; ++i) {
     if (!eager::Apply(*add, inputs, 2, attrs, &outputs).ok()) break;
     outputs.clear();
   }
-  const long core = allocations - before;
+  const long core = memory::ThreadHeapAllocations() - before;
 
   ::testing::Test::RecordProperty("tess_add_allocations_per_call", static_cast<int>(capi / kCalls));
   ::testing::Test::RecordProperty("eager_apply_allocations_per_call",
                                   static_cast<int>(core / kCalls));
-  EXPECT_EQ(capi - core, kCalls) << "tess_add: " << capi << " allocations in " << kCalls
-                                 << " calls; eager::Apply: " << core;
+  EXPECT_EQ(capi - core, kCalls) << "tess_add: " << capi << " memory::ThreadHeapAllocations() in "
+                                 << kCalls << " calls; eager::Apply: " << core;
   // The core itself allocates only the output tensor object.
   EXPECT_LE(core, kCalls);
 }
 
 TEST(EagerCapiAllocTest, TheCounterSeesAllocations) {
-  const long before = allocations;
+  const long before = memory::ThreadHeapAllocations();
   std::vector<int>* v = new std::vector<int>(10);
   delete v;
-  EXPECT_GE(allocations - before, 2);
+  EXPECT_GE(memory::ThreadHeapAllocations() - before, 2);
 }
 
 }  // namespace

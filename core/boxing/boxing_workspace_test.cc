@@ -19,7 +19,7 @@ TEST(BoxingWorkspaceTest, StagingGrowsAndIsReused) {
 
 TEST(BoxingWorkspaceTest, OverlapsNamesBuffersInsideStaging) {
   BoxingWorkspace ws;
-  char outside[16];
+  char outside[16] = {};
   EXPECT_FALSE(ws.Overlaps(outside, sizeof(outside)));  // nothing allocated yet
   char* stage = static_cast<char*>(ws.Staging(BoxingWorkspace::kRecvSlot, 256).value());
   EXPECT_TRUE(ws.Overlaps(stage, 1));

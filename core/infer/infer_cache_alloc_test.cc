@@ -1,44 +1,23 @@
-// A cache hit must not allocate. This binary replaces the global operator new to
+// A cache hit must not allocate. This binary links //core/memory:heap_counter, which
+// replaces the global operator new to
 // count allocations made by the calling thread.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <new>
 
 #include "core/infer/infer_cache.h"
 #include "core/infer/infer_test_util.h"
-
-namespace {
-thread_local long g_allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& t) noexcept {
-  return operator new(size, t);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#include "core/memory/heap_counter.h"
 
 namespace tessera {
 namespace infer {
 namespace {
 
 TEST(InferCacheAllocTest, CounterSeesAllocations) {
-  long before = g_allocations;
+  long before = memory::ThreadHeapAllocations();
   auto* v = new std::vector<int>(100);
   delete v;
-  EXPECT_GE(g_allocations - before, 2);
+  EXPECT_GE(memory::ThreadHeapAllocations() - before, 2);
 }
 
 TEST(InferCacheAllocTest, HitAllocatesNothing) {
@@ -55,13 +34,13 @@ TEST(InferCacheAllocTest, HitAllocatesNothing) {
   const op::AttrMap no_attrs;
   const std::vector<SbpConstraint> no_cons;
 
-  const long before = g_allocations;
+  const long before = memory::ThreadHeapAllocations();
   for (int i = 0; i < 1000; ++i) {
     auto a = cache.GetOrInfer(matmul, mm, no_attrs, no_cons);
     auto b = cache.GetOrInfer(reduce, x, attrs, cons);
     if (!a.ok() || !b.ok()) FAIL() << "unexpected miss error";
   }
-  const long during = g_allocations - before;
+  const long during = memory::ThreadHeapAllocations() - before;
   EXPECT_EQ(during, 0);
   EXPECT_EQ(cache.stats().hits, 2000u);
   EXPECT_EQ(cache.stats().misses, 2u);

@@ -5,8 +5,8 @@
 #include <random>
 #include <string>
 
+#include "core/memory/heap_counter.h"
 #include "core/op/op_registry.h"
-#include "kernels/common/allocation_counter.h"
 #include "kernels/cpu/kernel_test_util.h"
 
 namespace tessera {
@@ -24,9 +24,9 @@ TEST(NoAllocationTest, EveryKernelCallAfterWarmUp) {
     ASSERT_TRUE(call.ok()) << call.status().ToString();
     const PreparedCall& c = **call;
     ASSERT_TRUE(c.fn(c.ctx).ok());  // warm-up (OpenBLAS sets up its buffers once)
-    const long before = ThreadAllocations();
+    const long before = memory::ThreadHeapAllocations();
     Status s = c.fn(c.ctx);
-    const long during = ThreadAllocations() - before;
+    const long during = memory::ThreadHeapAllocations() - before;
     ASSERT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(during, 0) << name << " allocated " << during << " times";
   }

@@ -48,12 +48,7 @@ inline cudaStream_t StreamOf(const KernelContext& ctx) {
 }
 
 // Launch failures (no device, bad configuration) are reported by cudaGetLastError,
-// which also clears them so they do not leak into the caller's next CUDA call.
-inline Status CheckLaunch(std::string_view what) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return CudaError(std::string(what) + " launch", err);
-  return Status::Ok();
-}
+// which also clears them so they do not leak into the caller's next CUDA call:
 // "<op>: <kernel> launch failed: ...".
 inline Status CheckLaunch(const KernelContext& ctx, std::string_view kernel) {
   const cudaError_t err = cudaGetLastError();

@@ -6,8 +6,8 @@
 #include <random>
 #include <string>
 
+#include "core/memory/heap_counter.h"
 #include "core/op/op_registry.h"
-#include "kernels/common/allocation_counter.h"
 #include "kernels/cuda/cuda_test_util.h"
 #include "kernels/cuda/data_errors.h"
 
@@ -29,9 +29,9 @@ TEST_F(NoAllocationTest, EveryKernelCallAfterWarmUp) {
     CudaCall call(name, inputs, example.attrs, *outputs, stream_);
     // Warm-up: the stream's state, cuBLAS's handle and workspace are made once.
     ASSERT_TRUE(call.Launch().ok());
-    const long before = ThreadAllocations();
+    const long before = memory::ThreadHeapAllocations();
     const Status s = call.Launch();
-    const long during = ThreadAllocations() - before;
+    const long during = memory::ThreadHeapAllocations() - before;
     ASSERT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(during, 0) << name << " allocated " << during << " times";
     ASSERT_TRUE(SynchronizeStream(stream_).ok());

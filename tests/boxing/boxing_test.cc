@@ -19,10 +19,10 @@
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
 #include "core/common/shape.h"
+#include "core/memory/heap_counter.h"
 #include "core/placement/placement.h"
 #include "core/sbp/physical_layout.h"
 #include "core/sbp/sbp.h"
-#include "tests/boxing/alloc_counter.h"
 #include "tests/boxing/oracle.h"
 
 namespace tessera::boxing {
@@ -371,9 +371,9 @@ TEST(BoxTest, SteadyStateAllocatesNothing) {
   };
   ASSERT_TRUE(run_all().ok());  // plans, programs, communicators, staging
   ASSERT_TRUE(run_all().ok());
-  const long before = oracle::ThreadAllocations();
+  const long before = memory::ThreadHeapAllocations();
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(run_all().ok());
-  EXPECT_EQ(oracle::ThreadAllocations() - before, 0);
+  EXPECT_EQ(memory::ThreadHeapAllocations() - before, 0);
 }
 
 }  // namespace

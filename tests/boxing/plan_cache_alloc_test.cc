@@ -4,16 +4,16 @@
 #include <vector>
 
 #include "core/boxing/boxing.h"
-#include "tests/boxing/alloc_counter.h"
+#include "core/memory/heap_counter.h"
 
 namespace tessera::boxing {
 namespace {
 
 TEST(PlanCacheAllocTest, CounterSeesAllocations) {
-  long before = oracle::ThreadAllocations();
+  long before = memory::ThreadHeapAllocations();
   auto* v = new std::vector<int>(100);
   delete v;
-  EXPECT_GE(oracle::ThreadAllocations() - before, 2);
+  EXPECT_GE(memory::ThreadHeapAllocations() - before, 2);
 }
 
 TEST(PlanCacheAllocTest, HitAllocatesNothing) {
@@ -24,13 +24,13 @@ TEST(PlanCacheAllocTest, HitAllocatesNothing) {
   const Shape shape{9, 6, 5};
   ASSERT_TRUE(PlanBoxing(shape, DType::kF32, grid, a, line, b).ok());  // misses allocate
   ASSERT_TRUE(PlanBoxing(shape, DType::kI64, grid, a, grid, c).ok());
-  const long before = oracle::ThreadAllocations();
+  const long before = memory::ThreadHeapAllocations();
   for (int i = 0; i < 1000; ++i) {
     auto x = PlanBoxing(shape, DType::kF32, grid, a, line, b);
     auto y = PlanBoxing(shape, DType::kI64, grid, a, grid, c);
     if (!x.ok() || !y.ok()) FAIL() << "unexpected error";
   }
-  EXPECT_EQ(oracle::ThreadAllocations() - before, 0);
+  EXPECT_EQ(memory::ThreadHeapAllocations() - before, 0);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "capi/tensor_test_util.h"
-#include "kernels/common/allocation_counter.h"
+#include "core/memory/heap_counter.h"
 #include "tessera/tessera.h"
 #include "tests/capi/world_test_util.h"
 
@@ -23,9 +23,9 @@ constexpr int kCalls = 20;
 template <typename Call>
 long WarmAllocations(Call call) {
   for (int i = 0; i < 3; ++i) call();
-  const long before = kernels::ThreadAllocations();
+  const long before = memory::ThreadHeapAllocations();
   for (int i = 0; i < kCalls; ++i) call();
-  return kernels::ThreadAllocations() - before;
+  return memory::ThreadHeapAllocations() - before;
 }
 
 TEST(BoxingCapiAllocTest, WarmBoxAllocatesNothing) {

@@ -1,7 +1,7 @@
 // BucketedAllReducer under mpirun with 1..4 ranks: 100 tensors of mixed sizes
 // (some empty, some over the bucket size) against the plain-loop oracle, plan reuse,
 // and the promise that a call with cached sizes allocates nothing. This binary
-// replaces the global operator new to count allocations made by the calling thread.
+// links //core/memory:heap_counter, which counts the calling thread's allocations.
 #include "core/comm/bucketed_allreduce.h"
 
 #include <gtest/gtest.h>
@@ -9,36 +9,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "core/comm/hierarchical_communicator.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_communicator.h"
+#include "core/memory/heap_counter.h"
 #include "tests/comm/comm_test_util.h"
-
-namespace {
-thread_local long g_allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& t) noexcept {
-  return operator new(size, t);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace tessera::comm {
 namespace {
@@ -159,9 +137,9 @@ TEST(BucketedTest, CachedSizesAllocateNothing) {
     long during = 0;
     for (int salt = 2; salt < 6; ++salt) {
       tensors.Fill(comm->rank(), salt);
-      const long before = g_allocations;
+      const long before = memory::ThreadHeapAllocations();
       Status status = reducer->AllReduce(*comm, tensors.refs, ReduceOp::kMin);
-      during += g_allocations - before;
+      during += memory::ThreadHeapAllocations() - before;
       failures += status.ok() ? 0 : 1;
       tensors.Check(ReduceOp::kMin, comm->size(), salt);
     }
@@ -172,11 +150,11 @@ TEST(BucketedTest, CachedSizesAllocateNothing) {
 }
 
 TEST(BucketedTest, CounterSeesAllocations) {
-  const long before = g_allocations;
+  const long before = memory::ThreadHeapAllocations();
   auto reducer = Reducer();
   Tensors<float> tensors;
   ASSERT_TRUE(reducer->AllReduce(World(), tensors.refs, ReduceOp::kSum).ok());
-  EXPECT_GE(g_allocations - before, 3) << "the first call builds a plan";
+  EXPECT_GE(memory::ThreadHeapAllocations() - before, 3) << "the first call builds a plan";
 }
 
 TEST(BucketedTest, PlansAreCachedBySizes) {

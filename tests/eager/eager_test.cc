@@ -225,7 +225,9 @@ TEST(EagerTest, ReduceSumOverASplitAxisGivesAPartialThatGathersRight) {
   const std::vector<float> x = Iota(4 * 7);
   Tensor t = FromLogical(x.data(), Sh({4, 7}), DType::kF32, WorldPlacement(), S("S(1)")).value();
   Tensor sum = Apply("reduce_sum", {t}, op::AttrMap{{"axes", op::AttrValue::Ints({1})}}).value()[0];
-  if (WorldSize() > 1) EXPECT_EQ(sum->nd_sbp(), S("P"));
+  if (WorldSize() > 1) {
+    EXPECT_EQ(sum->nd_sbp(), S("P"));
+  }
   std::vector<float> want(4, 0);
   for (int i = 0; i < 4; ++i) {
     for (int j = 0; j < 7; ++j) want[i] += x[i * 7 + j];

@@ -161,7 +161,9 @@ TEST(PlanMlpTest, StatsAndPrinting) {
   const std::string plan_text = plan->ToString();
   EXPECT_NE(plan_text.find("kernel softmax"), std::string::npos) << plan_text;
   EXPECT_NE(plan_text.find("0: feed"), std::string::npos) << plan_text;
-  if (p.parallel_num() > 1) EXPECT_NE(plan_text.find(": box %"), std::string::npos) << plan_text;
+  if (p.parallel_num() > 1) {
+    EXPECT_NE(plan_text.find(": box %"), std::string::npos) << plan_text;
+  }
   auto instance = PlanInstance::Create(plan).value();
   const PlanStats stats = instance->stats();
   ASSERT_EQ(stats.mem_cases.size(), 1u);
