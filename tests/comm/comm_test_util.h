@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "core/comm/communicator.h"
 
@@ -52,6 +53,17 @@ class ScopedEnv {
   std::string old_;
   bool had_ = false;
 };
+
+// Uneven blocks, some empty: block r holds (r * 2 + 1) % 4 elements (1, 3, 1, 3 ...)
+// except rank 1, which gets none.
+inline std::vector<int64_t> UnevenCounts(int32_t size) {
+  std::vector<int64_t> counts(size);
+  for (int32_t r = 0; r < size; ++r) counts[r] = r == 1 ? 0 : (r * 2 + 1) % 4;
+  return counts;
+}
+
+// Element k of the block rank p sends to rank q in an all-to-all.
+inline int64_t Exchanged(int64_t p, int64_t q, int64_t k) { return p * 1000 + q * 10 + k; }
 
 }  // namespace tessera::comm
 

@@ -68,14 +68,6 @@ TYPED_TEST(TypedCommTest, ReduceToEveryRoot) {
   }
 }
 
-// Uneven blocks, some empty: block r holds (r * 2 + 1) % 4 elements (1, 3, 1, 3 ...)
-// except rank 1, which gets none.
-std::vector<int64_t> UnevenCounts(int32_t size) {
-  std::vector<int64_t> counts(size);
-  for (int32_t r = 0; r < size; ++r) counts[r] = r == 1 ? 0 : (r * 2 + 1) % 4;
-  return counts;
-}
-
 TYPED_TEST(TypedCommTest, ReduceScatterVUneven) {
   using T = TypeParam;
   Communicator& c = World();
@@ -135,9 +127,6 @@ TYPED_TEST(TypedCommTest, AllGatherVPackedStridedAndInPlace) {
           .ok());
   EXPECT_EQ(in_place, strided);
 }
-
-// Element k of the block p sends to q.
-int64_t Exchanged(int64_t p, int64_t q, int64_t k) { return p * 1000 + q * 10 + k; }
 
 TYPED_TEST(TypedCommTest, AllToAllVUnevenWithDisplacements) {
   using T = TypeParam;

@@ -364,13 +364,6 @@ TYPED_TEST(NcclTypedTest, ReduceToEveryRoot) {
   }
 }
 
-// Block r holds (r * 2 + 1) % 4 elements, except that rank 1's block is empty.
-std::vector<int64_t> UnevenCounts(int32_t size) {
-  std::vector<int64_t> counts(size);
-  for (int32_t r = 0; r < size; ++r) counts[r] = r == 1 ? 0 : (r * 2 + 1) % 4;
-  return counts;
-}
-
 TYPED_TEST(NcclTypedTest, ReduceScatterVEvenAndUneven) {
   using T = TypeParam;
   NcclCommunicator& c = *this->comm_;
@@ -443,9 +436,6 @@ TYPED_TEST(NcclTypedTest, AllGatherVPackedStridedAndInPlace) {
     EXPECT_EQ(in_place.ToHost(), got_strided);
   }
 }
-
-// Element k of the block p sends to q.
-int64_t Exchanged(int64_t p, int64_t q, int64_t k) { return p * 1000 + q * 10 + k; }
 
 TYPED_TEST(NcclTypedTest, AllToAllVUnevenWithDisplacementsAndPacked) {
   using T = TypeParam;
