@@ -3,6 +3,9 @@
 #include <cstdio>
 
 #include "kernels/cpu/register_cpu_kernels.h"
+#if TESSERA_WITH_CUDA
+#include "kernels/cuda/register_cuda_kernels.h"
+#endif
 
 namespace tessera {
 namespace kernels {
@@ -13,6 +16,11 @@ const KernelRegistry& BuiltinKernels() {
     Status s = cpu::RegisterCpuKernels(&r);
     if (!s.ok())
       std::fprintf(stderr, "tessera: registering cpu kernels: %s\n", s.ToString().c_str());
+#if TESSERA_WITH_CUDA
+    s = cuda::RegisterCudaKernels(&r);
+    if (!s.ok())
+      std::fprintf(stderr, "tessera: registering cuda kernels: %s\n", s.ToString().c_str());
+#endif
     return r;
   }();
   return registry;
