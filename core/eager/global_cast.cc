@@ -6,13 +6,39 @@
 
 #include "core/boxing/boxing.h"
 #include "core/comm/mpi_world.h"
+#include "core/eager/capture_hook.h"
+#include "core/op/op_registry.h"
 
 namespace tessera {
 namespace eager {
+namespace {
+
+// In a captured program a layout change on the same placement is an `identity` op whose
+// output is pinned to the new nd-sbp: Compile turns it into a boxing step.
+Result<Tensor> CaptureToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp) {
+  if (x->placement() != placement) {
+    return Unimplemented("to_global: " + x->meta().ToString() +
+                         " is a placeholder; a captured "
+                         "program keeps each value on its placement, so moving it to " +
+                         placement.ToString() + " is not supported (build the inputs there)");
+  }
+  static const op::OpDef* identity = [] {
+    Result<const op::OpDef*> def = op::OpRegistry::Global().Find("identity");
+    return def.ok() ? *def : nullptr;
+  }();
+  if (identity == nullptr) return Internal("to_global: the identity op is not registered");
+  std::vector<Tensor> outputs;
+  TESS_RETURN_IF_ERROR(RecordCapturedCall(*identity, &x, 1, op::AttrMap(),
+                                          {infer::SbpConstraint{true, 0, nd_sbp}}, &outputs));
+  return outputs.at(0);
+}
+
+}  // namespace
 
 Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp) {
   if (x == nullptr) return InvalidArgument("to_global: input tensor is NULL");
   if (x->placement() == placement && x->nd_sbp() == nd_sbp) return x;
+  if (x->is_placeholder()) return CaptureToGlobal(x, placement, nd_sbp);
   TESS_ASSIGN_OR_RETURN(infer::TensorMeta meta,
                         infer::TensorMeta::Make(x->shape(), x->dtype(), placement, nd_sbp));
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
@@ -24,6 +50,11 @@ Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp
 
 Status ToHost(const Tensor& x, void* host) {
   if (x == nullptr) return InvalidArgument("to_host: input tensor is NULL");
+  if (x->is_placeholder()) {
+    return FailedPrecondition("to_host: " + x->meta().ToString() +
+                              " is a placeholder of a program being captured and has no value "
+                              "(compile the program and run the plan)");
+  }
   if (host == nullptr && x->shape().num_elements() > 0) {
     return InvalidArgument("to_host: host buffer is NULL but " + x->meta().ToString() + " has " +
                            std::to_string(x->shape().num_elements()) + " elements");

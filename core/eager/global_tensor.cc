@@ -23,5 +23,13 @@ Result<std::shared_ptr<GlobalTensor>> GlobalTensor::Allocate(const infer::Tensor
   return t;
 }
 
+std::shared_ptr<GlobalTensor> GlobalTensor::Placeholder(const infer::TensorMeta& meta,
+                                                        uint64_t capture_id, int64_t value_id) {
+  std::shared_ptr<GlobalTensor> t = std::make_shared<GlobalTensor>(Key(), meta);
+  t->capture_id_ = capture_id;
+  t->value_id_ = value_id;
+  return t;
+}
+
 }  // namespace eager
 }  // namespace tessera

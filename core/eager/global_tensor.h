@@ -40,6 +40,15 @@ class GlobalTensor {
   // but not initialised. `world_rank` decides which piece this rank holds.
   static Result<std::shared_ptr<GlobalTensor>> Allocate(const infer::TensorMeta& meta,
                                                         int32_t world_rank);
+  // A placeholder for value `value_id` of the program that capture `capture_id` (> 0) is
+  // recording (core/plan/capture.h): metadata only, no piece on any rank. Ops on it are
+  // recorded by the capture, not run (capture_hook.h).
+  static std::shared_ptr<GlobalTensor> Placeholder(const infer::TensorMeta& meta,
+                                                   uint64_t capture_id, int64_t value_id);
+
+  bool is_placeholder() const { return capture_id_ != 0; }
+  uint64_t capture_id() const { return capture_id_; }      // 0 for a real tensor
+  int64_t placeholder_value() const { return value_id_; }  // -1 for a real tensor
 
   const infer::TensorMeta& meta() const { return meta_; }
   const Shape& shape() const { return meta_.shape; }
@@ -68,6 +77,8 @@ class GlobalTensor {
 
  private:
   infer::TensorMeta meta_;
+  uint64_t capture_id_ = 0;
+  int64_t value_id_ = -1;
   bool has_local_ = false;
   PhysicalLayout layout_;
   memory::Buffer storage_;

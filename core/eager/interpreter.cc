@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/comm/mpi_world.h"
+#include "core/eager/capture_hook.h"
 #include "core/eager/global_cast.h"
 #include "core/infer/infer_cache.h"
 #include "core/op/op_registry.h"
@@ -42,12 +43,15 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
   }
   Scratch& s = ThreadScratch();
   s.metas.clear();
+  bool captured = false;
   for (size_t i = 0; i < num_inputs; ++i) {
     if (inputs[i] == nullptr) {
       return InvalidArgument(def.name() + ": input #" + std::to_string(i) + " is NULL");
     }
+    captured |= inputs[i]->is_placeholder();
     s.metas.push_back(inputs[i]->meta());
   }
+  if (captured) return RecordCapturedCall(def, inputs, num_inputs, attrs, constraints, outputs);
   TESS_ASSIGN_OR_RETURN(
       std::shared_ptr<const infer::InferResult> result,
       infer::ThreadLocalInferCache().GetOrInfer(def, s.metas, attrs, constraints));

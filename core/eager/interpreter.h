@@ -10,6 +10,9 @@
 // Ranks outside the placement do steps 1-2 (boxing is collective over the union of
 // placements) and return metadata-only outputs.
 //
+// A call with a placeholder input (core/plan/capture.h) is recorded by the thread's
+// capture instead (capture_hook.h) and returns placeholders.
+//
 // Ops on tensors with different placements are an error naming both; to_global is the
 // explicit move. The hot path (cache hit, no boxing) takes no lock and allocates only
 // the output tensors: thread-local scratch holds the metas and kernel arguments.
