@@ -35,6 +35,11 @@ tess_status EmitTensor(const char* function, tess_tensor** out, Result<eager::Te
 
 Status RequireLocal(const eager::GlobalTensor& tensor) {
   if (tensor.has_local()) return Status::Ok();
+  if (tensor.is_placeholder()) {
+    return FailedPrecondition(tensor.meta().ToString() +
+                              " is a placeholder of a program being captured: it has no data "
+                              "(compile the program and run the plan)");
+  }
   Result<int32_t> rank = comm::WorldRank();
   return FailedPrecondition("rank " + (rank.ok() ? std::to_string(*rank) : std::string("?")) +
                             " holds no local piece of " + tensor.meta().ToString() +

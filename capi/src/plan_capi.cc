@@ -1,0 +1,488 @@
+// Plan mode through the C API: programs (explicit or captured), compiled plans and
+// their runnable instances, over core/plan.
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "capi/src/capi_error.h"
+#include "capi/src/handles.h"
+#include "capi/src/tensor_args.h"
+#include "core/plan/capture.h"
+#include "core/plan/compile.h"
+#include "core/plan/plan_exec.h"
+#include "core/plan/program.h"
+#include "tessera/tessera.h"
+
+using tessera::DType;
+using tessera::FailedPrecondition;
+using tessera::InvalidArgument;
+using tessera::NdSbp;
+using tessera::OutOfRange;
+using tessera::Result;
+using tessera::Shape;
+using tessera::Status;
+using tessera::capi::NewTensorHandle;
+using tessera::capi::NullArgument;
+using tessera::capi::ReportIn;
+using tessera::capi::ShapeArg;
+using tessera::plan::CompiledPlan;
+using tessera::plan::PlanInstance;
+using tessera::plan::Program;
+using tessera::plan::ValueId;
+
+// A program being built, and its text, remade when the program has changed.
+struct tess_program {
+  Program value;
+  mutable std::string text;
+  mutable bool text_stale = true;
+};
+
+struct tess_plan {
+  std::shared_ptr<const CompiledPlan> value;
+  std::string text;
+};
+
+struct tess_plan_instance {
+  std::unique_ptr<PlanInstance> value;
+  std::vector<std::string> mem_case_names;
+  // Scratch for tess_plan_run's unwrapped inputs, kept so warm runs allocate nothing.
+  std::vector<tessera::eager::Tensor> inputs;
+  std::vector<tessera::kernels::LocalTensor> locals;
+};
+
+namespace {
+
+// The (shape, dtype, nd-sbp) of an input declaration, checked.
+struct InputArgs {
+  Shape shape;
+  DType dtype;
+  std::optional<NdSbp> nd_sbp;
+};
+
+tess_status CheckInputArgs(const char* function, const char* name, const int64_t* shape,
+                           size_t ndim, tess_dtype dtype, const tess_placement* placement,
+                           const tess_nd_sbp* nd_sbp, InputArgs* args) {
+  if (name == nullptr) return NullArgument(function, "name");
+  if (ndim > 0 && shape == nullptr) return NullArgument(function, "shape");
+  if (placement == nullptr) return NullArgument(function, "placement");
+  Result<Shape> s = ShapeArg("shape", shape, ndim);
+  if (!s.ok()) return ReportIn(function, s.status());
+  Result<DType> t = tessera::capi::DTypeArg(dtype);
+  if (!t.ok()) return ReportIn(function, t.status());
+  args->shape = *s;
+  args->dtype = *t;
+  if (nd_sbp != nullptr) args->nd_sbp = nd_sbp->value;
+  return TESS_OK;
+}
+
+Status CheckIndex(const PlanInstance& instance, size_t index) {
+  if (index >= instance.num_outputs()) {
+    return OutOfRange("output index " + std::to_string(index) + " but the program has " +
+                      std::to_string(instance.num_outputs()) + " outputs");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+tess_status tess_program_create(tess_program** out) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  *out = new tess_program();
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+void tess_program_destroy(tess_program* program) { delete program; }
+
+tess_status tess_program_add_input(int64_t* out, tess_program* program, const char* name,
+                                   const int64_t* shape, size_t ndim, tess_dtype dtype,
+                                   const tess_placement* placement, const tess_nd_sbp* nd_sbp) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(program);
+  InputArgs args;
+  if (tess_status s = CheckInputArgs(__func__, name, shape, ndim, dtype, placement, nd_sbp, &args);
+      s != TESS_OK) {
+    return s;
+  }
+  Result<ValueId> id =
+      program->value.AddInput(name, args.shape, args.dtype, placement->value, args.nd_sbp);
+  if (!id.ok()) return ReportIn(__func__, id.status());
+  program->text_stale = true;
+  *out = *id;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_program_add_variable(int64_t* out, tess_program* program, const char* name,
+                                      const tess_tensor* value) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(program);
+  TESS_CAPI_REQUIRE(name);
+  TESS_CAPI_REQUIRE(value);
+  if (value->value->is_placeholder()) {
+    return ReportIn(__func__, FailedPrecondition("variable \"" + std::string(name) + "\" (" +
+                                                 value->value->meta().ToString() +
+                                                 ") is a placeholder; a variable needs a value"));
+  }
+  Result<ValueId> id = program->value.AddVariable(name, value->value);
+  if (!id.ok()) return ReportIn(__func__, id.status());
+  program->text_stale = true;
+  *out = *id;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_program_add_op(int64_t* out_first_output, size_t* out_num_outputs,
+                                tess_program* program, const tess_op_call* call,
+                                const int64_t* value_ids, size_t num_values) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out_first_output);
+  TESS_CAPI_REQUIRE(out_num_outputs);
+  TESS_CAPI_REQUIRE(program);
+  TESS_CAPI_REQUIRE(call);
+  if (num_values > 0 && value_ids == nullptr) return NullArgument(__func__, "value_ids");
+  const tessera::infer::OpCall& c = call->value;
+  if (!c.inputs().empty()) {
+    return ReportIn(__func__, InvalidArgument(c.def().name() + ": the op call has " +
+                                              std::to_string(c.inputs().size()) +
+                                              " input metas; a program op takes value ids "
+                                              "(make a fresh call without add_input)"));
+  }
+  const std::vector<ValueId> inputs(value_ids, value_ids + num_values);
+  Result<std::vector<ValueId>> outputs =
+      program->value.AddOp(c.def().name(), inputs, c.attrs(), c.constraints());
+  if (!outputs.ok()) return ReportIn(__func__, outputs.status());
+  program->text_stale = true;
+  *out_first_output =
+      outputs->empty() ? static_cast<int64_t>(program->value.values().size()) : outputs->front();
+  *out_num_outputs = outputs->size();
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_program_mark_output(tess_program* program, int64_t value_id) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(program);
+  Status s = program->value.MarkOutput(value_id);
+  if (!s.ok()) return ReportIn(__func__, s);
+  program->text_stale = true;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_program_sizes(int64_t* out_values, int64_t* out_ops, int64_t* out_inputs,
+                               int64_t* out_outputs, const tess_program* program) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out_values);
+  TESS_CAPI_REQUIRE(out_ops);
+  TESS_CAPI_REQUIRE(out_inputs);
+  TESS_CAPI_REQUIRE(out_outputs);
+  TESS_CAPI_REQUIRE(program);
+  *out_values = static_cast<int64_t>(program->value.values().size());
+  *out_ops = static_cast<int64_t>(program->value.ops().size());
+  *out_inputs = static_cast<int64_t>(program->value.inputs().size());
+  *out_outputs = static_cast<int64_t>(program->value.outputs().size());
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+const char* tess_program_string(const tess_program* program) {
+  if (program == nullptr) return "";
+  try {
+    if (program->text_stale) {
+      program->text = program->value.ToString();
+      program->text_stale = false;
+    }
+    return program->text.c_str();
+  } catch (...) {
+    return "";
+  }
+}
+
+tess_status tess_capture_begin(void) {
+  TESS_CAPI_BEGIN
+  Status s = tessera::plan::BeginCapture();
+  return s.ok() ? TESS_OK : ReportIn(__func__, s);
+  TESS_CAPI_END
+}
+
+tess_status tess_capture_active(int32_t* out) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  *out = tessera::plan::Capturing() ? 1 : 0;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_capture_placeholder(tess_tensor** out, const char* name, const int64_t* shape,
+                                     size_t ndim, tess_dtype dtype, const tess_placement* placement,
+                                     const tess_nd_sbp* nd_sbp) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  InputArgs args;
+  if (tess_status s = CheckInputArgs(__func__, name, shape, ndim, dtype, placement, nd_sbp, &args);
+      s != TESS_OK) {
+    return s;
+  }
+  return tessera::capi::EmitTensor(
+      __func__, out,
+      tessera::plan::CapturePlaceholder(name, args.shape, args.dtype, placement->value,
+                                        args.nd_sbp));
+  TESS_CAPI_END
+}
+
+tess_status tess_capture_end(tess_program** out, const tess_tensor* const* tensors,
+                             size_t num_tensors) {
+  TESS_CAPI_BEGIN
+  if (out == nullptr || (num_tensors > 0 && tensors == nullptr)) {
+    // The capture ends on every path, as documented.
+    tessera::plan::AbortCapture();
+    return NullArgument(__func__, out == nullptr ? "out" : "tensors");
+  }
+  std::vector<tessera::eager::Tensor> outputs;
+  outputs.reserve(num_tensors);
+  for (size_t i = 0; i < num_tensors; ++i) {
+    outputs.push_back(tensors[i] == nullptr ? nullptr : tensors[i]->value);
+  }
+  Result<std::unique_ptr<Program>> program = tessera::plan::EndCapture(outputs);
+  if (!program.ok()) return ReportIn(__func__, program.status());
+  *out = new tess_program{std::move(**program)};
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+void tess_capture_abort(void) { tessera::plan::AbortCapture(); }
+
+tess_status tess_plan_compile(tess_plan** out, const tess_program* program,
+                              int32_t input_register_num) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(program);
+  if (input_register_num < 0 || input_register_num > 1) {
+    return ReportIn(__func__,
+                    InvalidArgument("input_register_num is " + std::to_string(input_register_num) +
+                                    "; 0 or 1 (one copy per input register)"));
+  }
+  Result<std::shared_ptr<const CompiledPlan>> plan = tessera::plan::Compile(program->value);
+  if (!plan.ok()) return ReportIn(__func__, plan.status());
+  auto handle = std::make_unique<tess_plan>();
+  handle->value = std::move(plan).value();
+  handle->text = handle->value->ToString();
+  *out = handle.release();
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+void tess_plan_destroy(tess_plan* plan) { delete plan; }
+
+const char* tess_plan_string(const tess_plan* plan) {
+  return plan == nullptr ? "" : plan->text.c_str();
+}
+
+tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* plan) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(plan);
+  Result<std::unique_ptr<PlanInstance>> instance = PlanInstance::Create(plan->value);
+  if (!instance.ok()) return ReportIn(__func__, instance.status());
+  auto handle = std::make_unique<tess_plan_instance>();
+  handle->value = std::move(instance).value();
+  for (const auto& m : handle->value->stats().mem_cases) {
+    handle->mem_case_names.push_back(m.mem_case.ToString());
+  }
+  const size_t num_inputs = plan->value->program.inputs().size();
+  handle->inputs.reserve(num_inputs);
+  handle->locals.reserve(num_inputs);
+  *out = handle.release();
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+void tess_plan_instance_destroy(tess_plan_instance* instance) { delete instance; }
+
+tess_status tess_plan_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
+                          size_t num_inputs) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(instance);
+  if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
+  // Unwrapped into the instance's scratch (its capacity is the program's input count,
+  // so a right-sized call does not allocate). The handles' tensors are shared, not
+  // copied; they are dropped again before returning.
+  instance->inputs.clear();
+  for (size_t i = 0; i < num_inputs; ++i) {
+    instance->inputs.push_back(inputs[i] == nullptr ? nullptr : inputs[i]->value);
+  }
+  Status s = instance->value->Run(instance->inputs.data(), instance->inputs.size());
+  instance->inputs.clear();
+  return s.ok() ? TESS_OK : ReportIn(__func__, s);
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_run_local(tess_plan_instance* instance, const void* const* locals,
+                                const size_t* local_bytes, size_t num_inputs) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(instance);
+  if (num_inputs > 0 && locals == nullptr) return NullArgument(__func__, "locals");
+  if (num_inputs > 0 && local_bytes == nullptr) return NullArgument(__func__, "local_bytes");
+  const CompiledPlan& plan = instance->value->plan();
+  const std::vector<ValueId>& ids = plan.program.inputs();
+  if (num_inputs != ids.size()) {
+    return ReportIn(__func__, InvalidArgument("the program takes " + std::to_string(ids.size()) +
+                                              " inputs but got " + std::to_string(num_inputs)));
+  }
+  instance->locals.clear();
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const ValueId id = ids[i];
+    const DType dtype = plan.program.value(id).meta.dtype;
+    const Shape& shape = plan.has_local[id] ? plan.local_shapes[id] : Shape();
+    const size_t want = plan.has_local[id]
+                            ? static_cast<size_t>(shape.num_elements()) * tessera::DTypeSize(dtype)
+                            : 0;
+    if (local_bytes[i] != want) {
+      return ReportIn(
+          __func__,
+          InvalidArgument("input #" + std::to_string(i) + " (\"" + plan.program.value(id).name +
+                          "\") has " + std::to_string(local_bytes[i]) +
+                          " bytes but this rank's piece has " + std::to_string(want)));
+    }
+    instance->locals.push_back(
+        tessera::kernels::LocalTensor{const_cast<void*>(locals[i]), shape, dtype});
+  }
+  Status s = instance->value->Run(instance->locals.data(), instance->locals.size());
+  return s.ok() ? TESS_OK : ReportIn(__func__, s);
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_num_outputs(size_t* out, const tess_plan_instance* instance) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(instance);
+  *out = instance->value->num_outputs();
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_output(tess_tensor** out, const tess_plan_instance* instance, size_t index) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(instance);
+  if (Status s = CheckIndex(*instance->value, index); !s.ok()) return ReportIn(__func__, s);
+  return tessera::capi::EmitTensor(__func__, out, instance->value->OutputTensor(index));
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_output_local(void* out, size_t out_bytes, const tess_plan_instance* instance,
+                                   size_t index) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(instance);
+  if (Status s = CheckIndex(*instance->value, index); !s.ok()) return ReportIn(__func__, s);
+  Result<PlanInstance::OutputView> view = instance->value->Output(index);
+  if (!view.ok()) return ReportIn(__func__, view.status());
+  if (!view->has_local) {
+    return ReportIn(__func__, FailedPrecondition(
+                                  "this rank holds no piece of output #" + std::to_string(index) +
+                                  " (" + instance->value->output_meta(index).ToString() + ")"));
+  }
+  const size_t bytes =
+      static_cast<size_t>(view->local.shape.num_elements()) * tessera::DTypeSize(view->local.dtype);
+  if (out_bytes < bytes) {
+    return ReportIn(__func__, InvalidArgument("out_bytes is " + std::to_string(out_bytes) +
+                                              " but output #" + std::to_string(index) +
+                                              "'s piece has " + std::to_string(bytes) + " bytes"));
+  }
+  if (bytes > 0) {
+    if (out == nullptr) return NullArgument(__func__, "out");
+    std::memcpy(out, view->local.data, bytes);
+  }
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_output_local_num_elements(int64_t* out, const tess_plan_instance* instance,
+                                                size_t index) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(instance);
+  if (Status s = CheckIndex(*instance->value, index); !s.ok()) return ReportIn(__func__, s);
+  const CompiledPlan& plan = instance->value->plan();
+  const ValueId id = plan.program.outputs()[index];
+  *out = plan.has_local[id] ? plan.local_shapes[id].num_elements() : 0;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_stats(int64_t* out_registers, int64_t* out_steps, int64_t* out_boxing_steps,
+                            int64_t* out_runs, const tess_plan_instance* instance) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out_registers);
+  TESS_CAPI_REQUIRE(out_steps);
+  TESS_CAPI_REQUIRE(out_boxing_steps);
+  TESS_CAPI_REQUIRE(out_runs);
+  TESS_CAPI_REQUIRE(instance);
+  const tessera::plan::PlanStats s = instance->value->stats();
+  *out_registers = s.num_registers;
+  *out_steps = s.num_steps;
+  *out_boxing_steps = s.num_boxing_steps;
+  *out_runs = s.num_runs;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_last_run_allocations(int64_t* out_allocator_calls,
+                                           int64_t* out_heap_allocations,
+                                           const tess_plan_instance* instance) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out_allocator_calls);
+  TESS_CAPI_REQUIRE(out_heap_allocations);
+  TESS_CAPI_REQUIRE(instance);
+  const tessera::plan::PlanStats s = instance->value->stats();
+  *out_allocator_calls = s.allocator_calls_last_run;
+  *out_heap_allocations = s.heap_allocations_last_run;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_num_mem_cases(size_t* out, const tess_plan_instance* instance) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(instance);
+  *out = instance->mem_case_names.size();
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_mem_case_bytes(int64_t* out_block_bytes, int64_t* out_lower_bound,
+                                     int64_t* out_no_reuse_bytes,
+                                     const tess_plan_instance* instance, size_t index) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out_block_bytes);
+  TESS_CAPI_REQUIRE(out_lower_bound);
+  TESS_CAPI_REQUIRE(out_no_reuse_bytes);
+  TESS_CAPI_REQUIRE(instance);
+  const tessera::plan::PlanStats s = instance->value->stats();
+  if (index >= s.mem_cases.size()) {
+    return ReportIn(__func__,
+                    OutOfRange("memory case index " + std::to_string(index) + " but the plan has " +
+                               std::to_string(s.mem_cases.size())));
+  }
+  *out_block_bytes = s.mem_cases[index].block_bytes;
+  *out_lower_bound = s.mem_cases[index].lower_bound;
+  *out_no_reuse_bytes = s.mem_cases[index].no_reuse_bytes;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+const char* tess_plan_mem_case_name(const tess_plan_instance* instance, size_t index) {
+  if (instance == nullptr || index >= instance->mem_case_names.size()) return "";
+  return instance->mem_case_names[index].c_str();
+}
+
+}  // extern "C"

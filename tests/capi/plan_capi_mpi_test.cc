@@ -1,0 +1,429 @@
+// Plan mode through tessera.h under mpirun (1-4 ranks): a small MLP forward, built
+// explicitly (tess_program_*) and recorded by capture (tess_capture_*), compiled, run
+// on several inputs and checked against the same ops run eagerly and against plain
+// loops; runs from local buffers; the statistics; and every function's bad inputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "capi/tensor_test_util.h"
+#include "tessera/tessera.h"
+#include "tests/capi/world_test_util.h"
+
+namespace tessera::capi_test {
+namespace {
+
+struct PlanDestroy {
+  void operator()(tess_program* p) const { tess_program_destroy(p); }
+  void operator()(tess_plan* p) const { tess_plan_destroy(p); }
+  void operator()(tess_plan_instance* p) const { tess_plan_instance_destroy(p); }
+};
+using ProgramPtr = std::unique_ptr<tess_program, PlanDestroy>;
+using PlanPtr = std::unique_ptr<tess_plan, PlanDestroy>;
+using InstancePtr = std::unique_ptr<tess_plan_instance, PlanDestroy>;
+
+constexpr int64_t kBatch = 7, kIn = 6, kWidth = 8, kOut = 5;
+
+std::vector<float> Values(int64_t n, int salt) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 7 + salt) % 23 - 11) * 0.125f;
+  return v;
+}
+
+// The weights as host values and as tensors: w1 split along its columns (the matmul
+// then needs boxing on more than one rank), the rest broadcast.
+struct Weights {
+  std::vector<float> w1 = Values(kIn * kWidth, 1), b1 = Values(kWidth, 2);
+  std::vector<float> w2 = Values(kWidth * kOut, 3), b2 = Values(kOut, 4);
+  TensorPtr t_w1, t_b1, t_w2, t_b2;
+  Weights() {
+    const std::string world = CpuOf(WorldRanks());
+    t_w1 = FromHost(w1, {kIn, kWidth}, world, "S(1)");
+    t_b1 = FromHost(b1, {kWidth}, world, "B");
+    t_w2 = FromHost(w2, {kWidth, kOut}, world, "B");
+    t_b2 = FromHost(b2, {kOut}, world, "B");
+  }
+};
+
+// softmax(relu(x w1 + b1) w2 + b2) by plain loops.
+std::vector<float> Oracle(const std::vector<float>& x, const Weights& w) {
+  std::vector<float> h(kBatch * kWidth), y(kBatch * kOut);
+  for (int64_t i = 0; i < kBatch; ++i) {
+    for (int64_t j = 0; j < kWidth; ++j) {
+      double s = w.b1[j];
+      for (int64_t k = 0; k < kIn; ++k) s += double(x[i * kIn + k]) * w.w1[k * kWidth + j];
+      h[i * kWidth + j] = s > 0 ? static_cast<float>(s) : 0.0f;
+    }
+    double max = -1e30, sum = 0;
+    std::vector<double> logits(kOut);
+    for (int64_t j = 0; j < kOut; ++j) {
+      double s = w.b2[j];
+      for (int64_t k = 0; k < kWidth; ++k) s += double(h[i * kWidth + k]) * w.w2[k * kOut + j];
+      logits[j] = s;
+      max = std::max(max, s);
+    }
+    for (int64_t j = 0; j < kOut; ++j) sum += std::exp(logits[j] - max);
+    for (int64_t j = 0; j < kOut; ++j) {
+      y[i * kOut + j] = static_cast<float>(std::exp(logits[j] - max) / sum);
+    }
+  }
+  return y;
+}
+
+TensorPtr Apply1(const char* op, std::vector<const tess_tensor*> inputs) {
+  tess_op_call* call = nullptr;
+  EXPECT_EQ(tess_op_call_create(&call, op), TESS_OK) << LastError();
+  OpCallPtr owned(call);
+  tess_tensor* out = nullptr;
+  size_t n = 0;
+  EXPECT_EQ(tess_apply(&out, 1, &n, call, inputs.data(), inputs.size()), TESS_OK)
+      << op << ": " << LastError();
+  return TensorPtr(out);
+}
+
+// The model through the typed ops: eager on real tensors, recorded on placeholders.
+TensorPtr Model(const tess_tensor* x, const Weights& w) {
+  tess_tensor* t = nullptr;
+  EXPECT_EQ(tess_matmul(&t, x, w.t_w1.get(), 0, 0), TESS_OK) << LastError();
+  TensorPtr h(t);
+  h = Apply1("bias_add", {h.get(), w.t_b1.get()});
+  EXPECT_EQ(tess_relu(&t, h.get()), TESS_OK) << LastError();
+  h.reset(t);
+  EXPECT_EQ(tess_matmul(&t, h.get(), w.t_w2.get(), 0, 0), TESS_OK) << LastError();
+  h.reset(t);
+  h = Apply1("bias_add", {h.get(), w.t_b2.get()});
+  EXPECT_EQ(tess_softmax(&t, h.get(), -1), TESS_OK) << LastError();
+  return TensorPtr(t);
+}
+
+int64_t AddOp(tess_program* p, const char* op, std::vector<int64_t> inputs) {
+  tess_op_call* call = nullptr;
+  EXPECT_EQ(tess_op_call_create(&call, op), TESS_OK) << LastError();
+  OpCallPtr owned(call);
+  int64_t first = -1;
+  size_t n = 0;
+  EXPECT_EQ(tess_program_add_op(&first, &n, p, call, inputs.data(), inputs.size()), TESS_OK)
+      << op << ": " << LastError();
+  EXPECT_EQ(n, 1u);
+  return first;
+}
+
+ProgramPtr ExplicitMlp(const Weights& w) {
+  tess_program* p = nullptr;
+  EXPECT_EQ(tess_program_create(&p), TESS_OK);
+  ProgramPtr program(p);
+  PlacementPtr world = Placement(CpuOf(WorldRanks()));
+  const int64_t shape[] = {kBatch, kIn};
+  int64_t x = -1, w1 = -1, b1 = -1, w2 = -1, b2 = -1;
+  EXPECT_EQ(tess_program_add_input(&x, p, "x", shape, 2, TESS_DTYPE_F32, world.get(), nullptr),
+            TESS_OK)
+      << LastError();
+  EXPECT_EQ(tess_program_add_variable(&w1, p, "w1", w.t_w1.get()), TESS_OK) << LastError();
+  EXPECT_EQ(tess_program_add_variable(&b1, p, "b1", w.t_b1.get()), TESS_OK) << LastError();
+  EXPECT_EQ(tess_program_add_variable(&w2, p, "w2", w.t_w2.get()), TESS_OK) << LastError();
+  EXPECT_EQ(tess_program_add_variable(&b2, p, "b2", w.t_b2.get()), TESS_OK) << LastError();
+  int64_t h = AddOp(p, "matmul", {x, w1});
+  h = AddOp(p, "bias_add", {h, b1});
+  h = AddOp(p, "relu", {h});
+  h = AddOp(p, "matmul", {h, w2});
+  h = AddOp(p, "bias_add", {h, b2});
+  h = AddOp(p, "softmax", {h});
+  EXPECT_EQ(tess_program_mark_output(p, h), TESS_OK) << LastError();
+  return program;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5f) << what << " " << i;
+}
+
+// Compiles `program`, runs it on three inputs (x1, x2, x1) and checks each output
+// against the eager model and the loops; then warm runs allocate nothing.
+void CheckProgram(const tess_program* program, const Weights& w) {
+  tess_plan* raw_plan = nullptr;
+  ASSERT_EQ(tess_plan_compile(&raw_plan, program, 0), TESS_OK) << LastError();
+  PlanPtr plan(raw_plan);
+  const std::string text = tess_plan_string(plan.get());
+  EXPECT_NE(text.find("kernel matmul"), std::string::npos) << text;
+  tess_plan_instance* raw = nullptr;
+  ASSERT_EQ(tess_plan_instantiate(&raw, plan.get()), TESS_OK) << LastError();
+  InstancePtr instance(raw);
+  plan.reset();  // the instance keeps what it needs
+
+  const std::string world = CpuOf(WorldRanks());
+  for (int salt : {10, 20, 10}) {
+    const std::vector<float> x = Values(kBatch * kIn, salt);
+    TensorPtr tx = FromHost(x, {kBatch, kIn}, world, "S(0)");
+    const tess_tensor* inputs[] = {tx.get()};
+    ASSERT_EQ(tess_plan_run(instance.get(), inputs, 1), TESS_OK) << LastError();
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(tess_plan_output(&out, instance.get(), 0), TESS_OK) << LastError();
+    TensorPtr y(out);
+    const std::vector<float> got = ToHost<float>(y.get());
+    TensorPtr eager = Model(tx.get(), w);
+    ExpectNear(got, ToHost<float>(eager.get()), "plan vs eager");
+    ExpectNear(got, Oracle(x, w), "plan vs loops");
+
+    // The same input as this rank's local piece: the same output piece.
+    int64_t n = 0;
+    ASSERT_EQ(tess_tensor_local_num_elements(&n, tx.get()), TESS_OK);
+    std::vector<float> local(static_cast<size_t>(n));
+    ASSERT_EQ(tess_tensor_copy_local(local.data(), local.size() * 4, tx.get()), TESS_OK);
+    std::vector<float> piece_tensor_run;
+    int64_t out_n = -1;
+    ASSERT_EQ(tess_plan_output_local_num_elements(&out_n, instance.get(), 0), TESS_OK);
+    piece_tensor_run.resize(static_cast<size_t>(out_n));
+    ASSERT_EQ(tess_plan_output_local(piece_tensor_run.data(), piece_tensor_run.size() * 4,
+                                     instance.get(), 0),
+              TESS_OK)
+        << LastError();
+    const void* locals[] = {local.data()};
+    const size_t bytes[] = {local.size() * 4};
+    ASSERT_EQ(tess_plan_run_local(instance.get(), locals, bytes, 1), TESS_OK) << LastError();
+    std::vector<float> piece(static_cast<size_t>(out_n));
+    ASSERT_EQ(tess_plan_output_local(piece.data(), piece.size() * 4, instance.get(), 0), TESS_OK);
+    EXPECT_EQ(piece, piece_tensor_run);
+  }
+
+  int64_t registers = 0, steps = 0, boxing = 0, runs = 0;
+  ASSERT_EQ(tess_plan_stats(&registers, &steps, &boxing, &runs, instance.get()), TESS_OK);
+  EXPECT_GT(registers, 0);
+  EXPECT_EQ(steps, 6 + boxing);
+  if (WorldSize() > 1) EXPECT_GT(boxing, 0);
+  EXPECT_EQ(runs, 6);
+  int64_t allocator_calls = -7, heap = -7;
+  ASSERT_EQ(tess_plan_last_run_allocations(&allocator_calls, &heap, instance.get()), TESS_OK);
+  EXPECT_EQ(allocator_calls, 0);
+  EXPECT_EQ(heap, -1);  // this binary does not count operator new
+  size_t cases = 0;
+  ASSERT_EQ(tess_plan_num_mem_cases(&cases, instance.get()), TESS_OK);
+  ASSERT_EQ(cases, 1u);
+  EXPECT_STREQ(tess_plan_mem_case_name(instance.get(), 0), "cpu");
+  int64_t block = 0, lower = 0, no_reuse = 0;
+  ASSERT_EQ(tess_plan_mem_case_bytes(&block, &lower, &no_reuse, instance.get(), 0), TESS_OK);
+  EXPECT_GT(lower, 0);
+  EXPECT_GE(block, lower);
+  EXPECT_GE(no_reuse, block);
+}
+
+TEST(PlanCapiTest, ExplicitProgramMatchesEagerAndLoops) {
+  Weights w;
+  ProgramPtr program = ExplicitMlp(w);
+  int64_t values = 0, ops = 0, inputs = 0, outputs = 0;
+  ASSERT_EQ(tess_program_sizes(&values, &ops, &inputs, &outputs, program.get()), TESS_OK);
+  EXPECT_EQ(values, 11);
+  EXPECT_EQ(ops, 6);
+  EXPECT_EQ(inputs, 1);
+  EXPECT_EQ(outputs, 1);
+  const std::string text = tess_program_string(program.get());
+  EXPECT_NE(text.find("%5 = matmul(%0, %1)"), std::string::npos) << text;
+  CheckProgram(program.get(), w);
+}
+
+TEST(PlanCapiTest, CapturedProgramMatchesEagerAndLoops) {
+  Weights w;
+  PlacementPtr world = Placement(CpuOf(WorldRanks()));
+  ASSERT_EQ(tess_capture_begin(), TESS_OK) << LastError();
+  int32_t active = 0;
+  ASSERT_EQ(tess_capture_active(&active), TESS_OK);
+  EXPECT_EQ(active, 1);
+  const int64_t shape[] = {kBatch, kIn};
+  tess_tensor* raw = nullptr;
+  ASSERT_EQ(tess_capture_placeholder(&raw, "x", shape, 2, TESS_DTYPE_F32, world.get(), nullptr),
+            TESS_OK)
+      << LastError();
+  TensorPtr x(raw);
+  EXPECT_NE(std::string(tess_tensor_string(x.get())).find("S(0)"), std::string::npos);
+  TensorPtr y = Model(x.get(), w);
+  const tess_tensor* outs[] = {y.get()};
+  tess_program* p = nullptr;
+  ASSERT_EQ(tess_capture_end(&p, outs, 1), TESS_OK) << LastError();
+  ProgramPtr program(p);
+  ASSERT_EQ(tess_capture_active(&active), TESS_OK);
+  EXPECT_EQ(active, 0);
+  int64_t values = 0, ops = 0, inputs = 0, outputs = 0;
+  ASSERT_EQ(tess_program_sizes(&values, &ops, &inputs, &outputs, program.get()), TESS_OK);
+  EXPECT_EQ(ops, 6) << tess_program_string(program.get());
+  EXPECT_EQ(values, 11);
+  CheckProgram(program.get(), w);
+}
+
+TEST(PlanCapiTest, BadInputs) {
+  Weights w;
+  PlacementPtr world = Placement(CpuOf(WorldRanks()));
+  const int64_t shape[] = {kBatch, kIn};
+  int64_t id = -1;
+  size_t n = 0;
+
+  EXPECT_EQ(tess_program_create(nullptr), TESS_INVALID_ARGUMENT);
+  tess_program* raw = nullptr;
+  ASSERT_EQ(tess_program_create(&raw), TESS_OK);
+  ProgramPtr p(raw);
+  EXPECT_EQ(
+      tess_program_add_input(&id, nullptr, "x", shape, 2, TESS_DTYPE_F32, world.get(), nullptr),
+      TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      tess_program_add_input(&id, p.get(), nullptr, shape, 2, TESS_DTYPE_F32, world.get(), nullptr),
+      TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("name"));
+  EXPECT_EQ(tess_program_add_input(&id, p.get(), "x", shape, 2, 99, world.get(), nullptr),
+            TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("99"));
+  const int64_t negative[] = {-1, 2};
+  EXPECT_EQ(
+      tess_program_add_input(&id, p.get(), "x", negative, 2, TESS_DTYPE_F32, world.get(), nullptr),
+      TESS_INVALID_ARGUMENT);
+  NdSbpPtr split7 = NdSbp("S(7)");
+  EXPECT_EQ(tess_program_add_input(&id, p.get(), "x", shape, 2, TESS_DTYPE_F32, world.get(),
+                                   split7.get()),
+            TESS_INVALID_ARGUMENT);
+  int64_t x = -1;
+  ASSERT_EQ(
+      tess_program_add_input(&x, p.get(), "x", shape, 2, TESS_DTYPE_F32, world.get(), nullptr),
+      TESS_OK);
+  EXPECT_EQ(
+      tess_program_add_input(&id, p.get(), "x", shape, 2, TESS_DTYPE_F32, world.get(), nullptr),
+      TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("\"x\""));
+  EXPECT_EQ(tess_program_add_variable(&id, p.get(), "w", nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_program_add_variable(&id, p.get(), "", w.t_w1.get()), TESS_INVALID_ARGUMENT);
+
+  tess_op_call* call = nullptr;
+  ASSERT_EQ(tess_op_call_create(&call, "relu"), TESS_OK);
+  OpCallPtr relu(call);
+  const int64_t unknown[] = {42};
+  EXPECT_EQ(tess_program_add_op(&id, &n, p.get(), relu.get(), unknown, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("42"));
+  EXPECT_EQ(tess_program_add_op(&id, &n, p.get(), relu.get(), nullptr, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_program_add_op(&id, &n, p.get(), nullptr, &x, 1), TESS_INVALID_ARGUMENT);
+  const int64_t two[] = {x, x};
+  EXPECT_EQ(tess_program_add_op(&id, &n, p.get(), relu.get(), two, 2), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_op_call_create(&call, "relu"), TESS_OK);
+  OpCallPtr with_meta(call);
+  NdSbpPtr b = NdSbp("B");
+  ASSERT_EQ(tess_op_call_add_input(call, shape, 2, TESS_DTYPE_F32, world.get(), b.get()), TESS_OK);
+  EXPECT_EQ(tess_program_add_op(&id, &n, p.get(), with_meta.get(), &x, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("input metas"));
+
+  // A program without outputs does not compile; marking twice or an unknown id fails.
+  tess_plan* plan = nullptr;
+  EXPECT_EQ(tess_plan_compile(&plan, p.get(), 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(plan, nullptr);
+  EXPECT_EQ(tess_plan_compile(&plan, nullptr, 0), TESS_INVALID_ARGUMENT);
+  int64_t y = -1;
+  ASSERT_EQ(tess_program_add_op(&y, &n, p.get(), relu.get(), &x, 1), TESS_OK);
+  EXPECT_EQ(tess_program_mark_output(p.get(), 99), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_program_mark_output(p.get(), y), TESS_OK);
+  EXPECT_EQ(tess_program_mark_output(p.get(), y), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_compile(&plan, p.get(), -1), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("input_register_num"));
+  EXPECT_EQ(tess_plan_compile(&plan, p.get(), 9), TESS_INVALID_ARGUMENT);
+  EXPECT_STREQ(tess_plan_string(nullptr), "");
+  EXPECT_STREQ(tess_program_string(nullptr), "");
+
+  ASSERT_EQ(tess_plan_compile(&plan, p.get(), 1), TESS_OK) << LastError();
+  PlanPtr owned_plan(plan);
+  tess_plan_instance* inst = nullptr;
+  EXPECT_EQ(tess_plan_instantiate(&inst, nullptr), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_plan_instantiate(&inst, plan), TESS_OK);
+  InstancePtr instance(inst);
+  tess_tensor* out = nullptr;
+  EXPECT_EQ(tess_plan_output(&out, inst, 0), TESS_FAILED_PRECONDITION);  // before a run
+  EXPECT_EQ(tess_plan_output(&out, inst, 1), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_run(inst, nullptr, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("1 inputs"));
+  const tess_tensor* null_input[] = {nullptr};
+  EXPECT_EQ(tess_plan_run(inst, null_input, 1), TESS_INVALID_ARGUMENT);
+  TensorPtr wrong = FromHost(Values(12, 0), {3, 4}, CpuOf(WorldRanks()), "S(0)");
+  const tess_tensor* wrong_input[] = {wrong.get()};
+  EXPECT_EQ(tess_plan_run(inst, wrong_input, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("[3,4]"));
+  const void* locals[] = {nullptr};
+  const size_t bytes[] = {3};
+  EXPECT_EQ(tess_plan_run_local(inst, locals, bytes, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("3 bytes"));
+  EXPECT_EQ(tess_plan_run_local(inst, locals, bytes, 2), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_run_local(inst, locals, nullptr, 1), TESS_INVALID_ARGUMENT);
+
+  TensorPtr good = FromHost(Values(kBatch * kIn, 5), {kBatch, kIn}, CpuOf(WorldRanks()), "S(0)");
+  const tess_tensor* good_input[] = {good.get()};
+  ASSERT_EQ(tess_plan_run(inst, good_input, 1), TESS_OK) << LastError();
+  int64_t elems = 0;
+  ASSERT_EQ(tess_plan_output_local_num_elements(&elems, inst, 0), TESS_OK);
+  if (elems > 0) {
+    std::vector<float> small(static_cast<size_t>(elems - 1));
+    EXPECT_EQ(tess_plan_output_local(small.data(), small.size() * 4, inst, 0),
+              TESS_INVALID_ARGUMENT);
+    EXPECT_TRUE(ErrorHas("out_bytes"));
+  }
+  EXPECT_EQ(tess_plan_output_local(nullptr, 0, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_output_local_num_elements(&elems, inst, 3), TESS_OUT_OF_RANGE);
+  int64_t a = 0, c = 0, d = 0;
+  EXPECT_EQ(tess_plan_mem_case_bytes(&a, &c, &d, inst, 5), TESS_OUT_OF_RANGE);
+  EXPECT_STREQ(tess_plan_mem_case_name(inst, 5), "");
+  EXPECT_EQ(tess_plan_stats(nullptr, &a, &c, &d, inst), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_num_outputs(&n, nullptr), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_plan_num_outputs(&n, inst), TESS_OK);
+  EXPECT_EQ(n, 1u);
+
+  // NULL handles are harmless to destroy.
+  tess_program_destroy(nullptr);
+  tess_plan_destroy(nullptr);
+  tess_plan_instance_destroy(nullptr);
+}
+
+TEST(PlanCapiTest, CaptureMisuse) {
+  PlacementPtr world = Placement(CpuOf(WorldRanks()));
+  const int64_t shape[] = {2, 3};
+  tess_tensor* raw = nullptr;
+  tess_program* p = nullptr;
+  EXPECT_EQ(tess_capture_placeholder(&raw, "x", shape, 2, TESS_DTYPE_F32, world.get(), nullptr),
+            TESS_FAILED_PRECONDITION);
+  EXPECT_TRUE(ErrorHas("no capture"));
+  EXPECT_EQ(tess_capture_end(&p, nullptr, 0), TESS_FAILED_PRECONDITION);
+  tess_capture_abort();
+
+  ASSERT_EQ(tess_capture_begin(), TESS_OK);
+  EXPECT_EQ(tess_capture_begin(), TESS_FAILED_PRECONDITION);
+  ASSERT_EQ(tess_capture_placeholder(&raw, "x", shape, 2, TESS_DTYPE_F32, world.get(), nullptr),
+            TESS_OK);
+  TensorPtr x(raw);
+  // No data behind a placeholder.
+  std::vector<float> buf(6);
+  EXPECT_EQ(tess_tensor_copy_local(buf.data(), 24, x.get()), TESS_FAILED_PRECONDITION);
+  EXPECT_TRUE(ErrorHas("placeholder"));
+  EXPECT_EQ(tess_tensor_to_host(buf.data(), 24, x.get()), TESS_FAILED_PRECONDITION);
+  EXPECT_TRUE(ErrorHas("placeholder"));
+  int64_t id = 0;
+  tess_program* other = nullptr;
+  ASSERT_EQ(tess_program_create(&other), TESS_OK);
+  ProgramPtr other_program(other);
+  EXPECT_EQ(tess_program_add_variable(&id, other, "v", x.get()), TESS_FAILED_PRECONDITION);
+  // A bad op fails at the call.
+  tess_tensor* bad = nullptr;
+  EXPECT_EQ(tess_matmul(&bad, x.get(), x.get(), 0, 0), TESS_INVALID_ARGUMENT);
+  tess_tensor* y = nullptr;
+  ASSERT_EQ(tess_neg(&y, x.get()), TESS_OK) << LastError();
+  TensorPtr owned_y(y);
+  const tess_tensor* outs[] = {y, y};
+  EXPECT_EQ(tess_capture_end(&p, outs, 2), TESS_INVALID_ARGUMENT);  // listed twice
+  EXPECT_EQ(p, nullptr);
+  int32_t active = 1;
+  ASSERT_EQ(tess_capture_active(&active), TESS_OK);
+  EXPECT_EQ(active, 0);  // ended anyway
+  // The placeholder outlived its capture.
+  tess_tensor* z = nullptr;
+  EXPECT_EQ(tess_neg(&z, y), TESS_FAILED_PRECONDITION);
+  ASSERT_EQ(tess_capture_begin(), TESS_OK);
+  EXPECT_EQ(tess_capture_end(nullptr, outs, 1), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_capture_active(&active), TESS_OK);
+  EXPECT_EQ(active, 0);
+  EXPECT_EQ(tess_capture_active(nullptr), TESS_INVALID_ARGUMENT);
+}
+
+}  // namespace
+}  // namespace tessera::capi_test
