@@ -1,6 +1,7 @@
 #include "core/comm/nccl/nccl_communicator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -98,7 +99,8 @@ Result<ncclRedOp_t> ToNcclRedOp(ReduceOp op) {
 // call's duration, names the method in every error, and waits for the stream.
 class NcclCommunicator::Call {
  public:
-  Call(NcclCommunicator& c, const char* method) : c_(c), method_(method) {}
+  Call(NcclCommunicator& c, const char* method)
+      : c_(c), method_(method), start_(std::chrono::steady_clock::now()) {}
 
   Status Begin() {
     if (!c_.broken_.ok()) return c_.broken_;
@@ -126,10 +128,23 @@ class NcclCommunicator::Call {
   }
 
   // Waits for the stream, polling NCCL's asynchronous error so a dead peer cannot keep
-  // this rank waiting forever. A failure here leaves the communicator unusable: it is
-  // aborted and the error kept for every later call.
+  // this rank waiting forever, and, with a timeout set, the deadline counted from the
+  // start of the call. A failure here leaves the communicator unusable: it is aborted
+  // (ncclCommAbort also stops the in-flight kernels, so unlike MPI the buffers are
+  // released) and the error kept for every later call.
   Status Wait() {
+    const double timeout = c_.timeout_seconds();
     for (;;) {
+      if (timeout > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >
+              timeout) {
+        Status expired = DeadlineExceeded(std::string(method_) + ": not complete after " +
+                                          std::to_string(timeout) + " s on a communicator of " +
+                                          std::to_string(c_.size()) +
+                                          " ranks (NCCL); the communicator was aborted");
+        c_.Poison(expired);
+        return c_.Break(expired);
+      }
       const cudaError_t err = cudaStreamQuery(c_.stream_);
       if (err == cudaSuccess) return Status::Ok();
       if (err != cudaErrorNotReady) return c_.Break(Cuda("cudaStreamQuery", err));
@@ -146,6 +161,7 @@ class NcclCommunicator::Call {
  private:
   NcclCommunicator& c_;
   const char* method_;
+  std::chrono::steady_clock::time_point start_;
   DeviceScope device_;
 };
 
@@ -174,6 +190,9 @@ Status NcclCommunicator::Break(Status status) {
   return status;
 }
 
+// Every call waits for its work through Call::Wait, which checks the deadline.
+Status NcclCommunicator::DoSetTimeout(double /*seconds*/) { return Status::Ok(); }
+
 int64_t NcclCommunicator::max_count() const { return std::numeric_limits<int64_t>::max() / 8; }
 
 Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Create(Communicator& bootstrap,
@@ -195,6 +214,8 @@ Result<std::unique_ptr<NcclCommunicator>> NcclCommunicator::Create(Communicator&
   TESS_RETURN_IF_ERROR(AgreeAcrossGroup(bootstrap, Prefixed(kMethod, local), kMethod));
   TESS_RETURN_IF_ERROR(Prefixed(kMethod, bootstrap.Broadcast(&id, kUniqueIdWords, DType::kI64, 0)));
   TESS_RETURN_IF_ERROR(Prefixed(kMethod, comm->Init(id)));
+  TESS_ASSIGN_OR_RETURN(double timeout, DefaultCollectiveTimeout());
+  TESS_RETURN_IF_ERROR(comm->SetTimeout(timeout));
   return comm;
 }
 

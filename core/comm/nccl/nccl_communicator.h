@@ -11,8 +11,16 @@
 // results can be read and buffers reused at once. While waiting, the call polls NCCL's
 // asynchronous error state, so a failed peer or network turns into an error rather than
 // an endless wait; after such an error the communicator is aborted and every later call
-// returns that error at once. There is no asynchronous form yet: a caller that needs to
-// overlap can enqueue its own NCCL work on comm() / stream().
+// returns that error at once.
+//
+// Timeouts (communicator.h). The timeout starts at DefaultCollectiveTimeout(). A call
+// whose device work has not finished `timeout_seconds()` after the call began returns
+// DEADLINE_EXCEEDED and aborts the NCCL communicator (ncclCommAbort stops its kernels,
+// so the call's buffers are free again, unlike MPI's abandoned operations); every later
+// call fails with FAILED_PRECONDITION. Limit: NCCL's blocking communicators can also
+// wait inside an enqueue (ncclGroupEnd connecting to a peer on first use); the deadline
+// covers the wait for completion, not such an enqueue. There is no asynchronous form yet: a caller
+// that needs to overlap can enqueue its own NCCL work on comm() / stream().
 //
 // Collectives NCCL lacks, and how they are built (each choice depends only on arguments
 // that agree across ranks, never on local displacements, so all ranks make the same
@@ -103,6 +111,7 @@ class NcclCommunicator final : public Communicator {
   Status DoSend(const void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) override;
   Status DoRecv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) override;
   Status DoBarrier() override;
+  Status DoSetTimeout(double seconds) override;
   int64_t max_count() const override;
 
  private:

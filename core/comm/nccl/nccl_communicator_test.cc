@@ -529,6 +529,43 @@ TEST_F(NcclGpuTest, DeviceStreamAndBarrier) {
   EXPECT_EQ(after, before) << "a call changed the caller's current device";
 }
 
+TEST_F(NcclGpuTest, TimeoutIsHonouredWhileWorkCompletes) {
+  NcclCommunicator& c = *comm_;
+  EXPECT_EQ(c.SetTimeout(-1).code(), StatusCode::kInvalidArgument);
+  ASSERT_TRUE(c.SetTimeout(30).ok());
+  EXPECT_EQ(c.timeout_seconds(), 30);
+  DeviceArray<int64_t> value(std::vector<int64_t>{Rank() + 1});
+  ASSERT_TRUE(c.AllReduce(value.get(), value.get(), 1, DType::kI64, ReduceOp::kSum).ok());
+  EXPECT_EQ(value.ToHost()[0], int64_t{Size()} * (Size() + 1) / 2);
+  ASSERT_TRUE(c.SetTimeout(0).ok());
+}
+
+// Rank 0 all-reduces alone on a fresh communicator: it must get DEADLINE_EXCEEDED
+// within the timeout, not hang, and its communicator is then poisoned. The other ranks
+// then make the same call on theirs (its peer aborted), so every communicator ends
+// aborted and none waits in NCCL's collective finalize.
+TEST_F(NcclGpuTest, AMissingPeerTimesOut) {
+  if (Size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  Result<std::unique_ptr<NcclCommunicator>> fresh = NcclCommunicator::Create(MpiWorld());
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  NcclCommunicator& c = **fresh;
+  ASSERT_TRUE(c.SetTimeout(1.0).ok());
+  DeviceArray<float> value(std::vector<float>(16, 1.0f));
+  if (Rank() == 0) {
+    Status s = c.AllReduce(value.get(), value.get(), 16, DType::kF32, ReduceOp::kSum);
+    EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
+    EXPECT_NE(s.message().find("AllReduce"), std::string::npos) << s.ToString();
+    EXPECT_TRUE(c.poisoned());
+    EXPECT_EQ(c.Barrier().code(), StatusCode::kFailedPrecondition);
+  }
+  ASSERT_TRUE(MpiWorld().Barrier().ok());
+  if (Rank() != 0) {
+    Status s = c.AllReduce(value.get(), value.get(), 16, DType::kF32, ReduceOp::kSum);
+    EXPECT_FALSE(s.ok()) << "rank 0 aborted; this call cannot have completed";
+  }
+  ASSERT_TRUE(MpiWorld().Barrier().ok());
+}
+
 TEST_F(NcclGpuTest, BaseClassChecksUseThisBackendsLimit) {
   NcclCommunicator& c = *comm_;
   const int64_t limit = std::numeric_limits<int64_t>::max() / 8;
