@@ -1,10 +1,21 @@
 #!/bin/bash
 # Runs the Go binding's tests: lays the package out as a module under $TEST_TMPDIR
-# (tessera/ + internal/capi/ from SWIG) and runs `go test` with cgo pointed at
-# tessera.h and libtessera.so. Standard library only; no network.
-# Usage: go_test.sh GO_MOD CAPI_GO CAPI_WRAP_C TESSERA_H LIBTESSERA_SO PACKAGE_GO...
+# (tessera/ + internal/capi/ from SWIG) with cgo pointed at tessera.h and
+# libtessera.so, vets it, and runs `go test`. Standard library only; no network.
+#
+# Usage: go_test.sh [--mpi N MPIRUN_TEST_SH] GO_MOD CAPI_GO CAPI_WRAP_C TESSERA_H \
+#                   LIBTESSERA_SO PACKAGE_GO...
 # (PACKAGE_GO: the package's own .go files, tests included.)
+# With --mpi the test binary is built once (`go test -c`) and MPIRUN_TEST_SH starts N
+# copies of it, which run the TestMPI* tests (-tessera.np=N tells them the world size
+# to expect). mpirun must not start `go test` itself: that would build N times, racing.
 set -euo pipefail
+np=""
+if [[ "${1:-}" == "--mpi" ]]; then
+  np="$2"
+  launcher="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
+  shift 3
+fi
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 src="$tmp/src"
 mkdir -p "$src/internal/capi" "$tmp/lib" "$tmp/include/tessera"
@@ -24,4 +35,9 @@ mkdir -p "$HOME"
 cd "$src"
 # Vet the hand-written package; SWIG's generated capi trips the unsafeptr check.
 go vet .
-go test -count=1 -v ./...
+if [[ -z "$np" ]]; then
+  exec go test -count=1 -v ./...
+fi
+go test -c -o "$tmp/tessera.test" .
+exec "$launcher" "$np" "$tmp/tessera.test" -test.count=1 -test.v -test.run '^TestMPI' \
+  -tessera.np="$np"
