@@ -93,7 +93,13 @@ struct CTYPE {};
  *   %typemap(...) (tess_tensor** outputs, size_t outputs_capacity,
  *                  size_t* num_outputs)             tess_apply's outputs;
  *   %typemap(...) (const tess_tensor* const* inputs, size_t num_inputs)
- *                                                   tess_apply's inputs. */
+ *                                                   tess_apply's inputs (and, by
+ *                                                   %apply, any list of tensors);
+ * and Python alone:
+ *   %typemap(...) (const void* const* TESS_IN_BUFFER_LIST,
+ *                  const size_t* TESS_IN_BYTES_LIST, size_t TESS_LIST_LEN)
+ *                                                   host buffers the C API reads,
+ *                                                   with their sizes. */
 #if defined(SWIGPYTHON)
 %include "python/tessera_python.i"
 #elif defined(SWIGJAVA)
@@ -113,6 +119,9 @@ TESS_HANDLE(tess_explanation, Explanation)
 TESS_HANDLE(tess_tensor, Tensor)
 TESS_HANDLE(tess_boxing_plan, BoxingPlan)
 TESS_HANDLE(tess_bucketed_allreducer, BucketedAllReducer)
+TESS_HANDLE(tess_program, Program)
+TESS_HANDLE(tess_plan, Plan)
+TESS_HANDLE(tess_plan_instance, PlanInstance)
 
 /* Versions. */
 %tess_expose(tess_version)
@@ -305,13 +314,51 @@ TESS_HANDLE(tess_bucketed_allreducer, BucketedAllReducer)
 %tess_expose(tess_set_collective_timeout)
 %tess_expose(tess_collective_timeout)
 
+/* Plan mode: programs, capture, compiled plans and their instances. */
+%tess_expose(tess_program_create)
+%tess_expose(tess_program_add_input)
+%tess_expose(tess_program_add_variable)
+%tess_expose(tess_program_add_op)
+%tess_expose(tess_program_mark_output)
+%tess_expose(tess_program_sizes)
+%tess_expose(tess_program_string)
+%tess_expose(tess_capture_begin)
+%tess_expose(tess_capture_active)
+%tess_expose(tess_capture_placeholder)
+%tess_expose(tess_capture_end)
+%tess_expose(tess_capture_abort)
+%tess_expose(tess_plan_compile)
+%tess_expose(tess_plan_string)
+%tess_expose(tess_plan_instantiate)
+%tess_expose(tess_plan_run)
+%tess_expose(tess_plan_num_outputs)
+%tess_expose(tess_plan_output)
+%tess_expose(tess_plan_output_local)
+%tess_expose(tess_plan_output_local_num_elements)
+%tess_expose(tess_plan_output_dtype)
+%tess_expose(tess_plan_output_local_ndim)
+%tess_expose(tess_plan_output_local_dim)
+%tess_expose(tess_plan_stats)
+%tess_expose(tess_plan_last_run_allocations)
+%tess_expose(tess_plan_num_mem_cases)
+%tess_expose(tess_plan_mem_case_bytes)
+%tess_expose(tess_plan_mem_case_name)
+#if defined(SWIGPYTHON)
+/* A list of local buffers with their sizes: only Python has the typemap
+ * (TESS_IN_BUFFER_LIST); Java and Go run plans on tensors. */
+%tess_expose(tess_plan_run_local)
+#endif
+
 /* Every out-param name the header uses. A new function whose out-param has a new
  * name adds it here. */
 %define TESS_OUT_PARAMS(T)
 %apply T* TESS_OUT {
   T* out, T* out_rank, T* out_size, T* out_kind, T* out_split_axis, T* out_begin,
   T* out_end, T* out_hits, T* out_misses, T* out_evictions, T* out_capacity, T* out_calls,
-  T* out_plans_built, T* out_buckets, T* out_in_place_buckets
+  T* out_plans_built, T* out_buckets, T* out_in_place_buckets, T* out_first_output,
+  T* out_num_outputs, T* out_values, T* out_ops, T* out_inputs, T* out_outputs,
+  T* out_registers, T* out_steps, T* out_boxing_steps, T* out_runs, T* out_allocator_calls,
+  T* out_heap_allocations, T* out_block_bytes, T* out_lower_bound, T* out_no_reuse_bytes
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)
@@ -328,7 +375,14 @@ TESS_OUT_PARAMS(double)
   (const int64_t* values, size_t num_values),
   (const int64_t* local_shape, size_t ndim),
   (const int64_t* axes, size_t num_axes),
-  (const int64_t* counts, size_t num_tensors)
+  (const int64_t* counts, size_t num_tensors),
+  (const int64_t* value_ids, size_t num_values)
+};
+
+/* Lists of tensors: tess_apply's and tess_plan_run's inputs, tess_capture_end's
+ * outputs. */
+%apply (const tess_tensor* const* inputs, size_t num_inputs) {
+  (const tess_tensor* const* tensors, size_t num_tensors)
 };
 
 /* Host buffers and optional shapes of the tensor functions. */
@@ -345,6 +399,12 @@ TESS_OUT_PARAMS(double)
 };
 %apply void* TESS_INOUT_BUFFER { void* buffer };
 %apply void* const* TESS_BUFFER_LIST { void* const* buffers };
+#if defined(SWIGPYTHON)
+%apply (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+        size_t TESS_LIST_LEN) {
+  (const void* const* locals, const size_t* local_bytes, size_t num_inputs)
+};
+#endif
 
 %include "tessera/tessera.h"
 

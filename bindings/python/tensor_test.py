@@ -8,19 +8,13 @@ import unittest
 import numpy as np
 
 import tessera as ts
+from tessera_test_util import TesseraTestCase
 
 
-class TensorTestCase(unittest.TestCase):
+class TensorTestCase(TesseraTestCase):
     def setUp(self):
         self.p = ts.placement("cpu", ranks=[0])
         self.grid = ts.placement("cpu", ranks=[[0]])
-
-    def assertTesseraError(self, cls, text, fn, *args, **kwargs):
-        with self.assertRaises(cls) as ctx:
-            fn(*args, **kwargs)
-        self.assertIsInstance(ctx.exception, ts.TesseraError)
-        self.assertIn(text, ctx.exception.message)
-        return ctx.exception
 
     def values(self, shape, dtype=np.float32, salt=0):
         n = int(np.prod(shape))

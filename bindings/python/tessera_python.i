@@ -14,7 +14,10 @@
  *   becomes the byte count, TESS_INOUT_BUFFER a writable one or None,
  *   TESS_BUFFER_LIST a sequence of writable ones or None. TESS_OPT_SHAPE is None or
  *   a sequence of ints.
- * - tess_apply takes a sequence of Tensors and returns a tuple of new Tensors.
+ * - tess_apply takes a sequence of Tensors and returns a tuple of new Tensors; other
+ *   tensor lists (tess_plan_run, tess_capture_end) take a sequence of Tensors.
+ * - TESS_IN_BUFFER_LIST (tess_plan_run_local) takes a sequence of readable buffers or
+ *   None; each one's size becomes its byte count.
  * - DLPack capsules: python/tessera_python_dlpack.i.
  */
 
@@ -292,6 +295,49 @@ TESS_PY_OUT(double, PyFloat_FromDouble)
   Py_ssize_t i;
   for (i = 0; i < held$argnum; ++i) PyBuffer_Release(&views$argnum[i]);
   free(views$argnum);
+  free(pointers$argnum);
+}
+
+/* A sequence of readable buffers (None for NULL, size 0) with their sizes, held until
+ * the call returns. */
+%typemap(in) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+              size_t TESS_LIST_LEN)
+    (const void** pointers = NULL, size_t* sizes = NULL, Py_buffer* views = NULL,
+     Py_ssize_t held = 0) {
+  PyObject* fast = PySequence_Fast($input, "expected a sequence of buffers");
+  Py_ssize_t i, len;
+  if (fast == NULL) SWIG_fail;
+  len = PySequence_Fast_GET_SIZE(fast);
+  pointers = (const void**)calloc((size_t)len + 1, sizeof(void*));
+  sizes = (size_t*)calloc((size_t)len + 1, sizeof(size_t));
+  views = (Py_buffer*)calloc((size_t)len + 1, sizeof(Py_buffer));
+  if (pointers == NULL || sizes == NULL || views == NULL) {
+    Py_DECREF(fast);
+    PyErr_NoMemory();
+    SWIG_fail;
+  }
+  for (i = 0; i < len; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(fast, i);
+    if (item == Py_None) continue;
+    if (PyObject_GetBuffer(item, &views[held], PyBUF_C_CONTIGUOUS) != 0) {
+      Py_DECREF(fast);
+      SWIG_fail;
+    }
+    pointers[i] = views[held].buf;
+    sizes[i] = (size_t)views[held].len;
+    ++held;
+  }
+  Py_DECREF(fast);
+  $1 = ($1_ltype)pointers;
+  $2 = sizes;
+  $3 = (size_t)len;
+}
+%typemap(freearg) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+                   size_t TESS_LIST_LEN) {
+  Py_ssize_t i;
+  for (i = 0; i < held$argnum; ++i) PyBuffer_Release(&views$argnum[i]);
+  free(views$argnum);
+  free(sizes$argnum);
   free(pointers$argnum);
 }
 

@@ -86,6 +86,18 @@ Status CheckIndex(const PlanInstance& instance, size_t index) {
   return Status::Ok();
 }
 
+// This rank's piece of output `index`: FAILED_PRECONDITION when it holds none.
+Result<Shape> OutputLocalShape(const PlanInstance& instance, size_t index) {
+  TESS_RETURN_IF_ERROR(CheckIndex(instance, index));
+  const CompiledPlan& plan = instance.plan();
+  const ValueId id = plan.program.outputs()[index];
+  if (!plan.has_local[id]) {
+    return FailedPrecondition("this rank holds no piece of output #" + std::to_string(index) +
+                              " (" + instance.output_meta(index).ToString() + ")");
+  }
+  return plan.local_shapes[id];
+}
+
 }  // namespace
 
 extern "C" {
@@ -415,6 +427,46 @@ tess_status tess_plan_output_local_num_elements(int64_t* out, const tess_plan_in
   const CompiledPlan& plan = instance->value->plan();
   const ValueId id = plan.program.outputs()[index];
   *out = plan.has_local[id] ? plan.local_shapes[id].num_elements() : 0;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_instance* instance,
+                                   size_t index) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(instance);
+  if (Status s = CheckIndex(*instance->value, index); !s.ok()) return ReportIn(__func__, s);
+  *out = static_cast<tess_dtype>(instance->value->output_meta(index).dtype);
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* instance,
+                                        size_t index) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(instance);
+  Result<Shape> shape = OutputLocalShape(*instance->value, index);
+  if (!shape.ok()) return ReportIn(__func__, shape.status());
+  *out = static_cast<size_t>(shape->ndim());
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* instance,
+                                       size_t index, size_t dim) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(instance);
+  Result<Shape> shape = OutputLocalShape(*instance->value, index);
+  if (!shape.ok()) return ReportIn(__func__, shape.status());
+  if (dim >= static_cast<size_t>(shape->ndim())) {
+    return ReportIn(__func__, OutOfRange("dim " + std::to_string(dim) + " but output #" +
+                                         std::to_string(index) + "'s piece " + shape->ToString() +
+                                         " has " + std::to_string(shape->ndim()) + " dims"));
+  }
+  *out = shape->dim(static_cast<int>(dim));
   return TESS_OK;
   TESS_CAPI_END
 }

@@ -168,6 +168,21 @@ void CheckProgram(const tess_program* program, const Weights& w) {
     ExpectNear(got, ToHost<float>(eager.get()), "plan vs eager");
     ExpectNear(got, Oracle(x, w), "plan vs loops");
 
+    // The piece's dtype and shape without the collective output: those of y's piece.
+    tess_dtype dtype = -1;
+    ASSERT_EQ(tess_plan_output_dtype(&dtype, instance.get(), 0), TESS_OK) << LastError();
+    EXPECT_EQ(dtype, TESS_DTYPE_F32);
+    size_t ndim = 0, y_ndim = 0;
+    ASSERT_EQ(tess_plan_output_local_ndim(&ndim, instance.get(), 0), TESS_OK) << LastError();
+    ASSERT_EQ(tess_tensor_local_ndim(&y_ndim, y.get()), TESS_OK);
+    ASSERT_EQ(ndim, y_ndim);
+    for (size_t d = 0; d < ndim; ++d) {
+      int64_t dim = -1, y_dim = -2;
+      ASSERT_EQ(tess_plan_output_local_dim(&dim, instance.get(), 0, d), TESS_OK) << LastError();
+      ASSERT_EQ(tess_tensor_local_dim(&y_dim, y.get(), d), TESS_OK);
+      EXPECT_EQ(dim, y_dim) << "dim " << d;
+    }
+
     // The same input as this rank's local piece: the same output piece.
     int64_t n = 0;
     ASSERT_EQ(tess_tensor_local_num_elements(&n, tx.get()), TESS_OK);
@@ -362,6 +377,18 @@ TEST(PlanCapiTest, BadInputs) {
   }
   EXPECT_EQ(tess_plan_output_local(nullptr, 0, inst, 3), TESS_OUT_OF_RANGE);
   EXPECT_EQ(tess_plan_output_local_num_elements(&elems, inst, 3), TESS_OUT_OF_RANGE);
+  tess_dtype dtype = -1;
+  EXPECT_EQ(tess_plan_output_dtype(&dtype, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_TRUE(ErrorHas("output index 3"));
+  EXPECT_EQ(tess_plan_output_dtype(nullptr, inst, 0), TESS_INVALID_ARGUMENT);
+  size_t local_ndim = 0;
+  EXPECT_EQ(tess_plan_output_local_ndim(&local_ndim, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_output_local_ndim(&local_ndim, nullptr, 0), TESS_INVALID_ARGUMENT);
+  int64_t local_dim = -1;
+  EXPECT_EQ(tess_plan_output_local_dim(&local_dim, inst, 0, 2), TESS_OUT_OF_RANGE);
+  EXPECT_TRUE(ErrorHas("dim 2"));
+  EXPECT_EQ(tess_plan_output_local_dim(&local_dim, inst, 3, 0), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_output_local_dim(nullptr, inst, 0, 0), TESS_INVALID_ARGUMENT);
   int64_t a = 0, c = 0, d = 0;
   EXPECT_EQ(tess_plan_mem_case_bytes(&a, &c, &d, inst, 5), TESS_OUT_OF_RANGE);
   EXPECT_STREQ(tess_plan_mem_case_name(inst, 5), "");
@@ -369,6 +396,38 @@ TEST(PlanCapiTest, BadInputs) {
   EXPECT_EQ(tess_plan_num_outputs(&n, nullptr), TESS_INVALID_ARGUMENT);
   ASSERT_EQ(tess_plan_num_outputs(&n, inst), TESS_OK);
   EXPECT_EQ(n, 1u);
+
+  // A rank outside the output's placement has no piece to describe (its dtype is
+  // still known). Nothing runs, so the other ranks need not take part.
+  if (WorldSize() > 1) {
+    PlacementPtr rank0 = Placement("cpu:[0]");
+    ASSERT_EQ(tess_program_create(&raw), TESS_OK);
+    ProgramPtr on_rank0(raw);
+    int64_t x0 = -1, y0 = -1;
+    ASSERT_EQ(tess_program_add_input(&x0, raw, "x", shape, 2, TESS_DTYPE_F32, rank0.get(), nullptr),
+              TESS_OK)
+        << LastError();
+    ASSERT_EQ(tess_program_add_op(&y0, &n, raw, relu.get(), &x0, 1), TESS_OK) << LastError();
+    ASSERT_EQ(tess_program_mark_output(raw, y0), TESS_OK);
+    ASSERT_EQ(tess_plan_compile(&plan, raw, 1), TESS_OK) << LastError();
+    PlanPtr plan0(plan);
+    ASSERT_EQ(tess_plan_instantiate(&inst, plan), TESS_OK) << LastError();
+    InstancePtr instance0(inst);
+    size_t nd = 0;
+    int64_t d0 = -1;
+    if (WorldRank() == 0) {
+      ASSERT_EQ(tess_plan_output_local_ndim(&nd, inst, 0), TESS_OK) << LastError();
+      EXPECT_EQ(nd, 2u);
+      ASSERT_EQ(tess_plan_output_local_dim(&d0, inst, 0, 0), TESS_OK) << LastError();
+      EXPECT_EQ(d0, kBatch);
+    } else {
+      EXPECT_EQ(tess_plan_output_local_ndim(&nd, inst, 0), TESS_FAILED_PRECONDITION);
+      EXPECT_TRUE(ErrorHas("no piece of output #0"));
+      EXPECT_EQ(tess_plan_output_local_dim(&d0, inst, 0, 0), TESS_FAILED_PRECONDITION);
+    }
+    ASSERT_EQ(tess_plan_output_dtype(&dtype, inst, 0), TESS_OK);
+    EXPECT_EQ(dtype, TESS_DTYPE_F32);
+  }
 
   // NULL handles are harmless to destroy.
   tess_program_destroy(nullptr);

@@ -823,6 +823,17 @@ TESS_API tess_status tess_plan_output_local(void* out, size_t out_bytes,
 TESS_API tess_status tess_plan_output_local_num_elements(int64_t* out,
                                                          const tess_plan_instance* instance,
                                                          size_t index);
+/* Output `index`'s dtype, and the rank and dims of this rank's piece of it (what
+ * tess_plan_output_local writes, row-major): enough to shape that buffer without
+ * the collective tess_plan_output. Valid before the first run. OUT_OF_RANGE for a
+ * bad index or dim; FAILED_PRECONDITION for the piece's rank and dims on a rank the
+ * output's placement lacks. Local. */
+TESS_API tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_instance* instance,
+                                            size_t index);
+TESS_API tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* instance,
+                                                 size_t index);
+TESS_API tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* instance,
+                                                size_t index, size_t dim);
 /* Registers, kernel-and-boxing steps, boxing steps among them, and runs so far. */
 TESS_API tess_status tess_plan_stats(int64_t* out_registers, int64_t* out_steps,
                                      int64_t* out_boxing_steps, int64_t* out_runs,

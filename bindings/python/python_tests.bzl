@@ -1,0 +1,39 @@
+"""Test macros of the Python binding: a py_test on the `tessera` module, and a
+script run under mpirun on several world sizes."""
+
+def tessera_py_test(name, srcs, deps = []):
+    """A small py_test of `srcs` that imports `tessera` (and `deps`)."""
+    native.py_test(
+        name = name,
+        size = "small",
+        srcs = srcs,
+        # No runfiles __init__.py: the workspace directory is also named "tessera".
+        legacy_create_init = False,
+        python_version = "PY3",
+        deps = [":tessera"] + deps,
+    )
+
+def python_mpi_tests(name, script, nps, data = []):
+    """sh_tests `<name>_np<N>` running `script` under mpirun on N ranks, for N in
+    `nps`, through python_mpi_test.sh; `data`: modules the script imports besides
+    tessera (they sit beside tessera.py in the runfiles). Exclusive: up to N
+    processes on 2 cores."""
+    for np in nps:
+        native.sh_test(
+            name = "%s_np%d" % (name, np),
+            size = "small",
+            srcs = ["python_mpi_test.sh"],
+            args = [
+                str(np),
+                "$(location //tests/comm:mpirun_test.sh)",
+                "$(location %s)" % script,
+                "$(location :tessera.py)",
+            ],
+            data = [
+                script,
+                ":_tessera.so",
+                ":tessera.py",
+                "//tests/comm:mpirun_test.sh",
+            ] + data,
+            tags = ["exclusive"],
+        )
