@@ -468,6 +468,8 @@ static void* tess_java_buffer_address(JNIEnv* jenv, jobject buffer) {
 /* --- Handle classes ------------------------------------------------------------- */
 %typemap(javainterfaces) struct tess_placement, struct tess_nd_sbp, struct tess_layout,
     struct tess_op_call, struct tess_infer_result, struct tess_explanation,
-    struct tess_tensor, struct tess_boxing_plan, struct tess_bucketed_allreducer "AutoCloseable"
+    struct tess_tensor, struct tess_boxing_plan, struct tess_bucketed_allreducer,
+    struct tess_program, struct tess_plan, struct tess_plan_instance "AutoCloseable"
 %typemap(javafinalize) SWIGTYPE ""
 %include "java/tessera_java_classes.i"
+%include "java/tessera_java_plan.i"

@@ -82,6 +82,19 @@ final class MpiLayout {
     return out;
   }
 
+  /** The layout of a tensor on {@code placement} held as {@code ndSbp}, read through the API. */
+  static MpiLayout of(Placement placement, NdSbp ndSbp) {
+    int[] ranks = new int[(int) placement.parallelNum()];
+    for (int i = 0; i < ranks.length; ++i) ranks[i] = placement.rankAt(i);
+    int[] kinds = new int[(int) ndSbp.numAxes()];
+    int[] axes = new int[kinds.length];
+    for (int a = 0; a < kinds.length; ++a) {
+      kinds[a] = ndSbp.kind(a);
+      axes[a] = ndSbp.splitAxis(a);
+    }
+    return new MpiLayout(ranks, placement.hierarchy(), kinds, axes);
+  }
+
   /** A new placement handle; the caller closes it. */
   Placement placement() {
     return Placement.create(Tessera.DEVICE_CPU, ranks, hierarchy);
