@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/plan/bench_world.h"
 #include "core/comm/mpi_world.h"
 #include "core/eager/creation.h"
 #include "core/plan/compile.h"
@@ -39,10 +40,7 @@ double MedianMicros(F&& step) {
   return us[us.size() / 2];
 }
 
-void Fail(const Status& s, const char* what) {
-  std::fprintf(stderr, "plan_bench: %s: %s\n", what, s.ToString().c_str());
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
+using bench::Fail;
 
 void Bench(const char* name, const plan_test::MlpConfig& config, int rank, int world) {
   Result<plan::Program> program = plan_test::BuildMlp(config);
@@ -91,16 +89,10 @@ void Bench(const char* name, const plan_test::MlpConfig& config, int rank, int w
 
 int main() {
   using namespace tessera;
-  Status s = comm::InitWorld();
-  if (!s.ok()) {
-    std::fprintf(stderr, "plan_bench: %s\n", s.ToString().c_str());
-    return 1;
-  }
-  const int rank = comm::WorldRank().value();
-  const int world = comm::WorldSize().value();
-  std::vector<int32_t> ranks;
-  for (int r = 0; r < world; ++r) ranks.push_back(r);
-  const Placement p = Placement::Make(DeviceType::kCpu, ranks, {world}).value();
+  const bench::BenchWorld w = bench::InitBenchWorld("plan_bench");
+  const Placement& p = w.placement;
+  const int rank = w.rank;
+  const int world = w.size;
   plan_test::MlpConfig config{p, plan_test::Broadcast(p), plan_test::Broadcast(p)};
   config.batch = 16;
   config.in = 32;

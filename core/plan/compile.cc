@@ -24,10 +24,11 @@ std::string RegisterString(int64_t id) { return id >= 0 ? "r" + std::to_string(i
 // every helper.
 class Compiler {
  public:
-  Compiler(const Program& program, int32_t rank) {
+  Compiler(const Program& program, int32_t rank, const CompileOptions& options) {
     plan_ = std::make_shared<CompiledPlan>();
     plan_->program = program;
     plan_->rank = rank;
+    plan_->input_register_num = options.input_register_num;
   }
 
   Result<std::shared_ptr<const CompiledPlan>> Run() {
@@ -54,6 +55,7 @@ class Compiler {
       if (!plan_->has_local[id]) continue;
       plan_->value_registers[id] = NewRegister(program.value(id).name, plan_->local_shapes[id],
                                                program.value(id).meta.dtype);
+      plan_->registers.back().register_num = plan_->input_register_num;
       feed.writes.push_back(plan_->value_registers[id]);
     }
     steps_.push_back(std::move(feed));
@@ -184,17 +186,24 @@ class Compiler {
 
 }  // namespace
 
-Result<std::shared_ptr<const CompiledPlan>> Compile(const Program& program) {
+Result<std::shared_ptr<const CompiledPlan>> Compile(const Program& program,
+                                                    const CompileOptions& options) {
+  if (options.input_register_num < 1 || options.input_register_num > kMaxInputRegisterNum) {
+    return InvalidArgument("Compile: options.input_register_num is " +
+                           std::to_string(options.input_register_num) + "; it must be in [1, " +
+                           std::to_string(kMaxInputRegisterNum) + "]");
+  }
   Result<int32_t> rank = comm::WorldRank();
   if (!rank.ok()) return FailedPrecondition("Compile: " + rank.status().message());
-  return Compiler(program, rank.value()).Run();
+  return Compiler(program, rank.value(), options).Run();
 }
 
 std::string CompiledPlan::ToString() const {
   std::string s = "program:\n" + program.ToString();
   s += "plan on rank " + std::to_string(rank) + ": " + std::to_string(steps.size()) + " steps (" +
        std::to_string(num_boxing_steps) + " boxing), " + std::to_string(registers.size()) +
-       " registers\n  0: feed";
+       " registers, " + std::to_string(input_register_num) + " cop" +
+       (input_register_num == 1 ? "y" : "ies") + " of each input\n  0: feed";
   for (ValueId id : program.inputs()) s += " " + RegisterString(value_registers[id]);
   s += "\n";
   for (size_t i = 0; i < steps.size(); ++i) {

@@ -11,6 +11,10 @@
 //   3. derives lifetimes in plan order: step 0 feeds the inputs, steps 1..n are the kernel
 //      and boxing steps, step n+1 fetches the outputs (so outputs outlive the run);
 //   4. packs the registers with PlanMemory (mem_plan.h).
+// With CompileOptions::input_register_num = n > 1 every data-input register holds n copies
+// (register_desc.h): PlanInstance::Push fills one copy while RunPushed runs the steps on
+// another. Such registers never share memory (mem_plan.h), so each extra copy costs the
+// input's full bytes.
 // The plan is per rank (SPMD: every rank compiles the same program; local shapes, and so
 // the memory plan, differ). Ranks outside a step's placement skip its kernel but still
 // take part in its boxing, which is collective.
@@ -56,9 +60,20 @@ struct CompiledStep {
   NdSbp dst_nd_sbp;
 };
 
+// The most copies of an input register a plan may ask for: pipelining gains nothing past
+// a few slots, and each copy is a full input.
+inline constexpr int kMaxInputRegisterNum = 8;
+
+struct CompileOptions {
+  // Copies of every data-input register, in [1, kMaxInputRegisterNum]: how many input sets
+  // PlanInstance::Push can hold ahead of RunPushed.
+  int input_register_num = 1;
+};
+
 struct CompiledPlan {
   Program program;
   int32_t rank = 0;
+  int input_register_num = 1;  // the option it was compiled with
   // Plan step i + 1 is steps[i]; step 0 feeds the inputs, step steps.size() + 1 fetches.
   std::vector<CompiledStep> steps;
   std::vector<RegisterDesc> registers;   // by register id
@@ -73,10 +88,12 @@ struct CompiledPlan {
   std::string ToString() const;
 };
 
-// Errors: FAILED_PRECONDITION without an MPI world (comm::InitWorld); INVALID_ARGUMENT for a
+// Errors: INVALID_ARGUMENT for input_register_num outside [1, kMaxInputRegisterNum];
+// FAILED_PRECONDITION without an MPI world (comm::InitWorld); INVALID_ARGUMENT for a
 // program without outputs; UNIMPLEMENTED for a cuda placement (plans run on the host) or an
 // op without a cpu kernel, naming the op; PlanMemory's errors.
-Result<std::shared_ptr<const CompiledPlan>> Compile(const Program& program);
+Result<std::shared_ptr<const CompiledPlan>> Compile(const Program& program,
+                                                    const CompileOptions& options = {});
 
 }  // namespace tessera::plan
 

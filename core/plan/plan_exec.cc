@@ -1,5 +1,8 @@
 #include "core/plan/plan_exec.h"
 
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -17,17 +20,62 @@ long ThreadHeapAllocations() __attribute__((weak));
 namespace tessera::plan {
 namespace {
 
-long HeapAllocations() {
-  return &memory::ThreadHeapAllocations != nullptr ? memory::ThreadHeapAllocations() : -1;
+constexpr const char* kRun = "PlanInstance::Run";
+constexpr const char* kPush = "PlanInstance::Push";
+constexpr const char* kRunPushed = "PlanInstance::RunPushed";
+
+// Allocation counters of the calling thread, taken around a call.
+struct AllocCount {
+  long heap = -1;  // -1: the binary does not link the heap counter
+  uint64_t allocator_calls = 0;
+};
+
+AllocCount CountAllocations() {
+  AllocCount c;
+  c.heap = &memory::ThreadHeapAllocations != nullptr ? memory::ThreadHeapAllocations() : -1;
+  const memory::AllocatorStats s = memory::ThreadHostCachingAllocator().stats();
+  c.allocator_calls = s.num_allocs + s.num_frees;
+  return c;
 }
 
-uint64_t AllocatorCalls() {
-  const memory::AllocatorStats s = memory::ThreadHostCachingAllocator().stats();
-  return s.num_allocs + s.num_frees;
+void StoreDelta(const AllocCount& before, const AllocCount& after, int64_t* heap,
+                int64_t* allocator_calls) {
+  *heap = before.heap < 0 ? -1 : after.heap - before.heap;
+  *allocator_calls = static_cast<int64_t>(after.allocator_calls - before.allocator_calls);
 }
 
 std::string InputName(const Program& program, size_t i) {
   return "input #" + std::to_string(i) + " (\"" + program.value(program.inputs()[i]).name + "\")";
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+Status Closed(const char* where) {
+  return Status(StatusCode::kCancelled, std::string(where) + ": the instance is closed");
+}
+
+Status CheckTimeout(const char* where, double timeout_seconds) {
+  if (std::isnan(timeout_seconds)) {
+    return InvalidArgument(std::string(where) + ": timeout_seconds is NaN");
+  }
+  return Status::Ok();
+}
+
+// Waits on `cv` until `ready`; false when `timeout_seconds` passed first. Negative or
+// huge timeouts wait forever (a huge one would overflow the clock's integer ticks).
+template <typename Pred>
+bool WaitUntil(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+               double timeout_seconds, Pred ready) {
+  constexpr double kForever = 1e9;  // ~30 years
+  if (timeout_seconds < 0 || timeout_seconds >= kForever) {
+    cv.wait(lock, ready);
+    return true;
+  }
+  return cv.wait_for(lock, std::chrono::duration<double>(timeout_seconds), ready);
 }
 
 }  // namespace
@@ -42,6 +90,35 @@ Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(std::shared_ptr<const
   return instance;
 }
 
+PlanInstance::~PlanInstance() {
+  Close();
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait(lock, [this] { return active_calls_ == 0; });
+}
+
+void PlanInstance::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  closed_ = true;
+  changed_.notify_all();
+}
+
+bool PlanInstance::closed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return closed_;
+}
+
+Status PlanInstance::EnterCall(const char* where) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) return Closed(where);
+  ++active_calls_;
+  return Status::Ok();
+}
+
+void PlanInstance::LeaveCallLocked() {
+  --active_calls_;
+  changed_.notify_all();
+}
+
 kernels::LocalTensor PlanInstance::Bound(const Operand& o, const Shape& shape, DType dtype) const {
   if (o.register_id >= 0) return kernels::LocalTensor{bodies_[o.register_id], shape, dtype};
   if (o.variable >= 0) return plan_->program.value(o.variable).variable->local();
@@ -50,11 +127,26 @@ kernels::LocalTensor PlanInstance::Bound(const Operand& o, const Shape& shape, D
 
 Status PlanInstance::Bind() {
   const CompiledPlan& plan = *plan_;
+  const int slots = plan.input_register_num;
   bodies_.resize(plan.registers.size());
   for (size_t r = 0; r < plan.registers.size(); ++r) {
     TESS_ASSIGN_OR_RETURN(Blob blob, registers_->GetBlob(static_cast<int64_t>(r), 0));
     bodies_[r] = blob.body();
   }
+  input_of_register_.assign(plan.registers.size(), -1);
+  slot_bodies_.assign(static_cast<size_t>(slots),
+                      std::vector<void*>(plan.program.inputs().size(), nullptr));
+  for (size_t i = 0; i < plan.program.inputs().size(); ++i) {
+    const int64_t r = plan.value_registers[plan.program.inputs()[i]];
+    if (r < 0) continue;
+    input_of_register_[r] = static_cast<int>(i);
+    for (int c = 0; c < slots; ++c) {
+      TESS_ASSIGN_OR_RETURN(Blob blob, registers_->GetBlob(r, c));
+      slot_bodies_[c][i] = blob.body();
+    }
+  }
+  slot_state_.assign(static_cast<size_t>(slots), SlotState::kFree);
+
   steps_.resize(plan.steps.size());
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const CompiledStep& step = plan.steps[i];
@@ -67,88 +159,122 @@ Status PlanInstance::Bind() {
       b.outputs.push_back(
           Bound(Operand{step.outputs[0], -1},
                 step.outputs[0] >= 0 ? plan.registers[step.outputs[0]].shape : Shape(), dtype));
-      continue;
+    } else {
+      const ProgramOp& op = plan.program.ops()[step.op_index];
+      for (size_t k = 0; k < step.inputs.size(); ++k) {
+        const Operand& o = step.inputs[k];
+        const ValueId v = op.inputs[k];
+        const Shape& shape =
+            o.register_id >= 0 ? plan.registers[o.register_id].shape : plan.local_shapes[v];
+        b.inputs.push_back(Bound(o, shape, plan.program.value(v).meta.dtype));
+      }
+      for (size_t k = 0; k < step.outputs.size(); ++k) {
+        const ValueId v = op.outputs[k];
+        b.outputs.push_back(Bound(Operand{step.outputs[k], -1}, plan.local_shapes[v],
+                                  plan.program.value(v).meta.dtype));
+      }
+      b.ctx.def = op.def;
+      b.ctx.attrs = &op.attrs;
+      b.ctx.inputs = b.inputs.data();
+      b.ctx.num_inputs = static_cast<int>(b.inputs.size());
+      b.ctx.outputs = b.outputs.data();
+      b.ctx.num_outputs = static_cast<int>(b.outputs.size());
     }
-    const ProgramOp& op = plan.program.ops()[step.op_index];
+    // b.inputs is complete and never resized again, so the patch addresses stay valid.
     for (size_t k = 0; k < step.inputs.size(); ++k) {
-      const Operand& o = step.inputs[k];
-      const ValueId v = op.inputs[k];
-      const Shape& shape =
-          o.register_id >= 0 ? plan.registers[o.register_id].shape : plan.local_shapes[v];
-      b.inputs.push_back(Bound(o, shape, plan.program.value(v).meta.dtype));
+      const int64_t r = step.inputs[k].register_id;
+      if (r >= 0 && input_of_register_[r] >= 0) {
+        patches_.push_back(
+            InputPatch{&b.inputs[k].data, static_cast<size_t>(input_of_register_[r])});
+      }
     }
-    for (size_t k = 0; k < step.outputs.size(); ++k) {
-      const ValueId v = op.outputs[k];
-      b.outputs.push_back(Bound(Operand{step.outputs[k], -1}, plan.local_shapes[v],
-                                plan.program.value(v).meta.dtype));
-    }
-    b.ctx.def = op.def;
-    b.ctx.attrs = &op.attrs;
-    b.ctx.inputs = b.inputs.data();
-    b.ctx.num_inputs = static_cast<int>(b.inputs.size());
-    b.ctx.outputs = b.outputs.data();
-    b.ctx.num_outputs = static_cast<int>(b.outputs.size());
   }
   return Status::Ok();
 }
 
-Status PlanInstance::CheckInputCount(size_t num_inputs) const {
+Status PlanInstance::CheckInputCount(const char* where, size_t num_inputs) const {
   const size_t want = plan_->program.inputs().size();
   if (num_inputs != want) {
-    return InvalidArgument("PlanInstance::Run: the program takes " + std::to_string(want) +
+    return InvalidArgument(std::string(where) + ": the program takes " + std::to_string(want) +
                            " inputs but got " + std::to_string(num_inputs));
   }
   return Status::Ok();
 }
 
-Status PlanInstance::FeedLocal(const void* raw, size_t num_inputs) {
-  TESS_RETURN_IF_ERROR(CheckInputCount(num_inputs));
+Status PlanInstance::CheckLocal(const char* where, const void* raw, size_t num_inputs,
+                                bool* needs_boxing) const {
+  *needs_boxing = false;
+  TESS_RETURN_IF_ERROR(CheckInputCount(where, num_inputs));
   const auto* inputs = static_cast<const kernels::LocalTensor*>(raw);
   const CompiledPlan& plan = *plan_;
   for (size_t i = 0; i < num_inputs; ++i) {
     const ValueId id = plan.program.inputs()[i];
     if (!plan.has_local[id]) continue;
-    if (inputs == nullptr) return InvalidArgument("PlanInstance::Run: inputs is NULL");
+    if (inputs == nullptr) return InvalidArgument(std::string(where) + ": inputs is NULL");
     const infer::TensorMeta& meta = plan.program.value(id).meta;
     const Shape& want = plan.local_shapes[id];
     if (inputs[i].shape != want || inputs[i].dtype != meta.dtype) {
-      return InvalidArgument("PlanInstance::Run: " + InputName(plan.program, i) + " on rank " +
+      return InvalidArgument(std::string(where) + ": " + InputName(plan.program, i) + " on rank " +
                              std::to_string(plan.rank) + " has local shape " +
                              inputs[i].shape.ToString() + " " + DTypeName(inputs[i].dtype) +
                              " but " + meta.ToString() + " needs " + want.ToString() + " " +
                              DTypeName(meta.dtype));
     }
-    const size_t bytes = static_cast<size_t>(want.num_elements()) * DTypeSize(meta.dtype);
-    if (bytes == 0) continue;
-    if (inputs[i].data == nullptr) {
-      return InvalidArgument("PlanInstance::Run: " + InputName(plan.program, i) + " data is NULL");
+    if (want.num_elements() > 0 && inputs[i].data == nullptr) {
+      return InvalidArgument(std::string(where) + ": " + InputName(plan.program, i) +
+                             " data is NULL");
     }
-    std::memcpy(bodies_[plan.value_registers[id]], inputs[i].data, bytes);
   }
   return Status::Ok();
 }
 
-Status PlanInstance::FeedTensors(const void* raw, size_t num_inputs) {
-  TESS_RETURN_IF_ERROR(CheckInputCount(num_inputs));
+Status PlanInstance::FillLocal(const void* raw, size_t num_inputs, int slot) {
+  const auto* inputs = static_cast<const kernels::LocalTensor*>(raw);
+  const CompiledPlan& plan = *plan_;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const ValueId id = plan.program.inputs()[i];
+    if (!plan.has_local[id]) continue;
+    const size_t bytes = static_cast<size_t>(plan.local_shapes[id].num_elements()) *
+                         DTypeSize(plan.program.value(id).meta.dtype);
+    if (bytes > 0) std::memcpy(slot_bodies_[slot][i], inputs[i].data, bytes);
+  }
+  return Status::Ok();
+}
+
+Status PlanInstance::CheckTensors(const char* where, const void* raw, size_t num_inputs,
+                                  bool* needs_boxing) const {
+  *needs_boxing = false;
+  TESS_RETURN_IF_ERROR(CheckInputCount(where, num_inputs));
   const auto* inputs = static_cast<const eager::Tensor*>(raw);
   const CompiledPlan& plan = *plan_;
   for (size_t i = 0; i < num_inputs; ++i) {
     const ValueId id = plan.program.inputs()[i];
     const infer::TensorMeta& want = plan.program.value(id).meta;
     if (inputs == nullptr || inputs[i] == nullptr) {
-      return InvalidArgument("PlanInstance::Run: " + InputName(plan.program, i) + " is NULL");
+      return InvalidArgument(std::string(where) + ": " + InputName(plan.program, i) + " is NULL");
     }
     const infer::TensorMeta& got = inputs[i]->meta();
     if (got.shape != want.shape || got.dtype != want.dtype || got.placement != want.placement) {
-      return InvalidArgument("PlanInstance::Run: " + InputName(plan.program, i) + " is " +
+      return InvalidArgument(std::string(where) + ": " + InputName(plan.program, i) + " is " +
                              got.ToString() + " but the program declares " + want.ToString() +
                              " (shape, dtype and placement must match)");
     }
-    void* body = plan.has_local[id] ? bodies_[plan.value_registers[id]] : nullptr;
+    if (got.nd_sbp != want.nd_sbp) *needs_boxing = true;
+  }
+  return Status::Ok();
+}
+
+Status PlanInstance::FillTensors(const void* raw, size_t num_inputs, int slot) {
+  const auto* inputs = static_cast<const eager::Tensor*>(raw);
+  const CompiledPlan& plan = *plan_;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const infer::TensorMeta& want = plan.program.value(plan.program.inputs()[i]).meta;
+    const infer::TensorMeta& got = inputs[i]->meta();
+    void* body = slot_bodies_[slot][i];
     if (got.nd_sbp != want.nd_sbp) {
       TESS_RETURN_IF_ERROR(boxing::Box(inputs[i]->local_data(), body, want.shape, want.dtype,
                                        got.placement, got.nd_sbp, want.placement, want.nd_sbp,
-                                       &workspace_));
+                                       &push_workspace_));
     } else if (body != nullptr && inputs[i]->local_bytes() > 0) {
       std::memcpy(body, inputs[i]->local_data(), static_cast<size_t>(inputs[i]->local_bytes()));
     }
@@ -171,25 +297,147 @@ Status PlanInstance::Execute() {
   return Status::Ok();
 }
 
-Status PlanInstance::Measure(Status (PlanInstance::*feed)(const void*, size_t), const void* inputs,
-                             size_t num_inputs) {
-  const long heap_before = HeapAllocations();
-  const uint64_t calls_before = AllocatorCalls();
-  Status s = (this->*feed)(inputs, num_inputs);
-  if (s.ok()) s = Execute();
-  const long heap_after = HeapAllocations();
-  allocator_calls_last_run_ = static_cast<int64_t>(AllocatorCalls() - calls_before);
-  heap_allocations_last_run_ = heap_before < 0 ? -1 : heap_after - heap_before;
-  if (s.ok()) ++num_runs_;
+Status PlanInstance::PushUnmeasured(const char* where, CheckFn check, FillFn fill,
+                                    const void* inputs, size_t num_inputs, double timeout_seconds) {
+  TESS_RETURN_IF_ERROR(CheckTimeout(where, timeout_seconds));
+  bool needs_boxing = false;
+  TESS_RETURN_IF_ERROR((this->*check)(where, inputs, num_inputs, &needs_boxing));
+  const int64_t n = plan_->input_register_num;
+  int slot = 0;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    // A boxing Push also waits for every earlier set to have run (file comment).
+    const bool ready = WaitUntil(lock, changed_, timeout_seconds, [&] {
+      return closed_ || (!pushing_ && slot_state_[num_pushes_ % n] == SlotState::kFree &&
+                         (!needs_boxing || runs_finished_ == num_pushes_));
+    });
+    if (closed_) return Closed(where);
+    if (!ready) {
+      if (slot_state_[num_pushes_ % n] == SlotState::kFree && needs_boxing) {
+        return DeadlineExceeded(
+            std::string(where) + ": an input needs boxing, which waits for the " +
+            std::to_string(num_pushes_ - runs_finished_) +
+            " earlier pushed set(s) to run; still waiting after " + Seconds(timeout_seconds));
+      }
+      return DeadlineExceeded(std::string(where) + ": all " + std::to_string(n) +
+                              " input slots are still full after " + Seconds(timeout_seconds) +
+                              " (" + std::to_string(num_pushes_) + " pushed, " +
+                              std::to_string(runs_finished_) + " run)");
+    }
+    slot = static_cast<int>(num_pushes_ % n);
+    slot_state_[slot] = SlotState::kFilling;
+    pushing_ = true;
+  }
+  Status s = (this->*fill)(inputs, num_inputs, slot);
+  std::lock_guard<std::mutex> lock(mu_);
+  pushing_ = false;
+  if (s.ok()) {
+    slot_state_[slot] = SlotState::kReady;
+    ++num_pushes_;
+  } else {
+    slot_state_[slot] = SlotState::kFree;
+  }
+  changed_.notify_all();
+  return s;
+}
+
+Status PlanInstance::RunPushedUnmeasured(const char* where, double timeout_seconds) {
+  TESS_RETURN_IF_ERROR(CheckTimeout(where, timeout_seconds));
+  const int64_t n = plan_->input_register_num;
+  int slot = 0;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    const bool ready = WaitUntil(lock, changed_, timeout_seconds, [&] {
+      return closed_ || (!running_ && slot_state_[runs_started_ % n] == SlotState::kReady);
+    });
+    if (closed_) return Closed(where);
+    if (!ready) {
+      return DeadlineExceeded(std::string(where) + ": nothing was pushed within " +
+                              Seconds(timeout_seconds) + " (" + std::to_string(num_pushes_) +
+                              " pushed, " + std::to_string(runs_finished_) + " run)");
+    }
+    slot = static_cast<int>(runs_started_ % n);
+    slot_state_[slot] = SlotState::kRunning;
+    ++runs_started_;
+    running_ = true;
+  }
+  for (const InputPatch& p : patches_) *p.target = slot_bodies_[slot][p.input];
+  Status s = Execute();
+  std::lock_guard<std::mutex> lock(mu_);
+  slot_state_[slot] = SlotState::kFree;
+  running_ = false;
+  ++runs_finished_;
+  if (s.ok()) {
+    ++num_runs_;
+    last_run_slot_ = slot;
+  }
+  changed_.notify_all();
+  return s;
+}
+
+Status PlanInstance::PushMeasured(CheckFn check, FillFn fill, const void* inputs, size_t num_inputs,
+                                  double timeout_seconds) {
+  const AllocCount before = CountAllocations();
+  TESS_RETURN_IF_ERROR(EnterCall(kPush));
+  Status s = PushUnmeasured(kPush, check, fill, inputs, num_inputs, timeout_seconds);
+  const AllocCount after = CountAllocations();
+  std::lock_guard<std::mutex> lock(mu_);
+  StoreDelta(before, after, &heap_allocations_last_push_, &allocator_calls_last_push_);
+  LeaveCallLocked();
+  return s;
+}
+
+Status PlanInstance::RunMeasured(CheckFn check, FillFn fill, const void* inputs,
+                                 size_t num_inputs) {
+  const AllocCount before = CountAllocations();
+  TESS_RETURN_IF_ERROR(EnterCall(kRun));
+  Status s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (num_pushes_ != runs_started_ || pushing_) {
+      s = FailedPrecondition(std::string(kRun) + ": " +
+                             std::to_string(num_pushes_ - runs_started_) +
+                             " pushed input set(s) wait for RunPushed, and Run would run the "
+                             "oldest of them instead of its own inputs");
+    }
+  }
+  if (s.ok()) s = PushUnmeasured(kRun, check, fill, inputs, num_inputs, kWaitForever);
+  if (s.ok()) s = RunPushedUnmeasured(kRun, kWaitForever);
+  const AllocCount after = CountAllocations();
+  std::lock_guard<std::mutex> lock(mu_);
+  StoreDelta(before, after, &heap_allocations_last_run_, &allocator_calls_last_run_);
+  LeaveCallLocked();
   return s;
 }
 
 Status PlanInstance::Run(const kernels::LocalTensor* inputs, size_t num_inputs) {
-  return Measure(&PlanInstance::FeedLocal, inputs, num_inputs);
+  return RunMeasured(&PlanInstance::CheckLocal, &PlanInstance::FillLocal, inputs, num_inputs);
 }
 
 Status PlanInstance::Run(const eager::Tensor* inputs, size_t num_inputs) {
-  return Measure(&PlanInstance::FeedTensors, inputs, num_inputs);
+  return RunMeasured(&PlanInstance::CheckTensors, &PlanInstance::FillTensors, inputs, num_inputs);
+}
+
+Status PlanInstance::Push(const kernels::LocalTensor* inputs, size_t num_inputs,
+                          double timeout_seconds) {
+  return PushMeasured(&PlanInstance::CheckLocal, &PlanInstance::FillLocal, inputs, num_inputs,
+                      timeout_seconds);
+}
+
+Status PlanInstance::Push(const eager::Tensor* inputs, size_t num_inputs, double timeout_seconds) {
+  return PushMeasured(&PlanInstance::CheckTensors, &PlanInstance::FillTensors, inputs, num_inputs,
+                      timeout_seconds);
+}
+
+Status PlanInstance::RunPushed(double timeout_seconds) {
+  const AllocCount before = CountAllocations();
+  TESS_RETURN_IF_ERROR(EnterCall(kRunPushed));
+  Status s = RunPushedUnmeasured(kRunPushed, timeout_seconds);
+  const AllocCount after = CountAllocations();
+  std::lock_guard<std::mutex> lock(mu_);
+  StoreDelta(before, after, &heap_allocations_last_run_, &allocator_calls_last_run_);
+  LeaveCallLocked();
+  return s;
 }
 
 const infer::TensorMeta& PlanInstance::output_meta(size_t i) const {
@@ -201,7 +449,12 @@ Result<PlanInstance::OutputView> PlanInstance::Output(size_t i) const {
     return OutOfRange("PlanInstance::Output: index " + std::to_string(i) + " but the program has " +
                       std::to_string(num_outputs()) + " outputs");
   }
-  if (num_runs_ == 0) return FailedPrecondition("PlanInstance::Output: the plan has not run yet");
+  int last_slot = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (num_runs_ == 0) return FailedPrecondition("PlanInstance::Output: the plan has not run yet");
+    last_slot = last_run_slot_;
+  }
   const ValueId id = plan_->program.outputs()[i];
   const ProgramValue& value = plan_->program.value(id);
   OutputView view;
@@ -209,6 +462,10 @@ Result<PlanInstance::OutputView> PlanInstance::Output(size_t i) const {
   const Operand o = value.kind == ValueKind::kVariable ? Operand{-1, view.has_local ? id : -1}
                                                        : Operand{plan_->value_registers[id], -1};
   view.local = Bound(o, plan_->local_shapes[id], value.meta.dtype);
+  // A data input marked as an output: the slot the last run read.
+  if (o.register_id >= 0 && input_of_register_[o.register_id] >= 0) {
+    view.local.data = slot_bodies_[last_slot][input_of_register_[o.register_id]];
+  }
   return view;
 }
 
@@ -228,9 +485,16 @@ PlanStats PlanInstance::stats() const {
   s.num_registers = static_cast<int64_t>(plan_->registers.size());
   s.num_steps = static_cast<int64_t>(plan_->steps.size());
   s.num_boxing_steps = plan_->num_boxing_steps;
+  s.input_register_num = plan_->input_register_num;
+  std::lock_guard<std::mutex> lock(mu_);
   s.num_runs = num_runs_;
+  s.num_pushes = num_pushes_;
+  s.num_waiting = num_pushes_ - runs_started_;
+  s.calls_in_progress = active_calls_;
   s.heap_allocations_last_run = heap_allocations_last_run_;
   s.allocator_calls_last_run = allocator_calls_last_run_;
+  s.heap_allocations_last_push = heap_allocations_last_push_;
+  s.allocator_calls_last_push = allocator_calls_last_push_;
   return s;
 }
 

@@ -1,19 +1,58 @@
 // PlanInstance: a CompiledPlan made runnable. Create allocates the register memory once
 // (RegisterManager), binds every step's kernel arguments to blob bodies and variable
-// storage, and keeps a BoxingWorkspace of its own; Run then feeds the inputs, executes the
+// storage, and keeps BoxingWorkspaces of its own; Run then feeds the inputs, executes the
 // steps in plan order and leaves the outputs in their registers.
 //
-// After the first Run (which warms the boxing workspace and the communicators' caches), a
-// Run with the same kind of inputs makes no heap allocation and no allocator call:
-// stats().heap_allocations_last_run and allocator_calls_last_run show it.
+// Pipelined inputs. A plan compiled with CompileOptions::input_register_num = n has n
+// copies ("slots") of every input register. Push copies one input set into the next free
+// slot; RunPushed runs the steps on the oldest pushed slot and frees it. So a producer can
+// fill slot k + 1 while the steps read slot k. Run(inputs) is Push then RunPushed, and
+// fails while pushed sets are waiting. Slots are used in ring order; RunPushed points the
+// steps that read input registers at its slot's bodies (a few pointer stores, no
+// rebinding) before executing.
 //
-// SPMD: every rank runs the same plan with its own pieces. Not thread-safe: one thread runs
-// an instance (boxing collectives must be issued in the same order on every rank).
+// Threading contract:
+// - One pusher thread (Push) and one runner thread (RunPushed, Output, OutputTensor) may
+//   call at the same time; Run is both, so it must not race a Push or a RunPushed. Calls
+//   from more threads are serialised, not corrupted, but their order is then up to the
+//   scheduler and differs across ranks, which SPMD does not allow.
+// - SPMD: every rank pushes the same sequence and runs the same number of times.
+// - Collectives. RunPushed's boxing steps are collective, on communicators shared
+//   process-wide per rank list (core/comm/mpi_comm_registry.h). A Push whose eager input
+//   needs boxing (its nd-sbp differs from the program's) is collective too; were it to
+//   run while RunPushed executes, the two threads' collectives could reach a communicator
+//   in a different order on each rank and match the wrong partners. So such a Push first
+//   waits until every set pushed before it has been run: its collectives then sit between
+//   RunPushed k-1 and k on every rank. It overlaps nothing; push local pieces, or eager
+//   tensors already in the program's nd-sbp (a memcpy), to overlap. Its wait ends only
+//   when the runner catches up: on a single thread with pushed sets waiting, give it a
+//   timeout. Collectives the caller issues itself on the same ranks (eager ops, other
+//   instances) must likewise not run on one thread while a boxing Push runs on another.
+// - Waiting. Push blocks while every slot is full (or, boxing, while earlier sets are
+//   unrun); RunPushed blocks while nothing is pushed. Both take a timeout in seconds
+//   (kWaitForever by default; 0 only tries) and return DEADLINE_EXCEEDED when it passes,
+//   so a lone thread that calls RunPushed with nothing pushed gets an error, not a hang.
+// - Outputs. With n > 1 the input slots have memory of their own (mem_plan.h), so a run's
+//   outputs stay valid until the next RunPushed. With n = 1 the input register is packed
+//   like any other and may share bytes with the outputs once the steps have read it, so a
+//   Push can overwrite the last run's outputs: one slot does not pipeline; use Run, or
+//   Push and RunPushed on one thread, reading the outputs before the next Push.
+// - Abandoning. Close() wakes every waiting Push and RunPushed with CANCELLED and makes
+//   every later one fail the same way; calls already copying or executing finish first.
+//   The destructor closes the instance and waits for the calls in progress to return, so
+//   destroying it under a blocked pusher does not hang (the pusher must not call again).
+//
+// Allocation: after warm-up (the first runs grow the boxing workspaces and communicator
+// caches) RunPushed, Run, and Push of local pieces or same-nd-sbp eager tensors make no
+// heap allocation and no allocator call; stats() shows it per call. The mutex and
+// condition variable are the instance's own: no global lock.
 #ifndef TESSERA_CORE_PLAN_PLAN_EXEC_H_
 #define TESSERA_CORE_PLAN_PLAN_EXEC_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/boxing/boxing_workspace.h"
@@ -38,27 +77,44 @@ struct PlanStats {
   int64_t num_registers = 0;
   int64_t num_steps = 0;  // kernel and boxing steps
   int64_t num_boxing_steps = 0;
-  int64_t num_runs = 0;
-  // The last Run's operator new calls on the calling thread; -1 unless the binary links
-  // //core/memory:heap_counter (tests and benchmarks do).
+  int input_register_num = 1;  // input slots
+  int64_t num_runs = 0;        // successful Run / RunPushed calls
+  int64_t num_pushes = 0;      // input sets pushed (Run's included)
+  int64_t num_waiting = 0;     // pushed sets not yet taken by RunPushed
+  // Push / RunPushed / Run calls inside the instance now, waiting or working.
+  int64_t calls_in_progress = 0;
+  // The last Run's or RunPushed's operator new calls on its thread (Run's include its
+  // feeding); -1 unless the binary links //core/memory:heap_counter (tests and benchmarks
+  // do).
   int64_t heap_allocations_last_run = -1;
-  // The last Run's Allocate calls on the thread's host caching allocator.
+  // The last Run's or RunPushed's Allocate and Free calls on its thread's host caching
+  // allocator.
   int64_t allocator_calls_last_run = 0;
+  // The same for the last Push (Run's feeding is not a Push here).
+  int64_t heap_allocations_last_push = -1;
+  int64_t allocator_calls_last_push = 0;
 };
 
 class PlanInstance {
  public:
-  // Errors: RegisterManager::Create's.
+  // Push's and RunPushed's timeout that never expires (any negative or infinite value).
+  static constexpr double kWaitForever = -1;
+
+  // Errors: INVALID_ARGUMENT for a null plan; RegisterManager::Create's.
   static Result<std::unique_ptr<PlanInstance>> Create(
       std::shared_ptr<const CompiledPlan> plan,
       const AllocatorFor& allocator_for = DefaultAllocatorFor);
 
   PlanInstance(const PlanInstance&) = delete;
   PlanInstance& operator=(const PlanInstance&) = delete;
+  // Close(), then waits until every Push / RunPushed / Run in progress has returned.
+  ~PlanInstance();
 
   // Inputs in the program's input order, each this rank's local piece in the input's
   // nd-sbp (data may be null for an empty piece; ranks outside the placement pass
-  // anything). INVALID_ARGUMENT for a wrong count, shape or dtype, naming the input.
+  // anything). INVALID_ARGUMENT for a wrong count, shape or dtype, naming the input;
+  // FAILED_PRECONDITION while pushed sets wait for RunPushed (Run would run the oldest of
+  // those, not these inputs); CANCELLED once closed.
   Status Run(const kernels::LocalTensor* inputs, size_t num_inputs);
   // Inputs as global tensors: shape, dtype and placement must match the program's input;
   // a different nd-sbp is boxed into the input's register. INVALID_ARGUMENT naming the
@@ -66,11 +122,37 @@ class PlanInstance {
   Status Run(const eager::Tensor* inputs, size_t num_inputs);
   Status Run(const std::vector<eager::Tensor>& inputs) { return Run(inputs.data(), inputs.size()); }
 
+  // Copies one input set (Run's forms and checks; the inputs are not read after it
+  // returns) into the next free slot, waiting up to `timeout_seconds` for one (see the
+  // file comment for a Push that boxes). Checks run before the wait. DEADLINE_EXCEEDED
+  // when the wait times out, CANCELLED when the instance is or gets closed,
+  // INVALID_ARGUMENT for a NaN timeout; nothing is pushed on error.
+  Status Push(const kernels::LocalTensor* inputs, size_t num_inputs,
+              double timeout_seconds = kWaitForever);
+  Status Push(const eager::Tensor* inputs, size_t num_inputs,
+              double timeout_seconds = kWaitForever);
+  Status Push(const std::vector<eager::Tensor>& inputs, double timeout_seconds = kWaitForever) {
+    return Push(inputs.data(), inputs.size(), timeout_seconds);
+  }
+  // Waits up to `timeout_seconds` for the oldest pushed set, runs the steps on it and frees
+  // its slot (also when a step fails: the set is consumed). The outputs then read as after
+  // Run. DEADLINE_EXCEEDED when nothing is pushed in time, CANCELLED when closed, a step's
+  // error otherwise.
+  Status RunPushed(double timeout_seconds = kWaitForever);
+
+  // Abandons the instance: see the file comment. Idempotent; any thread.
+  void Close();
+  bool closed() const;
+  int input_register_num() const { return plan_->input_register_num; }
+
   size_t num_outputs() const { return plan_->program.outputs().size(); }
   const infer::TensorMeta& output_meta(size_t i) const;
-  // Output i's local piece after the last Run, in place: valid until the next Run or the
-  // instance's destruction. has_local false (and data null) when this rank holds none.
-  // OUT_OF_RANGE for a bad index; FAILED_PRECONDITION before the first Run.
+  // Output i's local piece after the last Run or RunPushed, in place: valid until the
+  // next Run or RunPushed (input_register_num 1: the next Push) or the instance's
+  // destruction. An output that is itself a data input reads its slot, which a Push may
+  // refill as soon as the RunPushed that read it returned. has_local false (and data null)
+  // when this rank holds none. OUT_OF_RANGE for a bad index; FAILED_PRECONDITION before
+  // the first run.
   struct OutputView {
     bool has_local = false;
     kernels::LocalTensor local;
@@ -89,26 +171,69 @@ class PlanInstance {
     std::vector<kernels::LocalTensor> inputs;
     std::vector<kernels::LocalTensor> outputs;
   };
+  // A bound step input that reads a data-input register: RunPushed points it at its slot.
+  struct InputPatch {
+    void** target;     // &BoundStep::inputs[k].data
+    size_t input = 0;  // the program input
+  };
+  enum class SlotState { kFree, kFilling, kReady, kRunning };
+  // Checks a Push's inputs (before any wait) and says whether one needs boxing.
+  using CheckFn = Status (PlanInstance::*)(const char* where, const void* inputs, size_t num_inputs,
+                                           bool* needs_boxing) const;
+  // Fills slot `slot` from checked inputs.
+  using FillFn = Status (PlanInstance::*)(const void* inputs, size_t num_inputs, int slot);
 
   explicit PlanInstance(std::shared_ptr<const CompiledPlan> plan) : plan_(std::move(plan)) {}
   Status Bind();
   kernels::LocalTensor Bound(const Operand& o, const Shape& shape, DType dtype) const;
   Status Execute();
-  // Wraps Execute with the allocation counters.
-  Status Measure(Status (PlanInstance::*feed)(const void*, size_t), const void* inputs,
-                 size_t num_inputs);
-  Status FeedLocal(const void* inputs, size_t num_inputs);
-  Status FeedTensors(const void* inputs, size_t num_inputs);
-  Status CheckInputCount(size_t num_inputs) const;
+
+  Status PushMeasured(CheckFn check, FillFn fill, const void* inputs, size_t num_inputs,
+                      double timeout_seconds);
+  Status RunMeasured(CheckFn check, FillFn fill, const void* inputs, size_t num_inputs);
+  Status PushUnmeasured(const char* where, CheckFn check, FillFn fill, const void* inputs,
+                        size_t num_inputs, double timeout_seconds);
+  Status RunPushedUnmeasured(const char* where, double timeout_seconds);
+  Status CheckInputCount(const char* where, size_t num_inputs) const;
+  Status CheckLocal(const char* where, const void* inputs, size_t num_inputs,
+                    bool* needs_boxing) const;
+  Status CheckTensors(const char* where, const void* inputs, size_t num_inputs,
+                      bool* needs_boxing) const;
+  Status FillLocal(const void* inputs, size_t num_inputs, int slot);
+  Status FillTensors(const void* inputs, size_t num_inputs, int slot);
+  // Every public Push / RunPushed / Run is counted from its start (CANCELLED when closed)
+  // to its last touch of the instance, so the destructor can wait for it.
+  Status EnterCall(const char* where);
+  void LeaveCallLocked();  // under mu_
 
   std::shared_ptr<const CompiledPlan> plan_;
   std::unique_ptr<RegisterManager> registers_;
-  std::vector<void*> bodies_;  // by register id
+  std::vector<void*> bodies_;  // by register id; copy 0 for input registers
   std::vector<BoundStep> steps_;
-  boxing::BoxingWorkspace workspace_;
+  std::vector<InputPatch> patches_;
+  // slot_bodies_[slot][i]: program input i's body in that slot, null without a local piece.
+  std::vector<std::vector<void*>> slot_bodies_;
+  std::vector<int> input_of_register_;      // by register id: its program input, or -1
+  boxing::BoxingWorkspace workspace_;       // the runner's
+  boxing::BoxingWorkspace push_workspace_;  // boxing inside Push
+
+  // The pipeline's state; everything below is guarded by mu_.
+  mutable std::mutex mu_;
+  std::condition_variable changed_;  // any field below changed
+  std::vector<SlotState> slot_state_;
+  bool closed_ = false;
+  bool pushing_ = false;       // a Push is filling a slot
+  bool running_ = false;       // a RunPushed is executing
+  int active_calls_ = 0;       // calls entered and not yet returned
+  int64_t num_pushes_ = 0;     // slot of the next Push: num_pushes_ % n
+  int64_t runs_started_ = 0;   // slot of the next RunPushed: runs_started_ % n
+  int64_t runs_finished_ = 0;  // RunPushed calls done, failed ones included
+  int last_run_slot_ = 0;      // the slot the last successful run read
   int64_t num_runs_ = 0;
   int64_t heap_allocations_last_run_ = -1;
   int64_t allocator_calls_last_run_ = 0;
+  int64_t heap_allocations_last_push_ = -1;
+  int64_t allocator_calls_last_push_ = 0;
 };
 
 }  // namespace tessera::plan

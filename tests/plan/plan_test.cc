@@ -5,56 +5,31 @@
 // messages. A small dense layer is also checked against plain loops.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <numeric>
 #include <string>
 #include <vector>
 
-#include "core/comm/mpi_world.h"
 #include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
 #include "core/memory/heap_counter.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
 #include "core/plan/program.h"
 #include "tests/plan/mlp_program.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace tessera::plan {
 namespace {
 
 using plan_test::Broadcast;
 using plan_test::BuildMlp;
+using plan_test::Data;
+using plan_test::ExpectNear;
+using plan_test::Host;
 using plan_test::MlpConfig;
+using plan_test::Nd;
 using plan_test::RunEager;
-
-int WorldSize() { return comm::WorldSize().value(); }
-int WorldRank() { return comm::WorldRank().value(); }
-
-Placement WorldPlacement() {
-  std::vector<int32_t> ranks(static_cast<size_t>(WorldSize()));
-  std::iota(ranks.begin(), ranks.end(), 0);
-  return Placement::Make(DeviceType::kCpu, ranks, {WorldSize()}).value();
-}
-
-NdSbp Nd(const char* text) { return NdSbp::Parse(text).value(); }
-
-std::vector<float> Host(const eager::Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t->shape().num_elements()));
-  Status s = eager::ToHost(t, v.data());
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return v;
-}
-
-void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], want[i], 1e-5f) << what << " element " << i;
-  }
-}
-
-eager::Tensor Data(const Shape& shape, uint64_t seed, const Placement& p, const NdSbp& nd) {
-  return eager::Randn(shape, DType::kF32, seed, p, nd).value();
-}
+using plan_test::WorldPlacement;
+using plan_test::WorldRank;
+using plan_test::WorldSize;
 
 // Compiles and runs `config`'s MLP three times on eager-tensor inputs, checks each run
 // against eager, that variables persist across runs, and that warm runs allocate nothing.
@@ -177,45 +152,22 @@ TEST(PlanMlpTest, StatsAndPrinting) {
 // y = relu(x w + b) by plain loops, against the plan.
 TEST(PlanDenseTest, MatchesPlainLoops) {
   const Placement p = WorldPlacement();
-  const int64_t m = 5, k = 3, n = 4;
-  std::vector<float> x(m * k), w(k * n), b(n);
+  Result<plan_test::DenseLayer> layer = plan_test::MakeDenseLayer(p, 5, 3, 4);
+  ASSERT_TRUE(layer.ok()) << layer.status().ToString();
+  const plan_test::DenseLayer& d = layer.value();
+  std::vector<float> x(static_cast<size_t>(d.m * d.k));
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
-  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.5f * static_cast<float>(i % 5) - 1.0f;
-  for (size_t i = 0; i < b.size(); ++i) b[i] = 0.25f * static_cast<float>(i);
-  Program program;
-  ValueId xi = program.AddInput("x", Shape({m, k}), DType::kF32, p).value();
-  ValueId wi =
-      program
-          .AddVariable(
-              "w", eager::FromLogical(w.data(), Shape({k, n}), DType::kF32, p, Nd("S(1)")).value())
-          .value();
-  ValueId bi =
-      program
-          .AddVariable(
-              "b", eager::FromLogical(b.data(), Shape({n}), DType::kF32, p, Broadcast(p)).value())
-          .value();
-  ValueId h = program.AddOp("matmul", {xi, wi}).value()[0];
-  h = program.AddOp("bias_add", {h, bi}).value()[0];
-  h = program.AddOp("relu", {h}).value()[0];
-  ASSERT_TRUE(program.MarkOutput(h).ok());
-  auto instance = PlanInstance::Create(Compile(program).value()).value();
-  eager::Tensor xt =
-      eager::FromLogical(x.data(), Shape({m, k}), DType::kF32, p, program.value(xi).meta.nd_sbp)
-          .value();
+  auto instance = PlanInstance::Create(Compile(d.program).value()).value();
+  eager::Tensor xt = eager::FromLogical(x.data(), Shape({d.m, d.k}), DType::kF32, p,
+                                        d.program.value(d.x).meta.nd_sbp)
+                         .value();
   ASSERT_TRUE(instance->Run({xt}).ok());
-  std::vector<float> want(m * n);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      float acc = b[j];
-      for (int64_t t = 0; t < k; ++t) acc += x[i * k + t] * w[t * n + j];
-      want[i * n + j] = acc > 0 ? acc : 0;
-    }
-  }
+  const std::vector<float> want = d.Forward(x);
   ExpectNear(Host(instance->OutputTensor(0).value()), want, "dense");
 
   // An input given as B (not the program's S(0)) is boxed into place.
   eager::Tensor xb =
-      eager::FromLogical(x.data(), Shape({m, k}), DType::kF32, p, Broadcast(p)).value();
+      eager::FromLogical(x.data(), Shape({d.m, d.k}), DType::kF32, p, Broadcast(p)).value();
   ASSERT_TRUE(instance->Run({xb}).ok());
   ExpectNear(Host(instance->OutputTensor(0).value()), want, "dense, boxed input");
 }

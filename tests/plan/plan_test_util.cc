@@ -1,0 +1,79 @@
+#include "tests/plan/plan_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "core/comm/mpi_world.h"
+#include "core/eager/creation.h"
+#include "core/eager/global_cast.h"
+#include "tests/plan/mlp_program.h"
+
+namespace tessera::plan_test {
+
+int WorldSize() { return comm::WorldSize().value(); }
+int WorldRank() { return comm::WorldRank().value(); }
+
+Placement WorldPlacement() {
+  std::vector<int32_t> ranks(static_cast<size_t>(WorldSize()));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return Placement::Make(DeviceType::kCpu, ranks, {WorldSize()}).value();
+}
+
+NdSbp Nd(const char* text) { return NdSbp::Parse(text).value(); }
+
+std::vector<float> Host(const eager::Tensor& t) {
+  std::vector<float> v(static_cast<size_t>(t->shape().num_elements()));
+  Status s = eager::ToHost(t, v.data());
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return v;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], 1e-5f) << what << " element " << i;
+  }
+}
+
+eager::Tensor Data(const Shape& shape, uint64_t seed, const Placement& p, const NdSbp& nd) {
+  return eager::Randn(shape, DType::kF32, seed, p, nd).value();
+}
+
+std::vector<float> DenseLayer::Forward(const std::vector<float>& xv) const {
+  std::vector<float> out(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = b[j];
+      for (int64_t t = 0; t < k; ++t) acc += xv[i * k + t] * w[t * n + j];
+      out[i * n + j] = acc > 0 ? acc : 0;
+    }
+  }
+  return out;
+}
+
+Result<DenseLayer> MakeDenseLayer(const Placement& p, int64_t m, int64_t k, int64_t n) {
+  DenseLayer d;
+  d.m = m;
+  d.k = k;
+  d.n = n;
+  d.w.resize(static_cast<size_t>(k * n));
+  d.b.resize(static_cast<size_t>(n));
+  for (size_t i = 0; i < d.w.size(); ++i) d.w[i] = 0.5f * static_cast<float>(i % 5) - 1.0f;
+  for (size_t i = 0; i < d.b.size(); ++i) d.b[i] = 0.25f * static_cast<float>(i);
+  TESS_ASSIGN_OR_RETURN(d.x, d.program.AddInput("x", Shape({m, k}), DType::kF32, p));
+  TESS_ASSIGN_OR_RETURN(eager::Tensor w,
+                        eager::FromLogical(d.w.data(), Shape({k, n}), DType::kF32, p, Nd("S(1)")));
+  TESS_ASSIGN_OR_RETURN(eager::Tensor b,
+                        eager::FromLogical(d.b.data(), Shape({n}), DType::kF32, p, Broadcast(p)));
+  TESS_ASSIGN_OR_RETURN(plan::ValueId wi, d.program.AddVariable("w", w));
+  TESS_ASSIGN_OR_RETURN(plan::ValueId bi, d.program.AddVariable("b", b));
+  TESS_ASSIGN_OR_RETURN(std::vector<plan::ValueId> h, d.program.AddOp("matmul", {d.x, wi}));
+  TESS_ASSIGN_OR_RETURN(h, d.program.AddOp("bias_add", {h[0], bi}));
+  TESS_ASSIGN_OR_RETURN(h, d.program.AddOp("relu", {h[0]}));
+  d.y = h[0];
+  TESS_RETURN_IF_ERROR(d.program.MarkOutput(d.y));
+  return d;
+}
+
+}  // namespace tessera::plan_test
