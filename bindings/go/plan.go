@@ -305,6 +305,40 @@ func (i *PlanInstance) Run(inputs ...*Tensor) error {
 	return err
 }
 
+// Push copies one input set into the next free slot of a plan compiled with
+// inputRegisterNum >= 2, waiting up to timeout seconds (negative: forever; 0: only
+// try) while every slot is full. One goroutine may push while another calls
+// RunPushed. An input in another nd-sbp is boxed (collective), which first waits
+// until every earlier set has run. DeadlineExceeded when the wait times out,
+// Cancelled after ClosePipeline.
+func (i *PlanInstance) Push(timeout float64, inputs ...*Tensor) error {
+	handles := make([]uintptr, len(inputs))
+	for k, t := range inputs {
+		handles[k] = t.c().Swigcptr()
+	}
+	err := capi.Plan_push(i.c(), handles, timeout)
+	runtime.KeepAlive(i)
+	runtime.KeepAlive(inputs)
+	return err
+}
+
+// RunPushed runs the plan on the oldest pushed set, waiting up to timeout seconds
+// (negative: forever) for one; the outputs then read as after Run. DeadlineExceeded
+// when nothing was pushed in time. Collective.
+func (i *PlanInstance) RunPushed(timeout float64) error {
+	err := capi.Plan_run_pushed(i.c(), timeout)
+	runtime.KeepAlive(i)
+	return err
+}
+
+// ClosePipeline wakes every waiting Push and RunPushed with Cancelled and makes
+// later ones fail the same way; the instance stays readable. Any goroutine.
+func (i *PlanInstance) ClosePipeline() error {
+	err := capi.Plan_close(i.c())
+	runtime.KeepAlive(i)
+	return err
+}
+
 // NumOutputs is the number of the program's outputs.
 func (i *PlanInstance) NumOutputs() (int64, error) {
 	out := []int64{0}

@@ -362,3 +362,56 @@ func TestCaptureAbortsOnErrorAndPanic(t *testing.T) {
 		t.Errorf("Sizes() = %+v:\n%s", s, prog)
 	}
 }
+
+// Two slots: a goroutine pushes five sets while this one runs them in order.
+func TestPlanPipeline(t *testing.T) {
+	f := newFixture(t)
+	prog := must(NewProgram())
+	defer prog.Close()
+	x := must(prog.AddInput("x", planShape, "f64", f.p, f.s0))
+	if err := prog.MarkOutput(must(prog.AddOp("neg", x))[0]); err != nil {
+		t.Fatal(err)
+	}
+	plan := must(prog.Compile(2))
+	defer plan.Close()
+	inst := must(plan.Instantiate())
+	defer inst.Close()
+	inputs := make([]*Tensor, 5)
+	for k := range inputs {
+		v := make([]float64, len(planX))
+		for e := range v {
+			v[e] = planX[e] + float64(k)
+		}
+		inputs[k] = must(FromHost(v, planShape, f.p, f.s0))
+		defer inputs[k].Close()
+	}
+	pushed := make(chan error, 1)
+	go func() {
+		for _, in := range inputs {
+			if err := inst.Push(-1, in); err != nil {
+				pushed <- err
+				return
+			}
+		}
+		pushed <- nil
+	}()
+	for k := range inputs {
+		if err := inst.RunPushed(30); err != nil {
+			t.Fatalf("RunPushed %d: %v", k, err)
+		}
+		got := must(OutputLocal[float64](inst, 0))
+		for e, g := range got {
+			if want := -(planX[e] + float64(k)); g != want {
+				t.Fatalf("set %d element %d: got %v, want %v", k, e, g, want)
+			}
+		}
+	}
+	if err := <-pushed; err != nil {
+		t.Fatalf("pusher: %v", err)
+	}
+	wantErr(t, "nothing pushed", inst.RunPushed(0), DeadlineExceeded, "nothing was pushed")
+	if err := inst.ClosePipeline(); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "push after ClosePipeline", inst.Push(0, inputs[0]), Cancelled, "tess_plan_push")
+}

@@ -151,6 +151,39 @@
     return this;
   }
 
+  /**
+   * Pipelining (a plan compiled with inputRegisterNum >= 2): copies one input set into
+   * the next free slot, waiting up to {@code timeoutSeconds} (negative: forever; 0: only
+   * try) while every slot is full. One pusher thread may call this while another runs
+   * {@link #runPushed}. An input in another nd-sbp is boxed (collective), which first
+   * waits until every earlier set has run. DEADLINE_EXCEEDED when the wait times out,
+   * CANCELLED after {@link #closePipeline}.
+   */
+  public PlanInstance push(double timeoutSeconds, Tensor... inputs) {
+    long[] handles = new long[inputs == null ? 0 : inputs.length];
+    for (int i = 0; i < handles.length; ++i) handles[i] = Tensor.getCPtr(inputs[i]);
+    Tessera.plan_push(this, handles, timeoutSeconds);
+    return this;
+  }
+
+  /**
+   * Runs the plan on the oldest pushed set, waiting up to {@code timeoutSeconds}
+   * (negative: forever) for one; the outputs then read as after {@link #run}.
+   * DEADLINE_EXCEEDED when nothing was pushed in time. Collective.
+   */
+  public PlanInstance runPushed(double timeoutSeconds) {
+    Tessera.plan_run_pushed(this, timeoutSeconds);
+    return this;
+  }
+
+  /**
+   * Wakes every waiting push / runPushed with CANCELLED and makes later ones fail the
+   * same way; the instance stays readable. Any thread.
+   */
+  public void closePipeline() {
+    Tessera.plan_close(this);
+  }
+
   public long numOutputs() {
     long[] out = {0};
     Tessera.plan_num_outputs(out, this);

@@ -5,6 +5,7 @@ oracle, whole (output().numpy()) and piece by piece (output_local()). Exits non-
 on any failure."""
 
 import sys
+import threading
 import unittest
 
 import numpy as np
@@ -55,6 +56,40 @@ class MpiPlanTest(unittest.TestCase):
         (case,) = stats["mem_cases"]
         self.assertLessEqual(case["lower_bound"], case["block_bytes"])
         self.assertLessEqual(case["block_bytes"], case["no_reuse_bytes"])
+
+    def test_pipelined_push_and_run(self):
+        # input_register_num 2: a Python pusher thread feeds 10 sets while this thread
+        # runs them (the GIL is released while either waits); each output must be its
+        # own input's.
+        instance = ts.compile(self.mlp.explicit_program(), input_register_num=2).instantiate()
+        xs = [values((BATCH, IN), 40 + k) for k in range(10)]
+        txs = [ts.tensor(x, placement=WORLD, sbp=ts.sbp.split(0)) for x in xs]
+        wants = [self.mlp.oracle(x) for x in xs]
+        errors = []
+
+        def pusher():
+            try:
+                for t in txs:
+                    instance.push(t)
+            except Exception as e:  # reported below, on the main thread
+                errors.append(e)
+
+        thread = threading.Thread(target=pusher)
+        thread.start()
+        for k, want in enumerate(wants):
+            instance.run_pushed(timeout=30)
+            np.testing.assert_allclose(instance.output(0).numpy(), want, rtol=0, atol=1e-5,
+                                       err_msg="set %d" % k)
+        thread.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(instance.stats()["allocator_calls_last_run"], 0)
+        with self.assertRaises(ts.DeadlineExceededError):
+            instance.run_pushed(timeout=0)
+        with self.assertRaises(ts.InvalidArgumentError):
+            instance.push(txs[0], timeout=-1)
+        instance.close_pipeline()
+        with self.assertRaises(ts.CancelledError):
+            instance.push(txs[0])
 
     def test_explicit_program(self):
         self.check_program(self.mlp.explicit_program())

@@ -1154,6 +1154,38 @@ def _instance_run(self, *tensors):
     return self
 
 
+def _timeout(name, timeout):
+    if timeout is None:
+        return -1.0
+    timeout = float(timeout)
+    if timeout < 0:
+        raise InvalidArgumentError(INVALID_ARGUMENT,
+                                   "%s: timeout is %r; None (wait forever) or >= 0" % (name, timeout))
+    return timeout
+
+
+def _instance_push(self, *tensors, timeout=None):
+    """Pipelining (a plan compiled with input_register_num >= 2): copies one input
+    set into the next free slot, waiting up to `timeout` seconds (None: forever)
+    while every slot is full. One pusher thread may call this while another thread
+    runs run_pushed(); the GIL is released while either waits. An input in another
+    sbp is boxed (collective), which first waits for every earlier set to run.
+    Returns the instance."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError("PlanInstance.push: input %d (%r) is not a Tensor" % (i, t))
+    plan_push(self, tensors, _timeout("PlanInstance.push", timeout))
+    return self
+
+
+def _instance_run_pushed(self, timeout=None):
+    """Runs the plan on the oldest pushed input set, waiting up to `timeout` seconds
+    (None: forever) for one: DeadlineExceededError when none came. The outputs then
+    read as after run(). Returns the instance. Collective."""
+    plan_run_pushed(self, _timeout("PlanInstance.run_pushed", timeout))
+    return self
+
+
 def _instance_run_local(self, *locals):
     """run() with this rank's pieces of the inputs (numpy arrays in each input's
     declared sbp and dtype; None on a rank the input's placement lacks). Returns the
@@ -1212,6 +1244,12 @@ PlanInstance.num_outputs = property(lambda self: plan_num_outputs(self),
                                     doc="The number of the program's outputs.")
 PlanInstance.run = _instance_run
 PlanInstance.run_local = _instance_run_local
+PlanInstance.push = _instance_push
+PlanInstance.run_pushed = _instance_run_pushed
+PlanInstance.close_pipeline = lambda self: plan_close(self)
+PlanInstance.close_pipeline.__doc__ = (
+    "Wakes every waiting push / run_pushed with CancelledError and makes later ones fail "
+    "the same way (the instance stays readable). Any thread.")
 PlanInstance.output = _instance_output
 PlanInstance.outputs = lambda self: [self.output(i) for i in range(self.num_outputs)]
 PlanInstance.outputs.__doc__ = "Every output of the last run as new Tensors. Collective."

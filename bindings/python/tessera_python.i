@@ -19,7 +19,30 @@
  * - TESS_IN_BUFFER_LIST (tess_plan_run_local) takes a sequence of readable buffers or
  *   None; each one's size becomes its byte count.
  * - DLPack capsules: python/tessera_python_dlpack.i.
+ * - The GIL is released around the calls that can wait on other ranks or threads
+ *   (collectives, boxing, plan runs and pushes: TESS_PY_RELEASE_GIL below), so other
+ *   Python threads run meanwhile and a pusher thread can feed a plan while
+ *   run_pushed waits. The C call then touches only C data: every argument has been
+ *   converted, and the status is turned into an exception after the GIL is back.
  */
+
+%define TESS_PY_RELEASE_GIL(NAME)
+%exception NAME {
+  Py_BEGIN_ALLOW_THREADS
+  $action
+  Py_END_ALLOW_THREADS
+}
+%enddef
+TESS_PY_RELEASE_GIL(tess_plan_run)
+TESS_PY_RELEASE_GIL(tess_plan_run_local)
+TESS_PY_RELEASE_GIL(tess_plan_push)
+TESS_PY_RELEASE_GIL(tess_plan_run_pushed)
+TESS_PY_RELEASE_GIL(tess_allreduce)
+TESS_PY_RELEASE_GIL(tess_bucketed_allreduce)
+TESS_PY_RELEASE_GIL(tess_box)
+TESS_PY_RELEASE_GIL(tess_tensor_to_host)
+TESS_PY_RELEASE_GIL(tess_tensor_to_global)
+TESS_PY_RELEASE_GIL(tess_matmul)
 
 %{
 /* Returned by the helpers below when they have raised a Python error themselves. */

@@ -48,8 +48,10 @@ struct tess_plan {
 struct tess_plan_instance {
   std::unique_ptr<PlanInstance> value;
   std::vector<std::string> mem_case_names;
-  // Scratch for tess_plan_run's unwrapped inputs, kept so warm runs allocate nothing.
+  // Scratch for the unwrapped inputs of tess_plan_run and of tess_plan_push (which
+  // may run on another thread at the same time), kept so warm calls allocate nothing.
   std::vector<tessera::eager::Tensor> inputs;
+  std::vector<tessera::eager::Tensor> push_inputs;
   std::vector<tessera::kernels::LocalTensor> locals;
 };
 
@@ -96,6 +98,18 @@ Result<Shape> OutputLocalShape(const PlanInstance& instance, size_t index) {
                               " (" + instance.output_meta(index).ToString() + ")");
   }
   return plan.local_shapes[id];
+}
+
+// The handles' tensors in `scratch` (shared, not copied; the caller clears it after
+// the call). Its capacity is the program's input count, so a right-sized call does
+// not allocate.
+std::vector<tessera::eager::Tensor>& Unwrapped(const tess_tensor* const* inputs, size_t num_inputs,
+                                               std::vector<tessera::eager::Tensor>& scratch) {
+  scratch.clear();
+  for (size_t i = 0; i < num_inputs; ++i) {
+    scratch.push_back(inputs[i] == nullptr ? nullptr : inputs[i]->value);
+  }
+  return scratch;
 }
 
 }  // namespace
@@ -278,12 +292,11 @@ tess_status tess_plan_compile(tess_plan** out, const tess_program* program,
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(program);
-  if (input_register_num < 0 || input_register_num > 1) {
-    return ReportIn(__func__,
-                    InvalidArgument("input_register_num is " + std::to_string(input_register_num) +
-                                    "; 0 or 1 (one copy per input register)"));
-  }
-  Result<std::shared_ptr<const CompiledPlan>> plan = tessera::plan::Compile(program->value);
+  // 0 means the default (one copy); Compile checks the range and names it.
+  tessera::plan::CompileOptions options;
+  if (input_register_num != 0) options.input_register_num = input_register_num;
+  Result<std::shared_ptr<const CompiledPlan>> plan =
+      tessera::plan::Compile(program->value, options);
   if (!plan.ok()) return ReportIn(__func__, plan.status());
   auto handle = std::make_unique<tess_plan>();
   handle->value = std::move(plan).value();
@@ -312,6 +325,7 @@ tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* pla
   }
   const size_t num_inputs = plan->value->program.inputs().size();
   handle->inputs.reserve(num_inputs);
+  handle->push_inputs.reserve(num_inputs);
   handle->locals.reserve(num_inputs);
   *out = handle.release();
   return TESS_OK;
@@ -325,16 +339,39 @@ tess_status tess_plan_run(tess_plan_instance* instance, const tess_tensor* const
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
-  // Unwrapped into the instance's scratch (its capacity is the program's input count,
-  // so a right-sized call does not allocate). The handles' tensors are shared, not
-  // copied; they are dropped again before returning.
-  instance->inputs.clear();
-  for (size_t i = 0; i < num_inputs; ++i) {
-    instance->inputs.push_back(inputs[i] == nullptr ? nullptr : inputs[i]->value);
-  }
-  Status s = instance->value->Run(instance->inputs.data(), instance->inputs.size());
-  instance->inputs.clear();
+  std::vector<tessera::eager::Tensor>& scratch = Unwrapped(inputs, num_inputs, instance->inputs);
+  Status s = instance->value->Run(scratch.data(), scratch.size());
+  scratch.clear();
   return s.ok() ? TESS_OK : ReportIn(__func__, s);
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_push(tess_plan_instance* instance, const tess_tensor* const* inputs,
+                           size_t num_inputs, double timeout_seconds) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(instance);
+  if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
+  std::vector<tessera::eager::Tensor>& scratch =
+      Unwrapped(inputs, num_inputs, instance->push_inputs);
+  Status s = instance->value->Push(scratch.data(), scratch.size(), timeout_seconds);
+  scratch.clear();
+  return s.ok() ? TESS_OK : ReportIn(__func__, s);
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_run_pushed(tess_plan_instance* instance, double timeout_seconds) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(instance);
+  Status s = instance->value->RunPushed(timeout_seconds);
+  return s.ok() ? TESS_OK : ReportIn(__func__, s);
+  TESS_CAPI_END
+}
+
+tess_status tess_plan_close(tess_plan_instance* instance) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(instance);
+  instance->value->Close();
+  return TESS_OK;
   TESS_CAPI_END
 }
 

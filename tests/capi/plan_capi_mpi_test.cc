@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "capi/tensor_test_util.h"
@@ -265,6 +266,70 @@ TEST(PlanCapiTest, CapturedProgramMatchesEagerAndLoops) {
   EXPECT_EQ(ops, 6) << tess_program_string(program.get());
   EXPECT_EQ(values, 11);
   CheckProgram(program.get(), w);
+}
+
+// input_register_num 2: a pusher thread pushes 12 precomputed input sets while this
+// thread runs them; every output must equal the eager model's on its own input, in
+// order. Then the pipeline's errors: nothing pushed, a run with sets waiting, close.
+TEST(PlanCapiTest, PipelinedPushAndRun) {
+  Weights w;
+  ProgramPtr program = ExplicitMlp(w);
+  tess_plan* raw_plan = nullptr;
+  ASSERT_EQ(tess_plan_compile(&raw_plan, program.get(), 2), TESS_OK) << LastError();
+  PlanPtr plan(raw_plan);
+  EXPECT_NE(std::string(tess_plan_string(plan.get())).find("2 copies of each input"),
+            std::string::npos)
+      << tess_plan_string(plan.get());
+  tess_plan_instance* raw = nullptr;
+  ASSERT_EQ(tess_plan_instantiate(&raw, plan.get()), TESS_OK) << LastError();
+  InstancePtr instance(raw);
+
+  constexpr int kSets = 12;
+  const std::string world = CpuOf(WorldRanks());
+  std::vector<TensorPtr> inputs;
+  std::vector<std::vector<float>> want;
+  for (int k = 0; k < kSets; ++k) {
+    inputs.push_back(FromHost(Values(kBatch * kIn, 30 + k), {kBatch, kIn}, world, "S(0)"));
+    TensorPtr eager = Model(inputs.back().get(), w);
+    want.push_back(ToHost<float>(eager.get()));
+  }
+  std::vector<tess_status> pushed(kSets, -1);
+  std::thread pusher([&] {
+    for (int k = 0; k < kSets; ++k) {
+      const tess_tensor* in[] = {inputs[k].get()};
+      pushed[k] = tess_plan_push(instance.get(), in, 1, -1);
+    }
+  });
+  for (int k = 0; k < kSets; ++k) {
+    ASSERT_EQ(tess_plan_run_pushed(instance.get(), 30), TESS_OK) << LastError();
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(tess_plan_output(&out, instance.get(), 0), TESS_OK) << LastError();
+    TensorPtr y(out);
+    ExpectNear(ToHost<float>(y.get()), want[k], ("set " + std::to_string(k)).c_str());
+  }
+  pusher.join();
+  for (int k = 0; k < kSets; ++k) EXPECT_EQ(pushed[k], TESS_OK) << "push " << k;
+  int64_t calls = -1, heap = 0;
+  ASSERT_EQ(tess_plan_last_run_allocations(&calls, &heap, instance.get()), TESS_OK);
+  EXPECT_EQ(calls, 0);
+
+  // Nothing pushed: an error after the timeout, not a hang.
+  EXPECT_EQ(tess_plan_run_pushed(instance.get(), 0), TESS_DEADLINE_EXCEEDED);
+  EXPECT_TRUE(ErrorHas("nothing was pushed"));
+  const tess_tensor* in[] = {inputs[0].get()};
+  ASSERT_EQ(tess_plan_push(instance.get(), in, 1, 0), TESS_OK) << LastError();
+  EXPECT_EQ(tess_plan_run(instance.get(), in, 1), TESS_FAILED_PRECONDITION);
+  ASSERT_EQ(tess_plan_push(instance.get(), in, 1, 0), TESS_OK) << LastError();
+  EXPECT_EQ(tess_plan_push(instance.get(), in, 1, 0), TESS_DEADLINE_EXCEEDED);  // both full
+  EXPECT_EQ(tess_plan_push(instance.get(), nullptr, 1, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_push(nullptr, in, 1, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_run_pushed(nullptr, 0), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_plan_run_pushed(instance.get(), 0), TESS_OK) << LastError();
+  ASSERT_EQ(tess_plan_close(instance.get()), TESS_OK);
+  EXPECT_EQ(tess_plan_close(instance.get()), TESS_OK);  // idempotent
+  EXPECT_EQ(tess_plan_run_pushed(instance.get(), 0), TESS_CANCELLED);
+  EXPECT_EQ(tess_plan_push(instance.get(), in, 1, 0), TESS_CANCELLED);
+  EXPECT_EQ(tess_plan_close(nullptr), TESS_INVALID_ARGUMENT);
 }
 
 TEST(PlanCapiTest, BadInputs) {

@@ -772,10 +772,11 @@ TESS_API void tess_capture_abort(void);
 typedef struct tess_plan tess_plan;
 
 /* Compiles `program` for this rank. input_register_num (0 means 1; at most 8) is
- * the number of copies of each data input's register: with 2 or more, the next
- * input can be pushed (tess_plan_push) while a run is going. The plan holds its own
- * copy of the program. FAILED_PRECONDITION before tess_init; INVALID_ARGUMENT for a
- * program without outputs or a bad input_register_num; UNIMPLEMENTED for a cuda
+ * the number of copies ("slots") of each data input's register: with 2 or more,
+ * one thread can push the next inputs (tess_plan_push) while another runs the
+ * plan on earlier ones (tess_plan_run_pushed). The plan holds its own copy of the
+ * program. FAILED_PRECONDITION before tess_init; INVALID_ARGUMENT for a program
+ * without outputs or an input_register_num outside [0, 8]; UNIMPLEMENTED for a cuda
  * placement or an op without a cpu kernel (naming it). Local. */
 TESS_API tess_status tess_plan_compile(tess_plan** out, const tess_program* program,
                                        int32_t input_register_num);
@@ -786,8 +787,9 @@ TESS_API const char* tess_plan_string(const tess_plan* plan);
 
 /* A runnable plan: its register memory is allocated once, here; every run reuses
  * it. After the first run, a run allocates nothing (tess_plan_last_run_allocations
- * shows it). Mutable: one thread runs an instance (tess_plan_push excepted, see
- * there). */
+ * shows it). Mutable: one thread runs an instance, except that with
+ * input_register_num >= 2 one pusher thread (tess_plan_push) and one runner thread
+ * (tess_plan_run_pushed and the output functions) may work at once. */
 typedef struct tess_plan_instance tess_plan_instance;
 
 /* RESOURCE_EXHAUSTED when the register memory cannot be allocated. Local. */
@@ -807,6 +809,28 @@ TESS_API tess_status tess_plan_run_local(tess_plan_instance* instance, const voi
                                          const size_t* local_bytes, size_t num_inputs);
 /* The number of the program's outputs. */
 TESS_API tess_status tess_plan_num_outputs(size_t* out, const tess_plan_instance* instance);
+/* Pipelining. Copies one input set (tess_plan_run's checks; the tensors are not read
+ * after this returns) into the next free input slot, waiting up to timeout_seconds
+ * (negative: forever; 0: only try) while every slot is full. An input whose nd-sbp
+ * differs from the program's is boxed, which is collective: such a push first waits
+ * until every set pushed before it has run, so the collectives keep one order on
+ * every rank (it overlaps nothing; push tensors already in the program's nd-sbp to
+ * overlap). DEADLINE_EXCEEDED when the wait times out; CANCELLED after
+ * tess_plan_close; INVALID_ARGUMENT as tess_plan_run, or for a NaN timeout;
+ * nothing is pushed on error. */
+TESS_API tess_status tess_plan_push(tess_plan_instance* instance, const tess_tensor* const* inputs,
+                                    size_t num_inputs, double timeout_seconds);
+/* Waits up to timeout_seconds (negative: forever) for the oldest pushed set, runs
+ * the plan on it and frees its slot; the outputs then read as after tess_plan_run
+ * and stay valid until the next run (input_register_num >= 2). DEADLINE_EXCEEDED
+ * when nothing was pushed in time; CANCELLED after tess_plan_close. tess_plan_run
+ * fails with FAILED_PRECONDITION while pushed sets wait. */
+TESS_API tess_status tess_plan_run_pushed(tess_plan_instance* instance, double timeout_seconds);
+/* Wakes every waiting push and run_pushed with CANCELLED and makes later ones fail
+ * the same way (to stop a pipeline, say, from the runner after an error). Any
+ * thread; idempotent. tess_plan_instance_destroy closes too and waits for calls in
+ * progress. */
+TESS_API tess_status tess_plan_close(tess_plan_instance* instance);
 /* Output `index` of the last run as a new eager tensor (a copy; its metadata is the
  * program's). OUT_OF_RANGE for a bad index; FAILED_PRECONDITION before the first
  * run. Collective over the output's placement, as tess_tensor_from_local is. */

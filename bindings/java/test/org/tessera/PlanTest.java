@@ -287,6 +287,47 @@ public final class PlanTest {
     checkEq(Capture.active(), false, "closing the scope aborted the capture");
   }
 
+  /** Two slots: a pusher thread feeds five sets while this thread runs them. */
+  private static void pipeline(Placement p, NdSbp s0) throws Exception {
+    try (Scope sc = new Scope()) {
+      Program prog = sc.add(Program.create());
+      long x = prog.addInput("x", SHAPE, "f64", p, s0);
+      prog.markOutput(prog.addOp("neg", x)[0]);
+      PlanInstance inst = sc.add(sc.add(prog.compile(2)).instantiate());
+      Tensor[] inputs = new Tensor[5];
+      for (int k = 0; k < inputs.length; ++k) {
+        double[] v = new double[X.length];
+        for (int e = 0; e < v.length; ++e) v[e] = X[e] + k;
+        inputs[k] = sc.add(Tensor.fromHost(v, SHAPE, p, s0));
+      }
+      Throwable[] failure = {null};
+      Thread pusher = new Thread(() -> {
+        try {
+          for (Tensor t : inputs) inst.push(-1, t);
+        } catch (Throwable e) {
+          failure[0] = e;
+        }
+      });
+      pusher.start();
+      for (int k = 0; k < inputs.length; ++k) {
+        inst.runPushed(30);
+        double[] got = inst.outputLocalDoubleArray(0);
+        for (int e = 0; e < got.length; ++e) {
+          // == on doubles: neg may give 0.0 where the negation gives -0.0.
+          check(got[e] == -(X[e] + k),
+              "pipelined set " + k + " element " + e + ": got " + got[e] + ", want " + -(X[e] + k));
+        }
+      }
+      pusher.join();
+      check(failure[0] == null, "pusher failed: " + failure[0]);
+      checkThrows(() -> inst.runPushed(0), Tessera.DEADLINE_EXCEEDED, "nothing was pushed",
+          "runPushed with nothing pushed");
+      inst.closePipeline();
+      checkThrows(() -> inst.push(0, inputs[0]), Tessera.CANCELLED, "tess_plan_push",
+          "push after closePipeline");
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     try (Placement p = Placement.parse("cpu:[0]");
         NdSbp s0 = NdSbp.parse("S(0)");
@@ -296,6 +337,7 @@ public final class PlanTest {
       programBadInputs(p, s0, real);
       instanceBadInputs(p, s0);
       captureMisuse(p, s0, real);
+      pipeline(p, s0);
     }
     Checks.finish();
   }
