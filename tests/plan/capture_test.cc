@@ -13,44 +13,27 @@
 #include <thread>
 #include <vector>
 
-#include "core/comm/mpi_world.h"
 #include "core/eager/creation.h"
 #include "core/eager/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace tessera::plan {
 namespace {
 
 using eager::Tensor;
-
-int WorldSize() { return comm::WorldSize().value(); }
-
-Placement WorldPlacement() {
-  std::vector<int32_t> ranks(static_cast<size_t>(WorldSize()));
-  std::iota(ranks.begin(), ranks.end(), 0);
-  return Placement::Make(DeviceType::kCpu, ranks, {WorldSize()}).value();
-}
-
-NdSbp Nd(const char* text) { return NdSbp::Parse(text).value(); }
+using plan_test::ExpectNear;
+using plan_test::Host;
+using plan_test::Nd;
+using plan_test::WorldPlacement;
+using plan_test::WorldSize;
 
 Tensor Op(const char* name, const std::vector<Tensor>& inputs, const op::AttrMap& attrs = {}) {
   Result<std::vector<Tensor>> out = eager::Apply(name, inputs, attrs);
   EXPECT_TRUE(out.ok()) << name << ": " << out.status().ToString();
   return out.ok() ? out.value()[0] : nullptr;
-}
-
-std::vector<float> Host(const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t->shape().num_elements()));
-  Status s = eager::ToHost(t, v.data());
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  return v;
-}
-
-void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5f) << what << " " << i;
 }
 
 struct Weights {
