@@ -227,8 +227,9 @@ TEST_F(DlpackCapiTest, ImportBadInputStillCallsTheDeleter) {
   const std::vector<Case> cases = {
       {"major 2", [](Versioned* v) { SetVersion(v, 2); }, TESS_INVALID_ARGUMENT,
        "tess_tensor_from_dlpack: DLPack version 2.0: major version 2 is not 1"},
-      {"cuda", [](Versioned* v) { v->managed.dl_tensor.device.device_type = kDLCUDA; },
-       TESS_INVALID_ARGUMENT, "DLPack device type 2 is not kDLCPU (1)"},
+      {"opencl", [](Versioned* v) { v->managed.dl_tensor.device.device_type = kDLOpenCL; },
+       TESS_INVALID_ARGUMENT,
+       "DLPack device type 4 is not kDLCPU (1), kDLCUDA (2) or kDLCUDAHost (3)"},
       {"uint8",
        [](Versioned* v) {
          v->managed.dl_tensor.dtype = DLDataType{kDLUInt, 8, 1};

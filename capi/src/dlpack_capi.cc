@@ -1,5 +1,6 @@
 // tess_tensor_to_dlpack* / tess_tensor_from_dlpack*: zero-copy export of a rank's
-// local piece and import of one as tess_tensor_from_local, through DLPack.
+// local piece (kDLCPU, or kDLCUDA for a cuda tensor) and import of one as
+// tess_tensor_from_local (host memory, or a kDLCUDA tensor copied to the host first).
 #include <cstring>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
 #include "core/eager/creation.h"
+#include "core/eager/cuda_device.h"
 #include "tessera/dlpack.h"
 #include "tessera/tessera.h"
 
@@ -71,7 +73,8 @@ void DescribeLocal(Export<Managed>* e) {
   DLTensor& dl = e->managed.dl_tensor;
   // DLPack wants NULL for an empty tensor; the core's buffer is never NULL.
   dl.data = t.local_bytes() > 0 ? const_cast<void*>(t.local_data()) : nullptr;
-  dl.device = DLDevice{kDLCPU, 0};
+  dl.device =
+      t.cuda_device() != nullptr ? DLDevice{kDLCUDA, t.cuda_device()->index} : DLDevice{kDLCPU, 0};
   dl.ndim = local.ndim();
   const int type = static_cast<int>(t.dtype());
   dl.dtype = DLDataType{kDlTypes[type].code, kDlTypes[type].bits, 1};
@@ -85,6 +88,9 @@ void DescribeLocal(Export<Managed>* e) {
 template <typename Managed>
 tess_status ExportLocal(const char* function, Managed** out, const tess_tensor* tensor) {
   Status s = RequireLocal(*tensor->value);
+  // The consumer reads on its own stream (or the host), outside the ordering of
+  // Tessera's stream: the kernels that write the piece must be done first.
+  if (s.ok()) s = tensor->value->Synchronize();
   if (!s.ok()) return ReportIn(function, s);
   auto* e = new Export<Managed>{};
   e->tensor = tensor->value;
@@ -149,14 +155,35 @@ bool IsCompact(const DLTensor& dl) {
   return true;
 }
 
+// The element offsets [begin, end) from the data pointer that a non-empty `dl`
+// reaches: strides may be negative, and NULL strides are compact row-major.
+struct Span {
+  int64_t begin = 0;
+  int64_t end = 1;
+};
+Span SpanOf(const DLTensor& dl) {
+  Span span;
+  int64_t compact = 1;
+  for (int d = dl.ndim - 1; d >= 0; --d) {
+    const int64_t stride = dl.strides != nullptr ? dl.strides[d] : compact;
+    const int64_t reach = (dl.shape[d] - 1) * stride;
+    if (reach < 0) span.begin += reach;
+    if (reach > 0) span.end += reach;
+    compact *= dl.shape[d];
+  }
+  return span;
+}
+
 template <typename Managed>
 Result<tessera::eager::Tensor> Import(const Managed& m, const tess_placement* placement,
                                       const tess_nd_sbp* nd_sbp, const int64_t* logical_shape) {
   TESS_RETURN_IF_ERROR(CheckVersion(m));
   const DLTensor& dl = m.dl_tensor;
-  if (dl.device.device_type != kDLCPU) {
+  const bool on_device = dl.device.device_type == kDLCUDA;
+  if (!on_device && dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost) {
     return InvalidArgument("DLPack device type " + std::to_string(dl.device.device_type) +
-                           " is not kDLCPU (1); only host memory can be imported");
+                           " is not kDLCPU (1), kDLCUDA (2) or kDLCUDAHost (3); only host "
+                           "memory and CUDA device memory can be imported");
   }
   if (dl.ndim < 0) {
     return InvalidArgument("DLPack ndim is " + std::to_string(dl.ndim) + "; expected >= 0");
@@ -171,9 +198,23 @@ Result<tessera::eager::Tensor> Import(const Managed& m, const tess_placement* pl
   }
   const char* base = static_cast<const char*>(dl.data);
   if (base != nullptr) base += dl.byte_offset;
+  const size_t elem = tessera::DTypeSize(dtype);
+  std::vector<char> from_device;
+  if (on_device && base != nullptr && local_shape.num_elements() > 0) {
+    // Device memory comes to the host first (FromLocal takes host memory): the span
+    // of elements the strides reach, so base keeps addressing them.
+    const Span span = SpanOf(dl);
+    from_device.resize(static_cast<size_t>(span.end - span.begin) * elem);
+    Status s = tessera::eager::CopyForeignDeviceToHost(
+        dl.device.device_id, base + span.begin * static_cast<int64_t>(elem), from_device.size(),
+        from_device.data());
+    if (!s.ok()) {
+      return Status(s.code(), "DLPack data: " + s.message());
+    }
+    base = from_device.data() - span.begin * static_cast<int64_t>(elem);
+  }
   std::vector<char> compact;
   if (base != nullptr && local_shape.num_elements() > 0 && !IsCompact(dl)) {
-    const size_t elem = tessera::DTypeSize(dtype);
     compact.resize(static_cast<size_t>(local_shape.num_elements()) * elem);
     GatherStrided(dl, base, elem, compact.data());
     base = compact.data();

@@ -4,12 +4,14 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/boxing/strided_copy.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
 #include "core/eager/counter_rng.h"
+#include "core/eager/host_staging.h"
 #include "core/eager/partial_fill.h"
 #include "core/sbp/physical_layout.h"
 
@@ -60,11 +62,11 @@ void ForEachLocalRun(const GlobalTensor& t, char* base, Fill fill) {
   }
 }
 
-// Writes value_at(logical_index) (a double) into every local element, converted to
-// the tensor's dtype.
+// Writes value_at(logical_index) (a double) into every element of `t`'s local piece
+// staged at `local`, converted to the tensor's dtype.
 template <typename ValueAt>
-void FillLocal(GlobalTensor& t, ValueAt value_at) {
-  char* base = static_cast<char*>(t.mutable_local_data());
+void FillLocal(const GlobalTensor& t, void* local, ValueAt value_at) {
+  char* base = static_cast<char*>(local);
   auto fill_as = [&](auto zero) {
     using T = decltype(zero);
     ForEachLocalRun(t, base, [&](char* out, int64_t first, int64_t n) {
@@ -79,6 +81,18 @@ void FillLocal(GlobalTensor& t, ValueAt value_at) {
     case DType::kI64: fill_as(int64_t{}); break;
     default: break;  // rejected by CheckFillableDType
   }
+}
+
+// Stages `t`'s local piece on the host, fills it with value_at(logical index), applies
+// partial ownership and commits it to the tensor's memory.
+template <typename ValueAt>
+Result<Tensor> Filled(std::shared_ptr<GlobalTensor> t, ValueAt value_at) {
+  if (!t->has_local()) return Tensor(t);
+  TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(t.get()));
+  FillLocal(*t, staging.data(), value_at);
+  TESS_RETURN_IF_ERROR(ApplyPartialOwnership(*t, staging.data()));
+  TESS_RETURN_IF_ERROR(staging.Commit());
+  return Tensor(t);
 }
 
 Status CheckFillableDType(const char* fn, DType dtype) {
@@ -121,12 +135,14 @@ Result<Tensor> FromLogical(const void* host, const Shape& shape, DType dtype,
                            t->meta().ToString() + " has " + std::to_string(shape.num_elements()) +
                            " elements");
   }
+  TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(t.get()));
   int64_t begin[Shape::kMaxDims] = {};
   int64_t zero[Shape::kMaxDims] = {};
   for (int d = 0; d < shape.ndim(); ++d) begin[d] = t->layout().ranges[d].begin;
-  boxing::CopyBox(host, shape, begin, t->mutable_local_data(), t->local_shape(), zero,
-                  t->local_shape(), DTypeSize(dtype));
-  TESS_RETURN_IF_ERROR(ApplyPartialOwnership(*t));
+  boxing::CopyBox(host, shape, begin, staging.data(), t->local_shape(), zero, t->local_shape(),
+                  DTypeSize(dtype));
+  TESS_RETURN_IF_ERROR(ApplyPartialOwnership(*t, staging.data()));
+  TESS_RETURN_IF_ERROR(staging.Commit());
   return Tensor(t);
 }
 
@@ -139,10 +155,7 @@ Result<Tensor> Full(const Shape& shape, DType dtype, double value, const Placeme
   }
   TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> t,
                         AllocateFor(shape, dtype, placement, nd_sbp));
-  if (!t->has_local()) return Tensor(t);
-  FillLocal(*t, [value](int64_t) { return value; });
-  TESS_RETURN_IF_ERROR(ApplyPartialOwnership(*t));
-  return Tensor(t);
+  return Filled(std::move(t), [value](int64_t) { return value; });
 }
 
 Result<Tensor> Zeros(const Shape& shape, DType dtype, const Placement& placement,
@@ -179,10 +192,8 @@ Result<Tensor> Arange(double start, double stop, double step, DType dtype,
   TESS_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n}));
   TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> t,
                         AllocateFor(shape, dtype, placement, nd_sbp));
-  if (!t->has_local()) return Tensor(t);
-  FillLocal(*t, [start, step](int64_t i) { return start + static_cast<double>(i) * step; });
-  TESS_RETURN_IF_ERROR(ApplyPartialOwnership(*t));
-  return Tensor(t);
+  return Filled(std::move(t),
+                [start, step](int64_t i) { return start + static_cast<double>(i) * step; });
 }
 
 namespace {
@@ -195,16 +206,16 @@ Result<Tensor> Random(const char* fn, bool normal, const Shape& shape, DType dty
   }
   TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> t,
                         AllocateFor(shape, dtype, placement, nd_sbp));
-  if (!t->has_local()) return Tensor(t);
   if (normal) {
-    FillLocal(*t, [seed](int64_t i) { return CounterNormal(seed, static_cast<uint64_t>(i)); });
-  } else if (dtype == DType::kF32) {
-    FillLocal(*t, [seed](int64_t i) { return CounterUniformF32(seed, static_cast<uint64_t>(i)); });
-  } else {
-    FillLocal(*t, [seed](int64_t i) { return CounterUniform(seed, static_cast<uint64_t>(i)); });
+    return Filled(std::move(t),
+                  [seed](int64_t i) { return CounterNormal(seed, static_cast<uint64_t>(i)); });
   }
-  TESS_RETURN_IF_ERROR(ApplyPartialOwnership(*t));
-  return Tensor(t);
+  if (dtype == DType::kF32) {
+    return Filled(std::move(t),
+                  [seed](int64_t i) { return CounterUniformF32(seed, static_cast<uint64_t>(i)); });
+  }
+  return Filled(std::move(t),
+                [seed](int64_t i) { return CounterUniform(seed, static_cast<uint64_t>(i)); });
 }
 
 }  // namespace

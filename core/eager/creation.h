@@ -6,6 +6,10 @@
 // P (sum) axis the coordinate-0 rank holds the value and the others 0; on P(max) and
 // P(min) axes every rank holds the value (max and min are idempotent), so every local
 // value stays a real number (partial_fill.h says why that matters).
+//
+// cuda placements: each rank builds its piece on the host exactly as for cpu and copies
+// it to its CUDA device (cuda_device.h), waiting for the copy, so the caller may reuse
+// its buffer at once. Without a CUDA build every rank fails with UNIMPLEMENTED.
 #ifndef TESSERA_CORE_EAGER_CREATION_H_
 #define TESSERA_CORE_EAGER_CREATION_H_
 

@@ -1,4 +1,5 @@
-// FromLocal: a global tensor from each rank's local piece (creation.h).
+// FromLocal: a global tensor from each rank's local piece (creation.h). A cuda tensor's
+// piece is assembled on the host (the broadcast-axis copies included) and copied up once.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -6,6 +7,8 @@
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
 #include "core/eager/creation.h"
+#include "core/eager/cuda_device.h"
+#include "core/eager/host_staging.h"
 #include "core/sbp/physical_layout.h"
 
 namespace tessera {
@@ -56,6 +59,8 @@ Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtyp
                          const Placement& placement, const NdSbp& nd_sbp,
                          const Shape* logical_shape) {
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
+  // Before the shape exchange, so every rank of an unsupported placement fails alike.
+  TESS_RETURN_IF_ERROR(CheckDeviceBuild(placement));
   const bool inside = placement.contains(rank);
   Shape logical;
   if (logical_shape != nullptr) {
@@ -117,12 +122,13 @@ Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtyp
                            t->local_shape().ToString() + " of logical shape " + logical.ToString() +
                            " under " + nd_sbp.ToString() + " on " + placement.ToString());
   }
+  if (t->local_bytes() > 0 && local == nullptr) {
+    return InvalidArgument("from_local: local buffer is NULL but the local shape " +
+                           local_shape.ToString() + " has elements");
+  }
+  TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(t.get()));
   if (t->local_bytes() > 0) {
-    if (local == nullptr) {
-      return InvalidArgument("from_local: local buffer is NULL but the local shape " +
-                             local_shape.ToString() + " has elements");
-    }
-    std::memcpy(t->mutable_local_data(), local, static_cast<size_t>(t->local_bytes()));
+    std::memcpy(staging.data(), local, static_cast<size_t>(t->local_bytes()));
   }
   // Broadcast axes: the copy at coordinate 0 of each axis group wins.
   for (int axis = 0; axis < nd_sbp.num_axes(); ++axis) {
@@ -130,8 +136,9 @@ Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtyp
     TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * group,
                           comm::MpiCommRegistry::Global().ForAxis(placement, axis));
     TESS_RETURN_IF_ERROR(
-        group->Broadcast(t->mutable_local_data(), t->local_shape().num_elements(), dtype, 0));
+        group->Broadcast(staging.data(), t->local_shape().num_elements(), dtype, 0));
   }
+  TESS_RETURN_IF_ERROR(staging.Commit());
   return Tensor(t);
 }
 

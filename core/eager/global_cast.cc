@@ -2,11 +2,15 @@
 
 #include <cstring>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "core/boxing/boxing.h"
+#include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
+#include "core/comm/nccl/group_agreement.h"
 #include "core/eager/capture_hook.h"
+#include "core/eager/host_staging.h"
 #include "core/op/op_registry.h"
 
 namespace tessera {
@@ -33,6 +37,15 @@ Result<Tensor> CaptureToGlobal(const Tensor& x, const Placement& placement, cons
   return outputs.at(0);
 }
 
+// A device copy fails on one rank only when a kernel that made the piece failed there
+// (a data error such as an index out of range): every rank then stops here together
+// instead of leaving the others blocked in the boxing collective that follows.
+Status AgreeOnWorld(const Status& local, const char* what) {
+  TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
+  if (world->size() == 1) return local;
+  return comm::AgreeAcrossGroup(*world, local, what);
+}
+
 }  // namespace
 
 Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp) {
@@ -42,9 +55,34 @@ Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp
   TESS_ASSIGN_OR_RETURN(infer::TensorMeta meta,
                         infer::TensorMeta::Make(x->shape(), x->dtype(), placement, nd_sbp));
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
-  TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> out, GlobalTensor::Allocate(meta, rank));
-  TESS_RETURN_IF_ERROR(boxing::Box(x->local_data(), out->mutable_local_data(), x->shape(),
-                                   x->dtype(), x->placement(), x->nd_sbp(), placement, nd_sbp));
+  // A placement this build cannot hold fails on every rank before any communication.
+  TESS_RETURN_IF_ERROR(CheckDeviceBuild(placement));
+  Result<std::shared_ptr<GlobalTensor>> allocated = GlobalTensor::Allocate(meta, rank);
+  if (x->placement().device_type() == DeviceType::kCpu &&
+      placement.device_type() == DeviceType::kCpu) {
+    TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> out, std::move(allocated));
+    TESS_RETURN_IF_ERROR(boxing::Box(x->local_data(), out->mutable_local_data(), x->shape(),
+                                     x->dtype(), x->placement(), x->nd_sbp(), placement, nd_sbp));
+    return Tensor(out);
+  }
+  // The interim cuda path: host memory in the middle (see global_cast.h). Device
+  // memory and the device copy can fail on one rank only.
+  Result<Tensor> src = allocated.ok() ? HostCopyOf(x) : Result<Tensor>(allocated.status());
+  TESS_RETURN_IF_ERROR(AgreeOnWorld(src.status(), "to_global"));
+  const std::shared_ptr<GlobalTensor>& out = *allocated;
+  TESS_ASSIGN_OR_RETURN(Placement dst_host, HostPlacement(placement));
+  TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(out.get()));
+  const GlobalTensor& from = **src;
+  if (from.placement() == dst_host && from.nd_sbp() == nd_sbp) {
+    // Only the device type changes: each rank copies its own piece.
+    if (out->has_local() && out->local_bytes() > 0) {
+      std::memcpy(staging.data(), from.local_data(), static_cast<size_t>(out->local_bytes()));
+    }
+  } else {
+    TESS_RETURN_IF_ERROR(boxing::Box(from.local_data(), staging.data(), x->shape(), x->dtype(),
+                                     from.placement(), x->nd_sbp(), dst_host, nd_sbp));
+  }
+  TESS_RETURN_IF_ERROR(staging.Commit());
   return Tensor(out);
 }
 
@@ -59,14 +97,20 @@ Status ToHost(const Tensor& x, void* host) {
     return InvalidArgument("to_host: host buffer is NULL but " + x->meta().ToString() + " has " +
                            std::to_string(x->shape().num_elements()) + " elements");
   }
-  // Broadcast over the whole world in the tensor's device type: every rank then holds
-  // the full logical value as its local piece.
+  // A cuda tensor's pieces come down first: the broadcast below then runs on the host,
+  // so ranks without a GPU can receive the value too.
+  Result<Tensor> host_x = HostCopyOf(x);
+  if (x->placement().device_type() == DeviceType::kCuda) {
+    TESS_RETURN_IF_ERROR(AgreeOnWorld(host_x.status(), "to_host"));
+  }
+  // Broadcast over the whole world: every rank then holds the full logical value as
+  // its local piece.
   TESS_ASSIGN_OR_RETURN(int32_t size, comm::WorldSize());
   std::vector<int32_t> ranks(static_cast<size_t>(size));
   std::iota(ranks.begin(), ranks.end(), 0);
-  TESS_ASSIGN_OR_RETURN(Placement world, Placement::Make(x->placement().device_type(), ranks,
-                                                         {static_cast<int64_t>(size)}));
-  TESS_ASSIGN_OR_RETURN(Tensor all, ToGlobal(x, world, NdSbp(Sbp::Broadcast())));
+  TESS_ASSIGN_OR_RETURN(Placement world,
+                        Placement::Make(DeviceType::kCpu, ranks, {static_cast<int64_t>(size)}));
+  TESS_ASSIGN_OR_RETURN(Tensor all, ToGlobal(*host_x, world, NdSbp(Sbp::Broadcast())));
   if (all->local_bytes() > 0) {
     std::memcpy(host, all->local_data(), static_cast<size_t>(all->local_bytes()));
   }

@@ -1,4 +1,14 @@
 // Moving a global tensor between layouts, and getting its value out.
+//
+// cuda placements. cpu <-> cuda with the same ranks, hierarchy and nd-sbp is a copy of
+// each rank's own piece between host and device: no communication. Every other move
+// that touches a cuda placement takes an INTERIM path until core/boxing boxes device
+// memory itself: the source pieces are copied to the host (cuda sources), boxed there
+// by the host Box between the cpu placements with the same ranks and hierarchy, and
+// copied up (cuda destinations). It is correct for every pair of placements and
+// nd-sbps, but device data crosses PCIe down and up again and the wire is MPI over
+// host memory, not NCCL. Before the host Box all ranks agree that their device copies succeeded
+// (one small all-reduce), so an error of a queued kernel on one rank stops all.
 #ifndef TESSERA_CORE_EAGER_GLOBAL_CAST_H_
 #define TESSERA_CORE_EAGER_GLOBAL_CAST_H_
 
@@ -20,7 +30,9 @@ Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp
 // The whole logical value, written to `host` (shape().num_elements() elements of
 // dtype(), row-major) on EVERY rank of the world, including ranks outside the
 // placement: what `numpy()` returns. A collective over the world. FAILED_PRECONDITION
-// for a placeholder, which has no value.
+// for a placeholder, which has no value. A cuda tensor's pieces are copied to the
+// host first, waiting for the kernels that made them; their errors (kernels/cuda/
+// data_errors.h) are reported here, on every rank.
 Status ToHost(const Tensor& x, void* host);
 
 }  // namespace eager

@@ -3,10 +3,15 @@
 // hold the metadata only, so every rank can run the same program (SPMD) and ask any
 // tensor its shape.
 //
-// Storage comes from the calling thread's host caching allocator, so a warm eager step
-// reuses freed blocks instead of calling malloc, and takes no lock shared by threads. A
-// tensor is immutable once built: ops and casts make new tensors, and `Tensor` (a shared
-// handle) may be copied freely.
+// Storage: a cpu tensor's piece comes from the calling thread's host caching allocator,
+// so a warm eager step reuses freed blocks instead of calling malloc, and takes no lock
+// shared by threads. A cuda tensor's piece lives on the rank's CUDA device
+// (cuda_device.h), from that device's caching allocator (its mutex is per device, and
+// uncontended when one thread issues a rank's ops, as SPMD programs do), and is only
+// ever touched through Tessera's stream on the device; its local_data() is a device
+// pointer, and host code reads it with CopyLocalToHost. A tensor is immutable once
+// built: ops and casts make new tensors, and `Tensor` (a shared handle) may be copied
+// freely.
 #ifndef TESSERA_CORE_EAGER_GLOBAL_TENSOR_H_
 #define TESSERA_CORE_EAGER_GLOBAL_TENSOR_H_
 
@@ -15,6 +20,7 @@
 #include <utility>
 
 #include "core/common/status.h"
+#include "core/eager/cuda_device.h"
 #include "core/infer/tensor_meta.h"
 #include "core/memory/buffer.h"
 #include "core/sbp/physical_layout.h"
@@ -37,7 +43,9 @@ class GlobalTensor {
   GlobalTensor(Key, infer::TensorMeta meta) : meta_(std::move(meta)) {}
 
   // A tensor with `meta` whose local piece (on ranks of the placement) is allocated
-  // but not initialised. `world_rank` decides which piece this rank holds.
+  // but not initialised. `world_rank` decides which piece this rank holds. A cuda
+  // placement is UNIMPLEMENTED on every rank without a CUDA build; with one, ranks of
+  // the placement fail as LocalCudaDevice does (no GPU, ...).
   static Result<std::shared_ptr<GlobalTensor>> Allocate(const infer::TensorMeta& meta,
                                                         int32_t world_rank);
   // A placeholder for value `value_id` of the program that capture `capture_id` (> 0) is
@@ -63,11 +71,25 @@ class GlobalTensor {
   const PhysicalLayout& layout() const { return layout_; }
   const Shape& local_shape() const { return layout_.local_shape; }
   int64_t local_bytes() const { return layout_.local_shape.num_elements() * DTypeSize(dtype()); }
-  // NULL when the local piece is empty or the rank holds none.
+  // Where the local piece lives: NULL for host memory (cpu placements, and every
+  // placeholder or rank outside the placement), else the rank's CUDA device.
+  const CudaDevice* cuda_device() const { return device_; }
+  // NULL when the rank holds no piece; a device pointer when cuda_device() is set.
   const void* local_data() const { return storage_.data(); }
   // Writable only while the tensor is being built (Allocate hands out a non-const
   // object; a Tensor handle is const).
   void* mutable_local_data() { return storage_.data(); }
+  // Copies the local piece (local_bytes() bytes) to host memory. From a device this
+  // waits for the stream and reports the errors of kernels queued on it. No-op when
+  // the rank holds no piece.
+  Status CopyLocalToHost(void* host) const;
+  // Fills the local piece from host memory; while the tensor is being built.
+  Status CopyLocalFromHost(const void* host);
+  // Waits until every queued write of the local piece is done, for readers outside
+  // Tessera's stream ordering (a DLPack consumer); reports errors as CopyLocalToHost.
+  // No-op for host memory.
+  Status Synchronize() const;
+
   // The local piece as a kernel argument. Kernels never write their inputs, so the
   // const_cast only adapts to LocalTensor's one pointer type.
   kernels::LocalTensor local() const {
@@ -81,6 +103,7 @@ class GlobalTensor {
   int64_t value_id_ = -1;
   bool has_local_ = false;
   PhysicalLayout layout_;
+  const CudaDevice* device_ = nullptr;
   memory::Buffer storage_;
 };
 

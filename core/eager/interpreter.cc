@@ -4,6 +4,7 @@
 
 #include "core/comm/mpi_world.h"
 #include "core/eager/capture_hook.h"
+#include "core/eager/cuda_device.h"
 #include "core/eager/global_cast.h"
 #include "core/infer/infer_cache.h"
 #include "core/op/op_registry.h"
@@ -97,7 +98,12 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
     ctx.num_inputs = static_cast<int>(s.kernel_inputs.size());
     ctx.outputs = s.kernel_outputs.data();
     ctx.num_outputs = static_cast<int>(s.kernel_outputs.size());
-    TESS_RETURN_IF_ERROR(kernel(ctx));
+    if (device == DeviceType::kCuda) {
+      TESS_ASSIGN_OR_RETURN(const CudaDevice* cuda, LocalCudaDevice());
+      TESS_RETURN_IF_ERROR(RunCudaKernel(*cuda, kernel, &ctx));
+    } else {
+      TESS_RETURN_IF_ERROR(kernel(ctx));
+    }
   }
   s.boxed.clear();  // drop the boxed copies now, not at the next call
   for (auto& t : s.fresh_outputs) outputs->push_back(std::move(t));

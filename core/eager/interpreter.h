@@ -6,6 +6,9 @@
 //   4. the op's local kernel runs on this rank's pieces: a signature is valid exactly
 //      when the kernel on the pieces yields the output's pieces, so no op needs
 //      per-shard attributes (slice, for one, only keeps a split axis it leaves whole);
+//      on a cuda placement the op's CUDA kernel is queued on Tessera's stream of the
+//      rank's device and not waited for: the host waits only where data leaves the
+//      device (to_host, copy_local, a DLPack export), where kernel errors surface;
 //   5. the outputs are wrapped as global tensors.
 // Ranks outside the placement do steps 1-2 (boxing is collective over the union of
 // placements) and return metadata-only outputs.

@@ -7,7 +7,7 @@
 namespace tessera {
 namespace eager {
 
-Status ApplyPartialOwnership(GlobalTensor& t) {
+Status ApplyPartialOwnership(const GlobalTensor& t, void* local) {
   if (!t.has_local() || t.local_bytes() == 0) return Status::Ok();
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
   const Placement& p = t.placement();
@@ -15,7 +15,7 @@ Status ApplyPartialOwnership(GlobalTensor& t) {
   for (int axis = 0; axis < t.nd_sbp().num_axes(); ++axis) {
     if (t.nd_sbp()[axis].kind == SbpKind::kPartialSum && p.Coordinate(index, axis) != 0) {
       // All-zero bytes are 0 in every supported dtype (IEEE +0.0 and integer 0).
-      std::memset(t.mutable_local_data(), 0, static_cast<size_t>(t.local_bytes()));
+      std::memset(local, 0, static_cast<size_t>(t.local_bytes()));
       return Status::Ok();
     }
   }

@@ -17,9 +17,10 @@
 namespace tessera {
 namespace eager {
 
-// Zeroes the local piece of `t` when this rank's coordinate on some P (sum) axis is not
-// 0. No-op for tensors without sum-partial axes or without a local piece.
-Status ApplyPartialOwnership(GlobalTensor& t);
+// Zeroes `local`, where `t`'s local piece is being built in host memory (host_staging.h),
+// when this rank's coordinate on some P (sum) axis is not 0. No-op for tensors without
+// sum-partial axes or without a local piece.
+Status ApplyPartialOwnership(const GlobalTensor& t, void* local);
 
 }  // namespace eager
 }  // namespace tessera

@@ -1,6 +1,6 @@
 """mpirun_tests: one sh_test per rank count around an MPI test program."""
 
-def mpirun_tests(name, binary, nps = [1, 2, 3, 4], env = {}):
+def mpirun_tests(name, binary, nps = [1, 2, 3, 4], env = {}, target_compatible_with = []):
     """Runs `binary` under tests/comm/mpirun_test.sh as `<name>_np<N>` for N in nps.
 
     Tagged exclusive: each run starts up to 4 ranks on a 2-core machine, so runs
@@ -11,6 +11,8 @@ def mpirun_tests(name, binary, nps = [1, 2, 3, 4], env = {}):
       binary: label of the cc_binary to run.
       nps: rank counts.
       env: extra environment for the test (passed through mpirun to every rank).
+      target_compatible_with: as for any rule, e.g. requires_cuda() for a program
+        that exists only under --config=cuda.
     """
     for np in nps:
         native.sh_test(
@@ -24,4 +26,5 @@ def mpirun_tests(name, binary, nps = [1, 2, 3, 4], env = {}):
             data = [binary],
             env = env,
             tags = ["exclusive"],
+            target_compatible_with = target_compatible_with,
         )

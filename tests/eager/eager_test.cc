@@ -17,6 +17,7 @@
 #include "core/eager/interpreter.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
+#include "tests/eager/loops.h"
 
 namespace tessera::eager {
 namespace {
@@ -34,11 +35,7 @@ Placement P(const std::string& text) { return Placement::Parse(text).value(); }
 NdSbp S(const std::string& text) { return NdSbp::Parse(text).value(); }
 Shape Sh(std::vector<int64_t> dims) { return Shape::Make(dims).value(); }
 
-std::vector<float> Iota(int64_t n, float scale = 0.25f) {
-  std::vector<float> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 7) % 23 - 11) * scale;
-  return v;
-}
+using eager_test::Iota;
 
 std::vector<float> Host(const Tensor& t) {
   std::vector<float> out(t->shape().num_elements(), -12345.0f);
@@ -194,19 +191,8 @@ TEST(EagerTest, ToGlobalMovesBetweenEveryPairOfLayouts) {
 TEST(EagerTest, MatmulChainMatchesLoops) {
   const int64_t n = 6, k = 4, h = 5, m = 3;
   std::vector<float> x = Iota(n * k), w1 = Iota(k * h, 0.5f), w2 = Iota(h * m, 1.0f);
-  std::vector<float> hidden(n * h, 0), want(n * m, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < h; ++j) {
-      float acc = 0;
-      for (int64_t p = 0; p < k; ++p) acc += x[i * k + p] * w1[p * h + j];
-      hidden[i * h + j] = acc > 0 ? acc : 0;
-    }
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < m; ++j) {
-      for (int64_t p = 0; p < h; ++p) want[i * m + j] += hidden[i * h + p] * w2[p * m + j];
-    }
-  }
+  const std::vector<float> hidden = eager_test::ReluLoops(eager_test::MatmulLoops(x, w1, n, k, h));
+  const std::vector<float> want = eager_test::MatmulLoops(hidden, w2, n, h, m);
   Placement world = WorldPlacement();
   Tensor tx = FromLogical(x.data(), Sh({n, k}), DType::kF32, world, S("S(0)")).value();
   Tensor tw1 = FromLogical(w1.data(), Sh({k, h}), DType::kF32, world, S("B")).value();
@@ -228,11 +214,7 @@ TEST(EagerTest, ReduceSumOverASplitAxisGivesAPartialThatGathersRight) {
   if (WorldSize() > 1) {
     EXPECT_EQ(sum->nd_sbp(), S("P"));
   }
-  std::vector<float> want(4, 0);
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 7; ++j) want[i] += x[i * 7 + j];
-  }
-  EXPECT_EQ(Host(sum), want);
+  EXPECT_EQ(Host(sum), eager_test::RowSumLoops(x, 4, 7));
 }
 
 TEST(EagerTest, OpsOnASubsetPlacementLeaveOtherRanksWithMetadata) {

@@ -15,11 +15,12 @@ namespace eager_test {
 inline int WorldSize() { return comm::WorldSize().value(); }
 inline int WorldRank() { return comm::WorldRank().value(); }
 
-// cpu:[first, first + 1, ..., first + count - 1], 1-d.
-inline Placement RanksPlacement(int32_t first, int32_t count) {
+// cpu:[first, first + 1, ..., first + count - 1], 1-d (or cuda:... for `device`).
+inline Placement RanksPlacement(int32_t first, int32_t count,
+                                DeviceType device = DeviceType::kCpu) {
   std::vector<int32_t> ranks(static_cast<size_t>(count));
   std::iota(ranks.begin(), ranks.end(), first);
-  return Placement::Make(DeviceType::kCpu, ranks, {count}).value();
+  return Placement::Make(device, ranks, {count}).value();
 }
 
 // Every rank of the world, 1-d.

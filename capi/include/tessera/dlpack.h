@@ -26,7 +26,7 @@ typedef struct {
   uint32_t minor;
 } DLPackVersion;
 
-/* Where the data lives. Tessera produces and accepts kDLCPU. */
+/* Where the data lives. Tessera produces kDLCPU and kDLCUDA. */
 #ifdef __cplusplus
 typedef enum : int32_t {
 #else

@@ -363,8 +363,11 @@ TESS_API tess_status tess_infer_cache_set_capacity(size_t capacity);
  * out` are new handles owned by the caller; a tensor handle shares the immutable
  * core tensor, which lives while any handle or DLPack export of it does.
  *
- * Only cpu placements hold eager tensors so far; cuda ones fail with
- * UNIMPLEMENTED. */
+ * cuda placements (in a --config=cuda build; UNIMPLEMENTED "built without CUDA"
+ * otherwise) keep each piece on the rank's CUDA device (local rank % device
+ * count). Ops queue CUDA kernels without waiting; to_host, copy_local and the
+ * DLPack export wait for them and report their errors. Layout changes that touch
+ * a cuda placement are staged through host memory for now. */
 typedef struct tess_tensor tess_tensor;
 
 /* The logical tensor at `data` (row-major; the product of the ndim dims of
@@ -451,10 +454,12 @@ TESS_API tess_status tess_tensor_to_global(tess_tensor** out, const tess_tensor*
 
 /* DLPack (<tessera/dlpack.h> or the official <dlpack/dlpack.h> defines the
  * structs). Export is zero-copy and covers this rank's LOCAL piece: a compact
- * row-major kDLCPU tensor, flagged READ_ONLY (tensors are immutable). The export
- * keeps the data alive after tess_tensor_destroy; call its deleter exactly once
- * when done (any thread). FAILED_PRECONDITION on a rank outside the placement.
- * Local. */
+ * row-major kDLCPU tensor, or kDLCUDA with the device id for a cuda placement
+ * (the export first waits for the kernels writing it), flagged READ_ONLY (tensors
+ * are immutable). The export keeps the data alive after tess_tensor_destroy; call
+ * its deleter exactly once when done (any thread), and for kDLCUDA only after the
+ * consumer's device work reading it has finished. FAILED_PRECONDITION on a rank
+ * outside the placement. Local. */
 struct DLManagedTensorVersioned;
 struct DLManagedTensor;
 TESS_API tess_status tess_tensor_to_dlpack(struct DLManagedTensorVersioned** out,
@@ -462,13 +467,15 @@ TESS_API tess_status tess_tensor_to_dlpack(struct DLManagedTensorVersioned** out
 /* The same as the pre-1.0 struct, for consumers that only read it (numpy < 2.1). */
 TESS_API tess_status tess_tensor_to_dlpack_legacy(struct DLManagedTensor** out,
                                                   const tess_tensor* tensor);
-/* tess_tensor_from_local with `local` as this rank's piece (kDLCPU, any strides;
- * the data is copied). `logical_shape` has local->dl_tensor.ndim dims or is NULL
- * (see tess_tensor_from_local). Takes ownership of `local` whenever it is not
- * NULL: its deleter has been called when this returns, on success and failure
- * alike. INVALID_ARGUMENT for a major version other than 1, a device other than
- * kDLCPU, lanes != 1 or an element type Tessera lacks (the message names it).
- * Collective. */
+/* tess_tensor_from_local with `local` as this rank's piece (kDLCPU, kDLCUDAHost,
+ * or kDLCUDA whose writes have finished; any strides; the data is copied).
+ * `logical_shape` has local->dl_tensor.ndim dims or is NULL (see
+ * tess_tensor_from_local). Takes ownership of `local` whenever it is not NULL: its
+ * deleter has been called when this returns, on success and failure alike.
+ * INVALID_ARGUMENT for a major version other than 1, another device type, kDLCUDA
+ * data that is not memory of the named device, lanes != 1 or an element type
+ * Tessera lacks (the message names it); UNIMPLEMENTED for kDLCUDA without a CUDA
+ * build. Collective. */
 TESS_API tess_status tess_tensor_from_dlpack(tess_tensor** out,
                                              struct DLManagedTensorVersioned* local,
                                              const tess_placement* placement,
@@ -802,13 +809,6 @@ TESS_API void tess_plan_instance_destroy(tess_plan_instance* instance);
  * Collective over the program's placements, like the ops it runs. */
 TESS_API tess_status tess_plan_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
                                    size_t num_inputs);
-/* The same with this rank's local pieces: locals[i] holds input i's piece in its
- * declared nd-sbp (row-major, local_bytes[i] bytes, which must equal the piece's
- * size: 0, and NULL allowed, on a rank the placement lacks). */
-TESS_API tess_status tess_plan_run_local(tess_plan_instance* instance, const void* const* locals,
-                                         const size_t* local_bytes, size_t num_inputs);
-/* The number of the program's outputs. */
-TESS_API tess_status tess_plan_num_outputs(size_t* out, const tess_plan_instance* instance);
 /* Pipelining. Copies one input set (tess_plan_run's checks; the tensors are not read
  * after this returns) into the next free input slot, waiting up to timeout_seconds
  * (negative: forever; 0: only try) while every slot is full. An input whose nd-sbp
@@ -831,6 +831,13 @@ TESS_API tess_status tess_plan_run_pushed(tess_plan_instance* instance, double t
  * thread; idempotent. tess_plan_instance_destroy closes too and waits for calls in
  * progress. */
 TESS_API tess_status tess_plan_close(tess_plan_instance* instance);
+/* The same with this rank's local pieces: locals[i] holds input i's piece in its
+ * declared nd-sbp (row-major, local_bytes[i] bytes, which must equal the piece's
+ * size: 0, and NULL allowed, on a rank the placement lacks). */
+TESS_API tess_status tess_plan_run_local(tess_plan_instance* instance, const void* const* locals,
+                                         const size_t* local_bytes, size_t num_inputs);
+/* The number of the program's outputs. */
+TESS_API tess_status tess_plan_num_outputs(size_t* out, const tess_plan_instance* instance);
 /* Output `index` of the last run as a new eager tensor (a copy; its metadata is the
  * program's). OUT_OF_RANGE for a bad index; FAILED_PRECONDITION before the first
  * run. Collective over the output's placement, as tess_tensor_from_local is. */
