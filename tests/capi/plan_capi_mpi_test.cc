@@ -209,7 +209,9 @@ void CheckProgram(const tess_program* program, const Weights& w) {
   ASSERT_EQ(tess_plan_stats(&registers, &steps, &boxing, &runs, instance.get()), TESS_OK);
   EXPECT_GT(registers, 0);
   EXPECT_EQ(steps, 6 + boxing);
-  if (WorldSize() > 1) EXPECT_GT(boxing, 0);
+  if (WorldSize() > 1) {
+    EXPECT_GT(boxing, 0);
+  }
   EXPECT_EQ(runs, 6);
   int64_t allocator_calls = -7, heap = -7;
   ASSERT_EQ(tess_plan_last_run_allocations(&allocator_calls, &heap, instance.get()), TESS_OK);

@@ -92,7 +92,9 @@ TEST(CaptureTest, CapturedModelMatchesEager) {
 
   Result<std::shared_ptr<const CompiledPlan>> plan = Compile(prog);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  if (WorldSize() > 1) EXPECT_GT(plan.value()->num_boxing_steps, 0) << plan.value()->ToString();
+  if (WorldSize() > 1) {
+    EXPECT_GT(plan.value()->num_boxing_steps, 0) << plan.value()->ToString();
+  }
   Result<std::unique_ptr<PlanInstance>> run = PlanInstance::Create(plan.value());
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   for (uint64_t seed : {10, 20, 10}) {
@@ -146,7 +148,9 @@ TEST(CaptureTest, ToGlobalOnAPlaceholderBecomesABoxingStep) {
   ASSERT_TRUE(program.ok()) << program.status().ToString();
   Result<std::shared_ptr<const CompiledPlan>> plan = Compile(*program.value());
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  if (WorldSize() > 1) EXPECT_EQ(plan.value()->num_boxing_steps, 1) << plan.value()->ToString();
+  if (WorldSize() > 1) {
+    EXPECT_EQ(plan.value()->num_boxing_steps, 1) << plan.value()->ToString();
+  }
   auto run = PlanInstance::Create(plan.value()).value();
   std::vector<float> logical(15);
   std::iota(logical.begin(), logical.end(), 0.0f);
