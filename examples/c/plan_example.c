@@ -12,13 +12,12 @@
 
 #include "tessera/tessera.h"
 
-#define CHECK(call)                                                                  \
-  do {                                                                               \
-    if ((call) != TESS_OK) {                                                         \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-              tess_last_error_message());                                            \
-      exit(1);                                                                       \
-    }                                                                                \
+#define CHECK(call)                                                                             \
+  do {                                                                                          \
+    if ((call) != TESS_OK) {                                                                    \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, tess_last_error_message()); \
+      exit(1);                                                                                  \
+    }                                                                                           \
   } while (0)
 
 enum { kBatch = 8, kIn = 16, kHidden = 32, kOut = 4 };
@@ -99,11 +98,12 @@ int main(void) {
   CHECK(tess_plan_stats(&registers, &steps, &boxing_steps, &runs, instance));
   CHECK(tess_plan_mem_case_bytes(&block, &lower_bound, &no_reuse, instance, 0));
   CHECK(tess_plan_last_run_allocations(&calls, &heap, instance));
-  printf("rank %d: %lld registers, %lld steps (%lld boxing), %s block %lld bytes "
-         "(lower bound %lld, without reuse %lld), allocator calls in the last run: %lld\n",
-         (int)rank, (long long)registers, (long long)steps, (long long)boxing_steps,
-         tess_plan_mem_case_name(instance, 0), (long long)block, (long long)lower_bound,
-         (long long)no_reuse, (long long)calls);
+  printf(
+      "rank %d: %lld registers, %lld steps (%lld boxing), %s block %lld bytes "
+      "(lower bound %lld, without reuse %lld), allocator calls in the last run: %lld\n",
+      (int)rank, (long long)registers, (long long)steps, (long long)boxing_steps,
+      tess_plan_mem_case_name(instance, 0), (long long)block, (long long)lower_bound,
+      (long long)no_reuse, (long long)calls);
 
   tess_plan_instance_destroy(instance);
   tess_plan_destroy(plan);
