@@ -13,11 +13,13 @@
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_error.h"
 #include "kernels/cuda/cuda_error.h"
+#include "kernels/cuda/device_scope.h"
 
 namespace tessera::comm {
 namespace {
 
 using kernels::cuda::CudaError;
+using kernels::cuda::DeviceScope;
 
 // Barrier's word, and the smallest scratch buffer, so Barrier never allocates.
 constexpr size_t kMinScratchBytes = 256;
@@ -43,32 +45,6 @@ const char* At(const void* base, int64_t elements, size_t element_size) {
 char* At(void* base, int64_t elements, size_t element_size) {
   return static_cast<char*>(base) + elements * static_cast<int64_t>(element_size);
 }
-
-// Makes `device` the calling thread's current device and restores the previous one on
-// destruction, so the communicator never changes what the caller's own CUDA calls use.
-class DeviceScope {
- public:
-  DeviceScope() = default;
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-  ~DeviceScope() {
-    if (switched_) cudaSetDevice(previous_);
-  }
-
-  Status Enter(int device) {
-    cudaError_t err = cudaGetDevice(&previous_);
-    if (err != cudaSuccess) return CudaError("cudaGetDevice", err);
-    if (previous_ == device) return Status::Ok();
-    err = cudaSetDevice(device);
-    if (err != cudaSuccess) return CudaError("cudaSetDevice(" + std::to_string(device) + ")", err);
-    switched_ = true;
-    return Status::Ok();
-  }
-
- private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
 
 }  // namespace
 
