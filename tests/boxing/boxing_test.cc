@@ -482,6 +482,11 @@ TEST(BoxTest, SteadyStateAllocatesNothing) {
     }
     return Status::Ok();
   };
+  ASSERT_TRUE(
+      PlanHas(conversions[4].shape, grid, conversions[4].src, grid, conversions[4].dst, Flattened));
+  ASSERT_TRUE(
+      PlanHas(conversions[5].shape, four, conversions[5].src, grid, conversions[5].dst,
+              [](const BoxingStep& step) { return step.kind == BoxingStep::Kind::kRelabel; }));
   ASSERT_TRUE(run_all().ok());  // plans, programs, communicators, staging
   ASSERT_TRUE(run_all().ok());
   const long before = memory::ThreadHeapAllocations();
