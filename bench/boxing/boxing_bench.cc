@@ -16,13 +16,15 @@
 //                    MPI_Alltoallv in which rank r < 2 sends its half to rank r + 2.
 //
 // Each sample is the slowest rank's time between two barriers; boxing and baseline
-// samples alternate so both see the same noise; the medians are reported. Rank 0
-// prints one JSON line per case:
+// samples alternate so both see the same noise; the medians are reported. Arguments
+// (optional): a case-name filter and a sample-count multiplier. Rank 0 prints one
+// JSON line per case:
 //   {"bench": ..., "value": ms, "unit": "ms", "baseline": ms, "ratio": value/baseline}
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -62,7 +64,7 @@ const Case kCases[] = {
     {"P->B", "", "P", "", "B", 0, Baseline::kAllreduce},
     {"P->S(0)", "", "P", "", "S(0)", 0, Baseline::kReduceScatterBlock},
     {"S(0)->S(1)", "", "S(0)", "", "S(1)", 0, Baseline::kAlltoall},
-    // Parts not contiguous in the output: exchanged into staging, then unpacked.
+    // Parts not contiguous in the output: received in place into strided slabs.
     {"S(1)->B", "", "S(1)", "", "B", 0, Baseline::kAllgather},
     {"2d:(S(0),S(1))->(B,B)", "cpu:[[0,1],[2,3]]", "(S(0), S(1))", "cpu:[[0,1],[2,3]]", "(B, B)", 4,
      Baseline::kAllgather},
@@ -106,7 +108,9 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-void Run() {
+// `filter`: only cases whose name contains it (all when empty); `scale` multiplies
+// the sample counts.
+void Run(const std::string& filter, int scale) {
   Check(comm::InitWorld(), "InitWorld");
   const int n = comm::WorldSize().value();
   const int me = comm::WorldRank().value();
@@ -137,6 +141,7 @@ void Run() {
       if (me >= 2) half_recvs[me - 2] = static_cast<int>(total / 2);
       for (const Case& c : kCases) {
         if (c.ranks != 0 && c.ranks != n) continue;
+        if (!filter.empty() && std::string(c.name).find(filter) == std::string::npos) continue;
         const Placement src_p =
             Placement::Parse(*c.src_placement ? c.src_placement : world).value();
         const Placement dst_p =
@@ -186,7 +191,7 @@ void Run() {
           TimeOnce(baseline);
         }
         std::vector<double> box_times, base_times;
-        for (int i = 0; i < size.iterations; ++i) {
+        for (int i = 0; i < size.iterations * scale; ++i) {
           box_times.push_back(TimeOnce(box));
           base_times.push_back(TimeOnce(baseline));
         }
@@ -207,7 +212,11 @@ void Run() {
 }  // namespace
 }  // namespace tessera
 
-int main() {
-  tessera::Run();
+// Usage: boxing_bench [FILTER [SCALE]]: only the cases whose name contains FILTER,
+// with SCALE times the samples (for a closer look at one conversion).
+int main(int argc, char** argv) {
+  const std::string filter = argc > 1 ? argv[1] : "";
+  const int scale = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
+  tessera::Run(filter, scale);
   return 0;
 }

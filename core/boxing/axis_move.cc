@@ -7,9 +7,23 @@
 namespace tessera::boxing {
 namespace {
 
-std::string Where(const NdSbp& from, int axis, Sbp to) {
-  return "changing axis " + std::to_string(axis) + " of " + from.ToString() + " from " +
-         from[axis].ToString() + " to " + to.ToString();
+std::string AxesText(AxisSet axes) {
+  std::string text;
+  for (int k = 0; k < Placement::kMaxAxes; ++k) {
+    if ((axes & AxisBit(k)) == 0) continue;
+    text += (text.empty() ? "" : ",") + std::to_string(k);
+  }
+  return text;
+}
+
+std::string Where(const NdSbp& from, AxisSet axes, Sbp to) {
+  const int k = FirstAxis(axes);
+  if (AxisCount(axes) == 1) {
+    return "changing axis " + std::to_string(k) + " of " + from.ToString() + " from " +
+           from[k].ToString() + " to " + to.ToString();
+  }
+  return "changing axes " + AxesText(axes) + " of " + from.ToString() + " from " +
+         from[k].ToString() + " to " + to.ToString() + " at once";
 }
 
 // Product of dims [begin, end).
@@ -19,14 +33,20 @@ int64_t Prod(const Shape& shape, int begin, int end) {
   return p;
 }
 
-// Which rule a move breaks, if any; `later` is the axis that makes it break.
-enum class Broken { kNone, kSplit, kReduceOrder, kIdentity };
+// Which rule a move breaks, if any; `*axis` is the axis that makes it break.
+enum class Broken { kNone, kMixed, kSplit, kReduceOrder, kIdentity, kUneven };
 
-Broken FindBrokenRule(const NdSbp& from, int axis, Sbp to, int* later_axis) {
-  const Sbp old = from[axis];
-  for (int j = axis + 1; j < from.num_axes(); ++j) {
+// The rules that need no shape: one sbp across `axes`, and the later axes'.
+Broken FindBrokenRule(const NdSbp& from, AxisSet axes, Sbp to, int* axis) {
+  const int first = FirstAxis(axes);
+  const Sbp old = from[first];
+  for (int j = first + 1; j < from.num_axes(); ++j) {
+    *axis = j;
+    if ((axes & AxisBit(j)) != 0) {
+      if (from[j] != old) return Broken::kMixed;
+      continue;
+    }
     const Sbp later = from[j];
-    *later_axis = j;
     if (later.is_split() &&
         ((old.is_split() && old.axis == later.axis) || (to.is_split() && to.axis == later.axis))) {
       return Broken::kSplit;
@@ -42,46 +62,164 @@ Broken FindBrokenRule(const NdSbp& from, int axis, Sbp to, int* later_axis) {
   return Broken::kNone;
 }
 
-}  // namespace
-
-bool IsAxisMoveValid(const NdSbp& from, int axis, Sbp to) {
-  int later = 0;
-  return FindBrokenRule(from, axis, to, &later) == Broken::kNone;
+// Coordinates -> parallel index, row-major over the hierarchy.
+int64_t IndexOf(const Placement& placement, const int64_t* coords) {
+  int64_t index = 0;
+  for (int a = 0; a < placement.num_axes(); ++a) {
+    index = index * placement.hierarchy()[a] + coords[a];
+  }
+  return index;
 }
 
-Status CheckAxisMove(const NdSbp& from, int axis, Sbp to) {
-  int j = 0;
-  const Broken broken = FindBrokenRule(from, axis, to, &j);
+// True when, in every group of `axes`, splitting the group tensor's dim `d` along
+// the axes one after another (the lowest first) gives every member the range a
+// balanced split over the flattened group gives it.
+bool NestedSplitIsFlat(const Shape& shape, const Placement& placement, const NdSbp& nd,
+                       AxisSet axes, int d) {
+  const int64_t n = GroupSize(placement, axes);
+  for (int64_t index = 0; index < placement.parallel_num(); ++index) {
+    const int64_t extent = GroupShape(shape, placement, nd, axes, index).dim(d);
+    Range nested{0, extent};
+    int64_t flat_index = 0;
+    for (int k = 0; k < placement.num_axes(); ++k) {
+      if ((axes & AxisBit(k)) == 0) continue;
+      const int64_t h = placement.hierarchy()[k], coord = placement.Coordinate(index, k);
+      const Range part = BalancedRange(nested.size(), h, coord);
+      nested = {nested.begin + part.begin, nested.begin + part.end};
+      flat_index = flat_index * h + coord;
+    }
+    if (!(nested == BalancedRange(extent, n, flat_index))) return false;
+  }
+  return true;
+}
+
+Broken FindBrokenGroupRule(const Shape& shape, const Placement& placement, const NdSbp& from,
+                           AxisSet axes, Sbp to, int* axis) {
+  const Broken broken = FindBrokenRule(from, axes, to, axis);
+  if (broken != Broken::kNone || AxisCount(axes) == 1) return broken;
+  *axis = FirstAxis(axes);
+  const Sbp old = from[*axis];
+  if (old.is_split() && !NestedSplitIsFlat(shape, placement, from, axes, old.axis)) {
+    return Broken::kUneven;
+  }
+  if (to.is_split() && !NestedSplitIsFlat(shape, placement, from, axes, to.axis)) {
+    return Broken::kUneven;
+  }
+  return Broken::kNone;
+}
+
+Status Explain(Broken broken, const NdSbp& from, AxisSet axes, Sbp to, int j) {
   const Sbp later = broken == Broken::kNone ? Sbp() : from[j];
   switch (broken) {
     case Broken::kNone: return Status::Ok();
+    case Broken::kMixed:
+      return InvalidArgument(Where(from, axes, to) + " is not one flattened boxing: axis " +
+                             std::to_string(j) + " holds " + later.ToString() + ", not " +
+                             from[FirstAxis(axes)].ToString());
     case Broken::kSplit:
-      return InvalidArgument(Where(from, axis, to) + " is not one 1-d boxing: the later axis " +
+      return InvalidArgument(Where(from, axes, to) + " is not one 1-d boxing: the later axis " +
                              std::to_string(j) + " also splits tensor dim " +
                              std::to_string(later.axis));
     case Broken::kReduceOrder:
-      return InvalidArgument(Where(from, axis, to) + " would reduce " + from[axis].ToString() +
-                             " before the later axis " + std::to_string(j) + "'s " +
-                             later.ToString() + ", which the nested value reduces first");
+      return InvalidArgument(Where(from, axes, to) + " would reduce " +
+                             from[FirstAxis(axes)].ToString() + " before the later axis " +
+                             std::to_string(j) + "'s " + later.ToString() +
+                             ", which the nested value reduces first");
     case Broken::kIdentity:
-      return InvalidArgument(Where(from, axis, to) + " would make the later axis " +
+      return InvalidArgument(Where(from, axes, to) + " would make the later axis " +
                              std::to_string(j) + "'s P sum copies of " + to.ToString() +
                              "'s identity, which is not that identity");
+    case Broken::kUneven:
+      return InvalidArgument(Where(from, axes, to) +
+                             " is not one flattened boxing: the nested splits along the axes do "
+                             "not cut the tensor as one balanced split over their group does");
   }
   return Status::Ok();
 }
 
+}  // namespace
+
+int FirstAxis(AxisSet axes) {
+  int k = 0;
+  while ((axes & AxisBit(k)) == 0) ++k;
+  return k;
+}
+
+int AxisCount(AxisSet axes) {
+  int count = 0;
+  for (; axes != 0; axes &= axes - 1) ++count;
+  return count;
+}
+
+bool IsAxisMoveValid(const NdSbp& from, int axis, Sbp to) {
+  int later = 0;
+  return FindBrokenRule(from, AxisBit(axis), to, &later) == Broken::kNone;
+}
+
+Status CheckAxisMove(const NdSbp& from, int axis, Sbp to) {
+  int j = 0;
+  const Broken broken = FindBrokenRule(from, AxisBit(axis), to, &j);
+  return Explain(broken, from, AxisBit(axis), to, j);
+}
+
+bool IsGroupMoveValid(const Shape& shape, const Placement& placement, const NdSbp& from,
+                      AxisSet axes, Sbp to) {
+  int j = 0;
+  return FindBrokenGroupRule(shape, placement, from, axes, to, &j) == Broken::kNone;
+}
+
+Status CheckGroupMove(const Shape& shape, const Placement& placement, const NdSbp& from,
+                      AxisSet axes, Sbp to) {
+  int j = 0;
+  const Broken broken = FindBrokenGroupRule(shape, placement, from, axes, to, &j);
+  return Explain(broken, from, axes, to, j);
+}
+
 Shape AxisGroupShape(const Shape& shape, const Placement& placement, const NdSbp& nd_sbp, int axis,
                      int64_t index) {
+  return GroupShape(shape, placement, nd_sbp, AxisBit(axis), index);
+}
+
+Shape GroupShape(const Shape& shape, const Placement& placement, const NdSbp& nd_sbp, AxisSet axes,
+                 int64_t index) {
   Shape group = shape;
   for (int j = 0; j < nd_sbp.num_axes(); ++j) {
-    if (j == axis || !nd_sbp[j].is_split()) continue;
+    if ((axes & AxisBit(j)) != 0 || !nd_sbp[j].is_split()) continue;
     const int d = nd_sbp[j].axis;
     group.set_dim(
         d, BalancedRange(group.dim(d), placement.hierarchy()[j], placement.Coordinate(index, j))
                .size());
   }
   return group;
+}
+
+int64_t GroupSize(const Placement& placement, AxisSet axes) {
+  int64_t n = 1;
+  for (int k = 0; k < placement.num_axes(); ++k) {
+    if ((axes & AxisBit(k)) != 0) n *= placement.hierarchy()[k];
+  }
+  return n;
+}
+
+std::vector<int32_t> GroupRanks(const Placement& placement, AxisSet axes, int64_t index) {
+  const int num_axes = placement.num_axes();
+  int64_t coords[Placement::kMaxAxes] = {};
+  for (int a = 0; a < num_axes; ++a) {
+    coords[a] = (axes & AxisBit(a)) != 0 ? 0 : placement.Coordinate(index, a);
+  }
+  std::vector<int32_t> ranks;
+  ranks.reserve(GroupSize(placement, axes));
+  for (;;) {
+    ranks.push_back(placement.rank_at(IndexOf(placement, coords)));
+    // Odometer over the axes in the set, the last one fastest.
+    int a = num_axes - 1;
+    for (; a >= 0; --a) {
+      if ((axes & AxisBit(a)) == 0) continue;
+      if (++coords[a] < placement.hierarchy()[a]) break;
+      coords[a] = 0;
+    }
+    if (a < 0) return ranks;
+  }
 }
 
 AxisMoveCost CostOfAxisMove(const Shape& group_shape, size_t elem_size, int64_t n, Sbp from,
@@ -113,8 +251,9 @@ AxisMoveCost CostOfAxisMove(const Shape& group_shape, size_t elem_size, int64_t 
     if (from.is_split()) {
       cost.collective = Collective::kAllGather;
       wire = shed;
-      // Parts are contiguous in the output only when nothing before the split dim varies.
-      if (Prod(group_shape, 0, from.axis) != 1) local = t;
+      // Parts land in strided slabs of the output, received in place, when something
+      // before the split dim varies; the own part is then copied locally.
+      if (Prod(group_shape, 0, from.axis) != 1) local = t / nn;
     } else {
       cost.collective = Collective::kAllReduce;
       wire = 2 * shed;
@@ -127,14 +266,10 @@ AxisMoveCost CostOfAxisMove(const Shape& group_shape, size_t elem_size, int64_t 
     wire = shed;
     if (Prod(group_shape, 0, to.axis) != 1) local = t;
   } else {
+    // Strided blocks are read and written in place; only the own block is copied.
     cost.collective = Collective::kAllToAll;
     wire = shed / nn;
-    local = t / (nn * nn);  // the own block
-    Shape in_part = group_shape, out_part = group_shape;
-    in_part.set_dim(from.axis, BalancedRange(group_shape.dim(from.axis), n, 0).size());
-    out_part.set_dim(to.axis, BalancedRange(group_shape.dim(to.axis), n, 0).size());
-    if (Prod(in_part, 0, to.axis) != 1) local += wire;     // packing the sends
-    if (Prod(out_part, 0, from.axis) != 1) local += wire;  // unpacking the receives
+    local = t / (nn * nn);
   }
   cost.seconds = CollectiveSeconds(cost.collective, n, t, local);
   cost.wire_bytes = static_cast<int64_t>(wire);

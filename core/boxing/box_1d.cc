@@ -59,6 +59,13 @@ struct Begin {
   Begin() = default;
 };
 
+// The slab of the row-major `tensor` whose index along `axis` lies in `range`, as a
+// block for AllToAllBlocks.
+comm::BlockView Slab(const Shape& tensor, int axis, Range range) {
+  return comm::BlockView::Box(tensor, Begin(axis, range.begin).at,
+                              WithDim(tensor, axis, range.size()));
+}
+
 Status SplitToBroadcast(const Call& c, int a) {
   // Parts of S(a) are consecutive runs of the logical tensor when nothing before
   // axis a varies: gather straight into the output.
@@ -73,34 +80,20 @@ Status SplitToBroadcast(const Call& c, int a) {
     }
     return c.comm.AllGatherV(c.in, counts[c.me], c.out, counts, displs, c.dtype);
   }
-  // Otherwise the parts must be unpacked from staging. An all-gather would also copy
-  // this rank's own part into staging, to be unpacked again: an all-to-all-v that
-  // sends the own part to every other rank (and nothing to itself) receives only the
-  // others' parts, and the own part goes straight from in to out.
-  std::vector<int64_t>& send_counts = c.ws.Vector(0, c.n);
-  std::vector<int64_t>& send_displs = c.ws.Vector(1, c.n);
-  std::vector<int64_t>& recv_counts = c.ws.Vector(2, c.n);
-  std::vector<int64_t>& recv_displs = c.ws.Vector(3, c.n);
+  // Otherwise each part is a strided slab of the output. The own part goes straight
+  // from in to out; every other rank's part is received into its slab in place
+  // (MPI derived datatypes), with no staging to unpack.
+  std::vector<comm::BlockView>& send = c.ws.Blocks(0, c.n);
+  std::vector<comm::BlockView>& recv = c.ws.Blocks(1, c.n);
   const int64_t own = c.PartShape(a, c.me).num_elements();
-  int64_t offset = 0;
   for (int64_t r = 0; r < c.n; ++r) {
     const bool self = r == c.me;
-    send_counts[r] = self ? 0 : own;
-    send_displs[r] = 0;
-    recv_counts[r] = self ? 0 : c.PartShape(a, r).num_elements();
-    recv_displs[r] = offset;
-    offset += recv_counts[r];
+    send[r] = comm::BlockView::Run(0, self ? 0 : own);
+    recv[r] = self ? comm::BlockView::Run(0, 0) : Slab(c.shape, a, c.Part(a, r));
   }
-  TESS_ASSIGN_OR_RETURN(void* staging, c.ws.Staging(0, offset * c.elem));
-  char* stage = static_cast<char*>(staging);
-  TESS_RETURN_IF_ERROR(
-      c.comm.AllToAllV(c.in, send_counts, send_displs, stage, recv_counts, recv_displs, c.dtype));
-  const Begin zero;
-  for (int64_t r = 0; r < c.n; ++r) {
-    Shape part = c.PartShape(a, r);
-    const char* from = r == c.me ? c.in : stage + recv_displs[r] * c.elem;
-    CopyBox(from, part, zero.at, c.out, c.shape, Begin(a, c.Part(a, r).begin).at, part, c.elem);
-  }
+  TESS_RETURN_IF_ERROR(c.comm.AllToAllBlocks(c.in, send, c.out, recv, c.dtype));
+  const Shape part = c.PartShape(a, c.me);
+  CopyBox(c.in, part, Begin().at, c.out, c.shape, Begin(a, c.Part(a, c.me).begin).at, part, c.elem);
   return Status::Ok();
 }
 
@@ -129,60 +122,45 @@ Status PartialToSplit(const Call& c, ReduceOp op, int b) {
 Status SplitToSplit(const Call& c, int a, int b) {
   const Shape in_shape = c.PartShape(a, c.me);
   const Shape out_shape = c.PartShape(b, c.me);
-  const Begin zero;
-  // The own block never leaves the rank: copy it directly, exchange the rest.
+  // The own block never leaves the rank: copy it directly, exchange the rest. The
+  // block for rank r is this rank's input restricted along b to r's part (sent), and
+  // r's input part along a restricted to this rank's part along b (received).
   CopyBox(c.in, in_shape, Begin(b, c.Part(b, c.me).begin).at, c.out, out_shape,
           Begin(a, c.Part(a, c.me).begin).at, WithDim(in_shape, b, c.Part(b, c.me).size()), c.elem);
-
-  std::vector<int64_t>& send_counts = c.ws.Vector(0, c.n);
-  std::vector<int64_t>& send_displs = c.ws.Vector(1, c.n);
-  std::vector<int64_t>& recv_counts = c.ws.Vector(2, c.n);
-  std::vector<int64_t>& recv_displs = c.ws.Vector(3, c.n);
-  // Blocks for rank r: this rank's input restricted along b to r's part (sent), and
-  // r's input part along a restricted to this rank's part along b (received).
-  const bool send_direct = Prod(in_shape, 0, b) == 1;
-  const bool recv_direct = Prod(out_shape, 0, a) == 1;
-  const int64_t send_inner = Prod(in_shape, b + 1, in_shape.ndim());
-  const int64_t recv_inner = Prod(out_shape, a + 1, out_shape.ndim());
-  int64_t send_total = 0, recv_total = 0;
+  // Blocks are contiguous on a side when nothing before the other split dim varies
+  // there. Decided from the largest parts (index 0), so that every rank picks the
+  // same collective: a smaller part is contiguous whenever the largest one is.
+  const bool send_direct = Prod(c.PartShape(a, 0), 0, b) == 1;
+  const bool recv_direct = Prod(c.PartShape(b, 0), 0, a) == 1;
+  if (send_direct && recv_direct) {
+    std::vector<int64_t>& send_counts = c.ws.Vector(0, c.n);
+    std::vector<int64_t>& send_displs = c.ws.Vector(1, c.n);
+    std::vector<int64_t>& recv_counts = c.ws.Vector(2, c.n);
+    std::vector<int64_t>& recv_displs = c.ws.Vector(3, c.n);
+    const int64_t send_inner = Prod(in_shape, b + 1, in_shape.ndim());
+    const int64_t recv_inner = Prod(out_shape, a + 1, out_shape.ndim());
+    for (int64_t r = 0; r < c.n; ++r) {
+      const bool self = r == c.me;
+      send_counts[r] = self ? 0 : WithDim(in_shape, b, c.Part(b, r).size()).num_elements();
+      recv_counts[r] = self ? 0 : WithDim(out_shape, a, c.Part(a, r).size()).num_elements();
+      send_displs[r] = c.Part(b, r).begin * send_inner;
+      recv_displs[r] = c.Part(a, r).begin * recv_inner;
+    }
+    return c.comm.AllToAllV(c.in, send_counts, send_displs, c.out, recv_counts, recv_displs,
+                            c.dtype);
+  }
+  // Strided blocks move as they lie (MPI derived datatypes): no pack, no unpack.
+  std::vector<comm::BlockView>& send = c.ws.Blocks(0, c.n);
+  std::vector<comm::BlockView>& recv = c.ws.Blocks(1, c.n);
   for (int64_t r = 0; r < c.n; ++r) {
-    bool self = r == c.me;
-    send_counts[r] = self ? 0 : WithDim(in_shape, b, c.Part(b, r).size()).num_elements();
-    recv_counts[r] = self ? 0 : WithDim(out_shape, a, c.Part(a, r).size()).num_elements();
-    send_displs[r] = send_direct ? c.Part(b, r).begin * send_inner : send_total;
-    recv_displs[r] = recv_direct ? c.Part(a, r).begin * recv_inner : recv_total;
-    send_total += send_counts[r];
-    recv_total += recv_counts[r];
-  }
-
-  const char* send = c.in;
-  if (!send_direct) {
-    TESS_ASSIGN_OR_RETURN(void* staging, c.ws.Staging(0, send_total * c.elem));
-    char* stage = static_cast<char*>(staging);
-    for (int64_t r = 0; r < c.n; ++r) {
-      if (r == c.me) continue;
-      Shape block = WithDim(in_shape, b, c.Part(b, r).size());
-      CopyBox(c.in, in_shape, Begin(b, c.Part(b, r).begin).at, stage + send_displs[r] * c.elem,
-              block, zero.at, block, c.elem);
+    if (r == c.me) {
+      send[r] = recv[r] = comm::BlockView::Run(0, 0);
+      continue;
     }
-    send = stage;
+    send[r] = Slab(in_shape, b, c.Part(b, r));
+    recv[r] = Slab(out_shape, a, c.Part(a, r));
   }
-  char* recv = c.out;
-  if (!recv_direct) {
-    TESS_ASSIGN_OR_RETURN(void* staging, c.ws.Staging(1, recv_total * c.elem));
-    recv = static_cast<char*>(staging);
-  }
-  TESS_RETURN_IF_ERROR(
-      c.comm.AllToAllV(send, send_counts, send_displs, recv, recv_counts, recv_displs, c.dtype));
-  if (!recv_direct) {
-    for (int64_t r = 0; r < c.n; ++r) {
-      if (r == c.me) continue;
-      Shape block = WithDim(out_shape, a, c.Part(a, r).size());
-      CopyBox(recv + recv_displs[r] * c.elem, block, zero.at, c.out, out_shape,
-              Begin(a, c.Part(a, r).begin).at, block, c.elem);
-    }
-  }
-  return Status::Ok();
+  return c.comm.AllToAllBlocks(c.in, send, c.out, recv, c.dtype);
 }
 
 // P(max) and P(min) are idempotent, so a value every rank already holds (B) or can get

@@ -4,15 +4,15 @@
 //
 //   S(i) -> B          all-gather-v straight into the output when the split parts
 //                      are contiguous, i.e. every dim before i is 1 (always for
-//                      S(0)); otherwise an all-to-all-v of the own part to every
-//                      other rank into staging, then unpacked, while the own part
-//                      goes straight from in to out (an all-gather would copy it
-//                      into staging and back)
+//                      S(0)); otherwise an all-to-all of blocks: the own part to
+//                      every other rank, each received straight into its strided
+//                      slab of the output (no staging), the own part copied locally
 //   P(x) -> B          all-reduce with x's op
 //   P(x) -> S(j)       reduce-scatter-v with x's op (parts packed first unless
 //                      contiguous)
-//   S(i) -> S(j), i!=j all-to-all-v (pack / unpack only where a side's blocks are
-//                      not contiguous; the rank's own block is copied locally)
+//   S(i) -> S(j), i!=j all-to-all-v when both sides' blocks are contiguous, else an
+//                      all-to-all of strided blocks read and written in place; the
+//                      rank's own block is copied locally
 //   B    -> S(j)       local slice, no communication
 //   B    -> P          parallel index 0 keeps the value, the others write 0
 //   B    -> P(max/min) every rank keeps the value (max and min are idempotent)
@@ -41,7 +41,8 @@ namespace tessera::boxing {
 // PhysicalLayoutAt for `in` / `out`); either may be NULL when its local tensor is
 // empty, and they must not overlap unless in == out. `placement` must have one
 // hierarchy axis and `comm` must hold its ranks in placement order (communicator
-// rank = parallel index), as MpiCommRegistry::ForPlacement / ForAxis give. Every
+// rank = parallel index), as MpiCommRegistry::ForPlacement / ForAxis give, and its
+// backend must move strided blocks (Communicator::AllToAllBlocks; MPI does). Every
 // rank of the placement must call Box1d with the same arguments except the buffers.
 // `workspace` (optional) supplies reusable staging; without one, staging is
 // allocated for the call. Floating-point P -> B / S / P(y) results are sums in the

@@ -1,7 +1,8 @@
 // Boxing: converts this rank's local piece of a global tensor from one placed nd-sbp
 // (src placement, src nd-sbp) to another (dst placement, dst nd-sbp) of the same
 // logical shape and dtype. The planner (planner.h) picks the cheapest sequence of
-// single-axis Box1d moves and generic reshards; plans are cached process-wide
+// Box1d moves (along one hierarchy axis or several flattened), generic reshards and
+// relabels between hierarchies of the same ranks; plans are cached process-wide
 // (plan_cache.h), and BoxingPlan::ToString() is what `explain` prints.
 //
 // cpu placements only: boxing on or between cuda placements is UNIMPLEMENTED.

@@ -22,20 +22,22 @@ const char* CollectiveName(Collective collective) {
     case Collective::kAllToAll: return "all-to-all-v";
     case Collective::kReduce: return "reduce to index 0";
     case Collective::kReshard: return "reshard all-to-all-v";
+    case Collective::kRelabel: return "relabel, nothing moves";
   }
   return "invalid";
 }
 
 double CollectiveSeconds(Collective collective, int64_t n, double group_bytes, double local_bytes) {
   const double local = kStepSeconds + kGammaSecondsPerByte * local_bytes;
-  if (n <= 1) return local;
+  if (n <= 1 || collective == Collective::kRelabel) return local;
   const double rounds = static_cast<double>(n - 1);
   const double share = group_bytes * rounds / static_cast<double>(n);  // T(n-1)/n
   const double a = kAlphaSeconds, b = kBetaSecondsPerByte, g = kGammaSecondsPerByte;
   switch (collective) {
     case Collective::kLocalCopy:
     case Collective::kLocalSlice:
-    case Collective::kLocalFill: return local;
+    case Collective::kLocalFill:
+    case Collective::kRelabel: return local;
     case Collective::kAllGather: return a * rounds + b * share + local;
     case Collective::kReduceScatter: return a * rounds + b * share + g * share + local;
     case Collective::kAllReduce: return 2 * a * rounds + 2 * b * share + g * share + local;
@@ -50,5 +52,7 @@ double ReshardSeconds(int64_t max_peers, double max_wire_bytes, double max_local
   return kStepSeconds + kAlphaSeconds * static_cast<double>(max_peers + 1) +
          kBetaSecondsPerByte * max_wire_bytes + kGammaSecondsPerByte * max_local_bytes;
 }
+
+double IntermediateSeconds(double bytes) { return kGammaSecondsPerByte * bytes; }
 
 }  // namespace tessera::boxing

@@ -35,11 +35,20 @@ std::string BoxingPlan::StepToString(size_t index) const {
            placement(step.to_side).ToString() + " " + step.to.ToString() + "  " +
            CollectiveName(step.collective) + " over " + std::to_string(step.ranks) +
            " ranks, busiest rank moves " + std::to_string(step.wire_bytes) + " B";
+  } else if (step.kind == BoxingStep::Kind::kRelabel) {
+    line = "relabel " + placement(step.from_side).ToString() + " " + step.from.ToString() + " -> " +
+           placement(step.to_side).ToString() + " " + step.to.ToString() + "  " +
+           CollectiveName(step.collective);
   } else {
     if (!same_placement()) line = placement(step.from_side).ToString() + " ";
-    line += "axis " + std::to_string(step.axis) + ": " + step.from[step.axis].ToString() + " -> " +
-            step.to[step.axis].ToString() + "  " + CollectiveName(step.collective) + " over " +
-            std::to_string(step.ranks) + (step.ranks == 1 ? " rank" : " ranks");
+    std::string axes;
+    for (int k = 0; k < step.from.num_axes(); ++k) {
+      if ((step.axes >> k & 1u) != 0) axes += (axes.empty() ? "" : ",") + std::to_string(k);
+    }
+    line += (axes.find(',') == std::string::npos ? "axis " : "axes ") + axes + ": " +
+            step.from[step.axis].ToString() + " -> " + step.to[step.axis].ToString() + "  " +
+            CollectiveName(step.collective) + " over " + std::to_string(step.ranks) +
+            (step.ranks == 1 ? " rank" : " ranks");
   }
   return line + "  cost " + Seconds(step.seconds) + " s";
 }

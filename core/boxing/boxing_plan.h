@@ -3,8 +3,11 @@
 // Immutable and shared: the plan cache hands out the same object to every caller.
 //
 // Steps run in order. An axis step changes one hierarchy axis of one placement (the
-// source's or the destination's) with Box1d along that axis (axis_move.h); a reshard
-// step moves a non-partial nd-sbp to another, across placements or not (reshard.h).
+// source's or the destination's) with Box1d along that axis, or several axes holding
+// one sbp at once with Box1d over their flattened group (axis_move.h); a reshard
+// step moves a non-partial nd-sbp to another, across placements or not (reshard.h);
+// a relabel step reads the same local pieces under the other placement, a different
+// hierarchy of the same ranks (flattening or unflattening it), and moves nothing.
 #ifndef TESSERA_CORE_BOXING_BOXING_PLAN_H_
 #define TESSERA_CORE_BOXING_BOXING_PLAN_H_
 
@@ -24,12 +27,13 @@ namespace tessera::boxing {
 enum class Side : int { kSrc = 0, kDst = 1 };
 
 struct BoxingStep {
-  enum class Kind : int { kAxis, kReshard };
+  enum class Kind : int { kAxis, kReshard, kRelabel };
   Kind kind = Kind::kAxis;
   Collective collective = Collective::kLocalCopy;
   Side from_side = Side::kSrc;  // an axis step stays on its side
   Side to_side = Side::kSrc;
-  int axis = -1;  // kAxis: the hierarchy axis that changes
+  int axis = -1;      // kAxis: the (lowest) hierarchy axis that changes
+  uint32_t axes = 0;  // kAxis: every axis that changes, bit k = axis k (axis_move.h)
   NdSbp from;
   NdSbp to;
   int64_t ranks = 1;       // the group (kAxis) or the union (kReshard) size
@@ -62,6 +66,10 @@ class BoxingPlan {
   // Across placements, axis steps name their placement and a reshard names both:
   //   2. reshard cpu:[0,1] S(0) -> cpu:[2,3] S(0)  reshard all-to-all-v over 4 ranks,
   //      busiest rank moves 240 B  cost 1.5e-05 s            (one line)
+  // A flattened axis step names its axes, a relabel both placements:
+  //   1. axes 0,1: P -> B  all-reduce over 4 ranks  cost 1.2e-03 s
+  //   1. relabel cpu:[0,1,2,3] P -> cpu:[[0,1],[2,3]] (P, P)  relabel, nothing moves
+  //      cost 1.0e-06 s                                        (one line)
   std::string ToString() const;
   // Line `index` (0-based) of the step list, without the "N. " prefix.
   std::string StepToString(size_t index) const;

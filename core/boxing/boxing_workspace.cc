@@ -39,4 +39,9 @@ std::vector<int64_t>& BoxingWorkspace::Vector(int slot, size_t size) {
   return vectors_[slot];
 }
 
+std::vector<comm::BlockView>& BoxingWorkspace::Blocks(int slot, size_t size) {
+  blocks_[slot].resize(size);
+  return blocks_[slot];
+}
+
 }  // namespace tessera::boxing

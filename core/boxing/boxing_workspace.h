@@ -1,5 +1,5 @@
 // Reusable scratch for boxing: staging buffers for the pack/unpack steps and the
-// per-rank count/displacement vectors the collectives take. Buffers only grow, so
+// per-rank count/displacement and block vectors the collectives take. Buffers only grow, so
 // a steady stream of boxings of the same sizes allocates nothing after the first
 // (and skips the page faults of fresh large allocations). Not thread-safe: use one
 // workspace per thread.
@@ -12,20 +12,22 @@
 #include <memory>
 #include <vector>
 
+#include "core/comm/communicator.h"
 #include "core/common/status.h"
 
 namespace tessera::boxing {
 
 class BoxingWorkspace {
  public:
-  // Slots 0 and 1: one step's send and receive staging (S(i)->S(j) with neither block
-  // side contiguous needs both; so does a reshard). Slots 2 and 3: the intermediate
-  // local tensors between the steps of a multi-step Box, used alternately.
+  // Slots 0 and 1: one step's send and receive staging (packing for a collective
+  // that takes no strided blocks: P -> S(j) with j > 0). Slots 2 and 3: the
+  // intermediate local tensors between the steps of a multi-step Box.
   static constexpr int kNumStaging = 4;
   static constexpr int kSendSlot = 0;
   static constexpr int kRecvSlot = 1;
   static constexpr int kFirstIntermediateSlot = 2;
   static constexpr int kNumVectors = 4;
+  static constexpr int kNumBlockLists = 2;
 
   // At least `bytes` bytes, 64-byte aligned, contents unspecified. Valid until the
   // next Staging() call with the same slot or the workspace's destruction.
@@ -39,6 +41,8 @@ class BoxingWorkspace {
 
   // A vector of `size` int64s (contents unspecified), reused across calls.
   std::vector<int64_t>& Vector(int slot, size_t size);
+  // A vector of `size` block views (contents unspecified), reused across calls.
+  std::vector<comm::BlockView>& Blocks(int slot, size_t size);
 
  private:
   struct FreeDeleter {
@@ -50,6 +54,7 @@ class BoxingWorkspace {
   };
   Block staging_[kNumStaging];
   std::vector<int64_t> vectors_[kNumVectors];
+  std::vector<comm::BlockView> blocks_[kNumBlockLists];
 };
 
 }  // namespace tessera::boxing

@@ -10,6 +10,7 @@
 
 #include "core/boxing/axis_move.h"
 #include "core/boxing/reshard.h"
+#include "core/sbp/physical_layout.h"
 
 namespace tessera::boxing {
 namespace {
@@ -101,6 +102,46 @@ bool BuildSide(const Shape& shape, const std::vector<const NdSbp*>& own,
   return true;
 }
 
+// Sets of two or more of `num_axes` axes: the flattened moves to try.
+std::vector<AxisSet> MultiAxisSets(int num_axes) {
+  std::vector<AxisSet> sets;
+  for (AxisSet axes = 1; axes < AxisBit(num_axes); ++axes) {
+    if (AxisCount(axes) >= 2) sets.push_back(axes);
+  }
+  return sets;
+}
+
+// Position of `sbp` in `list`, or -1.
+int64_t Find(const std::vector<Sbp>& list, Sbp sbp) {
+  auto it = std::find(list.begin(), list.end(), sbp);
+  return it == list.end() ? -1 : it - list.begin();
+}
+
+// The state of `space` holding `sbp` on every axis, or -1 when it has none.
+int64_t UniformState(const SideSpace& space, Sbp sbp) {
+  int64_t id = space.base;
+  for (size_t k = 0; k < space.candidates.size(); ++k) {
+    const int64_t at = Find(space.candidates[k], sbp);
+    if (at < 0) return -1;
+    id += at * space.stride[k];
+  }
+  return id;
+}
+
+// True when every parallel index holds the same box of the tensor under both.
+bool SameLayouts(const Shape& shape, const Placement& a, const NdSbp& a_nd, const Placement& b,
+                 const NdSbp& b_nd) {
+  for (int64_t i = 0; i < a.parallel_num(); ++i) {
+    // The nd-sbps are candidates validated for their placements: no failure here.
+    const PhysicalLayout x = PhysicalLayoutAt(shape, a, a_nd, i).value();
+    const PhysicalLayout y = PhysicalLayoutAt(shape, b, b_nd, i).value();
+    for (int d = 0; d < shape.ndim(); ++d) {
+      if (!(x.ranges[d] == y.ranges[d])) return false;
+    }
+  }
+  return true;
+}
+
 void CollectKinds(const NdSbp& nd, std::vector<SbpKind>* kinds, std::vector<int>* dims) {
   for (int i = 0; i < nd.num_axes(); ++i) {
     if (nd[i].is_partial() && std::find(kinds->begin(), kinds->end(), nd[i].kind) == kinds->end()) {
@@ -188,6 +229,26 @@ Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DTy
   const int64_t target = target_side.IdOf(dst);
   const int64_t num_states = target_side.base + target_side.count;
 
+  // Relabel edges (flattening / unflattening a hierarchy): when both placements hold
+  // the same ranks in the same order, a state with one sbp on every axis is the
+  // same data as the destination's state with that sbp on every axis, provided every
+  // rank holds the same box under both (partial kinds reduce over all ranks alike).
+  std::vector<std::pair<int64_t, int64_t>> relabels;
+  if (!same && src_placement.ranks() == dst_placement.ranks()) {
+    for (const Sbp& sbp : sides[0].candidates[0]) {
+      const int64_t u = UniformState(sides[0], sbp), v = UniformState(sides[1], sbp);
+      if (u < 0 || v < 0) continue;
+      const NdSbp from = sides[0].NdOf(u), to = sides[1].NdOf(v);
+      if (!ValidateNdSbp(from, src_placement, shape).ok() ||
+          !ValidateNdSbp(to, dst_placement, shape).ok()) {
+        continue;
+      }
+      if (SameLayouts(shape, src_placement, from, dst_placement, to)) relabels.push_back({u, v});
+    }
+  }
+  const std::vector<AxisSet> src_sets = MultiAxisSets(src_placement.num_axes());
+  const std::vector<AxisSet> dst_sets = MultiAxisSets(dst_placement.num_axes());
+
   // Reshard targets: the destination side's states without partial axes.
   std::vector<int64_t> reshard_targets;
   for (int64_t id = target_side.base; id < num_states; ++id) {
@@ -218,7 +279,23 @@ Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DTy
   auto side_of = [&](int64_t id) -> const SideSpace& {
     return id >= sides[0].count ? sides[1] : sides[0];
   };
-  auto relax = [&](int64_t u, int64_t v, const BoxingStep& step) {
+  // The busiest rank's local bytes in each state (index 0 holds the largest piece),
+  // computed when first needed.
+  std::vector<double> local_bytes(num_states, -1);
+  auto bytes_of = [&](int64_t id) {
+    if (local_bytes[id] < 0) {
+      const SideSpace& space = side_of(id);
+      const Shape local =
+          PhysicalLayoutAt(shape, *space.placement, space.NdOf(id), 0).value().local_shape;
+      local_bytes[id] = static_cast<double>(local.num_elements()) * static_cast<double>(elem);
+    }
+    return local_bytes[id];
+  };
+  auto relax = [&](int64_t u, int64_t v, BoxingStep step) {
+    // A relabel writes nothing: the next step reads the same pieces.
+    if (v != target && step.kind != BoxingStep::Kind::kRelabel) {
+      step.seconds += IntermediateSeconds(bytes_of(v));
+    }
     const double d = dist[u] + step.seconds;
     if (d < dist[v]) {
       dist[v] = d;
@@ -274,6 +351,7 @@ Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DTy
         step.collective = cost.collective;
         step.from_side = step.to_side = space.side;
         step.axis = k;
+        step.axes = AxisBit(k);
         step.from = nd;
         step.to = nd;
         step.to[k] = c[j];
@@ -282,6 +360,59 @@ Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DTy
         step.seconds = cost.seconds;
         relax(u, u + (j - at) * space.stride[k], step);
       }
+    }
+    // Flattened moves: every axis of a set holding one sbp changes at once.
+    for (AxisSet axes : space.side == Side::kSrc ? src_sets : dst_sets) {
+      const int first = FirstAxis(axes);
+      const Sbp from = nd[first];
+      bool uniform = true;
+      for (int k = first + 1; k < nd.num_axes() && uniform; ++k) {
+        uniform = (axes & AxisBit(k)) == 0 || nd[k] == from;
+      }
+      if (!uniform) continue;
+      for (const Sbp& to : space.candidates[first]) {
+        if (to == from) continue;
+        int64_t v = u;
+        for (int k = 0; k < nd.num_axes() && v >= 0; ++k) {
+          if ((axes & AxisBit(k)) == 0) continue;
+          const int64_t at = Find(space.candidates[k], to);
+          v = at < 0 ? -1 : v + (at - Find(space.candidates[k], from)) * space.stride[k];
+        }
+        if (v < 0 || !IsGroupMoveValid(shape, placement, nd, axes, to)) continue;
+        const int64_t n = GroupSize(placement, axes);
+        const Shape group = GroupShape(shape, placement, nd, axes, 0);
+        const AxisMoveCost cost = CostOfAxisMove(group, elem, n, from, to);
+        BoxingStep step;
+        step.kind = BoxingStep::Kind::kAxis;
+        step.collective = cost.collective;
+        step.from_side = step.to_side = space.side;
+        step.axis = first;
+        step.axes = axes;
+        step.from = nd;
+        step.to = nd;
+        for (int k = 0; k < nd.num_axes(); ++k) {
+          if ((axes & AxisBit(k)) != 0) step.to[k] = to;
+        }
+        step.ranks = n;
+        step.wire_bytes = cost.wire_bytes;
+        step.seconds = cost.seconds;
+        relax(u, v, step);
+      }
+    }
+    for (const auto& [from_id, to_id] : relabels) {
+      if (from_id != u) continue;
+      BoxingStep step;
+      step.kind = BoxingStep::Kind::kRelabel;
+      step.collective = Collective::kRelabel;
+      step.from_side = Side::kSrc;
+      step.to_side = Side::kDst;
+      step.from = nd;
+      step.to = target_side.NdOf(to_id);
+      step.ranks = src_placement.parallel_num();
+      // Nothing moves, unless it is the last step: then the pieces are copied out.
+      const double local = to_id == target ? bytes_of(to_id) : 0;
+      step.seconds = CollectiveSeconds(Collective::kRelabel, step.ranks, 0, local);
+      relax(u, to_id, step);
     }
     if (HasPartial(nd)) continue;
     for (int64_t v : reshard_targets) {

@@ -5,13 +5,23 @@
 //   axis move     one hierarchy axis changes, as one Box1d along it (axis_move.h says
 //                 which moves are valid); costed per collective (boxing_cost.h).
 //                 Includes the local ones: B -> S, B -> P, S -> P.
+//   flattened     several axes holding one sbp change to one sbp at once, as one
+//   move          Box1d over their flattened group (axis_move.h): (P, P) -> (B, B) is
+//                 one all-reduce over the whole grid when that is cheaper than one
+//                 per axis, which the same cost model decides.
+//   relabel       source and destination hold the same ranks in the same order
+//                 under different hierarchies: a state with one sbp on every axis
+//                 becomes the destination's state with that sbp on every axis when
+//                 every rank holds the same box (flattening or unflattening the
+//                 hierarchy); nothing moves. Partial states cross this way too.
 //   reshard       any state without partial axes to any state without partial axes on
 //                 the destination's placement (the same placement, or across), as one
 //                 all-to-all-v (reshard.h); costed from the busiest rank's bytes.
 //
 // So a partial source on another placement is first reduced on its own placement (to
-// S where that is cheaper than to B), and a partial destination is reached by local
-// B -> P / S -> P moves at the end; nothing fixes the order of the axes.
+// S where that is cheaper than to B) unless a relabel carries it across, and a
+// partial destination is reached by local B -> P / S -> P moves at the end; nothing
+// fixes the order of the axes.
 //
 // The states considered: per hierarchy axis, B, S(d) for every tensor dim d, and the
 // partial kinds the source (on its side) or the destination (on its side) uses. When

@@ -12,6 +12,7 @@
 #include "core/boxing/boxing.h"
 #include "core/boxing/boxing_cost.h"
 #include "core/boxing/plan_cache.h"
+#include "core/sbp/physical_layout.h"
 
 namespace tessera::boxing {
 namespace {
@@ -44,12 +45,31 @@ void CheckChain(const BoxingPlan& plan) {
     EXPECT_EQ(step.from, state);
     if (step.kind == BoxingStep::Kind::kAxis) {
       EXPECT_EQ(step.to_side, step.from_side);
-      EXPECT_TRUE(CheckAxisMove(step.from, step.axis, step.to[step.axis]).ok());
-      for (int k = 0; k < step.from.num_axes(); ++k) {
-        if (k != step.axis) {
-          EXPECT_EQ(step.from[k], step.to[k]);
-        }
+      EXPECT_EQ(step.axis, FirstAxis(step.axes));
+      const Placement& placement = plan.placement(step.from_side);
+      Status valid =
+          CheckGroupMove(plan.shape(), placement, step.from, step.axes, step.to[step.axis]);
+      EXPECT_TRUE(valid.ok()) << valid.ToString();
+      if (AxisCount(step.axes) == 1) {
+        EXPECT_TRUE(CheckAxisMove(step.from, step.axis, step.to[step.axis]).ok());
       }
+      EXPECT_EQ(step.ranks, GroupSize(placement, step.axes));
+      for (int k = 0; k < step.from.num_axes(); ++k) {
+        EXPECT_EQ(step.to[k], (step.axes & AxisBit(k)) != 0 ? step.to[step.axis] : step.from[k]);
+      }
+    } else if (step.kind == BoxingStep::Kind::kRelabel) {
+      EXPECT_EQ(step.from_side, Side::kSrc);
+      EXPECT_EQ(step.to_side, Side::kDst);
+      EXPECT_EQ(plan.src_placement().ranks(), plan.dst_placement().ranks());
+      for (int64_t i = 0; i < plan.src_placement().parallel_num(); ++i) {
+        const PhysicalLayout a =
+            PhysicalLayoutAt(plan.shape(), plan.src_placement(), step.from, i).value();
+        const PhysicalLayout b =
+            PhysicalLayoutAt(plan.shape(), plan.dst_placement(), step.to, i).value();
+        EXPECT_EQ(a.RangesToString(), b.RangesToString()) << "index " << i;
+      }
+      for (int k = 1; k < step.from.num_axes(); ++k) EXPECT_EQ(step.from[k], step.from[0]);
+      for (int k = 0; k < step.to.num_axes(); ++k) EXPECT_EQ(step.to[k], step.from[0]);
     } else {
       EXPECT_FALSE(HasPartial(step.from));
       EXPECT_FALSE(HasPartial(step.to));
@@ -263,6 +283,107 @@ TEST(PlanCacheTest, EvictsTheLeastRecentlyUsed) {
   EXPECT_EQ(cache.stats().capacity, 1u);
   EXPECT_EQ(cache.stats().size, 0u);
   EXPECT_NE(cache.generation(), generation);
+}
+
+TEST(PlannerTest, PartialGridReducesOverTheWholeGridAtOnce) {
+  // (P, P) -> (B, B): one all-reduce over all 4 ranks (the same wire bytes as a
+  // reduce-scatter, all-reduce and all-gather along the axes, in fewer collectives),
+  // even and uneven.
+  const std::string grid = "cpu:[[0,1],[2,3]]";
+  for (int64_t side : {4096, 4097}) {
+    auto plan = Plan(Shape{side, side}, grid, "(P, P)", grid, "(B, B)");
+    ASSERT_EQ(plan->steps().size(), 1u) << plan->ToString();
+    const BoxingStep& step = plan->steps()[0];
+    EXPECT_EQ(step.collective, Collective::kAllReduce);
+    EXPECT_EQ(step.axes, AxisBit(0) | AxisBit(1));
+    EXPECT_EQ(step.ranks, 4);
+    CheckChain(*plan);
+  }
+  // Into splits: one reduce-scatter over the grid first.
+  auto scatter = Plan(Shape{4096, 4096}, grid, "(P, P)", grid, "(S(0), S(1))");
+  ASSERT_FALSE(scatter->steps().empty());
+  EXPECT_EQ(scatter->steps()[0].collective, Collective::kReduceScatter);
+  EXPECT_EQ(scatter->steps()[0].ranks, 4);
+  CheckChain(*scatter);
+  // Tiny tensors: latency decides, and two 2-rank all-reduces take fewer rounds.
+  auto tiny = Plan(Shape{4, 4}, grid, "(P, P)", grid, "(B, B)");
+  for (const BoxingStep& step : tiny->steps()) EXPECT_EQ(step.ranks, 2) << tiny->ToString();
+}
+
+TEST(PlannerTest, FlattensThreeAxesOrASubset) {
+  // On a 2 x 1 x 2 hierarchy the flattened group of axes 0 and 2 skips axis 1.
+  const std::string cube = "cpu:[[[0,1]],[[2,3]]]";
+  auto all = Plan(Shape{512, 512}, cube, "(P, P, P)", cube, "(B, B, B)");
+  ASSERT_EQ(all->steps().size(), 1u) << all->ToString();
+  EXPECT_EQ(all->steps()[0].ranks, 4);
+  CheckChain(*all);
+  auto subset = Plan(Shape{512, 512}, cube, "(P, S(1), P)", cube, "(B, S(1), B)");
+  ASSERT_EQ(subset->steps().size(), 1u) << subset->ToString();
+  EXPECT_EQ(subset->steps()[0].axes, AxisBit(0) | AxisBit(2));
+  CheckChain(*subset);
+}
+
+TEST(PlannerTest, RelabelsBetweenHierarchiesOfTheSameRanks) {
+  const std::string line = "cpu:[0,1,2,3]", grid = "cpu:[[0,1],[2,3]]";
+  // A partial 1-d value is (P, P) on the grid: no reduction before crossing.
+  auto partial = Plan(Shape{4096, 4096}, line, "P", grid, "(P, S(0))");
+  ASSERT_EQ(partial->steps().size(), 2u) << partial->ToString();
+  EXPECT_EQ(partial->steps()[0].kind, BoxingStep::Kind::kRelabel);
+  EXPECT_EQ(partial->steps()[0].to, Nd("(P, P)"));
+  EXPECT_EQ(partial->steps()[1].collective, Collective::kReduceScatter);
+  EXPECT_EQ(partial->steps()[1].ranks, 2);
+  CheckChain(*partial);
+  // The same boxes: a relabel alone.
+  auto same = Plan(Shape{8, 4}, grid, "(S(0), S(0))", line, "S(0)");
+  ASSERT_EQ(same->steps().size(), 1u);
+  EXPECT_EQ(same->steps()[0].kind, BoxingStep::Kind::kRelabel);
+  EXPECT_EQ(same->steps()[0].wire_bytes, 0);
+  CheckChain(*same);
+  // 6 rows nest as 2,1,2,1 but split as 2,2,1,1: the pieces differ, so no relabel.
+  auto uneven = Plan(Shape{6, 4}, grid, "(S(0), S(0))", line, "S(0)");
+  for (const BoxingStep& step : uneven->steps()) {
+    EXPECT_NE(step.kind, BoxingStep::Kind::kRelabel) << uneven->ToString();
+  }
+  CheckChain(*uneven);
+  // Other ranks, or the same ranks in another order, never relabel.
+  for (const char* other : {"cpu:[[0,2],[1,3]]", "cpu:[[0,1],[2,4]]"}) {
+    auto plan = Plan(Shape{8, 4}, line, "B", other, "(B, B)");
+    for (const BoxingStep& step : plan->steps()) {
+      EXPECT_NE(step.kind, BoxingStep::Kind::kRelabel) << plan->ToString();
+    }
+  }
+}
+
+TEST(PlannerTest, FlattenedAndRelabelSteps) {
+  auto flat = Plan(Shape{4096, 4096}, "cpu:[[0,1],[2,3]]", "(P, P)", "cpu:[[0,1],[2,3]]", "(B, B)");
+  EXPECT_EQ(flat->StepToString(0).substr(0, 39), "axes 0,1: P -> B  all-reduce over 4 ran");
+  auto relabel = Plan(Shape{8, 4}, "cpu:[[0,1],[2,3]]", "(S(0), S(0))", "cpu:[0,1,2,3]", "S(0)");
+  // The last step copies the busiest rank's 2 x 4 f32 into the output.
+  char cost[32];
+  std::snprintf(cost, sizeof(cost), "%.1e", kStepSeconds + kGammaSecondsPerByte * 32);
+  EXPECT_EQ(relabel->StepToString(0),
+            "relabel cpu:[[0,1],[2,3]] (S(0), S(0)) -> cpu:[0,1,2,3] S(0)  relabel, nothing moves"
+            "  cost " +
+                std::string(cost) + " s");
+}
+
+TEST(PlannerTest, EveryPairAcrossHierarchiesOfTheSameRanksHasAValidPlan) {
+  const char* const one_d[] = {"S(0)", "S(1)", "B", "P", "P(max)", "P(min)"};
+  for (const Shape& shape : {Shape{8, 4}, Shape{6, 5}}) {
+    for (const char* a : one_d) {
+      for (const char* b : one_d) {
+        for (const char* c : one_d) {
+          const std::string two = std::string("(") + b + ", " + c + ")";
+          auto down = Plan(shape, "cpu:[0,1,2,3]", a, "cpu:[[0,1],[2,3]]", two);
+          ASSERT_NE(down, nullptr);
+          CheckChain(*down);
+          auto up = Plan(shape, "cpu:[[0,1],[2,3]]", two, "cpu:[0,1,2,3]", a);
+          ASSERT_NE(up, nullptr);
+          CheckChain(*up);
+        }
+      }
+    }
+  }
 }
 
 TEST(PlannerTest, ArgumentErrors) {

@@ -40,12 +40,24 @@ Result<std::shared_ptr<const RankProgram>> RankProgram::Make(std::shared_ptr<con
       if (step.active) {
         TESS_ASSIGN_OR_RETURN(step.comm, registry.ForRanks(ranks));
       }
+    } else if (s.kind == BoxingStep::Kind::kRelabel) {
+      step.active = to_placement.contains(world_rank);  // nothing to prepare
     } else if (to_placement.contains(world_rank)) {
       step.active = true;
-      TESS_ASSIGN_OR_RETURN(step.comm, registry.ForAxis(to_placement, s.axis));
       const int64_t index = to_placement.index_of(world_rank);
-      step.group_shape = AxisGroupShape(pl.shape(), to_placement, s.from, s.axis, index);
-      step.group.emplace(to_placement.AxisGroup(s.axis, world_rank).value());
+      step.group_shape = GroupShape(pl.shape(), to_placement, s.from, s.axes, index);
+      if (AxisCount(s.axes) == 1) {
+        TESS_ASSIGN_OR_RETURN(step.comm, registry.ForAxis(to_placement, s.axis));
+        step.group.emplace(to_placement.AxisGroup(s.axis, world_rank).value());
+      } else {
+        // A flattened group: the ranks that differ only along the step's axes.
+        std::vector<int32_t> ranks = GroupRanks(to_placement, s.axes, index);
+        TESS_ASSIGN_OR_RETURN(step.comm, registry.ForRanks(ranks));
+        const int64_t n = static_cast<int64_t>(ranks.size());
+        TESS_ASSIGN_OR_RETURN(Placement group,
+                              Placement::Make(to_placement.device_type(), std::move(ranks), {n}));
+        step.group.emplace(std::move(group));
+      }
     }
     p->steps_.push_back(std::move(step));
   }
@@ -61,17 +73,26 @@ Status RankProgram::Run(const void* in, void* out, BoxingWorkspace& workspace) c
     return Status::Ok();
   }
   const void* current = in;
+  int current_slot = -1;  // the staging slot holding `current`, if any
   for (size_t i = 0; i < steps_.size(); ++i) {
     const Step& step = steps_[i];
     const BoxingStep& s = pl.steps()[i];
+    const bool last = i + 1 == steps_.size();
+    if (s.kind == BoxingStep::Kind::kRelabel && !last) continue;  // the same local pieces
     void* next = out;
-    if (i + 1 < steps_.size()) {
-      const int slot = BoxingWorkspace::kFirstIntermediateSlot + static_cast<int>(i % 2);
+    if (!last) {
+      // The intermediate slot `current` does not occupy.
+      const int slot = current_slot == BoxingWorkspace::kFirstIntermediateSlot
+                           ? BoxingWorkspace::kFirstIntermediateSlot + 1
+                           : BoxingWorkspace::kFirstIntermediateSlot;
       TESS_ASSIGN_OR_RETURN(next, workspace.Staging(slot, step.out_count * elem));
+      current_slot = slot;
     }
-    if (step.active) {
+    if (s.kind == BoxingStep::Kind::kRelabel) {
+      if (step.active && next != current) std::memcpy(next, current, step.out_count * elem);
+    } else if (step.active) {
       if (s.kind == BoxingStep::Kind::kReshard) {
-        TESS_RETURN_IF_ERROR(step.reshard->Run(current, next, *step.comm, workspace));
+        TESS_RETURN_IF_ERROR(step.reshard->Run(current, next, *step.comm));
       } else {
         TESS_RETURN_IF_ERROR(Box1d(current, step.group_shape, pl.dtype(), *step.group,
                                    s.from[s.axis], s.to[s.axis], next, *step.comm, &workspace));

@@ -43,7 +43,9 @@ class RankProgram {
   int64_t out_count() const { return out_count_; }
 
   // Runs the steps: reads `in` (in_count() elements), writes `out` (out_count()),
-  // keeps the tensors between steps in staging slots 2 and 3 of `workspace`.
+  // keeps the tensors between steps in staging slots 2 and 3 of `workspace`. A
+  // relabel step moves nothing: the next step reads the same buffer (a relabel as
+  // the last step copies it into `out`).
   // Preconditions: the buffers hold their counts and do not overlap; the tensor has
   // elements.
   Status Run(const void* in, void* out, BoxingWorkspace& workspace) const;
@@ -53,7 +55,7 @@ class RankProgram {
     bool active = false;                 // this rank takes part
     comm::Communicator* comm = nullptr;  // its group (axis) or union (reshard)
     int64_t out_count = 0;               // local elements after the step
-    // Axis steps: the 1-d view of this rank's group.
+    // Axis steps: the 1-d view of this rank's group (along one axis, or flattened).
     std::optional<Placement> group;
     Shape group_shape;
     // Reshard steps.

@@ -141,7 +141,6 @@ ReshardLoad LoadOfReshard(const Shape& shape, size_t elem_size, const Placement&
   const size_t n = ranks.size();
   struct PerRank {
     int64_t sent = 0, received = 0, sends = 0, receives = 0, local = 0;
-    bool pack = false, unpack = false;
   };
   std::vector<PerRank> per(n);
   ForEachTransfer(shape, src_placement, src, dst_placement, dst, [&](const Transfer& t) {
@@ -154,43 +153,17 @@ ReshardLoad LoadOfReshard(const Shape& shape, size_t elem_size, const Placement&
     PerRank& to = per[UnionIndex(ranks, dst_placement.rank_at(t.dst_index))];
     from.sent += bytes;
     ++from.sends;
-    from.pack = from.pack || !IsRun(t.region, t.src_box);
     to.received += bytes;
     ++to.receives;
-    to.unpack = to.unpack || !IsRun(t.region, t.dst_box);
   });
   ReshardLoad load;
   load.ranks = static_cast<int64_t>(n);
   for (const PerRank& r : per) {
     load.max_peers = std::max({load.max_peers, r.sends, r.receives});
     load.max_wire_bytes = std::max({load.max_wire_bytes, r.sent, r.received});
-    const int64_t local = r.local + (r.pack ? r.sent : 0) + (r.unpack ? r.received : 0);
-    load.max_local_bytes = std::max(load.max_local_bytes, local);
+    load.max_local_bytes = std::max(load.max_local_bytes, r.local);
   }
   return load;
-}
-
-void ReshardProgram::Exchange::Lay(const std::vector<Region>& boxes,
-                                   const std::vector<bool>& present, const Region& local,
-                                   std::vector<Copy>& copies_by_peer) {
-  const size_t n = boxes.size();
-  counts.assign(n, 0);
-  displs.assign(n, 0);
-  for (size_t peer = 0; peer < n; ++peer) {
-    if (present[peer]) direct = direct && IsRun(boxes[peer], local);
-  }
-  for (size_t peer = 0; peer < n; ++peer) {
-    if (!present[peer]) continue;
-    counts[peer] = boxes[peer].num_elements();
-    if (direct) {
-      displs[peer] = OffsetWithin(boxes[peer], local);
-    } else {
-      displs[peer] = total;
-      copies_by_peer[peer].offset = total;
-      copies.push_back(copies_by_peer[peer]);
-    }
-    total += counts[peer];
-  }
 }
 
 ReshardProgram ReshardProgram::Make(const Shape& shape, DType dtype, const Placement& src_placement,
@@ -215,74 +188,61 @@ ReshardProgram ReshardProgram::Make(const Shape& shape, DType dtype, const Place
     p.out_shape_ = out_box.extent();
   }
   // Per peer: the box this rank sends to it and the box it receives from it.
-  std::vector<Region> send_boxes(n), recv_boxes(n);
-  std::vector<bool> sends_to(n, false), receives_from(n, false);
-  std::vector<Copy> send_copies(n), recv_copies(n);
+  p.send_.blocks.assign(n, comm::BlockView::Run(0, 0));
+  p.recv_.blocks.assign(n, comm::BlockView::Run(0, 0));
+  p.send_.counts.assign(n, 0);
+  p.send_.displs.assign(n, 0);
+  p.recv_.counts.assign(n, 0);
+  p.recv_.displs.assign(n, 0);
   ForEachTransfer(shape, src_placement, src, dst_placement, dst, [&](const Transfer& t) {
+    if (!t.local) {
+      p.any_wire_ = true;
+      // Every rank sees every transfer, so all agree on the collective.
+      p.all_runs_ = p.all_runs_ && IsRun(t.region, t.src_box) && IsRun(t.region, t.dst_box);
+    }
     const bool sender = t.src_index == src_index;
     const bool receiver = t.dst_index == dst_index;
-    if (!t.local) p.any_wire_ = true;
     if (!sender && !receiver) return;
-    Copy copy;
-    copy.box = t.region.extent();
-    if (sender) BeginWithin(t.region, in_box, copy.in_begin);
-    if (receiver) BeginWithin(t.region, out_box, copy.out_begin);
+    const Shape box = t.region.extent();
+    int64_t in_begin[Shape::kMaxDims] = {}, out_begin[Shape::kMaxDims] = {};
+    if (sender) BeginWithin(t.region, in_box, in_begin);
+    if (receiver) BeginWithin(t.region, out_box, out_begin);
     if (t.local) {
+      Copy copy;
+      copy.box = box;
+      std::copy(in_begin, in_begin + Shape::kMaxDims, copy.in_begin);
+      std::copy(out_begin, out_begin + Shape::kMaxDims, copy.out_begin);
       p.locals_.push_back(copy);
     } else if (sender) {
       const int64_t peer = UnionIndex(p.ranks_, dst_placement.rank_at(t.dst_index));
-      send_boxes[peer] = t.region;
-      sends_to[peer] = true;
-      send_copies[peer] = copy;
+      p.send_.blocks[peer] = comm::BlockView::Box(p.in_shape_, in_begin, box);
+      p.send_.counts[peer] = box.num_elements();
+      p.send_.displs[peer] = OffsetWithin(t.region, in_box);
     } else {
       const int64_t peer = UnionIndex(p.ranks_, src_placement.rank_at(t.src_index));
-      recv_boxes[peer] = t.region;
-      receives_from[peer] = true;
-      recv_copies[peer] = copy;
+      p.recv_.blocks[peer] = comm::BlockView::Box(p.out_shape_, out_begin, box);
+      p.recv_.counts[peer] = box.num_elements();
+      p.recv_.displs[peer] = OffsetWithin(t.region, out_box);
     }
   });
-  p.send_.Lay(send_boxes, sends_to, in_box, send_copies);
-  p.recv_.Lay(recv_boxes, receives_from, out_box, recv_copies);
   return p;
 }
 
-Status ReshardProgram::Run(const void* in, void* out, comm::Communicator& comm,
-                           BoxingWorkspace& workspace) const {
+Status ReshardProgram::Run(const void* in, void* out, comm::Communicator& comm) const {
   if (static_cast<size_t>(comm.size()) != ranks_.size()) {
     return InvalidArgument("reshard: the communicator has " + std::to_string(comm.size()) +
                            " ranks but the union of the placements has " +
                            std::to_string(ranks_.size()));
-  }
-  const int64_t zero[Shape::kMaxDims] = {};
-  const char* send = static_cast<const char*>(in);
-  if (!send_.direct) {
-    TESS_ASSIGN_OR_RETURN(void* staging,
-                          workspace.Staging(BoxingWorkspace::kSendSlot, send_.total * elem_));
-    char* stage = static_cast<char*>(staging);
-    for (const Copy& c : send_.copies) {
-      CopyBox(in, in_shape_, c.in_begin, stage + c.offset * elem_, c.box, zero, c.box, elem_);
-    }
-    send = stage;
   }
   for (const Copy& c : locals_) {
     CopyBox(in, in_shape_, c.in_begin, out, out_shape_, c.out_begin, c.box, elem_);
   }
   // Nothing crosses the wire anywhere (e.g. B -> B onto a subset): every rank skips.
   if (!any_wire_) return Status::Ok();
-  char* recv = static_cast<char*>(out);
-  if (!recv_.direct) {
-    TESS_ASSIGN_OR_RETURN(void* staging,
-                          workspace.Staging(BoxingWorkspace::kRecvSlot, recv_.total * elem_));
-    recv = static_cast<char*>(staging);
+  if (all_runs_) {
+    return comm.AllToAllV(in, send_.counts, send_.displs, out, recv_.counts, recv_.displs, dtype_);
   }
-  TESS_RETURN_IF_ERROR(
-      comm.AllToAllV(send, send_.counts, send_.displs, recv, recv_.counts, recv_.displs, dtype_));
-  if (!recv_.direct) {
-    for (const Copy& c : recv_.copies) {
-      CopyBox(recv + c.offset * elem_, c.box, zero, out, out_shape_, c.out_begin, c.box, elem_);
-    }
-  }
-  return Status::Ok();
+  return comm.AllToAllBlocks(in, send_.blocks, out, recv_.blocks, dtype_);
 }
 
 }  // namespace tessera::boxing

@@ -9,10 +9,10 @@
 // holder sends the intersection: the destination itself when it holds the piece (a
 // local copy, nothing on the wire), otherwise the holder that has been given the
 // fewest bytes so far, so broadcast copies share the sending. Each pair of ranks then
-// exchanges at most one box each way, packed with CopyBox only when it is not one
-// contiguous run of its local tensor. Compared with OneFlow's point-to-point
-// fallback (every pair, every copy), one collective moves only the bytes each rank
-// needs.
+// exchanges at most one box each way, read and written where it lies in the local
+// tensors (Communicator::AllToAllBlocks; an all-to-all-v when every box of the
+// exchange is one contiguous run). Compared with OneFlow's point-to-point fallback
+// (every pair, every copy), one collective moves only the bytes each rank needs.
 //
 // Every rank derives the same transfers from the same arguments, in the same order,
 // so the plan needs no communication.
@@ -24,7 +24,6 @@
 #include <functional>
 #include <vector>
 
-#include "core/boxing/boxing_workspace.h"
 #include "core/comm/communicator.h"
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
@@ -67,7 +66,7 @@ struct ReshardLoad {
   int64_t ranks = 0;            // the union's size
   int64_t max_peers = 0;        // most ranks one rank sends to or receives from
   int64_t max_wire_bytes = 0;   // most bytes one rank sends or receives
-  int64_t max_local_bytes = 0;  // most bytes one rank copies (local pieces, packing)
+  int64_t max_local_bytes = 0;  // most bytes one rank copies locally (its own pieces)
 };
 ReshardLoad LoadOfReshard(const Shape& shape, size_t elem_size, const Placement& src_placement,
                           const NdSbp& src, const Placement& dst_placement, const NdSbp& dst);
@@ -76,8 +75,8 @@ ReshardLoad LoadOfReshard(const Shape& shape, size_t elem_size, const Placement&
 // i is world rank ranks[i].
 std::vector<int32_t> UnionRanks(const Placement& a, const Placement& b);
 
-// One rank's part of a reshard, precomputed: what it packs, sends, receives, unpacks
-// and copies locally. Immutable; Run allocates nothing but workspace growth.
+// One rank's part of a reshard, precomputed: what it sends, receives and copies
+// locally. Immutable; Run allocates nothing.
 class ReshardProgram {
  public:
   // The part of world rank `world_rank`, which must be in the union. Preconditions
@@ -94,34 +93,24 @@ class ReshardProgram {
 
   // Reads this rank's source local `in` (may be NULL when in_count() is 0) and
   // writes its destination local `out`. `comm` is the union's communicator (ranks()
-  // in order); every member must call Run. Staging slots 0 and 1 of `workspace`.
-  Status Run(const void* in, void* out, comm::Communicator& comm, BoxingWorkspace& workspace) const;
+  // in order); every member must call Run.
+  Status Run(const void* in, void* out, comm::Communicator& comm) const;
 
  private:
-  // One box copied between a local tensor and a packed staging block (or directly
-  // between the two local tensors for `locals_`).
+  // One box copied directly between the two local tensors.
   struct Copy {
     Shape box;
     int64_t in_begin[Shape::kMaxDims] = {};
     int64_t out_begin[Shape::kMaxDims] = {};
-    int64_t offset = 0;  // elements into the staging buffer
   };
 
-  // One direction of the exchange: per peer a count and a displacement, and the
-  // copies between the local tensor and the packed staging when some box is not
-  // one run of the local tensor (then every box goes through staging).
+  // One direction of the exchange, per peer: the box of the local tensor (empty
+  // where nothing moves), and its count and offset for the all-to-all-v used when
+  // every box of the whole exchange is a contiguous run.
   struct Exchange {
+    std::vector<comm::BlockView> blocks;
     std::vector<int64_t> counts;
     std::vector<int64_t> displs;
-    std::vector<Copy> copies;
-    bool direct = true;
-    int64_t total = 0;
-
-    // Fills counts, displs and copies from each peer's box (`boxes[peer]`, absent
-    // where `present[peer]` is false) inside the local tensor `local`; `copies_by_peer`
-    // holds each box's copy with its begin offsets set.
-    void Lay(const std::vector<Region>& boxes, const std::vector<bool>& present,
-             const Region& local, std::vector<Copy>& copies_by_peer);
   };
 
   ReshardProgram() = default;
@@ -137,6 +126,7 @@ class ReshardProgram {
   Exchange send_;
   Exchange recv_;
   bool any_wire_ = false;  // some rank of the union sends something
+  bool all_runs_ = true;   // every box any rank sends or receives is one run (all ranks agree)
 };
 
 }  // namespace tessera::boxing

@@ -119,11 +119,16 @@ TEST(ReshardTest, LoadOfADisjointMove) {
   EXPECT_EQ(load.max_wire_bytes, 16);
   EXPECT_EQ(load.max_local_bytes, 0);
   // S(1) -> S(0) across: rank 2 needs rows 0-1 of both sources' columns. Each piece
-  // (2 rows of a 4x1 column) is one run of its source, but lands strided in the
-  // receiver's 2x2 block: the receiver unpacks its 16 bytes.
+  // (2 rows of a 4x1 column) is one run of its source and lands strided in the
+  // receiver's 2x2 block, written in place: still nothing copied locally.
   load = LoadOfReshard(Shape{4, 2}, 4, P("cpu:[0,1]"), Nd("S(1)"), P("cpu:[2,3]"), Nd("S(0)"));
   EXPECT_EQ(load.max_peers, 2);
   EXPECT_EQ(load.max_wire_bytes, 16);
+  EXPECT_EQ(load.max_local_bytes, 0);
+  // Ranks in both placements copy what they already hold: B -> S(0) onto the same
+  // ranks in another order moves nothing and copies each rank's half (16 bytes).
+  load = LoadOfReshard(Shape{4, 2}, 4, P("cpu:[0,1]"), Nd("B"), P("cpu:[1,0]"), Nd("S(0)"));
+  EXPECT_EQ(load.max_wire_bytes, 0);
   EXPECT_EQ(load.max_local_bytes, 16);
 }
 

@@ -53,6 +53,56 @@ Status CheckBuffer(const char* method, const char* name, const void* buffer, int
   return Status::Ok();
 }
 
+Status CheckEntries(const char* method, const char* name, size_t entries, int32_t size) {
+  if (static_cast<int64_t>(entries) != size) {
+    return InvalidArgument(std::string(method) + ": " + name + " has " + Str(entries) +
+                           " entries but the communicator has " + Str(size) + " ranks");
+  }
+  return Status::Ok();
+}
+
+Status CheckToSelf(const char* method, int32_t rank, int64_t sent, const char* recv_name,
+                   const char* verb, int64_t received) {
+  if (sent != received) {
+    return InvalidArgument(std::string(method) + ": this rank (" + Str(rank) + ") sends " +
+                           Str(sent) + " elements to itself but " + recv_name + "[" + Str(rank) +
+                           "] " + verb + " " + Str(received));
+  }
+  return Status::Ok();
+}
+
+Status CheckBlocks(const char* method, const char* name, const std::vector<BlockView>& blocks,
+                   int32_t size, int64_t max, int64_t* total) {
+  TESS_RETURN_IF_ERROR(CheckEntries(method, name, blocks.size(), size));
+  int64_t sum = 0;
+  for (size_t r = 0; r < blocks.size(); ++r) {
+    const BlockView& b = blocks[r];
+    // Built only on failure: the checks run on every call of a hot path.
+    auto entry = [&] { return std::string(method) + ": " + name + "[" + Str(r) + "]"; };
+    if (b.box.ndim() != b.tensor.ndim()) {
+      return InvalidArgument(entry() + " has a " + Str(b.box.ndim()) + "-d box " +
+                             b.box.ToString() + " in a " + Str(b.tensor.ndim()) + "-d tensor " +
+                             b.tensor.ToString());
+    }
+    for (int d = 0; d < b.box.ndim(); ++d) {
+      if (b.begin[d] < 0 || b.box.dim(d) < 0 || b.tensor.dim(d) < 0 ||
+          b.begin[d] > b.tensor.dim(d) - b.box.dim(d)) {
+        return OutOfRange(entry() + ": box " + b.box.ToString() + " at begin[" + Str(d) +
+                          "] = " + Str(b.begin[d]) + " does not fit dim " + Str(d) +
+                          " of the tensor " + b.tensor.ToString());
+      }
+    }
+    const int64_t count = b.num_elements();
+    if (count > max) {
+      return OutOfRange(entry() + " holds " + Str(count) + " elements, more than this " +
+                        "backend's limit of " + Str(max));
+    }
+    sum += count;
+  }
+  if (total != nullptr) *total = sum;
+  return Status::Ok();
+}
+
 Status CheckTimeout(const char* method, double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) {
     return InvalidArgument(std::string(method) + ": seconds is " + SecondsText(seconds) +

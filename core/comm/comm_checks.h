@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/comm/communicator.h"
 #include "core/common/dtype.h"
@@ -21,6 +22,16 @@ Status CheckReduceOp(const char* method, ReduceOp op);
 Status CheckCount(const char* method, const char* name, int64_t count, int64_t max);
 // A NULL buffer only where it holds no elements.
 Status CheckBuffer(const char* method, const char* name, const void* buffer, int64_t count);
+// A per-rank vector argument `name` with `entries` entries, on `size` ranks.
+Status CheckEntries(const char* method, const char* name, size_t entries, int32_t size);
+// What `rank` sends itself (`sent`) must be what it receives from itself: entry
+// `rank` of `recv_name`, which `verb` ("is", "holds") `received` elements.
+Status CheckToSelf(const char* method, int32_t rank, int64_t sent, const char* recv_name,
+                   const char* verb, int64_t received);
+// One block per rank, each a box inside its tensor holding at most `max` elements;
+// `total` receives their element count.
+Status CheckBlocks(const char* method, const char* name, const std::vector<BlockView>& blocks,
+                   int32_t size, int64_t max, int64_t* total);
 // A timeout: a finite number of seconds >= 0 (0 = no limit).
 Status CheckTimeout(const char* method, double seconds);
 // std::to_string, shorter at call sites that build messages.

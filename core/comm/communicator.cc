@@ -29,10 +29,7 @@ Status CheckRank(const char* method, const char* name, int32_t value, int32_t si
 // One entry per rank, each a valid count; `total` receives their sum.
 Status CheckVector(const char* method, const char* name, const std::vector<int64_t>& values,
                    int32_t size, int64_t max, int64_t* total) {
-  if (static_cast<int64_t>(values.size()) != size) {
-    return InvalidArgument(std::string(method) + ": " + name + " has " + Str(values.size()) +
-                           " entries but the communicator has " + Str(size) + " ranks");
-  }
+  TESS_RETURN_IF_ERROR(CheckEntries(method, name, values.size(), size));
   int64_t sum = 0;
   for (size_t r = 0; r < values.size(); ++r) {
     std::string entry = std::string(name) + "[" + Str(r) + "]";
@@ -154,11 +151,8 @@ Status Communicator::AllToAllV(const void* send, const std::vector<int64_t>& sen
       CheckVector(kMethod, "send_counts", send_counts, size_, max_count(), &send_total));
   TESS_RETURN_IF_ERROR(
       CheckVector(kMethod, "recv_counts", recv_counts, size_, max_count(), &recv_total));
-  if (send_counts[rank_] != recv_counts[rank_]) {
-    return InvalidArgument(std::string(kMethod) + ": this rank (" + Str(rank_) + ") sends " +
-                           Str(send_counts[rank_]) + " elements to itself but recv_counts[" +
-                           Str(rank_) + "] is " + Str(recv_counts[rank_]));
-  }
+  TESS_RETURN_IF_ERROR(
+      CheckToSelf(kMethod, rank_, send_counts[rank_], "recv_counts", "is", recv_counts[rank_]));
   if (!send_displs.empty()) {
     TESS_RETURN_IF_ERROR(
         CheckVector(kMethod, "send_displs", send_displs, size_, max_count(), nullptr));
@@ -179,6 +173,52 @@ Status Communicator::AllToAllV(const void* send, const std::vector<int64_t>& sen
   TESS_RETURN_IF_ERROR(
       CheckCount(kMethod, "the last packed recv displacement", rd.back(), max_count()));
   return DoAllToAllV(send, send_counts, sd, recv, recv_counts, rd, dtype);
+}
+
+BlockView BlockView::Run(int64_t offset, int64_t count) {
+  // set_dim, not a literal: bad values are for AllToAllBlocks to report, not a CHECK.
+  BlockView view;
+  view.tensor = Shape{0};
+  view.tensor.set_dim(0, offset + count);
+  view.box = Shape{0};
+  view.box.set_dim(0, count);
+  view.begin[0] = offset;
+  return view;
+}
+
+BlockView BlockView::Box(const Shape& tensor, const int64_t* begin, const Shape& box) {
+  BlockView view;
+  view.tensor = tensor;
+  view.box = box;
+  for (int d = 0; d < box.ndim(); ++d) view.begin[d] = begin[d];
+  return view;
+}
+
+Status Communicator::AllToAllBlocks(const void* send, const std::vector<BlockView>& send_blocks,
+                                    void* recv, const std::vector<BlockView>& recv_blocks,
+                                    DType dtype) {
+  constexpr const char* kMethod = "AllToAllBlocks";
+  if (poisoned()) return PoisonedError(kMethod);
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
+  int64_t send_total = 0, recv_total = 0;
+  TESS_RETURN_IF_ERROR(
+      CheckBlocks(kMethod, "send_blocks", send_blocks, size_, max_count(), &send_total));
+  TESS_RETURN_IF_ERROR(
+      CheckBlocks(kMethod, "recv_blocks", recv_blocks, size_, max_count(), &recv_total));
+  TESS_RETURN_IF_ERROR(CheckToSelf(kMethod, rank_, send_blocks[rank_].num_elements(), "recv_blocks",
+                                   "holds", recv_blocks[rank_].num_elements()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, send_total));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, recv_total));
+  return DoAllToAllBlocks(send, send_blocks, recv, recv_blocks, dtype);
+}
+
+Status Communicator::DoAllToAllBlocks(const void* /*send*/,
+                                      const std::vector<BlockView>& /*send_blocks*/, void* /*recv*/,
+                                      const std::vector<BlockView>& /*recv_blocks*/,
+                                      DType /*dtype*/) {
+  return Unimplemented(
+      "AllToAllBlocks: this communicator's backend cannot move strided blocks; pack them and "
+      "use AllToAllV");
 }
 
 Status Communicator::Broadcast(void* buffer, int64_t count, DType dtype, int32_t root) {

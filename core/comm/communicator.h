@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "core/common/dtype.h"
+#include "core/common/shape.h"
 #include "core/common/status.h"
 
 namespace tessera::comm {
@@ -63,6 +64,23 @@ Result<double> DefaultCollectiveTimeout();
 // C API's tess_set_collective_timeout); existing ones keep theirs. INVALID_ARGUMENT
 // for a negative, NaN or infinite value. Thread-safe.
 Status SetDefaultCollectiveTimeout(double seconds);
+
+// One block of a local buffer in a block collective (AllToAllBlocks): the sub-box
+// `box` at `begin` of a row-major tensor of shape `tensor`, counted in elements of
+// the call's dtype and read or written in row-major order of the box. A block need
+// not be contiguous, so a caller exchanges slices of a tensor without packing them;
+// the backend moves them as they lie where it can (MPI: derived datatypes).
+struct BlockView {
+  Shape tensor;
+  Shape box;
+  int64_t begin[Shape::kMaxDims] = {};
+
+  // `count` consecutive elements from element `offset` on.
+  static BlockView Run(int64_t offset, int64_t count);
+  // `box` at `begin` (box.ndim() entries) of `tensor`.
+  static BlockView Box(const Shape& tensor, const int64_t* begin, const Shape& box);
+  int64_t num_elements() const { return box.num_elements(); }
+};
 
 class Communicator {
  public:
@@ -106,6 +124,15 @@ class Communicator {
                    const std::vector<int64_t>& send_displs, void* recv,
                    const std::vector<int64_t>& recv_counts, const std::vector<int64_t>& recv_displs,
                    DType dtype);
+
+  // Like AllToAllV, with each block a BlockView of its buffer: rank p sends block
+  // send_blocks[q] of `send` to rank q, which receives it into block recv_blocks[p]
+  // of `recv`; the two hold the same number of elements (their shapes may differ:
+  // elements pair up in row-major order). This rank's own pair is a local copy.
+  // Blocks of `recv` must not overlap. Empty blocks move nothing. UNIMPLEMENTED
+  // from a backend that cannot address strided blocks (the default; MPI can).
+  Status AllToAllBlocks(const void* send, const std::vector<BlockView>& send_blocks, void* recv,
+                        const std::vector<BlockView>& recv_blocks, DType dtype);
 
   // The root's buffer is copied into every rank's buffer (in place by nature).
   Status Broadcast(void* buffer, int64_t count, DType dtype, int32_t root);
@@ -152,6 +179,10 @@ class Communicator {
                              const std::vector<int64_t>& send_displs, void* recv,
                              const std::vector<int64_t>& recv_counts,
                              const std::vector<int64_t>& recv_displs, DType dtype) = 0;
+  // Default: UNIMPLEMENTED (see AllToAllBlocks).
+  virtual Status DoAllToAllBlocks(const void* send, const std::vector<BlockView>& send_blocks,
+                                  void* recv, const std::vector<BlockView>& recv_blocks,
+                                  DType dtype);
   virtual Status DoBroadcast(void* buffer, int64_t count, DType dtype, int32_t root) = 0;
   virtual Status DoSend(const void* buffer, int64_t count, DType dtype, int32_t peer,
                         int32_t tag) = 0;

@@ -73,12 +73,56 @@ Result<bool> PollUntil(MPI_Request* request, MPI_Status* status, double seconds,
   }
 }
 
-// Count arrays an incomplete abandoned operation may still read: kept until exit.
-void KeepForever(std::vector<int>&& ints) {
+// Arrays an incomplete abandoned operation may still read: kept until exit.
+template <typename T>
+void KeepForever(std::vector<T>&& values) {
   static std::mutex mu;
-  static auto* kept = new std::vector<std::vector<int>>;  // never freed, by design
+  static auto* kept = new std::vector<std::vector<T>>;  // never freed, by design
   std::lock_guard<std::mutex> lock(mu);
-  kept->push_back(std::move(ints));
+  kept->push_back(std::move(values));
+}
+
+// Tag of the pairwise reduce-scatter's messages (on the private duplicate).
+constexpr int kPairwiseTag = 0;
+
+// A block's layout in elements: its first element at `offset`, then `run`
+// contiguous elements repeated by `levels` nested (count, stride) levels, innermost
+// first. Dims the box spans fully fold into the run, and dims of extent 1 vanish,
+// so a contiguous block has no levels whatever its shape. run is 0 for an empty box.
+struct Layout {
+  int64_t offset = 0;
+  int64_t run = 0;
+  int levels = 0;
+  int64_t count[Shape::kMaxDims] = {};
+  int64_t stride[Shape::kMaxDims] = {};
+};
+
+Layout LayoutOf(const BlockView& block) {
+  Layout layout;
+  const int ndim = block.box.ndim();
+  if (block.num_elements() == 0) return layout;
+  layout.run = 1;
+  if (ndim == 0) return layout;
+  int64_t stride[Shape::kMaxDims];
+  stride[ndim - 1] = 1;
+  for (int d = ndim - 2; d >= 0; --d) stride[d] = stride[d + 1] * block.tensor.dim(d + 1);
+  for (int d = 0; d < ndim; ++d) layout.offset += block.begin[d] * stride[d];
+  int last = ndim - 1;
+  while (last > 0 && block.box.dim(last) == block.tensor.dim(last)) --last;
+  for (int d = last; d < ndim; ++d) layout.run *= block.box.dim(d);
+  for (int d = last - 1; d >= 0; --d) {
+    const int64_t count = block.box.dim(d);
+    if (count == 1) continue;
+    const int top = layout.levels - 1;
+    if (top >= 0 && stride[d] == layout.count[top] * layout.stride[top]) {
+      layout.count[top] *= count;  // this dim continues the level below it evenly
+      continue;
+    }
+    layout.count[layout.levels] = count;
+    layout.stride[layout.levels] = stride[d];
+    ++layout.levels;
+  }
+  return layout;
 }
 
 }  // namespace
@@ -123,6 +167,7 @@ Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::Wrap(MPI_Comm comm, bo
 MpiCommunicator::MpiCommunicator(MPI_Comm comm, bool owned, int32_t rank, int32_t size)
     : Communicator(rank, size), comm_(comm), owned_(owned) {
   for (std::vector<int>& v : ints_) v.resize(size);
+  for (std::vector<MPI_Datatype>& v : types_) v.resize(size);
 }
 
 MpiCommunicator::~MpiCommunicator() {
@@ -130,15 +175,116 @@ MpiCommunicator::~MpiCommunicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
+  // MPI lets a datatype be freed while an operation still uses it.
+  FreeDatatypes();
+  if (p2p_ != MPI_COMM_NULL) MPI_Comm_free(&p2p_);
   if (abandoned_ != MPI_REQUEST_NULL) {
     int done = 0;
     MPI_Test(&abandoned_, &done, MPI_STATUS_IGNORE);
     if (!done) {
       for (std::vector<int>& v : ints_) KeepForever(std::move(v));
+      for (std::vector<MPI_Datatype>& v : types_) KeepForever(std::move(v));
       return;  // and leave comm_ allocated: the operation still uses it
     }
   }
   if (owned_) MPI_Comm_free(&comm_);
+}
+
+bool MpiCommunicator::TypeKey::operator==(const TypeKey& o) const {
+  if (dtype != o.dtype || levels != o.levels || run != o.run || shift != o.shift) return false;
+  for (int l = 0; l < levels; ++l) {
+    if (count[l] != o.count[l] || stride[l] != o.stride[l]) return false;
+  }
+  return true;
+}
+
+size_t MpiCommunicator::TypeKeyHash::operator()(const TypeKey& key) const {
+  size_t h = std::hash<int64_t>()(key.run) ^ (static_cast<size_t>(key.dtype) << 1);
+  auto mix = [&h](int64_t v) { h = h * 1000003u ^ std::hash<int64_t>()(v); };
+  mix(key.shift);
+  mix(key.levels);
+  for (int l = 0; l < key.levels; ++l) {
+    mix(key.count[l]);
+    mix(key.stride[l]);
+  }
+  return h;
+}
+
+void MpiCommunicator::FreeDatatypes() {
+  for (auto& entry : datatypes_) MPI_Type_free(&entry.second);
+  datatypes_.clear();
+}
+
+Status MpiCommunicator::BlockToMpi(const BlockView& block, DType dtype, MPI_Datatype base,
+                                   int* count, MPI_Datatype* type, int* displacement) {
+  const Layout layout = LayoutOf(block);
+  *count = 0;
+  *type = base;
+  *displacement = 0;
+  if (layout.run == 0) return Status::Ok();
+  const int64_t elem = static_cast<int64_t>(DTypeSize(dtype));
+  // The offset goes into the int byte displacement when it fits, except on one rank:
+  // Open MPI 4.1's single-process MPI_Alltoallw (coll/self) scales displacements by
+  // the datatype's extent, so there every offset travels inside the datatype.
+  const bool fits = size() > 1 && layout.offset <= INT_MAX / elem;
+  if (layout.levels == 0 && (fits || layout.offset == 0)) {
+    *count = static_cast<int>(layout.run);  // checked against max_count() (INT_MAX)
+    *displacement = static_cast<int>(layout.offset * elem);
+    return Status::Ok();
+  }
+  TypeKey key;
+  key.dtype = static_cast<int>(dtype);
+  key.levels = layout.levels;
+  key.run = layout.run;
+  key.shift = fits ? 0 : layout.offset;
+  for (int l = 0; l < layout.levels; ++l) {
+    key.count[l] = layout.count[l];
+    key.stride[l] = layout.stride[l];
+  }
+  auto it = datatypes_.find(key);
+  if (it == datatypes_.end()) {
+    MPI_Datatype built = base;
+    bool derived = false;
+    // Each step wraps the previous type; MPI lets the inner one be freed at once.
+    auto wrap = [&](int rc, const char* call, MPI_Datatype next) -> Status {
+      if (rc != MPI_SUCCESS) {
+        if (derived) MPI_Type_free(&built);
+        return MpiError(call, rc);
+      }
+      if (derived) MPI_Type_free(&built);
+      built = next;
+      derived = true;
+      return Status::Ok();
+    };
+    MPI_Datatype next = MPI_DATATYPE_NULL;
+    if (layout.run > 1) {
+      const int rc = MPI_Type_contiguous(static_cast<int>(layout.run), base, &next);
+      TESS_RETURN_IF_ERROR(wrap(rc, "MPI_Type_contiguous", next));
+    }
+    for (int l = 0; l < layout.levels; ++l) {
+      const int rc =
+          MPI_Type_create_hvector(static_cast<int>(layout.count[l]), 1,
+                                  static_cast<MPI_Aint>(layout.stride[l] * elem), built, &next);
+      TESS_RETURN_IF_ERROR(wrap(rc, "MPI_Type_create_hvector", next));
+    }
+    // Reached with a run of one element only when there are levels or a shift, so
+    // `built` is a derived type by the end.
+    if (key.shift != 0) {
+      const MPI_Aint shift = static_cast<MPI_Aint>(key.shift * elem);
+      const int rc = MPI_Type_create_hindexed_block(1, 1, &shift, built, &next);
+      TESS_RETURN_IF_ERROR(wrap(rc, "MPI_Type_create_hindexed_block", next));
+    }
+    int rc = MPI_Type_commit(&built);
+    if (rc != MPI_SUCCESS) {
+      MPI_Type_free(&built);
+      return MpiError("MPI_Type_commit", rc);
+    }
+    it = datatypes_.emplace(key, built).first;
+  }
+  *count = 1;
+  *type = it->second;
+  *displacement = fits ? static_cast<int>(layout.offset * elem) : 0;
+  return Status::Ok();
 }
 
 int64_t MpiCommunicator::max_count() const { return INT_MAX; }
@@ -209,6 +355,14 @@ Status MpiCommunicator::DoReduceScatterV(const void* send, void* recv,
                                          const std::vector<int64_t>& recv_counts, DType dtype,
                                          ReduceOp op) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
+  if (!bounded() && size() > 1) {
+    int64_t total = 0;
+    for (int64_t c : recv_counts) total += c;
+    const int64_t bytes = total * static_cast<int64_t>(DTypeSize(dtype));
+    if (bytes >= kPairwiseReduceScatterBytes * size()) {
+      return PairwiseReduceScatter(send, recv, recv_counts, dtype, type, op);
+    }
+  }
   MPI_Request request = MPI_REQUEST_NULL;
   // Even blocks take MPI's block form: Open MPI selects algorithms per entry point,
   // and the block form gets the ones tuned for (and benchmarked as) reduce-scatter.
@@ -228,6 +382,44 @@ Status MpiCommunicator::DoReduceScatterV(const void* send, void* recv,
   }
   int rc = MPI_Reduce_scatter(send, recv, ints_[0].data(), type, ToMpiOp(op), comm_);
   return Finish(rc, "MPI_Reduce_scatter", &request, "ReduceScatterV");
+}
+
+Status MpiCommunicator::PairwiseReduceScatter(const void* send, void* recv,
+                                              const std::vector<int64_t>& recv_counts, DType dtype,
+                                              MPI_Datatype type, ReduceOp op) {
+  if (p2p_ == MPI_COMM_NULL) {
+    // Collective, but every member reaches it in the same call (same counts).
+    int rc = MPI_Comm_dup(comm_, &p2p_);
+    if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_dup", rc);
+    rc = MPI_Comm_set_errhandler(p2p_, MPI_ERRORS_RETURN);
+    if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_set_errhandler", rc);
+  }
+  const int n = size(), me = rank();
+  const size_t elem = DTypeSize(dtype);
+  std::vector<int>& counts = ints_[0];
+  std::vector<int>& displs = ints_[1];
+  ToInts(recv_counts, counts);  // the caller checked the sum against INT_MAX
+  for (int r = 0, offset = 0; r < n; ++r) {
+    displs[r] = offset;
+    offset += counts[r];
+  }
+  const int mine = counts[me];
+  const char* in = static_cast<const char*>(send);
+  // Two ranks need no scratch: the one block received goes straight into recv.
+  if (n > 2 && scratch_.size() < mine * elem) scratch_.resize(mine * elem);
+  const MPI_Op mpi_op = ToMpiOp(op);
+  for (int k = 1; k < n; ++k) {
+    const int to = (me + k) % n, from = (me - k + n) % n;
+    void* into = k == 1 ? recv : static_cast<void*>(scratch_.data());
+    int rc = MPI_Sendrecv(in + displs[to] * elem, counts[to], type, to, kPairwiseTag, into, mine,
+                          type, from, kPairwiseTag, p2p_, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return MpiError("MPI_Sendrecv", rc);
+    // recv = other op recv; the first step folds in this rank's own block.
+    const void* other = k == 1 ? in + displs[me] * elem : static_cast<void*>(scratch_.data());
+    rc = MPI_Reduce_local(other, recv, mine, type, mpi_op);
+    if (rc != MPI_SUCCESS) return MpiError("MPI_Reduce_local", rc);
+  }
+  return Status::Ok();
 }
 
 Status MpiCommunicator::DoAllGatherV(const void* send, int64_t send_count, void* recv,
@@ -277,6 +469,32 @@ Status MpiCommunicator::DoAllToAllV(const void* send, const std::vector<int64_t>
   int rc = MPI_Alltoallv(send, ints_[0].data(), ints_[1].data(), type, recv, ints_[2].data(),
                          ints_[3].data(), type, comm_);
   return Finish(rc, "MPI_Alltoallv", &request, "AllToAllV");
+}
+
+Status MpiCommunicator::DoAllToAllBlocks(const void* send,
+                                         const std::vector<BlockView>& send_blocks, void* recv,
+                                         const std::vector<BlockView>& recv_blocks, DType dtype) {
+  TESS_ASSIGN_OR_RETURN(MPI_Datatype base, ToMpiDatatype(dtype));
+  const int n = size();
+  // Emptied before, not during, the mapping: this call's types must outlive it.
+  if (!datatypes_.empty() && datatypes_.size() + 2 * static_cast<size_t>(n) > kMaxCachedDatatypes) {
+    FreeDatatypes();
+  }
+  for (int r = 0; r < n; ++r) {
+    TESS_RETURN_IF_ERROR(
+        BlockToMpi(send_blocks[r], dtype, base, &ints_[0][r], &types_[0][r], &ints_[1][r]));
+    TESS_RETURN_IF_ERROR(
+        BlockToMpi(recv_blocks[r], dtype, base, &ints_[2][r], &types_[1][r], &ints_[3][r]));
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (bounded()) {
+    int rc = MPI_Ialltoallw(send, ints_[0].data(), ints_[1].data(), types_[0].data(), recv,
+                            ints_[2].data(), ints_[3].data(), types_[1].data(), comm_, &request);
+    return Finish(rc, "MPI_Ialltoallw", &request, "AllToAllBlocks");
+  }
+  int rc = MPI_Alltoallw(send, ints_[0].data(), ints_[1].data(), types_[0].data(), recv,
+                         ints_[2].data(), ints_[3].data(), types_[1].data(), comm_);
+  return Finish(rc, "MPI_Alltoallw", &request, "AllToAllBlocks");
 }
 
 Status MpiCommunicator::DoBroadcast(void* buffer, int64_t count, DType dtype, int32_t root) {

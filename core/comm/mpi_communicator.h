@@ -4,7 +4,7 @@
 //
 // Timeouts. Without a timeout (the default) every call is MPI's blocking form. With
 // one, each call issues the nonblocking form (MPI_Iallreduce, MPI_Ireduce,
-// MPI_Ireduce_scatter[_block], MPI_Iallgather[v], MPI_Ialltoallv, MPI_Ibcast,
+// MPI_Ireduce_scatter[_block], MPI_Iallgather[v], MPI_Ialltoallv, MPI_Ialltoallw, MPI_Ibcast,
 // MPI_Ibarrier, MPI_Isend, MPI_Irecv) and polls MPI_Test until it completes or the
 // deadline passes: spinning first, then yielding (the first 100 ms), then sleeping
 // with doubling pauses (at most 1 ms), so a rank waiting on an oversubscribed core
@@ -18,6 +18,24 @@
 // timeout is off unless asked for, and costs that much on all-reduce when set.
 // (On a loaded, oversubscribed machine the ratios swing both ways, often below 1.)
 //
+// Reduce-scatter. Open MPI 4.1's MPI_Reduce_scatter[_block] (measured on 2-4 ranks
+// over shared memory, 256 KB to 64 MB) took 1.5-3x the time of a pairwise exchange
+// in which step k sends block (me + k) to rank me + k, receives this rank's block
+// from rank me - k and reduces it locally (MPI_Reduce_local). The pairwise form moves
+// the least bytes but takes n - 1 rounds, so it runs when blocks average at least
+// kPairwiseReduceScatterBytes (single-copy transfers, latency a minor part) and there
+// is no timeout; below that, or with a timeout, MPI's own collective runs. Its
+// point-to-point traffic uses a private duplicate of the communicator, so it cannot
+// match the user's Send / Recv.
+//
+// Block collectives. AllToAllBlocks maps each strided BlockView to a derived datatype
+// (nested hvectors over a contiguous run) handed to MPI_Alltoallw, so MPI reads and
+// writes the strided blocks in place instead of Tessera packing them first. The
+// datatypes are cached per layout (up to kMaxCachedDatatypes; the cache is emptied
+// when full), so a steady stream of the same exchange builds none. It is always
+// MPI_Alltoallw, even where every block is contiguous: a rank sees only its own
+// blocks, and all ranks must enter the same collective.
+//
 // After a timeout the operation is abandoned, not cancelled (MPI cannot cancel a
 // collective; a timed-out receive IS cancelled): its buffers stay in MPI's hands
 // until it completes, which needs the late member to join and this rank to keep
@@ -29,8 +47,10 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "core/comm/communicator.h"
@@ -45,6 +65,9 @@ MPI_Op ToMpiOp(ReduceOp op);
 
 class MpiCommunicator final : public Communicator {
  public:
+  static constexpr int64_t kPairwiseReduceScatterBytes = 32 * 1024;
+  static constexpr size_t kMaxCachedDatatypes = 1024;
+
   // Wraps `comm` (not MPI_COMM_NULL) and sets MPI_ERRORS_RETURN on it. With `owned`,
   // the communicator frees `comm` when destroyed, unless MPI is already finalised.
   // The timeout starts at DefaultCollectiveTimeout(); a bad TESSERA_COLLECTIVE_TIMEOUT_S
@@ -77,6 +100,8 @@ class MpiCommunicator final : public Communicator {
                      const std::vector<int64_t>& send_displs, void* recv,
                      const std::vector<int64_t>& recv_counts,
                      const std::vector<int64_t>& recv_displs, DType dtype) override;
+  Status DoAllToAllBlocks(const void* send, const std::vector<BlockView>& send_blocks, void* recv,
+                          const std::vector<BlockView>& recv_blocks, DType dtype) override;
   Status DoBroadcast(void* buffer, int64_t count, DType dtype, int32_t root) override;
   Status DoSend(const void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) override;
   Status DoRecv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) override;
@@ -94,13 +119,44 @@ class MpiCommunicator final : public Communicator {
   // DEADLINE_EXCEEDED for `method`, which also poisons the communicator.
   Status TimedOut(const char* method);
 
+  // The pairwise reduce-scatter (see above); `type` is dtype's MPI datatype.
+  Status PairwiseReduceScatter(const void* send, void* recv,
+                               const std::vector<int64_t>& recv_counts, DType dtype,
+                               MPI_Datatype type, ReduceOp op);
+
+  // A derived datatype's layout: `run` contiguous elements of `dtype`, repeated by
+  // nested levels (innermost first) of `count` copies `stride` elements apart, the
+  // whole shifted by `shift` elements (non-zero only when the block's byte offset
+  // does not fit MPI_Alltoallw's int displacements).
+  struct TypeKey {
+    int dtype = 0;
+    int levels = 0;
+    int64_t run = 0;
+    int64_t shift = 0;
+    int64_t count[Shape::kMaxDims] = {};
+    int64_t stride[Shape::kMaxDims] = {};
+    bool operator==(const TypeKey& o) const;
+  };
+  struct TypeKeyHash {
+    size_t operator()(const TypeKey& key) const;
+  };
+  // How MPI_Alltoallw addresses `block`: `*count` items of `*type` at byte
+  // `*displacement`. Strided layouts get a cached derived datatype.
+  Status BlockToMpi(const BlockView& block, DType dtype, MPI_Datatype base, int* count,
+                    MPI_Datatype* type, int* displacement);
+  void FreeDatatypes();
+
   MPI_Comm comm_;
   bool owned_;
+  MPI_Comm p2p_ = MPI_COMM_NULL;  // private duplicate for internal point-to-point
   MPI_Request abandoned_ = MPI_REQUEST_NULL;
   // MPI takes int counts and displacements: converted into these per-rank arrays,
   // sized once, so a collective allocates nothing. A nonblocking v-collective reads
   // them until it completes, which is why an abandoned one keeps them alive.
   std::vector<int> ints_[4];
+  std::vector<MPI_Datatype> types_[2];  // per-rank datatypes of MPI_Alltoallw
+  std::unordered_map<TypeKey, MPI_Datatype, TypeKeyHash> datatypes_;
+  std::vector<unsigned char> scratch_;  // the pairwise reduce-scatter's receive block
 };
 
 }  // namespace tessera::comm

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/boxing/axis_move.h"
 #include "core/boxing/boxing_workspace.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
@@ -264,6 +265,112 @@ TEST(BoxTest, AcrossHierarchies) {
   }
 }
 
+// Whether the plan for the conversion has a step that `pred` accepts.
+template <typename Pred>
+bool PlanHas(const Shape& shape, const Placement& src_p, const NdSbp& src, const Placement& dst_p,
+             const NdSbp& dst, Pred pred) {
+  auto plan = PlanBoxing(shape, DType::kF32, src_p, src, dst_p, dst);
+  if (!plan.ok()) return false;
+  for (const BoxingStep& step : (*plan)->steps()) {
+    if (pred(step)) return true;
+  }
+  return false;
+}
+
+bool Flattened(const BoxingStep& step) {
+  return step.kind == BoxingStep::Kind::kAxis && (step.axes & (step.axes - 1)) != 0;
+}
+
+// Every pair of nd-sbps holding one sbp on all axes, on grids of 2, 3 and 4 ranks,
+// even and uneven: the planner flattens axes where that is cheaper, and the result
+// must be the logical value either way. The large shape must make it flatten.
+TEST(BoxTest, FlattenedAxesOnEveryRankCount) {
+  struct Grid {
+    int32_t ranks;
+    const char* placement;
+  };
+  const Grid grids[] = {{2, "cpu:[[0],[1]]"},
+                        {3, "cpu:[[0],[1],[2]]"},
+                        {4, "cpu:[[0,1],[2,3]]"},
+                        {4, "cpu:[[[0,1]],[[2,3]]]"}};
+  const char* const sbps[] = {"S(0)", "S(1)", "B", "P", "P(max)"};
+  BoxingWorkspace workspace;
+  for (const Grid& grid : grids) {
+    if (WorldSize() < grid.ranks) continue;
+    const Placement p = P(grid.placement);
+    auto uniform = [&](const char* sbp) {
+      std::string text = "(";
+      for (int a = 0; a < p.num_axes(); ++a) text += std::string(a ? ", " : "") + sbp;
+      return Nd(text + ")");
+    };
+    for (const Shape& shape : {Shape{7, 5}, Shape{6, 6}}) {
+      for (const char* s : sbps) {
+        for (const char* d : sbps) {
+          EXPECT_EQ(BoxAndCheck<float>(shape, p, uniform(s), p, uniform(d), &workspace), "")
+              << Describe(shape, p, uniform(s), p, uniform(d));
+        }
+      }
+    }
+    // Large enough for flattening to pay on 4 ranks (small tensors keep per-axis
+    // collectives, which take fewer rounds); uneven on both dims.
+    if (grid.ranks < 4) continue;
+    const Shape large{300, 301};
+    for (const char* d : {"B", "S(1)"}) {
+      EXPECT_TRUE(PlanHas(large, p, uniform("P"), p, uniform(d), Flattened))
+          << Describe(large, p, uniform("P"), p, uniform(d));
+      EXPECT_EQ(BoxAndCheck<float>(large, p, uniform("P"), p, uniform(d), &workspace), "")
+          << Describe(large, p, uniform("P"), p, uniform(d));
+    }
+  }
+  if (WorldSize() < 4) return;
+  // A subset: axes 0 and 2 of 2 x 1 x 2, around axis 1's split; int64 sums too.
+  const Placement cube = P("cpu:[[[0,1]],[[2,3]]]");
+  const NdSbp src = Nd("(P, S(1), P)"), dst = Nd("(B, S(1), B)");
+  for (const Shape& shape : {Shape{300, 301}, Shape{5, 7}}) {
+    EXPECT_EQ(BoxAndCheck<float>(shape, cube, src, cube, dst, &workspace), "")
+        << Describe(shape, cube, src, cube, dst);
+    EXPECT_EQ(BoxAndCheck<int64_t>(shape, cube, src, cube, dst, &workspace), "")
+        << Describe(shape, cube, src, cube, dst);
+  }
+  EXPECT_TRUE(PlanHas(Shape{300, 301}, cube, src, cube, dst, [](const BoxingStep& step) {
+    return step.axes == (AxisBit(0) | AxisBit(2));
+  })) << Describe(Shape{300, 301}, cube, src, cube, dst);
+}
+
+// Between a 1-d placement and grids of the same ranks in the same order: relabels
+// where every rank holds the same box, partial values included.
+TEST(BoxTest, RelabelsBetweenHierarchiesOfTheSameRanks) {
+  const CrossCase pairs[] = {{2, "cpu:[0,1]", "cpu:[[0],[1]]"},
+                             {3, "cpu:[0,1,2]", "cpu:[[0,1,2]]"},
+                             {3, "cpu:[0,1,2]", "cpu:[[0],[1],[2]]"},
+                             {4, "cpu:[0,1,2,3]", "cpu:[[0,1],[2,3]]"}};
+  const char* const one_d[] = {"S(0)", "S(1)", "B", "P", "P(max)", "P(min)"};
+  const char* const two_d[] = {"(S(0), S(0))",     "(S(1), S(1))",     "(B, B)",    "(P, P)",
+                               "(P(max), P(max))", "(P(min), P(min))", "(P, S(0))", "(S(1), B)"};
+  BoxingWorkspace workspace;
+  int relabels = 0;
+  for (const CrossCase& pair : pairs) {
+    if (WorldSize() < pair.min_ranks) continue;
+    const Placement line = P(pair.src), grid = P(pair.dst);
+    // On 2 x 2, 8 x 12 and 7 x 5 split alike nested and flat; 6 x 10 does not.
+    for (const Shape& shape : {Shape{8, 12}, Shape{7, 5}, Shape{6, 10}}) {
+      for (const char* a : one_d) {
+        for (const char* b : two_d) {
+          EXPECT_EQ(BoxAndCheck<float>(shape, line, Nd(a), grid, Nd(b), &workspace), "")
+              << Describe(shape, line, Nd(a), grid, Nd(b));
+          EXPECT_EQ(BoxAndCheck<int32_t>(shape, grid, Nd(b), line, Nd(a), &workspace), "")
+              << Describe(shape, grid, Nd(b), line, Nd(a));
+          auto relabel = [](const BoxingStep& step) {
+            return step.kind == BoxingStep::Kind::kRelabel;
+          };
+          relabels += PlanHas(shape, line, Nd(a), grid, Nd(b), relabel) ? 1 : 0;
+        }
+      }
+    }
+  }
+  if (WorldSize() >= 2) EXPECT_GT(relabels, 0);
+}
+
 TEST(BoxTest, SameLayoutCopiesOrRunsInPlace) {
   const Placement placement = P("cpu:0-" + std::to_string(WorldSize() - 1));
   const Shape shape{4, 3};
@@ -347,28 +454,39 @@ TEST(BoxTest, SteadyStateAllocatesNothing) {
   if (WorldSize() < 4) GTEST_SKIP() << "needs 4 ranks";
   const Placement grid = P("cpu:[[0,1],[2,3]]");
   const Placement line = P("cpu:[1,2,3]");
-  const Shape shape{9, 6, 5};
+  const Placement four = P("cpu:[0,1,2,3]");
   struct Conversion {
+    Shape shape;
     const Placement& src_p;
     NdSbp src;
     const Placement& dst_p;
     NdSbp dst;
   };
+  // Strided all-to-all blocks (MPI datatypes), a flattened reduce-scatter large
+  // enough for the pairwise algorithm, a reshard, and a relabel.
   const Conversion conversions[] = {
-      {grid, Nd("(S(0), S(1))"), grid, Nd("(B, S(2))")},
-      {grid, Nd("(P, P)"), grid, Nd("(S(0), B)")},
-      {grid, Nd("(S(1), P)"), line, Nd("S(2)")},
+      {Shape{9, 6, 5}, grid, Nd("(S(0), S(1))"), grid, Nd("(B, S(2))")},
+      {Shape{9, 6, 5}, grid, Nd("(S(1), S(0))"), grid, Nd("(S(1), S(2))")},
+      {Shape{9, 6, 5}, grid, Nd("(P, P)"), grid, Nd("(S(0), B)")},
+      {Shape{9, 6, 5}, grid, Nd("(S(1), P)"), line, Nd("S(2)")},
+      {Shape{256, 301}, grid, Nd("(P, P)"), grid, Nd("(S(1), S(1))")},
+      {Shape{9, 6, 5}, four, Nd("P"), grid, Nd("(P, S(1))")},
   };
-  std::vector<float> in(shape.num_elements(), 1.0f), out(shape.num_elements());
+  std::vector<float> in(256 * 301, 1.0f), out(256 * 301);
   BoxingWorkspace workspace;
   auto run_all = [&] {
     for (const Conversion& c : conversions) {
-      Status s = Box(in.data(), out.data(), shape, DType::kF32, c.src_p, c.src, c.dst_p, c.dst,
+      Status s = Box(in.data(), out.data(), c.shape, DType::kF32, c.src_p, c.src, c.dst_p, c.dst,
                      &workspace);
       if (!s.ok()) return s;
     }
     return Status::Ok();
   };
+  ASSERT_TRUE(
+      PlanHas(conversions[4].shape, grid, conversions[4].src, grid, conversions[4].dst, Flattened));
+  ASSERT_TRUE(
+      PlanHas(conversions[5].shape, four, conversions[5].src, grid, conversions[5].dst,
+              [](const BoxingStep& step) { return step.kind == BoxingStep::Kind::kRelabel; }));
   ASSERT_TRUE(run_all().ok());  // plans, programs, communicators, staging
   ASSERT_TRUE(run_all().ok());
   const long before = memory::ThreadHeapAllocations();

@@ -6,6 +6,7 @@
 #include "core/comm/communicator.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <climits>
@@ -169,6 +170,178 @@ TYPED_TEST(TypedCommTest, AllToAllVUnevenWithDisplacements) {
   }
 }
 
+// Element (i, j, k) of the tensor rank p sends its blocks from.
+int64_t Cell(int64_t p, int64_t i, int64_t j, int64_t k) { return p * 1000 + i * 100 + j * 10 + k; }
+
+TYPED_TEST(TypedCommTest, AllToAllBlocksStridedBoxesAndRuns) {
+  using T = TypeParam;
+  Communicator& c = World();
+  const DType dtype = DTypeOf<T>::value;
+  const int32_t n = c.size(), me = c.rank();
+  // Rank q receives a 4 x width(q) x 3 box from every rank; rank 1 receives nothing.
+  auto width = [](int64_t q) -> int64_t { return q == 1 ? 0 : 2 + q % 2; };
+  const Shape send_shape{4, 6, 5};
+  std::vector<T> send(send_shape.num_elements());
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t j = 0; j < 6; ++j) {
+      for (int64_t k = 0; k < 5; ++k) send[(i * 6 + j) * 5 + k] = T(Cell(me, i, j, k));
+    }
+  }
+  // To rank q: every row, columns [q % 3, q % 3 + width(q)), depth [1, 4): strided
+  // along two dims.
+  std::vector<BlockView> send_blocks(n), recv_blocks(n);
+  for (int32_t q = 0; q < n; ++q) {
+    const int64_t begin[] = {0, q % 3, 1};
+    send_blocks[q] = BlockView::Box(send_shape, begin, Shape{4, width(q), 3});
+  }
+  // Received strided: the block from p at columns [p * w, (p + 1) * w), depth [2, 5)
+  // of a 4 x (n * w + 1) x 5 tensor, whose other elements must stay -1.
+  const int64_t w = width(me);
+  const Shape recv_shape{4, n * w + 1, 5};
+  for (int32_t p = 0; p < n; ++p) {
+    const int64_t begin[] = {0, p * w, 2};
+    recv_blocks[p] = BlockView::Box(recv_shape, begin, Shape{4, w, 3});
+  }
+  std::vector<T> recv(recv_shape.num_elements(), T(-1));
+  Status s = c.AllToAllBlocks(send.data(), send_blocks, recv.data(), recv_blocks, dtype);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t col = 0; col < n * w + 1; ++col) {
+      for (int64_t k = 0; k < 5; ++k) {
+        const bool inside = col < n * w && k >= 2;
+        const int64_t expected = inside ? Cell(col / w, i, me % 3 + col % w, k - 1) : -1;
+        EXPECT_EQ(recv[(i * (n * w + 1) + col) * 5 + k], T(expected))
+            << "at (" << i << ", " << col << ", " << k << ")";
+      }
+    }
+  }
+
+  // The same blocks received as contiguous runs, in reverse rank order: elements
+  // pair up in row-major order of the boxes.
+  const int64_t count = 4 * w * 3;
+  for (int32_t p = 0; p < n; ++p) recv_blocks[p] = BlockView::Run((n - 1 - p) * count, count);
+  std::vector<T> flat(n * count, T(-1));
+  s = c.AllToAllBlocks(send.data(), send_blocks, flat.data(), recv_blocks, dtype);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int32_t p = 0; p < n; ++p) {
+    for (int64_t e = 0; e < count; ++e) {
+      const int64_t i = e / (w * 3), j = e / 3 % w, k = e % 3;
+      EXPECT_EQ(flat[(n - 1 - p) * count + e], T(Cell(p, i, me % 3 + j, 1 + k))) << "from " << p;
+    }
+  }
+
+  // Runs only (MPI_Alltoallv underneath): two elements to each rank, one gap each.
+  std::vector<T> small_send(2 * n), small_recv(3 * n, T(-1));
+  for (int32_t q = 0; q < n; ++q) {
+    small_send[2 * q] = T(Exchanged(me, q, 0));
+    small_send[2 * q + 1] = T(Exchanged(me, q, 1));
+    send_blocks[q] = BlockView::Run(2 * q, 2);
+    recv_blocks[q] = BlockView::Run(3 * q + 1, 2);
+  }
+  s = c.AllToAllBlocks(small_send.data(), send_blocks, small_recv.data(), recv_blocks, dtype);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int32_t p = 0; p < n; ++p) {
+    EXPECT_EQ(small_recv[3 * p], T(-1));
+    EXPECT_EQ(small_recv[3 * p + 1], T(Exchanged(p, me, 0)));
+    EXPECT_EQ(small_recv[3 * p + 2], T(Exchanged(p, me, 1)));
+  }
+}
+
+// Anonymous memory of which only the touched pages are ever backed; nullptr when
+// the system refuses the mapping.
+class SparseBuffer {
+ public:
+  explicit SparseBuffer(size_t bytes) : bytes_(bytes) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    data_ = p == MAP_FAILED ? nullptr : static_cast<float*>(p);
+  }
+  ~SparseBuffer() {
+    if (data_ != nullptr) munmap(data_, bytes_);
+  }
+  float* data() const { return data_; }
+
+ private:
+  size_t bytes_;
+  float* data_;
+};
+
+TEST(CommTest, AllToAllBlocksBeyondIntDisplacements) {
+  // Blocks more than 2 GiB into their buffers: MPI_Alltoallw's displacements are int
+  // bytes, so the offset must travel inside the datatype.
+  Communicator& c = World();
+  const int32_t n = c.size(), me = c.rank();
+  const int64_t plane = 300'000'000;  // f32 elements: 1.2 GB
+  const Shape shape{2, 2, plane};
+  const int64_t recv_offset = 600'000'000;  // 2.4 GB
+  SparseBuffer send(static_cast<size_t>(shape.num_elements()) * sizeof(float));
+  SparseBuffer recv(static_cast<size_t>(recv_offset + 8 * n) * sizeof(float));
+  int ok = send.data() != nullptr && recv.data() != nullptr ? 1 : 0, all_ok = 0;
+  ASSERT_TRUE(c.AllReduce(&ok, &all_ok, 1, DType::kI32, ReduceOp::kMin).ok());
+  if (all_ok == 0) GTEST_SKIP() << "cannot map the sparse buffers";
+  auto at = [&](int64_t i, int64_t j, int64_t k) { return (i * 2 + j) * plane + k; };
+  // To rank q: (1, 0..1, 8q .. 8q+3), two runs a plane apart, 2.4 GB in. From rank
+  // p: a run of 8 at recv_offset + 8p.
+  std::vector<BlockView> send_blocks(n), recv_blocks(n);
+  for (int32_t q = 0; q < n; ++q) {
+    for (int64_t j = 0; j < 2; ++j) {
+      for (int64_t k = 0; k < 4; ++k) send.data()[at(1, j, 8 * q + k)] = float(Cell(me, q, j, k));
+    }
+    const int64_t begin[] = {1, 0, 8 * q};
+    send_blocks[q] = BlockView::Box(shape, begin, Shape{1, 2, 4});
+    recv_blocks[q] = BlockView::Run(recv_offset + 8 * q, 8);
+  }
+  Status s = c.AllToAllBlocks(send.data(), send_blocks, recv.data(), recv_blocks, DType::kF32);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int32_t p = 0; p < n; ++p) {
+    for (int64_t e = 0; e < 8; ++e) {
+      EXPECT_EQ(recv.data()[recv_offset + 8 * p + e], float(Cell(p, me, e / 4, e % 4)))
+          << "from " << p;
+    }
+  }
+}
+
+TYPED_TEST(TypedCommTest, ReduceScatterVLargeUnevenBlocks) {
+  // Blocks large enough for the pairwise algorithm (MpiCommunicator), one empty.
+  using T = TypeParam;
+  Communicator& c = World();
+  const DType dtype = DTypeOf<T>::value;
+  std::vector<int64_t> counts(c.size());
+  for (int32_t r = 0; r < c.size(); ++r) counts[r] = r == 1 ? 0 : 20000 + 1000 * r;
+  const int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t{0});
+  int64_t begin = 0;
+  for (int32_t r = 0; r < c.rank(); ++r) begin += counts[r];
+  std::vector<T> send(total);
+  for (int64_t k = 0; k < total; ++k) send[k] = T(Input(c.rank(), k));
+  for (ReduceOp op : kOps) {
+    std::vector<T> recv(counts[c.rank()] + 1, T(99));
+    ASSERT_TRUE(c.ReduceScatterV(send.data(), recv.data(), counts, dtype, op).ok());
+    for (int64_t k = 0; k < counts[c.rank()]; ++k) {
+      ASSERT_EQ(recv[k], T(Reduced(op, c.size(), begin + k))) << ReduceOpName(op) << " k=" << k;
+    }
+    EXPECT_EQ(recv[counts[c.rank()]], T(99)) << "wrote past its block";
+  }
+}
+
+TEST(CommTest, PairwiseReduceScatterLeavesUserMessagesAlone) {
+  // A user message already in flight with the same peers and tag must not be taken
+  // by the reduce-scatter's internal exchange.
+  Communicator& c = World();
+  if (c.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const int32_t next = (c.rank() + 1) % c.size(), prev = (c.rank() + c.size() - 1) % c.size();
+  int32_t note = 1000 + c.rank(), got = -1;
+  if (c.rank() == 0) ASSERT_TRUE(c.Send(&note, 1, DType::kI32, next, 0).ok());  // eager
+  const std::vector<int64_t> counts(c.size(), 20000);
+  std::vector<int32_t> send(20000 * c.size(), 1), recv(20000, 0);
+  ASSERT_TRUE(c.ReduceScatterV(send.data(), recv.data(), counts, DType::kI32, ReduceOp::kSum).ok());
+  EXPECT_EQ(recv[0], c.size());
+  EXPECT_EQ(recv[19999], c.size());
+  if (c.rank() == 1) {
+    ASSERT_TRUE(c.Recv(&got, 1, DType::kI32, prev, 0).ok());
+    EXPECT_EQ(got, 1000);
+  }
+}
+
 TYPED_TEST(TypedCommTest, BroadcastFromEveryRoot) {
   using T = TypeParam;
   Communicator& c = World();
@@ -303,6 +476,49 @@ TEST(CommTest, ArgumentErrorsNameTheArgument) {
   }
   // NULL is fine where the count is 0 (an empty slice of an uneven split).
   EXPECT_TRUE(c.AllReduce(nullptr, nullptr, 0, DType::kF32, ReduceOp::kSum).ok());
+}
+
+TEST(CommTest, AllToAllBlocksArgumentErrors) {
+  Communicator& c = World();
+  const int32_t n = c.size(), me = c.rank();
+  const std::string ns = std::to_string(n), mes = std::to_string(me);
+  float x[16] = {};
+  std::vector<BlockView> ones(n, BlockView::Run(0, 1));
+  ExpectError(c.AllToAllBlocks(x, std::vector<BlockView>(n + 1), x, ones, DType::kF32),
+              StatusCode::kInvalidArgument,
+              "AllToAllBlocks: send_blocks has " + std::to_string(n + 1) +
+                  " entries but the communicator has " + ns + " ranks");
+  std::vector<BlockView> bad = ones;
+  bad[0].box = Shape{1, 1};
+  ExpectError(c.AllToAllBlocks(x, ones, x, bad, DType::kF32), StatusCode::kInvalidArgument,
+              "AllToAllBlocks: recv_blocks[0] has a 2-d box [1,1] in a 1-d tensor [1]");
+  const int64_t begin[] = {2};
+  bad[0] = BlockView::Box(Shape{4}, begin, Shape{3});
+  ExpectError(c.AllToAllBlocks(x, bad, x, ones, DType::kF32), StatusCode::kOutOfRange,
+              "AllToAllBlocks: send_blocks[0]: box [3] at begin[0] = 2 does not fit dim 0 of the "
+              "tensor [4]");
+  bad[0] = BlockView::Run(-1, 2);
+  ExpectError(c.AllToAllBlocks(x, bad, x, ones, DType::kF32), StatusCode::kOutOfRange,
+              "AllToAllBlocks: send_blocks[0]: box [2] at begin[0] = -1 does not fit dim 0 of the "
+              "tensor [1]");
+  bad = ones;
+  bad[me] = BlockView::Run(0, 2);
+  ExpectError(c.AllToAllBlocks(x, ones, x, bad, DType::kF32), StatusCode::kInvalidArgument,
+              "AllToAllBlocks: this rank (" + mes +
+                  ") sends 1 elements to itself but recv_blocks[" + mes + "] holds 2");
+  ExpectError(c.AllToAllBlocks(nullptr, ones, x, ones, DType::kF32), StatusCode::kInvalidArgument,
+              "AllToAllBlocks: send is NULL but holds " + ns + " elements");
+  ExpectError(c.AllToAllBlocks(x, ones, x, ones, DType::kF16), StatusCode::kInvalidArgument,
+              "AllToAllBlocks: dtype f16 is not supported by communicators (supported: f32, f64, "
+              "i32, i64)");
+  const int64_t wide[] = {0, 0};
+  bad[0] = BlockView::Box(Shape{2, int64_t{INT_MAX}}, wide, Shape{2, int64_t{INT_MAX}});
+  ExpectError(c.AllToAllBlocks(x, bad, x, ones, DType::kF32), StatusCode::kOutOfRange,
+              "AllToAllBlocks: send_blocks[0] holds 4294967294 elements, more than this "
+              "backend's limit of 2147483647");
+  // Empty blocks and NULL buffers go together.
+  std::vector<BlockView> empty(n, BlockView::Run(0, 0));
+  EXPECT_TRUE(c.AllToAllBlocks(nullptr, empty, nullptr, empty, DType::kF32).ok());
 }
 
 TEST(RegistryTest, WorldAndPlacementCommunicatorsAreCached) {

@@ -167,6 +167,19 @@ TEST(HierarchicalTest, OtherCollectivesAreTheFlatOnes) {
             "AllReduce: send is NULL but holds 2 elements");
 }
 
+TEST(HierarchicalTest, BlockCollectivesAreNotOffered) {
+  // The base class's default: a backend must opt in to strided blocks.
+  auto h = Make(2, HierarchicalAlgorithm::kShardedHosts, 0);
+  ASSERT_NE(h, nullptr);
+  int64_t x = 0;
+  const std::vector<BlockView> blocks(h->size(), BlockView::Run(0, 0));
+  Status s = h->AllToAllBlocks(&x, blocks, &x, blocks, DType::kI64);
+  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(s.message(),
+            "AllToAllBlocks: this communicator's backend cannot move strided blocks; pack them "
+            "and use AllToAllV");
+}
+
 void ExpectCreateError(const HierarchicalOptions& options, const std::string& message) {
   auto made = HierarchicalCommunicator::Create(World(), options);
   EXPECT_EQ(made.status().code(), StatusCode::kInvalidArgument);
