@@ -15,6 +15,8 @@ for sym in tess_init tess_finalize tess_placement_parse tess_layout_create tess_
     tess_box tess_boxing_plan_create tess_boxing_plan_string tess_allreduce \
     tess_bucketed_allreducer_create tess_bucketed_allreduce tess_set_collective_timeout \
     tess_collective_timeout; do
-  printf '%s\n' "$defined" | grep -qx "$sym" || { echo "FAIL: $sym is not exported"; exit 1; }
+  # A here-string, not a pipe: grep -q exits at the first match, and under pipefail the
+  # writer's SIGPIPE would then fail the check at random.
+  grep -qx "$sym" <<<"$defined" || { echo "FAIL: $sym is not exported"; exit 1; }
 done
 echo "PASS: $(printf '%s\n' "$defined" | wc -l) symbols, all tess_*"

@@ -89,7 +89,10 @@ Status RankProgram::Run(const void* in, void* out, BoxingWorkspace& workspace) c
       current_slot = slot;
     }
     if (s.kind == BoxingStep::Kind::kRelabel) {
-      if (step.active && next != current) std::memcpy(next, current, step.out_count * elem);
+      // An empty piece may be NULL, and memcpy's pointers must not be NULL even for 0 bytes.
+      if (step.active && next != current && step.out_count > 0) {
+        std::memcpy(next, current, step.out_count * elem);
+      }
     } else if (step.active) {
       if (s.kind == BoxingStep::Kind::kReshard) {
         TESS_RETURN_IF_ERROR(step.reshard->Run(current, next, *step.comm));

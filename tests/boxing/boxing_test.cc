@@ -368,7 +368,9 @@ TEST(BoxTest, RelabelsBetweenHierarchiesOfTheSameRanks) {
       }
     }
   }
-  if (WorldSize() >= 2) EXPECT_GT(relabels, 0);
+  if (WorldSize() >= 2) {
+    EXPECT_GT(relabels, 0);
+  }
 }
 
 TEST(BoxTest, SameLayoutCopiesOrRunsInPlace) {

@@ -330,7 +330,9 @@ TEST(CommTest, PairwiseReduceScatterLeavesUserMessagesAlone) {
   if (c.size() < 2) GTEST_SKIP() << "needs 2 ranks";
   const int32_t next = (c.rank() + 1) % c.size(), prev = (c.rank() + c.size() - 1) % c.size();
   int32_t note = 1000 + c.rank(), got = -1;
-  if (c.rank() == 0) ASSERT_TRUE(c.Send(&note, 1, DType::kI32, next, 0).ok());  // eager
+  if (c.rank() == 0) {
+    ASSERT_TRUE(c.Send(&note, 1, DType::kI32, next, 0).ok());  // eager
+  }
   const std::vector<int64_t> counts(c.size(), 20000);
   std::vector<int32_t> send(20000 * c.size(), 1), recv(20000, 0);
   ASSERT_TRUE(c.ReduceScatterV(send.data(), recv.data(), counts, DType::kI32, ReduceOp::kSum).ok());
