@@ -16,27 +16,12 @@
 #include "capi/tensor_test_util.h"
 #include "tessera/dlpack.h"
 #include "tessera/tessera.h"
+#include "tests/capi/world_test_util.h"
 
 namespace tessera::capi_test {
 namespace {
 
-int WorldSize() {
-  int32_t n = 0;
-  EXPECT_EQ(tess_world_size(&n), TESS_OK);
-  return n;
-}
-
-int WorldRank() {
-  int32_t r = -1;
-  EXPECT_EQ(tess_world_rank(&r), TESS_OK);
-  return r;
-}
-
-std::string WorldText() {
-  std::string text = "cpu:[";
-  for (int r = 0; r < WorldSize(); ++r) text += (r ? "," : "") + std::to_string(r);
-  return text + "]";
-}
+std::string WorldText() { return CpuOf(WorldRanks()); }
 
 std::vector<float> Values(int64_t n, int salt) {
   std::vector<float> v(static_cast<size_t>(n));
