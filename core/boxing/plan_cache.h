@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "core/boxing/boxing_plan.h"
+#include "core/common/cache_stats.h"
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/placement/placement.h"
@@ -61,13 +62,7 @@ class PlanCache {
   // Inserts or replaces the entry for `key`, evicting the least recent when full.
   void Put(const PlanKeyRef& key, size_t hash, const CachedBoxing& value);
 
-  struct Stats {
-    uint64_t hits = 0;
-    uint64_t misses = 0;
-    uint64_t evictions = 0;
-    size_t size = 0;
-    size_t capacity = 0;
-  };
+  using Stats = CacheStats;
   Stats stats() const;
   // Drops every entry and zeroes the counters.
   void Clear();

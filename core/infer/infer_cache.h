@@ -22,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/common/cache_stats.h"
 #include "core/common/status.h"
 #include "core/infer/infer.h"
 #include "core/infer/tensor_meta.h"
@@ -45,13 +46,7 @@ class InferCache {
       const op::OpDef& def, const std::vector<TensorMeta>& inputs, const op::AttrMap& attrs,
       const std::vector<SbpConstraint>& constraints = {});
 
-  struct Stats {
-    uint64_t hits = 0;
-    uint64_t misses = 0;
-    uint64_t evictions = 0;
-    size_t size = 0;
-    size_t capacity = 0;
-  };
+  using Stats = CacheStats;
   Stats stats() const;
 
   // Drops every entry and zeroes the counters.
