@@ -95,7 +95,6 @@ struct CTYPE {};
  *   %typemap(...) (const tess_tensor* const* inputs, size_t num_inputs)
  *                                                   tess_apply's inputs (and, by
  *                                                   %apply, any list of tensors);
- * and Python alone:
  *   %typemap(...) (const void* const* TESS_IN_BUFFER_LIST,
  *                  const size_t* TESS_IN_BYTES_LIST, size_t TESS_LIST_LEN)
  *                                                   host buffers the C API reads,
@@ -161,6 +160,7 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 #endif
 %tess_expose(tess_world_rank)
 %tess_expose(tess_world_size)
+%tess_expose(tess_cuda_info)
 
 /* Placements. */
 %tess_expose_constant(TESS_DEVICE_CPU)
@@ -346,11 +346,7 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_plan_num_mem_cases)
 %tess_expose(tess_plan_mem_case_bytes)
 %tess_expose(tess_plan_mem_case_name)
-#if defined(SWIGPYTHON)
-/* A list of local buffers with their sizes: only Python has the typemap
- * (TESS_IN_BUFFER_LIST); Java and Go run plans on tensors. */
 %tess_expose(tess_plan_run_local)
-#endif
 
 /* Every out-param name the header uses. A new function whose out-param has a new
  * name adds it here. */
@@ -361,7 +357,8 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
   T* out_plans_built, T* out_buckets, T* out_in_place_buckets, T* out_first_output,
   T* out_num_outputs, T* out_values, T* out_ops, T* out_inputs, T* out_outputs,
   T* out_registers, T* out_steps, T* out_boxing_steps, T* out_runs, T* out_allocator_calls,
-  T* out_heap_allocations, T* out_block_bytes, T* out_lower_bound, T* out_no_reuse_bytes
+  T* out_heap_allocations, T* out_block_bytes, T* out_lower_bound, T* out_no_reuse_bytes,
+  T* out_built_with_cuda, T* out_device_count
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)
@@ -402,12 +399,11 @@ TESS_OUT_PARAMS(double)
 };
 %apply void* TESS_INOUT_BUFFER { void* buffer };
 %apply void* const* TESS_BUFFER_LIST { void* const* buffers };
-#if defined(SWIGPYTHON)
+/* tess_plan_run_local's pieces. */
 %apply (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
         size_t TESS_LIST_LEN) {
   (const void* const* locals, const size_t* local_bytes, size_t num_inputs)
 };
-#endif
 
 %include "tessera/tessera.h"
 

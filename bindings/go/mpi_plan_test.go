@@ -239,9 +239,24 @@ func checkRun(t *testing.T, m *mlp, what string, inst *PlanInstance, rank int32,
 	if again := must(OutputLocal[float32](inst, 0)); !reflect.DeepEqual(again, mine) {
 		t.Errorf("%s: B input gave %v, S(0) gave %v", what, again, mine)
 	}
+
+	// Each rank's own piece of x (its rows of the S(0) split) straight in: the same
+	// output piece as Run(tensor) gave.
+	xp, _ := piece(x, mlpXShape, specOf(m.world, m.s0), rank)
+	if err := RunLocal(inst, xp); err != nil {
+		t.Fatalf("%s: RunLocal: %v", what, err)
+	}
+	if again := must(OutputLocal[float32](inst, 0)); !reflect.DeepEqual(again, mine) {
+		t.Errorf("%s: RunLocal gave %v, Run gave %v", what, again, mine)
+	}
+	if len(xp) > 0 { // every rank: 7 rows over at most 4 ranks
+		wantErr(t, what+": RunLocal short piece", RunLocal(inst, xp[1:]), InvalidArgument,
+			fmt.Sprintf(`tess_plan_run_local: input #0 ("x") has %d bytes but this rank's piece has %d`,
+				4*(len(xp)-1), 4*len(xp)))
+	}
 }
 
-// checkMLPPlan compiles program, runs it on inputs 10, 20, 10 (two runs each) and
+// checkMLPPlan compiles program, runs it on inputs 10, 20, 10 (three runs each) and
 // checks the outputs and the statistics.
 func checkMLPPlan(t *testing.T, m *mlp, what string, program *Program, rank, size int32) {
 	t.Helper()
@@ -264,7 +279,7 @@ func checkMLPPlan(t *testing.T, m *mlp, what string, program *Program, rank, siz
 		t.Logf("%s on %d ranks: %+v", what, size, s)
 	}
 	if s.Registers <= 0 || s.Steps != 6+s.BoxingSteps || (size > 1 && s.BoxingSteps <= 0) ||
-		s.Runs != 6 || s.AllocatorCallsLastRun != 0 || s.HeapAllocationsLastRun > 0 {
+		s.Runs != 9 || s.AllocatorCallsLastRun != 0 || s.HeapAllocationsLastRun > 0 {
 		t.Errorf("%s: stats on %d ranks: %+v", what, size, s)
 	}
 	if len(s.MemCases) != 1 {
@@ -275,7 +290,7 @@ func checkMLPPlan(t *testing.T, m *mlp, what string, program *Program, rank, siz
 		c.NoReuseBytes < c.BlockBytes {
 		t.Errorf("%s: memory case %+v", what, c)
 	}
-	if str := inst.String(); str != "PlanInstance(1 outputs, 6 runs)" {
+	if str := inst.String(); str != "PlanInstance(1 outputs, 9 runs)" {
 		t.Errorf("%s: String() = %q", what, str)
 	}
 }

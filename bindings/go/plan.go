@@ -8,6 +8,7 @@ package tessera
 import (
 	"fmt"
 	"runtime"
+	"unsafe"
 
 	"tessera/internal/capi"
 )
@@ -303,6 +304,56 @@ func (i *PlanInstance) Run(inputs ...*Tensor) error {
 	runtime.KeepAlive(i)
 	runtime.KeepAlive(inputs)
 	return err
+}
+
+// runLocal runs the plan on views, this rank's pieces as bytes (nil: none).
+func (i *PlanInstance) runLocal(views [][]byte) error {
+	pairs := make([][2]uintptr, len(views))
+	for k, v := range views {
+		if len(v) > 0 {
+			pairs[k] = [2]uintptr{uintptr(unsafe.Pointer(&v[0])), uintptr(len(v))}
+		}
+	}
+	err := capi.Plan_run_local(i.c(), pairs)
+	// Also makes the pieces escape to the heap, which does not move under C.
+	runtime.KeepAlive(views)
+	runtime.KeepAlive(i)
+	return err
+}
+
+// RunLocal runs the plan on this rank's pieces of its inputs, all of element type T:
+// locals[k] holds input k's piece in its declared nd-sbp (row-major), exactly the
+// piece's length (nil on a rank the input's placement lacks). Nothing is boxed or
+// copied into tensors. Collective, like Run.
+func RunLocal[T Element](i *PlanInstance, locals ...[]T) error {
+	views := make([][]byte, len(locals))
+	for k, l := range locals {
+		views[k] = bytesOf(l)
+	}
+	return i.runLocal(views)
+}
+
+// RunLocalMixed is RunLocal for inputs of several element types: each of locals is a
+// []float32, []float64, []int32 or []int64 (the input's type) or nil.
+func (i *PlanInstance) RunLocalMixed(locals ...any) error {
+	views := make([][]byte, len(locals))
+	for k, l := range locals {
+		switch v := l.(type) {
+		case nil:
+		case []float32:
+			views[k] = bytesOf(v)
+		case []float64:
+			views[k] = bytesOf(v)
+		case []int32:
+			views[k] = bytesOf(v)
+		case []int64:
+			views[k] = bytesOf(v)
+		default:
+			return invalid("PlanInstance.RunLocalMixed: locals[%d] is a %T, not a []float32, "+
+				"[]float64, []int32 or []int64", k, l)
+		}
+	}
+	return i.runLocal(views)
 }
 
 // Push copies one input set into the next free slot of a plan compiled with

@@ -3,6 +3,7 @@ package tessera
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"strings"
@@ -119,6 +120,33 @@ func TestPlanTwoOutputs(t *testing.T) {
 	}
 	_, err := OutputLocal[float32](inst, 0)
 	wantErr(t, "wrong dtype out", err, InvalidArgument, "OutputLocalInto: output #0 is f64, not f32")
+
+	// The same program on this rank's pieces (one rank: the whole inputs).
+	xNeg, iNeg := make([]float64, len(planX)), make([]int64, len(planI))
+	reluNeg, sumNeg := make([]float64, len(planX)), make([]int64, len(planI))
+	for k := range planX {
+		xNeg[k], iNeg[k] = -planX[k], -planI[k]
+		if xNeg[k] > 0 {
+			reluNeg[k] = xNeg[k]
+		}
+		sumNeg[k] = iNeg[k] + iNeg[k]
+	}
+	if err := inst.RunLocalMixed(xNeg, iNeg); err != nil {
+		t.Fatal(err)
+	}
+	if got := must(OutputLocal[float64](inst, 0)); !reflect.DeepEqual(got, reluNeg) {
+		t.Errorf("RunLocalMixed relu output %v, want %v", got, reluNeg)
+	}
+	if got := must(OutputLocal[int64](inst, 1)); !reflect.DeepEqual(got, sumNeg) {
+		t.Errorf("RunLocalMixed add output %v, want %v", got, sumNeg)
+	}
+	if r := must(inst.Stats()).Runs; r != 3 {
+		t.Errorf("runs after RunLocalMixed: %d", r)
+	}
+	wantErr(t, "RunLocalMixed of a string", inst.RunLocalMixed(xNeg, "i"), InvalidArgument,
+		"PlanInstance.RunLocalMixed: locals[1] is a string, not a []float32, []float64, []int32 or []int64")
+	wantErr(t, "RunLocal of one input for two", RunLocal(inst, xNeg), InvalidArgument,
+		"tess_plan_run_local: the program takes 2 inputs but got 1")
 }
 
 func TestProgramBadInput(t *testing.T) {
@@ -215,6 +243,35 @@ func TestPlanInstanceBadInput(t *testing.T) {
 	f64 := must(FromHost(planX, planShape, f.p, f.s0))
 	defer f64.Close()
 	wantErr(t, "wrong dtype", inst.Run(f64), InvalidArgument, "f64")
+	// RunLocal: the C API checks the count and each piece's byte size.
+	wantErr(t, "RunLocal two pieces", RunLocal(inst, make([]float32, 6), make([]float32, 6)),
+		InvalidArgument, "tess_plan_run_local: the program takes 1 inputs but got 2")
+	wantErr(t, "RunLocal no pieces", RunLocal[float32](inst), InvalidArgument,
+		"the program takes 1 inputs but got 0")
+	wantErr(t, "RunLocal short piece", RunLocal(inst, make([]float32, 5)), InvalidArgument,
+		`tess_plan_run_local: input #0 ("x") has 20 bytes but this rank's piece has 24`)
+	wantErr(t, "RunLocal long piece", RunLocal(inst, make([]float32, 7)), InvalidArgument,
+		`input #0 ("x") has 28 bytes but this rank's piece has 24`)
+	wantErr(t, "RunLocal nil piece", RunLocal[float32](inst, nil), InvalidArgument,
+		`input #0 ("x") has 0 bytes but this rank's piece has 24`)
+	wantErr(t, "RunLocalMixed nil piece", inst.RunLocalMixed(nil), InvalidArgument,
+		`input #0 ("x") has 0 bytes but this rank's piece has 24`)
+	wantErr(t, "RunLocalMixed of a [][]float32", inst.RunLocalMixed([][]float32{{1}}),
+		InvalidArgument, "locals[0] is a [][]float32, not a []float32")
+	if r := must(inst.Stats()).Runs; r != 0 {
+		t.Errorf("runs after bad inputs: %d", r)
+	}
+	piece := []float32{-1, 2, -3, 4, 0.5, -0.5}
+	if err := RunLocal(inst, piece); err != nil {
+		t.Fatal(err)
+	}
+	relu := make([]float32, len(piece))
+	for k, v := range piece {
+		relu[k] = float32(math.Max(float64(v), 0))
+	}
+	if got := must(OutputLocal[float32](inst, 0)); !reflect.DeepEqual(got, relu) {
+		t.Errorf("RunLocal after bad inputs: %v, want %v", got, relu)
+	}
 	if err := inst.Run(good); err != nil {
 		t.Fatal(err)
 	}
@@ -408,6 +465,15 @@ func TestPlanPipeline(t *testing.T) {
 	}
 	if err := <-pushed; err != nil {
 		t.Fatalf("pusher: %v", err)
+	}
+	// With no set waiting, a plain run works on the pipelined instance too.
+	if err := RunLocal(inst, planX); err != nil {
+		t.Fatal(err)
+	}
+	for e, g := range must(OutputLocal[float64](inst, 0)) {
+		if g != -planX[e] {
+			t.Errorf("RunLocal element %d: got %v, want %v", e, g, -planX[e])
+		}
 	}
 	wantErr(t, "nothing pushed", inst.RunPushed(0), DeadlineExceeded, "nothing was pushed")
 	if err := inst.ClosePipeline(); err != nil {

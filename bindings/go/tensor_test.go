@@ -2,6 +2,7 @@ package tessera
 
 import (
 	"math"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -223,10 +224,63 @@ func TestTensorCreation(t *testing.T) {
 	wantErr(t, "Arange step 0", err, InvalidArgument, "step non-zero")
 	_, err = Rand([]int64{2}, "i32", 1, f.p, f.b)
 	wantErr(t, "Rand i32", err, InvalidArgument, "dtype i32 is not a floating type")
+}
+
+func TestCudaInfo(t *testing.T) {
+	built, count, err := CudaInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count < 0 || (!built && count != 0) {
+		t.Errorf("CudaInfo() = %v, %d", built, count)
+	}
+	// BUILD sets it from the build configuration (tools/cuda.bzl's if_cuda).
+	if env, ok := os.LookupEnv("TESSERA_TEST_CUDA_BUILD"); ok && built != (env == "1") {
+		t.Errorf("CudaInfo() says built with CUDA %v, but TESSERA_TEST_CUDA_BUILD is %q", built, env)
+	}
+}
+
+// A cuda placement behaves as CudaInfo says: Unimplemented without a CUDA build,
+// Unavailable without a device, a round trip through Add with one.
+func TestCudaPlacementFollowsCudaInfo(t *testing.T) {
+	f := newFixture(t)
+	built, count, err := CudaInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cuda := must(ParsePlacement("cuda:[0]"))
 	defer cuda.Close()
-	_, err = Zeros([]int64{2}, "f32", cuda, f.b)
-	wantErr(t, "cuda", err, Unimplemented, "only cpu placements hold eager tensors")
+	shape := []int64{2, 3}
+	x, err := FromHost(xVals, shape, cuda, f.s0)
+	switch {
+	case !built:
+		wantErr(t, "cuda without a CUDA build", err, Unimplemented,
+			"tess_tensor_from_host: eager tensors on cuda:[0]: this Tessera was built without CUDA, "+
+				"so only cpu placements hold eager tensors (build with --config=cuda)")
+		return
+	case count == 0:
+		wantErr(t, "cuda without a device", err, Unavailable, "no CUDA device visible")
+		return
+	case err != nil:
+		t.Fatalf("FromHost on cuda:[0] with %d devices: %v", count, err)
+	}
+	defer x.Close()
+	y := make([]float32, len(xVals))
+	want := make([]float32, len(xVals))
+	for i := range y {
+		y[i] = float32(i*5%17-8) * 0.5
+		want[i] = xVals[i] + y[i]
+	}
+	ty := must(FromHost(y, shape, cuda, f.b))
+	defer ty.Close()
+	sum := must(Add(x, ty))
+	defer sum.Close()
+	if got := must(ToHost[float32](sum)); !reflect.DeepEqual(got, want) {
+		t.Errorf("cuda add: got %v, want %v", got, want)
+	}
+	if s := sum.String(); !strings.HasPrefix(s, "[2,3] f32 cuda:[0] ") {
+		t.Errorf("cuda sum: %s", s)
+	}
 }
 
 func TestTensorToGlobal(t *testing.T) {

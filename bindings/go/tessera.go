@@ -117,6 +117,19 @@ func WorldSize() (int32, error) {
 	return out[0], err
 }
 
+// CudaInfo says whether cuda placements can hold tensors in this process: whether
+// the library was built with CUDA (--config=cuda) and how many CUDA devices the
+// process sees (0 without a CUDA build or a GPU). Without a CUDA build tensor calls on
+// cuda placements fail with Unimplemented, with one but no device with Unavailable.
+// Local.
+func CudaInfo() (builtWithCUDA bool, deviceCount int32, err error) {
+	built, count := []int32{0}, []int32{0}
+	if err := capi.Cuda_info(built, count); err != nil {
+		return false, 0, err
+	}
+	return built[0] != 0, count[0], nil
+}
+
 // --- Placement -------------------------------------------------------------------
 
 // Placement is a device type plus an N-d array of ranks. Immutable; safe to read

@@ -16,8 +16,8 @@
  * - Host buffers are []byte (the C API keeps no pointer): TESS_IN_BUFFER and
  *   TESS_INOUT_BUFFER pass an empty slice as NULL; TESS_OUT_BUFFER's length is the
  *   byte count, and so is TESS_IN_BUFFER's when paired with TESS_IN_BYTES.
- *   TESS_BUFFER_LIST is an []uintptr of addresses. TESS_OPT_SHAPE is an []int64, nil
- *   for NULL.
+ *   TESS_BUFFER_LIST is an []uintptr of addresses, TESS_IN_BUFFER_LIST a [][2]uintptr
+ *   of {address, byte count} pairs. TESS_OPT_SHAPE is an []int64, nil for NULL.
  * - tess_apply takes []uintptr handles for its inputs and an []uintptr whose length
  *   is the capacity for its outputs, filled from index 0 (the rest stay 0).
  */
@@ -175,6 +175,31 @@ TESS_GO_ARRAY(int64_t, "[]int64")
  * not move while it is inside a C call. */
 %typemap(gotype) void* const* TESS_BUFFER_LIST "[]uintptr"
 %typemap(in) void* const* TESS_BUFFER_LIST { $1 = ($1_ltype)$input.array; }
+
+/* [][2]uintptr{{address, bytes}, ...} (address 0 for NULL), for the same reason; the
+ * caller keeps the buffers alive over the call. */
+%typemap(gotype) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+                  size_t TESS_LIST_LEN) "[][2]uintptr"
+%typemap(in) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+              size_t TESS_LIST_LEN) (const void** pointers = NULL, size_t* sizes = NULL) {
+  const uintptr_t* pairs = (const uintptr_t*)$input.array;
+  size_t n = (size_t)$input.len, i;
+  pointers = (const void**)malloc(sizeof(void*) * (n + 1));
+  sizes = (size_t*)malloc(sizeof(size_t) * (n + 1));
+  if (pointers == NULL || sizes == NULL) _swig_gopanic("out of memory");
+  for (i = 0; i < n; ++i) {
+    pointers[i] = (const void*)pairs[2 * i];
+    sizes[i] = (size_t)pairs[2 * i + 1];
+  }
+  $1 = ($1_ltype)pointers;
+  $2 = ($2_ltype)sizes;
+  $3 = n;
+}
+%typemap(freearg) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+                   size_t TESS_LIST_LEN) {
+  free((void*)pointers$argnum);
+  free(sizes$argnum);
+}
 
 %typemap(gotype) const int64_t* TESS_OPT_SHAPE "[]int64"
 %typemap(in) const int64_t* TESS_OPT_SHAPE { $1 = (int64_t*)$input.array; }

@@ -19,7 +19,8 @@
  *   (the position is ignored): TESS_IN_BUFFER and TESS_INOUT_BUFFER may be null;
  *   TESS_OUT_BUFFER's capacity is the byte count, and so is TESS_IN_BUFFER's when
  *   paired with TESS_IN_BYTES; TESS_BUFFER_LIST is a ByteBuffer[] (null elements
- *   allowed). TESS_OPT_SHAPE is a long[] or null.
+ *   allowed), and so is TESS_IN_BUFFER_LIST, each capacity its byte count (a null
+ *   element: NULL, 0 bytes). TESS_OPT_SHAPE is a long[] or null.
  * - tess_apply takes long[] handles (Tensor.getCPtr) for its inputs and a long[]
  *   whose length is the capacity for its outputs, filled from index 0 (the rest
  *   stay 0).
@@ -99,6 +100,35 @@ static int tess_java_check_out(JNIEnv* jenv, jarray array) {
     int[] out = {0};
     world_size(out);
     return out[0];
+  }
+
+  /** What CUDA this process has: see {@link #cudaInfo}. */
+  public static final class CudaInfo {
+    /** The library was built with CUDA (--config=cuda). */
+    public final boolean builtWithCuda;
+    /** CUDA devices visible to this process (0 without a CUDA build or a GPU). */
+    public final int deviceCount;
+
+    CudaInfo(boolean builtWithCuda, int deviceCount) {
+      this.builtWithCuda = builtWithCuda;
+      this.deviceCount = deviceCount;
+    }
+
+    @Override
+    public String toString() {
+      return "CudaInfo(builtWithCuda=" + builtWithCuda + ", deviceCount=" + deviceCount + ")";
+    }
+  }
+
+  /**
+   * Whether cuda placements can hold tensors here: without a CUDA build their tensor
+   * calls throw UNIMPLEMENTED, with one but no device UNAVAILABLE. Local.
+   */
+  public static CudaInfo cudaInfo() {
+    int[] built = {0};
+    int[] count = {0};
+    cuda_info(built, count);
+    return new CudaInfo(built[0] != 0, count[0]);
   }
 
   /** Parses a dtype name ("f32", "f64", "i32", "i64", "f16", "bf16") into DTYPE_*. */
@@ -388,6 +418,50 @@ static void* tess_java_buffer_address(JNIEnv* jenv, jobject buffer) {
   $1 = $input != NULL ? pointers : NULL;
 }
 %typemap(freearg) void* const* TESS_BUFFER_LIST { free(pointers$argnum); }
+
+/* ByteBuffer[] of direct buffers read in full: each capacity is its byte count; a null
+ * element passes (NULL, 0), which the C API accepts only for an empty piece. */
+%typemap(jni) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+               size_t TESS_LIST_LEN) "jobjectArray"
+%typemap(jtype) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+                 size_t TESS_LIST_LEN) "java.nio.ByteBuffer[]"
+%typemap(jstype) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+                  size_t TESS_LIST_LEN) "java.nio.ByteBuffer[]"
+%typemap(javain) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+                  size_t TESS_LIST_LEN) "$javainput"
+%typemap(in) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+              size_t TESS_LIST_LEN) (const void** pointers = NULL, size_t* sizes = NULL) {
+  jsize len = 0, i;
+  if ($input != NULL) len = (*jenv)->GetArrayLength(jenv, $input);
+  pointers = (const void**)calloc((size_t)len + 1, sizeof(void*));
+  sizes = (size_t*)calloc((size_t)len + 1, sizeof(size_t));
+  if (pointers == NULL || sizes == NULL) {
+    free((void*)pointers);
+    free(sizes);
+    SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, "buffers");
+    return $null;
+  }
+  for (i = 0; i < len; ++i) {
+    jobject buffer = (*jenv)->GetObjectArrayElement(jenv, $input, i);
+    if (buffer == NULL) continue;
+    pointers[i] = tess_java_buffer_address(jenv, buffer);
+    sizes[i] = (size_t)(*jenv)->GetDirectBufferCapacity(jenv, buffer);
+    (*jenv)->DeleteLocalRef(jenv, buffer);
+    if ((*jenv)->ExceptionCheck(jenv)) {
+      free((void*)pointers);
+      free(sizes);
+      return $null;
+    }
+  }
+  $1 = ($1_ltype)($input != NULL ? pointers : NULL);
+  $2 = ($2_ltype)($input != NULL ? sizes : NULL);
+  $3 = (size_t)len;
+}
+%typemap(freearg) (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
+                   size_t TESS_LIST_LEN) {
+  free((void*)pointers$argnum);
+  free(sizes$argnum);
+}
 
 %typemap(jni) const int64_t* TESS_OPT_SHAPE "jlongArray"
 %typemap(jtype) const int64_t* TESS_OPT_SHAPE "long[]"

@@ -152,6 +152,73 @@
   }
 
   /**
+   * Runs the plan on this rank's pieces of the inputs: {@code locals[i]}, a direct
+   * buffer in native byte order, holds input i's piece in its declared nd-sbp
+   * (row-major); its capacity must be the piece's byte count exactly (null, or empty,
+   * on a rank the input's placement lacks). Nothing is boxed or copied into tensors.
+   * Collective, like {@link #run}.
+   */
+  public PlanInstance runLocal(java.nio.ByteBuffer... locals) {
+    Tessera.plan_run_local(this, locals);
+    return this;
+  }
+
+  /**
+   * Direct copies of {@code locals}' arrays (float[], double[], int[], long[]; null
+   * stays null); INVALID_ARGUMENT naming any other element.
+   */
+  private static java.nio.ByteBuffer[] buffersOf(String function, Object[] locals) {
+    if (locals == null) {
+      return null;
+    }
+    java.nio.ByteBuffer[] buffers = new java.nio.ByteBuffer[locals.length];
+    for (int i = 0; i < locals.length; ++i) {
+      Object a = locals[i];
+      if (a == null) {
+        continue;
+      } else if (a instanceof float[]) {
+        buffers[i] = Tensor.bufferOf((float[]) a);
+      } else if (a instanceof double[]) {
+        buffers[i] = Tensor.bufferOf((double[]) a);
+      } else if (a instanceof int[]) {
+        buffers[i] = Tensor.bufferOf((int[]) a);
+      } else if (a instanceof long[]) {
+        buffers[i] = Tensor.bufferOf((long[]) a);
+      } else {
+        throw new TesseraException(Tessera.INVALID_ARGUMENT, "PlanInstance." + function
+            + ": locals[" + i + "] is a " + a.getClass().getSimpleName()
+            + ", not a float[], double[], int[] or long[]");
+      }
+    }
+    return buffers;
+  }
+
+  /** The same from arrays (copied into direct buffers), every input f32; likewise below. */
+  public PlanInstance runLocal(float[]... locals) {
+    return runLocal(buffersOf("runLocal", locals));
+  }
+
+  public PlanInstance runLocal(double[]... locals) {
+    return runLocal(buffersOf("runLocal", locals));
+  }
+
+  public PlanInstance runLocal(int[]... locals) {
+    return runLocal(buffersOf("runLocal", locals));
+  }
+
+  public PlanInstance runLocal(long[]... locals) {
+    return runLocal(buffersOf("runLocal", locals));
+  }
+
+  /**
+   * The same for inputs of several dtypes: each of {@code locals} a float[], double[],
+   * int[] or long[] (the input's dtype) or null.
+   */
+  public PlanInstance runLocalMixed(Object... locals) {
+    return runLocal(buffersOf("runLocalMixed", locals));
+  }
+
+  /**
    * Pipelining (a plan compiled with inputRegisterNum >= 2): copies one input set into
    * the next free slot, waiting up to {@code timeoutSeconds} (negative: forever; 0: only
    * try) while every slot is full. One pusher thread may call this while another runs

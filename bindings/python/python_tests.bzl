@@ -1,12 +1,13 @@
 """Test macros of the Python binding: a py_test on the `tessera` module, and a
 script run under mpirun on several world sizes."""
 
-def tessera_py_test(name, srcs, deps = []):
-    """A small py_test of `srcs` that imports `tessera` (and `deps`)."""
+def tessera_py_test(name, srcs, deps = [], env = {}):
+    """A small py_test of `srcs` that imports `tessera` (and `deps`), run with `env`."""
     native.py_test(
         name = name,
         size = "small",
         srcs = srcs,
+        env = env,
         # No runfiles __init__.py: the workspace directory is also named "tessera".
         legacy_create_init = False,
         python_version = "PY3",

@@ -2,6 +2,7 @@
 interchange, every op and operator against numpy, explain, and bad inputs."""
 
 import math
+import os
 import threading
 import unittest
 
@@ -84,8 +85,6 @@ class CreationTest(TensorTestCase):
                                 sbp=ts.sbp.split(2))
         self.assertTesseraError(ts.InvalidArgumentError, "(S(0), B)", ts.tensor, a,
                                 placement=self.p, sbp=(ts.sbp.split(0), ts.sbp.broadcast))
-        self.assertTesseraError(ts.UnimplementedError, "only cpu placements hold eager tensors",
-                                ts.tensor, a, placement=ts.placement("cuda", ranks=[0]), sbp="B")
         self.assertTesseraError(ts.InvalidArgumentError, "shape has 9 dims", ts.tensor,
                                 np.zeros([1] * 9, np.float32), placement=self.p, sbp="B")
 
@@ -130,6 +129,49 @@ class CreationTest(TensorTestCase):
                                 placement=self.p, sbp="B")
         self.assertTesseraError(ts.InvalidArgumentError, "dtype i32 is not a floating type",
                                 ts.rand, 2, dtype=ts.int32, placement=self.p, sbp="B")
+
+
+class CudaTest(TensorTestCase):
+    """cuda_info, and cuda placements behaving as it says: UNIMPLEMENTED without a CUDA
+    build, UNAVAILABLE without a device, a round trip through add with one."""
+
+    def test_cuda_info(self):
+        info = ts.cuda_info()
+        self.assertIsInstance(info, ts.CudaInfo)
+        self.assertIsInstance(info.built_with_cuda, bool)
+        self.assertGreaterEqual(info.device_count, 0)
+        if not info.built_with_cuda:
+            self.assertEqual(info.device_count, 0)
+        # BUILD sets it from the build configuration (tools/cuda.bzl's if_cuda).
+        built = os.environ.get("TESSERA_TEST_CUDA_BUILD")
+        if built is not None:
+            self.assertEqual(info.built_with_cuda, built == "1")
+        self.assertEqual(ts.cuda_info(), info)
+
+    def test_cuda_placement_follows_cuda_info(self):
+        cuda = ts.placement("cuda", ranks=[0])
+        a = self.values((5, 3))
+        b = self.values((5, 3), salt=4)
+        info = ts.cuda_info()
+        if not info.built_with_cuda:
+            self.assertTesseraError(
+                ts.UnimplementedError,
+                "tess_tensor_from_host: eager tensors on cuda:[0]: this Tessera was built "
+                "without CUDA, so only cpu placements hold eager tensors (build with "
+                "--config=cuda)", ts.tensor, a, placement=cuda, sbp="S(0)")
+            return
+        if info.device_count == 0:
+            self.assertTesseraError(ts.UnavailableError, "no CUDA device visible", ts.tensor, a,
+                                    placement=cuda, sbp="S(0)")
+            return
+        x = ts.tensor(a, placement=cuda, sbp="S(0)")
+        y = ts.tensor(b, placement=cuda, sbp="B")
+        self.assertEqual(str(x.placement), "cuda:[0]")
+        want = np.empty_like(a)
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                want[i, j] = a[i, j] + b[i, j]
+        np.testing.assert_array_equal((x + y).numpy(), want)
 
 
 class TensorMetadataTest(TensorTestCase):

@@ -308,6 +308,20 @@ def infer_cache_stats():
     return InferCacheStats(*_infer_cache_stats_raw())
 
 
+CudaInfo = _collections.namedtuple("CudaInfo", "built_with_cuda device_count")
+CudaInfo.__doc__ = ("Whether the library was built with CUDA (--config=cuda), and the CUDA "
+                    "devices this process sees (0 without a CUDA build or a GPU).")
+_cuda_info_raw = cuda_info
+
+
+def cuda_info():
+    """Whether cuda placements can hold tensors here (CudaInfo): without a CUDA build
+    their tensor calls raise UnimplementedError, with one but no device
+    UnavailableError. Local."""
+    built, count = _cuda_info_raw()
+    return CudaInfo(bool(built), count)
+
+
 # --- Eager tensors ---------------------------------------------------------------
 #
 # The user API of global tensors, after OneFlow's names: placement(), sbp.*,

@@ -1,9 +1,14 @@
-// tess_init / tess_finalize and the world queries.
+// tess_init / tess_finalize, the world queries and what CUDA this process has.
 #include "capi/src/capi_error.h"
+#include "capi/src/tensor_args.h"
 #include "core/comm/mpi_world.h"
 #include "tessera/tessera.h"
+#if defined(TESSERA_WITH_CUDA)
+#include "kernels/cuda/device.h"
+#endif
 
 using tessera::capi::Report;
+using tessera::capi::ReportIn;
 
 extern "C" {
 
@@ -35,6 +40,25 @@ tess_status tess_world_size(int32_t* out_size) {
   tessera::Result<int32_t> size = tessera::comm::WorldSize();
   if (!size.ok()) return Report(size.status());
   *out_size = *size;
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+tess_status tess_cuda_info(int32_t* out_built_with_cuda, int32_t* out_device_count) {
+  TESS_CAPI_REQUIRE(out_built_with_cuda);
+  TESS_CAPI_REQUIRE(out_device_count);
+  TESS_CAPI_BEGIN
+#if defined(TESSERA_WITH_CUDA)
+  // The count eager's device choice (comm::DefaultDevice) divides by, so the answer
+  // says exactly whether a cuda placement's tensors will find a device.
+  tessera::Result<int> count = tessera::kernels::cuda::DeviceCount();
+  if (!count.ok()) return ReportIn(__func__, count.status());
+  *out_built_with_cuda = 1;
+  *out_device_count = *count;
+#else
+  *out_built_with_cuda = 0;
+  *out_device_count = 0;
+#endif
   return TESS_OK;
   TESS_CAPI_END
 }

@@ -95,6 +95,14 @@ TESS_API tess_status tess_finalize(void);
 TESS_API tess_status tess_world_rank(int32_t* out_rank);
 /* Number of ranks in the world. FAILED_PRECONDITION before tess_init. */
 TESS_API tess_status tess_world_size(int32_t* out_size);
+/* Whether cuda placements can hold eager tensors in this process: *out_built_with_cuda
+ * = 1 when the library was built with CUDA (--config=cuda), else 0; *out_device_count
+ * = the CUDA devices visible to this process (0 without a CUDA build, a GPU or a
+ * driver). Without a CUDA build tensors on cuda placements fail with UNIMPLEMENTED,
+ * with one but no device with UNAVAILABLE. INVALID_ARGUMENT, naming it, for a NULL
+ * out-param; FAILED_PRECONDITION when the driver is older than the CUDA runtime.
+ * Works before tess_init. Local. Thread safety: any thread. */
+TESS_API tess_status tess_cuda_info(int32_t* out_built_with_cuda, int32_t* out_device_count);
 
 /* ------------------------------------------------------------------------ */
 /* Placements                                                                */

@@ -3,6 +3,7 @@ package org.tessera;
 import static org.tessera.Checks.check;
 import static org.tessera.Checks.checkArray;
 import static org.tessera.Checks.checkEq;
+import static org.tessera.Checks.checkThrows;
 import static org.tessera.Mlp.checkNear;
 
 import java.nio.ByteBuffer;
@@ -58,10 +59,23 @@ public final class MpiPlanTest {
       Tensor xb = sc.add(Tensor.fromHost(x, Mlp.X_SHAPE, m.world, m.b));
       inst.run(xb);
       checkArray(inst.outputLocalFloatArray(0), piece, tag + ": B input boxed in");
+
+      // Each rank's own piece of x (its rows of the S(0) split) straight in: the same
+      // output piece as run(tensor) gave.
+      float[] mine = MpiLayout.of(m.world, m.s0).piece(x, Mlp.X_SHAPE, w.rank);
+      inst.runLocal(mine);
+      checkArray(inst.outputLocalFloatArray(0), piece, tag + ": runLocal with this rank's piece");
+      if (mine.length > 0) {  // every rank: 7 rows over at most 4 ranks
+        float[] shorter = java.util.Arrays.copyOf(mine, mine.length - 1);
+        checkThrows(() -> inst.runLocal(shorter), Tessera.INVALID_ARGUMENT,
+            "tess_plan_run_local: input #0 (\"x\") has " + 4 * shorter.length
+                + " bytes but this rank's piece has " + 4 * mine.length,
+            tag + ": runLocal with a short piece");
+      }
     }
   }
 
-  /** Compiles {@code program}, runs it on inputs 10, 20, 10 (two runs each) and checks. */
+  /** Compiles {@code program}, runs it on inputs 10, 20, 10 (three runs each) and checks. */
   private static void checkProgram(String what, Program program, Mlp m) {
     try (Plan plan = program.compile(1);
         PlanInstance inst = plan.instantiate()) {
@@ -82,7 +96,7 @@ public final class MpiPlanTest {
       if (w.size > 1) {
         check(s.boxingSteps > 0, what + ": no boxing step on " + w.size + " ranks: " + s);
       }
-      checkEq(s.runs, 6L, what + ": runs");
+      checkEq(s.runs, 9L, what + ": runs");
       checkEq(s.allocatorCallsLastRun, 0L, what + ": allocator calls in a warm run");
       check(s.heapAllocationsLastRun <= 0, what + ": heap allocations (-1: not counted): " + s);
       checkEq(s.memCases.length, 1, what + ": memory cases");
@@ -91,7 +105,7 @@ public final class MpiPlanTest {
       check(c.lowerBound > 0, what + ": lower bound > 0: " + c);
       check(c.blockBytes >= c.lowerBound, what + ": block >= lower bound: " + c);
       check(c.noReuseBytes >= c.blockBytes, what + ": no reuse >= block: " + c);
-      check(inst.toString().equals("PlanInstance(1 outputs, 6 runs)"), "toString " + inst);
+      check(inst.toString().equals("PlanInstance(1 outputs, 9 runs)"), "toString " + inst);
     }
   }
 

@@ -78,6 +78,27 @@ public final class PlanTest {
       check(s.memCases[0].blockBytes >= s.memCases[0].lowerBound && s.memCases[0].lowerBound > 0,
           "block >= lower bound > 0: " + s);
 
+      // The same inputs as this rank's pieces (one rank: the whole), arrays and buffers.
+      double[] xNeg = new double[X.length];
+      long[] iNeg = new long[I.length];
+      for (int k = 0; k < X.length; ++k) {
+        xNeg[k] = -X[k];
+        iNeg[k] = -I[k];
+      }
+      check(inst.runLocalMixed(xNeg, iNeg) == inst, "runLocalMixed returns the instance");
+      double[] reluNeg = new double[X.length];
+      long[] sumNeg = new long[I.length];
+      for (int k = 0; k < X.length; ++k) {
+        reluNeg[k] = Math.max(xNeg[k], 0);
+        sumNeg[k] = iNeg[k] + iNeg[k];
+      }
+      checkArray(inst.outputLocalDoubleArray(0), reluNeg, "runLocalMixed relu");
+      checkArray(inst.outputLocalLongArray(1), sumNeg, "runLocalMixed add");
+      inst.runLocal(Tensor.bufferOf(X), Tensor.bufferOf(I));
+      checkArray(inst.outputLocalDoubleArray(0), reluWant, "runLocal(ByteBuffer...) relu");
+      checkArray(inst.outputLocalLongArray(1), sumWant, "runLocal(ByteBuffer...) add");
+      checkEq(inst.stats().runs, 4L, "runs after runLocal");
+
       // int32 and f32 outputs through the other typed copies.
       Program small = sc.add(Program.create());
       long xi = small.addInput("x", new long[] {3}, "i32", p, b);
@@ -89,6 +110,15 @@ public final class PlanTest {
           sc.add(Tensor.fromHost(new float[] {1.5f, -2}, new long[] {2}, p, b)));
       checkArray(si.outputLocalIntArray(0), new int[] {-4, 5, 0}, "outputLocalIntArray");
       checkArray(si.outputLocalFloatArray(1), new float[] {-1.5f, 2}, "outputLocalFloatArray");
+      int[] ia = {-1, 2, 3};
+      float[] fa = {0.25f, -8};
+      si.runLocalMixed(ia, fa);
+      int[] iaNeg = new int[ia.length];
+      for (int k = 0; k < ia.length; ++k) iaNeg[k] = -ia[k];
+      float[] faNeg = new float[fa.length];
+      for (int k = 0; k < fa.length; ++k) faNeg[k] = -fa[k];
+      checkArray(si.outputLocalIntArray(0), iaNeg, "runLocalMixed i32");
+      checkArray(si.outputLocalFloatArray(1), faNeg, "runLocalMixed f32");
       checkThrows(() -> si.outputLocalFloatArray(0), Tessera.INVALID_ARGUMENT,
           "PlanInstance.outputLocalFloatArray: output #0 is i32, not f32", "wrong dtype out");
     }
@@ -176,6 +206,36 @@ public final class PlanTest {
       try (Tensor f64 = Tensor.fromHost(X, SHAPE, p, s0)) {
         checkThrows(() -> inst.run(f64), Tessera.INVALID_ARGUMENT, "f64", "wrong dtype");
       }
+      // runLocal: the C API checks the count and each piece's byte size.
+      checkThrows(() -> inst.runLocal(new float[6], new float[6]), Tessera.INVALID_ARGUMENT,
+          "tess_plan_run_local: the program takes 1 inputs but got 2", "runLocal two pieces");
+      checkThrows(() -> inst.runLocal(new float[0][]), Tessera.INVALID_ARGUMENT,
+          "the program takes 1 inputs but got 0", "runLocal no pieces");
+      checkThrows(() -> inst.runLocal((ByteBuffer[]) null), Tessera.INVALID_ARGUMENT,
+          "the program takes 1 inputs but got 0", "runLocal null array");
+      checkThrows(() -> inst.runLocal(new float[5]), Tessera.INVALID_ARGUMENT,
+          "tess_plan_run_local: input #0 (\"x\") has 20 bytes but this rank's piece has 24",
+          "runLocal short piece");
+      checkThrows(() -> inst.runLocal(Tensor.direct(28)), Tessera.INVALID_ARGUMENT,
+          "input #0 (\"x\") has 28 bytes but this rank's piece has 24", "runLocal long buffer");
+      checkThrows(() -> inst.runLocal((float[]) null), Tessera.INVALID_ARGUMENT,
+          "input #0 (\"x\") has 0 bytes but this rank's piece has 24", "runLocal null piece");
+      checkThrows(() -> inst.runLocalMixed("x"), Tessera.INVALID_ARGUMENT,
+          "PlanInstance.runLocalMixed: locals[0] is a String, not a float[], double[], int[] or "
+              + "long[]",
+          "runLocalMixed of a String");
+      try {
+        inst.runLocal(ByteBuffer.allocate(24));
+        check(false, "runLocal took a heap buffer");
+      } catch (IllegalArgumentException e) {
+        check(e.getMessage().contains("direct"), "runLocal heap buffer message: " + e.getMessage());
+      }
+      checkEq(inst.stats().runs, 0L, "no run after bad inputs");
+      float[] piece = {-1, 2, -3, 4, 0.5f, -0.5f};
+      inst.runLocal(piece);
+      float[] relu = new float[piece.length];
+      for (int k = 0; k < piece.length; ++k) relu[k] = Math.max(piece[k], 0);
+      checkArray(inst.outputLocalFloatArray(0), relu, "runLocal after bad inputs");
       inst.run(good);
       checkThrows(() -> inst.outputLocal(0, Tensor.direct(23)), Tessera.INVALID_ARGUMENT,
           "out_bytes is 23 but output #0's piece has 24 bytes", "small out buffer");
@@ -320,6 +380,12 @@ public final class PlanTest {
       }
       pusher.join();
       check(failure[0] == null, "pusher failed: " + failure[0]);
+      // With no set waiting, a plain run works on the pipelined instance too.
+      inst.runLocal(X);
+      double[] neg = inst.outputLocalDoubleArray(0);
+      for (int e = 0; e < neg.length; ++e) {
+        check(neg[e] == -X[e], "runLocal element " + e + ": got " + neg[e] + ", want " + -X[e]);
+      }
       checkThrows(() -> inst.runPushed(0), Tessera.DEADLINE_EXCEEDED, "nothing was pushed",
           "runPushed with nothing pushed");
       inst.closePipeline();

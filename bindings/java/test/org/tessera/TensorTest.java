@@ -280,12 +280,56 @@ public final class TensorTest {
     }
   }
 
+  /**
+   * Tessera.cudaInfo, and a cuda placement behaving as it says: UNIMPLEMENTED without a
+   * CUDA build, UNAVAILABLE without a device, a round trip through add with one.
+   */
+  private static void cuda(NdSbp s0, NdSbp b) {
+    Tessera.CudaInfo info = Tessera.cudaInfo();
+    check(info.deviceCount >= 0, "deviceCount >= 0: " + info);
+    check(info.builtWithCuda || info.deviceCount == 0, "no devices without CUDA: " + info);
+    // BUILD sets it from the build configuration (tools/cuda.bzl's if_cuda).
+    String built = System.getenv("TESSERA_TEST_CUDA_BUILD");
+    if (built != null) {
+      checkEq(info.builtWithCuda, built.equals("1"), "builtWithCuda vs the build: " + info);
+    }
+    checkEq(info.toString(), Tessera.cudaInfo().toString(), "cudaInfo is stable");
+    float[] y = new float[X.length];
+    for (int i = 0; i < y.length; ++i) y[i] = (i * 5 % 17 - 8) * 0.5f;
+    long[] shape = {2, 3};
+    try (Placement cuda = Placement.parse("cuda:[0]")) {
+      if (!info.builtWithCuda) {
+        checkThrows(() -> Tensor.fromHost(X, shape, cuda, s0), Tessera.UNIMPLEMENTED,
+            "tess_tensor_from_host: eager tensors on cuda:[0]: this Tessera was built without "
+                + "CUDA, so only cpu placements hold eager tensors (build with --config=cuda)",
+            "cuda without a CUDA build");
+        return;
+      }
+      if (info.deviceCount == 0) {
+        checkThrows(() -> Tensor.fromHost(X, shape, cuda, s0), Tessera.UNAVAILABLE,
+            "no CUDA device visible", "cuda without a device");
+        return;
+      }
+      try (Tensor tx = Tensor.fromHost(X, shape, cuda, s0);
+          Tensor ty = Tensor.fromHost(y, shape, cuda, b);
+          Tensor sum = tx.add(ty)) {
+        float[] want = new float[X.length];
+        for (int i = 0; i < want.length; ++i) want[i] = X[i] + y[i];
+        check(Arrays.equals(sum.toFloatArray(), want),
+            "cuda add: got " + Arrays.toString(sum.toFloatArray()) + ", want "
+                + Arrays.toString(want));
+        check(sum.toString().startsWith("[2,3] f32 cuda:[0] "), "cuda sum: " + sum);
+      }
+    }
+  }
+
   public static void main(String[] args) {
     try (Placement p = Placement.parse("cpu:[0]");
         NdSbp s0 = NdSbp.parse("S(0)");
         NdSbp b = NdSbp.parse("B")) {
       creationAndData(p, s0, b);
       ops(p, s0, b);
+      cuda(s0, b);
     }
     Thread fresh = new Thread(() -> checkThrows(() -> Tessera.explainLast(),
         Tessera.FAILED_PRECONDITION, "this thread has run no op yet", "explainLast fresh"));
