@@ -1,6 +1,5 @@
 // Plan mode through the C API: programs (explicit or captured), compiled plans and
 // their runnable instances, over core/plan.
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,24 +79,16 @@ tess_status CheckInputArgs(const char* function, const char* name, const int64_t
   return TESS_OK;
 }
 
-Status CheckIndex(const PlanInstance& instance, size_t index) {
-  if (index >= instance.num_outputs()) {
-    return OutOfRange("output index " + std::to_string(index) + " but the program has " +
-                      std::to_string(instance.num_outputs()) + " outputs");
-  }
-  return Status::Ok();
-}
-
-// This rank's piece of output `index`: FAILED_PRECONDITION when it holds none.
-Result<Shape> OutputLocalShape(const PlanInstance& instance, size_t index) {
-  TESS_RETURN_IF_ERROR(CheckIndex(instance, index));
-  const CompiledPlan& plan = instance.plan();
-  const ValueId id = plan.program.outputs()[index];
-  if (!plan.has_local[id]) {
+// What the output functions know of output `index` before reading it: OUT_OF_RANGE for a
+// bad index and, with `need_piece`, FAILED_PRECONDITION on a rank that holds no piece.
+Result<PlanInstance::OutputPiece> OutputPiece(const PlanInstance& instance, size_t index,
+                                              bool need_piece) {
+  TESS_ASSIGN_OR_RETURN(PlanInstance::OutputPiece piece, instance.OutputLocalPiece(index));
+  if (need_piece && !piece.has_local) {
     return FailedPrecondition("this rank holds no piece of output #" + std::to_string(index) +
                               " (" + instance.output_meta(index).ToString() + ")");
   }
-  return plan.local_shapes[id];
+  return piece;
 }
 
 // The handles' tensors in `scratch` (shared, not copied; the caller clears it after
@@ -423,7 +414,6 @@ tess_status tess_plan_output(tess_tensor** out, const tess_plan_instance* instan
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
-  if (Status s = CheckIndex(*instance->value, index); !s.ok()) return ReportIn(__func__, s);
   return tessera::capi::EmitTensor(__func__, out, instance->value->OutputTensor(index));
   TESS_CAPI_END
 }
@@ -432,26 +422,8 @@ tess_status tess_plan_output_local(void* out, size_t out_bytes, const tess_plan_
                                    size_t index) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
-  if (Status s = CheckIndex(*instance->value, index); !s.ok()) return ReportIn(__func__, s);
-  Result<PlanInstance::OutputView> view = instance->value->Output(index);
-  if (!view.ok()) return ReportIn(__func__, view.status());
-  if (!view->has_local) {
-    return ReportIn(__func__, FailedPrecondition(
-                                  "this rank holds no piece of output #" + std::to_string(index) +
-                                  " (" + instance->value->output_meta(index).ToString() + ")"));
-  }
-  const size_t bytes =
-      static_cast<size_t>(view->local.shape.num_elements()) * tessera::DTypeSize(view->local.dtype);
-  if (out_bytes < bytes) {
-    return ReportIn(__func__, InvalidArgument("out_bytes is " + std::to_string(out_bytes) +
-                                              " but output #" + std::to_string(index) +
-                                              "'s piece has " + std::to_string(bytes) + " bytes"));
-  }
-  if (bytes > 0) {
-    if (out == nullptr) return NullArgument(__func__, "out");
-    std::memcpy(out, view->local.data, bytes);
-  }
-  return TESS_OK;
+  Status s = instance->value->OutputLocal(index, out, out_bytes);
+  return s.ok() ? TESS_OK : ReportIn(__func__, s);
   TESS_CAPI_END
 }
 
@@ -460,10 +432,9 @@ tess_status tess_plan_output_local_num_elements(int64_t* out, const tess_plan_in
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
-  if (Status s = CheckIndex(*instance->value, index); !s.ok()) return ReportIn(__func__, s);
-  const CompiledPlan& plan = instance->value->plan();
-  const ValueId id = plan.program.outputs()[index];
-  *out = plan.has_local[id] ? plan.local_shapes[id].num_elements() : 0;
+  Result<PlanInstance::OutputPiece> piece = OutputPiece(*instance->value, index, false);
+  if (!piece.ok()) return ReportIn(__func__, piece.status());
+  *out = piece->has_local ? piece->shape.num_elements() : 0;
   return TESS_OK;
   TESS_CAPI_END
 }
@@ -473,8 +444,9 @@ tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_instance* in
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
-  if (Status s = CheckIndex(*instance->value, index); !s.ok()) return ReportIn(__func__, s);
-  *out = static_cast<tess_dtype>(instance->value->output_meta(index).dtype);
+  Result<PlanInstance::OutputPiece> piece = OutputPiece(*instance->value, index, false);
+  if (!piece.ok()) return ReportIn(__func__, piece.status());
+  *out = static_cast<tess_dtype>(piece->dtype);
   return TESS_OK;
   TESS_CAPI_END
 }
@@ -484,9 +456,9 @@ tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* i
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
-  Result<Shape> shape = OutputLocalShape(*instance->value, index);
-  if (!shape.ok()) return ReportIn(__func__, shape.status());
-  *out = static_cast<size_t>(shape->ndim());
+  Result<PlanInstance::OutputPiece> piece = OutputPiece(*instance->value, index, true);
+  if (!piece.ok()) return ReportIn(__func__, piece.status());
+  *out = static_cast<size_t>(piece->shape.ndim());
   return TESS_OK;
   TESS_CAPI_END
 }
@@ -496,14 +468,15 @@ tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* i
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
-  Result<Shape> shape = OutputLocalShape(*instance->value, index);
-  if (!shape.ok()) return ReportIn(__func__, shape.status());
-  if (dim >= static_cast<size_t>(shape->ndim())) {
+  Result<PlanInstance::OutputPiece> piece = OutputPiece(*instance->value, index, true);
+  if (!piece.ok()) return ReportIn(__func__, piece.status());
+  const Shape& shape = piece->shape;
+  if (dim >= static_cast<size_t>(shape.ndim())) {
     return ReportIn(__func__, OutOfRange("dim " + std::to_string(dim) + " but output #" +
-                                         std::to_string(index) + "'s piece " + shape->ToString() +
-                                         " has " + std::to_string(shape->ndim()) + " dims"));
+                                         std::to_string(index) + "'s piece " + shape.ToString() +
+                                         " has " + std::to_string(shape.ndim()) + " dims"));
   }
-  *out = shape->dim(static_cast<int>(dim));
+  *out = shape.dim(static_cast<int>(dim));
   return TESS_OK;
   TESS_CAPI_END
 }

@@ -100,6 +100,21 @@ Status CopyDeviceToHost(const CudaDevice& device, void* dst, const void* src, si
   return kernels::cuda::SynchronizeStream(device.stream);
 }
 
+Status CopyDeviceToDevice(const CudaDevice& device, void* dst, const void* src, size_t bytes) {
+  if (bytes == 0) return Status::Ok();
+  DeviceScope scope;
+  TESS_RETURN_IF_ERROR(scope.Enter(device.index));
+  cudaError_t err = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, StreamOf(device));
+  if (err != cudaSuccess) {
+    return CudaError("cudaMemcpyAsync cuda:" + std::to_string(device.index) + " to cuda:" +
+                         std::to_string(device.index) + " (" + std::to_string(bytes) + " bytes)",
+                     err);
+  }
+  err = cudaStreamSynchronize(StreamOf(device));
+  if (err != cudaSuccess) return CudaError("cudaStreamSynchronize", err);
+  return Status::Ok();
+}
+
 Status SynchronizeDevice(const CudaDevice& device) {
   DeviceScope scope;
   TESS_RETURN_IF_ERROR(scope.Enter(device.index));

@@ -50,6 +50,9 @@ Result<const CudaDevice*> LocalCudaDevice();
 // reports an error of earlier work on the stream (see the file comment).
 Status CopyHostToDevice(const CudaDevice& device, void* dst, const void* src, size_t bytes);
 Status CopyDeviceToHost(const CudaDevice& device, void* dst, const void* src, size_t bytes);
+// Copies `bytes` between two places in memory of `device`, on its stream, and waits for
+// the copy, so `src` may be freed or rewritten as soon as it returns.
+Status CopyDeviceToDevice(const CudaDevice& device, void* dst, const void* src, size_t bytes);
 
 // Waits for everything queued on the device's stream; reports its errors.
 Status SynchronizeDevice(const CudaDevice& device);

@@ -31,6 +31,10 @@ Status CopyDeviceToHost(const CudaDevice&, void*, const void*, size_t) {
   return NoCuda("a device to host copy");
 }
 
+Status CopyDeviceToDevice(const CudaDevice&, void*, const void*, size_t) {
+  return NoCuda("a device to device copy");
+}
+
 Status SynchronizeDevice(const CudaDevice&) { return NoCuda("a device synchronization"); }
 
 Status RunCudaKernel(const CudaDevice&, kernels::KernelFn, kernels::KernelContext* ctx) {

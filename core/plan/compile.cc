@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/comm/mpi_world.h"
+#include "core/eager/cuda_device.h"
 #include "core/sbp/physical_layout.h"
 #include "kernels/builtin/builtin_kernels.h"
 
@@ -19,6 +20,17 @@ std::string OperandString(const Operand& o, const Program& program) {
 }
 
 std::string RegisterString(int64_t id) { return id >= 0 ? "r" + std::to_string(id) : "-"; }
+
+std::string ValueString(ValueId id, const ProgramValue& value) {
+  return "value %" + std::to_string(id) + " (\"" + value.name + "\")";
+}
+
+// The device an op runs on: its outputs' placement (its inputs' when it has none).
+DeviceType OpDevice(const Program& program, const ProgramOp& op) {
+  if (!op.outputs.empty()) return program.value(op.outputs[0]).meta.placement.device_type();
+  if (!op.inputs.empty()) return program.value(op.inputs[0]).meta.placement.device_type();
+  return DeviceType::kCpu;
+}
 
 // Builds the plan in one pass; a class so the register tables are not threaded through
 // every helper.
@@ -40,21 +52,35 @@ class Compiler {
     plan_->value_registers.assign(num_values, -1);
     plan_->local_shapes.resize(num_values);
     plan_->has_local.assign(num_values, false);
+    bool needs_device = false;
     for (size_t v = 0; v < num_values; ++v) {
       const ProgramValue& value = program.values()[v];
-      if (value.meta.placement.device_type() != DeviceType::kCpu) {
-        return Unimplemented("Compile: value %" + std::to_string(v) + " (" + value.name +
-                             ") is on " + value.meta.placement.ToString() +
-                             "; plans run on cpu placements only");
+      const Placement& placement = value.meta.placement;
+      // Asks nothing of the device, so every rank gives the same answer.
+      if (!eager::CheckDeviceBuild(placement).ok()) {
+        return Unimplemented("Compile: " + ValueString(static_cast<ValueId>(v), value) + " is on " +
+                             placement.ToString() +
+                             ": this Tessera was built without CUDA, so plans run on cpu "
+                             "placements only (build with --config=cuda)");
       }
       TESS_ASSIGN_OR_RETURN(plan_->has_local[v], LocalShape(value.meta, &plan_->local_shapes[v]));
+      needs_device |= plan_->has_local[v] && placement.device_type() == DeviceType::kCuda;
+    }
+    if (needs_device) {
+      Result<const eager::CudaDevice*> device = eager::LocalCudaDevice();
+      if (!device.ok()) {
+        const std::string why = device.status().message();
+        return Status(device.status().code(),
+                      "Compile: the program has values on cuda placements, but " + why);
+      }
+      plan_->cuda_device = (*device)->index;
     }
 
     PlanStep feed;
     for (ValueId id : program.inputs()) {
       if (!plan_->has_local[id]) continue;
-      plan_->value_registers[id] = NewRegister(program.value(id).name, plan_->local_shapes[id],
-                                               program.value(id).meta.dtype);
+      plan_->value_registers[id] =
+          NewValueRegister(id, program.value(id).name, plan_->local_shapes[id]);
       plan_->registers.back().register_num = plan_->input_register_num;
       feed.writes.push_back(plan_->value_registers[id]);
     }
@@ -85,14 +111,23 @@ class Compiler {
     return true;
   }
 
-  int64_t NewRegister(const std::string& name, const Shape& shape, DType dtype) {
+  int64_t NewRegister(const std::string& name, const Shape& shape, DType dtype,
+                      const MemCase& mem_case) {
     RegisterDesc desc;
     desc.name = name;
-    desc.mem_case = MemCase::Host();
+    desc.mem_case = mem_case;
     desc.shape = shape;
     desc.dtype = dtype;
     plan_->registers.push_back(std::move(desc));
     return static_cast<int64_t>(plan_->registers.size() - 1);
+  }
+
+  // A register for a piece of value `id` in the memory of the value's placement.
+  int64_t NewValueRegister(ValueId id, const std::string& name, const Shape& shape) {
+    const infer::TensorMeta& meta = plan_->program.value(id).meta;
+    const bool on_device = meta.placement.device_type() == DeviceType::kCuda;
+    return NewRegister(name, shape, meta.dtype,
+                       on_device ? MemCase::Cuda(plan_->cuda_device) : MemCase::Host());
   }
 
   Operand OperandOf(ValueId id) const {
@@ -122,17 +157,28 @@ class Compiler {
     step.kind = StepKind::kBoxing;
     step.boxed_value = id;
     step.dst_nd_sbp = nd_sbp;
+    step.device = value.meta.placement.device_type();
     step.inputs.push_back(OperandOf(id));
     Operand out;
     Shape local;
     TESS_ASSIGN_OR_RETURN(bool has_local, LocalShape(dst, &local));
-    if (has_local) {
-      out.register_id = NewRegister(value.name + " as " + nd_sbp.ToString(), local, dst.dtype);
-    }
+    const std::string out_name = value.name + " as " + nd_sbp.ToString();
+    if (has_local) out.register_id = NewValueRegister(id, out_name, local);
     step.outputs.push_back(out.register_id);
     PlanStep uses;
     AddRead(step.inputs[0], &uses);
     if (out.register_id >= 0) uses.writes.push_back(out.register_id);
+    // The interim device boxing's host staging (compile.h): used by this step alone.
+    if (step.device == DeviceType::kCuda && plan_->has_local[id]) {
+      step.host_src = NewRegister(value.name + " staged on host", plan_->local_shapes[id],
+                                  value.meta.dtype, MemCase::Host());
+      uses.writes.push_back(step.host_src);
+    }
+    if (step.device == DeviceType::kCuda && has_local) {
+      step.host_dst =
+          NewRegister(out_name + " staged on host", local, value.meta.dtype, MemCase::Host());
+      uses.writes.push_back(step.host_dst);
+    }
     steps_.push_back(std::move(uses));
     plan_->steps.push_back(std::move(step));
     ++plan_->num_boxing_steps;
@@ -154,19 +200,20 @@ class Compiler {
         step.inputs.push_back(OperandOf(op.inputs[i]));
       }
     }
+    step.device = OpDevice(program, op);
     bool runs_here = false;
     for (ValueId id : op.outputs) {
       if (!plan_->has_local[id]) continue;
       runs_here = true;
-      plan_->value_registers[id] = NewRegister(program.value(id).name, plan_->local_shapes[id],
-                                               program.value(id).meta.dtype);
+      plan_->value_registers[id] =
+          NewValueRegister(id, program.value(id).name, plan_->local_shapes[id]);
     }
     for (ValueId id : op.outputs) step.outputs.push_back(plan_->value_registers[id]);
     if (runs_here) {
-      step.kernel = kernels::BuiltinKernels().Find(op.def->name(), DeviceType::kCpu);
+      step.kernel = kernels::BuiltinKernels().Find(op.def->name(), step.device);
       if (step.kernel == nullptr) {
         return Unimplemented("Compile: op #" + std::to_string(op_index) + " (" + op.def->name() +
-                             ") has no cpu kernel");
+                             ") has no " + DeviceTypeName(step.device) + " kernel");
       }
     }
     PlanStep uses;
@@ -213,6 +260,10 @@ std::string CompiledPlan::ToString() const {
       s += "box %" + std::to_string(step.boxed_value) + " " +
            program.value(step.boxed_value).meta.ToString() + " -> " + step.dst_nd_sbp.ToString() +
            ": " + OperandString(step.inputs[0], program) + " -> " + RegisterString(step.outputs[0]);
+      if (step.host_src >= 0 || step.host_dst >= 0) {
+        s += " (staged on host: " + RegisterString(step.host_src) + " -> " +
+             RegisterString(step.host_dst) + ")";
+      }
     } else {
       s += "kernel " + program.ops()[step.op_index].def->name() + " (op #" +
            std::to_string(step.op_index) + "):";

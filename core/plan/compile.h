@@ -18,6 +18,17 @@
 // The plan is per rank (SPMD: every rank compiles the same program; local shapes, and so
 // the memory plan, differ). Ranks outside a step's placement skip its kernel but still
 // take part in its boxing, which is collective.
+//
+// cuda placements (--config=cuda builds). A value on a cuda placement has its registers in
+// MemCase::Cuda(d), d the rank's device (eager::LocalCudaDevice: local_rank % device
+// count), and its ops run their CUDA kernels. Boxing such a value takes an INTERIM path, as
+// eager layout changes do (core/eager/global_cast.h), until core/boxing boxes device memory
+// through NCCL: the source piece is copied down into a host register, boxed there by the
+// host Box between the cpu placements with the same ranks and hierarchy, and the result,
+// in a second host register, is copied up into the step's device register. Both host
+// registers live for that one step only, so they share the host block with every other
+// step's staging and a run allocates nothing for them. Device data crosses PCIe twice and
+// the wire is MPI over host memory, not NCCL.
 #ifndef TESSERA_CORE_PLAN_COMPILE_H_
 #define TESSERA_CORE_PLAN_COMPILE_H_
 
@@ -28,6 +39,7 @@
 
 #include "core/common/status.h"
 #include "core/infer/tensor_meta.h"
+#include "core/placement/placement.h"
 #include "core/plan/mem_plan.h"
 #include "core/plan/program.h"
 #include "core/plan/register_desc.h"
@@ -58,6 +70,13 @@ struct CompiledStep {
   // its placement, written to outputs[0].
   ValueId boxed_value = -1;
   NdSbp dst_nd_sbp;
+  // Where the step's values live: its kernel's device, or the boxed value's.
+  DeviceType device = DeviceType::kCpu;
+  // kBoxing on a cuda placement: the host registers the piece is staged through (the
+  // source piece copied down, the boxed piece before it is copied up); -1 on cpu
+  // placements and on ranks outside the placement.
+  int64_t host_src = -1;
+  int64_t host_dst = -1;
 };
 
 // The most copies of an input register a plan may ask for: pipelining gains nothing past
@@ -82,6 +101,9 @@ struct CompiledPlan {
   std::vector<bool> has_local;           // by value id
   MemoryPlan memory;
   int64_t num_boxing_steps = 0;
+  // The rank's CUDA device index when any register or variable of the rank lives on a
+  // cuda placement, else -1.
+  int cuda_device = -1;
 
   // The program, the steps ("3: box %1 S(1) -> B into r4", "4: kernel matmul r0, r4 -> r5")
   // and the memory table.
@@ -90,8 +112,12 @@ struct CompiledPlan {
 
 // Errors: INVALID_ARGUMENT for input_register_num outside [1, kMaxInputRegisterNum];
 // FAILED_PRECONDITION without an MPI world (comm::InitWorld); INVALID_ARGUMENT for a
-// program without outputs; UNIMPLEMENTED for a cuda placement (plans run on the host) or an
-// op without a cpu kernel, naming the op; PlanMemory's errors.
+// program without outputs; UNIMPLEMENTED for a value on a cuda placement in a build
+// without CUDA (on every rank, naming the value), and for an op without a kernel for its
+// placement's device, naming the op and the device; where the rank holds a piece on a
+// cuda placement, eager::LocalCudaDevice's errors (UNAVAILABLE "no CUDA device visible");
+// PlanMemory's errors. (An op mixing cpu and cuda inputs never reaches Compile:
+// Program::AddOp rejects it with the inference error eager gives.)
 Result<std::shared_ptr<const CompiledPlan>> Compile(const Program& program,
                                                     const CompileOptions& options = {});
 

@@ -6,9 +6,13 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/boxing/boxing.h"
+#include "core/comm/mpi_comm_registry.h"
+#include "core/comm/nccl/group_agreement.h"
 #include "core/eager/creation.h"
+#include "core/eager/global_cast.h"
 #include "core/memory/caching_allocator.h"
 
 // Declared weak so the library links without //core/memory:heap_counter (test-only):
@@ -30,11 +34,16 @@ struct AllocCount {
   uint64_t allocator_calls = 0;
 };
 
-AllocCount CountAllocations() {
+// `device`: the plan's CUDA device, whose allocator counts too; null for none.
+AllocCount CountAllocations(const eager::CudaDevice* device) {
   AllocCount c;
   c.heap = &memory::ThreadHeapAllocations != nullptr ? memory::ThreadHeapAllocations() : -1;
   const memory::AllocatorStats s = memory::ThreadHostCachingAllocator().stats();
   c.allocator_calls = s.num_allocs + s.num_frees;
+  if (device != nullptr) {
+    const memory::AllocatorStats d = device->allocator->stats();
+    c.allocator_calls += d.num_allocs + d.num_frees;
+  }
   return c;
 }
 
@@ -42,6 +51,26 @@ void StoreDelta(const AllocCount& before, const AllocCount& after, int64_t* heap
                 int64_t* allocator_calls) {
   *heap = before.heap < 0 ? -1 : after.heap - before.heap;
   *allocator_calls = static_cast<int64_t>(after.allocator_calls - before.allocator_calls);
+}
+
+// Copies `bytes` from `src` to `dst`, each in host memory or in memory of `device`'s
+// (which must be non-null when either side is on the device). Device copies wait.
+Status CopyBytes(const eager::CudaDevice* device, void* dst, bool dst_on_device, const void* src,
+                 bool src_on_device, size_t bytes) {
+  if (!dst_on_device && !src_on_device) {
+    if (bytes > 0) std::memcpy(dst, src, bytes);
+    return Status::Ok();
+  }
+  if (device == nullptr) return Internal("CopyBytes: a device copy without a CUDA device");
+  if (!src_on_device) return eager::CopyHostToDevice(*device, dst, src, bytes);
+  if (!dst_on_device) return eager::CopyDeviceToHost(*device, dst, src, bytes);
+  return eager::CopyDeviceToDevice(*device, dst, src, bytes);
+}
+
+// The same ranks and hierarchy: a tensor on one placement can feed an input on the other
+// by copying each rank's piece.
+bool SameRanks(const Placement& a, const Placement& b) {
+  return a.ranks() == b.ranks() && a.hierarchy() == b.hierarchy();
 }
 
 std::string InputName(const Program& program, size_t i) {
@@ -84,6 +113,19 @@ Result<std::unique_ptr<PlanInstance>> PlanInstance::Create(std::shared_ptr<const
                                                            const AllocatorFor& allocator_for) {
   if (plan == nullptr) return InvalidArgument("PlanInstance::Create: plan is null");
   std::unique_ptr<PlanInstance> instance(new PlanInstance(std::move(plan)));
+  if (instance->plan_->cuda_device >= 0) {
+    Result<const eager::CudaDevice*> device = eager::LocalCudaDevice();
+    if (!device.ok()) {
+      return Status(device.status().code(), "PlanInstance::Create: " + device.status().message());
+    }
+    if ((*device)->index != instance->plan_->cuda_device) {
+      return FailedPrecondition(
+          "PlanInstance::Create: the plan was compiled for cuda:" +
+          std::to_string(instance->plan_->cuda_device) +
+          " but this rank's device is cuda:" + std::to_string((*device)->index));
+    }
+    instance->device_ = *device;
+  }
   TESS_ASSIGN_OR_RETURN(instance->registers_,
                         RegisterManager::Create(instance->plan_->memory, allocator_for));
   TESS_RETURN_IF_ERROR(instance->Bind());
@@ -154,11 +196,19 @@ Status PlanInstance::Bind() {
     b.step = &step;
     if (step.kind == StepKind::kBoxing) {
       const ValueId v = step.boxed_value;
-      const DType dtype = plan.program.value(v).meta.dtype;
-      b.inputs.push_back(Bound(step.inputs[0], plan.local_shapes[v], dtype));
-      b.outputs.push_back(
-          Bound(Operand{step.outputs[0], -1},
-                step.outputs[0] >= 0 ? plan.registers[step.outputs[0]].shape : Shape(), dtype));
+      const infer::TensorMeta& meta = plan.program.value(v).meta;
+      b.inputs.push_back(Bound(step.inputs[0], plan.local_shapes[v], meta.dtype));
+      b.outputs.push_back(Bound(
+          Operand{step.outputs[0], -1},
+          step.outputs[0] >= 0 ? plan.registers[step.outputs[0]].shape : Shape(), meta.dtype));
+      if (step.device == DeviceType::kCuda) {
+        if (step.host_src >= 0) b.host_src = bodies_[step.host_src];
+        if (step.host_dst >= 0) b.host_dst = bodies_[step.host_dst];
+        TESS_ASSIGN_OR_RETURN(
+            Placement host,
+            Placement::Make(DeviceType::kCpu, meta.placement.ranks(), meta.placement.hierarchy()));
+        b.host_placement = std::move(host);
+      }
     } else {
       const ProgramOp& op = plan.program.ops()[step.op_index];
       for (size_t k = 0; k < step.inputs.size(); ++k) {
@@ -179,6 +229,7 @@ Status PlanInstance::Bind() {
       b.ctx.num_inputs = static_cast<int>(b.inputs.size());
       b.ctx.outputs = b.outputs.data();
       b.ctx.num_outputs = static_cast<int>(b.outputs.size());
+      if (step.device == DeviceType::kCuda && device_ != nullptr) b.ctx.stream = device_->stream;
     }
     // b.inputs is complete and never resized again, so the patch addresses stay valid.
     for (size_t k = 0; k < step.inputs.size(); ++k) {
@@ -236,7 +287,9 @@ Status PlanInstance::FillLocal(const void* raw, size_t num_inputs, int slot) {
     if (!plan.has_local[id]) continue;
     const size_t bytes = static_cast<size_t>(plan.local_shapes[id].num_elements()) *
                          DTypeSize(plan.program.value(id).meta.dtype);
-    if (bytes > 0) std::memcpy(slot_bodies_[slot][i], inputs[i].data, bytes);
+    TESS_RETURN_IF_ERROR(CopyBytes(device_, slot_bodies_[slot][i],
+                                   register_on_device(plan.value_registers[id]), inputs[i].data,
+                                   /*src_on_device=*/false, bytes));
   }
   return Status::Ok();
 }
@@ -254,10 +307,12 @@ Status PlanInstance::CheckTensors(const char* where, const void* raw, size_t num
       return InvalidArgument(std::string(where) + ": " + InputName(plan.program, i) + " is NULL");
     }
     const infer::TensorMeta& got = inputs[i]->meta();
-    if (got.shape != want.shape || got.dtype != want.dtype || got.placement != want.placement) {
+    if (got.shape != want.shape || got.dtype != want.dtype ||
+        !SameRanks(got.placement, want.placement)) {
       return InvalidArgument(std::string(where) + ": " + InputName(plan.program, i) + " is " +
                              got.ToString() + " but the program declares " + want.ToString() +
-                             " (shape, dtype and placement must match)");
+                             " (shape, dtype and placement must match; the placement's device "
+                             "type may differ)");
     }
     if (got.nd_sbp != want.nd_sbp) *needs_boxing = true;
   }
@@ -268,30 +323,80 @@ Status PlanInstance::FillTensors(const void* raw, size_t num_inputs, int slot) {
   const auto* inputs = static_cast<const eager::Tensor*>(raw);
   const CompiledPlan& plan = *plan_;
   for (size_t i = 0; i < num_inputs; ++i) {
-    const infer::TensorMeta& want = plan.program.value(plan.program.inputs()[i]).meta;
+    const ValueId id = plan.program.inputs()[i];
+    const infer::TensorMeta& want = plan.program.value(id).meta;
     const infer::TensorMeta& got = inputs[i]->meta();
     void* body = slot_bodies_[slot][i];
-    if (got.nd_sbp != want.nd_sbp) {
+    const bool on_device = body != nullptr && register_on_device(plan.value_registers[id]);
+    const bool host_to_host = got.placement.device_type() == DeviceType::kCpu &&
+                              want.placement.device_type() == DeviceType::kCpu;
+    eager::Tensor piece = inputs[i];
+    if (got.nd_sbp != want.nd_sbp && host_to_host) {
       TESS_RETURN_IF_ERROR(boxing::Box(inputs[i]->local_data(), body, want.shape, want.dtype,
                                        got.placement, got.nd_sbp, want.placement, want.nd_sbp,
                                        &push_workspace_));
-    } else if (body != nullptr && inputs[i]->local_bytes() > 0) {
-      std::memcpy(body, inputs[i]->local_data(), static_cast<size_t>(inputs[i]->local_bytes()));
+      continue;
     }
+    // Device memory on either side: eager's layout change, onto the input's placement.
+    if (got.nd_sbp != want.nd_sbp) {
+      TESS_ASSIGN_OR_RETURN(piece, eager::ToGlobal(inputs[i], want.placement, want.nd_sbp));
+    }
+    if (body == nullptr || piece->local_bytes() == 0) continue;
+    const eager::CudaDevice* device = device_ != nullptr ? device_ : piece->cuda_device();
+    TESS_RETURN_IF_ERROR(CopyBytes(device, body, on_device, piece->local_data(),
+                                   piece->cuda_device() != nullptr,
+                                   static_cast<size_t>(piece->local_bytes())));
   }
   return Status::Ok();
+}
+
+bool PlanInstance::register_on_device(int64_t register_id) const {
+  return register_id >= 0 && !plan_->registers[register_id].mem_case.is_host();
+}
+
+Status PlanInstance::BoxThroughHost(const BoundStep& b) {
+  const CompiledStep& step = *b.step;
+  const infer::TensorMeta& src = plan_->program.value(step.boxed_value).meta;
+  Status copied = Status::Ok();
+  if (b.host_src != nullptr) {
+    const size_t bytes =
+        static_cast<size_t>(b.inputs[0].shape.num_elements()) * DTypeSize(src.dtype);
+    copied = eager::CopyDeviceToHost(*device_, b.host_src, b.inputs[0].data, bytes);
+  }
+  // Every rank takes part (as in eager's interim path), so a failed queued kernel on one
+  // rank stops all of them before the collective.
+  if (world_ == nullptr) {
+    TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
+    world_ = world;
+  }
+  if (world_->size() > 1) {
+    TESS_RETURN_IF_ERROR(comm::AgreeAcrossGroup(*world_, copied, "PlanInstance: a boxing step"));
+  }
+  TESS_RETURN_IF_ERROR(copied);
+  TESS_RETURN_IF_ERROR(boxing::Box(b.host_src, b.host_dst, src.shape, src.dtype, *b.host_placement,
+                                   src.nd_sbp, *b.host_placement, step.dst_nd_sbp, &workspace_));
+  if (b.host_dst == nullptr) return Status::Ok();
+  const size_t bytes =
+      static_cast<size_t>(b.outputs[0].shape.num_elements()) * DTypeSize(src.dtype);
+  return eager::CopyHostToDevice(*device_, b.outputs[0].data, b.host_dst, bytes);
 }
 
 Status PlanInstance::Execute() {
   for (BoundStep& b : steps_) {
     const CompiledStep& step = *b.step;
     if (step.kind == StepKind::kBoxing) {
+      if (step.device == DeviceType::kCuda) {
+        TESS_RETURN_IF_ERROR(BoxThroughHost(b));
+        continue;
+      }
       const infer::TensorMeta& src = plan_->program.value(step.boxed_value).meta;
       TESS_RETURN_IF_ERROR(boxing::Box(b.inputs[0].data, b.outputs[0].data, src.shape, src.dtype,
                                        src.placement, src.nd_sbp, src.placement, step.dst_nd_sbp,
                                        &workspace_));
     } else if (step.kernel != nullptr) {
-      TESS_RETURN_IF_ERROR(step.kernel(b.ctx));
+      TESS_RETURN_IF_ERROR(step.device == DeviceType::kCuda
+                               ? eager::RunCudaKernel(*device_, step.kernel, &b.ctx)
+                               : step.kernel(b.ctx));
     }
   }
   return Status::Ok();
@@ -377,19 +482,50 @@ Status PlanInstance::RunPushedUnmeasured(const char* where, double timeout_secon
 
 Status PlanInstance::PushMeasured(CheckFn check, FillFn fill, const void* inputs, size_t num_inputs,
                                   double timeout_seconds) {
-  const AllocCount before = CountAllocations();
+  const AllocCount before = CountAllocations(device_);
   TESS_RETURN_IF_ERROR(EnterCall(kPush));
   Status s = PushUnmeasured(kPush, check, fill, inputs, num_inputs, timeout_seconds);
-  const AllocCount after = CountAllocations();
+  const AllocCount after = CountAllocations(device_);
   std::lock_guard<std::mutex> lock(mu_);
   StoreDelta(before, after, &heap_allocations_last_push_, &allocator_calls_last_push_);
   LeaveCallLocked();
   return s;
 }
 
+bool PlanInstance::TryRunLocked(CheckFn check, FillFn fill, const void* inputs, size_t num_inputs,
+                                Status* s) {
+  // A Push or RunPushed sharing the instance holds the slot: the queue's path decides.
+  if (pushing_ || running_ || num_pushes_ != runs_started_) return false;
+  bool needs_boxing = false;
+  *s = (this->*check)(kRun, inputs, num_inputs, &needs_boxing);
+  if (s->ok()) *s = (this->*fill)(inputs, num_inputs, 0);
+  if (!s->ok()) return true;
+  ++num_pushes_;
+  ++runs_started_;
+  for (const InputPatch& p : patches_) *p.target = slot_bodies_[0][p.input];
+  *s = Execute();
+  ++runs_finished_;
+  if (s->ok()) {
+    ++num_runs_;
+    last_run_slot_ = 0;
+  }
+  return true;
+}
+
 Status PlanInstance::RunMeasured(CheckFn check, FillFn fill, const void* inputs,
                                  size_t num_inputs) {
-  const AllocCount before = CountAllocations();
+  const AllocCount before = CountAllocations(device_);
+  if (plan_->input_register_num == 1) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return Closed(kRun);
+    Status s;
+    if (TryRunLocked(check, fill, inputs, num_inputs, &s)) {
+      StoreDelta(before, CountAllocations(device_), &heap_allocations_last_run_,
+                 &allocator_calls_last_run_);
+      changed_.notify_all();
+      return s;
+    }
+  }
   TESS_RETURN_IF_ERROR(EnterCall(kRun));
   Status s;
   {
@@ -403,7 +539,7 @@ Status PlanInstance::RunMeasured(CheckFn check, FillFn fill, const void* inputs,
   }
   if (s.ok()) s = PushUnmeasured(kRun, check, fill, inputs, num_inputs, kWaitForever);
   if (s.ok()) s = RunPushedUnmeasured(kRun, kWaitForever);
-  const AllocCount after = CountAllocations();
+  const AllocCount after = CountAllocations(device_);
   std::lock_guard<std::mutex> lock(mu_);
   StoreDelta(before, after, &heap_allocations_last_run_, &allocator_calls_last_run_);
   LeaveCallLocked();
@@ -430,10 +566,10 @@ Status PlanInstance::Push(const eager::Tensor* inputs, size_t num_inputs, double
 }
 
 Status PlanInstance::RunPushed(double timeout_seconds) {
-  const AllocCount before = CountAllocations();
+  const AllocCount before = CountAllocations(device_);
   TESS_RETURN_IF_ERROR(EnterCall(kRunPushed));
   Status s = RunPushedUnmeasured(kRunPushed, timeout_seconds);
-  const AllocCount after = CountAllocations();
+  const AllocCount after = CountAllocations(device_);
   std::lock_guard<std::mutex> lock(mu_);
   StoreDelta(before, after, &heap_allocations_last_run_, &allocator_calls_last_run_);
   LeaveCallLocked();
@@ -444,15 +580,34 @@ const infer::TensorMeta& PlanInstance::output_meta(size_t i) const {
   return plan_->program.value(plan_->program.outputs()[i]).meta;
 }
 
-Result<PlanInstance::OutputView> PlanInstance::Output(size_t i) const {
-  if (i >= num_outputs()) {
-    return OutOfRange("PlanInstance::Output: index " + std::to_string(i) + " but the program has " +
-                      std::to_string(num_outputs()) + " outputs");
-  }
+size_t PlanInstance::OutputPiece::bytes() const {
+  return has_local ? static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype) : 0;
+}
+
+Status PlanInstance::CheckOutputIndex(const char* where, size_t i) const {
+  if (i < num_outputs()) return Status::Ok();
+  return OutOfRange(std::string(where) + ": output index " + std::to_string(i) +
+                    " but the program has " + std::to_string(num_outputs()) + " outputs");
+}
+
+Result<PlanInstance::OutputPiece> PlanInstance::OutputLocalPiece(size_t i) const {
+  TESS_RETURN_IF_ERROR(CheckOutputIndex("PlanInstance::OutputLocalPiece", i));
+  const ValueId id = plan_->program.outputs()[i];
+  OutputPiece piece;
+  piece.has_local = plan_->has_local[id];
+  if (piece.has_local) piece.shape = plan_->local_shapes[id];
+  piece.dtype = plan_->program.value(id).meta.dtype;
+  return piece;
+}
+
+Result<PlanInstance::OutputView> PlanInstance::View(const char* where, size_t i) const {
+  TESS_RETURN_IF_ERROR(CheckOutputIndex(where, i));
   int last_slot = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (num_runs_ == 0) return FailedPrecondition("PlanInstance::Output: the plan has not run yet");
+    if (num_runs_ == 0) {
+      return FailedPrecondition(std::string(where) + ": the plan has not run yet");
+    }
     last_slot = last_run_slot_;
   }
   const ValueId id = plan_->program.outputs()[i];
@@ -462,6 +617,11 @@ Result<PlanInstance::OutputView> PlanInstance::Output(size_t i) const {
   const Operand o = value.kind == ValueKind::kVariable ? Operand{-1, view.has_local ? id : -1}
                                                        : Operand{plan_->value_registers[id], -1};
   view.local = Bound(o, plan_->local_shapes[id], value.meta.dtype);
+  if (o.register_id >= 0) {
+    view.mem_case = plan_->registers[o.register_id].mem_case;
+  } else if (o.variable >= 0 && value.variable->cuda_device() != nullptr) {
+    view.mem_case = MemCase::Cuda(value.variable->cuda_device()->index);
+  }
   // A data input marked as an output: the slot the last run read.
   if (o.register_id >= 0 && input_of_register_[o.register_id] >= 0) {
     view.local.data = slot_bodies_[last_slot][input_of_register_[o.register_id]];
@@ -469,11 +629,58 @@ Result<PlanInstance::OutputView> PlanInstance::Output(size_t i) const {
   return view;
 }
 
+Result<PlanInstance::OutputView> PlanInstance::Output(size_t i) const {
+  return View("PlanInstance::Output", i);
+}
+
+Status PlanInstance::OutputLocal(size_t i, void* out, size_t out_bytes) const {
+  constexpr const char* kWhere = "PlanInstance::OutputLocal";
+  TESS_ASSIGN_OR_RETURN(OutputView view, View(kWhere, i));
+  if (!view.has_local) {
+    return FailedPrecondition(std::string(kWhere) + ": this rank holds no piece of output #" +
+                              std::to_string(i) + " (" + output_meta(i).ToString() + ")");
+  }
+  const size_t bytes =
+      static_cast<size_t>(view.local.shape.num_elements()) * DTypeSize(view.local.dtype);
+  if (out_bytes < bytes) {
+    return InvalidArgument(std::string(kWhere) + ": out_bytes is " + std::to_string(out_bytes) +
+                           " but output #" + std::to_string(i) + "'s piece has " +
+                           std::to_string(bytes) + " bytes");
+  }
+  if (out == nullptr && bytes > 0) {
+    return InvalidArgument(std::string(kWhere) + ": out is NULL but output #" + std::to_string(i) +
+                           "'s piece has " + std::to_string(bytes) + " bytes");
+  }
+  const bool on_device = !view.mem_case.is_host();
+  // A variable's device is the process's one device too (eager::LocalCudaDevice).
+  const eager::CudaDevice* device = device_;
+  if (on_device && device == nullptr) {
+    TESS_ASSIGN_OR_RETURN(device, eager::LocalCudaDevice());
+  }
+  return CopyBytes(device, out, /*dst_on_device=*/false, view.local.data, on_device, bytes);
+}
+
 Result<eager::Tensor> PlanInstance::OutputTensor(size_t i) const {
-  TESS_ASSIGN_OR_RETURN(OutputView view, Output(i));
+  constexpr const char* kWhere = "PlanInstance::OutputTensor";
+  TESS_ASSIGN_OR_RETURN(OutputView view, View(kWhere, i));
   const infer::TensorMeta& meta = output_meta(i);
-  return eager::FromLocal(view.local.data, view.local.shape, meta.dtype, meta.placement,
-                          meta.nd_sbp, &meta.shape);
+  if (meta.placement.device_type() == DeviceType::kCpu) {
+    return eager::FromLocal(view.local.data, view.local.shape, meta.dtype, meta.placement,
+                            meta.nd_sbp, &meta.shape);
+  }
+  // FromLocal takes host memory, so device pieces come down first; FromLocal may be
+  // collective, so every rank agrees they did before it.
+  std::vector<unsigned char> host;
+  Status copied = Status::Ok();
+  if (view.has_local) {
+    host.resize(static_cast<size_t>(view.local.shape.num_elements()) * DTypeSize(meta.dtype));
+    copied = OutputLocal(i, host.data(), host.size());
+  }
+  TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
+  if (world->size() > 1) TESS_RETURN_IF_ERROR(comm::AgreeAcrossGroup(*world, copied, kWhere));
+  TESS_RETURN_IF_ERROR(copied);
+  return eager::FromLocal(host.data(), view.local.shape, meta.dtype, meta.placement, meta.nd_sbp,
+                          &meta.shape);
 }
 
 PlanStats PlanInstance::stats() const {

@@ -12,7 +12,7 @@
 // rebinding) before executing.
 //
 // Threading contract:
-// - One pusher thread (Push) and one runner thread (RunPushed, Output, OutputTensor) may
+// - One pusher thread (Push) and one runner thread (RunPushed and the output calls) may
 //   call at the same time; Run is both, so it must not race a Push or a RunPushed. Calls
 //   from more threads are serialised, not corrupted, but their order is then up to the
 //   scheduler and differs across ranks, which SPMD does not allow.
@@ -41,11 +41,27 @@
 //   every later one fail the same way; calls already copying or executing finish first.
 //   The destructor closes the instance and waits for the calls in progress to return, so
 //   destroying it under a blocked pusher does not hang (the pusher must not call again).
+// - One slot. With input_register_num 1 there is nothing to overlap, and Run takes the
+//   instance mutex once and holds it through the feeding and the steps (the queue's
+//   bookkeeping would otherwise lock it about seven times per run). Calls from other
+//   threads meanwhile (Close, stats, Output) wait for the run to finish.
+//
+// cuda placements (compile.h). Registers on a cuda placement are device memory of the
+// rank's device, and every device operation goes through Tessera's stream there
+// (core/eager/cuda_device.h), so stream order alone orders the kernels, the copies in and
+// out, and the device memory eager tensors share with the plan. Inputs come from host
+// memory (local pieces) or eager tensors of either device type; each is copied in and
+// waited for. Kernel steps are queued without waiting; a boxing step (interim, through
+// host registers, until core/boxing boxes device memory through NCCL) waits for the
+// stream when it copies its piece down, and every rank of the world then agrees the copy
+// succeeded before the host Box, so an error of a queued kernel on one rank stops every
+// rank there. Otherwise such errors (kernels/cuda/data_errors.h) surface where data
+// leaves the device: OutputLocal and OutputTensor, which wait for the stream.
 //
 // Allocation: after warm-up (the first runs grow the boxing workspaces and communicator
 // caches) RunPushed, Run, and Push of local pieces or same-nd-sbp eager tensors make no
-// heap allocation and no allocator call; stats() shows it per call. The mutex and
-// condition variable are the instance's own: no global lock.
+// heap allocation and no allocator call, host or device; stats() shows it per call. The
+// mutex and condition variable are the instance's own: no global lock.
 #ifndef TESSERA_CORE_PLAN_PLAN_EXEC_H_
 #define TESSERA_CORE_PLAN_PLAN_EXEC_H_
 
@@ -53,10 +69,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/boxing/boxing_workspace.h"
+#include "core/comm/communicator.h"
 #include "core/common/status.h"
+#include "core/eager/cuda_device.h"
 #include "core/eager/global_tensor.h"
 #include "core/plan/compile.h"
 #include "core/plan/mem_case.h"
@@ -88,7 +107,9 @@ struct PlanStats {
   // do).
   int64_t heap_allocations_last_run = -1;
   // The last Run's or RunPushed's Allocate and Free calls on its thread's host caching
-  // allocator.
+  // allocator and, for a plan on a cuda placement, on the device caching allocator of the
+  // rank's device (shared by the process: another thread's device allocations during the
+  // call count too).
   int64_t allocator_calls_last_run = 0;
   // The same for the last Push (Run's feeding is not a Push here).
   int64_t heap_allocations_last_push = -1;
@@ -116,9 +137,12 @@ class PlanInstance {
   // FAILED_PRECONDITION while pushed sets wait for RunPushed (Run would run the oldest of
   // those, not these inputs); CANCELLED once closed.
   Status Run(const kernels::LocalTensor* inputs, size_t num_inputs);
-  // Inputs as global tensors: shape, dtype and placement must match the program's input;
-  // a different nd-sbp is boxed into the input's register. INVALID_ARGUMENT naming the
-  // input and both metas otherwise.
+  // Inputs as global tensors: shape, dtype and placement must match the program's input,
+  // except that the placement's device type may differ (a cpu tensor feeds a cuda input
+  // with the same ranks and hierarchy, and the other way round); a different nd-sbp is
+  // boxed into the input's register (eager::ToGlobal when either side is on cuda).
+  // INVALID_ARGUMENT naming the input and both metas otherwise. Local pieces (the other
+  // overload) are host memory in either case.
   Status Run(const eager::Tensor* inputs, size_t num_inputs);
   Status Run(const std::vector<eager::Tensor>& inputs) { return Run(inputs.data(), inputs.size()); }
 
@@ -151,13 +175,30 @@ class PlanInstance {
   // next Run or RunPushed (input_register_num 1: the next Push) or the instance's
   // destruction. An output that is itself a data input reads its slot, which a Push may
   // refill as soon as the RunPushed that read it returned. has_local false (and data null)
-  // when this rank holds none. OUT_OF_RANGE for a bad index; FAILED_PRECONDITION before
-  // the first run.
+  // when this rank holds none. On a cuda placement `local.data` is device memory that
+  // queued kernels may still be writing: read it with OutputLocal. OUT_OF_RANGE for a bad
+  // index; FAILED_PRECONDITION before the first run.
   struct OutputView {
     bool has_local = false;
     kernels::LocalTensor local;
+    MemCase mem_case;  // where local.data lives
   };
   Result<OutputView> Output(size_t i) const;
+  // Output i's piece on this rank as the plan fixes it (no run needed): whether the rank
+  // holds one, and its shape and dtype. OUT_OF_RANGE for a bad index.
+  struct OutputPiece {
+    bool has_local = false;
+    Shape shape;  // meaningful where has_local
+    DType dtype = DType::kF32;
+    size_t bytes() const;
+  };
+  Result<OutputPiece> OutputLocalPiece(size_t i) const;
+  // Copies this rank's piece of output i (row-major) to host memory `out` of `out_bytes`
+  // bytes, allocating nothing. From device memory it waits for the stream first and
+  // reports the errors of kernels queued on it. Output's errors; FAILED_PRECONDITION on a
+  // rank that holds no piece; INVALID_ARGUMENT when out_bytes is too small (naming both
+  // sizes) or out is NULL.
+  Status OutputLocal(size_t i, void* out, size_t out_bytes) const;
   // Output i copied into a new global tensor (allocates; every rank calls it).
   Result<eager::Tensor> OutputTensor(size_t i) const;
 
@@ -170,6 +211,11 @@ class PlanInstance {
     kernels::KernelContext ctx;  // kernel steps; points into `inputs` / `outputs`
     std::vector<kernels::LocalTensor> inputs;
     std::vector<kernels::LocalTensor> outputs;
+    // Boxing on a cuda placement: the host staging bodies (null where the rank holds no
+    // piece) and the cpu placement with the value's ranks that the host Box runs on.
+    void* host_src = nullptr;
+    void* host_dst = nullptr;
+    std::optional<Placement> host_placement;
   };
   // A bound step input that reads a data-input register: RunPushed points it at its slot.
   struct InputPatch {
@@ -187,7 +233,15 @@ class PlanInstance {
   Status Bind();
   kernels::LocalTensor Bound(const Operand& o, const Shape& shape, DType dtype) const;
   Status Execute();
+  Status BoxThroughHost(const BoundStep& b);
+  Status CheckOutputIndex(const char* where, size_t i) const;
+  // Output and the functions built on it, whose errors name `where`.
+  Result<OutputView> View(const char* where, size_t i) const;
+  bool register_on_device(int64_t register_id) const;
 
+  // Run with one slot: everything under one hold of mu_ (file comment). Returns false,
+  // with nothing done, when the slot is taken and the queued path must decide.
+  bool TryRunLocked(CheckFn check, FillFn fill, const void* inputs, size_t num_inputs, Status* s);
   Status PushMeasured(CheckFn check, FillFn fill, const void* inputs, size_t num_inputs,
                       double timeout_seconds);
   Status RunMeasured(CheckFn check, FillFn fill, const void* inputs, size_t num_inputs);
@@ -216,6 +270,10 @@ class PlanInstance {
   std::vector<int> input_of_register_;      // by register id: its program input, or -1
   boxing::BoxingWorkspace workspace_;       // the runner's
   boxing::BoxingWorkspace push_workspace_;  // boxing inside Push
+  // The rank's CUDA device when the plan has device registers or variables, else null.
+  const eager::CudaDevice* device_ = nullptr;
+  // The world, for the device boxing's agreement; looked up by the first such step.
+  comm::Communicator* world_ = nullptr;
 
   // The pipeline's state; everything below is guarded by mu_.
   mutable std::mutex mu_;

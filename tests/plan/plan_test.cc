@@ -108,21 +108,13 @@ void CheckMlp(const MlpConfig& config, bool expect_boxing) {
   }
 }
 
-TEST(PlanMlpTest, BroadcastWeights1d) {
-  const Placement p = WorldPlacement();
-  CheckMlp(MlpConfig{p, Broadcast(p), Broadcast(p)}, /*expect_boxing=*/false);
-}
-
-TEST(PlanMlpTest, SplitWeightPairForcesBoxing1d) {
-  const Placement p = WorldPlacement();
-  CheckMlp(MlpConfig{p, Nd("S(1)"), Nd("S(0)")}, /*expect_boxing=*/true);
-}
-
-TEST(PlanMlpTest, TwoDimensionalPlacement) {
-  if (WorldSize() != 4) GTEST_SKIP() << "needs 4 ranks";
-  const Placement p = Placement::Parse("cpu:[[0,1],[2,3]]").value();
-  CheckMlp(MlpConfig{p, Broadcast(p), Broadcast(p)}, false);
-  CheckMlp(MlpConfig{p, Nd("(B, S(1))"), Nd("(B, S(0))")}, true);
+// Broadcast weights and a split weight pair (boxing and partial sums), 1-d and, with 4
+// ranks, 2-d.
+TEST(PlanMlpTest, EveryLayoutMatchesEager) {
+  for (const plan_test::MlpCase& c : plan_test::MlpCases()) {
+    SCOPED_TRACE(c.name);
+    CheckMlp(c.config, c.expect_boxing);
+  }
 }
 
 TEST(PlanMlpTest, StatsAndPrinting) {
@@ -285,6 +277,139 @@ TEST(PlanErrorsTest, RunInputs) {
   Result<PlanInstance::OutputView> out_of_range = instance->Output(1);
   ASSERT_FALSE(out_of_range.ok());
   EXPECT_EQ(out_of_range.status().code(), StatusCode::kOutOfRange);
+}
+
+// OutputLocal copies this rank's piece to host memory; OutputLocalPiece describes it
+// before any run.
+TEST(PlanOutputTest, OutputLocalAndPiece) {
+  const Placement p = WorldPlacement();
+  Result<plan_test::DenseLayer> layer = plan_test::MakeDenseLayer(p, 5, 3, 4);
+  ASSERT_TRUE(layer.ok()) << layer.status().ToString();
+  const plan_test::DenseLayer& d = layer.value();
+  auto instance = PlanInstance::Create(Compile(d.program).value()).value();
+  std::vector<float> x(15);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * static_cast<float>(i) - 3.0f;
+  // This rank's piece of the plain-loop result, cut by an eager tensor of y's layout.
+  const std::vector<float> want = d.Forward(x);
+  const infer::TensorMeta& ym = d.program.value(d.y).meta;
+  eager::Tensor yt =
+      eager::FromLogical(want.data(), ym.shape, DType::kF32, ym.placement, ym.nd_sbp).value();
+  const float* yp = static_cast<const float*>(yt->local_data());
+  const std::vector<float> want_piece(yp, yp + yt->local_shape().num_elements());
+
+  Result<PlanInstance::OutputPiece> piece = instance->OutputLocalPiece(0);
+  ASSERT_TRUE(piece.ok()) << piece.status().ToString();
+  EXPECT_TRUE(piece->has_local);
+  EXPECT_EQ(piece->dtype, DType::kF32);
+  EXPECT_EQ(piece->shape, yt->local_shape());
+  EXPECT_EQ(piece->bytes(), want_piece.size() * sizeof(float));
+  Result<PlanInstance::OutputPiece> bad_piece = instance->OutputLocalPiece(1);
+  ASSERT_FALSE(bad_piece.ok());
+  EXPECT_EQ(bad_piece.status().code(), StatusCode::kOutOfRange);
+  EXPECT_NE(bad_piece.status().message().find("output index 1 but the program has 1 outputs"),
+            std::string::npos)
+      << bad_piece.status().message();
+
+  std::vector<float> got(piece->bytes() / sizeof(float), -1.0f);
+  Status early = instance->OutputLocal(0, got.data(), piece->bytes());
+  EXPECT_EQ(early.code(), StatusCode::kFailedPrecondition) << early.ToString();
+  EXPECT_NE(early.message().find("PlanInstance::OutputLocal: the plan has not run yet"),
+            std::string::npos)
+      << early.message();
+
+  eager::Tensor xt =
+      eager::FromLogical(x.data(), Shape({5, 3}), DType::kF32, p, d.program.value(d.x).meta.nd_sbp)
+          .value();
+  ASSERT_TRUE(instance->Run({xt}).ok());
+  Status s = instance->OutputLocal(0, got.data(), piece->bytes());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectNear(got, want_piece, "OutputLocal");
+
+  Status small = instance->OutputLocal(0, got.data(), piece->bytes() - 1);
+  EXPECT_EQ(small.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(small.message().find("out_bytes is " + std::to_string(piece->bytes() - 1) +
+                                 " but output #0's piece has " + std::to_string(piece->bytes()) +
+                                 " bytes"),
+            std::string::npos)
+      << small.message();
+  Status null_out = instance->OutputLocal(0, nullptr, piece->bytes());
+  EXPECT_EQ(null_out.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(null_out.message().find("out is NULL"), std::string::npos) << null_out.message();
+  EXPECT_EQ(instance->OutputLocal(1, got.data(), piece->bytes()).code(), StatusCode::kOutOfRange);
+  Result<PlanInstance::OutputView> view = instance->Output(0);
+  ASSERT_TRUE(view.ok());
+  EXPECT_TRUE(view->mem_case.is_host());
+
+  // A rank outside the output's placement holds no piece.
+  if (WorldSize() > 1) {
+    const Placement rank0 = Placement::Parse("cpu:[0]").value();
+    Program program;
+    ValueId in = program.AddInput("x", Shape({4}), DType::kF32, rank0).value();
+    ValueId out = program.AddOp("relu", {in}).value()[0];
+    ASSERT_TRUE(program.MarkOutput(out).ok());
+    auto on_rank0 = PlanInstance::Create(Compile(program).value()).value();
+    EXPECT_EQ(on_rank0->OutputLocalPiece(0)->has_local, WorldRank() == 0);
+    EXPECT_EQ(on_rank0->OutputLocalPiece(0)->bytes(), WorldRank() == 0 ? 16u : 0u);
+    std::vector<float> four = {-1, 2, -3, 4};
+    kernels::LocalTensor local{four.data(), Shape({4}), DType::kF32};
+    ASSERT_TRUE(on_rank0->Run(&local, 1).ok());
+    std::vector<float> y(4, -7.0f);
+    Status none = on_rank0->OutputLocal(0, y.data(), 16);
+    if (WorldRank() == 0) {
+      ASSERT_TRUE(none.ok()) << none.ToString();
+      EXPECT_EQ(y, (std::vector<float>{0, 2, 0, 4}));
+    } else {
+      EXPECT_EQ(none.code(), StatusCode::kFailedPrecondition);
+      EXPECT_NE(none.message().find("this rank holds no piece of output #0"), std::string::npos)
+          << none.message();
+    }
+  }
+}
+
+// Programs on cuda placements are pure metadata until Compile, so every build can build
+// them; a build without CUDA refuses to compile them, on every rank (also ranks the
+// placement lacks), in the wording eager uses.
+TEST(PlanCudaTest, CompileWithoutCudaIsUnimplemented) {
+#if defined(TESSERA_WITH_CUDA)
+  GTEST_SKIP() << "a CUDA build: tests/plan:cuda_plan_test covers cuda placements";
+#endif
+  const Placement world = WorldPlacement();
+  // The world's ranks, and rank 0 alone.
+  for (const Placement& p :
+       {Placement::Make(DeviceType::kCuda, world.ranks(), world.hierarchy()).value(),
+        Placement::Parse("cuda:[0]").value()}) {
+    SCOPED_TRACE(p.ToString());
+    Program program;
+    ValueId x = program.AddInput("x", Shape({6, 2}), DType::kF32, p).value();
+    ValueId y = program.AddOp("relu", {x}).value()[0];
+    ASSERT_TRUE(program.MarkOutput(y).ok());
+    Result<std::shared_ptr<const CompiledPlan>> plan = Compile(program);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
+    EXPECT_EQ(plan.status().message(),
+              "Compile: value %0 (\"x\") is on " + p.ToString() +
+                  ": this Tessera was built without CUDA, so plans run on cpu placements only "
+                  "(build with --config=cuda)");
+  }
+}
+
+// An op mixing cpu and cuda inputs fails where it is added, with inference's message (the
+// one eager::Apply gives for tensors on two placements).
+TEST(PlanCudaTest, MixingCpuAndCudaInputsFailsAtAddOp) {
+  const Placement cpu = WorldPlacement();
+  const Placement cuda = Placement::Make(DeviceType::kCuda, cpu.ranks(), cpu.hierarchy()).value();
+  Program program;
+  ValueId a = program.AddInput("a", Shape({4, 3}), DType::kF32, cpu).value();
+  ValueId b = program.AddInput("b", Shape({4, 3}), DType::kF32, cuda).value();
+  Result<std::vector<ValueId>> mixed = program.AddOp("add", {a, b});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.status().code(), StatusCode::kInvalidArgument);
+  const std::string& m = mixed.status().message();
+  EXPECT_NE(m.find("AddOp: op #0 (add): "), std::string::npos) << m;
+  EXPECT_NE(m.find("is on placement " + cuda.ToString() + " but"), std::string::npos) << m;
+  EXPECT_NE(m.find("is on " + cpu.ToString() + "; inputs must share one placement"),
+            std::string::npos)
+      << m;
 }
 
 }  // namespace

@@ -29,11 +29,28 @@ std::vector<float> Host(const eager::Tensor& t) {
   return v;
 }
 
-void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what,
+                float tolerance) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], want[i], 1e-5f) << what << " element " << i;
+    ASSERT_NEAR(got[i], want[i], tolerance) << what << " element " << i;
   }
+}
+
+std::vector<MlpCase> MlpCases() {
+  const Placement p = WorldPlacement();
+  std::vector<MlpCase> cases = {
+      {"broadcast weights 1-d", MlpConfig{p, Broadcast(p), Broadcast(p)}, false},
+      {"split weight pair 1-d", MlpConfig{p, Nd("S(1)"), Nd("S(0)")}, true},
+  };
+  if (WorldSize() == 4) {
+    const Placement grid = Placement::Parse("cpu:[[0,1],[2,3]]").value();
+    cases.push_back(
+        {"broadcast weights 2-d", MlpConfig{grid, Broadcast(grid), Broadcast(grid)}, false});
+    cases.push_back(
+        {"split weight pair 2-d", MlpConfig{grid, Nd("(B, S(1))"), Nd("(B, S(0))")}, true});
+  }
+  return cases;
 }
 
 eager::Tensor Data(const Shape& shape, uint64_t seed, const Placement& p, const NdSbp& nd) {

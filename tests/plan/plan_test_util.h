@@ -4,6 +4,7 @@
 #define TESSERA_TESTS_PLAN_PLAN_TEST_UTIL_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/common/shape.h"
@@ -12,6 +13,7 @@
 #include "core/placement/placement.h"
 #include "core/plan/program.h"
 #include "core/sbp/sbp.h"
+#include "tests/plan/mlp_program.h"
 
 namespace tessera::plan_test {
 
@@ -23,8 +25,18 @@ NdSbp Nd(const char* text);
 
 // The logical value of an f32 tensor (every rank calls it: it gathers).
 std::vector<float> Host(const eager::Tensor& t);
-// Fails the current test at the first element further than 1e-5 from `want`.
-void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what);
+// Fails the current test at the first element further than `tolerance` from `want`.
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what,
+                float tolerance = 1e-5f);
+
+// The MLP layouts the plan tests try, on the world's cpu placement: broadcast weights, and
+// a split weight pair that forces boxing; with 4 ranks both again on [[0,1],[2,3]].
+struct MlpCase {
+  std::string name;
+  MlpConfig config;
+  bool expect_boxing = false;
+};
+std::vector<MlpCase> MlpCases();
 
 // A random f32 tensor.
 eager::Tensor Data(const Shape& shape, uint64_t seed, const Placement& p, const NdSbp& nd);

@@ -792,7 +792,10 @@ typedef struct tess_plan tess_plan;
  * plan on earlier ones (tess_plan_run_pushed). The plan holds its own copy of the
  * program. FAILED_PRECONDITION before tess_init; INVALID_ARGUMENT for a program
  * without outputs or an input_register_num outside [0, 8]; UNIMPLEMENTED for a cuda
- * placement or an op without a cpu kernel (naming it). Local. */
+ * placement in a build without CUDA, or an op without a kernel for its device
+ * (naming it); UNAVAILABLE for a cuda placement on a rank with no CUDA device.
+ * Values on a cuda placement live in that rank's device memory and run CUDA
+ * kernels; their boxing steps are staged through host memory for now. Local. */
 TESS_API tess_status tess_plan_compile(tess_plan** out, const tess_program* program,
                                        int32_t input_register_num);
 TESS_API void tess_plan_destroy(tess_plan* plan);
@@ -811,8 +814,9 @@ typedef struct tess_plan_instance tess_plan_instance;
 TESS_API tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* plan);
 TESS_API void tess_plan_instance_destroy(tess_plan_instance* instance);
 /* Runs the plan on `inputs` (num_inputs eager tensors, in the program's input
- * order; each must have its input's shape, dtype and placement; a different nd-sbp
- * is boxed in). The outputs stay in the instance until the next run.
+ * order; each must have its input's shape, dtype and placement, whose device type
+ * may differ (a cpu tensor feeds a cuda input on the same ranks); a different
+ * nd-sbp is boxed in). The outputs stay in the instance until the next run.
  * INVALID_ARGUMENT naming the input for a wrong count, a NULL or a mismatch.
  * Collective over the program's placements, like the ops it runs. */
 TESS_API tess_status tess_plan_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
@@ -840,8 +844,9 @@ TESS_API tess_status tess_plan_run_pushed(tess_plan_instance* instance, double t
  * progress. */
 TESS_API tess_status tess_plan_close(tess_plan_instance* instance);
 /* The same with this rank's local pieces: locals[i] holds input i's piece in its
- * declared nd-sbp (row-major, local_bytes[i] bytes, which must equal the piece's
- * size: 0, and NULL allowed, on a rank the placement lacks). */
+ * declared nd-sbp (host memory, also for a cuda input; row-major, local_bytes[i]
+ * bytes, which must equal the piece's size: 0, and NULL allowed, on a rank the
+ * placement lacks). */
 TESS_API tess_status tess_plan_run_local(tess_plan_instance* instance, const void* const* locals,
                                          const size_t* local_bytes, size_t num_inputs);
 /* The number of the program's outputs. */
@@ -851,10 +856,11 @@ TESS_API tess_status tess_plan_num_outputs(size_t* out, const tess_plan_instance
  * run. Collective over the output's placement, as tess_tensor_from_local is. */
 TESS_API tess_status tess_plan_output(tess_tensor** out, const tess_plan_instance* instance,
                                       size_t index);
-/* Copies this rank's piece of output `index` (row-major) to `out`, without
- * allocating. INVALID_ARGUMENT when out_bytes is too small (naming both sizes);
- * FAILED_PRECONDITION before the first run or on a rank the output's placement
- * lacks. Local. */
+/* Copies this rank's piece of output `index` (row-major) to `out` (host memory),
+ * without allocating; from a cuda placement it waits for the device first and
+ * reports errors of its queued kernels. INVALID_ARGUMENT when out_bytes is too
+ * small (naming both sizes); FAILED_PRECONDITION before the first run or on a rank
+ * the output's placement lacks. Local. */
 TESS_API tess_status tess_plan_output_local(void* out, size_t out_bytes,
                                             const tess_plan_instance* instance, size_t index);
 /* The element count of this rank's piece of output `index` (0 on a rank outside its
@@ -877,7 +883,8 @@ TESS_API tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_in
 TESS_API tess_status tess_plan_stats(int64_t* out_registers, int64_t* out_steps,
                                      int64_t* out_boxing_steps, int64_t* out_runs,
                                      const tess_plan_instance* instance);
-/* The last run's calls to the host caching allocator (0 once warm) and its heap
+/* The last run's calls to the host caching allocator and, for a plan on a cuda
+ * placement, to the device's caching allocator (0 once warm), and its heap
  * allocations on the calling thread (-1: not counted; libtessera.so does not
  * replace operator new, tests linking Tessera statically do). */
 TESS_API tess_status tess_plan_last_run_allocations(int64_t* out_allocator_calls,
