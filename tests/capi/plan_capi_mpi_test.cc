@@ -432,6 +432,13 @@ TEST(PlanCapiTest, BadInputs) {
   EXPECT_EQ(tess_plan_run_local(inst, locals, nullptr, 1), TESS_INVALID_ARGUMENT);
 
   TensorPtr good = FromHost(Values(kBatch * kIn, 5), {kBatch, kIn}, CpuOf(WorldRanks()), "S(0)");
+  // The right byte count without data (kBatch rows leave every rank some).
+  int64_t piece = 0;
+  ASSERT_EQ(tess_tensor_local_num_elements(&piece, good.get()), TESS_OK) << LastError();
+  ASSERT_GT(piece, 0);
+  const size_t piece_bytes[] = {static_cast<size_t>(piece) * sizeof(float)};
+  EXPECT_EQ(tess_plan_run_local(inst, locals, piece_bytes, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("NULL")) << LastError();
   const tess_tensor* good_input[] = {good.get()};
   ASSERT_EQ(tess_plan_run(inst, good_input, 1), TESS_OK) << LastError();
   int64_t elems = 0;
