@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,40 @@ inline std::vector<int64_t> UnevenCounts(int32_t size) {
 
 // Element k of the block rank p sends to rank q in an all-to-all.
 inline int64_t Exchanged(int64_t p, int64_t q, int64_t k) { return p * 1000 + q * 10 + k; }
+
+// Flat indices into its tensor of a block's elements, in row-major order of the box:
+// the oracle of block collectives, by plain loops over the box's coordinates.
+inline std::vector<int64_t> BoxIndices(const BlockView& block) {
+  std::vector<int64_t> out;
+  const int ndim = block.box.ndim();
+  if (block.num_elements() == 0) return out;
+  int64_t at[Shape::kMaxDims] = {};
+  for (;;) {
+    int64_t flat = 0;
+    for (int d = 0; d < ndim; ++d) flat = flat * block.tensor.dim(d) + block.begin[d] + at[d];
+    out.push_back(flat);
+    int d = ndim - 1;
+    while (d >= 0 && ++at[d] == block.box.dim(d)) at[d--] = 0;
+    if (d < 0) return out;
+  }
+}
+
+// A non-empty box of a random tensor of 1..6 dims of 1..max_dim each; a third of its
+// dims span their whole extent, so that layouts fold and merge dims.
+inline BlockView RandomBlock(std::mt19937& rng, int64_t max_dim) {
+  auto uniform = [&rng](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const int ndim = static_cast<int>(uniform(1, 6));
+  Shape tensor = Shape::Make(std::vector<int64_t>(ndim, 1)).value(), box = tensor;
+  int64_t begin[Shape::kMaxDims] = {};
+  for (int d = 0; d < ndim; ++d) {
+    tensor.set_dim(d, uniform(1, max_dim));
+    box.set_dim(d, uniform(0, 2) == 0 ? tensor.dim(d) : uniform(1, tensor.dim(d)));
+    begin[d] = uniform(0, tensor.dim(d) - box.dim(d));
+  }
+  return BlockView::Box(tensor, begin, box);
+}
 
 }  // namespace tessera::comm
 

@@ -12,6 +12,7 @@
 #include "core/comm/nccl/group_agreement.h"
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_error.h"
+#include "core/memory/device_caching_allocator.h"
 #include "kernels/cuda/cuda_error.h"
 #include "kernels/cuda/device_scope.h"
 
@@ -103,6 +104,15 @@ class NcclCommunicator::Call {
     return status.ok() ? end : status;
   }
 
+  // For an error after work was enqueued: waits for that work (within the timeout) so
+  // nothing still reads or writes the call's buffers or staging once it returns, then
+  // returns `error`.
+  Status FailAfterEnqueue(Status error) {
+    const Status waited = Wait();
+    (void)waited;  // `error` came first and explains the call's failure
+    return error;
+  }
+
   // Waits for the stream, polling NCCL's asynchronous error so a dead peer cannot keep
   // this rank waiting forever, and, with a timeout set, the deadline counted from the
   // start of the call. A failure here leaves the communicator unusable: it is aborted
@@ -142,7 +152,12 @@ class NcclCommunicator::Call {
 };
 
 NcclCommunicator::NcclCommunicator(int32_t rank, int32_t size, int device)
-    : Communicator(rank, size), device_(device) {}
+    : Communicator(rank, size),
+      device_(device),
+      send_layouts_(size),
+      recv_layouts_(size),
+      send_staged_(size, -1),
+      recv_staged_(size, -1) {}
 
 NcclCommunicator::~NcclCommunicator() {
   DeviceScope scope;
@@ -152,6 +167,13 @@ NcclCommunicator::~NcclCommunicator() {
   if (comm_ != nullptr) {
     ncclCommFinalize(comm_);
     ncclCommDestroy(comm_);
+  }
+  if (staging_ != nullptr) {
+    // The caching allocator hands freed memory out again at once; after an abort the
+    // stream may still be draining copies that touch it.
+    if (stream_ != nullptr) cudaStreamSynchronize(stream_);
+    const Status freed = staging_allocator_->Free(staging_);
+    (void)freed;
   }
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
   if (scratch_ != nullptr) cudaFree(scratch_);
@@ -205,6 +227,10 @@ Status NcclCommunicator::Prepare(ncclUniqueId* id) {
   // Barrier reduces a word of it; a defined value keeps memory checkers quiet.
   err = cudaMemset(scratch_, 0, kMinScratchBytes);
   if (err != cudaSuccess) return CudaError("cudaMemset", err);
+  int max_pitch = 0;
+  err = cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, device_);
+  if (err != cudaSuccess) return CudaError("cudaDeviceGetAttribute(cudaDevAttrMaxPitch)", err);
+  max_pitch_ = max_pitch;
   if (rank() == 0) {
     const ncclResult_t result = ncclGetUniqueId(id);
     if (result != ncclSuccess) return NcclError("ncclGetUniqueId", result, nullptr);
@@ -239,6 +265,51 @@ Status NcclCommunicator::ReserveScratch(size_t bytes) {
   }
   scratch_bytes_ = bytes;
   return Status::Ok();
+}
+
+Status NcclCommunicator::ReserveStaging(size_t bytes) {
+  if (bytes <= staging_bytes_) return Status::Ok();
+  if (staging_allocator_ == nullptr) {
+    TESS_ASSIGN_OR_RETURN(memory::CachingAllocator * allocator,
+                          memory::DeviceCachingAllocator(device_));
+    staging_allocator_ = allocator;
+  }
+  // Every call leaves the stream idle (it waits, also on its error paths), so no copy
+  // still uses the old buffer.
+  if (staging_ != nullptr) {
+    void* old = staging_;
+    staging_ = nullptr;
+    staging_bytes_ = 0;
+    TESS_RETURN_IF_ERROR(staging_allocator_->Free(old));
+  }
+  TESS_ASSIGN_OR_RETURN(staging_, staging_allocator_->Allocate(bytes));
+  staging_bytes_ = bytes;
+  return Status::Ok();
+}
+
+Status NcclCommunicator::EnqueueCopy(Call& call, const void* src, void* dst,
+                                     const StridedCopy& copy, size_t element) {
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  return ForEachCopyPiece(
+      copy, static_cast<int64_t>(element), max_pitch_, [&](const CopyPiece& p) -> Status {
+        if (p.height == 1 && p.depth == 1) {
+          return call.Cuda("cudaMemcpyAsync", cudaMemcpyAsync(to + p.dst, from + p.src, p.width,
+                                                              cudaMemcpyDeviceToDevice, stream_));
+        }
+        if (p.depth == 1) {
+          return call.Cuda("cudaMemcpy2DAsync",
+                           cudaMemcpy2DAsync(to + p.dst, p.dst_pitch, from + p.src, p.src_pitch,
+                                             p.width, p.height, cudaMemcpyDeviceToDevice, stream_));
+        }
+        cudaMemcpy3DParms parms = {};
+        parms.srcPtr =
+            make_cudaPitchedPtr(const_cast<char*>(from + p.src), p.src_pitch, p.width, p.src_rows);
+        parms.dstPtr = make_cudaPitchedPtr(to + p.dst, p.dst_pitch, p.width, p.dst_rows);
+        parms.extent = make_cudaExtent(p.width, p.height, p.depth);
+        parms.kind = cudaMemcpyDeviceToDevice;
+        return call.Cuda("cudaMemcpy3DAsync", cudaMemcpy3DAsync(&parms, stream_));
+      });
 }
 
 Status NcclCommunicator::DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
@@ -378,6 +449,95 @@ Status NcclCommunicator::DoAllToAllV(const void* send, const std::vector<int64_t
     }
     return Status::Ok();
   }));
+  return call.Wait();
+}
+
+Status NcclCommunicator::DoAllToAllBlocks(const void* send,
+                                          const std::vector<BlockView>& send_blocks, void* recv,
+                                          const std::vector<BlockView>& recv_blocks, DType dtype) {
+  constexpr const char* kMethod = "AllToAllBlocks";
+  Call call(*this, kMethod);
+  TESS_RETURN_IF_ERROR(call.Begin());
+  TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
+  const size_t element = DTypeSize(dtype);
+  const int32_t me = rank();
+  // Staging holds, packed, every strided peer block this rank sends, then every strided
+  // one it receives, then the own pair's detour when it needs one.
+  int64_t staged = 0;
+  auto stage = [&staged](const BlockLayout& layout) -> int64_t {
+    if (layout.empty() || layout.contiguous()) return -1;
+    const int64_t at = staged;
+    staged += layout.num_elements();
+    return at;
+  };
+  for (int32_t q = 0; q < size(); ++q) {
+    send_layouts_[q] = BlockLayout::Of(send_blocks[q]);
+    recv_layouts_[q] = BlockLayout::Of(recv_blocks[q]);
+    send_staged_[q] = q == me ? -1 : stage(send_layouts_[q]);
+    recv_staged_[q] = q == me ? -1 : stage(recv_layouts_[q]);
+  }
+  const BlockLayout& own_send = send_layouts_[me];
+  const BlockLayout& own_recv = recv_layouts_[me];
+  const bool own_detour = !own_send.empty() && !own_send.contiguous() && !own_recv.contiguous() &&
+                          !own_send.SameShapeAs(own_recv);
+  const int64_t own_staged = own_detour ? staged : -1;
+  if (own_detour) staged += own_send.num_elements();
+  TESS_RETURN_IF_ERROR(Prefixed(kMethod, ReserveStaging(static_cast<size_t>(staged) * element)));
+
+  Status enqueued = [&]() -> Status {
+    for (int32_t q = 0; q < size(); ++q) {
+      if (send_staged_[q] < 0) continue;
+      TESS_RETURN_IF_ERROR(EnqueueCopy(
+          call, send, staging_, StridedCopy::Pack(send_layouts_[q], send_staged_[q]), element));
+    }
+    if (!own_send.empty()) {
+      // A contiguous block is its own packed image, so it is one end of a pack or unpack.
+      if (own_detour) {
+        TESS_RETURN_IF_ERROR(
+            EnqueueCopy(call, send, staging_, StridedCopy::Pack(own_send, own_staged), element));
+        TESS_RETURN_IF_ERROR(
+            EnqueueCopy(call, staging_, recv, StridedCopy::Unpack(own_staged, own_recv), element));
+      } else if (own_send.contiguous()) {
+        TESS_RETURN_IF_ERROR(EnqueueCopy(call, At(send, own_send.offset, element), recv,
+                                         StridedCopy::Unpack(0, own_recv), element));
+      } else if (own_recv.contiguous()) {
+        TESS_RETURN_IF_ERROR(EnqueueCopy(call, send, At(recv, own_recv.offset, element),
+                                         StridedCopy::Pack(own_send, 0), element));
+      } else {
+        TESS_RETURN_IF_ERROR(
+            EnqueueCopy(call, send, recv, StridedCopy::Between(own_send, own_recv), element));
+      }
+    }
+    // Block q here holds what q's block for this rank holds (the interface's rule), so
+    // both ends of every pair skip an empty block alike.
+    TESS_RETURN_IF_ERROR(call.Group([&]() -> Status {
+      for (int32_t q = 0; q < size(); ++q) {
+        if (q == me) continue;
+        const BlockLayout& out = send_layouts_[q];
+        if (!out.empty()) {
+          const void* from = send_staged_[q] >= 0 ? At(staging_, send_staged_[q], element)
+                                                  : At(send, out.offset, element);
+          TESS_RETURN_IF_ERROR(
+              call.Nccl("ncclSend", ncclSend(from, out.num_elements(), type, q, comm_, stream_)));
+        }
+        const BlockLayout& in = recv_layouts_[q];
+        if (!in.empty()) {
+          void* into = recv_staged_[q] >= 0 ? At(staging_, recv_staged_[q], element)
+                                            : At(recv, in.offset, element);
+          TESS_RETURN_IF_ERROR(
+              call.Nccl("ncclRecv", ncclRecv(into, in.num_elements(), type, q, comm_, stream_)));
+        }
+      }
+      return Status::Ok();
+    }));
+    for (int32_t q = 0; q < size(); ++q) {
+      if (recv_staged_[q] < 0) continue;
+      TESS_RETURN_IF_ERROR(EnqueueCopy(
+          call, staging_, recv, StridedCopy::Unpack(recv_staged_[q], recv_layouts_[q]), element));
+    }
+    return Status::Ok();
+  }();
+  if (!enqueued.ok()) return call.FailAfterEnqueue(enqueued);
   return call.Wait();
 }
 

@@ -35,6 +35,17 @@
 //                   recv + recv_displs[r]), all in one group.
 //   AllToAllV       one grouped ncclSend / ncclRecv per non-empty peer block; this rank's
 //                   own block is a device-to-device copy.
+//   AllToAllBlocks  like AllToAllV, per BlockView (block_layout.h): a block that is one
+//                   contiguous run in memory is sent or received where it lies; a strided
+//                   one is packed into (or unpacked from) a device staging buffer with
+//                   cudaMemcpyAsync / 2DAsync / 3DAsync on the stream, the innermost two
+//                   levels per call and a loop over the rest (strided_copy.h), before (or
+//                   after) the group of sends and receives. The own pair is one strided
+//                   device-to-device copy, or a pack and an unpack through staging when the
+//                   two blocks pair up differently level by level. Staging comes from the
+//                   device's caching allocator and only grows, so calls of a steady shape
+//                   allocate nothing. As for Send/Recv, a block whose element count differs
+//                   from its peer's is undefined behaviour in NCCL, not an error.
 //   Barrier         a one-element allreduce on the stream, waited for.
 //
 // Point to point. NCCL messages carry neither a tag nor a length: Sends and Recvs
@@ -56,9 +67,12 @@
 #include <memory>
 #include <vector>
 
+#include "core/comm/block_layout.h"
 #include "core/comm/communicator.h"
+#include "core/comm/nccl/strided_copy.h"
 #include "core/common/dtype.h"
 #include "core/common/status.h"
+#include "core/memory/allocator.h"
 
 namespace tessera::comm {
 
@@ -92,6 +106,8 @@ class NcclCommunicator final : public Communicator {
   // NULL once the communicator was aborted after an asynchronous error.
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
+  // Bytes of AllToAllBlocks' staging buffer (0 until a call packs a strided block).
+  size_t staging_bytes() const { return staging_bytes_; }
 
  protected:
   Status DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
@@ -107,6 +123,8 @@ class NcclCommunicator final : public Communicator {
                      const std::vector<int64_t>& send_displs, void* recv,
                      const std::vector<int64_t>& recv_counts,
                      const std::vector<int64_t>& recv_displs, DType dtype) override;
+  Status DoAllToAllBlocks(const void* send, const std::vector<BlockView>& send_blocks, void* recv,
+                          const std::vector<BlockView>& recv_blocks, DType dtype) override;
   Status DoBroadcast(void* buffer, int64_t count, DType dtype, int32_t root) override;
   Status DoSend(const void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) override;
   Status DoRecv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) override;
@@ -124,6 +142,11 @@ class NcclCommunicator final : public Communicator {
   Status Init(const ncclUniqueId& id);
   // Makes scratch_ hold at least `bytes`.
   Status ReserveScratch(size_t bytes);
+  // Makes staging_ hold at least `bytes`, from the device caching allocator.
+  Status ReserveStaging(size_t bytes);
+  // Enqueues `copy` from src to dst on the stream, one CUDA call per piece.
+  Status EnqueueCopy(Call& call, const void* src, void* dst, const StridedCopy& copy,
+                     size_t element);
   // Keeps `status` as the answer to every later call and aborts the NCCL communicator.
   Status Break(Status status);
 
@@ -133,6 +156,19 @@ class NcclCommunicator final : public Communicator {
   // Device memory for Barrier's word and AllGatherV's packed detour.
   void* scratch_ = nullptr;
   size_t scratch_bytes_ = 0;
+  // cudaDevAttrMaxPitch: the widest row pitch a 2-d / 3-d copy accepts.
+  int64_t max_pitch_ = 0;
+  // AllToAllBlocks' packed images of strided blocks; kept between calls, grow only.
+  memory::Allocator* staging_allocator_ = nullptr;
+  void* staging_ = nullptr;
+  size_t staging_bytes_ = 0;
+  // Per rank, reused by every AllToAllBlocks call so it allocates nothing: the blocks'
+  // layouts and where each strided one sits in staging (elements; -1 when it moves in
+  // place or is empty).
+  std::vector<BlockLayout> send_layouts_;
+  std::vector<BlockLayout> recv_layouts_;
+  std::vector<int64_t> send_staged_;
+  std::vector<int64_t> recv_staged_;
   // Set by the first asynchronous error; returned by every later call.
   Status broken_;
 };

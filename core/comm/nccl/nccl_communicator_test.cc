@@ -1,4 +1,4 @@
-// Multi-rank tests of the NCCL backend, run under mpirun with 1..3 ranks.
+// Multi-rank tests of the NCCL backend, run under mpirun with 1..4 ranks.
 //
 // Two kinds of cases. Error paths, creation without a device and the helpers run on
 // every machine. The collectives need one GPU per rank (NCCL refuses two ranks on one
@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -28,6 +29,8 @@
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_comm_registry.h"
 #include "core/comm/nccl/nccl_error.h"
+#include "core/memory/caching_allocator.h"
+#include "core/memory/device_caching_allocator.h"
 #include "core/placement/placement.h"
 #include "kernels/cuda/device.h"
 #include "tests/comm/comm_test_util.h"
@@ -514,6 +517,288 @@ TYPED_TEST(NcclTypedTest, SendRecvRing) {
   EXPECT_EQ(in.ToHost(), Inputs<T>(prev, 5));
 }
 
+// ---- AllToAllBlocks ----------------------------------------------------------------
+
+// A block all-to-all every rank can describe for every rank (pure functions of the
+// ranks), so rank q's host oracle knows what each p sent it.
+struct BlockExchange {
+  std::function<Shape(int32_t p)> send_tensor;                 // p's send buffer
+  std::function<Shape(int32_t q)> recv_tensor;                 // q's recv buffer
+  std::function<BlockView(int32_t p, int32_t q)> send_block;   // what p sends q
+  std::function<BlockView(int32_t q, int32_t p)> recv_block;   // where q puts p's
+  std::function<int64_t(int32_t p, int64_t flat)> send_value;  // element of p's buffer
+};
+
+constexpr int64_t kUntouched = -1;
+
+// Runs `x` on `c` and checks this rank's recv buffer element by element against the
+// oracle: each block from p holds p's send block to this rank in row-major pairing,
+// and every element outside the blocks is still kUntouched. Returns the buffer.
+template <typename T>
+std::vector<T> ExchangeBlocks(NcclCommunicator& c, const BlockExchange& x) {
+  const int32_t n = c.size(), me = c.rank();
+  const Shape send_shape = x.send_tensor(me), recv_shape = x.recv_tensor(me);
+  std::vector<T> host_send(send_shape.num_elements());
+  for (int64_t i = 0; i < send_shape.num_elements(); ++i) host_send[i] = T(x.send_value(me, i));
+  std::vector<BlockView> send_blocks(n), recv_blocks(n);
+  for (int32_t q = 0; q < n; ++q) {
+    send_blocks[q] = x.send_block(me, q);
+    recv_blocks[q] = x.recv_block(me, q);
+  }
+  DeviceArray<T> send(host_send);
+  DeviceArray<T> recv(std::vector<T>(recv_shape.num_elements(), T(kUntouched)));
+  const Status status =
+      c.AllToAllBlocks(send.get(), send_blocks, recv.get(), recv_blocks, DTypeOf<T>::value);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  const std::vector<T> got = recv.ToHost();
+
+  std::vector<int64_t> expected(recv_shape.num_elements(), kUntouched);
+  for (int32_t p = 0; p < n; ++p) {
+    const std::vector<int64_t> from = BoxIndices(x.send_block(p, me));
+    const std::vector<int64_t> into = BoxIndices(recv_blocks[p]);
+    EXPECT_EQ(from.size(), into.size()) << "the test's blocks from " << p << " do not pair up";
+    for (size_t e = 0; e < std::min(from.size(), into.size()); ++e) {
+      expected[into[e]] = x.send_value(p, from[e]);
+    }
+  }
+  int64_t wrong = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == T(expected[i])) continue;
+    if (++wrong <= 5) {
+      ADD_FAILURE() << "recv[" << i << "] is " << got[i] << ", expected " << expected[i];
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+  return got;
+}
+
+// OneFlow's balanced split: the first dim % n parts get one extra element.
+int64_t PartSize(int64_t dim, int64_t n, int64_t r) { return dim / n + (r < dim % n ? 1 : 0); }
+int64_t PartStart(int64_t dim, int64_t n, int64_t r) {
+  return r * (dim / n) + std::min(r, dim % n);
+}
+
+// Rank r's piece of `logical` split along `axis` over n ranks.
+Shape Piece(const Shape& logical, int axis, int64_t n, int64_t r) {
+  Shape piece = logical;
+  piece.set_dim(axis, PartSize(logical.dim(axis), n, r));
+  return piece;
+}
+
+// Flat index in `logical` of element `flat` of the piece at `start` along `axis`.
+int64_t LogicalIndex(const Shape& logical, const Shape& piece, int axis, int64_t start,
+                     int64_t flat) {
+  int64_t coord[Shape::kMaxDims];
+  for (int d = piece.ndim() - 1; d >= 0; --d) {
+    coord[d] = flat % piece.dim(d);
+    flat /= piece.dim(d);
+  }
+  coord[axis] += start;
+  int64_t index = 0;
+  for (int d = 0; d < logical.ndim(); ++d) index = index * logical.dim(d) + coord[d];
+  return index;
+}
+
+// S(from) -> S(to) of `logical` (from != to): p sends q the part of its piece that
+// lies in q's target piece. Send values are logical indices, so the result can be
+// checked against the logical tensor itself.
+BlockExchange Resplit(const Shape& logical, int from, int to, int32_t n) {
+  BlockExchange x;
+  x.send_tensor = [=](int32_t p) { return Piece(logical, from, n, p); };
+  x.recv_tensor = [=](int32_t q) { return Piece(logical, to, n, q); };
+  auto box = [=](int32_t p, int32_t q) {
+    Shape b = Piece(logical, from, n, p);
+    b.set_dim(to, PartSize(logical.dim(to), n, q));
+    return b;
+  };
+  x.send_block = [=](int32_t p, int32_t q) {
+    int64_t begin[Shape::kMaxDims] = {};
+    begin[to] = PartStart(logical.dim(to), n, q);
+    return BlockView::Box(Piece(logical, from, n, p), begin, box(p, q));
+  };
+  x.recv_block = [=](int32_t q, int32_t p) {
+    int64_t begin[Shape::kMaxDims] = {};
+    begin[from] = PartStart(logical.dim(from), n, p);
+    return BlockView::Box(Piece(logical, to, n, q), begin, box(p, q));
+  };
+  x.send_value = [=](int32_t p, int64_t flat) {
+    return LogicalIndex(logical, Piece(logical, from, n, p), from,
+                        PartStart(logical.dim(from), n, p), flat);
+  };
+  return x;
+}
+
+TYPED_TEST(NcclTypedTest, AllToAllBlocksResplitsA3dTensor) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  const int32_t n = c.size(), me = c.rank();
+  // [7,5,3] splits unevenly on 2-4 ranks; [2,2,3] leaves rank 2 (and 3) empty pieces,
+  // so empty blocks and NULL buffers.
+  for (const Shape& logical : {Shape{7, 5, 3}, Shape{2, 2, 3}}) {
+    for (const auto& [from, to] :
+         std::vector<std::pair<int, int>>{{0, 1}, {1, 0}, {0, 2}, {2, 1}}) {
+      SCOPED_TRACE("S(" + Str(from) + ") -> S(" + Str(to) + ") of " + logical.ToString());
+      const std::vector<T> got = ExchangeBlocks<T>(c, Resplit(logical, from, to, n));
+      // The whole piece is covered and holds the logical tensor's values.
+      const Shape piece = Piece(logical, to, n, me);
+      const int64_t start = PartStart(logical.dim(to), n, me);
+      ASSERT_EQ(static_cast<int64_t>(got.size()), piece.num_elements());
+      for (int64_t i = 0; i < piece.num_elements(); ++i) {
+        EXPECT_EQ(got[i], T(LogicalIndex(logical, piece, to, start, i))) << "element " << i;
+      }
+    }
+  }
+}
+
+// Element (i, j, k) of rank p's [4,6,5] send tensor, by flat index.
+int64_t CellValue(int32_t p, int64_t flat) { return p * 1000 + flat; }
+
+TEST_F(NcclGpuTest, AllToAllBlocksStridedOnBothSides) {
+  NcclCommunicator& c = *comm_;
+  const int32_t n = c.size();
+  // Rank q receives a 4 x width(q) x 3 box from every rank; rank 1 receives nothing.
+  auto width = [](int64_t q) -> int64_t { return q == 1 ? 0 : 2 + q % 2; };
+  BlockExchange x;
+  x.send_tensor = [](int32_t) { return Shape{4, 6, 5}; };
+  // Columns [q % 3, q % 3 + width(q)), depth [1, 4): strided along two dims.
+  x.send_block = [&](int32_t, int32_t q) {
+    const int64_t begin[] = {0, q % 3, 1};
+    return BlockView::Box(Shape{4, 6, 5}, begin, Shape{4, width(q), 3});
+  };
+  // The block from p at columns [p * w, (p + 1) * w), depth [2, 5) of a
+  // 4 x (n * w + 1) x 5 tensor: strided too, with gaps that must stay untouched. The
+  // own pair pairs up level by level: one strided device-to-device copy.
+  x.recv_tensor = [&](int32_t q) { return Shape{4, n * width(q) + 1, 5}; };
+  x.recv_block = [&](int32_t q, int32_t p) {
+    const int64_t begin[] = {0, p * width(q), 2};
+    return BlockView::Box(x.recv_tensor(q), begin, Shape{4, width(q), 3});
+  };
+  x.send_value = CellValue;
+  ExchangeBlocks<float>(c, x);
+  ExchangeBlocks<int64_t>(c, x);
+
+  // The same blocks received as contiguous runs in reverse rank order: sent from
+  // staging, received in place.
+  x.recv_tensor = [&](int32_t q) { return Shape{n * 4 * width(q) * 3}; };
+  x.recv_block = [&](int32_t q, int32_t p) {
+    const int64_t count = 4 * width(q) * 3;
+    return BlockView::Run((n - 1 - p) * count, count);
+  };
+  ExchangeBlocks<double>(c, x);
+}
+
+// To every rank a [2,3,2] box of a [3,5,4] tensor (runs of 2, 4 apart, then 20),
+// received as a [3,2,2] box (runs of 2, 3 apart, then 9): the same 12 elements in
+// another shape, so even the own pair detours through staging.
+BlockExchange Reshaped(int32_t n) {
+  BlockExchange x;
+  x.send_tensor = [](int32_t) { return Shape{3, 5, 4}; };
+  x.send_block = [](int32_t, int32_t q) {
+    const int64_t begin[] = {1, q % 3, 1};
+    return BlockView::Box(Shape{3, 5, 4}, begin, Shape{2, 3, 2});
+  };
+  x.recv_tensor = [=](int32_t) { return Shape{3 * n, 3, 3}; };
+  x.recv_block = [=](int32_t, int32_t p) {
+    const int64_t begin[] = {3 * p, 1, 1};
+    return BlockView::Box(Shape{3 * n, 3, 3}, begin, Shape{3, 2, 2});
+  };
+  x.send_value = CellValue;
+  return x;
+}
+
+TEST_F(NcclGpuTest, AllToAllBlocksOfOtherShapesPairInRowMajorOrder) {
+  NcclCommunicator& c = *comm_;
+  const int32_t n = c.size();
+  BlockExchange x = Reshaped(n);
+  ExchangeBlocks<int32_t>(c, x);
+
+  // Sent contiguous (rows of a [n,12] tensor), received strided: unpacked from staging.
+  x.send_tensor = [=](int32_t) { return Shape{n, 12}; };
+  x.send_block = [=](int32_t, int32_t q) {
+    const int64_t begin[] = {q, 0};
+    return BlockView::Box(Shape{n, 12}, begin, Shape{1, 12});
+  };
+  ExchangeBlocks<float>(c, x);
+}
+
+TEST_F(NcclGpuTest, AllToAllBlocksOfRunsNeedNoStaging) {
+  // A fresh communicator, so its staging is known to start empty.
+  Result<std::unique_ptr<NcclCommunicator>> fresh = NcclCommunicator::Create(MpiWorld());
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  NcclCommunicator& c = **fresh;
+  const int32_t n = c.size();
+  BlockExchange x;
+  // Two elements to each rank; each block from p lands after a one-element gap. Full
+  // rows of a 2-d tensor are runs too.
+  x.send_tensor = [=](int32_t) { return Shape{n, 2}; };
+  x.send_block = [=](int32_t, int32_t q) {
+    const int64_t begin[] = {q, 0};
+    return BlockView::Box(Shape{n, 2}, begin, Shape{1, 2});
+  };
+  x.recv_tensor = [=](int32_t) { return Shape{3 * n}; };
+  x.recv_block = [](int32_t, int32_t p) { return BlockView::Run(3 * p + 1, 2); };
+  x.send_value = [](int32_t p, int64_t flat) { return Exchanged(p, flat / 2, flat % 2); };
+  ExchangeBlocks<int64_t>(c, x);
+  EXPECT_EQ(c.staging_bytes(), 0u) << "contiguous blocks must move in place";
+  // Every block empty: nothing moves, nothing is touched.
+  x.send_tensor = x.recv_tensor = [](int32_t) { return Shape{0}; };
+  x.send_block = x.recv_block = [](int32_t, int32_t) { return BlockView::Run(0, 0); };
+  ExchangeBlocks<float>(c, x);
+  EXPECT_EQ(c.staging_bytes(), 0u);
+}
+
+TEST_F(NcclGpuTest, AllToAllBlocksWarmCallsAllocateNoDeviceMemory) {
+  NcclCommunicator& c = *comm_;
+  memory::CachingAllocator* device_cache = memory::DeviceCachingAllocator(c.device()).value();
+  const BlockExchange reshaped = Reshaped(c.size());
+  const BlockExchange resplit = Resplit(Shape{6, 5, 4}, 2, 0, c.size());
+  ExchangeBlocks<float>(c, reshaped);
+  const size_t staged = c.staging_bytes();
+  EXPECT_GE(staged, 12 * sizeof(float)) << "the own pair's detour is staged";
+  const uint64_t allocs = device_cache->stats().num_allocs;
+  for (int round = 0; round < 3; ++round) {
+    ExchangeBlocks<float>(c, reshaped);
+    ExchangeBlocks<float>(c, resplit);
+  }
+  EXPECT_EQ(device_cache->stats().num_allocs, allocs) << "a warm call took device memory";
+  EXPECT_EQ(c.staging_bytes(), staged);
+}
+
+TEST_F(NcclGpuTest, AllToAllBlocksArgumentErrorsAsTheMpiBackend) {
+  NcclCommunicator& c = *comm_;
+  const int32_t n = c.size(), me = c.rank();
+  const std::string ns = Str(n), mes = Str(me);
+  DeviceArray<float> x(std::vector<float>(16, 0.0f));
+  std::vector<BlockView> ones(n, BlockView::Run(0, 1));
+  ExpectError(c.AllToAllBlocks(x.get(), std::vector<BlockView>(n + 1), x.get(), ones, DType::kF32),
+              StatusCode::kInvalidArgument,
+              "AllToAllBlocks: send_blocks has " + Str(n + 1) +
+                  " entries but the communicator has " + ns + " ranks");
+  std::vector<BlockView> bad = ones;
+  const int64_t begin[] = {2};
+  bad[0] = BlockView::Box(Shape{4}, begin, Shape{3});
+  ExpectError(c.AllToAllBlocks(x.get(), bad, x.get(), ones, DType::kF32), StatusCode::kOutOfRange,
+              "AllToAllBlocks: send_blocks[0]: box [3] at begin[0] = 2 does not fit dim 0 of the "
+              "tensor [4]");
+  bad = ones;
+  bad[me] = BlockView::Run(0, 2);
+  ExpectError(c.AllToAllBlocks(x.get(), ones, x.get(), bad, DType::kF32),
+              StatusCode::kInvalidArgument,
+              "AllToAllBlocks: this rank (" + mes +
+                  ") sends 1 elements to itself but recv_blocks[" + mes + "] holds 2");
+  ExpectError(c.AllToAllBlocks(x.get(), ones, nullptr, ones, DType::kF32),
+              StatusCode::kInvalidArgument,
+              "AllToAllBlocks: recv is NULL but holds " + ns + " elements");
+  const int64_t limit = std::numeric_limits<int64_t>::max() / 8;
+  const int64_t origin[] = {0, 0};
+  bad[0] = BlockView::Box(Shape{2, limit / 2 + 1}, origin, Shape{2, limit / 2 + 1});
+  ExpectError(c.AllToAllBlocks(x.get(), bad, x.get(), ones, DType::kF32), StatusCode::kOutOfRange,
+              "AllToAllBlocks: send_blocks[0] holds " + Str(2 * (limit / 2 + 1)) +
+                  " elements, more than this backend's limit of " + Str(limit));
+  // Every rank saw the same local errors; the communicator still works.
+  EXPECT_TRUE(c.Barrier().ok());
+}
+
 TEST_F(NcclGpuTest, DeviceStreamAndBarrier) {
   NcclCommunicator& c = *comm_;
   EXPECT_EQ(c.rank(), Rank());
@@ -540,30 +825,64 @@ TEST_F(NcclGpuTest, TimeoutIsHonouredWhileWorkCompletes) {
   ASSERT_TRUE(c.SetTimeout(0).ok());
 }
 
-// Rank 0 all-reduces alone on a fresh communicator: it must get DEADLINE_EXCEEDED
-// within the timeout, not hang, and its communicator is then poisoned. The other ranks
-// then make the same call on theirs (its peer aborted), so every communicator ends
-// aborted and none waits in NCCL's collective finalize.
-TEST_F(NcclGpuTest, AMissingPeerTimesOut) {
-  if (Size() < 2) GTEST_SKIP() << "needs 2 ranks";
+// Rank 0 makes `call` alone on a fresh communicator: it must get DEADLINE_EXCEEDED
+// naming `method` within the timeout, not hang, and its communicator is then poisoned.
+// The other ranks then all-reduce on theirs, which cannot complete without rank 0 (it
+// aborted), so every communicator ends aborted and none waits in NCCL's collective
+// finalize. NCCL connects peers lazily, inside the first call that needs them, where
+// the deadline does not reach (nccl_communicator.h): every rank first makes both calls
+// once together, so the timed calls find their connections made.
+void ExpectAMissingPeerTimesOut(const char* method,
+                                const std::function<Status(NcclCommunicator&)>& call) {
   Result<std::unique_ptr<NcclCommunicator>> fresh = NcclCommunicator::Create(MpiWorld());
   ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
   NcclCommunicator& c = **fresh;
+  DeviceArray<float> word(std::vector<float>{1.0f});
+  auto all_reduce = [&] {
+    return c.AllReduce(word.get(), word.get(), 1, DType::kF32, ReduceOp::kSum);
+  };
+  ASSERT_TRUE(all_reduce().ok());
+  ASSERT_TRUE(call(c).ok());
   ASSERT_TRUE(c.SetTimeout(1.0).ok());
-  DeviceArray<float> value(std::vector<float>(16, 1.0f));
   if (Rank() == 0) {
-    Status s = c.AllReduce(value.get(), value.get(), 16, DType::kF32, ReduceOp::kSum);
+    Status s = call(c);
     EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.ToString();
-    EXPECT_NE(s.message().find("AllReduce"), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find(method), std::string::npos) << s.ToString();
     EXPECT_TRUE(c.poisoned());
     EXPECT_EQ(c.Barrier().code(), StatusCode::kFailedPrecondition);
   }
   ASSERT_TRUE(MpiWorld().Barrier().ok());
   if (Rank() != 0) {
-    Status s = c.AllReduce(value.get(), value.get(), 16, DType::kF32, ReduceOp::kSum);
-    EXPECT_FALSE(s.ok()) << "rank 0 aborted; this call cannot have completed";
+    Status s = all_reduce();
+    EXPECT_FALSE(s.ok()) << "rank 0 aborted; this all-reduce cannot have completed";
   }
   ASSERT_TRUE(MpiWorld().Barrier().ok());
+}
+
+TEST_F(NcclGpuTest, AMissingPeerTimesOut) {
+  if (Size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  DeviceArray<float> value(std::vector<float>(16, 1.0f));
+  ExpectAMissingPeerTimesOut("AllReduce", [&](NcclCommunicator& c) {
+    return c.AllReduce(value.get(), value.get(), 16, DType::kF32, ReduceOp::kSum);
+  });
+}
+
+TEST_F(NcclGpuTest, AMissingPeerTimesOutOfAllToAllBlocks) {
+  if (Size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const int32_t n = Size();
+  // Column q of a [2, n] tensor to rank q (strided, so packing precedes the sends),
+  // received as a run of 2.
+  std::vector<BlockView> send_blocks(n), recv_blocks(n);
+  for (int32_t q = 0; q < n; ++q) {
+    const int64_t begin[] = {0, q};
+    send_blocks[q] = BlockView::Box(Shape{2, n}, begin, Shape{2, 1});
+    recv_blocks[q] = BlockView::Run(2 * q, 2);
+  }
+  DeviceArray<float> send(std::vector<float>(2 * n, 1.0f));
+  DeviceArray<float> recv(std::vector<float>(2 * n, 0.0f));
+  ExpectAMissingPeerTimesOut("AllToAllBlocks", [&](NcclCommunicator& c) {
+    return c.AllToAllBlocks(send.get(), send_blocks, recv.get(), recv_blocks, DType::kF32);
+  });
 }
 
 TEST_F(NcclGpuTest, BaseClassChecksUseThisBackendsLimit) {
