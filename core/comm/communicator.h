@@ -1,5 +1,6 @@
 // Communicator: the collectives boxing needs, over an ordered group of ranks.
-// Backends: MPI (cpu placements, mpi_communicator.h); NCCL (cuda placements) later.
+// Backends: MPI (cpu placements, mpi_communicator.h); NCCL (cuda placements,
+// nccl/nccl_communicator.h, --config=cuda builds only).
 //
 // Units. Every count and displacement is a number of ELEMENTS of the call's dtype,
 // never bytes, and every buffer holds elements of that dtype. Counts are int64_t at
@@ -130,7 +131,8 @@ class Communicator {
   // of `recv`; the two hold the same number of elements (their shapes may differ:
   // elements pair up in row-major order). This rank's own pair is a local copy.
   // Blocks of `recv` must not overlap. Empty blocks move nothing. UNIMPLEMENTED
-  // from a backend that cannot address strided blocks (the default; MPI can).
+  // from a backend that cannot address strided blocks (the default; MPI and NCCL can,
+  // the hierarchical communicator cannot).
   Status AllToAllBlocks(const void* send, const std::vector<BlockView>& send_blocks, void* recv,
                         const std::vector<BlockView>& recv_blocks, DType dtype);
 

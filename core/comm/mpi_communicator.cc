@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/comm/block_layout.h"
 #include "core/comm/comm_checks.h"
 #include "core/comm/mpi_world.h"
 
@@ -84,46 +85,6 @@ void KeepForever(std::vector<T>&& values) {
 
 // Tag of the pairwise reduce-scatter's messages (on the private duplicate).
 constexpr int kPairwiseTag = 0;
-
-// A block's layout in elements: its first element at `offset`, then `run`
-// contiguous elements repeated by `levels` nested (count, stride) levels, innermost
-// first. Dims the box spans fully fold into the run, and dims of extent 1 vanish,
-// so a contiguous block has no levels whatever its shape. run is 0 for an empty box.
-struct Layout {
-  int64_t offset = 0;
-  int64_t run = 0;
-  int levels = 0;
-  int64_t count[Shape::kMaxDims] = {};
-  int64_t stride[Shape::kMaxDims] = {};
-};
-
-Layout LayoutOf(const BlockView& block) {
-  Layout layout;
-  const int ndim = block.box.ndim();
-  if (block.num_elements() == 0) return layout;
-  layout.run = 1;
-  if (ndim == 0) return layout;
-  int64_t stride[Shape::kMaxDims];
-  stride[ndim - 1] = 1;
-  for (int d = ndim - 2; d >= 0; --d) stride[d] = stride[d + 1] * block.tensor.dim(d + 1);
-  for (int d = 0; d < ndim; ++d) layout.offset += block.begin[d] * stride[d];
-  int last = ndim - 1;
-  while (last > 0 && block.box.dim(last) == block.tensor.dim(last)) --last;
-  for (int d = last; d < ndim; ++d) layout.run *= block.box.dim(d);
-  for (int d = last - 1; d >= 0; --d) {
-    const int64_t count = block.box.dim(d);
-    if (count == 1) continue;
-    const int top = layout.levels - 1;
-    if (top >= 0 && stride[d] == layout.count[top] * layout.stride[top]) {
-      layout.count[top] *= count;  // this dim continues the level below it evenly
-      continue;
-    }
-    layout.count[layout.levels] = count;
-    layout.stride[layout.levels] = stride[d];
-    ++layout.levels;
-  }
-  return layout;
-}
 
 }  // namespace
 
@@ -217,7 +178,7 @@ void MpiCommunicator::FreeDatatypes() {
 
 Status MpiCommunicator::BlockToMpi(const BlockView& block, DType dtype, MPI_Datatype base,
                                    int* count, MPI_Datatype* type, int* displacement) {
-  const Layout layout = LayoutOf(block);
+  const BlockLayout layout = BlockLayout::Of(block);
   *count = 0;
   *type = base;
   *displacement = 0;
