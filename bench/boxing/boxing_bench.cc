@@ -10,16 +10,23 @@
 // 2-d on cpu:[[0,1],[2,3]] (4 ranks exactly): (S(0), S(1))->(B, B) vs MPI_Allgather
 //                    of quarters, (P, P)->(B, B) vs MPI_Allreduce, (P, P)->(S(0), S(1))
 //                    vs MPI_Reduce_scatter_block of quarters, (S(0), S(1))->(S(1),
-//                    S(0)) vs MPI_Alltoall, (S(0), B)->(S(0), S(1)) (a local slice) vs
-//                    memcpy of the slice.
+//                    S(0)) vs the MPI_Alltoallv that moves the same blocks (ranks 1
+//                    and 2 swap their quarters, 0 and 3 keep theirs: an MPI_Alltoall
+//                    would move 3/4 of a quarter per rank where the conversion must
+//                    move a whole one), (S(0), B)->(S(0), S(1)) vs memcpy of the
+//                    rank's output bytes (a local slice: no collective moves the same
+//                    bytes, so the only honest baseline is a copy of them).
 // Across placements (4 ranks exactly): cpu:[0,1] S(0) -> cpu:[2,3] S(0) vs an
 //                    MPI_Alltoallv in which rank r < 2 sends its half to rank r + 2.
 //
 // Each sample is the slowest rank's time between two barriers; boxing and baseline
-// samples alternate so both see the same noise; the medians are reported. Arguments
-// (optional): a case-name filter and a sample-count multiplier. Rank 0 prints one
-// JSON line per case:
+// samples alternate, in ABBA order so that neither always runs right after the
+// other (caches, MPI's progress state), and both see the same noise; the medians
+// are reported. Two warm-up rounds of each fill the plan cache, the communicators'
+// datatype caches and the workspace first. Arguments (optional): a case-name filter
+// and a sample-count multiplier. Rank 0 prints one JSON line per case on stdout:
 //   {"bench": ..., "value": ms, "unit": "ms", "baseline": ms, "ratio": value/baseline}
+// and the plan the boxing runs (BoxingPlan::ToString) on stderr.
 #include <mpi.h>
 
 #include <algorithm>
@@ -35,6 +42,7 @@
 #include "core/comm/mpi_world.h"
 #include "core/common/shape.h"
 #include "core/placement/placement.h"
+#include "core/sbp/physical_layout.h"
 #include "core/sbp/sbp.h"
 
 namespace tessera {
@@ -45,8 +53,12 @@ enum class Baseline {
   kAllreduce,
   kReduceScatterBlock,
   kAlltoall,
-  kMemcpyQuarter,  // memcpy of a quarter of the tensor (a 4-rank local slice)
-  kHalvesAcross,   // MPI_Alltoallv: rank r < 2 sends its half to rank r + 2
+  // MPI_Alltoallv in which every rank sends every rank (itself too) as many elements
+  // as the conversion moves between them: the intersections of the source and
+  // destination pieces. For split-only nd-sbps on one placement of all ranks.
+  kSameBlocks,
+  kMemcpyLocal,   // memcpy of the rank's destination piece (a local slice)
+  kHalvesAcross,  // MPI_Alltoallv: rank r < 2 sends its half to rank r + 2
 };
 
 struct Case {
@@ -73,9 +85,9 @@ const Case kCases[] = {
     {"2d:(P,P)->(S(0),S(1))", "cpu:[[0,1],[2,3]]", "(P, P)", "cpu:[[0,1],[2,3]]", "(S(0), S(1))", 4,
      Baseline::kReduceScatterBlock},
     {"2d:(S(0),S(1))->(S(1),S(0))", "cpu:[[0,1],[2,3]]", "(S(0), S(1))", "cpu:[[0,1],[2,3]]",
-     "(S(1), S(0))", 4, Baseline::kAlltoall},
+     "(S(1), S(0))", 4, Baseline::kSameBlocks},
     {"2d:(S(0),B)->(S(0),S(1))", "cpu:[[0,1],[2,3]]", "(S(0), B)", "cpu:[[0,1],[2,3]]",
-     "(S(0), S(1))", 4, Baseline::kMemcpyQuarter},
+     "(S(0), S(1))", 4, Baseline::kMemcpyLocal},
     {"[0,1]->[2,3]:S(0)->S(0)", "cpu:[0,1]", "S(0)", "cpu:[2,3]", "S(0)", 4,
      Baseline::kHalvesAcross},
 };
@@ -100,6 +112,28 @@ double TimeOnce(const std::function<void()>& fn) {
   CheckMpi(MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
            "MPI_Allreduce");
   return slowest;
+}
+
+// The pieces' boxes of parallel indices `a` (under `a_nd`) and `b` (under `b_nd`):
+// the number of elements they share.
+int64_t SharedElements(const Shape& shape, const Placement& placement, const NdSbp& a_nd, int64_t a,
+                       const NdSbp& b_nd, int64_t b) {
+  const PhysicalLayout x = PhysicalLayoutAt(shape, placement, a_nd, a).value();
+  const PhysicalLayout y = PhysicalLayoutAt(shape, placement, b_nd, b).value();
+  int64_t n = 1;
+  for (int d = 0; d < shape.ndim(); ++d) {
+    const int64_t begin = std::max(x.ranges[d].begin, y.ranges[d].begin);
+    const int64_t end = std::min(x.ranges[d].end, y.ranges[d].end);
+    n *= std::max<int64_t>(0, end - begin);
+  }
+  return n;
+}
+
+// Packed displacements for `counts`.
+std::vector<int> Displs(const std::vector<int>& counts) {
+  std::vector<int> displs(counts.size(), 0);
+  for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  return displs;
 }
 
 double Median(std::vector<double> v) {
@@ -131,9 +165,12 @@ void Run(const std::string& filter, int scale) {
       const Shape shape{side, side};
       const int64_t total = shape.num_elements();
       // Buffers sized for the largest local tensor of any case, touched once so
-      // page faults stay out of the samples.
+      // page faults stay out of the samples. Boxing and baseline both read `in` and
+      // write `out`: with buffers of their own, each side's time depended on where
+      // its pages happened to lie in the physically indexed caches, which changes
+      // from process to process (the same strided copy measured 0.6x to 2.2x a
+      // memcpy in different runs), and alternating samples cannot even that out.
       std::vector<float> in(total, 1.0f), out(total, 0.0f);
-      std::vector<float> base_send(total, 1.0f), base_recv(total, 0.0f);
       const int block = static_cast<int>(total / n);
       // kHalvesAcross: rank r < 2 sends its half to rank r + 2.
       std::vector<int> half_sends(n, 0), half_recvs(n, 0), zeros(n, 0);
@@ -147,6 +184,31 @@ void Run(const std::string& filter, int scale) {
         const Placement dst_p =
             Placement::Parse(*c.dst_placement ? c.dst_placement : world).value();
         const NdSbp src = NdSbp::Parse(c.src).value(), dst = NdSbp::Parse(c.dst).value();
+        const std::string label = std::string("boxing/") + c.name + "/f32/" + size.label + "/" +
+                                  (even ? "even" : "uneven") + "/np" + std::to_string(n);
+        if (me == 0) {
+          auto plan = boxing::PlanBoxing(shape, DType::kF32, src_p, src, dst_p, dst);
+          Check(plan.status(), c.name);
+          std::fprintf(stderr, "plan of %s:\n%s\n", label.c_str(), (*plan)->ToString().c_str());
+        }
+        // kSameBlocks: what this rank sends to and receives from each world rank.
+        std::vector<int> same_sends(n, 0), same_recvs(n, 0);
+        if (c.baseline == Baseline::kSameBlocks) {
+          const int64_t mine = src_p.index_of(me);
+          for (int q = 0; q < n; ++q) {
+            const int64_t peer = src_p.index_of(q);
+            same_sends[q] = static_cast<int>(SharedElements(shape, src_p, src, mine, dst, peer));
+            same_recvs[q] = static_cast<int>(SharedElements(shape, src_p, src, peer, dst, mine));
+          }
+        }
+        const std::vector<int> same_send_displs = Displs(same_sends);
+        const std::vector<int> same_recv_displs = Displs(same_recvs);
+        // kMemcpyLocal: this rank's destination piece.
+        const size_t local_bytes =
+            dst_p.contains(me)
+                ? PhysicalLayoutOfRank(shape, dst_p, dst, me).value().local_shape.num_elements() *
+                      sizeof(float)
+                : 0;
         auto box = [&] {
           Check(boxing::Box(in.data(), out.data(), shape, DType::kF32, src_p, src, dst_p, dst,
                             &workspace),
@@ -155,34 +217,37 @@ void Run(const std::string& filter, int scale) {
         auto baseline = [&] {
           switch (c.baseline) {
             case Baseline::kAllgather:
-              CheckMpi(MPI_Allgather(base_send.data(), block, MPI_FLOAT, base_recv.data(), block,
-                                     MPI_FLOAT, raw),
-                       "MPI_Allgather");
+              CheckMpi(
+                  MPI_Allgather(in.data(), block, MPI_FLOAT, out.data(), block, MPI_FLOAT, raw),
+                  "MPI_Allgather");
               break;
             case Baseline::kAllreduce:
-              CheckMpi(MPI_Allreduce(base_send.data(), base_recv.data(), static_cast<int>(total),
-                                     MPI_FLOAT, MPI_SUM, raw),
+              CheckMpi(MPI_Allreduce(in.data(), out.data(), static_cast<int>(total), MPI_FLOAT,
+                                     MPI_SUM, raw),
                        "MPI_Allreduce");
               break;
             case Baseline::kReduceScatterBlock:
-              CheckMpi(MPI_Reduce_scatter_block(base_send.data(), base_recv.data(), block,
-                                                MPI_FLOAT, MPI_SUM, raw),
-                       "MPI_Reduce_scatter_block");
+              CheckMpi(
+                  MPI_Reduce_scatter_block(in.data(), out.data(), block, MPI_FLOAT, MPI_SUM, raw),
+                  "MPI_Reduce_scatter_block");
               break;
             case Baseline::kAlltoall:
               // Each rank holds total/n elements and sends 1/n of them to each rank.
-              CheckMpi(MPI_Alltoall(base_send.data(), block / n, MPI_FLOAT, base_recv.data(),
-                                    block / n, MPI_FLOAT, raw),
+              CheckMpi(MPI_Alltoall(in.data(), block / n, MPI_FLOAT, out.data(), block / n,
+                                    MPI_FLOAT, raw),
                        "MPI_Alltoall");
               break;
-            case Baseline::kMemcpyQuarter:
-              std::memcpy(base_recv.data(), base_send.data(), total / 4 * sizeof(float));
+            case Baseline::kSameBlocks:
+              CheckMpi(MPI_Alltoallv(in.data(), same_sends.data(), same_send_displs.data(),
+                                     MPI_FLOAT, out.data(), same_recvs.data(),
+                                     same_recv_displs.data(), MPI_FLOAT, raw),
+                       "MPI_Alltoallv");
               break;
+            case Baseline::kMemcpyLocal: std::memcpy(out.data(), in.data(), local_bytes); break;
             case Baseline::kHalvesAcross:
-              CheckMpi(
-                  MPI_Alltoallv(base_send.data(), half_sends.data(), zeros.data(), MPI_FLOAT,
-                                base_recv.data(), half_recvs.data(), zeros.data(), MPI_FLOAT, raw),
-                  "MPI_Alltoallv");
+              CheckMpi(MPI_Alltoallv(in.data(), half_sends.data(), zeros.data(), MPI_FLOAT,
+                                     out.data(), half_recvs.data(), zeros.data(), MPI_FLOAT, raw),
+                       "MPI_Alltoallv");
               break;
           }
         };
@@ -192,15 +257,20 @@ void Run(const std::string& filter, int scale) {
         }
         std::vector<double> box_times, base_times;
         for (int i = 0; i < size.iterations * scale; ++i) {
-          box_times.push_back(TimeOnce(box));
-          base_times.push_back(TimeOnce(baseline));
+          if (i % 2 == 0) {
+            box_times.push_back(TimeOnce(box));
+            base_times.push_back(TimeOnce(baseline));
+          } else {
+            base_times.push_back(TimeOnce(baseline));
+            box_times.push_back(TimeOnce(box));
+          }
         }
         const double box_ms = Median(box_times) * 1e3, base_ms = Median(base_times) * 1e3;
         if (me == 0) {
           std::printf(
-              "{\"bench\": \"boxing/%s/f32/%s/%s/np%d\", \"value\": %.4f, \"unit\": \"ms\", "
-              "\"baseline\": %.4f, \"ratio\": %.3f}\n",
-              c.name, size.label, even ? "even" : "uneven", n, box_ms, base_ms, box_ms / base_ms);
+              "{\"bench\": \"%s\", \"value\": %.4f, \"unit\": \"ms\", \"baseline\": %.4f, "
+              "\"ratio\": %.3f}\n",
+              label.c_str(), box_ms, base_ms, box_ms / base_ms);
           std::fflush(stdout);
         }
       }

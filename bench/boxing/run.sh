@@ -1,10 +1,24 @@
 #!/bin/bash
 # Builds the boxing benchmark optimised and runs it on 2 and 4 local ranks, printing
-# its JSON lines. On a 2-core machine 4 ranks are oversubscribed: ranks share cores,
-# so those figures measure scheduling as much as communication.
-# Usage: bench/boxing/run.sh [NP ...]   (default: 2 4)
+# its JSON lines on stdout and each case's plan on stderr. On a 2-core machine 4 ranks
+# are oversubscribed: ranks share cores, so those figures measure scheduling as much
+# as communication.
+# Usage: bench/boxing/run.sh [-f FILTER] [-s SCALE] [NP ...]   (default NP: 2 4)
+#   -f FILTER  only the cases whose name contains FILTER, e.g. -f '2d:(S(0),B)'
+#   -s SCALE   SCALE times the samples per case (a closer look at a few cases)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+filter=""
+scale=1
+while getopts "f:s:" opt; do
+  case "$opt" in
+    f) filter="$OPTARG" ;;
+    s) scale="$OPTARG" ;;
+    *) echo "usage: $0 [-f FILTER] [-s SCALE] [NP ...]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
 
 bazel build -c opt //bench/boxing:boxing_bench >&2
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)/bench/boxing/boxing_bench"
@@ -12,8 +26,6 @@ bin="$(bazel info -c opt bazel-bin 2>/dev/null)/bench/boxing/boxing_bench"
 export OMPI_MCA_btl=self,vader
 export OMPI_MCA_mpi_yield_when_idle=1
 export TMPDIR=/tmp
-for np in "${@:-2 4}"; do
-  for n in $np; do
-    mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" "$bin"
-  done
+for n in ${@:-2 4}; do
+  mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$n" "$bin" "$filter" "$scale"
 done

@@ -1,6 +1,5 @@
 #include "core/boxing/box_1d.h"
 
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -174,7 +173,7 @@ Status ToPartial(const Call& c, Sbp in, ReduceOp op) {
   const bool idempotent = op != ReduceOp::kSum;
   if (in.is_broadcast()) {
     if (c.me == 0 || idempotent) {
-      std::memcpy(c.out, c.in, count * c.elem);
+      CopyBytes(c.out, c.in, count * c.elem);
     } else {
       FillReductionIdentity(c.out, count, c.dtype, op);
     }
@@ -260,7 +259,7 @@ Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
 
   if (in == out) {
     if (in_count > 0 && in_local != out_local) {
-      std::memcpy(out_local, in_local, in_count * DTypeSize(dtype));
+      CopyBytes(out_local, in_local, in_count * DTypeSize(dtype));
     }
     return Status::Ok();
   }

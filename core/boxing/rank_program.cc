@@ -1,11 +1,11 @@
 #include "core/boxing/rank_program.h"
 
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 #include "core/boxing/axis_move.h"
 #include "core/boxing/box_1d.h"
+#include "core/boxing/strided_copy.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/sbp/physical_layout.h"
 
@@ -69,7 +69,7 @@ Status RankProgram::Run(const void* in, void* out, BoxingWorkspace& workspace) c
   const BoxingPlan& pl = *plan_;
   const size_t elem = DTypeSize(pl.dtype());
   if (steps_.empty()) {
-    if (in != out && in_count_ > 0) std::memcpy(out, in, in_count_ * elem);
+    if (in != out) CopyBytes(out, in, in_count_ * elem);
     return Status::Ok();
   }
   const void* current = in;
@@ -89,10 +89,8 @@ Status RankProgram::Run(const void* in, void* out, BoxingWorkspace& workspace) c
       current_slot = slot;
     }
     if (s.kind == BoxingStep::Kind::kRelabel) {
-      // An empty piece may be NULL, and memcpy's pointers must not be NULL even for 0 bytes.
-      if (step.active && next != current && step.out_count > 0) {
-        std::memcpy(next, current, step.out_count * elem);
-      }
+      // An empty piece may be NULL (CopyBytes then copies nothing).
+      if (step.active && next != current) CopyBytes(next, current, step.out_count * elem);
     } else if (step.active) {
       if (s.kind == BoxingStep::Kind::kReshard) {
         TESS_RETURN_IF_ERROR(step.reshard->Run(current, next, *step.comm));

@@ -3,6 +3,25 @@
 #include <cstring>
 
 namespace tessera::boxing {
+namespace {
+
+// Source runs of at least this many bytes with gaps between them get their next run
+// prefetched (see CopyBox), up to this many bytes of it.
+constexpr size_t kPrefetchRunBytes = 8 * 1024;
+constexpr size_t kCacheLineBytes = 64;
+
+}  // namespace
+
+void CopyBytes(void* dst, const void* src, size_t bytes) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  for (; bytes > kCopyBlockBytes; bytes -= kCopyBlockBytes) {
+    std::memcpy(d, s, kCopyBlockBytes);
+    d += kCopyBlockBytes;
+    s += kCopyBlockBytes;
+  }
+  if (bytes > 0) std::memcpy(d, s, bytes);
+}
 
 void CopyBox(const void* src, const Shape& src_shape, const int64_t* src_begin, void* dst,
              const Shape& dst_shape, const int64_t* dst_begin, const Shape& box, size_t elem_size) {
@@ -37,7 +56,7 @@ void CopyBox(const void* src, const Shape& src_shape, const int64_t* src_begin, 
   s += src_off * elem_size;
   d += dst_off * elem_size;
   if (last == 0) {
-    std::memcpy(d, s, run_bytes);
+    CopyBytes(d, s, run_bytes);
     return;
   }
   const size_t src_step = static_cast<size_t>(src_stride[last - 1]) * elem_size;
@@ -47,11 +66,23 @@ void CopyBox(const void* src, const Shape& src_shape, const int64_t* src_begin, 
   const int64_t rows = box.dim(last - 1);
   int64_t index[Shape::kMaxDims] = {};
   const int outer_dims = last - 1;
+  // Long source runs with gaps between them (a column slice of wide rows): the
+  // hardware prefetcher has to pick up every run anew, so the next run's head is
+  // prefetched while this run is copied. Measured in one process on 16 MB of 8 KB
+  // runs 16 KB apart: 0.94-1.03 ms without, 0.73-0.87 ms with, against 0.68-0.80 ms
+  // for a memcpy of the same bytes; 16 KB runs gained 6-8%, 4 KB runs lost 3-8%, so
+  // shorter runs are left to the hardware.
+  const bool prefetch = run_bytes >= kPrefetchRunBytes && src_step > run_bytes;
   for (;;) {
     const char* sp = s;
     char* dp = d;
     for (int64_t r = 0; r < rows; ++r, sp += src_step, dp += dst_step) {
-      std::memcpy(dp, sp, run_bytes);
+      if (prefetch && r + 1 < rows) {
+        for (size_t b = 0; b < kPrefetchRunBytes; b += kCacheLineBytes) {
+          __builtin_prefetch(sp + src_step + b);
+        }
+      }
+      CopyBytes(dp, sp, run_bytes);
     }
     int i = outer_dims - 1;
     for (; i >= 0; --i) {

@@ -84,5 +84,35 @@ TEST(CopyBoxTest, EightDims) {
         {0, 0, 0, 0, 0, 0, 0, 0}, {2, 1, 1, 1, 2, 2, 1, 2});
 }
 
+TEST(CopyBoxTest, RunsLongerThanOneCopyBlock) {
+  // Rows of 1.5 blocks (in int32s) and a whole tensor of several blocks: the block
+  // loop must cover every byte, including the short tail.
+  const int64_t row = static_cast<int64_t>(kCopyBlockBytes / sizeof(int32_t)) * 3 / 2 + 5;
+  Check({3, row}, {0, 0}, {3, row}, {0, 0}, {3, row});
+  Check({4, row}, {1, 0}, {2, row}, {0, 0}, {2, row});
+  Check({2, 2 * row}, {0, 3}, {2, row}, {0, 0}, {2, row});
+}
+
+// Byte patterns against a byte-by-byte copy, for sizes around the block size.
+TEST(CopyBytesTest, CopiesEveryByteAroundTheBlockSize) {
+  const size_t block = kCopyBlockBytes;
+  for (size_t bytes : {size_t{1}, size_t{63}, block - 1, block, block + 1, 3 * block + 17}) {
+    std::vector<unsigned char> src(bytes + 2), got(bytes + 2, 0xEE);
+    for (size_t k = 0; k < src.size(); ++k) src[k] = static_cast<unsigned char>(k * 31 + 7);
+    std::vector<unsigned char> want = got;
+    for (size_t k = 0; k < bytes; ++k) want[k + 1] = src[k + 1];
+    // Offsets of one byte: unaligned on both sides, and the guard bytes stay.
+    CopyBytes(got.data() + 1, src.data() + 1, bytes);
+    EXPECT_EQ(got, want) << bytes << " bytes";
+  }
+}
+
+TEST(CopyBytesTest, ZeroBytesAcceptsNull) {
+  CopyBytes(nullptr, nullptr, 0);
+  unsigned char a = 1, b = 2;
+  CopyBytes(&a, &b, 0);
+  EXPECT_EQ(a, 1);
+}
+
 }  // namespace
 }  // namespace tessera::boxing
