@@ -3,7 +3,8 @@
 //
 //   bucketed/...      100 f32 tensors of 1-64 KB (and of 0.25-4 KB) through one
 //                     BucketedAllReducer call vs 100 separate Communicator::AllReduce
-//                     calls;
+//                     calls; bucketed-staged/... the same with shared_memory off (one
+//                     MPI all-reduce of a staging buffer), vs the same separate calls;
 //   hierarchical/...  HierarchicalCommunicator (sharded hosts form, 2 pretend hosts)
 //                     vs the flat all-reduce, 1 / 16 / 64 MB f32 (even rank counts >= 4);
 //   nonblocking/...   a communicator with a timeout (MPI_I* + MPI_Test polling) vs the
@@ -98,15 +99,22 @@ void Bucketed(MpiCommunicator& world, int n, int64_t unit_bytes, int64_t units, 
     total += count;
   }
   auto reducer = BucketedAllReducer::Create().value();
+  BucketOptions staged_options;
+  staged_options.shared_memory = false;
+  auto staged_reducer = BucketedAllReducer::Create(staged_options).value();
   auto bucketed = [&] { Check(reducer->AllReduce(world, tensors, ReduceOp::kSum), "bucketed"); };
+  auto staged = [&] {
+    Check(staged_reducer->AllReduce(world, tensors, ReduceOp::kSum), "bucketed-staged");
+  };
   auto separate = [&] {
     for (const BucketTensor& t : tensors) {
       Check(world.AllReduce(t.data, t.data, t.count, DType::kF32, ReduceOp::kSum), "separate");
     }
   };
-  Compare(std::string("bucketed/100x") + label + "/" + std::to_string(total * 4 / 1024) +
-              "KB/f32/np" + std::to_string(n),
-          bucketed, separate, 15, 5);
+  const std::string suffix = std::string("/100x") + label + "/" + std::to_string(total * 4 / 1024) +
+                             "KB/f32/np" + std::to_string(n);
+  Compare("bucketed" + suffix, bucketed, separate, 15, 5);
+  Compare("bucketed-staged" + suffix, staged, separate, 15, 5);
 }
 
 void Hierarchical(MpiCommunicator& world, int n) {

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "core/comm/comm_checks.h"
+#include "core/comm/mpi_communicator.h"
+#include "core/comm/shm_reduction.h"
 
 namespace tessera::comm {
 namespace {
@@ -83,10 +85,10 @@ BucketedAllReducer::Plan* BucketedAllReducer::Build(const std::vector<BucketTens
   const int64_t element = static_cast<int64_t>(DTypeSize(plan->dtype));
   const int64_t align = std::max<int64_t>(1, options_.align_bytes / element);
   const int64_t limit = options_.bucket_bytes / element;  // elements per bucket
-  Bucket open{0, 0, 0};
+  Bucket open{0, 0, 0, true};
   auto close = [&] {
     if (open.end_slot > open.first_slot) plan->buckets.push_back(open);
-    open = Bucket{open.end_slot, open.end_slot, 0};
+    open = Bucket{open.end_slot, open.end_slot, 0, true};
   };
   for (size_t i = 0; i < tensors.size(); ++i) {
     const int64_t count = tensors[i].count;
@@ -106,25 +108,20 @@ BucketedAllReducer::Plan* BucketedAllReducer::Build(const std::vector<BucketTens
       close();
       offset = 0;
     }
+    if (offset != open.elements) open.dense = false;
     plan->slots.push_back({index, offset});
     open.end_slot++;
     open.elements = offset + count;
   }
   close();
 
-  int64_t staging = 0;
   for (const Bucket& b : plan->buckets) {
-    if (b.end_slot - b.first_slot > 1) staging = std::max(staging, b.elements * element);
+    if (b.end_slot - b.first_slot > 1) {
+      plan->staging_bytes = std::max(plan->staging_bytes, b.elements * element);
+      shm_pieces_.reserve(std::max<size_t>(shm_pieces_.capacity(), b.end_slot - b.first_slot));
+    }
   }
-  if (staging > stats_.staging_bytes) {
-    // Zeroed, so alignment padding never holds uninitialised bytes.
-    const int64_t align_bytes = options_.align_bytes;
-    staging_storage_.reset(new unsigned char[staging + align_bytes]());
-    const uintptr_t base = reinterpret_cast<uintptr_t>(staging_storage_.get());
-    staging_ = staging_storage_.get() +
-               (RoundUp(static_cast<int64_t>(base), align_bytes) - static_cast<int64_t>(base));
-    stats_.staging_bytes = staging;
-  }
+  stats_.staging_bytes = std::max(stats_.staging_bytes, plan->staging_bytes);
 
   if (static_cast<int32_t>(plans_.size()) >= options_.max_plans) {
     auto oldest = std::min_element(plans_.begin(), plans_.end(), [](const auto& a, const auto& b) {
@@ -137,11 +134,64 @@ BucketedAllReducer::Plan* BucketedAllReducer::Build(const std::vector<BucketTens
   return plans_.back().get();
 }
 
+void BucketedAllReducer::EnsureStaging(int64_t bytes) {
+  if (bytes <= staging_capacity_) return;
+  // Zeroed, so alignment padding never holds uninitialised bytes.
+  const int64_t align_bytes = options_.align_bytes;
+  staging_storage_.reset(new unsigned char[bytes + align_bytes]());
+  const uintptr_t base = reinterpret_cast<uintptr_t>(staging_storage_.get());
+  staging_ = staging_storage_.get() +
+             (RoundUp(static_cast<int64_t>(base), align_bytes) - static_cast<int64_t>(base));
+  staging_capacity_ = bytes;
+}
+
+Status BucketedAllReducer::RunStaged(Communicator& comm, const Plan& plan, const Bucket& bucket,
+                                     const std::vector<BucketTensor>& tensors, ReduceOp op) {
+  const size_t element = DTypeSize(plan.dtype);
+  if (bucket.dense) {
+    // Back to back in memory: the bucket's message is the tensors themselves.
+    const unsigned char* next =
+        static_cast<const unsigned char*>(tensors[plan.slots[bucket.first_slot].tensor].data);
+    bool contiguous = true;
+    for (int32_t s = bucket.first_slot; s < bucket.end_slot && contiguous; ++s) {
+      const BucketTensor& t = tensors[plan.slots[s].tensor];
+      contiguous = t.data == next;
+      next += t.count * element;
+    }
+    if (contiguous) {
+      void* first = tensors[plan.slots[bucket.first_slot].tensor].data;
+      stats_.zero_copy_buckets++;
+      return comm.AllReduce(first, first, bucket.elements, plan.dtype, op);
+    }
+  }
+  for (int32_t s = bucket.first_slot; s < bucket.end_slot; ++s) {
+    const BucketTensor& t = tensors[plan.slots[s].tensor];
+    std::memcpy(staging_ + plan.slots[s].offset * element, t.data, t.count * element);
+  }
+  TESS_RETURN_IF_ERROR(comm.AllReduce(staging_, staging_, bucket.elements, plan.dtype, op));
+  for (int32_t s = bucket.first_slot; s < bucket.end_slot; ++s) {
+    const BucketTensor& t = tensors[plan.slots[s].tensor];
+    std::memcpy(t.data, staging_ + plan.slots[s].offset * element, t.count * element);
+  }
+  return Status::Ok();
+}
+
 Status BucketedAllReducer::Run(Communicator& comm, const Plan& plan,
                                const std::vector<BucketTensor>& tensors, ReduceOp op) {
-  const size_t element = DTypeSize(plan.dtype);
   stats_.buckets = static_cast<int64_t>(plan.buckets.size());
-  stats_.in_place_buckets = 0;
+  stats_.in_place_buckets = stats_.shared_memory_buckets = stats_.zero_copy_buckets = 0;
+  // Decided from the communicator and the options only, so the same on every rank.
+  MpiCommunicator* mpi = nullptr;
+  ShmReduction* shm = nullptr;
+  if (options_.shared_memory && plan.staging_bytes > 0 && comm.timeout_seconds() == 0 &&
+      !comm.poisoned()) {
+    mpi = dynamic_cast<MpiCommunicator*>(&comm);
+    if (mpi != nullptr) {
+      TESS_ASSIGN_OR_RETURN(shm, ShmReduction::For(*mpi));
+      if (shm != nullptr) TESS_RETURN_IF_ERROR(shm->Reserve(*mpi, plan.staging_bytes));
+    }
+  }
+  if (shm == nullptr) EnsureStaging(plan.staging_bytes);
   for (const Bucket& bucket : plan.buckets) {
     if (bucket.end_slot - bucket.first_slot == 1) {
       const BucketTensor& t = tensors[plan.slots[bucket.first_slot].tensor];
@@ -149,15 +199,18 @@ Status BucketedAllReducer::Run(Communicator& comm, const Plan& plan,
       TESS_RETURN_IF_ERROR(comm.AllReduce(t.data, t.data, t.count, plan.dtype, op));
       continue;
     }
+    if (shm == nullptr) {
+      TESS_RETURN_IF_ERROR(RunStaged(comm, plan, bucket, tensors, op));
+      continue;
+    }
+    // The capacity reserved at Build, so this allocates nothing.
+    shm_pieces_.clear();
     for (int32_t s = bucket.first_slot; s < bucket.end_slot; ++s) {
       const BucketTensor& t = tensors[plan.slots[s].tensor];
-      std::memcpy(staging_ + plan.slots[s].offset * element, t.data, t.count * element);
+      shm_pieces_.push_back({t.data, plan.slots[s].offset, t.count});
     }
-    TESS_RETURN_IF_ERROR(comm.AllReduce(staging_, staging_, bucket.elements, plan.dtype, op));
-    for (int32_t s = bucket.first_slot; s < bucket.end_slot; ++s) {
-      const BucketTensor& t = tensors[plan.slots[s].tensor];
-      std::memcpy(t.data, staging_ + plan.slots[s].offset * element, t.count * element);
-    }
+    TESS_RETURN_IF_ERROR(shm->AllReduce(*mpi, shm_pieces_, bucket.elements, plan.dtype, op));
+    stats_.shared_memory_buckets++;
   }
   return Status::Ok();
 }
@@ -168,6 +221,7 @@ Status BucketedAllReducer::AllReduce(Communicator& comm, const std::vector<Bucke
   stats_.calls++;
   if (tensors.empty()) {
     stats_.buckets = stats_.in_place_buckets = 0;
+    stats_.shared_memory_buckets = stats_.zero_copy_buckets = 0;
     return Status::Ok();
   }
   Plan* plan = Find(tensors);

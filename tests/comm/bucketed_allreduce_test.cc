@@ -1,6 +1,7 @@
 // BucketedAllReducer under mpirun with 1..4 ranks: 100 tensors of mixed sizes
-// (some empty, some over the bucket size) against the plain-loop oracle, plan reuse,
-// and the promise that a call with cached sizes allocates nothing. This binary
+// (some empty, some over the bucket size) against the plain-loop oracle, on each of
+// its paths (shared memory, staged, zero-copy), plan reuse, and the promise that a
+// call with cached sizes allocates nothing; and ShmReduction on its own. This binary
 // links //core/memory:heap_counter, which counts the calling thread's allocations.
 #include "core/comm/bucketed_allreduce.h"
 
@@ -15,6 +16,7 @@
 #include "core/comm/hierarchical_communicator.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_communicator.h"
+#include "core/comm/shm_reduction.h"
 #include "core/memory/heap_counter.h"
 #include "tests/comm/comm_test_util.h"
 
@@ -41,39 +43,81 @@ int64_t Expected(ReduceOp op, int64_t size, int i, int64_t k, int salt) {
   return Reduced(op, size, i * 1000 + k + salt);
 }
 
+using CountFn = int64_t (*)(int i, int64_t element_bytes);
+
+// n tensors of count_of(i, sizeof(T)) elements, each in its own vector, or all back
+// to back in one.
 template <typename T>
 struct Tensors {
-  std::vector<std::vector<T>> data;
+  std::vector<std::vector<T>> separate;
+  std::vector<T> flat;
   std::vector<BucketTensor> refs;
 
-  explicit Tensors(int n = kTensors) : data(n), refs(n) {
+  explicit Tensors(int n = kTensors, CountFn count_of = CountOf, bool back_to_back = false)
+      : separate(n), refs(n) {
+    int64_t total = 0;
+    for (int i = 0; i < n; ++i) total += count_of(i, sizeof(T));
+    if (back_to_back) flat.resize(total);
+    int64_t at = 0;
     for (int i = 0; i < n; ++i) {
-      data[i].resize(CountOf(i, sizeof(T)));
-      refs[i] = {data[i].empty() ? nullptr : data[i].data(), static_cast<int64_t>(data[i].size()),
-                 DTypeOf<T>::value};
+      const int64_t count = count_of(i, sizeof(T));
+      T* data = nullptr;
+      if (back_to_back) {
+        data = flat.data() + at;
+      } else {
+        separate[i].resize(count);
+        data = separate[i].data();
+      }
+      refs[i] = {count == 0 ? nullptr : data, count, DTypeOf<T>::value};
+      at += count;
     }
   }
   void Fill(int32_t rank, int salt) {
-    for (size_t i = 0; i < data.size(); ++i) {
-      for (size_t k = 0; k < data[i].size(); ++k) data[i][k] = T(Value(rank, i, k, salt));
+    for (size_t i = 0; i < refs.size(); ++i) {
+      T* data = static_cast<T*>(refs[i].data);
+      for (int64_t k = 0; k < refs[i].count; ++k) data[k] = T(Value(rank, i, k, salt));
     }
   }
   void Check(ReduceOp op, int32_t size, int salt) const {
-    for (size_t i = 0; i < data.size(); ++i) {
-      for (size_t k = 0; k < data[i].size(); ++k) {
-        ASSERT_EQ(data[i][k], T(Expected(op, size, i, k, salt)))
+    for (size_t i = 0; i < refs.size(); ++i) {
+      const T* data = static_cast<const T*>(refs[i].data);
+      for (int64_t k = 0; k < refs[i].count; ++k) {
+        ASSERT_EQ(data[k], T(Expected(op, size, i, k, salt)))
             << "tensor " << i << " element " << k << " " << ReduceOpName(op);
       }
     }
   }
 };
 
+// All-reduces `tensors` with every op in turn (salts salt + 1 ...), each checked
+// against the oracle.
+template <typename T>
+void EveryOp(BucketedAllReducer& reducer, Tensors<T>& tensors, int salt) {
+  for (ReduceOp op : kOps) {
+    tensors.Fill(World().rank(), ++salt);
+    ASSERT_TRUE(reducer.AllReduce(World(), tensors.refs, op).ok()) << ReduceOpName(op);
+    tensors.Check(op, World().size(), salt);
+  }
+}
+
 std::unique_ptr<BucketedAllReducer> Reducer(int64_t bucket_bytes = kBucketBytes,
-                                            int32_t max_plans = 4) {
+                                            int32_t max_plans = 4, bool shared_memory = true) {
   BucketOptions options;
   options.bucket_bytes = bucket_bytes;
   options.max_plans = max_plans;
+  options.shared_memory = shared_memory;
   return BucketedAllReducer::Create(options).value();
+}
+
+// Every test rank shares this machine, so the shared-memory path runs wherever the
+// world has more than one rank.
+bool ShmExpected(const Communicator& comm) { return comm.size() > 1; }
+
+// A fresh duplicate of the world (owned: freed, with its cached state, on destruction).
+std::unique_ptr<MpiCommunicator> DupWorld() {
+  MPI_Comm dup = MPI_COMM_NULL;
+  EXPECT_EQ(MPI_Comm_dup(World().comm(), &dup), MPI_SUCCESS);
+  return MpiCommunicator::Wrap(dup, /*owned=*/true).value();
 }
 
 template <typename T>
@@ -82,21 +126,23 @@ using CommTypes = testing::Types<float, double, int32_t, int64_t>;
 TYPED_TEST_SUITE(BucketedTypedTest, CommTypes);
 
 TYPED_TEST(BucketedTypedTest, HundredMixedTensorsEveryOp) {
-  auto reducer = Reducer();
-  Tensors<TypeParam> tensors;
-  int salt = 0;
-  for (ReduceOp op : kOps) {
-    tensors.Fill(World().rank(), ++salt);
-    ASSERT_TRUE(reducer->AllReduce(World(), tensors.refs, op).ok());
-    tensors.Check(op, World().size(), salt);
+  for (bool shared_memory : {true, false}) {
+    SCOPED_TRACE(shared_memory ? "shared memory" : "staged");
+    auto reducer = Reducer(kBucketBytes, 4, shared_memory);
+    Tensors<TypeParam> tensors;
+    EveryOp(*reducer, tensors, 0);
+    const BucketedAllReducer::Stats& stats = reducer->stats();
+    EXPECT_EQ(stats.plans_built, 1);
+    int big = 0;
+    for (int i = 0; i < kTensors; ++i)
+      big += CountOf(i, sizeof(TypeParam)) * sizeof(TypeParam) > static_cast<size_t>(kBucketBytes);
+    EXPECT_GE(stats.in_place_buckets, big) << "every oversized tensor goes in place";
+    EXPECT_GT(stats.buckets, stats.in_place_buckets) << "some are packed";
+    EXPECT_LE(stats.staging_bytes, kBucketBytes);
+    const bool shm = shared_memory && ShmExpected(World());
+    EXPECT_EQ(stats.shared_memory_buckets, shm ? stats.buckets - stats.in_place_buckets : 0);
+    EXPECT_EQ(stats.zero_copy_buckets, 0) << "separately allocated tensors are staged";
   }
-  EXPECT_EQ(reducer->stats().plans_built, 1);
-  int big = 0;
-  for (int i = 0; i < kTensors; ++i)
-    big += CountOf(i, sizeof(TypeParam)) * sizeof(TypeParam) > static_cast<size_t>(kBucketBytes);
-  EXPECT_GE(reducer->stats().in_place_buckets, big) << "every oversized tensor goes in place";
-  EXPECT_GT(reducer->stats().buckets, reducer->stats().in_place_buckets) << "some are packed";
-  EXPECT_LE(reducer->stats().staging_bytes, kBucketBytes);
 }
 
 TEST(BucketedTest, DefaultBucketsTakeEverythingInOne) {
@@ -126,9 +172,13 @@ TEST(BucketedTest, CachedSizesAllocateNothing) {
   options.ranks_per_host = 2;
   options.threshold_bytes = 0;
   auto hierarchical = HierarchicalCommunicator::Create(World(), options).value();
-  for (Communicator* comm :
-       {static_cast<Communicator*>(&World()), static_cast<Communicator*>(hierarchical.get())}) {
-    auto reducer = Reducer();
+  struct Case {
+    Communicator* comm;
+    bool shared_memory;
+  };
+  for (Case c : {Case{&World(), true}, Case{&World(), false}, Case{hierarchical.get(), true}}) {
+    Communicator* comm = c.comm;
+    auto reducer = Reducer(kBucketBytes, 4, c.shared_memory);
     Tensors<float> tensors;
     tensors.Fill(comm->rank(), 1);
     ASSERT_TRUE(reducer->AllReduce(*comm, tensors.refs, ReduceOp::kSum).ok());  // builds the plan
@@ -263,6 +313,174 @@ TEST(BucketedTest, TinyAlignmentAndTinyBuckets) {
       EXPECT_EQ(reducer->stats().buckets, reducer->stats().in_place_buckets);
     }
   }
+}
+
+// Multiples of 16 f32 (64 bytes): buckets without alignment padding.
+int64_t Unpadded(int i, int64_t /*element_bytes*/) { return 16 * (1 + (i * 37) % 20); }
+// One element over a multiple of 16: every tensor after the first in a bucket is padded.
+int64_t Padded(int i, int64_t /*element_bytes*/) { return 16 * ((i * 37) % 20) + 1; }
+
+TEST(BucketedTest, BackToBackTensorsSkipTheStagingCopy) {
+  const bool back_to_back = World().rank() % 2 == 0;
+  for (bool shared_memory : {false, true}) {
+    SCOPED_TRACE(shared_memory ? "shared memory" : "staged");
+    auto reducer = Reducer(kBucketBytes, 4, shared_memory);
+    Tensors<float> tensors(kTensors, Unpadded, back_to_back);
+    EveryOp(*reducer, tensors, 20);
+    const BucketedAllReducer::Stats& stats = reducer->stats();
+    const int64_t packed = stats.buckets - stats.in_place_buckets;
+    EXPECT_GT(packed, 1);
+    const bool shm = shared_memory && ShmExpected(World());
+    // The shared-memory path packs anyway: it is chosen by the communicator alone.
+    EXPECT_EQ(stats.zero_copy_buckets, back_to_back && !shm ? packed : 0);
+    EXPECT_EQ(stats.shared_memory_buckets, shm ? packed : 0);
+  }
+}
+
+TEST(BucketedTest, PaddedBucketsAreStagedEvenWhenBackToBack) {
+  auto reducer = Reducer(kBucketBytes, 4, /*shared_memory=*/false);
+  Tensors<float> tensors(kTensors, Padded, /*back_to_back=*/true);
+  tensors.Fill(World().rank(), 40);
+  ASSERT_TRUE(reducer->AllReduce(World(), tensors.refs, ReduceOp::kSum).ok());
+  tensors.Check(ReduceOp::kSum, World().size(), 40);
+  EXPECT_GT(reducer->stats().buckets, reducer->stats().in_place_buckets);
+  EXPECT_EQ(reducer->stats().zero_copy_buckets, 0);
+}
+
+TEST(BucketedTest, CommunicatorsWithATimeoutTakeTheStagedPath) {
+  auto comm = DupWorld();
+  ASSERT_TRUE(comm->SetTimeout(30).ok());
+  auto reducer = Reducer();
+  Tensors<int32_t> tensors;
+  tensors.Fill(comm->rank(), 50);
+  ASSERT_TRUE(reducer->AllReduce(*comm, tensors.refs, ReduceOp::kMin).ok());
+  tensors.Check(ReduceOp::kMin, comm->size(), 50);
+  EXPECT_EQ(reducer->stats().shared_memory_buckets, 0);
+  EXPECT_GT(reducer->stats().buckets, reducer->stats().in_place_buckets);
+}
+
+TEST(BucketedTest, ReducersShareTheCommunicatorsSegments) {
+  // The second reducer's bigger buckets grow the segments between the first's calls.
+  auto comm = DupWorld();
+  auto small = Reducer();
+  auto big = Reducer(int64_t{1} << 20);
+  Tensors<double> a, b;
+  for (int round = 0; round < 3; ++round) {
+    a.Fill(comm->rank(), 60 + round);
+    ASSERT_TRUE(small->AllReduce(*comm, a.refs, ReduceOp::kSum).ok());
+    a.Check(ReduceOp::kSum, comm->size(), 60 + round);
+    b.Fill(comm->rank(), 70 + round);
+    ASSERT_TRUE(big->AllReduce(*comm, b.refs, ReduceOp::kMax).ok());
+    b.Check(ReduceOp::kMax, comm->size(), 70 + round);
+  }
+  EXPECT_EQ(big->stats().buckets, 1);
+}
+
+TEST(ShmReductionTest, CachedPerCommunicatorWithSeveralRanksOnly) {
+  auto comm = DupWorld();
+  Result<ShmReduction*> first = ShmReduction::For(*comm);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  if (comm->size() == 1) {
+    EXPECT_EQ(first.value(), nullptr) << "one rank has nothing to share";
+    EXPECT_EQ(ShmReduction::For(*comm).value(), nullptr);
+    return;
+  }
+  ASSERT_NE(first.value(), nullptr);
+  EXPECT_EQ(ShmReduction::For(*comm).value(), first.value());
+  auto other = DupWorld();
+  ShmReduction* second = ShmReduction::For(*other).value();
+  EXPECT_NE(second, nullptr);
+  EXPECT_NE(second, first.value());
+}
+
+// Pieces of 1, 2, 3 ... elements with gaps of 0, 1, 2 elements between them, each in
+// its own vector, over a buffer of `count` elements; element k of the buffer on
+// `rank` is Input(rank, k + salt).
+struct Pieces {
+  std::vector<std::vector<int64_t>> data;
+  std::vector<ShmPiece> refs;
+
+  Pieces(int64_t count, int32_t rank, int64_t salt) {
+    int64_t at = 0;
+    for (int64_t i = 0; at < count; ++i) {
+      const int64_t n = std::min<int64_t>(1 + i, count - at);
+      data.emplace_back(n);
+      for (int64_t k = 0; k < n; ++k) data.back()[k] = Input(rank, at + k + salt);
+      refs.push_back({data.back().data(), at, n});
+      at += n + i % 3;
+    }
+  }
+};
+
+TEST(ShmReductionTest, PiecesSpanEveryOwnersBlock) {
+  auto comm = DupWorld();
+  ShmReduction* shm = ShmReduction::For(*comm).value();
+  if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
+  ASSERT_TRUE(shm->Reserve(*comm, 1000 * sizeof(int64_t)).ok());
+  EXPECT_GE(shm->capacity_bytes(), int64_t{1000 * sizeof(int64_t)});
+  // Counts below, at and across the per-rank block granularity (8 i64 per line).
+  for (int64_t count : {0, 1, 5, 8, 17, 63, 1000}) {
+    for (ReduceOp op : kOps) {
+      Pieces pieces(count, comm->rank(), count);
+      ASSERT_TRUE(shm->AllReduce(*comm, pieces.refs, count, DType::kI64, op).ok());
+      for (size_t p = 0; p < pieces.refs.size(); ++p) {
+        for (int64_t k = 0; k < pieces.refs[p].count; ++k) {
+          ASSERT_EQ(pieces.data[p][k], Reduced(op, comm->size(), pieces.refs[p].offset + k + count))
+              << "count " << count << " piece " << p << " element " << k;
+        }
+      }
+    }
+  }
+  // Growing keeps it working; one piece of 256 Ki f32, reduced in tiles.
+  ASSERT_TRUE(shm->Reserve(*comm, 1 << 20).ok());
+  const int64_t count = (1 << 20) / sizeof(float);
+  std::vector<float> one(count);
+  for (int64_t k = 0; k < count; ++k) one[k] = float(Input(comm->rank(), k));
+  ASSERT_TRUE(
+      shm->AllReduce(*comm, {{one.data(), 0, count}}, count, DType::kF32, ReduceOp::kSum).ok());
+  for (int64_t k = 0; k < count; ++k) {
+    ASSERT_EQ(one[k], float(Reduced(ReduceOp::kSum, comm->size(), k))) << k;
+  }
+}
+
+TEST(ShmReductionTest, BadArguments) {
+  auto bounded = DupWorld();
+  ASSERT_TRUE(bounded->SetTimeout(5).ok());
+  Status status = ShmReduction::For(*bounded).status();
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition) << status.ToString();
+  EXPECT_EQ(status.message(),
+            "ShmReduction::For: the communicator has a timeout or is poisoned; the "
+            "shared-memory reduction is unbounded, use the communicator's own AllReduce");
+  auto comm = DupWorld();
+  ShmReduction* shm = ShmReduction::For(*comm).value();
+  if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
+  ExpectError(shm->Reserve(*comm, -1), "ShmReduction::Reserve: bytes is -1; it must be >= 0");
+  ASSERT_TRUE(shm->Reserve(*comm, 100).ok());
+  const int64_t capacity = shm->capacity_bytes();
+  const std::string m = "ShmReduction::AllReduce: ";
+  float f[8] = {};
+  ExpectError(shm->AllReduce(*comm, {}, capacity / 4 + 1, DType::kF32, ReduceOp::kSum),
+              m + "count is " + std::to_string(capacity / 4 + 1) +
+                  " elements of f32; the segments hold " + std::to_string(capacity) + " bytes");
+  ExpectError(
+      shm->AllReduce(*comm, {}, -1, DType::kF32, ReduceOp::kSum),
+      m + "count is -1 elements of f32; the segments hold " + std::to_string(capacity) + " bytes");
+  ExpectError(shm->AllReduce(*comm, {}, 4, DType::kF16, ReduceOp::kSum),
+              m + "dtype f16 is not supported by communicators (supported: f32, f64, i32, i64)");
+  ExpectError(shm->AllReduce(*comm, {}, 4, DType::kF32, static_cast<ReduceOp>(9)),
+              m + "reduce op value 9 is not sum, max or min");
+  const std::string rule =
+      "; pieces must be in offset order, not overlap, lie in [0, 8) and have data";
+  ExpectError(shm->AllReduce(*comm, {{f, 4, 2}, {f + 2, 1, 2}}, 8, DType::kF32, ReduceOp::kSum),
+              m + "pieces[1] holds 2 elements at offset 1" + rule);
+  ExpectError(shm->AllReduce(*comm, {{f, 6, 3}}, 8, DType::kF32, ReduceOp::kSum),
+              m + "pieces[0] holds 3 elements at offset 6" + rule);
+  ExpectError(shm->AllReduce(*comm, {{f, -1, 3}}, 8, DType::kF32, ReduceOp::kSum),
+              m + "pieces[0] holds 3 elements at offset -1" + rule);
+  ExpectError(shm->AllReduce(*comm, {{f, 0, -2}}, 8, DType::kF32, ReduceOp::kSum),
+              m + "pieces[0] holds -2 elements at offset 0" + rule);
+  ExpectError(shm->AllReduce(*comm, {{f, 0, 1}, {nullptr, 1, 1}}, 8, DType::kF32, ReduceOp::kSum),
+              m + "pieces[1] holds 1 elements at offset 1 from NULL" + rule);
 }
 
 }  // namespace
