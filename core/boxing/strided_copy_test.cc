@@ -8,32 +8,27 @@
 namespace tessera::boxing {
 namespace {
 
-// Row-major flat index of `idx` in `shape`.
-int64_t Flat(const Shape& shape, const std::vector<int64_t>& idx) {
-  int64_t f = 0;
-  for (int i = 0; i < shape.ndim(); ++i) f = f * shape.dim(i) + idx[i];
-  return f;
-}
-
-// Oracle: element-by-element copy with an explicit odometer.
+// Oracle: element-by-element copy with an explicit odometer (no allocation per
+// element: the streaming-store cases copy millions of them, also under ASan).
 void NaiveCopy(const std::vector<int32_t>& src, const Shape& ss, const std::vector<int64_t>& sb,
                std::vector<int32_t>& dst, const Shape& ds, const std::vector<int64_t>& db,
                const Shape& box) {
   if (box.num_elements() == 0) return;
-  std::vector<int64_t> i(box.ndim(), 0);
+  const int n = box.ndim();
+  int64_t i[Shape::kMaxDims] = {};
   for (;;) {
-    std::vector<int64_t> si(box.ndim()), di(box.ndim());
-    for (int d = 0; d < box.ndim(); ++d) {
-      si[d] = sb[d] + i[d];
-      di[d] = db[d] + i[d];
+    int64_t s = 0, d = 0;
+    for (int k = 0; k < n; ++k) {
+      s = s * ss.dim(k) + sb[k] + i[k];
+      d = d * ds.dim(k) + db[k] + i[k];
     }
-    dst[Flat(ds, di)] = src[Flat(ss, si)];
-    int d = box.ndim() - 1;
-    for (; d >= 0; --d) {
-      if (++i[d] < box.dim(d)) break;
-      i[d] = 0;
+    dst[d] = src[s];
+    int k = n - 1;
+    for (; k >= 0; --k) {
+      if (++i[k] < box.dim(k)) break;
+      i[k] = 0;
     }
-    if (d < 0) return;
+    if (k < 0) return;
   }
 }
 
@@ -91,6 +86,53 @@ TEST(CopyBoxTest, RunsLongerThanOneCopyBlock) {
   Check({3, row}, {0, 0}, {3, row}, {0, 0}, {3, row});
   Check({4, row}, {1, 0}, {2, row}, {0, 0}, {2, row});
   Check({2, 2 * row}, {0, 3}, {2, row}, {0, 0}, {2, row});
+}
+
+// Byte-sized elements at byte offsets: every run length from 1 to 300 bytes (below,
+// at and above the 16-, 32- and 128-byte steps of the inlined run copy) at source and
+// destination offsets that are not multiples of any vector width.
+TEST(CopyBoxTest, EveryShortRunLengthAtUnalignedOffsets) {
+  for (int64_t run = 1; run <= 300; ++run) {
+    const Shape src{5, run + 7}, dst{5, run + 3};
+    std::vector<unsigned char> in(src.num_elements());
+    for (size_t k = 0; k < in.size(); ++k) in[k] = static_cast<unsigned char>(k * 13 + 5);
+    std::vector<unsigned char> got(dst.num_elements(), 0xEE), want = got;
+    const int64_t sb[2] = {1, 5}, db[2] = {0, 1};
+    for (int64_t r = 0; r < 4; ++r) {
+      for (int64_t c = 0; c < run; ++c) {
+        want[(db[0] + r) * dst.dim(1) + db[1] + c] = in[(sb[0] + r) * src.dim(1) + sb[1] + c];
+      }
+    }
+    CopyBox(in.data(), src, sb, got.data(), dst, db, Shape{4, run}, 1);
+    ASSERT_EQ(got, want) << "run of " << run << " bytes";
+  }
+}
+
+// Runs around the inlined-loop limit (8 KB) and the memcpy path above it, with odd
+// element counts so the last vector of each run overlaps the one before it.
+TEST(CopyBoxTest, RunsAroundTheInlineLimit) {
+  for (int64_t run : {2047, 2048, 2049, 4097}) {  // int32s: 8188 to 16388 bytes
+    Check({3, run + 3}, {0, 1}, {3, run}, {0, 0}, {3, run});
+    Check({3, run}, {0, 0}, {4, run + 5}, {1, 2}, {3, run});
+  }
+}
+
+// Boxes of 8 MB and more with runs of 256 bytes and more take the streaming-store
+// path: an unaligned destination (head and tail stores), a short row, and 3-d.
+TEST(CopyBoxTest, LargeBoxesWithStreamingStores) {
+  Check({1025, 2049}, {0, 1}, {1025, 2047}, {0, 0}, {1025, 2047});  // 8.4 MB, runs 8188 B
+  Check({2100, 1100}, {3, 7}, {2098, 1030}, {1, 3}, {2097, 1025});  // runs 4100 B, odd offsets
+  Check({33, 1024, 67}, {0, 0, 1}, {33, 1024, 64}, {0, 0, 0}, {33, 1024, 64});  // runs 256 B
+}
+
+// 1-d to 4-d boxes with short odd runs at offsets on both sides, against the
+// element-by-element oracle.
+TEST(CopyBoxTest, OddRunsInOneToFourDims) {
+  Check({37}, {3}, {40}, {5}, {31});
+  Check({9, 37}, {2, 3}, {8, 34}, {1, 2}, {5, 31});
+  Check({4, 9, 37}, {1, 2, 3}, {3, 8, 34}, {0, 1, 2}, {2, 5, 31});
+  Check({3, 4, 9, 37}, {1, 1, 2, 3}, {2, 3, 8, 34}, {0, 0, 1, 2}, {2, 2, 5, 31});
+  Check({3, 4, 9, 3}, {1, 1, 2, 1}, {2, 3, 8, 2}, {0, 0, 1, 0}, {2, 2, 5, 2});  // 8-byte runs
 }
 
 // Byte patterns against a byte-by-byte copy, for sizes around the block size.
