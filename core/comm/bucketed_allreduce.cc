@@ -181,14 +181,12 @@ Status BucketedAllReducer::Run(Communicator& comm, const Plan& plan,
   stats_.buckets = static_cast<int64_t>(plan.buckets.size());
   stats_.in_place_buckets = stats_.shared_memory_buckets = stats_.zero_copy_buckets = 0;
   // Decided from the communicator and the options only, so the same on every rank.
-  MpiCommunicator* mpi = nullptr;
   ShmReduction* shm = nullptr;
   if (options_.shared_memory && plan.staging_bytes > 0 && comm.timeout_seconds() == 0 &&
       !comm.poisoned()) {
-    mpi = dynamic_cast<MpiCommunicator*>(&comm);
-    if (mpi != nullptr) {
+    if (auto* mpi = dynamic_cast<MpiCommunicator*>(&comm)) {
       TESS_ASSIGN_OR_RETURN(shm, ShmReduction::For(*mpi));
-      if (shm != nullptr) TESS_RETURN_IF_ERROR(shm->Reserve(*mpi, plan.staging_bytes));
+      if (shm != nullptr) TESS_RETURN_IF_ERROR(shm->Reserve(plan.staging_bytes));
     }
   }
   if (shm == nullptr) EnsureStaging(plan.staging_bytes);
@@ -209,7 +207,7 @@ Status BucketedAllReducer::Run(Communicator& comm, const Plan& plan,
       const BucketTensor& t = tensors[plan.slots[s].tensor];
       shm_pieces_.push_back({t.data, plan.slots[s].offset, t.count});
     }
-    TESS_RETURN_IF_ERROR(shm->AllReduce(*mpi, shm_pieces_, bucket.elements, plan.dtype, op));
+    TESS_RETURN_IF_ERROR(shm->AllReduce(shm_pieces_, bucket.elements, plan.dtype, op));
     stats_.shared_memory_buckets++;
   }
   return Status::Ok();

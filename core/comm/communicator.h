@@ -22,18 +22,19 @@
 // member; so one thread at a time may use a communicator. Distinct communicators may
 // be used from distinct threads.
 //
-// Timeouts. A member that crashed or stopped issuing collectives would leave the
-// others blocked forever. With a timeout of t seconds (SetTimeout, or the process
-// default from TESSERA_COLLECTIVE_TIMEOUT_S read when a communicator is created), a
-// call that has not completed t seconds after it started returns DEADLINE_EXCEEDED
-// on the ranks still waiting, naming the call, the communicator size and t. The
-// communicator is then poisoned: the timed-out operation may still be in flight
-// (MPI cannot cancel a collective), so every later call fails at once with
-// FAILED_PRECONDITION citing the timeout, and the timed-out call's buffers must stay
-// valid until that operation completes, which may be never (a dead member): keep
-// them for the life of the process unless MpiCommunicator::WaitAbandoned says they
-// were released. 0 (the default) waits forever; see the backend for what a timeout
-// costs (MPI: mpi_communicator.h).
+// Timeouts (the one statement of them; backends' headers add only what is theirs).
+// A member that crashed or stopped issuing collectives would leave the others
+// blocked forever. With a timeout of t seconds, a call that has not completed t
+// seconds after it started returns DEADLINE_EXCEEDED on the ranks still waiting,
+// naming the call, the communicator size and t, and poisons the communicator: every
+// later call fails at once with FAILED_PRECONDITION citing the timeout. t comes from
+// SetTimeout or, for a new communicator, DefaultCollectiveTimeout()
+// (TESSERA_COLLECTIVE_TIMEOUT_S); 0, the default, waits forever. The timed-out call's
+// buffers must stay valid until the backend has let go of the operation: MPI cannot
+// cancel a collective, so keep them for the life of the process unless
+// MpiCommunicator::WaitAbandoned says they were released; NCCL aborts its
+// communicator, which frees them at once. How a backend bounds its calls, and what
+// that costs, is in its header.
 #ifndef TESSERA_CORE_COMM_COMMUNICATOR_H_
 #define TESSERA_CORE_COMM_COMMUNICATOR_H_
 

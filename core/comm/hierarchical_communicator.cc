@@ -172,6 +172,7 @@ Status HierarchicalCommunicator::Step(Status status, const MpiCommunicator& sub,
 
 HierarchicalAlgorithm HierarchicalCommunicator::Choose(int64_t count, DType dtype) const {
   if (algorithm_ != HierarchicalAlgorithm::kAuto) return algorithm_;
+  // One host covers one real host: there every step shares one memory (header).
   const bool trivial = layout_.host_sizes.size() == 1 || layout_.max_host_size == 1;
   if (trivial || count * static_cast<int64_t>(DTypeSize(dtype)) < threshold_bytes_) {
     return HierarchicalAlgorithm::kFlat;

@@ -27,20 +27,31 @@
 // local ranks >= m of bigger hosts get empty shards, and the inter-host step runs
 // among local ranks < m.
 //
-// Choosing. HierarchicalAlgorithm::kAuto is flat for payloads under threshold_bytes
-// (default kDefaultHierarchicalThresholdBytes, 1 MiB, or
-// TESSERA_HIERARCHICAL_ALLREDUCE_BYTES): below it an all-reduce is latency-bound and
-// two extra intra-host steps cost more than the inter-host bytes saved. It is also
-// flat when the hierarchy is trivial (one host, or one rank per host), uses the
-// leader form when the smallest host has one rank or the payload has fewer elements
-// than shards, and the sharded form otherwise. The other values force one form.
+// Choosing. HierarchicalAlgorithm::kAuto is flat
+//   - on one real host: every rank of the group in one MPI_COMM_TYPE_SHARED group
+//     and no pretend hosts (ranks_per_host 0 and TESSERA_RANKS_PER_HOST unset).
+//     Every step would then move its bytes through the same memory: there is no
+//     slow link to spare, and what the sharded form wins or loses against the flat
+//     all-reduce is only a different algorithm over one memory system. Measured
+//     with 2 pretend hosts x 2 ranks on one 2-core machine (bench/comm, medians of
+//     3 runs): 1.08x the flat time at 1 MB, 0.89x at 16 MB, 0.79x at 64 MB; an
+//     earlier run, 0.95-1.8x. Where that pays, it belongs in the flat backend;
+//   - whenever the hierarchy is trivial in the same way: one host (also pretend
+//     hosts of at least the group's size) or one rank per host;
+//   - for payloads under threshold_bytes (default kDefaultHierarchicalThresholdBytes,
+//     1 MiB, or TESSERA_HIERARCHICAL_ALLREDUCE_BYTES): below it an all-reduce is
+//     latency-bound and two extra intra-host steps cost more than the inter-host
+//     bytes saved.
+// Otherwise it uses the leader form when the smallest host has one rank or the
+// payload has fewer elements than shards, and the sharded form. The other values
+// force one form, whatever the hosts (so the forms can be tested and measured on
+// one machine, with real or pretend hosts).
 //
 // Creation is collective over the group (it splits MPI communicators). The object
 // owns a duplicate of the group's communicator plus its intra- and inter-host
 // communicators, so SetTimeout here sets all three and leaves the group's own
-// communicator alone. The timeout bounds each step, so a hierarchical all-reduce
-// fails after at most three timeouts; a timeout in any step poisons this
-// communicator, and the error names the step.
+// communicator alone. Timeouts (communicator.h) bound each step, so a hierarchical
+// all-reduce fails after at most three of them, with an error that names the step.
 #ifndef TESSERA_CORE_COMM_HIERARCHICAL_COMMUNICATOR_H_
 #define TESSERA_CORE_COMM_HIERARCHICAL_COMMUNICATOR_H_
 

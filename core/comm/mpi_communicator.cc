@@ -135,7 +135,14 @@ MpiCommunicator::~MpiCommunicator() {
   // Freeing after MPI_Finalize is an error; the process is ending anyway.
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (finalized) return;
+  if (finalized) return;  // shm_'s window went with MPI; deleting shm_ knows that
+  // Freeing the window is collective: after a timeout some members may never get
+  // there, so a poisoned communicator keeps it for the rest of the process.
+  if (poisoned()) {
+    (void)shm_.release();
+  } else {
+    shm_.reset();
+  }
   // MPI lets a datatype be freed while an operation still uses it.
   FreeDatatypes();
   if (p2p_ != MPI_COMM_NULL) MPI_Comm_free(&p2p_);

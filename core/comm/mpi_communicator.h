@@ -2,13 +2,17 @@
 // matching MPI call on one MPI communicator whose error handler is
 // MPI_ERRORS_RETURN, so MPI failures come back as Status (via MpiError).
 //
-// Timeouts. Without a timeout (the default) every call is MPI's blocking form. With
-// one, each call issues the nonblocking form (MPI_Iallreduce, MPI_Ireduce,
+// Timeouts (communicator.h). Without one (the default) every call is MPI's blocking
+// form. With one, each call issues the nonblocking form (MPI_Iallreduce, MPI_Ireduce,
 // MPI_Ireduce_scatter[_block], MPI_Iallgather[v], MPI_Ialltoallv, MPI_Ialltoallw, MPI_Ibcast,
 // MPI_Ibarrier, MPI_Isend, MPI_Irecv) and polls MPI_Test until it completes or the
 // deadline passes: spinning first, then yielding (the first 100 ms), then sleeping
 // with doubling pauses (at most 1 ms), so a rank waiting on an oversubscribed core
-// lets the late one run.
+// lets the late one run. A timed-out collective is abandoned, not cancelled (a
+// timed-out receive IS cancelled): it completes only once the late member joins and
+// this rank keeps driving MPI's progress (WaitAbandoned). The destructor releases a
+// completed operation; an incomplete one leaves the MPI communicator and its count
+// arrays allocated for the rest of the process rather than freeing them under MPI.
 //
 // Why not always nonblocking: Open MPI 4.1's nonblocking collectives come from
 // libnbc, not the tuned blocking algorithms. Measured on 2 ranks (shared memory, an
@@ -35,13 +39,6 @@
 // when full), so a steady stream of the same exchange builds none. It is always
 // MPI_Alltoallw, even where every block is contiguous: a rank sees only its own
 // blocks, and all ranks must enter the same collective.
-//
-// After a timeout the operation is abandoned, not cancelled (MPI cannot cancel a
-// collective; a timed-out receive IS cancelled): its buffers stay in MPI's hands
-// until it completes, which needs the late member to join and this rank to keep
-// driving MPI's progress (WaitAbandoned). The destructor releases a completed
-// operation; an incomplete one leaves the MPI communicator and its count arrays
-// allocated for the rest of the process rather than freeing them under MPI.
 #ifndef TESSERA_CORE_COMM_MPI_COMMUNICATOR_H_
 #define TESSERA_CORE_COMM_MPI_COMMUNICATOR_H_
 
@@ -59,6 +56,8 @@
 
 namespace tessera::comm {
 
+class ShmReduction;  // shm_reduction.h
+
 // MPI_FLOAT, MPI_DOUBLE, MPI_INT32_T, MPI_INT64_T; INVALID_ARGUMENT otherwise.
 Result<MPI_Datatype> ToMpiDatatype(DType dtype);
 MPI_Op ToMpiOp(ReduceOp op);
@@ -70,8 +69,8 @@ class MpiCommunicator final : public Communicator {
 
   // Wraps `comm` (not MPI_COMM_NULL) and sets MPI_ERRORS_RETURN on it. With `owned`,
   // the communicator frees `comm` when destroyed, unless MPI is already finalised.
-  // The timeout starts at DefaultCollectiveTimeout(); a bad TESSERA_COLLECTIVE_TIMEOUT_S
-  // is an error here (and `comm` stays the caller's to free).
+  // A bad TESSERA_COLLECTIVE_TIMEOUT_S is an error here (and `comm` stays the
+  // caller's to free).
   static Result<std::unique_ptr<MpiCommunicator>> Wrap(MPI_Comm comm, bool owned);
   ~MpiCommunicator() override;
 
@@ -110,6 +109,9 @@ class MpiCommunicator final : public Communicator {
   int64_t max_count() const override;
 
  private:
+  // ShmReduction::For creates its state on first use and keeps it in shm_.
+  friend class ShmReduction;
+
   MpiCommunicator(MPI_Comm comm, bool owned, int32_t rank, int32_t size);
 
   bool bounded() const { return timeout_seconds() > 0; }
@@ -157,6 +159,13 @@ class MpiCommunicator final : public Communicator {
   std::vector<MPI_Datatype> types_[2];  // per-rank datatypes of MPI_Alltoallw
   std::unordered_map<TypeKey, MPI_Datatype, TypeKeyHash> datatypes_;
   std::vector<unsigned char> scratch_;  // the pairwise reduce-scatter's receive block
+  // The shared-memory reduction among this communicator's ranks (shm_reduction.h).
+  // Held here rather than cached as an MPI attribute: under MPI_THREAD_MULTIPLE
+  // every MPI_Comm_get_attr takes Open MPI's global attribute lock. Freed before
+  // comm_ (its window is freed collectively, as comm_ is). The deleter comes from
+  // shm_reduction.cc, so this library does not depend on that one.
+  std::unique_ptr<ShmReduction, void (*)(ShmReduction*)> shm_{nullptr, nullptr};
+  bool shm_checked_ = false;  // whether ShmReduction::For decided shm_ yet
 };
 
 }  // namespace tessera::comm

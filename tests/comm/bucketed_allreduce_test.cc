@@ -2,11 +2,14 @@
 // (some empty, some over the bucket size) against the plain-loop oracle, on each of
 // its paths (shared memory, staged, zero-copy), plan reuse, and the promise that a
 // call with cached sizes allocates nothing; and ShmReduction on its own. This binary
-// links //core/memory:heap_counter, which counts the calling thread's allocations.
+// links //core/memory:heap_counter, which counts the calling thread's allocations,
+// and counts some MPI calls through MPI's profiling interface (below).
 #include "core/comm/bucketed_allreduce.h"
 
 #include <gtest/gtest.h>
+#include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -19,6 +22,27 @@
 #include "core/comm/shm_reduction.h"
 #include "core/memory/heap_counter.h"
 #include "tests/comm/comm_test_util.h"
+
+// MPI's profiling interface: these definitions replace Open MPI's weak MPI_* symbols
+// in this program and forward to PMPI_*, so a test can see which of them a call
+// made. MPI_Comm_get_attr takes Open MPI's global attribute lock under
+// MPI_THREAD_MULTIPLE; the barriers are what the shared-memory flags replace.
+std::atomic<long> g_get_attr_calls{0};
+std::atomic<long> g_barrier_calls{0};
+std::atomic<long> g_win_sync_calls{0};
+
+extern "C" int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* found) {
+  ++g_get_attr_calls;
+  return PMPI_Comm_get_attr(comm, keyval, value, found);
+}
+extern "C" int MPI_Barrier(MPI_Comm comm) {
+  ++g_barrier_calls;
+  return PMPI_Barrier(comm);
+}
+extern "C" int MPI_Win_sync(MPI_Win win) {
+  ++g_win_sync_calls;
+  return PMPI_Win_sync(win);
+}
 
 namespace tessera::comm {
 namespace {
@@ -393,6 +417,85 @@ TEST(ShmReductionTest, CachedPerCommunicatorWithSeveralRanksOnly) {
   EXPECT_NE(second, first.value());
 }
 
+TEST(ShmReductionTest, WarmCallsMakeNoMpiCall) {
+  // Sanity: the counters see this program's calls.
+  const long barriers = g_barrier_calls;
+  ASSERT_TRUE(World().Barrier().ok());
+  ASSERT_EQ(g_barrier_calls - barriers, 1);
+  int found = 0;
+  void* value = nullptr;
+  const long lookups = g_get_attr_calls;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+  ASSERT_EQ(g_get_attr_calls - lookups, 1);
+
+  auto comm = DupWorld();
+  auto reducer = Reducer();
+  // No tensor over a bucket, so every bucket of several takes the shared-memory path.
+  Tensors<float> tensors(kTensors, Unpadded);
+  for (int salt = 0; salt < 2; ++salt) {  // builds the plan, reserves the segments
+    ASSERT_TRUE(reducer->AllReduce(*comm, tensors.refs, ReduceOp::kSum).ok());
+  }
+  const long attr_before = g_get_attr_calls, barrier_before = g_barrier_calls,
+             sync_before = g_win_sync_calls;
+  for (int salt = 1; salt < 4; ++salt) {
+    tensors.Fill(comm->rank(), salt);
+    ASSERT_TRUE(reducer->AllReduce(*comm, tensors.refs, ReduceOp::kMax).ok());
+    tensors.Check(ReduceOp::kMax, comm->size(), salt);
+  }
+  if (!ShmExpected(*comm)) GTEST_SKIP() << "one rank: no shared-memory reduction";
+  const BucketedAllReducer::Stats& stats = reducer->stats();
+  EXPECT_GT(stats.shared_memory_buckets, 0);
+  EXPECT_EQ(stats.shared_memory_buckets, stats.buckets - stats.in_place_buckets);
+  EXPECT_EQ(g_get_attr_calls - attr_before, 0) << "the state is found without MPI";
+  EXPECT_EQ(g_barrier_calls - barrier_before, 0) << "flags, not MPI barriers";
+  EXPECT_EQ(g_win_sync_calls - sync_before, 0);
+}
+
+TEST(ShmReductionTest, FreedWithItsCommunicator) {
+  // Each communicator's window is freed (collectively) when the communicator is
+  // destroyed; many in turn neither hang nor run out of shared memory.
+  for (int round = 0; round < 20; ++round) {
+    auto comm = DupWorld();
+    ShmReduction* shm = ShmReduction::For(*comm).value();
+    if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
+    ASSERT_TRUE(shm->Reserve(int64_t{8} << 20).ok());
+    std::vector<int32_t> data(1000);
+    for (int64_t k = 0; k < 1000; ++k) data[k] = int32_t(Input(comm->rank(), k + round));
+    ASSERT_TRUE(shm->AllReduce({{data.data(), 0, 1000}}, 1000, DType::kI32, ReduceOp::kMin).ok());
+    for (int64_t k = 0; k < 1000; ++k) {
+      ASSERT_EQ(data[k], int32_t(Reduced(ReduceOp::kMin, comm->size(), k + round)))
+          << "round " << round << " element " << k;
+    }
+  }
+}
+
+TEST(ShmReductionTest, RefusedWhileTheCommunicatorHasATimeout) {
+  auto comm = DupWorld();
+  ShmReduction* shm = ShmReduction::For(*comm).value();
+  if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
+  ASSERT_TRUE(shm->Reserve(4096).ok());
+  ASSERT_TRUE(comm->SetTimeout(5).ok());
+  const std::string why =
+      ": the communicator has a timeout or is poisoned; the shared-memory reduction is "
+      "unbounded, use the communicator's own AllReduce";
+  Status status = ShmReduction::For(*comm).status();
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(), "ShmReduction::For" + why);
+  status = shm->Reserve(1 << 20);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(), "ShmReduction::Reserve" + why);
+  int64_t x = comm->rank();
+  status = shm->AllReduce({{&x, 0, 1}}, 1, DType::kI64, ReduceOp::kSum);
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(), "ShmReduction::AllReduce" + why);
+  EXPECT_EQ(x, comm->rank()) << "untouched";
+  // Without the timeout again, the same state serves.
+  ASSERT_TRUE(comm->SetTimeout(0).ok());
+  EXPECT_EQ(ShmReduction::For(*comm).value(), shm);
+  ASSERT_TRUE(shm->AllReduce({{&x, 0, 1}}, 1, DType::kI64, ReduceOp::kSum).ok());
+  EXPECT_EQ(x, int64_t{comm->size()} * (comm->size() - 1) / 2);
+}
+
 // Pieces of 1, 2, 3 ... elements with gaps of 0, 1, 2 elements between them, each in
 // its own vector, over a buffer of `count` elements; element k of the buffer on
 // `rank` is Input(rank, k + salt).
@@ -416,13 +519,13 @@ TEST(ShmReductionTest, PiecesSpanEveryOwnersBlock) {
   auto comm = DupWorld();
   ShmReduction* shm = ShmReduction::For(*comm).value();
   if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
-  ASSERT_TRUE(shm->Reserve(*comm, 1000 * sizeof(int64_t)).ok());
+  ASSERT_TRUE(shm->Reserve(1000 * sizeof(int64_t)).ok());
   EXPECT_GE(shm->capacity_bytes(), int64_t{1000 * sizeof(int64_t)});
   // Counts below, at and across the per-rank block granularity (8 i64 per line).
   for (int64_t count : {0, 1, 5, 8, 17, 63, 1000}) {
     for (ReduceOp op : kOps) {
       Pieces pieces(count, comm->rank(), count);
-      ASSERT_TRUE(shm->AllReduce(*comm, pieces.refs, count, DType::kI64, op).ok());
+      ASSERT_TRUE(shm->AllReduce(pieces.refs, count, DType::kI64, op).ok());
       for (size_t p = 0; p < pieces.refs.size(); ++p) {
         for (int64_t k = 0; k < pieces.refs[p].count; ++k) {
           ASSERT_EQ(pieces.data[p][k], Reduced(op, comm->size(), pieces.refs[p].offset + k + count))
@@ -432,12 +535,11 @@ TEST(ShmReductionTest, PiecesSpanEveryOwnersBlock) {
     }
   }
   // Growing keeps it working; one piece of 256 Ki f32, reduced in tiles.
-  ASSERT_TRUE(shm->Reserve(*comm, 1 << 20).ok());
+  ASSERT_TRUE(shm->Reserve(1 << 20).ok());
   const int64_t count = (1 << 20) / sizeof(float);
   std::vector<float> one(count);
   for (int64_t k = 0; k < count; ++k) one[k] = float(Input(comm->rank(), k));
-  ASSERT_TRUE(
-      shm->AllReduce(*comm, {{one.data(), 0, count}}, count, DType::kF32, ReduceOp::kSum).ok());
+  ASSERT_TRUE(shm->AllReduce({{one.data(), 0, count}}, count, DType::kF32, ReduceOp::kSum).ok());
   for (int64_t k = 0; k < count; ++k) {
     ASSERT_EQ(one[k], float(Reduced(ReduceOp::kSum, comm->size(), k))) << k;
   }
@@ -454,32 +556,32 @@ TEST(ShmReductionTest, BadArguments) {
   auto comm = DupWorld();
   ShmReduction* shm = ShmReduction::For(*comm).value();
   if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
-  ExpectError(shm->Reserve(*comm, -1), "ShmReduction::Reserve: bytes is -1; it must be >= 0");
-  ASSERT_TRUE(shm->Reserve(*comm, 100).ok());
+  ExpectError(shm->Reserve(-1), "ShmReduction::Reserve: bytes is -1; it must be >= 0");
+  ASSERT_TRUE(shm->Reserve(100).ok());
   const int64_t capacity = shm->capacity_bytes();
   const std::string m = "ShmReduction::AllReduce: ";
   float f[8] = {};
-  ExpectError(shm->AllReduce(*comm, {}, capacity / 4 + 1, DType::kF32, ReduceOp::kSum),
+  ExpectError(shm->AllReduce({}, capacity / 4 + 1, DType::kF32, ReduceOp::kSum),
               m + "count is " + std::to_string(capacity / 4 + 1) +
                   " elements of f32; the segments hold " + std::to_string(capacity) + " bytes");
   ExpectError(
-      shm->AllReduce(*comm, {}, -1, DType::kF32, ReduceOp::kSum),
+      shm->AllReduce({}, -1, DType::kF32, ReduceOp::kSum),
       m + "count is -1 elements of f32; the segments hold " + std::to_string(capacity) + " bytes");
-  ExpectError(shm->AllReduce(*comm, {}, 4, DType::kF16, ReduceOp::kSum),
+  ExpectError(shm->AllReduce({}, 4, DType::kF16, ReduceOp::kSum),
               m + "dtype f16 is not supported by communicators (supported: f32, f64, i32, i64)");
-  ExpectError(shm->AllReduce(*comm, {}, 4, DType::kF32, static_cast<ReduceOp>(9)),
+  ExpectError(shm->AllReduce({}, 4, DType::kF32, static_cast<ReduceOp>(9)),
               m + "reduce op value 9 is not sum, max or min");
   const std::string rule =
       "; pieces must be in offset order, not overlap, lie in [0, 8) and have data";
-  ExpectError(shm->AllReduce(*comm, {{f, 4, 2}, {f + 2, 1, 2}}, 8, DType::kF32, ReduceOp::kSum),
+  ExpectError(shm->AllReduce({{f, 4, 2}, {f + 2, 1, 2}}, 8, DType::kF32, ReduceOp::kSum),
               m + "pieces[1] holds 2 elements at offset 1" + rule);
-  ExpectError(shm->AllReduce(*comm, {{f, 6, 3}}, 8, DType::kF32, ReduceOp::kSum),
+  ExpectError(shm->AllReduce({{f, 6, 3}}, 8, DType::kF32, ReduceOp::kSum),
               m + "pieces[0] holds 3 elements at offset 6" + rule);
-  ExpectError(shm->AllReduce(*comm, {{f, -1, 3}}, 8, DType::kF32, ReduceOp::kSum),
+  ExpectError(shm->AllReduce({{f, -1, 3}}, 8, DType::kF32, ReduceOp::kSum),
               m + "pieces[0] holds 3 elements at offset -1" + rule);
-  ExpectError(shm->AllReduce(*comm, {{f, 0, -2}}, 8, DType::kF32, ReduceOp::kSum),
+  ExpectError(shm->AllReduce({{f, 0, -2}}, 8, DType::kF32, ReduceOp::kSum),
               m + "pieces[0] holds -2 elements at offset 0" + rule);
-  ExpectError(shm->AllReduce(*comm, {{f, 0, 1}, {nullptr, 1, 1}}, 8, DType::kF32, ReduceOp::kSum),
+  ExpectError(shm->AllReduce({{f, 0, 1}, {nullptr, 1, 1}}, 8, DType::kF32, ReduceOp::kSum),
               m + "pieces[1] holds 1 elements at offset 1 from NULL" + rule);
 }
 

@@ -80,6 +80,35 @@ TEST(HierarchicalTest, RealHostsShareMemory) {
   EXPECT_EQ(h->layout().local_rank_of[World().rank()], World().rank());
 }
 
+TEST(HierarchicalTest, AutoIsFlatOnOneRealHostWhateverTheSize) {
+  // No pretend hosts: every rank of these tests shares this machine, so kAuto must
+  // stay flat even with threshold 0, while a forced form still runs its steps.
+  ScopedEnv env(kRanksPerHostEnv, "");
+  const int32_t n = World().size(), me = World().rank();
+  auto automatic = Make(0, HierarchicalAlgorithm::kAuto, /*threshold_bytes=*/0);
+  auto forced = Make(0, HierarchicalAlgorithm::kShardedHosts, /*threshold_bytes=*/0);
+  ASSERT_NE(automatic, nullptr);
+  ASSERT_NE(forced, nullptr);
+  ASSERT_EQ(automatic->layout().host_sizes.size(), 1u);
+  for (int64_t count : {1, 5, 4096, 300001}) {
+    std::vector<int64_t> send(count), recv(count, -1), forced_recv(count, -1);
+    for (int64_t i = 0; i < count; ++i) send[i] = Input(me, i);
+    ASSERT_TRUE(
+        automatic->AllReduce(send.data(), recv.data(), count, DType::kI64, ReduceOp::kSum).ok());
+    EXPECT_EQ(automatic->last_algorithm(), HierarchicalAlgorithm::kFlat)
+        << "count " << count << ": " << HierarchicalAlgorithmName(automatic->last_algorithm());
+    ASSERT_TRUE(
+        forced->AllReduce(send.data(), forced_recv.data(), count, DType::kI64, ReduceOp::kSum)
+            .ok());
+    EXPECT_EQ(forced->last_algorithm(), HierarchicalAlgorithm::kShardedHosts);
+    for (int64_t i = 0; i < count; ++i) {
+      ASSERT_EQ(recv[i], Reduced(ReduceOp::kSum, n, i)) << "count " << count << " i " << i;
+      ASSERT_EQ(forced_recv[i], recv[i]) << "count " << count << " i " << i;
+    }
+  }
+  // Pretend hosts on the same machine do go hierarchical: AutoChoosesByThresholdAndLayout.
+}
+
 template <typename T>
 class HierarchicalTypedTest : public testing::Test {};
 using CommTypes = testing::Types<float, double, int32_t, int64_t>;
