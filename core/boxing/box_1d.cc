@@ -3,8 +3,6 @@
 #include <string>
 #include <vector>
 
-#include "core/boxing/reduction_identity.h"
-#include "core/boxing/strided_copy.h"
 #include "core/sbp/balanced_split.h"
 
 namespace tessera::boxing {
@@ -43,6 +41,7 @@ struct Call {
   int64_t me;
   comm::Communicator& comm;
   BoxingWorkspace& ws;
+  const LocalOps& ops;
 
   Range Part(int axis, int64_t index) const { return BalancedRange(shape.dim(axis), n, index); }
   // Local shape of part `index` of S(axis).
@@ -92,7 +91,8 @@ Status SplitToBroadcast(const Call& c, int a) {
   }
   TESS_RETURN_IF_ERROR(c.comm.AllToAllBlocks(c.in, send, c.out, recv, c.dtype));
   const Shape part = c.PartShape(a, c.me);
-  CopyBox(c.in, part, Begin().at, c.out, c.shape, Begin(a, c.Part(a, c.me).begin).at, part, c.elem);
+  TESS_RETURN_IF_ERROR(c.ops.CopyBox(c.in, part, Begin().at, c.out, c.shape,
+                                     Begin(a, c.Part(a, c.me).begin).at, part, c.elem));
   return Status::Ok();
 }
 
@@ -111,8 +111,8 @@ Status PartialToSplit(const Call& c, ReduceOp op, int b) {
   int64_t offset = 0;
   for (int64_t r = 0; r < c.n; ++r) {
     Shape part = c.PartShape(b, r);
-    CopyBox(c.in, c.shape, Begin(b, c.Part(b, r).begin).at, stage + offset * c.elem, part, zero.at,
-            part, c.elem);
+    TESS_RETURN_IF_ERROR(c.ops.CopyBox(c.in, c.shape, Begin(b, c.Part(b, r).begin).at,
+                                       stage + offset * c.elem, part, zero.at, part, c.elem));
     offset += counts[r];
   }
   return c.comm.ReduceScatterV(stage, c.out, counts, c.dtype, op);
@@ -124,8 +124,9 @@ Status SplitToSplit(const Call& c, int a, int b) {
   // The own block never leaves the rank: copy it directly, exchange the rest. The
   // block for rank r is this rank's input restricted along b to r's part (sent), and
   // r's input part along a restricted to this rank's part along b (received).
-  CopyBox(c.in, in_shape, Begin(b, c.Part(b, c.me).begin).at, c.out, out_shape,
-          Begin(a, c.Part(a, c.me).begin).at, WithDim(in_shape, b, c.Part(b, c.me).size()), c.elem);
+  TESS_RETURN_IF_ERROR(c.ops.CopyBox(c.in, in_shape, Begin(b, c.Part(b, c.me).begin).at, c.out,
+                                     out_shape, Begin(a, c.Part(a, c.me).begin).at,
+                                     WithDim(in_shape, b, c.Part(b, c.me).size()), c.elem));
   // Blocks are contiguous on a side when nothing before the other split dim varies
   // there. Decided from the largest parts (index 0), so that every rank picks the
   // same collective: a smaller part is contiguous whenever the largest one is.
@@ -173,9 +174,9 @@ Status ToPartial(const Call& c, Sbp in, ReduceOp op) {
   const bool idempotent = op != ReduceOp::kSum;
   if (in.is_broadcast()) {
     if (c.me == 0 || idempotent) {
-      CopyBytes(c.out, c.in, count * c.elem);
+      TESS_RETURN_IF_ERROR(c.ops.CopyBytes(c.out, c.in, count * c.elem));
     } else {
-      FillReductionIdentity(c.out, count, c.dtype, op);
+      TESS_RETURN_IF_ERROR(c.ops.FillReductionIdentity(c.out, count, c.dtype, op));
     }
     return Status::Ok();
   }
@@ -184,16 +185,18 @@ Status ToPartial(const Call& c, Sbp in, ReduceOp op) {
     Shape part = c.PartShape(a, c.me);
     // Only the complement of the own slice needs the identity, but one fill of the
     // whole buffer then one copy is simpler and streams better.
-    FillReductionIdentity(c.out, count, c.dtype, op);
-    CopyBox(c.in, part, Begin().at, c.out, c.shape, Begin(a, c.Part(a, c.me).begin).at, part,
-            c.elem);
+    TESS_RETURN_IF_ERROR(c.ops.FillReductionIdentity(c.out, count, c.dtype, op));
+    TESS_RETURN_IF_ERROR(c.ops.CopyBox(c.in, part, Begin().at, c.out, c.shape,
+                                       Begin(a, c.Part(a, c.me).begin).at, part, c.elem));
     return Status::Ok();
   }
   // P(x) -> P(y), x != y. Into P(max)/P(min) every rank keeps x's reduction (an
   // all-reduce); into P only one rank needs it (a reduce, cheaper).
   if (idempotent) return c.comm.AllReduce(c.in, c.out, count, c.dtype, OpOf(in.kind));
   TESS_RETURN_IF_ERROR(c.comm.Reduce(c.in, c.out, count, c.dtype, OpOf(in.kind), /*root=*/0));
-  if (c.me != 0) FillReductionIdentity(c.out, count, c.dtype, op);
+  if (c.me != 0) {
+    TESS_RETURN_IF_ERROR(c.ops.FillReductionIdentity(c.out, count, c.dtype, op));
+  }
   return Status::Ok();
 }
 
@@ -215,7 +218,7 @@ Status CheckSbp(const char* name, Sbp sbp, const Placement& placement, const Sha
 
 Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
              const Placement& placement, Sbp in, Sbp out, void* out_local, comm::Communicator& comm,
-             BoxingWorkspace* workspace) {
+             BoxingWorkspace* workspace, const LocalOps* ops) {
   if (!IsValidDType(static_cast<int>(dtype)) || !IsSupported(dtype)) {
     std::string name = IsValidDType(static_cast<int>(dtype))
                            ? DTypeName(dtype)
@@ -232,6 +235,16 @@ Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
     return InvalidArgument("Box1d: the communicator has " + std::to_string(comm.size()) +
                            " ranks but placement " + placement.ToString() + " has " +
                            std::to_string(placement.parallel_num()));
+  }
+  const LocalOps& local_ops = ops != nullptr ? *ops : HostLocalOps();
+  const DeviceType staging_device =
+      workspace != nullptr ? workspace->device_type() : DeviceType::kCpu;
+  if (staging_device != local_ops.device_type()) {
+    return InvalidArgument(std::string("Box1d: the local ops work on ") +
+                           DeviceTypeName(local_ops.device_type()) + " memory but the " +
+                           (workspace != nullptr ? "workspace's" : "default") + " staging is " +
+                           DeviceTypeName(staging_device) +
+                           " memory; pass a workspace whose staging is where the pieces are");
   }
   TESS_RETURN_IF_ERROR(CheckSbp("input", in, placement, logical_shape));
   TESS_RETURN_IF_ERROR(CheckSbp("output", out, placement, logical_shape));
@@ -259,7 +272,7 @@ Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
 
   if (in == out) {
     if (in_count > 0 && in_local != out_local) {
-      CopyBytes(out_local, in_local, in_count * DTypeSize(dtype));
+      TESS_RETURN_IF_ERROR(local_ops.CopyBytes(out_local, in_local, in_count * DTypeSize(dtype)));
     }
     return Status::Ok();
   }
@@ -273,7 +286,8 @@ Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
          n,
          me,
          comm,
-         workspace != nullptr ? *workspace : local_workspace};
+         workspace != nullptr ? *workspace : local_workspace,
+         local_ops};
 
   if (out.is_partial()) return ToPartial(c, in, OpOf(out.kind));
   if (out.is_broadcast()) {
@@ -284,8 +298,8 @@ Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
   const int b = out.axis;
   if (in.is_broadcast()) {
     Shape part = c.PartShape(b, me);
-    CopyBox(in_local, logical_shape, Begin(b, c.Part(b, me).begin).at, out_local, part, Begin().at,
-            part, c.elem);
+    TESS_RETURN_IF_ERROR(c.ops.CopyBox(in_local, logical_shape, Begin(b, c.Part(b, me).begin).at,
+                                       out_local, part, Begin().at, part, c.elem));
     return Status::Ok();
   }
   if (in.is_partial()) return PartialToSplit(c, OpOf(in.kind), b);

@@ -28,6 +28,7 @@
 #define TESSERA_CORE_BOXING_BOX_1D_H_
 
 #include "core/boxing/boxing_workspace.h"
+#include "core/boxing/local_ops.h"
 #include "core/comm/communicator.h"
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
@@ -45,11 +46,16 @@ namespace tessera::boxing {
 // backend must move strided blocks (Communicator::AllToAllBlocks; MPI does). Every
 // rank of the placement must call Box1d with the same arguments except the buffers.
 // `workspace` (optional) supplies reusable staging; without one, staging is
-// allocated for the call. Floating-point P -> B / S / P(y) results are sums in the
+// allocated for the call. `ops` (optional) does the local copies and fills where the
+// pieces live; without it they are host memory (HostLocalOps). Ops on other memory
+// need a workspace whose staging is the same kind of memory (INVALID_ARGUMENT
+// otherwise), and `comm` must be the communicator those ops are ordered with
+// (BoxingBackend::OpsFor). The ops' work may still be queued on return: call
+// ops->Finish() before reading out_local. Floating-point P -> B / S / P(y) results are sums in the
 // backend's order, so they may differ from a serial sum in the last bits.
 Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
              const Placement& placement, Sbp in, Sbp out, void* out_local, comm::Communicator& comm,
-             BoxingWorkspace* workspace = nullptr);
+             BoxingWorkspace* workspace = nullptr, const LocalOps* ops = nullptr);
 
 }  // namespace tessera::boxing
 

@@ -2,8 +2,10 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 
+#include "core/boxing/boxing_backend.h"
 #include "core/boxing/plan_cache.h"
 #include "core/boxing/planner.h"
 #include "core/boxing/rank_program.h"
@@ -72,10 +74,11 @@ Result<std::shared_ptr<const BoxingPlan>> CachedPlan(const PlanKeyRef& key, size
   return cached->plan;
 }
 
-Status CheckWorldRanks(const Placement& placement, const char* name, int32_t world_size) {
+Status CheckWorldRanks(const char* caller, const Placement& placement, const char* name,
+                       int32_t world_size) {
   for (int32_t r : placement.ranks()) {
     if (r >= world_size) {
-      return OutOfRange(std::string("Box: ") + name + " placement " + placement.ToString() +
+      return OutOfRange(std::string(caller) + ": " + name + " placement " + placement.ToString() +
                         " names rank " + std::to_string(r) + " but the world has " +
                         std::to_string(world_size) + " ranks");
     }
@@ -110,12 +113,15 @@ Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const Shape& shape, DType d
   return CachedPlan(key, key.Hash(), &cached);
 }
 
-Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtype,
-           const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
-           const NdSbp& dst, BoxingWorkspace* workspace) {
-  TESS_RETURN_IF_ERROR(ValidateBoxing("Box", shape, dtype, src_placement, src, dst_placement, dst));
+namespace {
+
+// Box and BoxOnDevice after their validation: `backend` serves the placements' device.
+Status BoxWith(const char* caller, BoxingBackend& backend, const void* in_local, void* out_local,
+               const Shape& shape, DType dtype, const Placement& src_placement, const NdSbp& src,
+               const Placement& dst_placement, const NdSbp& dst, BoxingWorkspace* workspace) {
   if (!comm::WorldInitialized()) {
-    return FailedPrecondition("Box: the MPI world is not initialised: call tess_init first");
+    return FailedPrecondition(std::string(caller) +
+                              ": the MPI world is not initialised: call tess_init first");
   }
   const int32_t me = comm::WorldRank().value();
   const PlanKeyRef key{shape, dtype, src_placement, src, dst_placement, dst};
@@ -128,10 +134,10 @@ Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtyp
     if (cached.program == nullptr || cached.program->world_rank() != me) {
       // Checked once per plan: the world's size does not change while it lives.
       const int32_t world_size = comm::WorldSize().value();
-      TESS_RETURN_IF_ERROR(CheckWorldRanks(src_placement, "src", world_size));
-      TESS_RETURN_IF_ERROR(CheckWorldRanks(dst_placement, "dst", world_size));
+      TESS_RETURN_IF_ERROR(CheckWorldRanks(caller, src_placement, "src", world_size));
+      TESS_RETURN_IF_ERROR(CheckWorldRanks(caller, dst_placement, "dst", world_size));
       RegisterFinalizeHookOnce();
-      TESS_ASSIGN_OR_RETURN(cached.program, RankProgram::Make(cached.plan, me));
+      TESS_ASSIGN_OR_RETURN(cached.program, RankProgram::Make(cached.plan, me, backend));
       PlanCache::Global().Put(key, hash, cached);
     }
     front.Put(hash, generation, cached);
@@ -142,28 +148,76 @@ Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtyp
   const size_t elem = DTypeSize(dtype);
   const size_t in_bytes = program.in_count() * elem, out_bytes = program.out_count() * elem;
   if (in_local == nullptr && in_bytes > 0) {
-    return InvalidArgument("Box: in_local is NULL but this rank's " + src.ToString() +
-                           " piece holds " + std::to_string(program.in_count()) + " elements");
+    return InvalidArgument(std::string(caller) + ": in_local is NULL but this rank's " +
+                           src.ToString() + " piece holds " + std::to_string(program.in_count()) +
+                           " elements");
   }
   if (out_local == nullptr && out_bytes > 0) {
-    return InvalidArgument("Box: out_local is NULL but this rank's " + dst.ToString() +
-                           " piece holds " + std::to_string(program.out_count()) + " elements");
+    return InvalidArgument(std::string(caller) + ": out_local is NULL but this rank's " +
+                           dst.ToString() + " piece holds " + std::to_string(program.out_count()) +
+                           " elements");
   }
   const bool identity = program.plan().steps().empty();
   if (Overlap(in_local, in_bytes, out_local, out_bytes) && !(identity && in_local == out_local)) {
-    return InvalidArgument("Box: in_local and out_local overlap (" + std::to_string(in_bytes) +
-                           " and " + std::to_string(out_bytes) +
+    return InvalidArgument(std::string(caller) + ": in_local and out_local overlap (" +
+                           std::to_string(in_bytes) + " and " + std::to_string(out_bytes) +
                            " bytes); they may only coincide when src and dst are the same");
   }
-  BoxingWorkspace call_workspace;
-  BoxingWorkspace& ws = workspace != nullptr ? *workspace : call_workspace;
+  std::optional<BoxingWorkspace> call_workspace;
+  if (workspace == nullptr) {
+    TESS_ASSIGN_OR_RETURN(memory::Allocator * staging, backend.StagingAllocator());
+    call_workspace.emplace(staging);
+  } else if (workspace->device_type() != backend.device_type()) {
+    return InvalidArgument(std::string(caller) + ": the workspace's staging is " +
+                           DeviceTypeName(workspace->device_type()) + " memory but the pieces of " +
+                           src_placement.ToString() + " are " +
+                           DeviceTypeName(backend.device_type()) + " memory");
+  }
+  BoxingWorkspace& ws = workspace != nullptr ? *workspace : *call_workspace;
   if (ws.Overlaps(in_local, in_bytes) || ws.Overlaps(out_local, out_bytes)) {
-    return InvalidArgument(
-        "Box: in_local or out_local lies inside the workspace's staging buffers, which the "
-        "boxing overwrites; pass a different workspace or buffer");
+    return InvalidArgument(std::string(caller) +
+                           ": in_local or out_local lies inside the workspace's staging buffers, "
+                           "which the boxing overwrites; pass a different workspace or buffer");
   }
   if (shape.num_elements() == 0) return Status::Ok();
   return program.Run(in_local, out_local, ws);
+}
+
+}  // namespace
+
+Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtype,
+           const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
+           const NdSbp& dst, BoxingWorkspace* workspace) {
+  TESS_RETURN_IF_ERROR(ValidateBoxing("Box", shape, dtype, src_placement, src, dst_placement, dst));
+  return BoxWith("Box", HostBoxingBackend(), in_local, out_local, shape, dtype, src_placement, src,
+                 dst_placement, dst, workspace);
+}
+
+Status BoxOnDevice(const void* in_local, void* out_local, const Shape& shape, DType dtype,
+                   const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
+                   const NdSbp& dst, BoxingWorkspace* workspace) {
+  constexpr const char* kCaller = "BoxOnDevice";
+  TESS_RETURN_IF_ERROR(
+      ValidateBoxingLayouts(kCaller, shape, dtype, src_placement, src, dst_placement, dst));
+  const DeviceType from = src_placement.device_type(), to = dst_placement.device_type();
+  const std::string placements =
+      "(src " + src_placement.ToString() + ", dst " + dst_placement.ToString() + ")";
+  if (from != to) {
+    return Unimplemented(std::string(kCaller) + ": boxing between device types " +
+                         DeviceTypeName(from) + " and " + DeviceTypeName(to) + " " + placements +
+                         " is not implemented; stage the pieces through host memory");
+  }
+  if (from == DeviceType::kCpu) {
+    return InvalidArgument(std::string(kCaller) + ": both placements are on cpu " + placements +
+                           "; Box boxes host memory");
+  }
+  Result<BoxingBackend*> backend = CudaBoxingBackend();
+  if (!backend.ok()) {
+    return Status(backend.status().code(), std::string(kCaller) + ": boxing on cuda placements " +
+                                               placements + ": " + backend.status().message());
+  }
+  return BoxWith(kCaller, **backend, in_local, out_local, shape, dtype, src_placement, src,
+                 dst_placement, dst, workspace);
 }
 
 }  // namespace tessera::boxing

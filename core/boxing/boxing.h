@@ -5,7 +5,9 @@
 // relabels between hierarchies of the same ranks; plans are cached process-wide
 // (plan_cache.h), and BoxingPlan::ToString() is what `explain` prints.
 //
-// cpu placements only: boxing on or between cuda placements is UNIMPLEMENTED.
+// Box moves host memory between cpu placements; BoxOnDevice moves device memory
+// between cuda placements (NCCL, in a CUDA build). Boxing between device types is
+// UNIMPLEMENTED in both: callers stage such moves through the host (core/eager).
 #ifndef TESSERA_CORE_BOXING_BOXING_H_
 #define TESSERA_CORE_BOXING_BOXING_H_
 
@@ -36,6 +38,22 @@ namespace tessera::boxing {
 Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtype,
            const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
            const NdSbp& dst, BoxingWorkspace* workspace = nullptr);
+
+// Box for device memory: the same contract as Box, for two placements of one device
+// type other than cpu (cuda): in_local, out_local and `workspace`'s staging are memory
+// of this rank's CUDA device (comm::DefaultDevice), the collectives are NCCL's
+// (NcclCommRegistry, created on first use, collective over each group's members) and
+// the local copies run on their streams. Inputs must be complete before the call (the
+// caller synchronises the stream that wrote them); `out_local` is complete when it
+// returns OK. Without a workspace, staging comes from the device's caching allocator
+// per call. Errors: as Box; INVALID_ARGUMENT for cpu placements (Box boxes those) or a
+// workspace whose staging is not on the placements' device type; UNIMPLEMENTED
+// between device types, and on cuda placements in a build without CUDA (naming the
+// placements); UNAVAILABLE "no CUDA device visible" on every member of a group that
+// has a rank without a device.
+Status BoxOnDevice(const void* in_local, void* out_local, const Shape& shape, DType dtype,
+                   const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
+                   const NdSbp& dst, BoxingWorkspace* workspace = nullptr);
 
 // The (cached) plan Box runs; the same arguments give the same plan on every rank.
 // Needs no MPI world.

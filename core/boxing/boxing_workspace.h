@@ -3,17 +3,23 @@
 // a steady stream of boxings of the same sizes allocates nothing after the first
 // (and skips the page faults of fresh large allocations). Not thread-safe: use one
 // workspace per thread.
+//
+// Staging lives in host memory by default, or comes from an allocator (a CUDA
+// device's caching allocator, for boxing device memory: BoxOnDevice). A staging buffer
+// is freed only when its slot grows or the workspace goes; the boxing that used it has
+// finished by then (device work is waited for at the end of each step).
 #ifndef TESSERA_CORE_BOXING_BOXING_WORKSPACE_H_
 #define TESSERA_CORE_BOXING_BOXING_WORKSPACE_H_
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <memory>
 #include <vector>
 
 #include "core/comm/communicator.h"
 #include "core/common/status.h"
+#include "core/memory/allocator.h"
+#include "core/placement/placement.h"
 
 namespace tessera::boxing {
 
@@ -28,6 +34,19 @@ class BoxingWorkspace {
   static constexpr int kFirstIntermediateSlot = 2;
   static constexpr int kNumVectors = 4;
   static constexpr int kNumBlockLists = 2;
+
+  // Staging in host memory.
+  BoxingWorkspace() = default;
+  // Staging from `allocator` (borrowed, must outlive the workspace); nullptr means
+  // host memory.
+  explicit BoxingWorkspace(memory::Allocator* allocator) : allocator_(allocator) {}
+  ~BoxingWorkspace();
+  BoxingWorkspace(const BoxingWorkspace&) = delete;
+  BoxingWorkspace& operator=(const BoxingWorkspace&) = delete;
+
+  // Where the staging lives: kCpu (index 0) for host memory, else the allocator's.
+  DeviceType device_type() const;
+  int device_index() const;
 
   // At least `bytes` bytes, 64-byte aligned, contents unspecified. Valid until the
   // next Staging() call with the same slot or the workspace's destruction.
@@ -45,13 +64,13 @@ class BoxingWorkspace {
   std::vector<comm::BlockView>& Blocks(int slot, size_t size);
 
  private:
-  struct FreeDeleter {
-    void operator()(void* p) const { std::free(p); }
-  };
   struct Block {
-    std::unique_ptr<void, FreeDeleter> data;
+    void* data = nullptr;
     size_t capacity = 0;
   };
+  void Release(Block& block);
+
+  memory::Allocator* allocator_ = nullptr;
   Block staging_[kNumStaging];
   std::vector<int64_t> vectors_[kNumVectors];
   std::vector<comm::BlockView> blocks_[kNumBlockLists];

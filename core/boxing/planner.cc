@@ -155,9 +155,9 @@ void CollectKinds(const NdSbp& nd, std::vector<SbpKind>* kinds, std::vector<int>
 
 }  // namespace
 
-Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
-                      const Placement& src_placement, const NdSbp& src,
-                      const Placement& dst_placement, const NdSbp& dst) {
+Status ValidateBoxingLayouts(const char* caller, const Shape& shape, DType dtype,
+                             const Placement& src_placement, const NdSbp& src,
+                             const Placement& dst_placement, const NdSbp& dst) {
   if (!IsValidDType(static_cast<int>(dtype)) || !IsSupported(dtype)) {
     std::string name = IsValidDType(static_cast<int>(dtype))
                            ? DTypeName(dtype)
@@ -171,6 +171,14 @@ Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
   if (!s.ok()) return Status(s.code(), std::string(caller) + ": src " + s.message());
   s = ValidateNdSbp(dst, dst_placement, shape);
   if (!s.ok()) return Status(s.code(), std::string(caller) + ": dst " + s.message());
+  return Status::Ok();
+}
+
+Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
+                      const Placement& src_placement, const NdSbp& src,
+                      const Placement& dst_placement, const NdSbp& dst) {
+  TESS_RETURN_IF_ERROR(
+      ValidateBoxingLayouts(caller, shape, dtype, src_placement, src, dst_placement, dst));
   const DeviceType from = src_placement.device_type(), to = dst_placement.device_type();
   if (from != to) {
     return Unimplemented(std::string(caller) + ": boxing between device types " +

@@ -50,6 +50,13 @@ namespace tessera::boxing {
 
 inline constexpr int64_t kMaxStatesPerSide = 8192;
 
+// dtype and both nd-sbps against their placement and the shape, whatever the device
+// types: ValidateBoxing less its device check, for callers that box device memory
+// (BoxOnDevice). Messages start with `caller`.
+Status ValidateBoxingLayouts(const char* caller, const Shape& shape, DType dtype,
+                             const Placement& src_placement, const NdSbp& src,
+                             const Placement& dst_placement, const NdSbp& dst);
+
 // Checks everything that can be checked without the MPI world: dtype, both nd-sbps
 // against their placement and the shape, device types (only cpu placements are
 // boxed; cuda is UNIMPLEMENTED). Messages start with `caller`.

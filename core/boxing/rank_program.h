@@ -3,7 +3,9 @@
 // the 1-d view an axis step hands Box1d (axis_move.h), the reshard's exchange lists
 // (reshard.h), and this rank's local element count after each step.
 //
-// The communicators are borrowed from MpiCommRegistry, which owns them until its
+// The communicators and local ops come from a BoxingBackend (boxing_backend.h): MPI
+// and host memory for cpu placements, NCCL and device memory for cuda ones. The
+// communicators are borrowed from the backend's registry, which owns them until its
 // Clear (run by FinalizeWorld): a program must not run after that. Holding them
 // keeps the registry's lock off the boxing hot path.
 #ifndef TESSERA_CORE_BOXING_RANK_PROGRAM_H_
@@ -14,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/boxing/boxing_backend.h"
 #include "core/boxing/boxing_plan.h"
 #include "core/boxing/boxing_workspace.h"
 #include "core/boxing/reshard.h"
@@ -31,9 +34,13 @@ class RankProgram {
   // exist in the world; `world_rank` need not be in either placement. Creates the
   // communicators of the steps this rank takes part in, in step order: collective
   // over each one's members, so every rank must build the same plan's program in
-  // the same order relative to its other communicator creations (SPMD).
+  // the same order relative to its other communicator creations (SPMD). Each step's
+  // local ops are asked for after every communicator exists, so a local failure there
+  // cannot leave another member waiting in a creation. `backend` must serve the
+  // plan's device type and outlive the program.
   static Result<std::shared_ptr<const RankProgram>> Make(std::shared_ptr<const BoxingPlan> plan,
-                                                         int32_t world_rank);
+                                                         int32_t world_rank,
+                                                         BoxingBackend& backend);
 
   int32_t world_rank() const { return world_rank_; }
   const BoxingPlan& plan() const { return *plan_; }
@@ -45,16 +52,19 @@ class RankProgram {
   // Runs the steps: reads `in` (in_count() elements), writes `out` (out_count()),
   // keeps the tensors between steps in staging slots 2 and 3 of `workspace`. A
   // relabel step moves nothing: the next step reads the same buffer (a relabel as
-  // the last step copies it into `out`).
-  // Preconditions: the buffers hold their counts and do not overlap; the tensor has
-  // elements.
+  // the last step copies it into `out`). Each step's local work is finished (device
+  // work waited for) before the next step starts and before Run returns, so `out` is
+  // complete on return.
+  // Preconditions: the buffers hold their counts and do not overlap, in the backend's
+  // memory, as is `workspace`'s staging; the tensor has elements.
   Status Run(const void* in, void* out, BoxingWorkspace& workspace) const;
 
  private:
   struct Step {
-    bool active = false;                 // this rank takes part
-    comm::Communicator* comm = nullptr;  // its group (axis) or union (reshard)
-    int64_t out_count = 0;               // local elements after the step
+    bool active = false;                  // this rank takes part
+    comm::Communicator* comm = nullptr;   // its group (axis) or union (reshard)
+    std::shared_ptr<const LocalOps> ops;  // set where active
+    int64_t out_count = 0;                // local elements after the step
     // Axis steps: the 1-d view of this rank's group (along one axis, or flattened).
     std::optional<Placement> group;
     Shape group_shape;
@@ -69,6 +79,8 @@ class RankProgram {
   int64_t in_count_ = 0;
   int64_t out_count_ = 0;
   std::vector<Step> steps_;
+  // A plan with no steps: the local copy's ops (on ranks of the placement).
+  std::shared_ptr<const LocalOps> copy_ops_;
 };
 
 }  // namespace tessera::boxing

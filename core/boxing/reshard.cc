@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "core/boxing/strided_copy.h"
 #include "core/sbp/physical_layout.h"
 
 namespace tessera::boxing {
@@ -228,14 +227,16 @@ ReshardProgram ReshardProgram::Make(const Shape& shape, DType dtype, const Place
   return p;
 }
 
-Status ReshardProgram::Run(const void* in, void* out, comm::Communicator& comm) const {
+Status ReshardProgram::Run(const void* in, void* out, comm::Communicator& comm,
+                           const LocalOps& ops) const {
   if (static_cast<size_t>(comm.size()) != ranks_.size()) {
     return InvalidArgument("reshard: the communicator has " + std::to_string(comm.size()) +
                            " ranks but the union of the placements has " +
                            std::to_string(ranks_.size()));
   }
   for (const Copy& c : locals_) {
-    CopyBox(in, in_shape_, c.in_begin, out, out_shape_, c.out_begin, c.box, elem_);
+    TESS_RETURN_IF_ERROR(
+        ops.CopyBox(in, in_shape_, c.in_begin, out, out_shape_, c.out_begin, c.box, elem_));
   }
   // Nothing crosses the wire anywhere (e.g. B -> B onto a subset): every rank skips.
   if (!any_wire_) return Status::Ok();

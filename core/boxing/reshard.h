@@ -24,6 +24,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/boxing/local_ops.h"
 #include "core/comm/communicator.h"
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
@@ -93,8 +94,11 @@ class ReshardProgram {
 
   // Reads this rank's source local `in` (may be NULL when in_count() is 0) and
   // writes its destination local `out`. `comm` is the union's communicator (ranks()
-  // in order); every member must call Run.
-  Status Run(const void* in, void* out, comm::Communicator& comm) const;
+  // in order); every member must call Run. The local copies go through `ops` (where
+  // the pieces live, ordered with `comm`); device ops may leave them queued on
+  // return (ops.Finish() waits).
+  Status Run(const void* in, void* out, comm::Communicator& comm,
+             const LocalOps& ops = HostLocalOps()) const;
 
  private:
   // One box copied directly between the two local tensors.

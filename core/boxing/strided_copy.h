@@ -1,8 +1,11 @@
 // Copies one rectangular sub-box between two row-major tensors of the same rank:
 // the local pack/unpack step of every boxing that moves slices (S->B, P->S, S->S,
 // B->S, S->P). Trailing dims that the box covers fully in both tensors fold into one
-// contiguous run, so each copy is a CopyBytes per run: a single one when the slice is
-// contiguous, one per row of the leading dims otherwise.
+// contiguous run: a single CopyBytes when the slice is contiguous, one run per row of
+// the leading dims otherwise. Runs under 8 KB are copied by an inlined AVX2 loop (a
+// memcpy call per run cost up to twice a memcpy of the same bytes), boxes of 8 MB
+// and more with non-temporal stores (fenced before CopyBox returns); see
+// strided_copy.cc for the measurements, and bench/boxing/strided_copy_bench.
 //
 // CopyBytes copies a large run in blocks of kCopyBlockBytes, as Open MPI copies a
 // rank's own block: one memcpy call of a megabyte or more takes glibc's path for

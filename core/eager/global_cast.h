@@ -1,14 +1,17 @@
 // Moving a global tensor between layouts, and getting its value out.
 //
 // cuda placements. cpu <-> cuda with the same ranks, hierarchy and nd-sbp is a copy of
-// each rank's own piece between host and device: no communication. Every other move
-// that touches a cuda placement takes an INTERIM path until core/boxing boxes device
-// memory itself: the source pieces are copied to the host (cuda sources), boxed there
-// by the host Box between the cpu placements with the same ranks and hierarchy, and
-// copied up (cuda destinations). It is correct for every pair of placements and
-// nd-sbps, but device data crosses PCIe down and up again and the wire is MPI over
-// host memory, not NCCL. Before the host Box all ranks agree that their device copies succeeded
-// (one small all-reduce), so an error of a queued kernel on one rank stops all.
+// each rank's own piece between host and device: no communication. cuda -> cuda is
+// boxed on the device (boxing::BoxOnDevice: NCCL collectives, device copies, device
+// staging); first every rank holding a piece waits for its eager stream and all ranks
+// agree that this succeeded (one small all-reduce), so an error of a queued kernel on one
+// rank stops all before any collective. (Where two ranks of the world drive one device,
+// e.g. more ranks than GPUs on a host, NCCL cannot group them, and cuda -> cuda takes the
+// host path below; that is found out once per process, by one gather over the world.)
+// Every other move between cpu and cuda is staged
+// through the host: the source pieces are copied to the host (cuda sources), boxed there
+// by the host Box between the cpu placements with the same ranks and hierarchy, and copied
+// up (cuda destinations), after the same agreement on the device copies.
 #ifndef TESSERA_CORE_EAGER_GLOBAL_CAST_H_
 #define TESSERA_CORE_EAGER_GLOBAL_CAST_H_
 

@@ -374,8 +374,10 @@ TESS_API tess_status tess_infer_cache_set_capacity(size_t capacity);
  * cuda placements (in a --config=cuda build; UNIMPLEMENTED "built without CUDA"
  * otherwise) keep each piece on the rank's CUDA device (local rank % device
  * count). Ops queue CUDA kernels without waiting; to_host, copy_local and the
- * DLPack export wait for them and report their errors. Layout changes that touch
- * a cuda placement are staged through host memory for now. */
+ * DLPack export wait for them and report their errors. A layout change between
+ * two cuda placements runs on the devices (NCCL collectives, device copies) when
+ * no two ranks of the world share a GPU, and is staged through host memory
+ * otherwise (NCCL refuses two ranks on one device) and between cpu and cuda. */
 typedef struct tess_tensor tess_tensor;
 
 /* The logical tensor at `data` (row-major; the product of the ndim dims of
@@ -795,7 +797,8 @@ typedef struct tess_plan tess_plan;
  * placement in a build without CUDA, or an op without a kernel for its device
  * (naming it); UNAVAILABLE for a cuda placement on a rank with no CUDA device.
  * Values on a cuda placement live in that rank's device memory and run CUDA
- * kernels; their boxing steps are staged through host memory for now. Local. */
+ * kernels; their boxing steps are staged through host registers (not NCCL yet).
+ * Local. */
 TESS_API tess_status tess_plan_compile(tess_plan** out, const tess_program* program,
                                        int32_t input_register_num);
 TESS_API void tess_plan_destroy(tess_plan* plan);

@@ -85,6 +85,19 @@ Result<NcclCommunicator*> NcclCommRegistry::ForAxis(const Placement& placement, 
   return entry.axes[axis];
 }
 
+Result<NcclCommunicator*> NcclCommRegistry::ForRanks(const std::vector<int32_t>& world_ranks) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_ranks_.find(world_ranks);
+    if (it != by_ranks_.end()) return it->second.get();
+  }
+  // Checks the list, world ranks and membership, before any collective call.
+  TESS_ASSIGN_OR_RETURN(MpiCommunicator * bootstrap,
+                        MpiCommRegistry::Global().ForRanks(world_ranks));
+  std::lock_guard<std::mutex> lock(mu_);
+  return GetOrCreate(world_ranks, *bootstrap);
+}
+
 void NcclCommRegistry::Clear() {
   std::lock_guard<std::mutex> lock(mu_);
   by_placement_.clear();

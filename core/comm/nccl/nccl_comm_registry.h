@@ -1,7 +1,7 @@
 // The NCCL communicators of cuda placements, like MpiCommRegistry for MPI: one per
 // placement (its ranks in row-major order, so communicator rank i is parallel index i)
-// and one per hierarchy axis group, created on first use and cached by world-rank list
-// until FinalizeWorld (or Clear).
+// and one per hierarchy axis group or any rank list (ForRanks), created on first use
+// and cached by world-rank list until FinalizeWorld (or Clear).
 //
 // Creation is collective over the new communicator's members only: each one is
 // bootstrapped over the MPI communicator of the same ranks (MpiCommRegistry), whose rank
@@ -41,6 +41,13 @@ class NcclCommRegistry {
   // The calling rank's group along hierarchy axis `axis` (Placement::AxisGroup), in
   // axis order. Errors as ForPlacement, plus OUT_OF_RANGE for a bad axis.
   Result<NcclCommunicator*> ForAxis(const Placement& placement, int axis);
+  // The world ranks `world_ranks` in the order given (the sorted union of two
+  // placements' ranks for a reshard, a flattened group of several hierarchy axes), as
+  // MpiCommRegistry::ForRanks, whose checks and errors it shares (INVALID_ARGUMENT for
+  // an empty list or a duplicate, OUT_OF_RANGE for a rank the world lacks, NOT_FOUND on
+  // a rank the list does not hold; no collective call is made on such errors). Every
+  // listed rank must ask, in the same order relative to its other creations.
+  Result<NcclCommunicator*> ForRanks(const std::vector<int32_t>& world_ranks);
 
   // Destroys every cached communicator in ascending order of their rank lists, the same
   // order on every rank, because destruction waits for the other members (NCCL's

@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/comm/nccl/copy_piece_cuda.h"
 #include "core/comm/nccl/group_agreement.h"
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_error.h"
@@ -289,27 +290,12 @@ Status NcclCommunicator::ReserveStaging(size_t bytes) {
 
 Status NcclCommunicator::EnqueueCopy(Call& call, const void* src, void* dst,
                                      const StridedCopy& copy, size_t element) {
-  const char* from = static_cast<const char*>(src);
-  char* to = static_cast<char*>(dst);
-  return ForEachCopyPiece(
-      copy, static_cast<int64_t>(element), max_pitch_, [&](const CopyPiece& p) -> Status {
-        if (p.height == 1 && p.depth == 1) {
-          return call.Cuda("cudaMemcpyAsync", cudaMemcpyAsync(to + p.dst, from + p.src, p.width,
-                                                              cudaMemcpyDeviceToDevice, stream_));
-        }
-        if (p.depth == 1) {
-          return call.Cuda("cudaMemcpy2DAsync",
-                           cudaMemcpy2DAsync(to + p.dst, p.dst_pitch, from + p.src, p.src_pitch,
-                                             p.width, p.height, cudaMemcpyDeviceToDevice, stream_));
-        }
-        cudaMemcpy3DParms parms = {};
-        parms.srcPtr =
-            make_cudaPitchedPtr(const_cast<char*>(from + p.src), p.src_pitch, p.width, p.src_rows);
-        parms.dstPtr = make_cudaPitchedPtr(to + p.dst, p.dst_pitch, p.width, p.dst_rows);
-        parms.extent = make_cudaExtent(p.width, p.height, p.depth);
-        parms.kind = cudaMemcpyDeviceToDevice;
-        return call.Cuda("cudaMemcpy3DAsync", cudaMemcpy3DAsync(&parms, stream_));
-      });
+  return ForEachCopyPiece(copy, static_cast<int64_t>(element), max_pitch_,
+                          [&](const CopyPiece& p) -> Status {
+                            const char* name = nullptr;
+                            const cudaError_t err = EnqueueCopyPiece(p, src, dst, stream_, &name);
+                            return call.Cuda(name, err);
+                          });
 }
 
 Status NcclCommunicator::DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,

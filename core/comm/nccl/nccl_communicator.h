@@ -13,14 +13,12 @@
 // an endless wait; after such an error the communicator is aborted and every later call
 // returns that error at once.
 //
-// Timeouts (communicator.h). The timeout starts at DefaultCollectiveTimeout(). A call
-// whose device work has not finished `timeout_seconds()` after the call began returns
-// DEADLINE_EXCEEDED and aborts the NCCL communicator (ncclCommAbort stops its kernels,
-// so the call's buffers are free again, unlike MPI's abandoned operations); every later
-// call fails with FAILED_PRECONDITION. Limit: NCCL's blocking communicators can also
-// wait inside an enqueue (ncclGroupEnd connecting to a peer on first use); the deadline
-// covers the wait for completion, not such an enqueue. There is no asynchronous form yet: a caller
-// that needs to overlap can enqueue its own NCCL work on comm() / stream().
+// Timeouts (communicator.h). The deadline covers the wait for the call's device work;
+// when it passes, ncclCommAbort stops the communicator's kernels, so the call's
+// buffers are free again. Limit: NCCL's blocking communicators can also wait inside an
+// enqueue (ncclGroupEnd connecting to a peer on first use), which the deadline does
+// not cover. There is no asynchronous form yet: a caller that needs to overlap can
+// enqueue its own NCCL work on comm() / stream().
 //
 // Collectives NCCL lacks, and how they are built (each choice depends only on arguments
 // that agree across ranks, never on local displacements, so all ranks make the same

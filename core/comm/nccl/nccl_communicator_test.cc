@@ -25,6 +25,7 @@
 #include "core/comm/communicator.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
+#include "core/comm/nccl/gpu_skip.h"
 #include "core/comm/nccl/group_agreement.h"
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_comm_registry.h"
@@ -254,17 +255,7 @@ TEST(NcclRegistryTest, ArgumentErrors) {
 // ---- Collectives on the GPU ------------------------------------------------------
 
 // Why this process cannot run the GPU cases, or "" when it can.
-std::string GpuSkipReason() {
-  const int count = Devices();
-  if (count == 0) return "no CUDA device visible";
-  if (Size() > count) {
-    return Str(Size()) + " ranks but " + Str(count) +
-           " CUDA device(s) visible; NCCL refuses two ranks of one communicator on one device "
-           "(\"Duplicate GPU detected\"), so this case needs " +
-           Str(Size()) + " GPUs";
-  }
-  return "";
-}
+std::string GpuSkipReason() { return NcclGpuSkipReason(Size()); }
 
 // Device copy of a host vector; NULL when empty, as callers pass for empty slices.
 template <typename T>
