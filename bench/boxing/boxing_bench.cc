@@ -15,7 +15,9 @@
 //                    would move 3/4 of a quarter per rank where the conversion must
 //                    move a whole one), (S(0), B)->(S(0), S(1)) vs memcpy of the
 //                    rank's output bytes (a local slice: no collective moves the same
-//                    bytes, so the only honest baseline is a copy of them).
+//                    bytes, so the strictest baseline is a contiguous copy of them),
+//                    and again vs MPI_Pack of an MPI_Type_vector over the same rows
+//                    (the raw MPI operation that makes the same strided copy).
 // Across placements (4 ranks exactly): cpu:[0,1] S(0) -> cpu:[2,3] S(0) vs an
 //                    MPI_Alltoallv in which rank r < 2 sends its half to rank r + 2.
 //
@@ -58,6 +60,7 @@ enum class Baseline {
   // destination pieces. For split-only nd-sbps on one placement of all ranks.
   kSameBlocks,
   kMemcpyLocal,   // memcpy of the rank's destination piece (a local slice)
+  kMpiPackLocal,  // MPI_Pack of the same strided rows (a local slice, MPI's way)
   kHalvesAcross,  // MPI_Alltoallv: rank r < 2 sends its half to rank r + 2
 };
 
@@ -88,6 +91,8 @@ const Case kCases[] = {
      "(S(1), S(0))", 4, Baseline::kSameBlocks},
     {"2d:(S(0),B)->(S(0),S(1))", "cpu:[[0,1],[2,3]]", "(S(0), B)", "cpu:[[0,1],[2,3]]",
      "(S(0), S(1))", 4, Baseline::kMemcpyLocal},
+    {"2d:(S(0),B)->(S(0),S(1)):vs-MPI_Pack", "cpu:[[0,1],[2,3]]", "(S(0), B)", "cpu:[[0,1],[2,3]]",
+     "(S(0), S(1))", 4, Baseline::kMpiPackLocal},
     {"[0,1]->[2,3]:S(0)->S(0)", "cpu:[0,1]", "S(0)", "cpu:[2,3]", "S(0)", 4,
      Baseline::kHalvesAcross},
 };
@@ -209,6 +214,20 @@ void Run(const std::string& filter, int scale) {
                 ? PhysicalLayoutOfRank(shape, dst_p, dst, me).value().local_shape.num_elements() *
                       sizeof(float)
                 : 0;
+        // kMpiPackLocal: the rows of this rank's destination piece inside its source
+        // piece, as one vector datatype (2-d pieces; both hold the same rows).
+        MPI_Datatype slice = MPI_DATATYPE_NULL;
+        size_t slice_offset = 0;
+        if (c.baseline == Baseline::kMpiPackLocal) {
+          const PhysicalLayout from = PhysicalLayoutOfRank(shape, src_p, src, me).value();
+          const PhysicalLayout to = PhysicalLayoutOfRank(shape, dst_p, dst, me).value();
+          CheckMpi(MPI_Type_vector(static_cast<int>(to.local_shape.dim(0)),
+                                   static_cast<int>(to.local_shape.dim(1)),
+                                   static_cast<int>(from.local_shape.dim(1)), MPI_FLOAT, &slice),
+                   "MPI_Type_vector");
+          CheckMpi(MPI_Type_commit(&slice), "MPI_Type_commit");
+          slice_offset = static_cast<size_t>(to.ranges[1].begin - from.ranges[1].begin);
+        }
         auto box = [&] {
           Check(boxing::Box(in.data(), out.data(), shape, DType::kF32, src_p, src, dst_p, dst,
                             &workspace),
@@ -244,6 +263,13 @@ void Run(const std::string& filter, int scale) {
                        "MPI_Alltoallv");
               break;
             case Baseline::kMemcpyLocal: std::memcpy(out.data(), in.data(), local_bytes); break;
+            case Baseline::kMpiPackLocal: {
+              int position = 0;
+              CheckMpi(MPI_Pack(in.data() + slice_offset, 1, slice, out.data(),
+                                static_cast<int>(local_bytes), &position, MPI_COMM_SELF),
+                       "MPI_Pack");
+              break;
+            }
             case Baseline::kHalvesAcross:
               CheckMpi(MPI_Alltoallv(in.data(), half_sends.data(), zeros.data(), MPI_FLOAT,
                                      out.data(), half_recvs.data(), zeros.data(), MPI_FLOAT, raw),
@@ -273,6 +299,7 @@ void Run(const std::string& filter, int scale) {
               label.c_str(), box_ms, base_ms, box_ms / base_ms);
           std::fflush(stdout);
         }
+        if (slice != MPI_DATATYPE_NULL) CheckMpi(MPI_Type_free(&slice), "MPI_Type_free");
       }
     }
   }
