@@ -240,8 +240,9 @@ TEST_F(BoxCapiTest, PlacementsMustFitTheWorldAndDevice) {
                  "tess_box: Box: src placement cpu:[0,1] names rank 1 but the world has 1 ranks",
                  kShape, 2, TESS_DTYPE_F32, "cpu:[0,1]", "S(0)", "cpu:[0]", "B", 84, kBytes);
   ExpectBoxFails(TESS_UNIMPLEMENTED,
-                 "tess_box: Box: boxing on cuda placements (src cuda:[0], dst cuda:[0]) is not "
-                 "implemented; only cpu -> cpu is",
+                 "tess_box: Box: the pieces of cuda placements (src cuda:[0], dst cuda:[0]) are "
+                 "device memory and this call moves host memory; cuda tensors' to_global boxes "
+                 "them on the devices",
                  kShape, 2, TESS_DTYPE_F32, "cuda:[0]", "S(0)", "cuda:[0]", "B", kBytes, kBytes);
 }
 
@@ -311,6 +312,32 @@ TEST_F(BoxCapiTest, PlanOfNothingToDo) {
   EXPECT_EQ(cost, 0);
   EXPECT_NE(std::string(tess_boxing_plan_string(plan.get())).find("nothing to do"),
             std::string::npos);
+}
+
+// The plan tess_tensor_to_global runs for cuda tensors: the same steps as on cpu; only
+// a move between device types has none.
+TEST_F(BoxCapiTest, PlanOnCudaPlacements) {
+  PlacementPtr cuda = Placement("cuda:[0,1]"), cpu = Placement("cpu:[0,1]");
+  tess_boxing_plan* raw = nullptr;
+  ASSERT_EQ(tess_boxing_plan_create(&raw, kShape, 2, TESS_DTYPE_F32, cuda.get(), s0_.get(),
+                                    cuda.get(), b_.get()),
+            TESS_OK)
+      << LastError();
+  PlanPtr plan(raw);
+  const std::string text = tess_boxing_plan_string(plan.get());
+  EXPECT_EQ(text.rfind("boxing f32[5,7]: cuda:[0,1] S(0) -> cuda:[0,1] B\n", 0), 0u) << text;
+  EXPECT_EQ(std::string(tess_boxing_plan_step_string(plan.get(), 0))
+                .rfind("axis 0: S(0) -> B  all-gather", 0),
+            0u);
+  tess_boxing_plan* mixed = kSentinel;
+  EXPECT_EQ(tess_boxing_plan_create(&mixed, kShape, 2, TESS_DTYPE_F32, cpu.get(), s0_.get(),
+                                    cuda.get(), b_.get()),
+            TESS_UNIMPLEMENTED);
+  EXPECT_EQ(LastError(),
+            "tess_boxing_plan_create: PlanBoxing: boxing between device types cpu and cuda (src "
+            "cpu:[0,1], "
+            "dst cuda:[0,1]) is not implemented; to_global stages such moves through host memory");
+  EXPECT_EQ(mixed, kSentinel);
 }
 
 TEST_F(BoxCapiTest, PlanRejectsWhatBoxRejects) {

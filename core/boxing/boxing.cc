@@ -107,7 +107,7 @@ Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const Shape& shape, DType d
                                                      const Placement& dst_placement,
                                                      const NdSbp& dst) {
   TESS_RETURN_IF_ERROR(
-      ValidateBoxing("PlanBoxing", shape, dtype, src_placement, src, dst_placement, dst));
+      ValidateBoxingLayouts("PlanBoxing", shape, dtype, src_placement, src, dst_placement, dst));
   const PlanKeyRef key{shape, dtype, src_placement, src, dst_placement, dst};
   CachedBoxing cached;
   return CachedPlan(key, key.Hash(), &cached);
@@ -199,15 +199,9 @@ Status BoxOnDevice(const void* in_local, void* out_local, const Shape& shape, DT
   constexpr const char* kCaller = "BoxOnDevice";
   TESS_RETURN_IF_ERROR(
       ValidateBoxingLayouts(kCaller, shape, dtype, src_placement, src, dst_placement, dst));
-  const DeviceType from = src_placement.device_type(), to = dst_placement.device_type();
   const std::string placements =
       "(src " + src_placement.ToString() + ", dst " + dst_placement.ToString() + ")";
-  if (from != to) {
-    return Unimplemented(std::string(kCaller) + ": boxing between device types " +
-                         DeviceTypeName(from) + " and " + DeviceTypeName(to) + " " + placements +
-                         " is not implemented; stage the pieces through host memory");
-  }
-  if (from == DeviceType::kCpu) {
+  if (src_placement.device_type() == DeviceType::kCpu) {
     return InvalidArgument(std::string(kCaller) + ": both placements are on cpu " + placements +
                            "; Box boxes host memory");
   }

@@ -55,8 +55,8 @@ Status BoxOnDevice(const void* in_local, void* out_local, const Shape& shape, DT
                    const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
                    const NdSbp& dst, BoxingWorkspace* workspace = nullptr);
 
-// The (cached) plan Box runs; the same arguments give the same plan on every rank.
-// Needs no MPI world.
+// The (cached) plan Box or BoxOnDevice runs (any two placements of one device type);
+// the same arguments give the same plan on every rank. Needs no MPI world.
 Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const Shape& shape, DType dtype,
                                                      const Placement& src_placement,
                                                      const NdSbp& src,

@@ -171,6 +171,13 @@ Status ValidateBoxingLayouts(const char* caller, const Shape& shape, DType dtype
   if (!s.ok()) return Status(s.code(), std::string(caller) + ": src " + s.message());
   s = ValidateNdSbp(dst, dst_placement, shape);
   if (!s.ok()) return Status(s.code(), std::string(caller) + ": dst " + s.message());
+  const DeviceType from = src_placement.device_type(), to = dst_placement.device_type();
+  if (from != to) {
+    return Unimplemented(std::string(caller) + ": boxing between device types " +
+                         DeviceTypeName(from) + " and " + DeviceTypeName(to) + " (src " +
+                         src_placement.ToString() + ", dst " + dst_placement.ToString() +
+                         ") is not implemented; to_global stages such moves through host memory");
+  }
   return Status::Ok();
 }
 
@@ -179,17 +186,12 @@ Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
                       const Placement& dst_placement, const NdSbp& dst) {
   TESS_RETURN_IF_ERROR(
       ValidateBoxingLayouts(caller, shape, dtype, src_placement, src, dst_placement, dst));
-  const DeviceType from = src_placement.device_type(), to = dst_placement.device_type();
-  if (from != to) {
-    return Unimplemented(std::string(caller) + ": boxing between device types " +
-                         DeviceTypeName(from) + " and " + DeviceTypeName(to) + " (src " +
+  if (src_placement.device_type() != DeviceType::kCpu) {
+    const char* device = DeviceTypeName(src_placement.device_type());
+    return Unimplemented(std::string(caller) + ": the pieces of " + device + " placements (src " +
                          src_placement.ToString() + ", dst " + dst_placement.ToString() +
-                         ") is not implemented; only cpu -> cpu is");
-  }
-  if (from != DeviceType::kCpu) {
-    return Unimplemented(std::string(caller) + ": boxing on " + DeviceTypeName(from) +
-                         " placements (src " + src_placement.ToString() + ", dst " +
-                         dst_placement.ToString() + ") is not implemented; only cpu -> cpu is");
+                         ") are device memory and this call moves host memory; " + device +
+                         " tensors' to_global boxes them on the devices");
   }
   return Status::Ok();
 }

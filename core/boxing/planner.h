@@ -50,21 +50,22 @@ namespace tessera::boxing {
 
 inline constexpr int64_t kMaxStatesPerSide = 8192;
 
-// dtype and both nd-sbps against their placement and the shape, whatever the device
-// types: ValidateBoxing less its device check, for callers that box device memory
-// (BoxOnDevice). Messages start with `caller`.
+// dtype, both nd-sbps against their placement and the shape, and one device type on
+// both sides: boxing between device types is UNIMPLEMENTED (eager to_global stages such
+// moves through host memory). Enough for planning (PlanBoxing) and for BoxOnDevice.
+// Messages start with `caller`.
 Status ValidateBoxingLayouts(const char* caller, const Shape& shape, DType dtype,
                              const Placement& src_placement, const NdSbp& src,
                              const Placement& dst_placement, const NdSbp& dst);
 
-// Checks everything that can be checked without the MPI world: dtype, both nd-sbps
-// against their placement and the shape, device types (only cpu placements are
-// boxed; cuda is UNIMPLEMENTED). Messages start with `caller`.
+// ValidateBoxingLayouts, and pieces in host memory: cpu placements only (cuda pieces
+// are device memory, which BoxOnDevice boxes; UNIMPLEMENTED here). Everything Box can
+// check without the MPI world. Messages start with `caller`.
 Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
                       const Placement& src_placement, const NdSbp& src,
                       const Placement& dst_placement, const NdSbp& dst);
 
-// The cheapest plan, uncached. Arguments must pass ValidateBoxing.
+// The cheapest plan, uncached. Arguments must pass ValidateBoxingLayouts.
 Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DType dtype,
                                                          const Placement& src_placement,
                                                          const NdSbp& src,

@@ -414,12 +414,31 @@ TEST(PlannerTest, ArgumentErrors) {
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(s.message(),
             "PlanBoxing: boxing between device types cpu and cuda (src cpu:[0,1], dst cuda:[0,1]) "
-            "is not implemented; only cpu -> cpu is");
-  s = plan(P("cuda:[0,1]"), "S(0)", P("cuda:[0,1]"), "B");
-  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(s.message(),
-            "PlanBoxing: boxing on cuda placements (src cuda:[0,1], dst cuda:[0,1]) is not "
-            "implemented; only cpu -> cpu is");
+            "is not implemented; to_global stages such moves through host memory");
+}
+
+// BoxOnDevice runs the same planner on cuda placements: a cuda plan has the cpu plan's
+// steps (the cost model does not depend on the device), and explain can print it.
+TEST(PlannerTest, CudaPlacementsPlanLikeCpuOnes) {
+  for (const auto& [from, to] : {std::pair<const char*, const char*>{"S(0)", "B"},
+                                 {"(S(0), S(1))", "(S(1), S(0))"},
+                                 {"(P, B)", "(S(0), S(1))"}}) {
+    const bool two_d = from[0] == '(';
+    const std::string layout = two_d ? "[[0,1],[2,3]]" : "[0,1,2]";
+    auto cpu = PlanBoxing(Shape{6, 5}, DType::kF32, P("cpu:" + layout), Nd(from),
+                          P("cpu:" + layout), Nd(to));
+    auto cuda = PlanBoxing(Shape{6, 5}, DType::kF32, P("cuda:" + layout), Nd(from),
+                           P("cuda:" + layout), Nd(to));
+    ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+    ASSERT_TRUE(cuda.ok()) << cuda.status().ToString();
+    ASSERT_EQ((*cuda)->steps().size(), (*cpu)->steps().size()) << from << " -> " << to;
+    EXPECT_GT((*cuda)->steps().size(), 0u);
+    for (size_t i = 0; i < (*cpu)->steps().size(); ++i) {
+      EXPECT_EQ((*cuda)->steps()[i].kind, (*cpu)->steps()[i].kind);
+      EXPECT_EQ((*cuda)->steps()[i].to, (*cpu)->steps()[i].to);
+    }
+    EXPECT_NE((*cuda)->ToString().find("cuda:"), std::string::npos) << (*cuda)->ToString();
+  }
 }
 
 TEST(PlannerTest, BoxNeedsTheWorld) {

@@ -366,9 +366,10 @@ TEST(BoxTest, ArgumentErrors) {
 
   s = box(a.data(), b.data(), P("cuda:0-" + std::to_string(n - 1)), "B", world, "B");
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(s.message(), "Box: boxing between device types cuda and cpu (src cuda:" +
-                             world.ToString().substr(4) + ", dst " + world.ToString() +
-                             ") is not implemented; only cpu -> cpu is");
+  EXPECT_EQ(s.message(),
+            "Box: boxing between device types cuda and cpu (src cuda:" +
+                world.ToString().substr(4) + ", dst " + world.ToString() +
+                ") is not implemented; to_global stages such moves through host memory");
 
   s = box(nullptr, b.data(), world, "B", world, "S(0)");
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);

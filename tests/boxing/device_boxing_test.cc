@@ -97,7 +97,7 @@ TEST(BoxOnDeviceErrorsTest, PlacementsOfTheWrongDevice) {
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(s.message(),
             "BoxOnDevice: boxing between device types cuda and cpu (src cuda:[0], dst cpu:[0]) "
-            "is not implemented; stage the pieces through host memory");
+            "is not implemented; to_global stages such moves through host memory");
   s = BoxOnDevice(&x, &x, shape, DType::kF16, P("cuda:[0]"), Nd("S(0)"), P("cuda:[0]"), Nd("B"));
   EXPECT_EQ(s.message(), "BoxOnDevice: dtype f16 is not supported (supported: f32, f64, i32, i64)");
   s = BoxOnDevice(&x, &x, shape, DType::kF32, P("cuda:[0]"), Nd("S(2)"), P("cuda:[0]"), Nd("B"));

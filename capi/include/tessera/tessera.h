@@ -571,8 +571,9 @@ TESS_API tess_status tess_explain_last(tess_explanation** out);
  * Errors: INVALID_ARGUMENT for a NULL placement or nd-sbp, a negative dim, more
  * than 8 dims, an unknown dtype, or an nd-sbp that does not fit its placement or
  * the shape; OUT_OF_RANGE when a placement names a rank the world lacks;
- * UNIMPLEMENTED for f16/bf16 and cuda placements; FAILED_PRECONDITION before
- * tess_init.
+ * UNIMPLEMENTED for f16/bf16 and cuda placements (their pieces are device memory;
+ * tess_tensor_to_global boxes cuda tensors on the devices); FAILED_PRECONDITION
+ * before tess_init.
  * Collective over the ranks of both placements, with the same arguments but the
  * buffers; a rank in neither returns at once (it need not call). Staging is kept
  * per thread (until it exits) and reused, so repeating a boxing allocates nothing
@@ -587,7 +588,9 @@ TESS_API tess_status tess_box(void* out_local, size_t out_bytes, const void* in_
 /* The plan tess_box runs for the same arguments: its steps (one hierarchy axis
  * changed by one collective, or a reshard across placements) with their modelled
  * costs. Plans are cached process-wide and are the same on every rank. Fails like
- * tess_box, but needs no tess_init. Local. Immutable: any thread may read a plan. */
+ * tess_box, but needs no tess_init, and takes two cuda placements too (the plan
+ * tess_tensor_to_global runs on the devices; UNIMPLEMENTED only between device
+ * types). Local. Immutable: any thread may read a plan. */
 typedef struct tess_boxing_plan tess_boxing_plan;
 
 TESS_API tess_status tess_boxing_plan_create(tess_boxing_plan** out, const int64_t* shape,
