@@ -32,6 +32,7 @@ packages=(
   default-jdk-headless # javac/jar/java for the Java binding
   golang-go            # Go binding
   clang-format         # formatting (.clang-format)
+  abigail-tools        # abidw/abidiff: the C ABI baseline test (capi/abi)
 )
 
 is_installed() {
