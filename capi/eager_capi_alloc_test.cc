@@ -19,7 +19,7 @@ namespace {
 
 // The core tensor behind a handle, for calling eager::Apply directly (the test links
 // the C API library, so it may look inside the handle).
-eager::Tensor Core(const tess_tensor* t) { return t->value; }
+tensor::Tensor Core(const tess_tensor* t) { return t->value; }
 
 constexpr int kCalls = 50;
 
@@ -41,9 +41,9 @@ TEST(EagerCapiAllocTest, WarmAddAllocatesOnlyItsHandleBeyondTheCore) {
   const long capi = memory::ThreadHeapAllocations() - before;
 
   const op::OpDef* add = op::OpRegistry::Global().Find("add").value();
-  const eager::Tensor inputs[2] = {Core(x.get()), Core(y.get())};
+  const tensor::Tensor inputs[2] = {Core(x.get()), Core(y.get())};
   const op::AttrMap attrs;
-  std::vector<eager::Tensor> outputs;
+  std::vector<tensor::Tensor> outputs;
   outputs.reserve(1);
   ASSERT_TRUE(eager::Apply(*add, inputs, 2, attrs, &outputs).ok());
   outputs.clear();

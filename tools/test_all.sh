@@ -37,6 +37,10 @@ bazel_test() {
 step "bazel test //... (all tests)"
 bazel_test //...
 
+step "tools/check_layers.sh (the build rejects back edges between layers)"
+tools/check_layers.sh
+passed=$((passed + 1))
+
 step "bazel test --config=asan (unit and MPI tests under AddressSanitizer + UBSan)"
 bazel_test --config=asan --test_tag_filters=-no-sandbox \
   //core/... //capi/... //kernels/... //tests/...

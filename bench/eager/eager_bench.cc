@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "core/comm/mpi_world.h"
-#include "core/eager/creation.h"
+#include "core/tensor/creation.h"
 #include "core/eager/interpreter.h"
 #include "core/op/op_registry.h"
 #include "core/placement/placement.h"
@@ -38,6 +38,11 @@
 namespace tessera {
 namespace eager {
 namespace {
+
+using tensor::FromLogical;
+using tensor::Full;
+using tensor::Randn;
+using tensor::Tensor;
 
 constexpr int kReps = 7;
 

@@ -15,7 +15,7 @@
 
 #include "bench/plan/bench_world.h"
 #include "core/comm/mpi_world.h"
-#include "core/eager/creation.h"
+#include "core/tensor/creation.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
 #include "tests/plan/mlp_program.h"
@@ -51,9 +51,9 @@ void Bench(const char* name, const plan_test::MlpConfig& config, int rank, int w
   if (!instance.ok()) Fail(instance.status(), "PlanInstance::Create");
   plan::PlanInstance& run = *instance.value();
   const infer::TensorMeta& x_meta = program->value(program->inputs()[0]).meta;
-  auto x = eager::Randn(x_meta.shape, x_meta.dtype, 7, x_meta.placement, x_meta.nd_sbp);
+  auto x = tensor::Randn(x_meta.shape, x_meta.dtype, 7, x_meta.placement, x_meta.nd_sbp);
   if (!x.ok()) Fail(x.status(), "Randn");
-  const std::vector<eager::Tensor> inputs = {x.value()};
+  const std::vector<tensor::Tensor> inputs = {x.value()};
   const kernels::LocalTensor local = x.value()->local();
 
   const double plan_us = MedianMicros([&] {

@@ -8,8 +8,8 @@
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
-#include "core/eager/creation.h"
-#include "core/eager/cuda_device.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/cuda_device.h"
 #include "tessera/dlpack.h"
 #include "tessera/tessera.h"
 
@@ -52,7 +52,7 @@ Result<DType> DTypeOfDl(const DLDataType& t) {
 template <typename Managed>
 struct Export {
   Managed managed;
-  tessera::eager::Tensor tensor;
+  tessera::tensor::Tensor tensor;
   int64_t shape[Shape::kMaxDims];
   int64_t strides[Shape::kMaxDims];
 
@@ -62,7 +62,7 @@ struct Export {
 // Fills the DLTensor of `e` from its tensor's local piece: compact row-major.
 template <typename Managed>
 void DescribeLocal(Export<Managed>* e) {
-  const tessera::eager::GlobalTensor& t = *e->tensor;
+  const tessera::tensor::GlobalTensor& t = *e->tensor;
   const Shape& local = t.local_shape();
   int64_t stride = 1;
   for (int d = local.ndim() - 1; d >= 0; --d) {
@@ -175,7 +175,7 @@ Span SpanOf(const DLTensor& dl) {
 }
 
 template <typename Managed>
-Result<tessera::eager::Tensor> Import(const Managed& m, const tess_placement* placement,
+Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* placement,
                                       const tess_nd_sbp* nd_sbp, const int64_t* logical_shape) {
   TESS_RETURN_IF_ERROR(CheckVersion(m));
   const DLTensor& dl = m.dl_tensor;
@@ -205,7 +205,7 @@ Result<tessera::eager::Tensor> Import(const Managed& m, const tess_placement* pl
     // of elements the strides reach, so base keeps addressing them.
     const Span span = SpanOf(dl);
     from_device.resize(static_cast<size_t>(span.end - span.begin) * elem);
-    Status s = tessera::eager::CopyForeignDeviceToHost(
+    Status s = tessera::tensor::CopyForeignDeviceToHost(
         dl.device.device_id, base + span.begin * static_cast<int64_t>(elem), from_device.size(),
         from_device.data());
     if (!s.ok()) {
@@ -219,7 +219,7 @@ Result<tessera::eager::Tensor> Import(const Managed& m, const tess_placement* pl
     GatherStrided(dl, base, elem, compact.data());
     base = compact.data();
   }
-  return tessera::eager::FromLocal(base, local_shape, dtype, placement->value, nd_sbp->value,
+  return tessera::tensor::FromLocal(base, local_shape, dtype, placement->value, nd_sbp->value,
                                    logical_shape != nullptr ? &logical : nullptr);
 }
 

@@ -27,7 +27,7 @@ using tessera::Result;
 using tessera::Status;
 using tessera::capi::NewTensorHandle;
 using tessera::capi::ReportIn;
-using tessera::eager::Tensor;
+using tessera::tensor::Tensor;
 using tessera::infer::SbpConstraint;
 using tessera::infer::TensorMeta;
 using tessera::op::AttrMap;

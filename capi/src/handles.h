@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/eager/global_tensor.h"
+#include "core/tensor/global_tensor.h"
 #include "core/infer/explain.h"
 #include "core/infer/infer.h"
 #include "core/infer/op_call.h"
@@ -48,7 +48,7 @@ struct tess_explanation {
 // Shares the immutable core tensor. The text is made on first use, not here: making
 // it would be a second allocation on every op's hot path.
 struct tess_tensor {
-  tessera::eager::Tensor value;
+  tessera::tensor::Tensor value;
   mutable std::once_flag text_once;
   mutable std::string text;
 };

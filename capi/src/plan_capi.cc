@@ -49,8 +49,8 @@ struct tess_plan_instance {
   std::vector<std::string> mem_case_names;
   // Scratch for the unwrapped inputs of tess_plan_run and of tess_plan_push (which
   // may run on another thread at the same time), kept so warm calls allocate nothing.
-  std::vector<tessera::eager::Tensor> inputs;
-  std::vector<tessera::eager::Tensor> push_inputs;
+  std::vector<tessera::tensor::Tensor> inputs;
+  std::vector<tessera::tensor::Tensor> push_inputs;
   std::vector<tessera::kernels::LocalTensor> locals;
 };
 
@@ -94,8 +94,8 @@ Result<PlanInstance::OutputPiece> OutputPiece(const PlanInstance& instance, size
 // The handles' tensors in `scratch` (shared, not copied; the caller clears it after
 // the call). Its capacity is the program's input count, so a right-sized call does
 // not allocate.
-std::vector<tessera::eager::Tensor>& Unwrapped(const tess_tensor* const* inputs, size_t num_inputs,
-                                               std::vector<tessera::eager::Tensor>& scratch) {
+std::vector<tessera::tensor::Tensor>& Unwrapped(const tess_tensor* const* inputs, size_t num_inputs,
+                                               std::vector<tessera::tensor::Tensor>& scratch) {
   scratch.clear();
   for (size_t i = 0; i < num_inputs; ++i) {
     scratch.push_back(inputs[i] == nullptr ? nullptr : inputs[i]->value);
@@ -264,7 +264,7 @@ tess_status tess_capture_end(tess_program** out, const tess_tensor* const* tenso
     tessera::plan::AbortCapture();
     return NullArgument(__func__, out == nullptr ? "out" : "tensors");
   }
-  std::vector<tessera::eager::Tensor> outputs;
+  std::vector<tessera::tensor::Tensor> outputs;
   outputs.reserve(num_tensors);
   for (size_t i = 0; i < num_tensors; ++i) {
     outputs.push_back(tensors[i] == nullptr ? nullptr : tensors[i]->value);
@@ -330,7 +330,7 @@ tess_status tess_plan_run(tess_plan_instance* instance, const tess_tensor* const
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
-  std::vector<tessera::eager::Tensor>& scratch = Unwrapped(inputs, num_inputs, instance->inputs);
+  std::vector<tessera::tensor::Tensor>& scratch = Unwrapped(inputs, num_inputs, instance->inputs);
   Status s = instance->value->Run(scratch.data(), scratch.size());
   scratch.clear();
   return s.ok() ? TESS_OK : ReportIn(__func__, s);
@@ -342,7 +342,7 @@ tess_status tess_plan_push(tess_plan_instance* instance, const tess_tensor* cons
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
-  std::vector<tessera::eager::Tensor>& scratch =
+  std::vector<tessera::tensor::Tensor>& scratch =
       Unwrapped(inputs, num_inputs, instance->push_inputs);
   Status s = instance->value->Push(scratch.data(), scratch.size(), timeout_seconds);
   scratch.clear();

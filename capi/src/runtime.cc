@@ -4,7 +4,7 @@
 #include "core/comm/mpi_world.h"
 #include "tessera/tessera.h"
 #if defined(TESSERA_WITH_CUDA)
-#include "kernels/cuda/device.h"
+#include "core/device/device.h"
 #endif
 
 using tessera::capi::Report;
@@ -51,7 +51,7 @@ tess_status tess_cuda_info(int32_t* out_built_with_cuda, int32_t* out_device_cou
 #if defined(TESSERA_WITH_CUDA)
   // The count eager's device choice (comm::DefaultDevice) divides by, so the answer
   // says exactly whether a cuda placement's tensors will find a device.
-  tessera::Result<int> count = tessera::kernels::cuda::DeviceCount();
+  tessera::Result<int> count = tessera::device::DeviceCount();
   if (!count.ok()) return ReportIn(__func__, count.status());
   *out_built_with_cuda = 1;
   *out_device_count = *count;

@@ -27,13 +27,13 @@ Result<DType> DTypeArg(tess_dtype dtype) {
   return static_cast<DType>(dtype);
 }
 
-tess_status EmitTensor(const char* function, tess_tensor** out, Result<eager::Tensor> tensor) {
+tess_status EmitTensor(const char* function, tess_tensor** out, Result<tensor::Tensor> tensor) {
   if (!tensor.ok()) return ReportIn(function, tensor.status());
   *out = NewTensorHandle(std::move(tensor).value());
   return TESS_OK;
 }
 
-Status RequireLocal(const eager::GlobalTensor& tensor) {
+Status RequireLocal(const tensor::GlobalTensor& tensor) {
   if (tensor.has_local()) return Status::Ok();
   if (tensor.is_placeholder()) {
     return FailedPrecondition(tensor.meta().ToString() +

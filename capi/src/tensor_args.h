@@ -11,7 +11,7 @@
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "core/eager/global_tensor.h"
+#include "core/tensor/global_tensor.h"
 #include "tessera/tessera.h"
 
 namespace tessera::capi {
@@ -25,14 +25,14 @@ Result<Shape> ShapeArg(const char* what, const int64_t* dims, size_t ndim);
 Result<DType> DTypeArg(tess_dtype dtype);
 
 // A new handle sharing `tensor`. The one allocation the C API adds to an op.
-inline tess_tensor* NewTensorHandle(eager::Tensor tensor) {
+inline tess_tensor* NewTensorHandle(tensor::Tensor tensor) {
   return new tess_tensor{std::move(tensor), {}, {}};
 }
 // *out = a handle for `tensor`, or the error reported in `function`'s name.
-tess_status EmitTensor(const char* function, tess_tensor** out, Result<eager::Tensor> tensor);
+tess_status EmitTensor(const char* function, tess_tensor** out, Result<tensor::Tensor> tensor);
 
 // FAILED_PRECONDITION unless this rank holds a piece of `tensor`.
-Status RequireLocal(const eager::GlobalTensor& tensor);
+Status RequireLocal(const tensor::GlobalTensor& tensor);
 
 }  // namespace tessera::capi
 

@@ -6,8 +6,8 @@
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
-#include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "tessera/tessera.h"
 
 using tessera::DType;
@@ -21,7 +21,7 @@ using tessera::capi::EmitTensor;
 using tessera::capi::ReportIn;
 using tessera::capi::RequireLocal;
 using tessera::capi::ShapeArg;
-using tessera::eager::Tensor;
+using tessera::tensor::Tensor;
 
 namespace {
 
@@ -95,7 +95,7 @@ tess_status tess_tensor_from_host(tess_tensor** out, const void* data, const int
                                   size_t ndim, tess_dtype dtype, const tess_placement* placement,
                                   const tess_nd_sbp* nd_sbp) {
   return Create(__func__, out, shape, ndim, dtype, placement, nd_sbp, [&](const Shape& s, DType t) {
-    return tessera::eager::FromLogical(data, s, t, placement->value, nd_sbp->value);
+    return tessera::tensor::FromLogical(data, s, t, placement->value, nd_sbp->value);
   });
 }
 
@@ -117,7 +117,7 @@ tess_status tess_tensor_from_local(tess_tensor** out, const void* local, const i
   }
   return EmitTensor(
       __func__, out,
-      tessera::eager::FromLocal(local, args->shape, args->dtype, placement->value, nd_sbp->value,
+      tessera::tensor::FromLocal(local, args->shape, args->dtype, placement->value, nd_sbp->value,
                                 logical_shape != nullptr ? &logical : nullptr));
   TESS_CAPI_END
 }
@@ -126,7 +126,7 @@ tess_status tess_tensor_full(tess_tensor** out, const int64_t* shape, size_t ndi
                              double value, const tess_placement* placement,
                              const tess_nd_sbp* nd_sbp) {
   return Create(__func__, out, shape, ndim, dtype, placement, nd_sbp, [&](const Shape& s, DType t) {
-    return tessera::eager::Full(s, t, value, placement->value, nd_sbp->value);
+    return tessera::tensor::Full(s, t, value, placement->value, nd_sbp->value);
   });
 }
 
@@ -141,7 +141,7 @@ tess_status tess_tensor_arange(tess_tensor** out, double start, double stop, dou
   if (!type.ok()) return ReportIn(__func__, type.status());
   return EmitTensor(
       __func__, out,
-      tessera::eager::Arange(start, stop, step, *type, placement->value, nd_sbp->value));
+      tessera::tensor::Arange(start, stop, step, *type, placement->value, nd_sbp->value));
   TESS_CAPI_END
 }
 
@@ -149,7 +149,7 @@ tess_status tess_tensor_rand(tess_tensor** out, const int64_t* shape, size_t ndi
                              uint64_t seed, const tess_placement* placement,
                              const tess_nd_sbp* nd_sbp) {
   return Create(__func__, out, shape, ndim, dtype, placement, nd_sbp, [&](const Shape& s, DType t) {
-    return tessera::eager::Rand(s, t, seed, placement->value, nd_sbp->value);
+    return tessera::tensor::Rand(s, t, seed, placement->value, nd_sbp->value);
   });
 }
 
@@ -157,7 +157,7 @@ tess_status tess_tensor_randn(tess_tensor** out, const int64_t* shape, size_t nd
                               tess_dtype dtype, uint64_t seed, const tess_placement* placement,
                               const tess_nd_sbp* nd_sbp) {
   return Create(__func__, out, shape, ndim, dtype, placement, nd_sbp, [&](const Shape& s, DType t) {
-    return tessera::eager::Randn(s, t, seed, placement->value, nd_sbp->value);
+    return tessera::tensor::Randn(s, t, seed, placement->value, nd_sbp->value);
   });
 }
 
@@ -257,7 +257,7 @@ tess_status tess_tensor_to_host(void* out, size_t out_bytes, const tess_tensor* 
     s = InvalidArgument("argument \"out\" is NULL but " + t->meta().ToString() + " has " +
                         std::to_string(t->shape().num_elements()) + " elements");
   }
-  if (s.ok()) s = tessera::eager::ToHost(t, out);
+  if (s.ok()) s = tessera::tensor::ToHost(t, out);
   return ReportIn(__func__, s);
   TESS_CAPI_END
 }
@@ -265,7 +265,7 @@ tess_status tess_tensor_to_host(void* out, size_t out_bytes, const tess_tensor* 
 tess_status tess_tensor_copy_local(void* out, size_t out_bytes, const tess_tensor* tensor) {
   TESS_CAPI_REQUIRE(tensor);
   TESS_CAPI_BEGIN
-  const tessera::eager::GlobalTensor& t = *tensor->value;
+  const tessera::tensor::GlobalTensor& t = *tensor->value;
   Status s = RequireLocal(t);
   if (s.ok()) s = CheckBytes("out", out_bytes, t.local_shape().num_elements(), t.dtype());
   if (!s.ok()) return ReportIn(__func__, s);
@@ -285,7 +285,7 @@ tess_status tess_tensor_to_global(tess_tensor** out, const tess_tensor* tensor,
   TESS_CAPI_REQUIRE(nd_sbp);
   TESS_CAPI_BEGIN
   return EmitTensor(__func__, out,
-                    tessera::eager::ToGlobal(tensor->value, placement->value, nd_sbp->value));
+                    tessera::tensor::ToGlobal(tensor->value, placement->value, nd_sbp->value));
   TESS_CAPI_END
 }
 

@@ -7,7 +7,7 @@
 //
 // Box moves host memory between cpu placements; BoxOnDevice moves device memory
 // between cuda placements (NCCL, in a CUDA build). Boxing between device types is
-// UNIMPLEMENTED in both: callers stage such moves through the host (core/eager).
+// UNIMPLEMENTED in both: callers stage such moves through the host (core/tensor).
 #ifndef TESSERA_CORE_BOXING_BOXING_H_
 #define TESSERA_CORE_BOXING_BOXING_H_
 

@@ -13,14 +13,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 
 #include "core/boxing/boxing_plan.h"
 #include "core/common/cache_stats.h"
 #include "core/common/dtype.h"
+#include "core/common/lru_cache.h"
 #include "core/common/shape.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
@@ -50,7 +49,7 @@ class PlanCache {
  public:
   static constexpr size_t kDefaultCapacity = 1024;
 
-  explicit PlanCache(size_t capacity = kDefaultCapacity) : capacity_(capacity) {}
+  explicit PlanCache(size_t capacity = kDefaultCapacity) : cache_(capacity) {}
   PlanCache(const PlanCache&) = delete;
   PlanCache& operator=(const PlanCache&) = delete;
 
@@ -73,30 +72,27 @@ class PlanCache {
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
 
  private:
-  struct Entry {
-    size_t hash;
+  // The stored copy of a key.
+  struct Key {
+    explicit Key(const PlanKeyRef& k)
+        : shape(k.shape),
+          dtype(k.dtype),
+          src_placement(k.src_placement),
+          src(k.src),
+          dst_placement(k.dst_placement),
+          dst(k.dst) {}
+    bool Matches(const PlanKeyRef& key) const;
+
     Shape shape;
     DType dtype;
     Placement src_placement;
     NdSbp src;
     Placement dst_placement;
     NdSbp dst;
-    CachedBoxing value;
-
-    bool Matches(const PlanKeyRef& key) const;
   };
-  using List = std::list<Entry>;
-
-  List::iterator Lookup(const PlanKeyRef& key, size_t hash);
-  void DropAll();
 
   mutable std::mutex mu_;
-  size_t capacity_;
-  List lru_;  // most recent first
-  std::unordered_multimap<size_t, List::iterator> index_;
-  uint64_t hits_ = 0;
-  uint64_t misses_ = 0;
-  uint64_t evictions_ = 0;
+  LruCache<Key, CachedBoxing> cache_;  // guarded by mu_
   std::atomic<uint64_t> generation_{0};
 };
 

@@ -3,17 +3,21 @@
 #include <string>
 
 #include "core/comm/mpi_world.h"
-#include "core/eager/capture_hook.h"
-#include "core/eager/cuda_device.h"
-#include "core/eager/global_cast.h"
 #include "core/infer/infer_cache.h"
+#include "core/kernel/kernel.h"
+#include "core/kernel/kernel_providers.h"
 #include "core/op/op_registry.h"
-#include "kernels/builtin/builtin_kernels.h"
-#include "kernels/common/kernel.h"
+#include "core/tensor/capture_hook.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/global_cast.h"
 
 namespace tessera {
 namespace eager {
 namespace {
+
+using tensor::CudaDevice;
+using tensor::GlobalTensor;
+using tensor::Tensor;
 
 // Per-thread scratch reused by every Apply, so a warm call allocates only its outputs.
 struct Scratch {
@@ -52,7 +56,8 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
     captured |= inputs[i]->is_placeholder();
     s.metas.push_back(inputs[i]->meta());
   }
-  if (captured) return RecordCapturedCall(def, inputs, num_inputs, attrs, constraints, outputs);
+  if (captured)
+    return tensor::RecordCapturedCall(def, inputs, num_inputs, attrs, constraints, outputs);
   TESS_ASSIGN_OR_RETURN(
       std::shared_ptr<const infer::InferResult> result,
       infer::ThreadLocalInferCache().GetOrInfer(def, s.metas, attrs, constraints));
@@ -62,8 +67,8 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
   for (size_t i = 0; i < num_inputs; ++i) {
     // A change only on size-1 hierarchy axes is a relabel: the local piece is the same.
     if (result->needs_boxing[i]) {
-      TESS_ASSIGN_OR_RETURN(Tensor boxed,
-                            ToGlobal(inputs[i], inputs[i]->placement(), result->input_nd_sbps[i]));
+      TESS_ASSIGN_OR_RETURN(Tensor boxed, tensor::ToGlobal(inputs[i], inputs[i]->placement(),
+                                                           result->input_nd_sbps[i]));
       s.boxed.push_back(std::move(boxed));
     } else {
       s.boxed.push_back(inputs[i]);
@@ -81,7 +86,7 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
   if (runs_here) {
     const DeviceType device = result->outputs.empty() ? s.boxed[0]->placement().device_type()
                                                       : result->outputs[0].placement.device_type();
-    kernels::KernelFn kernel = kernels::BuiltinKernels().Find(def.name(), device);
+    kernels::KernelFn kernel = kernels::LinkedKernels().Find(def.name(), device);
     if (kernel == nullptr) {
       return Unimplemented(def.name() + ": no " +
                            (device == DeviceType::kCuda ? std::string("cuda") : "cpu") +
@@ -99,8 +104,8 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
     ctx.outputs = s.kernel_outputs.data();
     ctx.num_outputs = static_cast<int>(s.kernel_outputs.size());
     if (device == DeviceType::kCuda) {
-      TESS_ASSIGN_OR_RETURN(const CudaDevice* cuda, LocalCudaDevice());
-      TESS_RETURN_IF_ERROR(RunCudaKernel(*cuda, kernel, &ctx));
+      TESS_ASSIGN_OR_RETURN(const CudaDevice* cuda, tensor::LocalCudaDevice());
+      TESS_RETURN_IF_ERROR(tensor::RunCudaKernel(*cuda, kernel, &ctx));
     } else {
       TESS_RETURN_IF_ERROR(kernel(ctx));
     }

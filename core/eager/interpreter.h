@@ -27,25 +27,25 @@
 #include <vector>
 
 #include "core/common/status.h"
-#include "core/eager/global_tensor.h"
 #include "core/infer/infer.h"
 #include "core/infer/tensor_meta.h"
 #include "core/op/attr.h"
 #include "core/op/op_def.h"
+#include "core/tensor/global_tensor.h"
 
 namespace tessera {
 namespace eager {
 
 // Runs `def` on `inputs` (flat: a repeated argument's tensors in order) and appends the
 // op's outputs to `outputs` (cleared first). `constraints` pin input/output nd-sbps.
-Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
-             const op::AttrMap& attrs, std::vector<Tensor>* outputs,
+Status Apply(const op::OpDef& def, const tensor::Tensor* inputs, size_t num_inputs,
+             const op::AttrMap& attrs, std::vector<tensor::Tensor>* outputs,
              const std::vector<infer::SbpConstraint>& constraints = {});
 
 // Convenience: by op name (NOT_FOUND naming close names for an unknown op).
-Result<std::vector<Tensor>> Apply(std::string_view op_name, const std::vector<Tensor>& inputs,
-                                  const op::AttrMap& attrs = {},
-                                  const std::vector<infer::SbpConstraint>& constraints = {});
+Result<std::vector<tensor::Tensor>> Apply(
+    std::string_view op_name, const std::vector<tensor::Tensor>& inputs,
+    const op::AttrMap& attrs = {}, const std::vector<infer::SbpConstraint>& constraints = {});
 
 // The inference record of the calling thread's most recent Apply (for explain): NULL
 // before the first call.

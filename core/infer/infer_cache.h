@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/common/cache_stats.h"
+#include "core/common/lru_cache.h"
 #include "core/common/status.h"
 #include "core/infer/infer.h"
 #include "core/infer/tensor_meta.h"
@@ -55,32 +56,28 @@ class InferCache {
   void SetCapacity(size_t capacity);
 
  private:
-  struct Entry {
-    size_t hash = 0;
-    const op::OpDef* def = nullptr;
+  // Borrowed views of one call's key values.
+  struct Probe {
+    const op::OpDef& def;
+    const std::vector<TensorMeta>& inputs;
+    const op::AttrMap& attrs;
+    const std::vector<SbpConstraint>& constraints;
+  };
+  // The stored copy of a key.
+  struct Key {
+    explicit Key(const Probe& p)
+        : def(&p.def), attrs(p.attrs), inputs(p.inputs), constraints(p.constraints) {}
+    bool Matches(const Probe& p) const {
+      return def == &p.def && inputs == p.inputs && attrs == p.attrs &&
+             constraints == p.constraints;
+    }
+    const op::OpDef* def;
     op::AttrMap attrs;
     std::vector<TensorMeta> inputs;
     std::vector<SbpConstraint> constraints;
-    std::shared_ptr<const InferResult> result;
-    int32_t prev = -1;  // LRU neighbours; head_ is the most recent
-    int32_t next = -1;
-    int32_t chain = -1;  // next entry in the same bucket
   };
 
-  int32_t Find(size_t hash, const op::OpDef& def, const std::vector<TensorMeta>& inputs,
-               const op::AttrMap& attrs, const std::vector<SbpConstraint>& constraints) const;
-  void Unlink(int32_t e);
-  void PushFront(int32_t e);
-  void RemoveFromBucket(int32_t e);
-
-  size_t capacity_;
-  std::vector<Entry> entries_;
-  std::vector<int32_t> buckets_;  // power-of-two size, allocated on first insert
-  int32_t head_ = -1;
-  int32_t tail_ = -1;
-  uint64_t hits_ = 0;
-  uint64_t misses_ = 0;
-  uint64_t evictions_ = 0;
+  LruCache<Key, std::shared_ptr<const InferResult>> cache_;
 };
 
 // The calling thread's cache (created on first use with the default capacity).

@@ -10,7 +10,7 @@
 #include "core/memory/caching_allocator.h"
 #include "core/memory/cuda_device_allocator.h"
 #include "core/memory/device_caching_allocator.h"
-#include "kernels/cuda/device.h"
+#include "core/device/device.h"
 
 namespace tessera {
 namespace memory {
@@ -19,7 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 
 int VisibleDevices() {
-  Result<int> count = kernels::cuda::DeviceCount();
+  Result<int> count = device::DeviceCount();
   return count.ok() ? *count : 0;
 }
 
@@ -66,7 +66,7 @@ class GpuAllocatorTest : public ::testing::Test {
 
   // Fills n floats on the device and reads them back.
   static std::vector<float> RoundTrip(void* device, int64_t n, float value) {
-    EXPECT_TRUE(kernels::cuda::FillF32(static_cast<float*>(device), n, value, nullptr).ok());
+    EXPECT_TRUE(device::FillF32(static_cast<float*>(device), n, value, nullptr).ok());
     std::vector<float> host(n);
     EXPECT_EQ(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost),
               cudaSuccess);

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "kernels/cuda/cuda_error.h"
-#include "kernels/cuda/device.h"
+#include "core/device/cuda_error.h"
+#include "core/device/device.h"
 
 namespace tessera {
 namespace memory {
@@ -17,7 +17,7 @@ namespace {
 // its cache and retrying.
 Status FromCuda(const char* call, cudaError_t err) {
   cudaGetLastError();
-  return kernels::cuda::CudaError(call, err);
+  return device::CudaError(call, err);
 }
 
 // Makes `device` current for one allocator call and restores the caller's device after.
@@ -42,7 +42,7 @@ class ScopedDevice {
 Status CheckCudaDevice(const char* where, int device) {
   const std::string prefix = std::string(where) + "(device=" + std::to_string(device) + ")";
   if (device < 0) return InvalidArgument(prefix + ": the device index must be >= 0");
-  TESS_ASSIGN_OR_RETURN(const int count, kernels::cuda::DeviceCount());
+  TESS_ASSIGN_OR_RETURN(const int count, device::DeviceCount());
   if (count == 0) return FailedPrecondition(prefix + ": no CUDA device visible");
   if (device >= count) {
     return OutOfRange(prefix + ": only " + std::to_string(count) + " CUDA device" +

@@ -4,8 +4,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "core/eager/capture_hook.h"
 #include "core/infer/tensor_meta.h"
+#include "core/tensor/capture_hook.h"
 
 namespace tessera::plan {
 namespace {
@@ -14,7 +14,7 @@ struct Capture {
   uint64_t id = 0;
   Program program;
   // Real tensors already made variables, so one used twice is one variable.
-  std::unordered_map<const eager::GlobalTensor*, ValueId> variables;
+  std::unordered_map<const tensor::GlobalTensor*, ValueId> variables;
 };
 
 std::unique_ptr<Capture>& ThreadCapture() {
@@ -29,14 +29,14 @@ uint64_t NextCaptureId() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-eager::Tensor PlaceholderOf(const Capture& c, ValueId id) {
-  return eager::GlobalTensor::Placeholder(c.program.value(id).meta, c.id, id);
+tensor::Tensor PlaceholderOf(const Capture& c, ValueId id) {
+  return tensor::GlobalTensor::Placeholder(c.program.value(id).meta, c.id, id);
 }
 
 // The program value for op input `t`: its own for a placeholder of this capture, a
 // (possibly new) variable for a real tensor.
 Result<ValueId> ValueFor(Capture& c, const std::string& op_name, size_t index,
-                         const eager::Tensor& t) {
+                         const tensor::Tensor& t) {
   if (t->is_placeholder()) {
     if (t->capture_id() != c.id) {
       return FailedPrecondition(op_name + ": input #" + std::to_string(index) + " (" +
@@ -53,9 +53,9 @@ Result<ValueId> ValueFor(Capture& c, const std::string& op_name, size_t index,
   return id;
 }
 
-Status RecordCall(const op::OpDef& def, const eager::Tensor* inputs, size_t num_inputs,
+Status RecordCall(const op::OpDef& def, const tensor::Tensor* inputs, size_t num_inputs,
                   const op::AttrMap& attrs, const std::vector<infer::SbpConstraint>& constraints,
-                  std::vector<eager::Tensor>* outputs) {
+                  std::vector<tensor::Tensor>* outputs) {
   Capture* c = ThreadCapture().get();
   if (c == nullptr) return Internal(def.name() + ": capture hook called without a capture");
   std::vector<ValueId> ids;
@@ -82,15 +82,15 @@ Status BeginCapture() {
   }
   capture = std::make_unique<Capture>();
   capture->id = NextCaptureId();
-  eager::SetThreadCaptureHook(&RecordCall);
+  tensor::SetThreadCaptureHook(&RecordCall);
   return Status::Ok();
 }
 
 bool Capturing() { return ThreadCapture() != nullptr; }
 
-Result<eager::Tensor> CapturePlaceholder(std::string name, const Shape& shape, DType dtype,
-                                         const Placement& placement,
-                                         const std::optional<NdSbp>& nd_sbp) {
+Result<tensor::Tensor> CapturePlaceholder(std::string name, const Shape& shape, DType dtype,
+                                          const Placement& placement,
+                                          const std::optional<NdSbp>& nd_sbp) {
   Capture* c = ThreadCapture().get();
   if (c == nullptr) {
     return FailedPrecondition("CapturePlaceholder(\"" + name +
@@ -101,9 +101,9 @@ Result<eager::Tensor> CapturePlaceholder(std::string name, const Shape& shape, D
   return PlaceholderOf(*c, id);
 }
 
-Result<std::unique_ptr<Program>> EndCapture(const std::vector<eager::Tensor>& outputs) {
+Result<std::unique_ptr<Program>> EndCapture(const std::vector<tensor::Tensor>& outputs) {
   std::unique_ptr<Capture> c = std::move(ThreadCapture());
-  eager::SetThreadCaptureHook(nullptr);
+  tensor::SetThreadCaptureHook(nullptr);
   if (c == nullptr) {
     return FailedPrecondition("EndCapture: no capture is active on this thread");
   }
@@ -111,7 +111,7 @@ Result<std::unique_ptr<Program>> EndCapture(const std::vector<eager::Tensor>& ou
     return InvalidArgument("EndCapture: no outputs; a program needs at least one");
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const eager::Tensor& t = outputs[i];
+    const tensor::Tensor& t = outputs[i];
     const std::string where = "EndCapture: output #" + std::to_string(i);
     if (t == nullptr) return InvalidArgument(where + " is NULL");
     if (!t->is_placeholder()) {
@@ -130,7 +130,7 @@ Result<std::unique_ptr<Program>> EndCapture(const std::vector<eager::Tensor>& ou
 
 void AbortCapture() {
   ThreadCapture().reset();
-  eager::SetThreadCaptureHook(nullptr);
+  tensor::SetThreadCaptureHook(nullptr);
 }
 
 }  // namespace tessera::plan

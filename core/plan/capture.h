@@ -30,7 +30,7 @@
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "core/eager/global_tensor.h"
+#include "core/tensor/global_tensor.h"
 #include "core/placement/placement.h"
 #include "core/plan/program.h"
 #include "core/sbp/sbp.h"
@@ -45,7 +45,7 @@ bool Capturing();
 
 // A data input of the program being captured, as a placeholder tensor (Program::AddInput's
 // defaults and errors). FAILED_PRECONDITION without an active capture.
-Result<eager::Tensor> CapturePlaceholder(std::string name, const Shape& shape, DType dtype,
+Result<tensor::Tensor> CapturePlaceholder(std::string name, const Shape& shape, DType dtype,
                                          const Placement& placement,
                                          const std::optional<NdSbp>& nd_sbp = std::nullopt);
 
@@ -54,7 +54,7 @@ Result<eager::Tensor> CapturePlaceholder(std::string name, const Shape& shape, D
 // FAILED_PRECONDITION without an active capture; INVALID_ARGUMENT for no outputs, a NULL
 // output, a real tensor or a placeholder of another capture (naming its index), or one
 // listed twice.
-Result<std::unique_ptr<Program>> EndCapture(const std::vector<eager::Tensor>& outputs);
+Result<std::unique_ptr<Program>> EndCapture(const std::vector<tensor::Tensor>& outputs);
 
 // Ends the capture, if any, dropping what it recorded (for error paths).
 void AbortCapture();

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "core/comm/mpi_world.h"
-#include "core/eager/cuda_device.h"
+#include "core/kernel/kernel_providers.h"
 #include "core/sbp/physical_layout.h"
-#include "kernels/builtin/builtin_kernels.h"
+#include "core/tensor/cuda_device.h"
 
 namespace tessera::plan {
 namespace {
@@ -57,7 +57,7 @@ class Compiler {
       const ProgramValue& value = program.values()[v];
       const Placement& placement = value.meta.placement;
       // Asks nothing of the device, so every rank gives the same answer.
-      if (!eager::CheckDeviceBuild(placement).ok()) {
+      if (!tensor::CheckDeviceBuild(placement).ok()) {
         return Unimplemented("Compile: " + ValueString(static_cast<ValueId>(v), value) + " is on " +
                              placement.ToString() +
                              ": this Tessera was built without CUDA, so plans run on cpu "
@@ -67,7 +67,7 @@ class Compiler {
       needs_device |= plan_->has_local[v] && placement.device_type() == DeviceType::kCuda;
     }
     if (needs_device) {
-      Result<const eager::CudaDevice*> device = eager::LocalCudaDevice();
+      Result<const tensor::CudaDevice*> device = tensor::LocalCudaDevice();
       if (!device.ok()) {
         const std::string why = device.status().message();
         return Status(device.status().code(),
@@ -210,7 +210,7 @@ class Compiler {
     }
     for (ValueId id : op.outputs) step.outputs.push_back(plan_->value_registers[id]);
     if (runs_here) {
-      step.kernel = kernels::BuiltinKernels().Find(op.def->name(), step.device);
+      step.kernel = kernels::LinkedKernels().Find(op.def->name(), step.device);
       if (step.kernel == nullptr) {
         return Unimplemented("Compile: op #" + std::to_string(op_index) + " (" + op.def->name() +
                              ") has no " + DeviceTypeName(step.device) + " kernel");

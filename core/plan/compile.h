@@ -20,9 +20,9 @@
 // take part in its boxing, which is collective.
 //
 // cuda placements (--config=cuda builds). A value on a cuda placement has its registers in
-// MemCase::Cuda(d), d the rank's device (eager::LocalCudaDevice: local_rank % device
+// MemCase::Cuda(d), d the rank's device (tensor::LocalCudaDevice: local_rank % device
 // count), and its ops run their CUDA kernels. Boxing such a value takes an INTERIM path, as
-// eager layout changes do (core/eager/global_cast.h), until core/boxing boxes device memory
+// eager layout changes do (core/tensor/global_cast.h), until core/boxing boxes device memory
 // through NCCL: the source piece is copied down into a host register, boxed there by the
 // host Box between the cpu placements with the same ranks and hierarchy, and the result,
 // in a second host register, is copied up into the step's device register. Both host
@@ -44,8 +44,8 @@
 #include "core/plan/program.h"
 #include "core/plan/register_desc.h"
 #include "core/sbp/sbp.h"
-#include "kernels/common/kernel.h"
-#include "kernels/common/kernel_registry.h"
+#include "core/kernel/kernel.h"
+#include "core/kernel/kernel_registry.h"
 
 namespace tessera::plan {
 
@@ -115,7 +115,7 @@ struct CompiledPlan {
 // program without outputs; UNIMPLEMENTED for a value on a cuda placement in a build
 // without CUDA (on every rank, naming the value), and for an op without a kernel for its
 // placement's device, naming the op and the device; where the rank holds a piece on a
-// cuda placement, eager::LocalCudaDevice's errors (UNAVAILABLE "no CUDA device visible");
+// cuda placement, tensor::LocalCudaDevice's errors (UNAVAILABLE "no CUDA device visible");
 // PlanMemory's errors. (An op mixing cpu and cuda inputs never reaches Compile:
 // Program::AddOp rejects it with the inference error eager gives.)
 Result<std::shared_ptr<const CompiledPlan>> Compile(const Program& program,

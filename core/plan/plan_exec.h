@@ -48,7 +48,7 @@
 //
 // cuda placements (compile.h). Registers on a cuda placement are device memory of the
 // rank's device, and every device operation goes through Tessera's stream there
-// (core/eager/cuda_device.h), so stream order alone orders the kernels, the copies in and
+// (core/tensor/cuda_device.h), so stream order alone orders the kernels, the copies in and
 // out, and the device memory eager tensors share with the plan. Inputs come from host
 // memory (local pieces) or eager tensors of either device type; each is copied in and
 // waited for. Kernel steps are queued without waiting; a boxing step (interim, through
@@ -75,12 +75,12 @@
 #include "core/boxing/boxing_workspace.h"
 #include "core/comm/communicator.h"
 #include "core/common/status.h"
-#include "core/eager/cuda_device.h"
-#include "core/eager/global_tensor.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/global_tensor.h"
 #include "core/plan/compile.h"
 #include "core/plan/mem_case.h"
 #include "core/plan/register_manager.h"
-#include "kernels/common/kernel.h"
+#include "core/kernel/kernel.h"
 
 namespace tessera::plan {
 
@@ -140,11 +140,11 @@ class PlanInstance {
   // Inputs as global tensors: shape, dtype and placement must match the program's input,
   // except that the placement's device type may differ (a cpu tensor feeds a cuda input
   // with the same ranks and hierarchy, and the other way round); a different nd-sbp is
-  // boxed into the input's register (eager::ToGlobal when either side is on cuda).
+  // boxed into the input's register (tensor::ToGlobal when either side is on cuda).
   // INVALID_ARGUMENT naming the input and both metas otherwise. Local pieces (the other
   // overload) are host memory in either case.
-  Status Run(const eager::Tensor* inputs, size_t num_inputs);
-  Status Run(const std::vector<eager::Tensor>& inputs) { return Run(inputs.data(), inputs.size()); }
+  Status Run(const tensor::Tensor* inputs, size_t num_inputs);
+  Status Run(const std::vector<tensor::Tensor>& inputs) { return Run(inputs.data(), inputs.size()); }
 
   // Copies one input set (Run's forms and checks; the inputs are not read after it
   // returns) into the next free slot, waiting up to `timeout_seconds` for one (see the
@@ -153,9 +153,9 @@ class PlanInstance {
   // INVALID_ARGUMENT for a NaN timeout; nothing is pushed on error.
   Status Push(const kernels::LocalTensor* inputs, size_t num_inputs,
               double timeout_seconds = kWaitForever);
-  Status Push(const eager::Tensor* inputs, size_t num_inputs,
+  Status Push(const tensor::Tensor* inputs, size_t num_inputs,
               double timeout_seconds = kWaitForever);
-  Status Push(const std::vector<eager::Tensor>& inputs, double timeout_seconds = kWaitForever) {
+  Status Push(const std::vector<tensor::Tensor>& inputs, double timeout_seconds = kWaitForever) {
     return Push(inputs.data(), inputs.size(), timeout_seconds);
   }
   // Waits up to `timeout_seconds` for the oldest pushed set, runs the steps on it and frees
@@ -200,7 +200,7 @@ class PlanInstance {
   // sizes) or out is NULL.
   Status OutputLocal(size_t i, void* out, size_t out_bytes) const;
   // Output i copied into a new global tensor (allocates; every rank calls it).
-  Result<eager::Tensor> OutputTensor(size_t i) const;
+  Result<tensor::Tensor> OutputTensor(size_t i) const;
 
   const CompiledPlan& plan() const { return *plan_; }
   PlanStats stats() const;
@@ -271,7 +271,7 @@ class PlanInstance {
   boxing::BoxingWorkspace workspace_;       // the runner's
   boxing::BoxingWorkspace push_workspace_;  // boxing inside Push
   // The rank's CUDA device when the plan has device registers or variables, else null.
-  const eager::CudaDevice* device_ = nullptr;
+  const tensor::CudaDevice* device_ = nullptr;
   // The world, for the device boxing's agreement; looked up by the first such step.
   comm::Communicator* world_ = nullptr;
 

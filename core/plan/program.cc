@@ -54,7 +54,7 @@ Result<ValueId> Program::AddInput(std::string name, const Shape& shape, DType dt
   return id;
 }
 
-Result<ValueId> Program::AddVariable(std::string name, eager::Tensor value) {
+Result<ValueId> Program::AddVariable(std::string name, tensor::Tensor value) {
   TESS_RETURN_IF_ERROR(CheckNewName(name, "AddVariable"));
   if (value == nullptr) {
     return InvalidArgument("AddVariable: variable \"" + name + "\" is a null tensor");

@@ -25,7 +25,7 @@
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "core/eager/global_tensor.h"
+#include "core/tensor/global_tensor.h"
 #include "core/infer/infer.h"
 #include "core/infer/tensor_meta.h"
 #include "core/op/attr.h"
@@ -45,7 +45,7 @@ struct ProgramValue {
   // an op output.
   std::string name;
   infer::TensorMeta meta;
-  eager::Tensor variable;  // kVariable only
+  tensor::Tensor variable;  // kVariable only
   int64_t op_index = -1;   // kOpOutput: the producing op
 };
 
@@ -67,7 +67,7 @@ class Program {
                            const std::optional<NdSbp>& nd_sbp = std::nullopt);
   // A weight the program reads in place at every run; the program keeps `value` alive.
   // INVALID_ARGUMENT for an empty or repeated name or a null tensor.
-  Result<ValueId> AddVariable(std::string name, eager::Tensor value);
+  Result<ValueId> AddVariable(std::string name, tensor::Tensor value);
   // Appends an op call; returns its output values. NOT_FOUND for an unknown op (naming
   // close names); INVALID_ARGUMENT for an unknown input id (naming it and the number of
   // values) and for every inference error, prefixed with the op's index.

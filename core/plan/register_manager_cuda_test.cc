@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/device/device.h"
 #include "core/plan/mem_plan.h"
 #include "core/plan/mem_test_util.h"
 #include "core/plan/register_manager.h"
-#include "kernels/cuda/device.h"
 
 namespace tessera::plan {
 namespace {
@@ -19,7 +19,7 @@ namespace {
 class RegisterManagerCudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    Result<int> count = kernels::cuda::DeviceCount();
+    Result<int> count = device::DeviceCount();
     ASSERT_TRUE(count.ok()) << count.status().ToString();
     if (*count == 0) {
       std::printf("SKIPPED: no CUDA device visible\n");
@@ -58,8 +58,8 @@ TEST_F(RegisterManagerCudaTest, DeviceBlocksHoldValuesThroughTheirLifetimes) {
   // Step by step: fill each register at its first step, check it at its last.
   auto fill = [&](int64_t id, int copy, float value) {
     Blob blob = *m.GetBlob(id, copy);
-    return kernels::cuda::FillF32(static_cast<float*>(blob.body()), blob.shape().num_elements(),
-                                  value, nullptr);
+    return device::FillF32(static_cast<float*>(blob.body()), blob.shape().num_elements(), value,
+                           nullptr);
   };
   auto read = [&](int64_t id, int copy) {
     Blob blob = *m.GetBlob(id, copy);

@@ -7,9 +7,9 @@
 #include <cstddef>
 
 #include "core/common/status.h"
-#include "kernels/common/kernel.h"
+#include "core/kernel/kernel.h"
 #include "kernels/common/kernel_args.h"
-#include "kernels/common/kernel_registry.h"
+#include "core/kernel/kernel_registry.h"
 
 namespace tessera {
 namespace kernels {

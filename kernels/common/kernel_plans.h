@@ -15,7 +15,7 @@
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "kernels/common/kernel.h"
+#include "core/kernel/kernel.h"
 
 namespace tessera {
 namespace kernels {

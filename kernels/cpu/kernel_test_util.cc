@@ -8,7 +8,7 @@
 
 #include "core/op/op_registry.h"
 #include "core/op/op_test_util.h"
-#include "kernels/common/kernel_registry.h"
+#include "core/kernel/kernel_registry.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 
 namespace tessera {

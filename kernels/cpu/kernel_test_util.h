@@ -17,7 +17,7 @@
 #include "core/common/shape.h"
 #include "core/common/status.h"
 #include "core/op/attr.h"
-#include "kernels/common/kernel.h"
+#include "core/kernel/kernel.h"
 
 namespace tessera {
 namespace kernels {

@@ -1,5 +1,6 @@
 #include "kernels/cpu/register_cpu_kernels.h"
 
+#include "core/kernel/kernel_providers.h"
 #include "kernels/cpu/families.h"
 
 namespace tessera {
@@ -16,6 +17,13 @@ Status RegisterCpuKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   return RegisterGatherKernels(registry);
 }
+
+namespace {
+
+// Linking this library adds its kernels to core/kernel's LinkedKernels (alwayslink).
+const bool kProviderAdded = AddKernelProvider("cpu", &RegisterCpuKernels);
+
+}  // namespace
 
 }  // namespace cpu
 }  // namespace kernels

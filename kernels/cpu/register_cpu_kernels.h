@@ -4,14 +4,15 @@
 #define TESSERA_KERNELS_CPU_REGISTER_CPU_KERNELS_H_
 
 #include "core/common/status.h"
-#include "kernels/common/kernel_registry.h"
+#include "core/kernel/kernel_registry.h"
 
 namespace tessera {
 namespace kernels {
 namespace cpu {
 
 // Registers every CPU kernel under its op name for Device::kCpu. Idempotent and
-// thread-safe: call it once at runtime start-up on KernelRegistry::Global().
+// thread-safe. Linking this library adds it as a core/kernel provider, so
+// LinkedKernels() runs it; tests may call it on a registry of their own.
 Status RegisterCpuKernels(KernelRegistry* registry);
 
 }  // namespace cpu

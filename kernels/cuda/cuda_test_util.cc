@@ -8,9 +8,9 @@
 #include <utility>
 
 #include "core/op/op_registry.h"
-#include "kernels/common/kernel_registry.h"
+#include "core/kernel/kernel_registry.h"
 #include "kernels/cuda/data_errors.h"
-#include "kernels/cuda/device.h"
+#include "core/device/device.h"
 #include "kernels/cuda/register_cuda_kernels.h"
 
 namespace tessera {
@@ -42,7 +42,7 @@ Result<KernelContext> MakeContext(std::string_view op, const AttrMap& attrs,
 
 int VisibleGpus() {
   static const int count = [] {
-    Result<int> n = DeviceCount();
+    Result<int> n = device::DeviceCount();
     EXPECT_TRUE(n.ok()) << n.status().ToString();
     return n.ok() ? *n : 0;
   }();
@@ -123,7 +123,7 @@ Status RunCudaInto(std::string_view op, const std::vector<HostTensor>& inputs, c
                    std::vector<HostTensor>* outputs, cudaStream_t stream) {
   CudaCall call(op, inputs, attrs, *outputs, stream);
   const Status launched = call.Launch();
-  const Status synced = SynchronizeStream(stream);
+  const Status synced = device::SynchronizeStream(stream);
   *outputs = call.Outputs();
   return launched.ok() ? synced : launched;
 }

@@ -16,7 +16,7 @@
 
 #include "core/common/status.h"
 #include "core/op/attr.h"
-#include "kernels/common/kernel.h"
+#include "core/kernel/kernel.h"
 #include "kernels/cpu/kernel_test_util.h"
 
 namespace tessera {

@@ -47,7 +47,7 @@ Status CheckData(const KernelContext& ctx, int slot, const DataCheckInfo& info) 
     return CheckLaunch(ctx, "CheckKernel");
   }));
   if (!SynchronousDataChecks()) return Status::Ok();
-  return SynchronizeStream(ctx.stream);
+  return device::SynchronizeStream(ctx.stream);
 }
 
 }  // namespace cuda

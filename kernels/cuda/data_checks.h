@@ -3,7 +3,7 @@
 #define TESSERA_KERNELS_CUDA_DATA_CHECKS_H_
 
 #include "core/common/status.h"
-#include "kernels/common/kernel.h"
+#include "core/kernel/kernel.h"
 #include "kernels/cuda/stream_state.h"
 
 namespace tessera {

@@ -81,7 +81,7 @@ TEST_F(DataErrorTest, ReportedAtSynchronizeStreamWithTheCpuMessage) {
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
     EXPECT_EQ(s.message(), cpu_message);
     // Reported once: the record is clear again.
-    const Status again = SynchronizeStream(stream_);
+    const Status again = device::SynchronizeStream(stream_);
     EXPECT_TRUE(again.ok()) << again.ToString();
   }
 }
@@ -94,7 +94,7 @@ TEST_F(DataErrorTest, TheCallSucceedsAndOutputsAreDefined) {
     CudaCall call(c.op, c.inputs, c.attrs, c.outputs, stream_);
     const Status launched = call.Launch();
     EXPECT_TRUE(launched.ok()) << launched.ToString();
-    EXPECT_EQ(SynchronizeStream(stream_).code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(device::SynchronizeStream(stream_).code(), StatusCode::kInvalidArgument);
     return call.Outputs();
   };
   // gather [[0, 1], [4, 2]] of a [4,3] table: row 4 does not exist and reads as zeros.
@@ -141,9 +141,9 @@ TEST_F(DataErrorTest, ErrorsStayOnTheirStream) {
     CudaCall call(c.op, c.inputs, c.attrs, c.outputs, other);
     ASSERT_TRUE(call.Launch().ok());
     ASSERT_EQ(cudaStreamSynchronize(other), cudaSuccess);
-    EXPECT_TRUE(SynchronizeStream(stream_).ok());
-    EXPECT_EQ(SynchronizeStream(other).code(), StatusCode::kInvalidArgument);
-    EXPECT_TRUE(SynchronizeStream(other).ok());
+    EXPECT_TRUE(device::SynchronizeStream(stream_).ok());
+    EXPECT_EQ(device::SynchronizeStream(other).code(), StatusCode::kInvalidArgument);
+    EXPECT_TRUE(device::SynchronizeStream(other).ok());
   }
   cudaStreamDestroy(other);
 }

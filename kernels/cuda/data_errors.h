@@ -13,7 +13,7 @@
 // - The op's kernel never reads out of bounds: an out-of-range index yields zeros in
 //   its output rows, a bad label a NaN loss for its row (prob is still the softmax),
 //   a zero integer divisor a 0 quotient. The call itself returns OK.
-// - SynchronizeStream(stream), which the runtime calls where it waits for the stream
+// - device::SynchronizeStream(stream), which the runtime calls where it waits for the stream
 //   anyway (before copying a result to the host), reports the recorded error as the
 //   CPU kernel would have (same code, same message) and clears the record.
 //
@@ -25,16 +25,17 @@
 #define TESSERA_KERNELS_CUDA_DATA_ERRORS_H_
 
 #include "core/common/status.h"
+#include "core/device/stream_sync.h"
 
 namespace tessera {
 namespace kernels {
 namespace cuda {
 
-// Waits for all work on `stream` (a cudaStream_t on the current device; null is the
-// legacy default stream). Returns a CUDA execution error (INTERNAL) if the stream
-// failed, else INVALID_ARGUMENT for the first data error a kernel on this stream
-// recorded since the last call, which it clears; else OK. Thread-safe.
-Status SynchronizeStream(void* stream);
+// The first data error a kernel recorded on `stream` (a cudaStream_t on the current
+// device) since the last call, as INVALID_ARGUMENT with the CPU kernel's message, which
+// it clears; else OK. Waits for the stream. Installed as the device layer's
+// StreamErrorSource, so device::SynchronizeStream reports it. Thread-safe.
+Status TakeDataError(void* stream);
 
 // Process-wide; see the file comment. Thread-safe.
 void SetSynchronousDataChecks(bool on);

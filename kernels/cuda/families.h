@@ -7,10 +7,10 @@
 
 #include "core/common/status.h"
 #include "kernels/common/dtype_dispatch.h"
-#include "kernels/common/kernel.h"
+#include "core/kernel/kernel.h"
 #include "kernels/common/kernel_args.h"
 #include "kernels/common/kernel_family.h"
-#include "kernels/common/kernel_registry.h"
+#include "core/kernel/kernel_registry.h"
 
 namespace tessera {
 namespace kernels {

@@ -15,10 +15,10 @@
 #include "core/common/status.h"
 #include "kernels/common/arith.h"
 #include "kernels/common/dtype_dispatch.h"
-#include "kernels/common/kernel.h"
+#include "core/kernel/kernel.h"
 #include "kernels/common/kernel_args.h"
 #include "kernels/common/strided_loop.h"
-#include "kernels/cuda/cuda_error.h"
+#include "core/device/cuda_error.h"
 #include "kernels/cuda/stream_state.h"
 
 namespace tessera {
@@ -53,12 +53,12 @@ inline cudaStream_t StreamOf(const KernelContext& ctx) {
 inline Status CheckLaunch(const KernelContext& ctx, std::string_view kernel) {
   const cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) return Status::Ok();
-  return CudaError(std::string(OpName(ctx)) + ": " + std::string(kernel) + " launch", err);
+  return device::CudaError(std::string(OpName(ctx)) + ": " + std::string(kernel) + " launch", err);
 }
 // The same for a runtime call that enqueues work (cudaMemcpyAsync, ...).
 inline Status CheckCall(const KernelContext& ctx, std::string_view call, cudaError_t err) {
   if (err == cudaSuccess) return Status::Ok();
-  return CudaError(std::string(OpName(ctx)) + ": " + std::string(call), err);
+  return device::CudaError(std::string(OpName(ctx)) + ": " + std::string(call), err);
 }
 
 // `status` with the op's name in front: "<op>: cudaGetDevice failed: ...".

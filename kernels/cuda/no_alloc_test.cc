@@ -34,7 +34,7 @@ TEST_F(NoAllocationTest, EveryKernelCallAfterWarmUp) {
     const long during = memory::ThreadHeapAllocations() - before;
     ASSERT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(during, 0) << name << " allocated " << during << " times";
-    ASSERT_TRUE(SynchronizeStream(stream_).ok());
+    ASSERT_TRUE(device::SynchronizeStream(stream_).ok());
   }
 }
 

@@ -1,5 +1,6 @@
 #include "kernels/cuda/register_cuda_kernels.h"
 
+#include "core/kernel/kernel_providers.h"
 #include "kernels/cuda/families.h"
 
 namespace tessera {
@@ -16,6 +17,13 @@ Status RegisterCudaKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   return RegisterGatherKernels(registry);
 }
+
+namespace {
+
+// Linking this library adds its kernels to core/kernel's LinkedKernels (alwayslink).
+const bool kProviderAdded = AddKernelProvider("cuda", &RegisterCudaKernels);
+
+}  // namespace
 
 }  // namespace cuda
 }  // namespace kernels

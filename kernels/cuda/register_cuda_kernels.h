@@ -12,15 +12,15 @@
 #define TESSERA_KERNELS_CUDA_REGISTER_CUDA_KERNELS_H_
 
 #include "core/common/status.h"
-#include "kernels/common/kernel_registry.h"
+#include "core/kernel/kernel_registry.h"
 
 namespace tessera {
 namespace kernels {
 namespace cuda {
 
 // Registers every CUDA kernel under its op name for Device::kCuda. Needs no GPU.
-// Idempotent and thread-safe: call it once at runtime start-up on
-// KernelRegistry::Global().
+// Idempotent and thread-safe. Linking this library adds it as a core/kernel provider, so
+// LinkedKernels() runs it; tests may call it on a registry of their own.
 Status RegisterCudaKernels(KernelRegistry* registry);
 
 }  // namespace cuda

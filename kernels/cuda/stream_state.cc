@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/device/cuda_error.h"
 #include "kernels/common/kernel_plans.h"
-#include "kernels/cuda/cuda_error.h"
 #include "kernels/cuda/data_errors.h"
 
 namespace tessera {
@@ -41,7 +41,7 @@ std::atomic<StreamState*>* Probe(int device, cudaStream_t stream) {
 Result<int> CurrentDevice() {
   int device = 0;
   const cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return CudaError("cudaGetDevice", err);
+  if (err != cudaSuccess) return device::CudaError("cudaGetDevice", err);
   return device;
 }
 
@@ -147,35 +147,40 @@ Result<StreamState*> GetStreamState(void* stream) {
   DataErrorRecord* record = nullptr;
   cudaError_t err = cudaMalloc(&record, sizeof(DataErrorRecord));
   if (err != cudaSuccess) {
-    return CudaError("cudaMalloc(" + std::to_string(sizeof(DataErrorRecord)) + " bytes)", err);
+    return device::CudaError("cudaMalloc(" + std::to_string(sizeof(DataErrorRecord)) + " bytes)",
+                             err);
   }
   // On the stream itself, so every later kernel on it sees the zeroed record.
   err = cudaMemsetAsync(record, 0, sizeof(DataErrorRecord), s);
   if (err != cudaSuccess) {
     cudaFree(record);
-    return CudaError("cudaMemsetAsync", err);
+    return device::CudaError("cudaMemsetAsync", err);
   }
   StreamState* state = new StreamState(device, s, record);
   slot->store(state, std::memory_order_release);
   return state;
 }
 
-Status SynchronizeStream(void* stream) {
+Status TakeDataError(void* stream) {
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-  cudaError_t err = cudaStreamSynchronize(s);
-  if (err != cudaSuccess) return CudaError("cudaStreamSynchronize", err);
   TESS_ASSIGN_OR_RETURN(StreamState * state, FindStreamState(stream));
   if (state == nullptr) return Status::Ok();  // no kernel here ever checked data
   DataErrorRecord record;
-  err = cudaMemcpyAsync(&record, state->record(), sizeof(record), cudaMemcpyDeviceToHost, s);
+  cudaError_t err =
+      cudaMemcpyAsync(&record, state->record(), sizeof(record), cudaMemcpyDeviceToHost, s);
   if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-  if (err != cudaSuccess) return CudaError("SynchronizeStream: reading the data error record", err);
+  if (err != cudaSuccess)
+    return device::CudaError("SynchronizeStream: reading the data error record", err);
   if (record.claimed == 0) return Status::Ok();
   err = cudaMemsetAsync(state->record(), 0, sizeof(DataErrorRecord), s);
   if (err != cudaSuccess)
-    return CudaError("SynchronizeStream: clearing the data error record", err);
+    return device::CudaError("SynchronizeStream: clearing the data error record", err);
   return DataError(record);
 }
+
+// The device layer's SynchronizeStream reports this family's data errors from the moment
+// the library is loaded (it is alwayslink).
+const bool kDataErrorsInstalled = (device::SetStreamErrorSource(&TakeDataError), true);
 
 void SetSynchronousDataChecks(bool on) { SyncChecksFlag().store(on, std::memory_order_relaxed); }
 

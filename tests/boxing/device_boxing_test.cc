@@ -25,7 +25,7 @@
 #include "core/memory/device_caching_allocator.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
-#include "kernels/cuda/device.h"
+#include "core/device/device.h"
 #include "tests/boxing/box_check.h"
 
 namespace tessera::boxing {
@@ -34,7 +34,7 @@ namespace {
 using oracle::CheckBoxing;
 
 int32_t Size() { return comm::WorldSize().value(); }
-int Devices() { return kernels::cuda::DeviceCount().value(); }
+int Devices() { return device::DeviceCount().value(); }
 Placement P(const std::string& text) { return Placement::Parse(text).value(); }
 NdSbp Nd(const std::string& text) { return NdSbp::Parse(text).value(); }
 std::string Str(int64_t v) { return std::to_string(v); }

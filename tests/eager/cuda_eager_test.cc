@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/eager/counter_rng.h"
-#include "core/eager/creation.h"
-#include "core/eager/cuda_device.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/counter_rng.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "kernels/cuda/cuda_test_util.h"
 #include "tests/eager/cuda_test_device.h"
@@ -28,6 +28,22 @@
 
 namespace tessera::eager {
 namespace {
+
+using tensor::Arange;
+using tensor::CounterNormal;
+using tensor::CounterUniform;
+using tensor::CudaDevice;
+using tensor::FromLocal;
+using tensor::FromLogical;
+using tensor::Full;
+using tensor::LocalCudaDevice;
+using tensor::Ones;
+using tensor::Rand;
+using tensor::Randn;
+using tensor::Tensor;
+using tensor::ToGlobal;
+using tensor::ToHost;
+using tensor::Zeros;
 
 using eager_test::ExpectedDevice;
 using eager_test::Iota;

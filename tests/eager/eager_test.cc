@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/comm/mpi_world.h"
-#include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
@@ -21,6 +21,16 @@
 
 namespace tessera::eager {
 namespace {
+
+using tensor::Arange;
+using tensor::FromLocal;
+using tensor::FromLogical;
+using tensor::Full;
+using tensor::Rand;
+using tensor::Tensor;
+using tensor::ToGlobal;
+using tensor::ToHost;
+using tensor::Zeros;
 
 int WorldSize() { return comm::WorldSize().value(); }
 int WorldRank() { return comm::WorldRank().value(); }

@@ -10,15 +10,32 @@
 #include <vector>
 
 #include "capi/tensor_test_util.h"
-#include "core/eager/creation.h"
-#include "core/eager/cuda_device.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/global_cast.h"
 #include "tessera/dlpack.h"
 #include "tessera/tessera.h"
 #include "tests/eager/world_util.h"
 
 namespace tessera::eager {
 namespace {
+
+using tensor::Arange;
+using tensor::CheckDeviceBuild;
+using tensor::CopyForeignDeviceToHost;
+using tensor::CudaDevice;
+using tensor::FromLocal;
+using tensor::FromLogical;
+using tensor::Full;
+using tensor::GlobalTensor;
+using tensor::LocalCudaDevice;
+using tensor::Ones;
+using tensor::Rand;
+using tensor::Randn;
+using tensor::Tensor;
+using tensor::ToGlobal;
+using tensor::ToHost;
+using tensor::Zeros;
 
 using eager_test::RanksPlacement;
 using eager_test::WorldRank;

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/op/op_context.h"
 #include "core/op/op_registry.h"
@@ -108,21 +108,21 @@ TEST(OpSignatureTest, PartialTensorsFromAValueHoldRealValues) {
   if (WorldSize() < 2) GTEST_SKIP() << "needs 2 ranks";
   const Placement world = WorldPlacement();
   const Shape shape{3};
-  auto host = [](const eager::Tensor& t) {
+  auto host = [](const tensor::Tensor& t) {
     HostTensor out(t->shape(), t->dtype());
-    EXPECT_TRUE(eager::ToHost(t, out.View().data).ok());
+    EXPECT_TRUE(tensor::ToHost(t, out.View().data).ok());
     return out.Values();
   };
   // neg on an i64 P(max): -lowest wraps to lowest, and P(min) keeps it.
-  eager::Tensor x =
-      eager::Full(shape, DType::kI64, 3, world, NdSbp::Parse("P(max)").value()).value();
-  eager::Tensor y = eager::Apply("neg", {x}).value()[0];
+  tensor::Tensor x =
+      tensor::Full(shape, DType::kI64, 3, world, NdSbp::Parse("P(max)").value()).value();
+  tensor::Tensor y = eager::Apply("neg", {x}).value()[0];
   EXPECT_EQ(y->nd_sbp(), NdSbp::Parse("P(min)").value());
   EXPECT_EQ(host(y), std::vector<double>(3, -3.0));
   // scalar_mul by 0 on an f32 P(max): 0 * -inf is NaN on the non-owning ranks. What
   // the gathered value then is depends on how MPI_MAX orders NaN operands, so the
   // check is on the local piece, which P(max) says is at most the logical 0.
-  x = eager::Full(shape, DType::kF32, 2.5, world, NdSbp::Parse("P(max)").value()).value();
+  x = tensor::Full(shape, DType::kF32, 2.5, world, NdSbp::Parse("P(max)").value()).value();
   y = eager::Apply("scalar_mul", {x}, {{"value", op::AttrValue::Float(0)}}).value()[0];
   const float* local = static_cast<const float*>(y->local_data());
   for (int i = 0; i < 3; ++i) EXPECT_LE(local[i], 0.0f) << "rank " << WorldRank();
@@ -130,13 +130,13 @@ TEST(OpSignatureTest, PartialTensorsFromAValueHoldRealValues) {
   const Placement grid = Placement::Parse("cpu:[[0,1],[2,3]]").value();
   // An i64 (P(max), P) made from a value does not even round-trip: the two lowests
   // of row 1 sum (wrapping) to 0, and max(-4, 0) is 0.
-  x = eager::Full(shape, DType::kI64, -4, grid, NdSbp::Parse("(P(max), P)").value()).value();
+  x = tensor::Full(shape, DType::kI64, -4, grid, NdSbp::Parse("(P(max), P)").value()).value();
   EXPECT_EQ(host(x), std::vector<double>(3, -4.0));
   // f32 (P(max), B) + (B, P(min)): rank (1,1) adds -inf and +inf (NaN; again the
   // local piece is checked).
-  x = eager::Full(shape, DType::kF32, 1, grid, NdSbp::Parse("(P(max), B)").value()).value();
-  eager::Tensor z =
-      eager::Full(shape, DType::kF32, 2, grid, NdSbp::Parse("(B, P(min))").value()).value();
+  x = tensor::Full(shape, DType::kF32, 1, grid, NdSbp::Parse("(P(max), B)").value()).value();
+  tensor::Tensor z =
+      tensor::Full(shape, DType::kF32, 2, grid, NdSbp::Parse("(B, P(min))").value()).value();
   y = eager::Apply("add", {x, z}).value()[0];
   EXPECT_EQ(y->nd_sbp(), NdSbp::Parse("(P(max), P(min))").value());
   local = static_cast<const float*>(y->local_data());

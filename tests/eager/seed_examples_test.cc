@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
@@ -25,6 +25,13 @@
 
 namespace tessera::eager {
 namespace {
+
+using tensor::FromLogical;
+using tensor::Randn;
+using tensor::Tensor;
+using tensor::ToGlobal;
+using tensor::ToHost;
+using tensor::Zeros;
 
 #define SEED_CONCAT_INNER(a, b) a##b
 #define SEED_CONCAT(a, b) SEED_CONCAT_INNER(a, b)

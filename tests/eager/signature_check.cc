@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "core/comm/mpi_world.h"
-#include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/infer/explain.h"
 #include "core/infer/tensor_meta.h"
@@ -67,9 +67,9 @@ class Checker {
                          ": " + text + " [" + fill_name + "]: " + what);
       return failures;
     };
-    std::vector<eager::Tensor> inputs;
+    std::vector<tensor::Tensor> inputs;
     for (size_t i = 0; i < call_.inputs.size(); ++i) {
-      Result<eager::Tensor> t = MakeInput(call_.inputs[i], sig.inputs[i], fill);
+      Result<tensor::Tensor> t = MakeInput(call_.inputs[i], sig.inputs[i], fill);
       if (!AllRanksOk(t.ok())) {
         return fail("making input #" + std::to_string(i) + ": " + t.status().ToString());
       }
@@ -85,7 +85,7 @@ class Checker {
         constraints.push_back({true, static_cast<int>(o), sig.outputs[o]});
       }
     }
-    std::vector<eager::Tensor> outputs;
+    std::vector<tensor::Tensor> outputs;
     Status status =
         eager::Apply(*call_.def, inputs.data(), inputs.size(), call_.attrs, &outputs, constraints);
     if (!AllRanksOk(status.ok())) return fail("Apply: " + status.ToString());
@@ -117,7 +117,7 @@ class Checker {
         return fail(name + " has nd-sbp " + outputs[o]->nd_sbp().ToString());
       }
       HostTensor got(want.shape(), want.dtype());
-      status = eager::ToHost(outputs[o], got.View().data);
+      status = tensor::ToHost(outputs[o], got.View().data);
       if (!AllRanksOk(status.ok())) return fail(name + " ToHost: " + status.ToString());
       const std::string diff = Mismatch(got, want, call_.exact);
       if (!diff.empty()) fail(name + " " + diff);
@@ -126,18 +126,18 @@ class Checker {
   }
 
  private:
-  Result<eager::Tensor> MakeInput(const HostTensor& logical, const NdSbp& nd_sbp,
+  Result<tensor::Tensor> MakeInput(const HostTensor& logical, const NdSbp& nd_sbp,
                                   InputFill fill) const {
     if (fill == InputFill::kFromLogical) {
-      return eager::FromLogical(logical.View().data, logical.shape(), logical.dtype(), placement_,
+      return tensor::FromLogical(logical.View().data, logical.shape(), logical.dtype(), placement_,
                                 nd_sbp);
     }
     if (!placement_.contains(rank_)) {
-      return eager::FromLocal(nullptr, logical.shape(), logical.dtype(), placement_, nd_sbp,
+      return tensor::FromLocal(nullptr, logical.shape(), logical.dtype(), placement_, nd_sbp,
                               &logical.shape());
     }
     TESS_ASSIGN_OR_RETURN(HostTensor piece, PartialPiece(logical, placement_, nd_sbp, rank_));
-    return eager::FromLocal(piece.View().data, piece.shape(), piece.dtype(), placement_, nd_sbp,
+    return tensor::FromLocal(piece.View().data, piece.shape(), piece.dtype(), placement_, nd_sbp,
                             &logical.shape());
   }
 

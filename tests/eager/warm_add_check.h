@@ -10,8 +10,8 @@
 
 #include <vector>
 
-#include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/memory/heap_counter.h"
 #include "core/op/op_registry.h"
@@ -21,11 +21,11 @@ namespace eager_test {
 
 // 1 + 2 on `placement` (one rank), B.
 inline void ExpectWarmAddAllocatesOnlyItsOutput(const char* placement) {
-  using eager::Tensor;
+  using tensor::Tensor;
   const Placement p = Placement::Parse(placement).value();
   const NdSbp b = NdSbp::Parse("B").value();
-  const Tensor x = eager::Ones(Shape::Make({4}).value(), DType::kF32, p, b).value();
-  const Tensor y = eager::Full(Shape::Make({4}).value(), DType::kF32, 2.0, p, b).value();
+  const Tensor x = tensor::Ones(Shape::Make({4}).value(), DType::kF32, p, b).value();
+  const Tensor y = tensor::Full(Shape::Make({4}).value(), DType::kF32, 2.0, p, b).value();
   const op::OpDef* add = op::OpRegistry::Global().Find("add").value();
   const op::AttrMap no_attrs;
   const Tensor inputs[2] = {x, y};
@@ -41,7 +41,7 @@ inline void ExpectWarmAddAllocatesOnlyItsOutput(const char* placement) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(after - before, 1);
   std::vector<float> out(4, 0.0f);
-  ASSERT_TRUE(eager::ToHost(outputs[0], out.data()).ok());
+  ASSERT_TRUE(tensor::ToHost(outputs[0], out.data()).ok());
   EXPECT_EQ(out, std::vector<float>(4, 3.0f));
 }
 

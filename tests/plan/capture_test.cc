@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
@@ -23,7 +23,7 @@
 namespace tessera::plan {
 namespace {
 
-using eager::Tensor;
+using tensor::Tensor;
 using plan_test::ExpectNear;
 using plan_test::Host;
 using plan_test::Nd;
@@ -43,10 +43,10 @@ struct Weights {
 Weights MakeWeights(const Placement& p) {
   const NdSbp b = Nd("B");
   Weights w;
-  w.w1 = eager::Randn(Shape({6, 8}), DType::kF32, 1, p, Nd("S(1)")).value();  // forces boxing
-  w.b1 = eager::Randn(Shape({8}), DType::kF32, 2, p, b).value();
-  w.w2 = eager::Randn(Shape({8, 5}), DType::kF32, 3, p, b).value();
-  w.b2 = eager::Randn(Shape({5}), DType::kF32, 4, p, b).value();
+  w.w1 = tensor::Randn(Shape({6, 8}), DType::kF32, 1, p, Nd("S(1)")).value();  // forces boxing
+  w.b1 = tensor::Randn(Shape({8}), DType::kF32, 2, p, b).value();
+  w.w2 = tensor::Randn(Shape({8, 5}), DType::kF32, 3, p, b).value();
+  w.b2 = tensor::Randn(Shape({5}), DType::kF32, 4, p, b).value();
   return w;
 }
 
@@ -98,7 +98,7 @@ TEST(CaptureTest, CapturedModelMatchesEager) {
   Result<std::unique_ptr<PlanInstance>> run = PlanInstance::Create(plan.value());
   ASSERT_TRUE(run.ok()) << run.status().ToString();
   for (uint64_t seed : {10, 20, 10}) {
-    const Tensor real = eager::Randn(Shape({7, 6}), DType::kF32, seed, p, Nd("S(0)")).value();
+    const Tensor real = tensor::Randn(Shape({7, 6}), DType::kF32, seed, p, Nd("S(0)")).value();
     const std::vector<Tensor> want = Model(real, w);
     Status s = run.value()->Run({real});
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -111,7 +111,7 @@ TEST(CaptureTest, CapturedModelMatchesEager) {
 
 TEST(CaptureTest, OpsOnRealTensorsRunEagerlyDuringCapture) {
   const Placement p = WorldPlacement();
-  const Tensor a = eager::Full(Shape({4}), DType::kF32, 2.0, p, Nd("B")).value();
+  const Tensor a = tensor::Full(Shape({4}), DType::kF32, 2.0, p, Nd("B")).value();
   ASSERT_TRUE(BeginCapture().ok());
   const Tensor doubled = Op("add", {a, a});  // real: runs now, a constant of the program
   ASSERT_NE(doubled, nullptr);
@@ -127,7 +127,7 @@ TEST(CaptureTest, OpsOnRealTensorsRunEagerlyDuringCapture) {
   Result<std::shared_ptr<const CompiledPlan>> plan = Compile(*program.value());
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   auto run = PlanInstance::Create(plan.value()).value();
-  const Tensor in = eager::Arange(0, 4, 1, DType::kF32, p, Nd("B")).value();
+  const Tensor in = tensor::Arange(0, 4, 1, DType::kF32, p, Nd("B")).value();
   ASSERT_TRUE(run->Run({in}).ok());
   EXPECT_EQ(Host(run->OutputTensor(0).value()), (std::vector<float>{0, 4, 8, 12}));
 }
@@ -137,7 +137,7 @@ TEST(CaptureTest, ToGlobalOnAPlaceholderBecomesABoxingStep) {
   ASSERT_TRUE(BeginCapture().ok());
   Result<Tensor> x = CapturePlaceholder("x", Shape({5, 3}), DType::kF32, p, Nd("S(0)"));
   ASSERT_TRUE(x.ok());
-  Result<Tensor> b = eager::ToGlobal(x.value(), p, Nd("B"));
+  Result<Tensor> b = tensor::ToGlobal(x.value(), p, Nd("B"));
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_TRUE(b.value()->is_placeholder());
   EXPECT_EQ(b.value()->nd_sbp(), Nd("B"));
@@ -155,7 +155,7 @@ TEST(CaptureTest, ToGlobalOnAPlaceholderBecomesABoxingStep) {
   std::vector<float> logical(15);
   std::iota(logical.begin(), logical.end(), 0.0f);
   const Tensor real =
-      eager::FromLogical(logical.data(), Shape({5, 3}), DType::kF32, p, Nd("S(0)")).value();
+      tensor::FromLogical(logical.data(), Shape({5, 3}), DType::kF32, p, Nd("S(0)")).value();
   ASSERT_TRUE(run->Run({real}).ok());
   std::vector<float> want(15);
   for (size_t i = 0; i < 15; ++i) want[i] = -logical[i];
@@ -182,13 +182,13 @@ TEST(CaptureTest, Misuse) {
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument) << bad.status().ToString();
   // A placeholder has no value.
   std::vector<float> host(6);
-  Status to_host = eager::ToHost(x, host.data());
+  Status to_host = tensor::ToHost(x, host.data());
   EXPECT_EQ(to_host.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(to_host.message().find("placeholder"), std::string::npos) << to_host.ToString();
   // Cross-placement moves are not recorded.
   if (WorldSize() > 1) {
     const Placement first = Placement::Make(DeviceType::kCpu, {0}, {1}).value();
-    EXPECT_EQ(eager::ToGlobal(x, first, Nd("B")).status().code(), StatusCode::kUnimplemented);
+    EXPECT_EQ(tensor::ToGlobal(x, first, Nd("B")).status().code(), StatusCode::kUnimplemented);
   }
   // A placeholder used on another thread (no capture there).
   Status other_thread;
@@ -197,7 +197,7 @@ TEST(CaptureTest, Misuse) {
   EXPECT_NE(other_thread.message().find("no capture is active"), std::string::npos);
 
   // Bad outputs end the capture too.
-  const Tensor real = eager::Full(Shape({2}), DType::kF32, 1.0, p, Nd("B")).value();
+  const Tensor real = tensor::Full(Shape({2}), DType::kF32, 1.0, p, Nd("B")).value();
   Result<std::unique_ptr<Program>> r = EndCapture({real});
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("output #0"), std::string::npos) << r.status().ToString();

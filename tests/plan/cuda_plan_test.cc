@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "core/eager/creation.h"
-#include "core/eager/cuda_device.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/memory/heap_counter.h"
 #include "core/plan/compile.h"
@@ -58,7 +58,7 @@ Placement OnDevice(const Placement& p, DeviceType device) {
 Placement CudaWorld() { return OnDevice(WorldPlacement(), DeviceType::kCuda); }
 
 // This rank's piece of `t`, read back from wherever it lives (empty off the placement).
-std::vector<float> Piece(const eager::Tensor& t) {
+std::vector<float> Piece(const tensor::Tensor& t) {
   std::vector<float> out(t->has_local() ? t->local_shape().num_elements() : 0, -12345.0f);
   Status s = t->CopyLocalToHost(out.data());
   EXPECT_TRUE(s.ok()) << s.ToString();
@@ -140,7 +140,7 @@ void CheckCudaMlp(const MlpConfig& cpu_config, bool expect_boxing) {
   const NdSbp data_sbp = program->value(program->inputs()[0]).meta.nd_sbp;
   const Shape x_shape({cpu_config.batch, cpu_config.in});
   struct Set {
-    eager::Tensor cpu, cuda;
+    tensor::Tensor cpu, cuda;
     std::vector<std::vector<float>> want_cpu, want_cuda;  // logical outputs
     std::vector<std::vector<float>> want_pieces;          // eager cuda's pieces
   };
@@ -148,15 +148,15 @@ void CheckCudaMlp(const MlpConfig& cpu_config, bool expect_boxing) {
   for (int k = 0; k < 2; ++k) {
     Set& set = sets[k];
     set.cpu = Data(x_shape, 101 + 101 * k, cpu_config.placement, data_sbp);
-    Result<eager::Tensor> moved = eager::ToGlobal(set.cpu, cuda_config.placement, data_sbp);
+    Result<tensor::Tensor> moved = tensor::ToGlobal(set.cpu, cuda_config.placement, data_sbp);
     ASSERT_TRUE(moved.ok()) << moved.status().ToString();
     set.cuda = moved.value();
-    Result<std::vector<eager::Tensor>> on_cpu = RunEager(cpu_program.value(), {set.cpu});
+    Result<std::vector<tensor::Tensor>> on_cpu = RunEager(cpu_program.value(), {set.cpu});
     ASSERT_TRUE(on_cpu.ok()) << on_cpu.status().ToString();
-    Result<std::vector<eager::Tensor>> on_cuda = RunEager(program.value(), {set.cuda});
+    Result<std::vector<tensor::Tensor>> on_cuda = RunEager(program.value(), {set.cuda});
     ASSERT_TRUE(on_cuda.ok()) << on_cuda.status().ToString();
-    for (const eager::Tensor& t : on_cpu.value()) set.want_cpu.push_back(Host(t));
-    for (const eager::Tensor& t : on_cuda.value()) {
+    for (const tensor::Tensor& t : on_cpu.value()) set.want_cpu.push_back(Host(t));
+    for (const tensor::Tensor& t : on_cuda.value()) {
       set.want_cuda.push_back(Host(t));
       set.want_pieces.push_back(Piece(t));
     }
@@ -172,7 +172,7 @@ void CheckCudaMlp(const MlpConfig& cpu_config, bool expect_boxing) {
       ASSERT_TRUE(view.ok()) << view.status().ToString();
       EXPECT_EQ(view->mem_case, device);
       ExpectNear(OutputPiece(run, o), set.want_pieces[o], (name + " piece").c_str(), kSameKernels);
-      Result<eager::Tensor> tensor = run.OutputTensor(o);
+      Result<tensor::Tensor> tensor = run.OutputTensor(o);
       ASSERT_TRUE(tensor.ok()) << tensor.status().ToString();
       EXPECT_EQ(tensor.value()->placement(), cuda_config.placement);
       const std::vector<float> got = Host(tensor.value());
@@ -192,7 +192,7 @@ void CheckCudaMlp(const MlpConfig& cpu_config, bool expect_boxing) {
   check(sets[0], "host piece");
 
   // Warm: the runs above set up the stream, cuBLAS, the workspaces and communicators.
-  const std::vector<eager::Tensor> cuda_input = {sets[1].cuda};
+  const std::vector<tensor::Tensor> cuda_input = {sets[1].cuda};
   for (int k = 0; k < 2; ++k) {
     const long before = memory::ThreadHeapAllocations();
     s = k == 0 ? run.Run(cuda_input) : run.Run(&host_piece, 1);
@@ -244,7 +244,7 @@ TEST_F(CudaPlanTest, DenseLayerMatchesPlainLoops) {
       // The program's layout on cuda, B on cuda, the program's nd-sbp on cpu, B on cpu.
       const Placement& p = k < 2 ? xm.placement : cpu;
       const NdSbp nd = k % 2 == 0 ? xm.nd_sbp : Broadcast(p);
-      eager::Tensor xt = eager::FromLogical(x.data(), xm.shape, DType::kF32, p, nd).value();
+      tensor::Tensor xt = tensor::FromLogical(x.data(), xm.shape, DType::kF32, p, nd).value();
       const std::string what =
           "input " + std::to_string(k) + " on " + p.ToString() + " " + nd.ToString();
       Status s = slots == 1 ? run.Run({xt}) : run.Push({xt});
@@ -271,13 +271,13 @@ TEST_F(CudaPlanTest, PushedAheadSlotsOnTheDevice) {
   const infer::TensorMeta& xm = d.program.value(d.x).meta;
   auto run = PlanInstance::Create(Compile(d.program, CompileOptions{2}).value()).value();
   std::vector<std::vector<float>> want;
-  std::vector<eager::Tensor> host_inputs;  // cpu tensors: their pieces are host memory
+  std::vector<tensor::Tensor> host_inputs;  // cpu tensors: their pieces are host memory
   for (int k = 0; k < 2; ++k) {
     std::vector<float> x(static_cast<size_t>(d.m * d.k));
     for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * static_cast<float>((3 * i + k) % 9) - 2.0f;
     want.push_back(d.Forward(x));
     host_inputs.push_back(
-        eager::FromLogical(x.data(), xm.shape, DType::kF32, WorldPlacement(), xm.nd_sbp).value());
+        tensor::FromLogical(x.data(), xm.shape, DType::kF32, WorldPlacement(), xm.nd_sbp).value());
   }
   for (int round = 0; round < 3; ++round) {
     const kernels::LocalTensor l0 = host_inputs[0]->local(), l1 = host_inputs[1]->local();
@@ -295,8 +295,8 @@ TEST_F(CudaPlanTest, PushedAheadSlotsOnTheDevice) {
       EXPECT_EQ(stats.allocator_calls_last_run, 0);
     }
     ExpectNear(Host(run->OutputTensor(0).value()), want[1], "second set", 0.0f);
-    eager::Tensor want0 =
-        eager::FromLogical(want[0].data(), d.program.value(d.y).meta.shape, DType::kF32,
+    tensor::Tensor want0 =
+        tensor::FromLogical(want[0].data(), d.program.value(d.y).meta.shape, DType::kF32,
                            xm.placement, d.program.value(d.y).meta.nd_sbp)
             .value();
     ExpectNear(first, Piece(want0), "first set", 0.0f);
@@ -305,9 +305,9 @@ TEST_F(CudaPlanTest, PushedAheadSlotsOnTheDevice) {
 
 // An op mixing cpu and cuda tensors fails the same way eagerly and in a program.
 TEST_F(CudaPlanTest, MixingCpuAndCudaIsEagersError) {
-  eager::Tensor a = eager::Ones(Shape({4, 3}), DType::kF32, WorldPlacement(), Nd("S(0)")).value();
-  eager::Tensor b = eager::Ones(Shape({4, 3}), DType::kF32, CudaWorld(), Nd("S(0)")).value();
-  Result<std::vector<eager::Tensor>> eager_sum = eager::Apply("add", {a, b});
+  tensor::Tensor a = tensor::Ones(Shape({4, 3}), DType::kF32, WorldPlacement(), Nd("S(0)")).value();
+  tensor::Tensor b = tensor::Ones(Shape({4, 3}), DType::kF32, CudaWorld(), Nd("S(0)")).value();
+  Result<std::vector<tensor::Tensor>> eager_sum = eager::Apply("add", {a, b});
   ASSERT_FALSE(eager_sum.ok());
   Program program;
   ValueId va = program.AddVariable("a", a).value();

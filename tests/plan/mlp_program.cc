@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "core/eager/creation.h"
+#include "core/tensor/creation.h"
 #include "core/eager/interpreter.h"
 
 namespace tessera::plan_test {
@@ -21,7 +21,7 @@ Result<ValueId> Op(Program* p, const char* name, std::vector<ValueId> inputs,
 
 Result<ValueId> Weight(Program* p, const std::string& name, const Shape& shape, uint64_t seed,
                        const Placement& placement, const NdSbp& nd_sbp) {
-  TESS_ASSIGN_OR_RETURN(eager::Tensor t, eager::Randn(shape, DType::kF32, seed, placement, nd_sbp));
+  TESS_ASSIGN_OR_RETURN(tensor::Tensor t, tensor::Randn(shape, DType::kF32, seed, placement, nd_sbp));
   return p->AddVariable(name, std::move(t));
 }
 
@@ -72,13 +72,13 @@ Result<Program> BuildMlp(const MlpConfig& c) {
   return p;
 }
 
-Result<std::vector<eager::Tensor>> RunEager(const Program& program,
-                                            const std::vector<eager::Tensor>& inputs) {
+Result<std::vector<tensor::Tensor>> RunEager(const Program& program,
+                                            const std::vector<tensor::Tensor>& inputs) {
   if (inputs.size() != program.inputs().size()) {
     return InvalidArgument("RunEager: " + std::to_string(inputs.size()) + " inputs for " +
                            std::to_string(program.inputs().size()));
   }
-  std::vector<eager::Tensor> values(program.values().size());
+  std::vector<tensor::Tensor> values(program.values().size());
   for (size_t i = 0; i < inputs.size(); ++i) values[program.inputs()[i]] = inputs[i];
   for (size_t v = 0; v < values.size(); ++v) {
     if (program.values()[v].kind == plan::ValueKind::kVariable) {
@@ -86,13 +86,13 @@ Result<std::vector<eager::Tensor>> RunEager(const Program& program,
     }
   }
   for (const plan::ProgramOp& op : program.ops()) {
-    std::vector<eager::Tensor> args;
+    std::vector<tensor::Tensor> args;
     for (ValueId id : op.inputs) args.push_back(values[id]);
-    TESS_ASSIGN_OR_RETURN(std::vector<eager::Tensor> outs,
+    TESS_ASSIGN_OR_RETURN(std::vector<tensor::Tensor> outs,
                           eager::Apply(op.def->name(), args, op.attrs, op.constraints));
     for (size_t k = 0; k < outs.size(); ++k) values[op.outputs[k]] = outs[k];
   }
-  std::vector<eager::Tensor> outputs;
+  std::vector<tensor::Tensor> outputs;
   for (ValueId id : program.outputs()) outputs.push_back(values[id]);
   return outputs;
 }

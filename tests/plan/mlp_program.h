@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/common/status.h"
-#include "core/eager/global_tensor.h"
+#include "core/tensor/global_tensor.h"
 #include "core/placement/placement.h"
 #include "core/plan/program.h"
 #include "core/sbp/sbp.h"
@@ -35,8 +35,8 @@ NdSbp Broadcast(const Placement& placement);
 Result<plan::Program> BuildMlp(const MlpConfig& config);
 
 // The program's outputs computed op by op with eager::Apply (same attrs and constraints).
-Result<std::vector<eager::Tensor>> RunEager(const plan::Program& program,
-                                            const std::vector<eager::Tensor>& inputs);
+Result<std::vector<tensor::Tensor>> RunEager(const plan::Program& program,
+                                            const std::vector<tensor::Tensor>& inputs);
 
 }  // namespace tessera::plan_test
 

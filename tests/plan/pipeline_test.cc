@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/eager/creation.h"
+#include "core/tensor/creation.h"
 #include "core/memory/heap_counter.h"
 #include "core/plan/compile.h"
 #include "core/plan/mem_plan.h"
@@ -73,8 +73,8 @@ std::vector<float> DenseInput(const DenseLayer& d, int i) {
 // need boxing) and this rank's piece of each expected output, all prepared before any
 // thread starts so the threads issue no collectives of their own.
 struct DenseSets {
-  std::vector<eager::Tensor> x;        // the program's nd-sbp
-  std::vector<eager::Tensor> x_boxed;  // broadcast: Push boxes them
+  std::vector<tensor::Tensor> x;        // the program's nd-sbp
+  std::vector<tensor::Tensor> x_boxed;  // broadcast: Push boxes them
   std::vector<kernels::LocalTensor> local;
   std::vector<std::vector<float>> want_local;  // empty where the rank holds no piece
 };
@@ -86,14 +86,14 @@ DenseSets MakeDenseSets(const DenseLayer& d, int count) {
   for (int i = 0; i < count; ++i) {
     const std::vector<float> x = DenseInput(d, i);
     s.x.push_back(
-        eager::FromLogical(x.data(), xm.shape, DType::kF32, xm.placement, xm.nd_sbp).value());
+        tensor::FromLogical(x.data(), xm.shape, DType::kF32, xm.placement, xm.nd_sbp).value());
     s.x_boxed.push_back(
-        eager::FromLogical(x.data(), xm.shape, DType::kF32, xm.placement, Broadcast(xm.placement))
+        tensor::FromLogical(x.data(), xm.shape, DType::kF32, xm.placement, Broadcast(xm.placement))
             .value());
     s.local.push_back(s.x.back()->local());
     const std::vector<float> y = d.Forward(x);
-    eager::Tensor yt =
-        eager::FromLogical(y.data(), ym.shape, DType::kF32, ym.placement, ym.nd_sbp).value();
+    tensor::Tensor yt =
+        tensor::FromLogical(y.data(), ym.shape, DType::kF32, ym.placement, ym.nd_sbp).value();
     s.want_local.push_back(yt->has_local() ? LocalValues(yt->local()) : std::vector<float>());
   }
   return s;
@@ -148,14 +148,14 @@ void CheckPushedAhead(const MlpConfig& config, int slots) {
 
   constexpr int kSets = 7;
   const infer::TensorMeta& xm = program->value(program->inputs()[0]).meta;
-  std::vector<std::vector<eager::Tensor>> xs;
+  std::vector<std::vector<tensor::Tensor>> xs;
   std::vector<std::vector<std::vector<float>>> want;
   for (int i = 0; i < kSets; ++i) {
     xs.push_back({Data(xm.shape, 300 + i, xm.placement, xm.nd_sbp)});
-    Result<std::vector<eager::Tensor>> eager = RunEager(program.value(), xs.back());
+    Result<std::vector<tensor::Tensor>> eager = RunEager(program.value(), xs.back());
     ASSERT_TRUE(eager.ok()) << eager.status().ToString();
     want.emplace_back();
-    for (const eager::Tensor& t : eager.value()) want.back().push_back(Host(t));
+    for (const tensor::Tensor& t : eager.value()) want.back().push_back(Host(t));
   }
   int pushed = 0;
   auto push = [&](double timeout) {
@@ -268,7 +268,7 @@ TEST(PipelineTest, WarmPushAndRunPushedAllocateNothing) {
   ASSERT_NE(instance, nullptr);
   PlanInstance& run = *instance;
   const infer::TensorMeta& xm = program.value(program.inputs()[0]).meta;
-  const std::vector<eager::Tensor> x = {Data(xm.shape, 5, xm.placement, xm.nd_sbp)};
+  const std::vector<tensor::Tensor> x = {Data(xm.shape, 5, xm.placement, xm.nd_sbp)};
   const kernels::LocalTensor local = x[0]->local();
   for (int i = 0; i < 3; ++i) {  // warm-up: workspaces and communicator caches grow
     ASSERT_TRUE(run.Push(&local, 1).ok());
@@ -410,8 +410,8 @@ TEST(PipelineTest, InputMarkedAsOutputFollowsTheSlot) {
     std::vector<float> v(12);
     for (size_t j = 0; j < v.size(); ++j) v[j] = static_cast<float>(100 * i + j);
     want.push_back(v);
-    eager::Tensor t =
-        eager::FromLogical(v.data(), Shape({6, 2}), DType::kF32, p, Nd("S(0)")).value();
+    tensor::Tensor t =
+        tensor::FromLogical(v.data(), Shape({6, 2}), DType::kF32, p, Nd("S(0)")).value();
     ASSERT_TRUE(instance->Push({t}).ok());
     if (i == 0) continue;  // keep two sets pushed ahead
     ASSERT_TRUE(instance->RunPushed().ok());
@@ -485,7 +485,7 @@ TEST(PipelineErrorsTest, WaitsTimeOutInsteadOfHanging) {
   ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
   EXPECT_NE(s.message().find("PlanInstance::Push: input #0 (\"x\") on rank"), std::string::npos)
       << s.message();
-  s = run.Push(std::vector<eager::Tensor>{});
+  s = run.Push(std::vector<tensor::Tensor>{});
   ASSERT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("PlanInstance::Push: the program takes 1 inputs but got 0"),
             std::string::npos)

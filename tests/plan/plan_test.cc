@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/eager/creation.h"
+#include "core/tensor/creation.h"
 #include "core/memory/heap_counter.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
@@ -51,16 +51,16 @@ void CheckMlp(const MlpConfig& config, bool expect_boxing) {
 
   const NdSbp data_sbp = program->value(program->inputs()[0]).meta.nd_sbp;
   const Shape x_shape({config.batch, config.in});
-  const std::vector<eager::Tensor> x1 = {Data(x_shape, 101, config.placement, data_sbp)};
-  const std::vector<eager::Tensor> x2 = {Data(x_shape, 202, config.placement, data_sbp)};
-  Result<std::vector<eager::Tensor>> eager1 = RunEager(program.value(), x1);
+  const std::vector<tensor::Tensor> x1 = {Data(x_shape, 101, config.placement, data_sbp)};
+  const std::vector<tensor::Tensor> x2 = {Data(x_shape, 202, config.placement, data_sbp)};
+  Result<std::vector<tensor::Tensor>> eager1 = RunEager(program.value(), x1);
   ASSERT_TRUE(eager1.ok()) << eager1.status().ToString();
-  Result<std::vector<eager::Tensor>> eager2 = RunEager(program.value(), x2);
+  Result<std::vector<tensor::Tensor>> eager2 = RunEager(program.value(), x2);
   ASSERT_TRUE(eager2.ok()) << eager2.status().ToString();
   std::vector<std::vector<float>> want1;
-  for (const eager::Tensor& t : eager1.value()) want1.push_back(Host(t));
+  for (const tensor::Tensor& t : eager1.value()) want1.push_back(Host(t));
   std::vector<std::vector<float>> want2;
-  for (const eager::Tensor& t : eager2.value()) want2.push_back(Host(t));
+  for (const tensor::Tensor& t : eager2.value()) want2.push_back(Host(t));
 
   // x1, x2, x1: the third run must reproduce the first, so nothing a run writes leaks
   // into the variables or the next run.
@@ -150,7 +150,7 @@ TEST(PlanDenseTest, MatchesPlainLoops) {
   std::vector<float> x(static_cast<size_t>(d.m * d.k));
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
   auto instance = PlanInstance::Create(Compile(d.program).value()).value();
-  eager::Tensor xt = eager::FromLogical(x.data(), Shape({d.m, d.k}), DType::kF32, p,
+  tensor::Tensor xt = tensor::FromLogical(x.data(), Shape({d.m, d.k}), DType::kF32, p,
                                         d.program.value(d.x).meta.nd_sbp)
                          .value();
   ASSERT_TRUE(instance->Run({xt}).ok());
@@ -158,8 +158,8 @@ TEST(PlanDenseTest, MatchesPlainLoops) {
   ExpectNear(Host(instance->OutputTensor(0).value()), want, "dense");
 
   // An input given as B (not the program's S(0)) is boxed into place.
-  eager::Tensor xb =
-      eager::FromLogical(x.data(), Shape({d.m, d.k}), DType::kF32, p, Broadcast(p)).value();
+  tensor::Tensor xb =
+      tensor::FromLogical(x.data(), Shape({d.m, d.k}), DType::kF32, p, Broadcast(p)).value();
   ASSERT_TRUE(instance->Run({xb}).ok());
   ExpectNear(Host(instance->OutputTensor(0).value()), want, "dense, boxed input");
 }
@@ -191,7 +191,7 @@ TEST(PlanErrorsTest, ProgramBuilding) {
       << unknown.status().message();
 
   ValueId w =
-      program.AddVariable("w", eager::Zeros(Shape({5, 2}), DType::kF32, p, Broadcast(p)).value())
+      program.AddVariable("w", tensor::Zeros(Shape({5, 2}), DType::kF32, p, Broadcast(p)).value())
           .value();
   Result<std::vector<ValueId>> mismatch = program.AddOp("matmul", {x, w});
   ASSERT_FALSE(mismatch.ok());
@@ -242,24 +242,24 @@ TEST(PlanErrorsTest, RunInputs) {
   ASSERT_FALSE(early.ok());
   EXPECT_NE(early.status().message().find("has not run yet"), std::string::npos);
 
-  Status count = instance->Run(std::vector<eager::Tensor>{});
+  Status count = instance->Run(std::vector<tensor::Tensor>{});
   ASSERT_FALSE(count.ok());
   EXPECT_NE(count.message().find("the program takes 1 inputs but got 0"), std::string::npos)
       << count.message();
 
-  eager::Tensor wrong_shape = eager::Zeros(Shape({6, 3}), DType::kF32, p, Nd("S(0)")).value();
+  tensor::Tensor wrong_shape = tensor::Zeros(Shape({6, 3}), DType::kF32, p, Nd("S(0)")).value();
   Status shape = instance->Run({wrong_shape});
   ASSERT_FALSE(shape.ok());
   EXPECT_NE(shape.message().find("input #0 (\"x\") is [6,3]"), std::string::npos)
       << shape.message();
 
   const Placement other = Placement::Parse("cpu:[[0]]").value();
-  eager::Tensor wrong_place = eager::Zeros(Shape({6, 2}), DType::kF32, other, Nd("(B, B)")).value();
+  tensor::Tensor wrong_place = tensor::Zeros(Shape({6, 2}), DType::kF32, other, Nd("(B, B)")).value();
   Status place = instance->Run({wrong_place});
   ASSERT_FALSE(place.ok());
   EXPECT_NE(place.message().find("shape, dtype and placement must match"), std::string::npos)
       << place.message();
-  Status null_input = instance->Run({eager::Tensor()});
+  Status null_input = instance->Run({tensor::Tensor()});
   EXPECT_FALSE(null_input.ok());
 
   // A local piece of the wrong shape.
@@ -272,7 +272,7 @@ TEST(PlanErrorsTest, RunInputs) {
             std::string::npos)
       << local.message();
 
-  eager::Tensor good = eager::Ones(Shape({6, 2}), DType::kF32, p, Nd("S(0)")).value();
+  tensor::Tensor good = tensor::Ones(Shape({6, 2}), DType::kF32, p, Nd("S(0)")).value();
   ASSERT_TRUE(instance->Run({good}).ok());
   Result<PlanInstance::OutputView> out_of_range = instance->Output(1);
   ASSERT_FALSE(out_of_range.ok());
@@ -292,8 +292,8 @@ TEST(PlanOutputTest, OutputLocalAndPiece) {
   // This rank's piece of the plain-loop result, cut by an eager tensor of y's layout.
   const std::vector<float> want = d.Forward(x);
   const infer::TensorMeta& ym = d.program.value(d.y).meta;
-  eager::Tensor yt =
-      eager::FromLogical(want.data(), ym.shape, DType::kF32, ym.placement, ym.nd_sbp).value();
+  tensor::Tensor yt =
+      tensor::FromLogical(want.data(), ym.shape, DType::kF32, ym.placement, ym.nd_sbp).value();
   const float* yp = static_cast<const float*>(yt->local_data());
   const std::vector<float> want_piece(yp, yp + yt->local_shape().num_elements());
 
@@ -317,8 +317,8 @@ TEST(PlanOutputTest, OutputLocalAndPiece) {
             std::string::npos)
       << early.message();
 
-  eager::Tensor xt =
-      eager::FromLogical(x.data(), Shape({5, 3}), DType::kF32, p, d.program.value(d.x).meta.nd_sbp)
+  tensor::Tensor xt =
+      tensor::FromLogical(x.data(), Shape({5, 3}), DType::kF32, p, d.program.value(d.x).meta.nd_sbp)
           .value();
   ASSERT_TRUE(instance->Run({xt}).ok());
   Status s = instance->OutputLocal(0, got.data(), piece->bytes());

@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "core/comm/mpi_world.h"
-#include "core/eager/creation.h"
-#include "core/eager/global_cast.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "tests/plan/mlp_program.h"
 
 namespace tessera::plan_test {
@@ -22,9 +22,9 @@ Placement WorldPlacement() {
 
 NdSbp Nd(const char* text) { return NdSbp::Parse(text).value(); }
 
-std::vector<float> Host(const eager::Tensor& t) {
+std::vector<float> Host(const tensor::Tensor& t) {
   std::vector<float> v(static_cast<size_t>(t->shape().num_elements()));
-  Status s = eager::ToHost(t, v.data());
+  Status s = tensor::ToHost(t, v.data());
   EXPECT_TRUE(s.ok()) << s.ToString();
   return v;
 }
@@ -53,8 +53,8 @@ std::vector<MlpCase> MlpCases() {
   return cases;
 }
 
-eager::Tensor Data(const Shape& shape, uint64_t seed, const Placement& p, const NdSbp& nd) {
-  return eager::Randn(shape, DType::kF32, seed, p, nd).value();
+tensor::Tensor Data(const Shape& shape, uint64_t seed, const Placement& p, const NdSbp& nd) {
+  return tensor::Randn(shape, DType::kF32, seed, p, nd).value();
 }
 
 std::vector<float> DenseLayer::Forward(const std::vector<float>& xv) const {
@@ -79,10 +79,10 @@ Result<DenseLayer> MakeDenseLayer(const Placement& p, int64_t m, int64_t k, int6
   for (size_t i = 0; i < d.w.size(); ++i) d.w[i] = 0.5f * static_cast<float>(i % 5) - 1.0f;
   for (size_t i = 0; i < d.b.size(); ++i) d.b[i] = 0.25f * static_cast<float>(i);
   TESS_ASSIGN_OR_RETURN(d.x, d.program.AddInput("x", Shape({m, k}), DType::kF32, p));
-  TESS_ASSIGN_OR_RETURN(eager::Tensor w,
-                        eager::FromLogical(d.w.data(), Shape({k, n}), DType::kF32, p, Nd("S(1)")));
-  TESS_ASSIGN_OR_RETURN(eager::Tensor b,
-                        eager::FromLogical(d.b.data(), Shape({n}), DType::kF32, p, Broadcast(p)));
+  TESS_ASSIGN_OR_RETURN(tensor::Tensor w,
+                        tensor::FromLogical(d.w.data(), Shape({k, n}), DType::kF32, p, Nd("S(1)")));
+  TESS_ASSIGN_OR_RETURN(tensor::Tensor b,
+                        tensor::FromLogical(d.b.data(), Shape({n}), DType::kF32, p, Broadcast(p)));
   TESS_ASSIGN_OR_RETURN(plan::ValueId wi, d.program.AddVariable("w", w));
   TESS_ASSIGN_OR_RETURN(plan::ValueId bi, d.program.AddVariable("b", b));
   TESS_ASSIGN_OR_RETURN(std::vector<plan::ValueId> h, d.program.AddOp("matmul", {d.x, wi}));

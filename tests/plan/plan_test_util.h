@@ -9,7 +9,7 @@
 
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "core/eager/global_tensor.h"
+#include "core/tensor/global_tensor.h"
 #include "core/placement/placement.h"
 #include "core/plan/program.h"
 #include "core/sbp/sbp.h"
@@ -24,7 +24,7 @@ Placement WorldPlacement();
 NdSbp Nd(const char* text);
 
 // The logical value of an f32 tensor (every rank calls it: it gathers).
-std::vector<float> Host(const eager::Tensor& t);
+std::vector<float> Host(const tensor::Tensor& t);
 // Fails the current test at the first element further than `tolerance` from `want`.
 void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const char* what,
                 float tolerance = 1e-5f);
@@ -39,7 +39,7 @@ struct MlpCase {
 std::vector<MlpCase> MlpCases();
 
 // A random f32 tensor.
-eager::Tensor Data(const Shape& shape, uint64_t seed, const Placement& p, const NdSbp& nd);
+tensor::Tensor Data(const Shape& shape, uint64_t seed, const Placement& p, const NdSbp& nd);
 
 // y = relu(x w + b) with a plain-loop oracle: x [m, k] the data input (S(0)), w [k, n] a
 // variable split S(1) (so on more than one rank the plan boxes x to B before the matmul),

@@ -7,14 +7,14 @@
 #include "core/boxing/reduction_identity.h"
 #include "core/comm/nccl/copy_piece_cuda.h"
 #include "core/comm/nccl/strided_copy.h"
-#include "kernels/cuda/cuda_error.h"
-#include "kernels/cuda/device_scope.h"
+#include "core/device/cuda_error.h"
+#include "core/device/device_scope.h"
 
 namespace tessera::boxing {
 namespace {
 
-using kernels::cuda::CudaError;
-using kernels::cuda::DeviceScope;
+using device::CudaError;
+using device::DeviceScope;
 
 Status Checked(const char* call, cudaError_t err) {
   if (err == cudaSuccess) return Status::Ok();

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/boxing/cuda/fill_pattern.h"
-#include "kernels/cuda/cuda_error.h"
+#include "core/device/cuda_error.h"
 
 namespace tessera::boxing {
 namespace {
@@ -45,7 +45,7 @@ Status FillPatternAsync(void* buffer, int64_t count, int element_bytes, const vo
   }
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) {
-    return kernels::cuda::CudaError(
+    return device::CudaError(
         "FillPatternAsync launch (" + std::to_string(count) + " elements)", err);
   }
   return Status::Ok();

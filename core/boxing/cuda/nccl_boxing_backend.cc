@@ -11,8 +11,8 @@
 #include "core/comm/nccl/nccl_comm_registry.h"
 #include "core/comm/nccl/nccl_communicator.h"
 #include "core/memory/device_caching_allocator.h"
-#include "kernels/cuda/cuda_error.h"
-#include "kernels/cuda/device_scope.h"
+#include "core/device/cuda_error.h"
+#include "core/device/device_scope.h"
 
 namespace tessera::boxing {
 namespace {
@@ -27,12 +27,12 @@ Result<cudaStream_t> LocalStream(int device) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = streams->find(device);
   if (it != streams->end()) return it->second;
-  kernels::cuda::DeviceScope scope;
+  device::DeviceScope scope;
   TESS_RETURN_IF_ERROR(scope.Enter(device));
   cudaStream_t stream = nullptr;
   const cudaError_t err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   if (err != cudaSuccess) {
-    return kernels::cuda::CudaError(
+    return device::CudaError(
         "device boxing: cudaStreamCreateWithFlags (device " + std::to_string(device) + ")", err);
   }
   streams->emplace(device, stream);

@@ -1,11 +1,11 @@
 #include "core/comm/nccl/gpu_skip.h"
 
-#include "kernels/cuda/device.h"
+#include "core/device/device.h"
 
 namespace tessera::comm {
 
 std::string NcclGpuSkipReason(int32_t world_size) {
-  const Result<int> devices = kernels::cuda::DeviceCount();
+  const Result<int> devices = device::DeviceCount();
   if (!devices.ok()) return devices.status().ToString();
   const int count = *devices;
   if (count == 0) return "no CUDA device visible";

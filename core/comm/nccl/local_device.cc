@@ -6,7 +6,7 @@
 
 #include "core/comm/env_config.h"
 #include "core/comm/mpi_world.h"
-#include "kernels/cuda/device.h"
+#include "core/device/device.h"
 
 namespace tessera::comm {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kLocalRankVariable = "OMPI_COMM_WORLD_LOCAL_RANK";
 
 Result<int> VisibleDevices() {
-  TESS_ASSIGN_OR_RETURN(int count, kernels::cuda::DeviceCount());
+  TESS_ASSIGN_OR_RETURN(int count, device::DeviceCount());
   if (count == 0) return Unavailable("no CUDA device visible");
   return count;
 }

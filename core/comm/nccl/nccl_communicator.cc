@@ -14,14 +14,14 @@
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_error.h"
 #include "core/memory/device_caching_allocator.h"
-#include "kernels/cuda/cuda_error.h"
-#include "kernels/cuda/device_scope.h"
+#include "core/device/cuda_error.h"
+#include "core/device/device_scope.h"
 
 namespace tessera::comm {
 namespace {
 
-using kernels::cuda::CudaError;
-using kernels::cuda::DeviceScope;
+using device::CudaError;
+using device::DeviceScope;
 
 // Barrier's word, and the smallest scratch buffer, so Barrier never allocates.
 constexpr size_t kMinScratchBytes = 256;

@@ -33,7 +33,7 @@
 #include "core/memory/caching_allocator.h"
 #include "core/memory/device_caching_allocator.h"
 #include "core/placement/placement.h"
-#include "kernels/cuda/device.h"
+#include "core/device/device.h"
 #include "tests/comm/comm_test_util.h"
 
 namespace tessera::comm {
@@ -42,7 +42,7 @@ namespace {
 Communicator& MpiWorld() { return *MpiCommRegistry::Global().World().value(); }
 int32_t Rank() { return WorldRank().value(); }
 int32_t Size() { return WorldSize().value(); }
-int Devices() { return kernels::cuda::DeviceCount().value(); }
+int Devices() { return device::DeviceCount().value(); }
 std::string Str(int64_t v) { return std::to_string(v); }
 
 void ExpectError(const Status& status, StatusCode code, const std::string& message) {

@@ -1,0 +1,30 @@
+// CUDA device queries and f32 elementwise kernels.
+//
+// The header is plain C++ (no CUDA types) so g++-compiled code can call it: streams are
+// passed as `void*` (a cudaStream_t; nullptr is the legacy default stream). Kernels are
+// launched asynchronously on that stream; launch errors are reported immediately, errors
+// during execution surface at the next synchronizing call on the stream.
+#ifndef TESSERA_CORE_DEVICE_DEVICE_H_
+#define TESSERA_CORE_DEVICE_DEVICE_H_
+
+#include <cstdint>
+
+#include "core/common/status.h"
+
+namespace tessera {
+namespace device {
+
+// Number of visible CUDA devices. A machine with no GPU or no driver has 0 devices; that is
+// not an error. An installed driver older than the CUDA runtime is FAILED_PRECONDITION.
+Result<int> DeviceCount();
+
+// device_ptr[i] = value for i in [0, n).
+Status FillF32(float* device_ptr, int64_t n, float value, void* stream);
+
+// y[i] = alpha * x[i] + y[i] for i in [0, n). x and y may be the same buffer.
+Status AxpyF32(int64_t n, float alpha, const float* x, float* y, void* stream);
+
+}  // namespace device
+}  // namespace tessera
+
+#endif  // TESSERA_CORE_DEVICE_DEVICE_H_

@@ -1,0 +1,32 @@
+#include "core/device/stream_sync.h"
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+
+#include "core/device/cuda_error.h"
+
+namespace tessera {
+namespace device {
+namespace {
+
+std::atomic<StreamErrorSource>& Source() {
+  static std::atomic<StreamErrorSource> source{nullptr};
+  return source;
+}
+
+}  // namespace
+
+void SetStreamErrorSource(StreamErrorSource source) {
+  Source().store(source, std::memory_order_release);
+}
+
+Status SynchronizeStream(void* stream) {
+  const cudaError_t err = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
+  if (err != cudaSuccess) return CudaError("cudaStreamSynchronize", err);
+  const StreamErrorSource source = Source().load(std::memory_order_acquire);
+  return source == nullptr ? Status::Ok() : source(stream);
+}
+
+}  // namespace device
+}  // namespace tessera

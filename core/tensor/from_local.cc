@@ -1,0 +1,146 @@
+// FromLocal: a global tensor from each rank's local piece (creation.h). A cuda tensor's
+// piece is assembled on the host (the broadcast-axis copies included) and copied up once.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/comm/mpi_comm_registry.h"
+#include "core/comm/mpi_world.h"
+#include "core/sbp/physical_layout.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/host_staging.h"
+
+namespace tessera {
+namespace tensor {
+namespace {
+
+// What each rank tells the others about its local piece: [holds a piece, dtype, ndim,
+// dims...] as int64s, so one all-gather gives every rank the same view.
+constexpr int kRecord = 3 + Shape::kMaxDims;
+
+std::string ShapeText(const int64_t* rec) {
+  std::string s = "[";
+  for (int64_t d = 0; d < rec[2]; ++d) s += (d ? "," : "") + std::to_string(rec[3 + d]);
+  return s + "]";
+}
+
+// The logical shape the locals describe: along a dim split by some hierarchy axes, the
+// sum of the local dims of the ranks whose coordinates are 0 on every other axis (those
+// ranks tile the dim once, in nested order); other dims as parallel index 0 has them.
+Result<Shape> LogicalShapeFromLocals(const std::vector<int64_t>& records,
+                                     const Placement& placement, const NdSbp& nd_sbp) {
+  const int64_t* first = &records[static_cast<size_t>(placement.rank_at(0)) * kRecord];
+  const int ndim = static_cast<int>(first[2]);
+  std::vector<int64_t> dims(first + 3, first + 3 + ndim);
+  for (int d = 0; d < ndim; ++d) {
+    bool split = false;
+    for (int a = 0; a < nd_sbp.num_axes(); ++a) {
+      split |= nd_sbp[a].is_split() && nd_sbp[a].axis == d;
+    }
+    if (!split) continue;
+    int64_t total = 0;
+    for (int64_t i = 0; i < placement.parallel_num(); ++i) {
+      bool tiles = true;
+      for (int a = 0; a < nd_sbp.num_axes(); ++a) {
+        const bool splits_d = nd_sbp[a].is_split() && nd_sbp[a].axis == d;
+        if (!splits_d && placement.Coordinate(i, a) != 0) tiles = false;
+      }
+      if (tiles) total += records[static_cast<size_t>(placement.rank_at(i)) * kRecord + 3 + d];
+    }
+    dims[d] = total;
+  }
+  return Shape::Make(dims);
+}
+
+}  // namespace
+
+Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtype,
+                         const Placement& placement, const NdSbp& nd_sbp,
+                         const Shape* logical_shape) {
+  TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
+  // Before the shape exchange, so every rank of an unsupported placement fails alike.
+  TESS_RETURN_IF_ERROR(CheckDeviceBuild(placement));
+  const bool inside = placement.contains(rank);
+  Shape logical;
+  if (logical_shape != nullptr) {
+    logical = *logical_shape;
+  } else {
+    // Every world rank learns every local shape, so all of them (outside ranks too)
+    // compute the same logical shape or report the same error.
+    TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
+    int64_t mine[kRecord] = {inside ? 1 : 0, static_cast<int64_t>(dtype), local_shape.ndim()};
+    for (int d = 0; d < local_shape.ndim(); ++d) mine[3 + d] = local_shape.dim(d);
+    std::vector<int64_t> records(static_cast<size_t>(world->size()) * kRecord);
+    std::vector<int64_t> counts(static_cast<size_t>(world->size()), kRecord);
+    TESS_RETURN_IF_ERROR(world->AllGatherV(mine, kRecord, records.data(), counts, {}, DType::kI64));
+    for (int32_t r : placement.ranks()) {
+      if (r >= world->size()) {
+        return OutOfRange("from_local: placement " + placement.ToString() + " names rank " +
+                          std::to_string(r) + " but the world has " +
+                          std::to_string(world->size()) + " ranks");
+      }
+      const int64_t* rec = &records[static_cast<size_t>(r) * kRecord];
+      const int64_t* rec0 = &records[static_cast<size_t>(placement.rank_at(0)) * kRecord];
+      if (rec[1] != rec0[1]) {
+        return InvalidArgument("from_local: rank " + std::to_string(r) + " passed dtype " +
+                               DTypeName(static_cast<DType>(rec[1])) + " but rank " +
+                               std::to_string(placement.rank_at(0)) + " passed " +
+                               DTypeName(static_cast<DType>(rec0[1])));
+      }
+      if (rec[2] != rec0[2]) {
+        return InvalidArgument("from_local: rank " + std::to_string(r) + "'s local shape " +
+                               ShapeText(rec) + " has a different rank than rank " +
+                               std::to_string(placement.rank_at(0)) + "'s " + ShapeText(rec0));
+      }
+    }
+    TESS_ASSIGN_OR_RETURN(logical, LogicalShapeFromLocals(records, placement, nd_sbp));
+    // OneFlow's rule: the locals must be exactly the balanced split of the logical shape.
+    for (int64_t i = 0; i < placement.parallel_num(); ++i) {
+      TESS_ASSIGN_OR_RETURN(PhysicalLayout want, PhysicalLayoutAt(logical, placement, nd_sbp, i));
+      const int64_t* rec = &records[static_cast<size_t>(placement.rank_at(i)) * kRecord];
+      bool same = true;
+      for (int d = 0; d < logical.ndim(); ++d) same &= rec[3 + d] == want.local_shape.dim(d);
+      if (!same) {
+        return InvalidArgument(
+            "from_local: rank " + std::to_string(placement.rank_at(i)) + "'s local shape " +
+            ShapeText(rec) + " is not its part " + want.local_shape.ToString() +
+            " of the balanced split of logical shape " + logical.ToString() + " under " +
+            nd_sbp.ToString() + " on " + placement.ToString() +
+            "; pass the logical shape explicitly if the locals are meant otherwise");
+      }
+    }
+    dtype = static_cast<DType>(records[static_cast<size_t>(placement.rank_at(0)) * kRecord + 1]);
+  }
+  TESS_ASSIGN_OR_RETURN(infer::TensorMeta meta,
+                        infer::TensorMeta::Make(logical, dtype, placement, nd_sbp));
+  TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> t, GlobalTensor::Allocate(meta, rank));
+  if (!inside) return Tensor(t);
+  if (t->local_shape() != local_shape) {
+    return InvalidArgument("from_local: this rank's (" + std::to_string(rank) + ") local shape " +
+                           local_shape.ToString() + " is not its part " +
+                           t->local_shape().ToString() + " of logical shape " + logical.ToString() +
+                           " under " + nd_sbp.ToString() + " on " + placement.ToString());
+  }
+  if (t->local_bytes() > 0 && local == nullptr) {
+    return InvalidArgument("from_local: local buffer is NULL but the local shape " +
+                           local_shape.ToString() + " has elements");
+  }
+  TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(t.get()));
+  if (t->local_bytes() > 0) {
+    std::memcpy(staging.data(), local, static_cast<size_t>(t->local_bytes()));
+  }
+  // Broadcast axes: the copy at coordinate 0 of each axis group wins.
+  for (int axis = 0; axis < nd_sbp.num_axes(); ++axis) {
+    if (!nd_sbp[axis].is_broadcast() || placement.hierarchy()[axis] == 1) continue;
+    TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * group,
+                          comm::MpiCommRegistry::Global().ForAxis(placement, axis));
+    TESS_RETURN_IF_ERROR(
+        group->Broadcast(staging.data(), t->local_shape().num_elements(), dtype, 0));
+  }
+  TESS_RETURN_IF_ERROR(staging.Commit());
+  return Tensor(t);
+}
+
+}  // namespace tensor
+}  // namespace tessera

@@ -1,0 +1,200 @@
+#include "core/tensor/global_cast.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/boxing/boxing.h"
+#include "core/comm/mpi_comm_registry.h"
+#include "core/comm/mpi_world.h"
+#include "core/comm/nccl/group_agreement.h"
+#include "core/op/op_registry.h"
+#include "core/tensor/capture_hook.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/host_staging.h"
+
+namespace tessera {
+namespace tensor {
+namespace {
+
+// In a captured program a layout change on the same placement is an `identity` op whose
+// output is pinned to the new nd-sbp: Compile turns it into a boxing step.
+Result<Tensor> CaptureToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp) {
+  if (x->placement() != placement) {
+    return Unimplemented("to_global: " + x->meta().ToString() +
+                         " is a placeholder; a captured "
+                         "program keeps each value on its placement, so moving it to " +
+                         placement.ToString() + " is not supported (build the inputs there)");
+  }
+  static const op::OpDef* identity = [] {
+    Result<const op::OpDef*> def = op::OpRegistry::Global().Find("identity");
+    return def.ok() ? *def : nullptr;
+  }();
+  if (identity == nullptr) return Internal("to_global: the identity op is not registered");
+  std::vector<Tensor> outputs;
+  TESS_RETURN_IF_ERROR(RecordCapturedCall(*identity, &x, 1, op::AttrMap(),
+                                          {infer::SbpConstraint{true, 0, nd_sbp}}, &outputs));
+  return outputs.at(0);
+}
+
+// A device copy fails on one rank only when a kernel that made the piece failed there
+// (a data error such as an index out of range): every rank then stops here together
+// instead of leaving the others blocked in the boxing collective that follows.
+Status AgreeOnWorld(const Status& local, const char* what) {
+  TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
+  if (world->size() == 1) return local;
+  return comm::AgreeAcrossGroup(*world, local, what);
+}
+
+// Whether two ranks of the world drive one CUDA device (more ranks than GPUs on a host,
+// as when testing on one GPU). NCCL refuses such ranks in one communicator ("Duplicate
+// GPU detected"), so cuda -> cuda moves then stay staged through host memory. Collective
+// over the world the first time (every rank's host and device, gathered), then
+// remembered: a process keeps its device. A hash collision between two hosts' names only
+// costs the host path.
+Result<bool> WorldSharesDevices() {
+  static std::atomic<int> known{-1};
+  const int cached = known.load(std::memory_order_acquire);
+  if (cached >= 0) return cached == 1;
+  TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
+  const int64_t n = world->size();
+  bool shared = false;
+  if (n > 1) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    Result<const CudaDevice*> device = LocalCudaDevice();
+    const int64_t mine[2] = {static_cast<int64_t>(std::hash<std::string>()(host) >> 1),
+                             device.ok() ? (*device)->index : -1};
+    std::vector<int64_t> all(2 * n), counts(n, 2), displs(n);
+    for (int64_t r = 0; r < n; ++r) displs[r] = 2 * r;
+    TESS_RETURN_IF_ERROR(world->AllGatherV(mine, 2, all.data(), counts, displs, DType::kI64));
+    for (int64_t a = 0; a < n && !shared; ++a) {
+      for (int64_t b = a + 1; b < n && !shared; ++b) {
+        shared =
+            all[2 * a + 1] >= 0 && all[2 * a] == all[2 * b] && all[2 * a + 1] == all[2 * b + 1];
+      }
+    }
+  }
+  known.store(shared ? 1 : 0, std::memory_order_release);
+  return shared;
+}
+
+// Staging of BoxOnDevice for this thread: device memory that only grows, reused by every
+// cuda -> cuda layout change of the thread. Tensors live on one device per process.
+boxing::BoxingWorkspace& DeviceWorkspace(const CudaDevice& device) {
+  thread_local std::unique_ptr<boxing::BoxingWorkspace> workspace;
+  if (workspace == nullptr) workspace = std::make_unique<boxing::BoxingWorkspace>(device.allocator);
+  return *workspace;
+}
+
+// cuda -> cuda on the device: NCCL collectives and device copies (boxing::BoxOnDevice).
+// Eager kernels run on the device's eager stream, which NCCL's streams do not wait for,
+// so the stream is synchronised first. That wait also reports the data errors of the
+// kernels that made x's piece, and it frees the output's memory of earlier users (the
+// caching allocator hands a block back as soon as its tensor dies, trusting the one eager
+// stream to order its reuse). Every rank agrees on that outcome before any collective.
+// BoxOnDevice returns with the output complete, so kernels queued afterwards read it.
+Result<Tensor> DeviceToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp,
+                              Result<std::shared_ptr<GlobalTensor>> allocated) {
+  Status ready = allocated.status();
+  const CudaDevice* device = nullptr;
+  if (ready.ok() && (x->has_local() || (*allocated)->has_local())) {
+    Result<const CudaDevice*> local = LocalCudaDevice();
+    ready = local.ok() ? SynchronizeDevice(**local) : local.status();
+    if (ready.ok()) device = *local;
+  }
+  TESS_RETURN_IF_ERROR(AgreeOnWorld(ready, "to_global"));
+  const std::shared_ptr<GlobalTensor>& out = *allocated;
+  // Ranks outside both placements hold no piece and touch no device.
+  boxing::BoxingWorkspace* workspace = device != nullptr ? &DeviceWorkspace(*device) : nullptr;
+  TESS_RETURN_IF_ERROR(boxing::BoxOnDevice(x->local_data(), out->mutable_local_data(), x->shape(),
+                                           x->dtype(), x->placement(), x->nd_sbp(), placement,
+                                           nd_sbp, workspace));
+  return Tensor(out);
+}
+
+}  // namespace
+
+Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp) {
+  if (x == nullptr) return InvalidArgument("to_global: input tensor is NULL");
+  if (x->placement() == placement && x->nd_sbp() == nd_sbp) return x;
+  if (x->is_placeholder()) return CaptureToGlobal(x, placement, nd_sbp);
+  TESS_ASSIGN_OR_RETURN(infer::TensorMeta meta,
+                        infer::TensorMeta::Make(x->shape(), x->dtype(), placement, nd_sbp));
+  TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
+  // A placement this build cannot hold fails on every rank before any communication.
+  TESS_RETURN_IF_ERROR(CheckDeviceBuild(placement));
+  Result<std::shared_ptr<GlobalTensor>> allocated = GlobalTensor::Allocate(meta, rank);
+  if (x->placement().device_type() == DeviceType::kCpu &&
+      placement.device_type() == DeviceType::kCpu) {
+    TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> out, std::move(allocated));
+    TESS_RETURN_IF_ERROR(boxing::Box(x->local_data(), out->mutable_local_data(), x->shape(),
+                                     x->dtype(), x->placement(), x->nd_sbp(), placement, nd_sbp));
+    return Tensor(out);
+  }
+  if (x->placement().device_type() == DeviceType::kCuda &&
+      placement.device_type() == DeviceType::kCuda) {
+    TESS_ASSIGN_OR_RETURN(const bool shared_devices, WorldSharesDevices());
+    if (!shared_devices) return DeviceToGlobal(x, placement, nd_sbp, std::move(allocated));
+  }
+  // Between cpu and cuda: host memory in the middle (see global_cast.h). Device
+  // memory and the device copy can fail on one rank only.
+  Result<Tensor> src = allocated.ok() ? HostCopyOf(x) : Result<Tensor>(allocated.status());
+  TESS_RETURN_IF_ERROR(AgreeOnWorld(src.status(), "to_global"));
+  const std::shared_ptr<GlobalTensor>& out = *allocated;
+  TESS_ASSIGN_OR_RETURN(Placement dst_host, HostPlacement(placement));
+  TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(out.get()));
+  const GlobalTensor& from = **src;
+  if (from.placement() == dst_host && from.nd_sbp() == nd_sbp) {
+    // Only the device type changes: each rank copies its own piece.
+    if (out->has_local() && out->local_bytes() > 0) {
+      std::memcpy(staging.data(), from.local_data(), static_cast<size_t>(out->local_bytes()));
+    }
+  } else {
+    TESS_RETURN_IF_ERROR(boxing::Box(from.local_data(), staging.data(), x->shape(), x->dtype(),
+                                     from.placement(), x->nd_sbp(), dst_host, nd_sbp));
+  }
+  TESS_RETURN_IF_ERROR(staging.Commit());
+  return Tensor(out);
+}
+
+Status ToHost(const Tensor& x, void* host) {
+  if (x == nullptr) return InvalidArgument("to_host: input tensor is NULL");
+  if (x->is_placeholder()) {
+    return FailedPrecondition("to_host: " + x->meta().ToString() +
+                              " is a placeholder of a program being captured and has no value "
+                              "(compile the program and run the plan)");
+  }
+  if (host == nullptr && x->shape().num_elements() > 0) {
+    return InvalidArgument("to_host: host buffer is NULL but " + x->meta().ToString() + " has " +
+                           std::to_string(x->shape().num_elements()) + " elements");
+  }
+  // A cuda tensor's pieces come down first: the broadcast below then runs on the host,
+  // so ranks without a GPU can receive the value too.
+  Result<Tensor> host_x = HostCopyOf(x);
+  if (x->placement().device_type() == DeviceType::kCuda) {
+    TESS_RETURN_IF_ERROR(AgreeOnWorld(host_x.status(), "to_host"));
+  }
+  // Broadcast over the whole world: every rank then holds the full logical value as
+  // its local piece.
+  TESS_ASSIGN_OR_RETURN(int32_t size, comm::WorldSize());
+  std::vector<int32_t> ranks(static_cast<size_t>(size));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  TESS_ASSIGN_OR_RETURN(Placement world,
+                        Placement::Make(DeviceType::kCpu, ranks, {static_cast<int64_t>(size)}));
+  TESS_ASSIGN_OR_RETURN(Tensor all, ToGlobal(*host_x, world, NdSbp(Sbp::Broadcast())));
+  if (all->local_bytes() > 0) {
+    std::memcpy(host, all->local_data(), static_cast<size_t>(all->local_bytes()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace tensor
+}  // namespace tessera

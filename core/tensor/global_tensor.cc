@@ -1,0 +1,57 @@
+#include "core/tensor/global_tensor.h"
+
+#include <cstring>
+
+#include "core/memory/caching_allocator.h"
+
+namespace tessera {
+namespace tensor {
+
+Result<std::shared_ptr<GlobalTensor>> GlobalTensor::Allocate(const infer::TensorMeta& meta,
+                                                             int32_t world_rank) {
+  // Before membership: ranks outside the placement must fail too, or they would go on
+  // into collectives the others never join.
+  TESS_RETURN_IF_ERROR(CheckDeviceBuild(meta.placement));
+  std::shared_ptr<GlobalTensor> t = std::make_shared<GlobalTensor>(Key(), meta);
+  t->has_local_ = meta.placement.contains(world_rank);
+  if (!t->has_local_) return t;
+  TESS_ASSIGN_OR_RETURN(t->layout_,
+                        PhysicalLayoutOfRank(meta.shape, meta.placement, meta.nd_sbp, world_rank));
+  memory::Allocator* allocator = &memory::ThreadHostCachingAllocator();
+  if (meta.placement.device_type() == DeviceType::kCuda) {
+    TESS_ASSIGN_OR_RETURN(t->device_, LocalCudaDevice());
+    allocator = t->device_->allocator;
+  }
+  TESS_ASSIGN_OR_RETURN(
+      t->storage_, memory::Buffer::Allocate(*allocator, static_cast<size_t>(t->local_bytes())));
+  return t;
+}
+
+std::shared_ptr<GlobalTensor> GlobalTensor::Placeholder(const infer::TensorMeta& meta,
+                                                        uint64_t capture_id, int64_t value_id) {
+  std::shared_ptr<GlobalTensor> t = std::make_shared<GlobalTensor>(Key(), meta);
+  t->capture_id_ = capture_id;
+  t->value_id_ = value_id;
+  return t;
+}
+
+Status GlobalTensor::CopyLocalToHost(void* host) const {
+  const size_t bytes = has_local_ ? static_cast<size_t>(local_bytes()) : 0;
+  if (device_ != nullptr) return CopyDeviceToHost(*device_, host, storage_.data(), bytes);
+  if (bytes > 0) std::memcpy(host, storage_.data(), bytes);
+  return Status::Ok();
+}
+
+Status GlobalTensor::CopyLocalFromHost(const void* host) {
+  const size_t bytes = has_local_ ? static_cast<size_t>(local_bytes()) : 0;
+  if (device_ != nullptr) return CopyHostToDevice(*device_, storage_.data(), host, bytes);
+  if (bytes > 0) std::memcpy(storage_.data(), host, bytes);
+  return Status::Ok();
+}
+
+Status GlobalTensor::Synchronize() const {
+  return device_ != nullptr ? SynchronizeDevice(*device_) : Status::Ok();
+}
+
+}  // namespace tensor
+}  // namespace tessera
