@@ -2,7 +2,11 @@
  * typemaps are applied): _tensor_to_capsule(t, versioned) makes the PyCapsule
  * "dltensor_versioned" (or the pre-1.0 "dltensor") of a tensor's local piece;
  * _tensor_from_capsule(capsule, placement, nd_sbp, logical_shape) consumes either
- * kind. A capsule nobody consumed is deleted with it. */
+ * kind; _tensor_dlpack_device(t) is the (device_type, device_id) of the local piece.
+ * A capsule nobody consumed is deleted with it. These helpers touch Python objects,
+ * so SWIG keeps the GIL around them; they release it around the C calls that wait
+ * (the export waits for the CUDA kernels writing the piece; the import is
+ * collective). */
 
 %{
 #include "tessera/dlpack.h"
@@ -26,6 +30,8 @@ static void tess_py_legacy_capsule_destructor(PyObject* capsule) {
 
 %rename(_tensor_to_capsule) tess_py_tensor_to_capsule;
 %rename(_tensor_from_capsule) tess_py_tensor_from_capsule;
+%rename(_tensor_dlpack_device) tess_py_tensor_dlpack_device;
+%apply int32_t* TESS_OUT { int32_t* out_device_type, int32_t* out_device_id };
 %inline %{
 /* A new DLPack capsule of `tensor`'s local piece: "dltensor_versioned" when
  * `versioned`, else the pre-1.0 "dltensor". */
@@ -34,7 +40,9 @@ PyObject* tess_py_tensor_to_capsule(const tess_tensor* tensor, int versioned) {
   tess_status status;
   if (versioned) {
     DLManagedTensorVersioned* m = NULL;
+    Py_BEGIN_ALLOW_THREADS
     status = tess_tensor_to_dlpack(&m, tensor);
+    Py_END_ALLOW_THREADS
     if (status != TESS_OK) {
       tess_py_set_error(status);
       return NULL;
@@ -44,7 +52,9 @@ PyObject* tess_py_tensor_to_capsule(const tess_tensor* tensor, int versioned) {
     return capsule;
   } else {
     DLManagedTensor* m = NULL;
+    Py_BEGIN_ALLOW_THREADS
     status = tess_tensor_to_dlpack_legacy(&m, tensor);
+    Py_END_ALLOW_THREADS
     if (status != TESS_OK) {
       tess_py_set_error(status);
       return NULL;
@@ -64,16 +74,44 @@ tess_status tess_py_tensor_from_capsule(tess_tensor** out, PyObject* capsule,
   if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
     DLManagedTensorVersioned* m =
         (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned");
+    tess_status status;
     if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return TESS_PY_ERROR_SET;
-    return tess_tensor_from_dlpack(out, m, placement, nd_sbp, logical_shape);
+    Py_BEGIN_ALLOW_THREADS
+    status = tess_tensor_from_dlpack(out, m, placement, nd_sbp, logical_shape);
+    Py_END_ALLOW_THREADS
+    return status;
   }
   if (PyCapsule_IsValid(capsule, "dltensor")) {
     DLManagedTensor* m = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
+    tess_status status;
     if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return TESS_PY_ERROR_SET;
-    return tess_tensor_from_dlpack_legacy(out, m, placement, nd_sbp, logical_shape);
+    Py_BEGIN_ALLOW_THREADS
+    status = tess_tensor_from_dlpack_legacy(out, m, placement, nd_sbp, logical_shape);
+    Py_END_ALLOW_THREADS
+    return status;
   }
   PyErr_SetString(PyExc_TypeError,
                   "expected an unused DLPack capsule (\"dltensor_versioned\" or \"dltensor\")");
   return TESS_PY_ERROR_SET;
+}
+
+/* The DLPack device (kDLCPU 1 / kDLCUDA 2, device id) of `tensor`'s local piece, as
+ * its export states it. The C API has no getter for a tensor's device: this makes
+ * the export (which for a cuda piece waits for the kernels writing it), reads its
+ * dl_tensor.device and releases it. FAILED_PRECONDITION on a rank outside the
+ * placement, like the export. */
+tess_status tess_py_tensor_dlpack_device(int32_t* out_device_type, int32_t* out_device_id,
+                                         const tess_tensor* tensor) {
+  DLManagedTensorVersioned* m = NULL;
+  tess_status status;
+  Py_BEGIN_ALLOW_THREADS
+  status = tess_tensor_to_dlpack(&m, tensor);
+  if (status == TESS_OK) {
+    *out_device_type = (int32_t)m->dl_tensor.device.device_type;
+    *out_device_id = (int32_t)m->dl_tensor.device.device_id;
+    if (m->deleter != NULL) m->deleter(m);
+  }
+  Py_END_ALLOW_THREADS
+  return status;
 }
 %}
