@@ -1,0 +1,216 @@
+"""The runtime's life as the package shapes it (world of one rank): importing starts
+nothing, the first call that needs the runtime starts it, init() takes options,
+finalize() is idempotent with the atexit hook; the GIL is released while a C call
+waits; the DLPack protocol. Each life-cycle case runs in its own interpreter."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import unittest
+
+import numpy as np
+
+import tessera as ts
+
+# The folder holding the package, for the child interpreters.
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(ts.__file__)))
+
+
+def run_python(code):
+    """Runs `code` in a fresh interpreter that imports the package; (rc, output)."""
+    env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT)
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=60)
+    return proc.returncode, proc.stdout
+
+
+class LifeCycleTest(unittest.TestCase):
+    def assertRuns(self, code, *expected_lines):
+        rc, out = run_python(code)
+        self.assertEqual(rc, 0, out)
+        for line in expected_lines:
+            self.assertIn(line, out.splitlines(), out)
+        return out
+
+    def test_import_starts_nothing(self):
+        # The C layer's own state says so: tess_world_rank fails before tess_init
+        # (and tess_init is where MPI_Init_thread happens). Local calls keep it so.
+        self.assertRuns("""
+            import tessera as ts
+            assert not ts._runtime_started()
+            try:
+                ts._capi.world_rank()
+                print("initialised at import")
+            except ts.FailedPreconditionError as e:
+                assert "not initialised" in e.message, e.message
+            p = ts.placement("cpu", ranks=[0, 1])
+            ts.layout(p, ts.NdSbp.parse("S(0)"), (5,), 1)
+            ts.box_plan((4, 4), "f32", p, "S(0)", p, "B")
+            ts.OpCall("relu").input((4,), "f32", p, "S(0)").infer()
+            ts.set_collective_timeout(5)
+            ts.cuda_info()
+            assert not ts._runtime_started()
+            try:
+                ts._capi.world_rank()
+            except ts.FailedPreconditionError:
+                print("still not initialised")
+            """, "still not initialised")
+
+    def test_first_use_starts(self):
+        self.assertRuns("""
+            import tessera as ts
+            p = ts.placement("cpu", ranks=[0])
+            print(ts.ones(3, placement=p, sbp=ts.sbp.broadcast).numpy().tolist())
+            print(ts._runtime_started(), ts._capi.world_rank(), ts.world_size())
+            """, "[1.0, 1.0, 1.0]", "True 0 1")
+
+    def test_world_rank_starts(self):
+        self.assertRuns("""
+            import tessera as ts
+            print(ts.world_rank(), ts._runtime_started())
+            """, "0 True")
+
+    def test_init_options(self):
+        self.assertRuns("""
+            import tessera as ts
+            ts.init(collective_timeout=30)
+            print(ts._runtime_started(), ts.collective_timeout())
+            ts.init()  # idempotent
+            """, "True 30.0")
+        rc, out = run_python("""
+            import tessera as ts
+            ts.init(collective_timeout=-1)
+            """)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("InvalidArgumentError", out)
+
+    def test_finalize_is_idempotent_with_atexit(self):
+        self.assertRuns("""
+            import atexit
+            import tessera as ts
+            ts.finalize()  # never started: a no-op
+            ts.zeros(2, placement="cpu:[0]", sbp="B")
+            ts.finalize()
+            ts.finalize()
+            print("started", ts._runtime_started())
+            try:
+                ts.zeros(2, placement="cpu:[0]", sbp="B")
+            except ts.FailedPreconditionError as e:
+                print("after finalize:", e.status)
+            """, "started False", "after finalize: FAILED_PRECONDITION")
+
+    def test_atexit_finalizes(self):
+        # atexit runs hooks last-registered first: this one, registered before the
+        # runtime starts (and registers its own), sees the state after tessera's.
+        self.assertRuns("""
+            import atexit
+            import tessera as ts
+            atexit.register(lambda: print("at exit started:", ts._runtime_started()))
+            ts.ones(2, placement="cpu:[0]", sbp="B").numpy()
+            print("running:", ts._runtime_started())
+            """, "running: True", "at exit started: False")
+
+    def test_finalize_at_exit_off(self):
+        self.assertRuns("""
+            import atexit
+            import tessera as ts
+            atexit.register(lambda: print("at exit started:", ts._runtime_started()))
+            ts.init(finalize_at_exit=False)
+            """, "at exit started: True")
+
+
+class Counter(object):
+    """A Python thread counting as fast as it can until stop(), noting the time every
+    1000 counts. Samples noted while another thread sat inside one C call prove the
+    call released the GIL: holding it, the counter could not run until the call
+    returned (it then runs for a switch interval, 5 ms, so the samples must fall
+    well inside the call, not just be taken across it)."""
+
+    def __init__(self):
+        self.times = []
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        while not self.times:
+            time.sleep(0.001)
+
+    def _run(self):
+        n = 0
+        while not self._stop:
+            n += 1
+            if n % 1000 == 0:
+                self.times.append(time.monotonic())
+
+    def stop(self):
+        self._stop = True
+        self._thread.join()
+
+    def samples_inside(self, start, end, margin=0.1):
+        return [t for t in self.times if start + margin < t < end - margin]
+
+
+class GilTest(unittest.TestCase):
+    def test_counter_runs_while_run_pushed_waits(self):
+        # run_pushed waits in C for a pushed input set (none comes) until its
+        # timeout, 1 s.
+        p = ts.placement("cpu", ranks=[0])
+        prog = ts.Program()
+        x = prog.add_input("x", (4,), "f32", p)
+        (y,) = prog.add_op("relu", [x])
+        prog.mark_output(y)
+        inst = ts.compile(prog, 2).instantiate()
+        counter = Counter()
+        try:
+            start = time.monotonic()
+            with self.assertRaises(ts.DeadlineExceededError):
+                inst.run_pushed(timeout=1.0)
+            end = time.monotonic()
+        finally:
+            counter.stop()
+        self.assertGreaterEqual(end - start, 0.9)
+        self.assertTrue(counter.samples_inside(start, end),
+                        "the counter thread did not run during the %.2f s wait" % (end - start))
+
+
+class DlpackTest(unittest.TestCase):
+    def setUp(self):
+        self.p = ts.placement("cpu", ranks=[0])
+        self.t = ts.arange(6, placement=self.p, sbp=ts.sbp.split(0))
+
+    def test_device(self):
+        self.assertEqual(self.t.__dlpack_device__(), (1, 0))  # kDLCPU, from the export
+
+    def test_capsules(self):
+        self.assertIn('"dltensor"', repr(self.t.__dlpack__()))
+        self.assertIn('"dltensor_versioned"', repr(self.t.__dlpack__(max_version=(1, 0))))
+        self.assertIn('"dltensor"', repr(self.t.__dlpack__(max_version=(0, 8))))
+        np.testing.assert_array_equal(np.from_dlpack(self.t), np.arange(6))
+
+    def test_stream(self):
+        self.t.__dlpack__(stream=None)
+        self.t.__dlpack__(stream=-1)  # "no synchronisation": nothing to do on a cpu
+        for bad in (0, 1, 2, 12345):
+            with self.assertRaises(ValueError):
+                self.t.__dlpack__(stream=bad)
+        with self.assertRaises(TypeError):
+            self.t.__dlpack__(stream="default")
+
+    def test_device_and_copy(self):
+        self.t.__dlpack__(dl_device=(1, 0))
+        with self.assertRaises(BufferError):
+            self.t.__dlpack__(dl_device=(2, 0))
+        self.t.__dlpack__(copy=False)
+        with self.assertRaises(BufferError):
+            self.t.__dlpack__(copy=True)
+
+    def test_round_trip(self):
+        back = ts.from_dlpack(self.t, placement=self.p, sbp=ts.sbp.split(0))
+        np.testing.assert_array_equal(back.numpy(), np.arange(6))
+
+
+if __name__ == "__main__":
+    unittest.main()
