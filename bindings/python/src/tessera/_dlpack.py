@@ -56,11 +56,13 @@ def _tensor_dlpack(self, stream=None, max_version=None, dl_device=None, copy=Non
     pre-1.0 "dltensor" (numpy < 2.1 asks for that). `stream` per _check_stream;
     `dl_device` must be None or __dlpack_device__(); copy=True raises BufferError
     (use to_local() for a copy)."""
-    device = self.__dlpack_device__()
-    _check_stream(stream, device[0])
-    if dl_device is not None and tuple(dl_device) != tuple(device):
-        raise BufferError("tessera: cannot export a piece on device %r to device %r"
-                          % (device, tuple(dl_device)))
+    cpu = self.placement.device_type == _capi.DEVICE_CPU
+    _check_stream(stream, KDL_CPU if cpu else KDL_CUDA)
+    if dl_device is not None:
+        device = self.__dlpack_device__()  # an export of its own: only when asked
+        if tuple(dl_device) != tuple(device):
+            raise BufferError("tessera: cannot export a piece on device %r to device %r"
+                              % (device, tuple(dl_device)))
     if copy:
         raise BufferError("tessera: __dlpack__ exports without copying; use to_local()")
     versioned = max_version is not None and tuple(max_version)[0] >= 1
