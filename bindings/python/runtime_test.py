@@ -19,10 +19,24 @@ import tessera as ts
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(ts.__file__)))
 
 
+# Prepended to each child's code: mpi_state() asks the MPI library the process
+# loaded (through the extension) itself: (MPI_Initialized, MPI_Finalized).
+MPI_STATE = """
+import ctypes
+def mpi_state():
+    path = next(line.split()[-1] for line in open("/proc/self/maps") if "/libmpi.so" in line)
+    lib = ctypes.CDLL(path)
+    initialized, finalized = ctypes.c_int(-1), ctypes.c_int(-1)
+    assert lib.MPI_Initialized(ctypes.byref(initialized)) == 0
+    assert lib.MPI_Finalized(ctypes.byref(finalized)) == 0
+    return initialized.value, finalized.value
+"""
+
+
 def run_python(code):
     """Runs `code` in a fresh interpreter that imports the package; (rc, output)."""
     env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT)
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+    proc = subprocess.run([sys.executable, "-c", MPI_STATE + textwrap.dedent(code)], env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=60)
     return proc.returncode, proc.stdout
@@ -37,11 +51,12 @@ class LifeCycleTest(unittest.TestCase):
         return out
 
     def test_import_starts_nothing(self):
-        # The C layer's own state says so: tess_world_rank fails before tess_init
-        # (and tess_init is where MPI_Init_thread happens). Local calls keep it so.
+        # MPI says so (MPI_Initialized is 0), and so does the C layer: tess_world_rank
+        # fails before tess_init. Local calls keep it so.
         self.assertRuns("""
             import tessera as ts
             assert not ts._runtime_started()
+            print("mpi after import", mpi_state())
             try:
                 ts._capi.world_rank()
                 print("initialised at import")
@@ -58,7 +73,8 @@ class LifeCycleTest(unittest.TestCase):
                 ts._capi.world_rank()
             except ts.FailedPreconditionError:
                 print("still not initialised")
-            """, "still not initialised")
+            print("mpi after local calls", mpi_state())
+            """, "mpi after import (0, 0)", "still not initialised", "mpi after local calls (0, 0)")
 
     def test_first_use_starts(self):
         self.assertRuns("""
@@ -66,7 +82,8 @@ class LifeCycleTest(unittest.TestCase):
             p = ts.placement("cpu", ranks=[0])
             print(ts.ones(3, placement=p, sbp=ts.sbp.broadcast).numpy().tolist())
             print(ts._runtime_started(), ts._capi.world_rank(), ts.world_size())
-            """, "[1.0, 1.0, 1.0]", "True 0 1")
+            print("mpi", mpi_state())
+            """, "[1.0, 1.0, 1.0]", "True 0 1", "mpi (1, 0)")
 
     def test_world_rank_starts(self):
         self.assertRuns("""
@@ -96,12 +113,12 @@ class LifeCycleTest(unittest.TestCase):
             ts.zeros(2, placement="cpu:[0]", sbp="B")
             ts.finalize()
             ts.finalize()
-            print("started", ts._runtime_started())
+            print("started", ts._runtime_started(), "mpi", mpi_state())
             try:
                 ts.zeros(2, placement="cpu:[0]", sbp="B")
             except ts.FailedPreconditionError as e:
                 print("after finalize:", e.status)
-            """, "started False", "after finalize: FAILED_PRECONDITION")
+            """, "started False mpi (1, 1)", "after finalize: FAILED_PRECONDITION")
 
     def test_atexit_finalizes(self):
         # atexit runs hooks last-registered first: this one, registered before the
@@ -109,18 +126,20 @@ class LifeCycleTest(unittest.TestCase):
         self.assertRuns("""
             import atexit
             import tessera as ts
-            atexit.register(lambda: print("at exit started:", ts._runtime_started()))
+            atexit.register(lambda: print("at exit started:", ts._runtime_started(),
+                                          "mpi", mpi_state()))
             ts.ones(2, placement="cpu:[0]", sbp="B").numpy()
-            print("running:", ts._runtime_started())
-            """, "running: True", "at exit started: False")
+            print("running:", ts._runtime_started(), "mpi", mpi_state())
+            """, "running: True mpi (1, 0)", "at exit started: False mpi (1, 1)")
 
     def test_finalize_at_exit_off(self):
         self.assertRuns("""
             import atexit
             import tessera as ts
-            atexit.register(lambda: print("at exit started:", ts._runtime_started()))
+            atexit.register(lambda: print("at exit started:", ts._runtime_started(),
+                                          "mpi", mpi_state()))
             ts.init(finalize_at_exit=False)
-            """, "at exit started: True")
+            """, "at exit started: True mpi (1, 0)")
 
 
 class Counter(object):
