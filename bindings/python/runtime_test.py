@@ -3,6 +3,7 @@ nothing, the first call that needs the runtime starts it, init() takes options,
 finalize() is idempotent with the atexit hook; the GIL is released while a C call
 waits; the DLPack protocol. Each life-cycle case runs in its own interpreter."""
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -200,7 +201,7 @@ class DlpackTest(unittest.TestCase):
         self.p = ts.placement("cpu", ranks=[0])
         self.t = ts.arange(6, placement=self.p, sbp=ts.sbp.split(0))
 
-    def test_device(self):
+    def test_dlpack_device(self):
         self.assertEqual(self.t.__dlpack_device__(), (1, 0))  # kDLCPU, from the export
 
     def test_capsules(self):
@@ -218,13 +219,48 @@ class DlpackTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             self.t.__dlpack__(stream="default")
 
-    def test_device_and_copy(self):
+    def test_device(self):
         self.t.__dlpack__(dl_device=(1, 0))
         with self.assertRaises(BufferError):
             self.t.__dlpack__(dl_device=(2, 0))
-        self.t.__dlpack__(copy=False)
-        with self.assertRaises(BufferError):
-            self.t.__dlpack__(copy=True)
+
+    @staticmethod
+    def flags(capsule):
+        """DLManagedTensorVersioned.flags of an unconsumed "dltensor_versioned"."""
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype = ctypes.c_void_p
+        get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+        # version (2 x uint32), manager_ctx, deleter, then flags.
+        return ctypes.c_uint64.from_address(get(capsule, b"dltensor_versioned") + 24).value
+
+    def test_copy(self):
+        READ_ONLY, IS_COPIED = 1, 2
+        self.assertEqual(self.flags(self.t.__dlpack__(max_version=(1, 0))), READ_ONLY)
+        self.assertEqual(self.flags(self.t.__dlpack__(max_version=(1, 0), copy=False)),
+                         READ_ONLY)
+        self.assertEqual(self.flags(self.t.__dlpack__(max_version=(1, 0), copy=True)),
+                         IS_COPIED)
+
+        class Copying(object):  # what numpy sees: a producer asked to copy
+            def __init__(self, t):
+                self.t = t
+
+            def __dlpack__(self, **kwargs):
+                return self.t.__dlpack__(copy=True, **kwargs)
+
+            def __dlpack_device__(self):
+                return self.t.__dlpack_device__()
+
+        view, copy = np.from_dlpack(self.t), np.from_dlpack(Copying(self.t))
+        np.testing.assert_array_equal(copy, np.arange(6))
+        self.assertNotEqual(view.__array_interface__["data"][0],
+                            copy.__array_interface__["data"][0])
+        for versioned in (None, (1, 0)):
+            capsule = self.t.__dlpack__(max_version=versioned, copy=True)
+            back = ts.from_dlpack(capsule, placement=self.p, sbp=ts.sbp.split(0))
+            np.testing.assert_array_equal(back.numpy(), np.arange(6))
+        empty = ts.zeros(0, 3, placement=self.p, sbp=ts.sbp.broadcast)
+        self.assertEqual(np.from_dlpack(Copying(empty)).shape, (0, 3))
 
     def test_round_trip(self):
         back = ts.from_dlpack(self.t, placement=self.p, sbp=ts.sbp.split(0))

@@ -1,5 +1,6 @@
 """DLPack (the Python array API's interchange protocol): Tensor.__dlpack__ and
-__dlpack_device__ export this rank's local piece, zero-copy and read-only;
+__dlpack_device__ export this rank's local piece, zero-copy and read-only (or a copy,
+when asked);
 from_dlpack() imports another library's array as this rank's piece (a copy)."""
 
 import os
@@ -54,8 +55,9 @@ def _tensor_dlpack(self, stream=None, max_version=None, dl_device=None, copy=Non
     """The DLPack capsule of this rank's local piece, zero-copy and read-only:
     "dltensor_versioned" when the consumer passes max_version >= (1, 0), else the
     pre-1.0 "dltensor" (numpy < 2.1 asks for that). `stream` per _check_stream;
-    `dl_device` must be None or __dlpack_device__(); copy=True raises BufferError
-    (use to_local() for a copy)."""
+    `dl_device` must be None or __dlpack_device__(). copy=True exports a writable
+    copy the capsule owns (flagged IS_COPIED when versioned; host pieces only,
+    BufferError for a cuda one); None and False export without copying."""
     cpu = self.placement.device_type == _capi.DEVICE_CPU
     _check_stream(stream, KDL_CPU if cpu else KDL_CUDA)
     if dl_device is not None:
@@ -63,10 +65,10 @@ def _tensor_dlpack(self, stream=None, max_version=None, dl_device=None, copy=Non
         if tuple(dl_device) != tuple(device):
             raise BufferError("tessera: cannot export a piece on device %r to device %r"
                               % (device, tuple(dl_device)))
+    versioned = 1 if max_version is not None and tuple(max_version)[0] >= 1 else 0
     if copy:
-        raise BufferError("tessera: __dlpack__ exports without copying; use to_local()")
-    versioned = max_version is not None and tuple(max_version)[0] >= 1
-    return _capi._tensor_to_capsule(self, 1 if versioned else 0)
+        return _capi._tensor_to_capsule_copy(self, versioned)
+    return _capi._tensor_to_capsule(self, versioned)
 
 
 Tensor.__dlpack__ = _tensor_dlpack
