@@ -1,11 +1,11 @@
 """Test macros of the Python binding: a py_test on the `tessera` module, and a
 script run under mpirun on several world sizes."""
 
-def tessera_py_test(name, srcs, deps = [], env = {}):
-    """A small py_test of `srcs` that imports `tessera` (and `deps`), run with `env`."""
+def tessera_py_test(name, srcs, deps = [], env = {}, size = "small"):
+    """A py_test of `srcs` that imports `tessera` (and `deps`), run with `env`."""
     native.py_test(
         name = name,
-        size = "small",
+        size = size,
         srcs = srcs,
         env = env,
         # No runfiles __init__.py: the workspace directory is also named "tessera".

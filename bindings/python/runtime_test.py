@@ -86,6 +86,35 @@ class LifeCycleTest(unittest.TestCase):
             print("mpi", mpi_state())
             """, "[1.0, 1.0, 1.0]", "True 0 1", "mpi (1, 0)")
 
+    def test_each_entry_point_starts(self):
+        # Every call that needs the runtime starts it by itself, in a fresh process;
+        # building a program does not, compiling it does.
+        cases = {
+            "tensor": "ts.tensor([1.0, 2.0], placement=p, sbp=ts.sbp.broadcast)",
+            "from_local": "ts.from_local(np.ones(2, np.float32), placement=p, sbp='B')",
+            "from_dlpack": "ts.from_dlpack(np.ones(2), placement=p, sbp='B')",
+            "randn": "ts.randn(2, placement=p, sbp='B')",
+            "raw tensor_full": "ts.tensor_full([2], ts.DTYPE_F32, 1.0, p, ts.NdSbp.parse('B'))",
+            "box": "ts.box(np.ones(2), (2,), p, 'S(0)', p, 'B')",
+            "allreduce": "ts.allreduce(np.ones(2))",
+            "bucketed_allreduce": "ts.bucketed_allreduce([np.ones(2)])",
+            "capture": "ts.capture().__enter__()",
+            "compile": "ts.compile(prog)",
+            "world_size": "ts.world_size()",
+        }
+        for name, call in cases.items():
+            self.assertRuns("""
+                import numpy as np
+                import tessera as ts
+                p = ts.placement("cpu", ranks=[0])
+                prog = ts.Program()
+                (y,) = prog.add_op("relu", [prog.add_input("x", (4,), "f32", p)])
+                prog.mark_output(y)
+                assert not ts._runtime_started()
+                %s
+                print("started", ts._runtime_started(), mpi_state())
+                """ % call, "started True (1, 0)")
+
     def test_world_rank_starts(self):
         self.assertRuns("""
             import tessera as ts

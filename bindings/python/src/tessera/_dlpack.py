@@ -1,7 +1,7 @@
 """DLPack (the Python array API's interchange protocol): Tensor.__dlpack__ and
-__dlpack_device__ export this rank's local piece, zero-copy and read-only (or a copy,
-when asked);
-from_dlpack() imports another library's array as this rank's piece (a copy)."""
+__dlpack_device__ export this rank's local piece, zero-copy and read-only (or a copy
+when asked); from_dlpack() imports another library's array as this rank's piece (a
+copy)."""
 
 import os
 
