@@ -162,6 +162,22 @@ class LifeCycleTest(unittest.TestCase):
             print("running:", ts._runtime_started(), "mpi", mpi_state())
             """, "running: True mpi (1, 0)", "at exit started: False mpi (1, 1)")
 
+    def test_forked_child_does_not_finalize(self):
+        # A child forked after the start inherits the state, not MPI: its exit
+        # must leave MPI alone; the parent's exit finalizes.
+        out = self.assertRuns("""
+            import atexit, os, sys
+            import tessera as ts
+            atexit.register(lambda: print("parent" if os.getpid() == parent else "child",
+                                          "at exit", mpi_state(), flush=True))
+            parent = os.getpid()
+            ts.world_rank()
+            pid = os.fork()
+            if pid == 0:
+                sys.exit(0)
+            os.waitpid(pid, 0)
+            """, "child at exit (1, 0)", "parent at exit (1, 1)")
+
     def test_finalize_at_exit_off(self):
         self.assertRuns("""
             import atexit

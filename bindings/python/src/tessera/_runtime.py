@@ -10,6 +10,7 @@ it, so a call that needs the runtime after finalize() raises FailedPreconditionE
 import atexit
 import collections
 import functools
+import os
 import sys
 import threading
 
@@ -19,6 +20,7 @@ _lock = threading.Lock()
 _state = "new"  # new -> started -> finalized
 _finalize_at_exit = True
 _atexit_registered = False
+_started_pid = None  # a forked child inherits the state, not the right to finalize
 
 
 def _runtime_started():
@@ -28,12 +30,13 @@ def _runtime_started():
 
 
 def _start():
-    global _state, _atexit_registered
+    global _state, _atexit_registered, _started_pid
     with _lock:
         if _state == "started":
             return
         _capi.init()  # FailedPreconditionError after finalize: MPI cannot restart
         _state = "started"
+        _started_pid = os.getpid()
         if not _atexit_registered:
             atexit.register(_at_exit)
             _atexit_registered = True
@@ -85,7 +88,7 @@ def finalize():
 
 
 def _at_exit():
-    if _state != "started" or not _finalize_at_exit:
+    if _state != "started" or not _finalize_at_exit or os.getpid() != _started_pid:
         return
     try:
         finalize()
