@@ -165,7 +165,7 @@ class LifeCycleTest(unittest.TestCase):
     def test_forked_child_does_not_finalize(self):
         # A child forked after the start inherits the state, not MPI: its exit
         # must leave MPI alone; the parent's exit finalizes.
-        out = self.assertRuns("""
+        self.assertRuns("""
             import atexit, os, sys
             import tessera as ts
             atexit.register(lambda: print("parent" if os.getpid() == parent else "child",
