@@ -1,7 +1,8 @@
 /* The one SWIG interface over capi/include/tessera/tessera.h.
  *
- * It produces the Python module `tessera`, the Java package `org.tessera` and the
- * Go package `tessera` (its raw layer, internal/capi). What is shared lives here:
+ * It produces the Python module `tessera._capi` (the Python build passes -module),
+ * the Java package `org.tessera` and the Go package `tessera` (its raw layer,
+ * internal/capi). What is shared lives here:
  *
  * - Explicit API (the OR-Tools discipline): everything in the header is ignored,
  *   then each intended function and constant is exposed with its `tess_`/`TESS_`
@@ -409,9 +410,9 @@ TESS_OUT_PARAMS(double)
 
 %tess_unignoreall
 
-/* Idiomatic layers that need the wrapped functions above. (Java's lives in the
- * proxy classes, Go's in a separate package: bindings/go/tessera.go.) */
+/* Idiomatic layers that need the wrapped functions above. (Python's is the package
+ * python/src/tessera over this module, Java's lives in the proxy classes, Go's in a
+ * separate package: bindings/go/tessera.go.) */
 #if defined(SWIGPYTHON)
 %include "python/tessera_python_dlpack.i"
-%insert("python") "python/tessera_api.py"
 #endif

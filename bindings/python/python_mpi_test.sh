@@ -1,12 +1,14 @@
 #!/bin/bash
 # Runs a Python script under mpirun:
-#   python_mpi_test.sh N MPIRUN_TEST_SH SCRIPT TESSERA_PY
-# TESSERA_PY's runfiles folder also holds _tessera.so and the test's helper modules;
-# it goes on PYTHONPATH (the script's own folder does not do: Python resolves the
-# script's symlink to the source tree).
+#   python_mpi_test.sh N MPIRUN_TEST_SH SCRIPT TESSERA_INIT_PY
+# TESSERA_INIT_PY is the package's pkg/tessera/__init__.py in the runfiles; its
+# grandparent folder goes on PYTHONPATH, and so does the script's runfiles folder,
+# for the test's helper modules.
 set -euo pipefail
 np="$1"
 launcher="$2"
 script="$3"
-export PYTHONPATH="$(cd "$(dirname "$4")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+pkg="$(cd "$(dirname "$4")/.." && pwd)"
+here="$(cd "$(dirname "$script")" && pwd)"
+export PYTHONPATH="$pkg:$here${PYTHONPATH:+:$PYTHONPATH}"
 exec "$launcher" "$np" /usr/bin/python3 "$script"

@@ -272,8 +272,9 @@ class DataTest(TensorTestCase):
             ts.from_dlpack(view, placement=self.p, sbp="B").numpy(), view)
         self.assertTesseraError(ts.InvalidArgumentError, "DLPack dtype (code 1, bits 8",
                                 ts.from_dlpack, np.zeros(3, np.uint8), placement=self.p, sbp="B")
-        with self.assertRaises(BufferError):
-            t.__dlpack__(copy=True)
+        # copy=True: a copy the capsule owns (the array API asks the producer to copy).
+        copied = ts.from_dlpack(t.__dlpack__(copy=True), placement=self.p, sbp="B")
+        np.testing.assert_array_equal(copied.numpy(), m)
         with self.assertRaises(BufferError):
             t.__dlpack__(dl_device=(2, 0))
 

@@ -1,6 +1,6 @@
 /* Python section of bindings/tessera.i: the calling convention as Python sees it.
  *
- * - A failing tess_status raises the exception that tessera.py registers through
+ * - A failing tess_status raises the exception that tessera/_errors.py registers through
  *   _set_error_factory (TesseraError or its per-code subclass), built from the code
  *   and tess_last_error_message() inside the same wrapper call, under the GIL.
  * - Out-params are removed from the argument list and returned: one as the value,
@@ -19,11 +19,15 @@
  * - TESS_IN_BUFFER_LIST (tess_plan_run_local) takes a sequence of readable buffers or
  *   None; each one's size becomes its byte count.
  * - DLPack capsules: python/tessera_python_dlpack.i.
- * - The GIL is released around the calls that can wait on other ranks or threads
- *   (collectives, boxing, plan runs and pushes: TESS_PY_RELEASE_GIL below), so other
+ * - The GIL is released around every call that computes or communicates (runtime
+ *   start and stop, tensor creation and data movement, ops, inference, boxing,
+ *   collectives, plan compile / instantiate / runs / outputs: TESS_PY_RELEASE_GIL
+ *   below; the DLPack helpers release it around their C calls themselves), so other
  *   Python threads run meanwhile and a pusher thread can feed a plan while
- *   run_pushed waits. The C call then touches only C data: every argument has been
- *   converted, and the status is turned into an exception after the GIL is back.
+ *   run_pushed waits. Cheap local getters (metadata, strings, handle destroy) keep
+ *   it. The C call then touches only C data: every argument has been converted, and
+ *   the status is turned into an exception after the GIL is back, on the same OS
+ *   thread, so tess_last_error_message() is still the call's.
  */
 
 %define TESS_PY_RELEASE_GIL(NAME)
@@ -33,22 +37,67 @@
   Py_END_ALLOW_THREADS
 }
 %enddef
+/* Runtime. */
+TESS_PY_RELEASE_GIL(tess_init)
+TESS_PY_RELEASE_GIL(tess_finalize)
+/* Tensors: creation (collective), data, layout changes. */
+TESS_PY_RELEASE_GIL(tess_tensor_from_host)
+TESS_PY_RELEASE_GIL(tess_tensor_from_local)
+TESS_PY_RELEASE_GIL(tess_tensor_full)
+TESS_PY_RELEASE_GIL(tess_tensor_arange)
+TESS_PY_RELEASE_GIL(tess_tensor_rand)
+TESS_PY_RELEASE_GIL(tess_tensor_randn)
+TESS_PY_RELEASE_GIL(tess_tensor_to_host)
+TESS_PY_RELEASE_GIL(tess_tensor_copy_local)
+TESS_PY_RELEASE_GIL(tess_tensor_to_global)
+/* Ops. */
+TESS_PY_RELEASE_GIL(tess_apply)
+TESS_PY_RELEASE_GIL(tess_add)
+TESS_PY_RELEASE_GIL(tess_sub)
+TESS_PY_RELEASE_GIL(tess_mul)
+TESS_PY_RELEASE_GIL(tess_div)
+TESS_PY_RELEASE_GIL(tess_maximum)
+TESS_PY_RELEASE_GIL(tess_minimum)
+TESS_PY_RELEASE_GIL(tess_relu)
+TESS_PY_RELEASE_GIL(tess_gelu)
+TESS_PY_RELEASE_GIL(tess_sigmoid)
+TESS_PY_RELEASE_GIL(tess_tanh)
+TESS_PY_RELEASE_GIL(tess_exp)
+TESS_PY_RELEASE_GIL(tess_neg)
+TESS_PY_RELEASE_GIL(tess_sqrt)
+TESS_PY_RELEASE_GIL(tess_matmul)
+TESS_PY_RELEASE_GIL(tess_reduce_sum)
+TESS_PY_RELEASE_GIL(tess_reduce_mean)
+TESS_PY_RELEASE_GIL(tess_reduce_max)
+TESS_PY_RELEASE_GIL(tess_reduce_min)
+TESS_PY_RELEASE_GIL(tess_softmax)
+/* SBP signature inference. */
+TESS_PY_RELEASE_GIL(tess_infer)
+TESS_PY_RELEASE_GIL(tess_explain)
+/* Boxing and collectives. */
+TESS_PY_RELEASE_GIL(tess_box)
+TESS_PY_RELEASE_GIL(tess_boxing_plan_create)
+TESS_PY_RELEASE_GIL(tess_allreduce)
+TESS_PY_RELEASE_GIL(tess_bucketed_allreduce)
+/* Plan mode. */
+TESS_PY_RELEASE_GIL(tess_program_add_op)
+TESS_PY_RELEASE_GIL(tess_capture_placeholder)
+TESS_PY_RELEASE_GIL(tess_capture_end)
+TESS_PY_RELEASE_GIL(tess_plan_compile)
+TESS_PY_RELEASE_GIL(tess_plan_instantiate)
 TESS_PY_RELEASE_GIL(tess_plan_run)
 TESS_PY_RELEASE_GIL(tess_plan_run_local)
 TESS_PY_RELEASE_GIL(tess_plan_push)
 TESS_PY_RELEASE_GIL(tess_plan_run_pushed)
-TESS_PY_RELEASE_GIL(tess_allreduce)
-TESS_PY_RELEASE_GIL(tess_bucketed_allreduce)
-TESS_PY_RELEASE_GIL(tess_box)
-TESS_PY_RELEASE_GIL(tess_tensor_to_host)
-TESS_PY_RELEASE_GIL(tess_tensor_to_global)
-TESS_PY_RELEASE_GIL(tess_matmul)
+TESS_PY_RELEASE_GIL(tess_plan_close)
+TESS_PY_RELEASE_GIL(tess_plan_output)
+TESS_PY_RELEASE_GIL(tess_plan_output_local)
 
 %{
 /* Returned by the helpers below when they have raised a Python error themselves. */
 #define TESS_PY_ERROR_SET (-1)
 
-/* The callable tessera.py registers: (code, message) -> exception instance. */
+/* The callable tessera/_errors.py registers: (code, message) -> exception instance. */
 static PyObject* tess_py_error_factory = NULL;
 
 static void tess_py_set_error(tess_status code) {
@@ -145,7 +194,7 @@ static int tess_py_int32_array(PyObject* seq, int32_t** out, size_t* n) {
 }
 %}
 
-/* _set_error_factory(callable): used once by tessera.py. */
+/* _set_error_factory(callable): used once by tessera/_errors.py. */
 %rename(_set_error_factory) tess_py_set_error_factory;
 %inline %{
 void tess_py_set_error_factory(PyObject* factory) {

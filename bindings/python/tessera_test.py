@@ -43,7 +43,7 @@ class VersionAndStatusTest(TesseraTestCase):
 
 class RuntimeTest(TesseraTestCase):
     def test_singleton_world(self):
-        tessera.init()  # idempotent; the import already initialised
+        tessera.init()  # idempotent; any earlier call that needed the runtime started it
         self.assertEqual(tessera.world_rank(), 0)
         self.assertEqual(tessera.world_size(), 1)
 

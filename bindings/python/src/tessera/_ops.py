@@ -1,0 +1,113 @@
+"""Ops on eager tensors (each collective, like every op: every rank runs it) and
+Tensor's operators and op methods; explain()."""
+
+import numbers
+
+from . import _capi
+from ._capi import NdSbp, OpCall, Tensor
+
+
+def _as_tensor(value, like):
+    """`value` itself if a Tensor, else a scalar tensor of `like`'s dtype broadcast on
+    its placement (collective, like every op)."""
+    if isinstance(value, Tensor):
+        return value
+    if not isinstance(value, numbers.Number):
+        raise TypeError("expected a Tensor or a number, got %r" % (value,))
+    p = like.placement
+    return _capi.tensor_full([], _capi.tensor_dtype(like), float(value), p,
+                             NdSbp.create([(_capi.SBP_BROADCAST, 0)] * p.num_axes))
+
+
+def _binary(name):
+    raw = getattr(_capi, name)
+
+    def op(x, y):
+        if not isinstance(x, Tensor):
+            x = _as_tensor(x, y)
+        return raw(x, _as_tensor(y, x))
+
+    op.__name__ = op.__qualname__ = name
+    op.__module__ = "tessera"
+    op.__doc__ = "%s(x, y) elementwise, numpy broadcasting; a number becomes a scalar." % name
+    return op
+
+
+add, sub, mul, div, maximum, minimum = (_binary(n) for n in
+                                        ("add", "sub", "mul", "div", "maximum", "minimum"))
+
+# Unary ops: the raw functions, one Tensor in, one out.
+relu, gelu, sigmoid, tanh, exp, neg, sqrt = (
+    _capi.relu, _capi.gelu, _capi.sigmoid, _capi.tanh, _capi.exp, _capi.neg, _capi.sqrt)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False):
+    """op(a) @ op(b), op transposing the last two dims when asked."""
+    return _capi.matmul(a, b, 1 if transpose_a else 0, 1 if transpose_b else 0)
+
+
+def _axes(axis):
+    if axis is None:
+        return []
+    if isinstance(axis, numbers.Integral):
+        return [int(axis)]
+    return [int(a) for a in axis]
+
+
+def _reduce(name):
+    raw = getattr(_capi, name)
+
+    def op(x, axis=None, keepdims=False):
+        return raw(x, _axes(axis), 1 if keepdims else 0)
+
+    op.__name__ = op.__qualname__ = name
+    op.__module__ = "tessera"
+    op.__doc__ = ("%s(x, axis=None, keepdims=False): over `axis` (an int, a sequence, or "
+                  "None for every axis)." % name)
+    return op
+
+
+reduce_sum, reduce_mean, reduce_max, reduce_min = (
+    _reduce(n) for n in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min"))
+
+
+def softmax(x, axis=-1):
+    """Normalised exponentials along `axis`."""
+    return _capi.softmax(x, axis)
+
+
+def apply(op, *inputs, **attrs):
+    """Runs op (a name or an OpCall without inputs) on the input Tensors with the
+    given attributes; returns a tuple of output Tensors."""
+    call = OpCall(op) if isinstance(op, str) else op
+    for name, value in attrs.items():
+        call.attr(name, value)
+    return _capi.apply(call, list(inputs))
+
+
+def explain(call=None):
+    """explain(): the Explanation of this thread's last op (also one that failed);
+    explain(call): that of an OpCall with input metas (uncached inference)."""
+    return _capi.explain_last() if call is None else _capi.explain(call)
+
+
+def _reflected(fn):
+    return lambda self, other: fn(other, self)
+
+
+Tensor.__add__ = lambda self, other: add(self, other)
+Tensor.__radd__ = _reflected(add)
+Tensor.__sub__ = lambda self, other: sub(self, other)
+Tensor.__rsub__ = _reflected(sub)
+Tensor.__mul__ = lambda self, other: mul(self, other)
+Tensor.__rmul__ = _reflected(mul)
+Tensor.__truediv__ = lambda self, other: div(self, other)
+Tensor.__rtruediv__ = _reflected(div)
+Tensor.__matmul__ = lambda self, other: matmul(self, other)
+Tensor.__neg__ = lambda self: neg(self)
+for _fn in (relu, gelu, sigmoid, tanh, exp, sqrt, softmax, matmul, reduce_sum, reduce_mean,
+            reduce_max, reduce_min):
+    setattr(Tensor, _fn.__name__, _fn)
+del _fn
+Tensor.sum, Tensor.mean = reduce_sum, reduce_mean
+Tensor.neg = lambda self: neg(self)

@@ -1,0 +1,128 @@
+"""The runtime's life: nothing at import; started by the first call that needs it
+(tensor creation, boxing, collectives, plan compile, world_rank/world_size) or by
+an explicit init(); finalized at interpreter exit (atexit) or by finalize().
+
+tess_init initialises MPI (MPI_Init_thread) unless the host program already did;
+tess_finalize finalises it only if tess_init did, and MPI cannot start again after
+it, so a call that needs the runtime after finalize() raises FailedPreconditionError.
+"""
+
+import atexit
+import collections
+import functools
+import os
+import sys
+import threading
+
+from . import _capi
+
+_lock = threading.Lock()
+_state = "new"  # new -> started -> finalized
+_finalize_at_exit = True
+_atexit_registered = False
+_started_pid = None  # a forked child inherits the state, not the right to finalize
+
+
+def _runtime_started():
+    """Whether this process started the runtime (init() ran, explicitly or on first
+    use) and has not finalized it."""
+    return _state == "started"
+
+
+def _start():
+    global _state, _atexit_registered, _started_pid
+    with _lock:
+        if _state == "started":
+            return
+        _capi.init()  # FailedPreconditionError after finalize: MPI cannot restart
+        _state = "started"
+        _started_pid = os.getpid()
+        if not _atexit_registered:
+            atexit.register(_at_exit)
+            _atexit_registered = True
+
+
+def ensure_started():
+    """Starts the runtime unless it runs. Every call that needs it calls this first."""
+    if _state != "started":
+        _start()
+
+
+def needs_runtime(fn):
+    """`fn` (a raw function of the C API) preceded by ensure_started()."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if _state != "started":
+            _start()
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def init(*, collective_timeout=None, finalize_at_exit=True):
+    """Starts the runtime now (tess_init): initialises MPI unless the host program
+    already did; without mpirun the process is a world of one rank. Idempotent.
+    Optional: `collective_timeout` seconds bounding every collective (0: wait
+    forever; tess_set_collective_timeout, the same value on every rank), and
+    `finalize_at_exit=False` to leave the runtime running at interpreter exit (the
+    program then calls finalize() itself, say before mpi4py finalizes MPI).
+    The runtime also starts by itself on the first call that needs it."""
+    global _finalize_at_exit
+    if collective_timeout is not None:
+        _capi.set_collective_timeout(float(collective_timeout))
+    _finalize_at_exit = bool(finalize_at_exit)
+    ensure_started()
+
+
+def finalize():
+    """Stops the runtime (tess_finalize; MPI_Finalize if tess_init initialised MPI).
+    Idempotent, and a no-op if it never started; the atexit hook then does nothing.
+    Calls that need the runtime afterwards raise FailedPreconditionError."""
+    global _state
+    with _lock:
+        if _state != "started":
+            return
+        _state = "finalized"
+        _capi.finalize()
+
+
+def _at_exit():
+    if _state != "started" or not _finalize_at_exit or os.getpid() != _started_pid:
+        return
+    try:
+        finalize()
+    except Exception as e:  # exiting anyway: say so, but do not mask the exit status
+        sys.stderr.write("tessera: finalize at exit failed: %s\n" % (e,))
+
+
+def world_rank():
+    """This process's rank in the world (starts the runtime)."""
+    ensure_started()
+    return _capi.world_rank()
+
+
+def world_size():
+    """The number of ranks in the world (starts the runtime)."""
+    ensure_started()
+    return _capi.world_size()
+
+
+CudaInfo = collections.namedtuple("CudaInfo", "built_with_cuda device_count")
+CudaInfo.__module__ = "tessera"
+CudaInfo.__doc__ = ("Whether the library was built with CUDA (--config=cuda), and the CUDA "
+                    "devices this process sees (0 without a CUDA build or a GPU).")
+
+
+def cuda_info():
+    """Whether cuda placements can hold tensors here (CudaInfo): without a CUDA build
+    their tensor calls raise UnimplementedError, with one but no device
+    UnavailableError. Local; needs no runtime."""
+    built, count = _capi.cuda_info()
+    return CudaInfo(bool(built), count)
+
+
+def check_version():
+    if _capi.version_number() != _capi.VERSION_NUMBER:
+        raise ImportError("tessera: bindings built for %d but the library is %s (%d)"
+                          % (_capi.VERSION_NUMBER, _capi.version(), _capi.version_number()))
