@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#ABORTED}: The operation was aborted. */
+/** Status {@link Tessera#ABORTED}: the operation was aborted. */
 public class AbortedException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

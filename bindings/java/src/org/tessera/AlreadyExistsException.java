@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#ALREADY_EXISTS}: Something to create exists already. */
+/** Status {@link Tessera#ALREADY_EXISTS}: something to create exists already. */
 public class AlreadyExistsException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

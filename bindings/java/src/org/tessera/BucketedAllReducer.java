@@ -46,7 +46,8 @@ public final class BucketedAllReducer extends Handle {
             + "] = " + counts[i] + " " + dtype + " elements need " + need);
       }
     }
-    TesseraJNI.bucketed_allreduce(ptr(), this, buffers, counts, type, op, Handle.ptr(placement), placement);
+    TesseraJNI.bucketed_allreduce(
+        ptr(), this, buffers, counts, type, op, Handle.ptr(placement), placement);
   }
 
   /** The same on arrays, in place. */

@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#CANCELLED}: The operation was cancelled (a closed plan pipeline). */
+/** Status {@link Tessera#CANCELLED}: the operation was cancelled (a closed plan pipeline). */
 public class CancelledException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

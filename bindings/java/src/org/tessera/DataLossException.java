@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#DATA_LOSS}: Data was lost or corrupted. */
+/** Status {@link Tessera#DATA_LOSS}: data was lost or corrupted. */
 public class DataLossException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

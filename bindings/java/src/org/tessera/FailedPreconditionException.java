@@ -1,6 +1,9 @@
 package org.tessera;
 
-/** Status {@link Tessera#FAILED_PRECONDITION}: The state does not allow the call: before init, no active capture, a rank outside the placement. */
+/**
+ * Status {@link Tessera#FAILED_PRECONDITION}: the state does not allow the call: before init, no
+ * active capture, a rank outside the placement.
+ */
 public class FailedPreconditionException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,9 @@
 package org.tessera;
 
-/** Status {@link Tessera#INVALID_ARGUMENT}: An argument is wrong whatever the state: a NULL handle, a bad shape, a malformed text. */
+/**
+ * Status {@link Tessera#INVALID_ARGUMENT}: an argument is wrong whatever the state: a NULL handle,
+ * a bad shape, a malformed text.
+ */
 public class InvalidArgumentException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

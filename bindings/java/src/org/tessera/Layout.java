@@ -17,7 +17,8 @@ public final class Layout extends Handle {
    */
   public static Layout create(Placement placement, NdSbp ndSbp, long[] shape, int rank) {
     long[] out = {0};
-    TesseraJNI.layout_create(out, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp, shape, rank);
+    TesseraJNI.layout_create(
+        out, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp, shape, rank);
     return new Layout(out[0]);
   }
 

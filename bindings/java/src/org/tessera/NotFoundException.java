@@ -1,6 +1,8 @@
 package org.tessera;
 
-/** Status {@link Tessera#NOT_FOUND}: Something named does not exist: an op, a rank in a placement. */
+/**
+ * Status {@link Tessera#NOT_FOUND}: something named does not exist: an op, a rank in a placement.
+ */
 public class NotFoundException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

@@ -79,7 +79,8 @@ public final class OpCall extends Handle {
 
   /** Appends the next input: {@code shape}, dtype name ("f32"), placement and nd-sbp. */
   public OpCall input(long[] shape, String dtype, Placement placement, NdSbp ndSbp) {
-    TesseraJNI.op_call_add_input(ptr(), this, shape, Tessera.dtypeParse(dtype), Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    TesseraJNI.op_call_add_input(ptr(), this, shape, Tessera.dtypeParse(dtype),
+        Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return this;
   }
 

@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#OUT_OF_RANGE}: An index or rank lies outside its range. */
+/** Status {@link Tessera#OUT_OF_RANGE}: an index or rank lies outside its range. */
 public class OutOfRangeException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

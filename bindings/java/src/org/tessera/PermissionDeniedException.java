@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#PERMISSION_DENIED}: The caller may not do this. */
+/** Status {@link Tessera#PERMISSION_DENIED}: the caller may not do this. */
 public class PermissionDeniedException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

@@ -188,7 +188,8 @@ public final class PlanInstance extends Handle {
   /** The element count of this rank's piece of output {@code index} (0 outside). */
   public long outputLocalNumElements(long index) {
     long[] out = {0};
-    TesseraJNI.plan_output_local_num_elements(out, ptr(), this, index("outputLocalNumElements", index));
+    TesseraJNI.plan_output_local_num_elements(
+        out, ptr(), this, index("outputLocalNumElements", index));
     return out[0];
   }
 
@@ -307,7 +308,8 @@ public final class PlanInstance extends Handle {
     for (int i = 0; i < cases.length; ++i) {
       long[] block = {0}, lower = {0}, noReuse = {0};
       TesseraJNI.plan_mem_case_bytes(block, lower, noReuse, ptr(), this, i);
-      cases[i] = new MemCase(TesseraJNI.plan_mem_case_name(ptr(), this, i), block[0], lower[0], noReuse[0]);
+      cases[i] = new MemCase(
+          TesseraJNI.plan_mem_case_name(ptr(), this, i), block[0], lower[0], noReuse[0]);
     }
     return new Stats(registers[0], steps[0], boxing[0], runs[0], calls[0], heap[0], cases);
   }

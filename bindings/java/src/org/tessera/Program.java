@@ -32,7 +32,8 @@ public final class Program extends Handle {
   public long addInput(String name, long[] shape, String dtype, Placement placement,
       NdSbp ndSbp) {
     long[] out = {0};
-    TesseraJNI.program_add_input(out, ptr(), this, name, shape, Tessera.dtypeParse(dtype), Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    TesseraJNI.program_add_input(out, ptr(), this, name, shape, Tessera.dtypeParse(dtype),
+        Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return out[0];
   }
 

@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#RESOURCE_EXHAUSTED}: Memory or another resource ran out. */
+/** Status {@link Tessera#RESOURCE_EXHAUSTED}: memory or another resource ran out. */
 public class ResourceExhaustedException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

@@ -118,7 +118,8 @@ public final class Tensor extends Handle {
     checkBuffer("Tensor.fromHost", data, count("Tensor.fromHost", shape), type);
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_from_host(out, data, shape, type, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    TesseraJNI.tensor_from_host(
+        out, data, shape, type, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
 
@@ -163,7 +164,8 @@ public final class Tensor extends Handle {
     }
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_from_local(out, local, localShape, type, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp, logicalShape);
+    TesseraJNI.tensor_from_local(out, local, localShape, type, Handle.ptr(placement), placement,
+        Handle.ptr(ndSbp), ndSbp, logicalShape);
     return make(out);
   }
 
@@ -172,7 +174,8 @@ public final class Tensor extends Handle {
       NdSbp ndSbp) {
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_full(out, shape, Tessera.dtypeParse(dtype), value, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    TesseraJNI.tensor_full(out, shape, Tessera.dtypeParse(dtype), value, Handle.ptr(placement),
+        placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
 
@@ -189,7 +192,8 @@ public final class Tensor extends Handle {
       Placement placement, NdSbp ndSbp) {
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_arange(out, start, stop, step, Tessera.dtypeParse(dtype), Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    TesseraJNI.tensor_arange(out, start, stop, step, Tessera.dtypeParse(dtype),
+        Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
 
@@ -198,7 +202,8 @@ public final class Tensor extends Handle {
       NdSbp ndSbp) {
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_rand(out, shape, Tessera.dtypeParse(dtype), seed, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    TesseraJNI.tensor_rand(out, shape, Tessera.dtypeParse(dtype), seed, Handle.ptr(placement),
+        placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
 
@@ -207,7 +212,8 @@ public final class Tensor extends Handle {
       NdSbp ndSbp) {
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_randn(out, shape, Tessera.dtypeParse(dtype), seed, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    TesseraJNI.tensor_randn(out, shape, Tessera.dtypeParse(dtype), seed, Handle.ptr(placement),
+        placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
 
@@ -395,7 +401,8 @@ public final class Tensor extends Handle {
   /** The same logical value held as {@code ndSbp} on {@code placement}. Collective. */
   public Tensor toGlobal(Placement placement, NdSbp ndSbp) {
     long[] out = {0};
-    TesseraJNI.tensor_to_global(out, ptr(), this, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    TesseraJNI.tensor_to_global(
+        out, ptr(), this, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
 

@@ -1,6 +1,8 @@
 package org.tessera;
 
-/** Status {@link Tessera#UNAVAILABLE}: A resource is not available here (no CUDA device visible). */
+/**
+ * Status {@link Tessera#UNAVAILABLE}: A resource is not available here (no CUDA device visible).
+ */
 public class UnavailableException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

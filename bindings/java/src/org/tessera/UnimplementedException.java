@@ -1,6 +1,9 @@
 package org.tessera;
 
-/** Status {@link Tessera#UNIMPLEMENTED}: Not supported in this build or for these arguments (f16, cuda without a CUDA build). */
+/**
+ * Status {@link Tessera#UNIMPLEMENTED}: not supported in this build or for these arguments (f16,
+ * cuda without a CUDA build).
+ */
 public class UnimplementedException extends TesseraException {
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#UNKNOWN}: An error the C API could not classify. */
+/** Status {@link Tessera#UNKNOWN}: an error the C API could not classify. */
 public class UnknownException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
