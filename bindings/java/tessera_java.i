@@ -323,7 +323,10 @@ static void* tess_java_buffer_address(JNIEnv* jenv, jobject buffer) {
     jobject buffer = (*jenv)->GetObjectArrayElement(jenv, $input, i);
     if (buffer == NULL) continue;
     pointers[i] = tess_java_buffer_address(jenv, buffer);
-    sizes[i] = (size_t)(*jenv)->GetDirectBufferCapacity(jenv, buffer);
+    /* No JNI call but DeleteLocalRef with an exception pending (-Xcheck:jni). */
+    if (!(*jenv)->ExceptionCheck(jenv)) {
+      sizes[i] = (size_t)(*jenv)->GetDirectBufferCapacity(jenv, buffer);
+    }
     (*jenv)->DeleteLocalRef(jenv, buffer);
     if ((*jenv)->ExceptionCheck(jenv)) {
       free((void*)pointers);
