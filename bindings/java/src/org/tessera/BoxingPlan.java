@@ -33,6 +33,7 @@ public final class BoxingPlan extends Handle {
     return TesseraJNI.boxing_plan_string(ptr(), this);
   }
 
+  /** The number of steps. */
   public long numSteps() {
     long[] out = {0};
     TesseraJNI.boxing_plan_num_steps(out, ptr(), this);

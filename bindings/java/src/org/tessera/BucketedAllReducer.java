@@ -62,6 +62,7 @@ public final class BucketedAllReducer extends Handle {
     for (int i = 0; i < arrays.length; ++i) buffers[i].asFloatBuffer().get(arrays[i]);
   }
 
+  /** The same on f64 arrays, in place. */
   public void allreduce(double[][] arrays, int op, Placement placement) {
     ByteBuffer[] buffers = new ByteBuffer[arrays.length];
     long[] counts = new long[arrays.length];

@@ -17,6 +17,7 @@ public final class InferResult extends Handle {
     super.close();
   }
 
+  /** The op's number of outputs. */
   public long numOutputs() {
     long[] out = {0};
     TesseraJNI.infer_result_num_outputs(out, ptr(), this);
@@ -57,6 +58,7 @@ public final class InferResult extends Handle {
     return new NdSbp(out[0]);
   }
 
+  /** The op's number of inputs. */
   public long numInputs() {
     long[] out = {0};
     TesseraJNI.infer_result_num_inputs(out, ptr(), this);
@@ -84,6 +86,7 @@ public final class InferResult extends Handle {
     return out[0];
   }
 
+  /** The modelled bytes moved to box every input. */
   public double totalCost() {
     double[] out = {0};
     TesseraJNI.infer_result_total_cost(out, ptr(), this);
@@ -97,6 +100,7 @@ public final class InferResult extends Handle {
     return out[0];
   }
 
+  /** How many signatures were candidates. */
   public int numCandidates() {
     int[] out = {0};
     TesseraJNI.infer_result_num_candidates(out, ptr(), this);

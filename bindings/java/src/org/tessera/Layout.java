@@ -34,12 +34,14 @@ public final class Layout extends Handle {
     return TesseraJNI.layout_string(ptr(), this);
   }
 
+  /** The number of dims. */
   public long ndim() {
     long[] out = {0};
     TesseraJNI.layout_ndim(out, ptr(), this);
     return out[0];
   }
 
+  /** The local tensor's size along {@code dim}. */
   public long localDim(long dim) {
     long[] out = {0};
     TesseraJNI.layout_local_dim(out, ptr(), this, dim);
@@ -61,6 +63,7 @@ public final class Layout extends Handle {
     return new long[] {begin[0], end[0]};
   }
 
+  /** The local tensor's element count. */
   public long numElements() {
     long[] out = {0};
     TesseraJNI.layout_num_elements(out, ptr(), this);

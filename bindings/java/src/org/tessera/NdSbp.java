@@ -46,6 +46,7 @@ public final class NdSbp extends Handle {
     return TesseraJNI.nd_sbp_string(ptr(), this);
   }
 
+  /** The number of placement axes it describes. */
   public long numAxes() {
     long[] out = {0};
     TesseraJNI.nd_sbp_num_axes(out, ptr(), this);
@@ -70,6 +71,7 @@ public final class NdSbp extends Handle {
     return new int[] {kind[0], split[0]};
   }
 
+  /** The same SBP on every axis. */
   public boolean equal(NdSbp other) {
     int[] out = {0};
     TesseraJNI.nd_sbp_equal(out, ptr(), this, Handle.ptr(other), other);

@@ -92,6 +92,7 @@ public final class OpCall extends Handle {
     }
   }
 
+  /** The number of inputs appended so far. */
   public long numInputs() {
     long[] out = {0};
     TesseraJNI.op_call_num_inputs(out, ptr(), this);

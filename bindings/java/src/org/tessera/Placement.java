@@ -44,12 +44,14 @@ public final class Placement extends Handle {
     return out[0];
   }
 
+  /** The number of hierarchy axes. */
   public long numAxes() {
     long[] out = {0};
     TesseraJNI.placement_num_axes(out, ptr(), this);
     return out[0];
   }
 
+  /** The size of hierarchy axis {@code axis}. */
   public long hierarchyDim(long axis) {
     long[] out = {0};
     TesseraJNI.placement_hierarchy_dim(out, ptr(), this, axis);
@@ -63,12 +65,14 @@ public final class Placement extends Handle {
     return dims;
   }
 
+  /** The number of ranks. */
   public long parallelNum() {
     long[] out = {0};
     TesseraJNI.placement_parallel_num(out, ptr(), this);
     return out[0];
   }
 
+  /** The rank at parallel index {@code index} (row-major). */
   public int rankAt(long index) {
     int[] out = {0};
     TesseraJNI.placement_rank_at(out, ptr(), this, index);
@@ -82,6 +86,7 @@ public final class Placement extends Handle {
     return out[0];
   }
 
+  /** Whether the placement holds {@code rank}. */
   public boolean contains(int rank) {
     int[] out = {0};
     TesseraJNI.placement_contains(out, ptr(), this, rank);

@@ -78,14 +78,17 @@ public final class PlanInstance extends Handle {
     return runLocal(buffersOf("runLocal", locals));
   }
 
+  /** The same, every input f64. */
   public PlanInstance runLocal(double[]... locals) {
     return runLocal(buffersOf("runLocal", locals));
   }
 
+  /** The same, every input i32. */
   public PlanInstance runLocal(int[]... locals) {
     return runLocal(buffersOf("runLocal", locals));
   }
 
+  /** The same, every input i64. */
   public PlanInstance runLocal(long[]... locals) {
     return runLocal(buffersOf("runLocal", locals));
   }
@@ -132,6 +135,7 @@ public final class PlanInstance extends Handle {
     TesseraJNI.plan_close(ptr(), this);
   }
 
+  /** The number of the program's outputs. */
   public long numOutputs() {
     long[] out = {0};
     TesseraJNI.plan_num_outputs(out, ptr(), this);
@@ -222,6 +226,7 @@ public final class PlanInstance extends Handle {
     return a;
   }
 
+  /** The same for an f64 output. */
   public double[] outputLocalDoubleArray(long index) {
     ByteBuffer b = local("outputLocalDoubleArray", index, Tessera.DTYPE_F64);
     double[] a = new double[b.capacity() / 8];
@@ -229,6 +234,7 @@ public final class PlanInstance extends Handle {
     return a;
   }
 
+  /** The same for an i32 output. */
   public int[] outputLocalIntArray(long index) {
     ByteBuffer b = local("outputLocalIntArray", index, Tessera.DTYPE_I32);
     int[] a = new int[b.capacity() / 4];
@@ -236,6 +242,7 @@ public final class PlanInstance extends Handle {
     return a;
   }
 
+  /** The same for an i64 output. */
   public long[] outputLocalLongArray(long index) {
     ByteBuffer b = local("outputLocalLongArray", index, Tessera.DTYPE_I64);
     long[] a = new long[b.capacity() / 8];
@@ -247,9 +254,11 @@ public final class PlanInstance extends Handle {
   public static final class MemCase {
     /** "cpu", "cuda:0". */
     public final String name;
+    /** The packed block's bytes. */
     public final long blockBytes;
     /** The most bytes live at one step: no packing does better. */
     public final long lowerBound;
+    /** The bytes without any reuse. */
     public final long noReuseBytes;
 
     MemCase(String name, long blockBytes, long lowerBound, long noReuseBytes) {
@@ -268,15 +277,19 @@ public final class PlanInstance extends Handle {
 
   /** The instance's counters. */
   public static final class Stats {
+    /** Registers (blobs) the plan allocated. */
     public final long registers;
     /** Kernel and boxing steps. */
     public final long steps;
+    /** Of the steps, explicit boxing. */
     public final long boxingSteps;
+    /** Runs so far. */
     public final long runs;
     /** Calls to the host caching allocator during the last run: 0 once warm. */
     public final long allocatorCallsLastRun;
     /** Heap allocations on the calling thread during the last run; -1: not counted. */
     public final long heapAllocationsLastRun;
+    /** Register memory per memory case. */
     public final MemCase[] memCases;
 
     Stats(long registers, long steps, long boxingSteps, long runs, long allocatorCallsLastRun,
@@ -298,6 +311,7 @@ public final class PlanInstance extends Handle {
     }
   }
 
+  /** The instance's counters and its memory cases. Local. */
   public Stats stats() {
     long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0}, calls = {0}, heap = {0};
     TesseraJNI.plan_stats(registers, steps, boxing, runs, ptr(), this);

@@ -72,9 +72,13 @@ public final class Program extends Handle {
 
   /** A program's counts of values, ops, data inputs and outputs. */
   public static final class Sizes {
+    /** Values (inputs, variables and op outputs). */
     public final long values;
+    /** Ops. */
     public final long ops;
+    /** Data inputs. */
     public final long inputs;
+    /** Marked outputs. */
     public final long outputs;
 
     Sizes(long values, long ops, long inputs, long outputs) {
@@ -90,6 +94,7 @@ public final class Program extends Handle {
     }
   }
 
+  /** The counts of values, ops, data inputs and outputs. */
   public Sizes sizes() {
     long[] values = {0}, ops = {0}, inputs = {0}, outputs = {0};
     TesseraJNI.program_sizes(values, ops, inputs, outputs, ptr(), this);

@@ -93,16 +93,19 @@ public final class Tensor extends Handle {
     return fromHost(bufferOf(data), shape, "f32", placement, ndSbp);
   }
 
+  /** The same for f64. */
   public static Tensor fromHost(double[] data, long[] shape, Placement placement, NdSbp ndSbp) {
     checkLength("Tensor.fromHost", data.length, shape);
     return fromHost(bufferOf(data), shape, "f64", placement, ndSbp);
   }
 
+  /** The same for i32. */
   public static Tensor fromHost(int[] data, long[] shape, Placement placement, NdSbp ndSbp) {
     checkLength("Tensor.fromHost", data.length, shape);
     return fromHost(bufferOf(data), shape, "i32", placement, ndSbp);
   }
 
+  /** The same for i64. */
   public static Tensor fromHost(long[] data, long[] shape, Placement placement, NdSbp ndSbp) {
     checkLength("Tensor.fromHost", data.length, shape);
     return fromHost(bufferOf(data), shape, "i64", placement, ndSbp);
@@ -134,18 +137,21 @@ public final class Tensor extends Handle {
     return fromLocal(bufferOf(local), localShape, "f32", placement, ndSbp, logicalShape);
   }
 
+  /** The same for f64. */
   public static Tensor fromLocal(double[] local, long[] localShape, Placement placement,
       NdSbp ndSbp, long[] logicalShape) {
     checkLength("Tensor.fromLocal", local.length, localShape);
     return fromLocal(bufferOf(local), localShape, "f64", placement, ndSbp, logicalShape);
   }
 
+  /** The same for i32. */
   public static Tensor fromLocal(int[] local, long[] localShape, Placement placement,
       NdSbp ndSbp, long[] logicalShape) {
     checkLength("Tensor.fromLocal", local.length, localShape);
     return fromLocal(bufferOf(local), localShape, "i32", placement, ndSbp, logicalShape);
   }
 
+  /** The same for i64. */
   public static Tensor fromLocal(long[] local, long[] localShape, Placement placement,
       NdSbp ndSbp, long[] logicalShape) {
     checkLength("Tensor.fromLocal", local.length, localShape);
@@ -179,10 +185,12 @@ public final class Tensor extends Handle {
     return make(out);
   }
 
+  /** Every element 0. */
   public static Tensor zeros(long[] shape, String dtype, Placement placement, NdSbp ndSbp) {
     return full(shape, dtype, 0, placement, ndSbp);
   }
 
+  /** Every element 1. */
   public static Tensor ones(long[] shape, String dtype, Placement placement, NdSbp ndSbp) {
     return full(shape, dtype, 1, placement, ndSbp);
   }
@@ -231,12 +239,14 @@ public final class Tensor extends Handle {
     return TesseraJNI.tensor_string(ptr(), this);
   }
 
+  /** The number of logical dims. */
   public long ndim() {
     long[] out = {0};
     TesseraJNI.tensor_ndim(out, ptr(), this);
     return out[0];
   }
 
+  /** The logical size along {@code dim}. */
   public long dim(long dim) {
     long[] out = {0};
     TesseraJNI.tensor_dim(out, ptr(), this, dim);
@@ -250,6 +260,7 @@ public final class Tensor extends Handle {
     return dims;
   }
 
+  /** The logical element count. */
   public long numElements() {
     long[] out = {0};
     TesseraJNI.tensor_num_elements(out, ptr(), this);
@@ -301,6 +312,7 @@ public final class Tensor extends Handle {
     return dims;
   }
 
+  /** This rank's piece's element count (0 outside the placement). */
   public long localNumElements() {
     long[] out = {0};
     TesseraJNI.tensor_local_num_elements(out, ptr(), this);
@@ -346,18 +358,21 @@ public final class Tensor extends Handle {
     return a;
   }
 
+  /** The same for an f64 tensor. */
   public double[] toDoubleArray() {
     double[] a = new double[(int) numElements()];
     host("toDoubleArray", Tessera.DTYPE_F64).asDoubleBuffer().get(a);
     return a;
   }
 
+  /** The same for an i32 tensor. */
   public int[] toIntArray() {
     int[] a = new int[(int) numElements()];
     host("toIntArray", Tessera.DTYPE_I32).asIntBuffer().get(a);
     return a;
   }
 
+  /** The same for an i64 tensor. */
   public long[] toLongArray() {
     long[] a = new long[(int) numElements()];
     host("toLongArray", Tessera.DTYPE_I64).asLongBuffer().get(a);
@@ -377,6 +392,7 @@ public final class Tensor extends Handle {
     return a;
   }
 
+  /** The same for an f64 tensor. */
   public double[] localDoubleArray() {
     ByteBuffer b = local("localDoubleArray", Tessera.DTYPE_F64);
     double[] a = new double[b.capacity() / 8];
@@ -384,6 +400,7 @@ public final class Tensor extends Handle {
     return a;
   }
 
+  /** The same for an i32 tensor. */
   public int[] localIntArray() {
     ByteBuffer b = local("localIntArray", Tessera.DTYPE_I32);
     int[] a = new int[b.capacity() / 4];
@@ -391,6 +408,7 @@ public final class Tensor extends Handle {
     return a;
   }
 
+  /** The same for an i64 tensor. */
   public long[] localLongArray() {
     ByteBuffer b = local("localLongArray", Tessera.DTYPE_I64);
     long[] a = new long[b.capacity() / 8];
@@ -433,50 +451,62 @@ public final class Tensor extends Handle {
     return binary(TesseraJNI::add, y);
   }
 
+  /** this - y, numpy broadcasting. */
   public Tensor sub(Tensor y) {
     return binary(TesseraJNI::sub, y);
   }
 
+  /** this * y (elementwise), numpy broadcasting. */
   public Tensor mul(Tensor y) {
     return binary(TesseraJNI::mul, y);
   }
 
+  /** this / y, numpy broadcasting. */
   public Tensor div(Tensor y) {
     return binary(TesseraJNI::div, y);
   }
 
+  /** Elementwise max(this, y), numpy broadcasting. */
   public Tensor maximum(Tensor y) {
     return binary(TesseraJNI::maximum, y);
   }
 
+  /** Elementwise min(this, y), numpy broadcasting. */
   public Tensor minimum(Tensor y) {
     return binary(TesseraJNI::minimum, y);
   }
 
+  /** Elementwise max(x, 0). */
   public Tensor relu() {
     return unary(TesseraJNI::relu);
   }
 
+  /** Elementwise GELU. */
   public Tensor gelu() {
     return unary(TesseraJNI::gelu);
   }
 
+  /** Elementwise 1 / (1 + e^-x). */
   public Tensor sigmoid() {
     return unary(TesseraJNI::sigmoid);
   }
 
+  /** Elementwise tanh. */
   public Tensor tanh() {
     return unary(TesseraJNI::tanh);
   }
 
+  /** Elementwise e^x. */
   public Tensor exp() {
     return unary(TesseraJNI::exp);
   }
 
+  /** Elementwise -x. */
   public Tensor neg() {
     return unary(TesseraJNI::neg);
   }
 
+  /** Elementwise square root. */
   public Tensor sqrt() {
     return unary(TesseraJNI::sqrt);
   }
@@ -508,14 +538,17 @@ public final class Tensor extends Handle {
     return reduce(TesseraJNI::reduce_sum, axes, keepdims);
   }
 
+  /** Mean over {@code axes}, as reduceSum. */
   public Tensor reduceMean(long[] axes, boolean keepdims) {
     return reduce(TesseraJNI::reduce_mean, axes, keepdims);
   }
 
+  /** Max over {@code axes}, as reduceSum. */
   public Tensor reduceMax(long[] axes, boolean keepdims) {
     return reduce(TesseraJNI::reduce_max, axes, keepdims);
   }
 
+  /** Min over {@code axes}, as reduceSum. */
   public Tensor reduceMin(long[] axes, boolean keepdims) {
     return reduce(TesseraJNI::reduce_min, axes, keepdims);
   }

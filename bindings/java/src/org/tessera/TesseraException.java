@@ -9,7 +9,9 @@ package org.tessera;
 public class TesseraException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** The status code. */
   private final int code;
+  /** The C API's message, without the status prefix. */
   private final String statusMessage;
 
   /** For the subclasses: {@code code} with the C API's {@code message}. */
