@@ -1,46 +1,55 @@
-/* Java section of bindings/tessera.i: the calling convention as Java sees it.
+/* Java section of bindings/tessera.i: the raw JNI layer.
  *
- * swig -java -package org.tessera -module Tessera: the module class org.tessera.Tessera
- * holds the raw functions (package-private, snake_case) plus the public statics
- * below; Placement, NdSbp and Layout are the handle classes.
+ * swig -java -package org.tessera -module Tessera (without -nopgcpp: SWIG's
+ * "premature garbage collection prevention" parameters are wanted). Of SWIG's output
+ * only the intermediary class org.tessera.TesseraJNI (package-private: one static
+ * native method per C function, snake_case, tess_ stripped) and the C wrapper are
+ * used; the module and proxy classes SWIG also writes are discarded. The public API is
+ * hand-written Java under src/org/tessera/ (Tessera, Placement, ..., Tensor, Plan,
+ * ...), whose handle classes hold the C pointers and pass each as a (long pointer,
+ * object) pair, the object keeping the handle reachable during the native call.
  *
- * - A failing tess_status throws org.tessera.TesseraException(code, message) from
- *   the JNI wrapper itself, with tess_last_error_message() read in that same native
- *   call. Raw functions return void.
- * - Out-params are one-element arrays the wrapper fills on success: handles as
- *   Placement[] (etc.; owned by the caller), int32_t as int[], int64_t/size_t/uint64_t
+ * - A failing tess_status throws TesseraException.of(code, message) (the subclass of
+ *   the code: InvalidArgumentException, ...) from the JNI wrapper itself, with
+ *   tess_last_error_message() read in that same native call. Raw functions return
+ *   void.
+ * - Out-params are one-element arrays the wrapper fills on success: handles as long[]
+ *   (the new pointer, owned by the caller), int32_t as int[], int64_t/size_t/uint64_t
  *   as long[] (uint64_t keeps its bits), double as double[].
  * - (const int64_t*, size_t) takes long[], (const int32_t*, size_t) takes int[], and
  *   tess_nd_sbp_create's (kinds, split_axes, num_axes) takes int[] pairs
  *   {kind0, split0, kind1, split1, ...}. A null array is passed on as NULL.
- * - Handles are AutoCloseable: close() calls tess_x_destroy once; later calls pass
- *   NULL, which the C API rejects with INVALID_ARGUMENT. No finalizers.
+ * - Handles: delete_X(long) (tess_x_destroy) frees one; the Java classes call it once,
+ *   from close() or their Cleaner (src/org/tessera/Handle.java).
  * - Host buffers are direct java.nio.ByteBuffers, read or written from their start
  *   (the position is ignored): TESS_IN_BUFFER and TESS_INOUT_BUFFER may be null;
  *   TESS_OUT_BUFFER's capacity is the byte count, and so is TESS_IN_BUFFER's when
  *   paired with TESS_IN_BYTES; TESS_BUFFER_LIST is a ByteBuffer[] (null elements
  *   allowed), and so is TESS_IN_BUFFER_LIST, each capacity its byte count (a null
  *   element: NULL, 0 bytes). TESS_OPT_SHAPE is a long[] or null.
- * - tess_apply takes long[] handles (Tensor.getCPtr) for its inputs and a long[]
- *   whose length is the capacity for its outputs, filled from index 0 (the rest
- *   stay 0).
+ * - tess_apply takes long[] handles for its inputs and a long[] whose length is the
+ *   capacity for its outputs, filled from index 0 (the rest stay 0).
+ * - Loading TesseraJNI loads libtessera_jni.so and initialises nothing: the Java
+ *   layer calls tess_init on first need (Tessera.init()).
  */
 
 %{
-/* Throws TesseraException(code, tess_last_error_message()) into `jenv`. */
+/* Throws TesseraException.of(code, tess_last_error_message()) (the code's subclass)
+ * into `jenv`. */
 static void tess_java_throw(JNIEnv* jenv, tess_status code) {
   const char* message = tess_last_error_message();
   jclass cls = (*jenv)->FindClass(jenv, "org/tessera/TesseraException");
-  jmethodID ctor;
+  jmethodID of;
   jstring jmessage;
   jobject exc;
   if (cls == NULL) return; /* NoClassDefFoundError is pending */
-  ctor = (*jenv)->GetMethodID(jenv, cls, "<init>", "(ILjava/lang/String;)V");
-  if (ctor == NULL) return;
+  of = (*jenv)->GetStaticMethodID(jenv, cls, "of",
+                                  "(ILjava/lang/String;)Lorg/tessera/TesseraException;");
+  if (of == NULL) return;
   jmessage = (*jenv)->NewStringUTF(jenv, message);
   if (jmessage == NULL) return;
-  exc = (*jenv)->NewObject(jenv, cls, ctor, (jint)code, jmessage);
-  if (exc != NULL) (*jenv)->Throw(jenv, (jthrowable)exc);
+  exc = (*jenv)->CallStaticObjectMethod(jenv, cls, of, (jint)code, jmessage);
+  if (exc != NULL && !(*jenv)->ExceptionCheck(jenv)) (*jenv)->Throw(jenv, (jthrowable)exc);
   (*jenv)->DeleteLocalRef(jenv, jmessage);
   (*jenv)->DeleteLocalRef(jenv, cls);
 }
@@ -56,148 +65,14 @@ static int tess_java_check_out(JNIEnv* jenv, jarray array) {
 }
 %}
 
-/* --- Module class -------------------------------------------------------------- */
+/* --- The raw class ------------------------------------------------------------- */
 %pragma(java) jniclassclassmodifiers="final class"
 %pragma(java) jniclasscode=%{
   static {
     System.loadLibrary("tessera_jni");
   }
-%}
-/* Raw functions stay package-private; the idiomatic API is public. */
-%javamethodmodifiers "";
-%javamethodmodifiers tess_version "public";
-%javamethodmodifiers tess_init "public";
-%javamethodmodifiers tess_finalize "public";
-%pragma(java) modulecode=%{
-  static {
-    // Idempotent; without mpirun the process is a world of one rank.
-    init();
-    if (version_number() != VERSION_NUMBER) {
-      throw new IllegalStateException("tessera: bindings built for " + VERSION_NUMBER
-          + " but the library is " + version());
-    }
-  }
 
-  /** TESS_VERSION_NUMBER of the loaded library (MAJOR * 10000 + MINOR * 100 + PATCH). */
-  public static int versionNumber() {
-    return version_number();
-  }
-
-  /** "INVALID_ARGUMENT" etc.; "UNKNOWN_CODE" for other values. */
-  public static String statusString(int code) {
-    return status_string(code);
-  }
-
-  /** This process's rank in the world. */
-  public static int worldRank() {
-    int[] out = {0};
-    world_rank(out);
-    return out[0];
-  }
-
-  /** Number of ranks in the world. */
-  public static int worldSize() {
-    int[] out = {0};
-    world_size(out);
-    return out[0];
-  }
-
-  /** What CUDA this process has: see {@link #cudaInfo}. */
-  public static final class CudaInfo {
-    /** The library was built with CUDA (--config=cuda). */
-    public final boolean builtWithCuda;
-    /** CUDA devices visible to this process (0 without a CUDA build or a GPU). */
-    public final int deviceCount;
-
-    CudaInfo(boolean builtWithCuda, int deviceCount) {
-      this.builtWithCuda = builtWithCuda;
-      this.deviceCount = deviceCount;
-    }
-
-    @Override
-    public String toString() {
-      return "CudaInfo(builtWithCuda=" + builtWithCuda + ", deviceCount=" + deviceCount + ")";
-    }
-  }
-
-  /**
-   * Whether cuda placements can hold tensors here: without a CUDA build their tensor
-   * calls throw UNIMPLEMENTED, with one but no device UNAVAILABLE. Local.
-   */
-  public static CudaInfo cudaInfo() {
-    int[] built = {0};
-    int[] count = {0};
-    cuda_info(built, count);
-    return new CudaInfo(built[0] != 0, count[0]);
-  }
-
-  /** Parses a dtype name ("f32", "f64", "i32", "i64", "f16", "bf16") into DTYPE_*. */
-  public static int dtypeParse(String text) {
-    int[] out = {0};
-    dtype_parse(out, text);
-    return out[0];
-  }
-
-  /** The name of a DTYPE_* value; "" for an unknown one. */
-  public static String dtypeName(int dtype) {
-    return dtype_name(dtype);
-  }
-
-  /** The registered ops' names, sorted. */
-  public static String[] opNames() {
-    String[] names = new String[(int) op_count()];
-    for (int i = 0; i < names.length; ++i) names[i] = op_name(i);
-    return names;
-  }
-
-  /** The calling thread's inference-cache counters. */
-  public static final class InferCacheStats {
-    public final long hits;
-    public final long misses;
-    public final long evictions;
-    public final long size;
-    public final long capacity;
-
-    InferCacheStats(long hits, long misses, long evictions, long size, long capacity) {
-      this.hits = hits;
-      this.misses = misses;
-      this.evictions = evictions;
-      this.size = size;
-      this.capacity = capacity;
-    }
-  }
-
-  /** The calling thread's inference-cache statistics (the cache is per thread). */
-  public static InferCacheStats inferCacheStats() {
-    long[] hits = {0}, misses = {0}, evictions = {0}, size = {0}, capacity = {0};
-    infer_cache_stats(hits, misses, evictions, size, capacity);
-    return new InferCacheStats(hits[0], misses[0], evictions[0], size[0], capacity[0]);
-  }
-
-  /** Drops every entry of this thread's inference cache and zeroes its counters. */
-  public static void inferCacheClear() {
-    infer_cache_clear();
-  }
-
-  /** Drops every entry (counters kept) and sets the capacity (>= 1). */
-  public static void inferCacheSetCapacity(long capacity) {
-    infer_cache_set_capacity(capacity);
-  }
-
-  /**
-   * The full inference record of this thread's last op on tensors (also one that
-   * failed); FAILED_PRECONDITION before the thread's first op.
-   */
-  public static Explanation explainLast() {
-    Explanation[] out = {null};
-    explain_last(out);
-    return out[0];
-  }
-
-  /** The layout {@code rank} holds of a tensor of {@code shape}; see Layout.create. */
-  public static Layout layout(Placement placement, NdSbp ndSbp, long[] shape, int rank) {
-    return Layout.create(placement, ndSbp, shape, rank);
-  }
+  private TesseraJNI() {}
 %}
 /* With -DSWIGWORDSIZE64 (so int64_t is the C compiler's `long`), SWIG would map
  * int64_t like C long, which Java takes as 32 bits. Map it as 64 bits. */
@@ -205,6 +80,9 @@ static int tess_java_check_out(JNIEnv* jenv, jarray array) {
 %apply const long long& { const int64_t& };
 /* Seeds keep their 64 bits in a Java long (not BigInteger). */
 %apply long long { uint64_t seed };
+
+/* The jstype/javain/javaout typemaps below shape only the discarded module class; the
+ * jni/jtype and C typemaps define TesseraJNI and the wrapper. */
 
 /* --- Status -------------------------------------------------------------------- */
 %typemap(jni) tess_status "void"
@@ -445,7 +323,10 @@ static void* tess_java_buffer_address(JNIEnv* jenv, jobject buffer) {
     jobject buffer = (*jenv)->GetObjectArrayElement(jenv, $input, i);
     if (buffer == NULL) continue;
     pointers[i] = tess_java_buffer_address(jenv, buffer);
-    sizes[i] = (size_t)(*jenv)->GetDirectBufferCapacity(jenv, buffer);
+    /* No JNI call but DeleteLocalRef with an exception pending (-Xcheck:jni). */
+    if (!(*jenv)->ExceptionCheck(jenv)) {
+      sizes[i] = (size_t)(*jenv)->GetDirectBufferCapacity(jenv, buffer);
+    }
     (*jenv)->DeleteLocalRef(jenv, buffer);
     if ((*jenv)->ExceptionCheck(jenv)) {
       free((void*)pointers);
@@ -539,11 +420,7 @@ static void* tess_java_buffer_address(JNIEnv* jenv, jobject buffer) {
 }
 %typemap(freearg) (const tess_tensor* const* inputs, size_t num_inputs) { free(array$argnum); }
 
-/* --- Handle classes ------------------------------------------------------------- */
-%typemap(javainterfaces) struct tess_placement, struct tess_nd_sbp, struct tess_layout,
-    struct tess_op_call, struct tess_infer_result, struct tess_explanation,
-    struct tess_tensor, struct tess_boxing_plan, struct tess_bucketed_allreducer,
-    struct tess_program, struct tess_plan, struct tess_plan_instance "AutoCloseable"
+/* --- Handle classes ------------------------------------------------------------
+ * SWIG's proxy classes are discarded (the hand-written ones in src/org/tessera/ take
+ * their names); only their destructors, TesseraJNI.delete_X, are used. */
 %typemap(javafinalize) SWIGTYPE ""
-%include "java/tessera_java_classes.i"
-%include "java/tessera_java_plan.i"

@@ -28,14 +28,15 @@ public final class Capture implements AutoCloseable {
 
   /** Starts a capture on the calling thread; FAILED_PRECONDITION when one is active. */
   public static Capture begin() {
-    Tessera.capture_begin();
+    Tessera.init();
+    TesseraJNI.capture_begin();
     return new Capture();
   }
 
   /** Whether a capture is active on the calling thread. */
   public static boolean active() {
     int[] out = {0};
-    Tessera.capture_active(out);
+    TesseraJNI.capture_active(out);
     return out[0] != 0;
   }
 
@@ -57,7 +58,7 @@ public final class Capture implements AutoCloseable {
     if (mine() || !active()) {
       return;
     }
-    throw new TesseraException(Tessera.FAILED_PRECONDITION, "Capture." + function + ": "
+    throw new FailedPreconditionException("Capture." + function + ": "
         + (open ? "this capture belongs to thread \"" + owner.getName() + "\""
                 : "this capture has ended")
         + ", and another capture is active on this thread");
@@ -70,10 +71,10 @@ public final class Capture implements AutoCloseable {
   public Tensor placeholder(String name, long[] shape, String dtype, Placement placement,
       NdSbp ndSbp) {
     checkMine("placeholder");
-    Tensor[] out = {null};
-    Tessera.capture_placeholder(
-        out, name, shape, Tessera.dtypeParse(dtype), placement, ndSbp);
-    return out[0];
+    long[] out = {0};
+    TesseraJNI.capture_placeholder(out, name, shape, Tessera.dtypeParse(dtype),
+        Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    return new Tensor(out[0]);
   }
 
   /**
@@ -85,17 +86,18 @@ public final class Capture implements AutoCloseable {
   public Program end(Tensor... outputs) {
     checkMine("end");
     long[] handles = new long[outputs == null ? 0 : outputs.length];
-    for (int i = 0; i < handles.length; ++i) handles[i] = Tensor.getCPtr(outputs[i]);
+    for (int i = 0; i < handles.length; ++i) handles[i] = Handle.ptr(outputs[i]);
     boolean ending = mine();
-    Program[] out = {null};
+    long[] out = {0};
     try {
-      Tessera.capture_end(out, handles);
+      TesseraJNI.capture_end(out, handles);
+      java.lang.ref.Reference.reachabilityFence(outputs);
     } finally {
       if (ending) {
         open = false;
       }
     }
-    return out[0];
+    return new Program(out[0]);
   }
 
   /** Ends the capture, dropping what it recorded; nothing once it has ended. */
@@ -104,12 +106,12 @@ public final class Capture implements AutoCloseable {
       return;
     }
     if (Thread.currentThread() != owner) {
-      throw new TesseraException(Tessera.FAILED_PRECONDITION, "Capture.abort: called on thread \""
+      throw new FailedPreconditionException("Capture.abort: called on thread \""
           + Thread.currentThread().getName() + "\" but the capture belongs to thread \""
           + owner.getName() + "\"");
     }
     open = false;
-    Tessera.capture_abort();
+    TesseraJNI.capture_abort();
   }
 
   /** abort(): a scope left without end() (an exception, say) records nothing. */

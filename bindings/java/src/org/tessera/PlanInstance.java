@@ -1,143 +1,22 @@
-/* Plan mode in Java (part of the Java section of bindings/tessera.i): the methods of
- * Program, Plan and PlanInstance. Capture, which is no C handle, is a plain class
- * (src/org/tessera/Capture.java). Building and compiling are local; run, output and
- * outputs are collective, like the ops they stand for. */
+package org.tessera;
 
-%typemap(javacode) struct tess_program %{
-  /** An empty program. Values (inputs, variables, op outputs) are numbered 0, 1, ... */
-  public static Program create() {
-    Program[] out = {null};
-    Tessera.program_create(out);
-    return out[0];
+import java.nio.ByteBuffer;
+
+/**
+ * A runnable instance of a {@link Plan}, owning its register memory (allocated once).
+ * {@code run}, {@code output} and {@code outputs} are collective.
+ *
+ * <p>Closing frees the C object at once; an unclosed one is freed when collected.
+ */
+public final class PlanInstance extends Handle {
+  PlanInstance(long pointer) {
+    super(pointer, TesseraJNI::delete_PlanInstance);
   }
 
-  /** Destroys the program now; idempotent. Plans compiled from it keep their copy. */
-  @Override
-  public void close() {
-    delete();
-  }
-
-  /**
-   * A data input (fed at every run) of {@code shape}, {@code dtype} ("f32", ...) and
-   * {@code placement}, held as {@code ndSbp} (null: S(0) on every placement axis, B for a
-   * 0-d input). Returns its value id.
-   */
-  public long addInput(String name, long[] shape, String dtype, Placement placement,
-      NdSbp ndSbp) {
-    long[] out = {0};
-    Tessera.program_add_input(out, this, name, shape, Tessera.dtypeParse(dtype), placement,
-        ndSbp);
-    return out[0];
-  }
-
-  /** A variable: the program keeps {@code value} and every run reads it. Returns its id. */
-  public long addVariable(String name, Tensor value) {
-    long[] out = {0};
-    Tessera.program_add_variable(out, this, name, value);
-    return out[0];
-  }
-
-  /** Appends op {@code opName} applied to the values {@code valueIds}; returns its outputs' ids. */
-  public long[] addOp(String opName, long... valueIds) {
-    try (OpCall call = new OpCall(opName)) {
-      return addOp(call, valueIds);
-    }
-  }
-
-  /**
-   * Appends {@code call} (its attributes and constraints; no input metas) applied to the
-   * values {@code valueIds}; inferred at once, so a bad call throws here. Returns the ids
-   * of its outputs.
-   */
-  public long[] addOp(OpCall call, long... valueIds) {
-    long[] first = {0};
-    long[] count = {0};
-    Tessera.program_add_op(first, count, this, call, valueIds);
-    long[] ids = new long[(int) count[0]];
-    for (int i = 0; i < ids.length; ++i) ids[i] = first[0] + i;
-    return ids;
-  }
-
-  /** Makes value {@code valueId} the program's next output. */
-  public void markOutput(long valueId) {
-    Tessera.program_mark_output(this, valueId);
-  }
-
-  /** A program's counts of values, ops, data inputs and outputs. */
-  public static final class Sizes {
-    public final long values;
-    public final long ops;
-    public final long inputs;
-    public final long outputs;
-
-    Sizes(long values, long ops, long inputs, long outputs) {
-      this.values = values;
-      this.ops = ops;
-      this.inputs = inputs;
-      this.outputs = outputs;
-    }
-
-    @Override
-    public String toString() {
-      return values + " values, " + ops + " ops, " + inputs + " inputs, " + outputs + " outputs";
-    }
-  }
-
-  public Sizes sizes() {
-    long[] values = {0}, ops = {0}, inputs = {0}, outputs = {0};
-    Tessera.program_sizes(values, ops, inputs, outputs, this);
-    return new Sizes(values[0], ops[0], inputs[0], outputs[0]);
-  }
-
-  /** The graph: one line per value and op ("%3 = matmul(%0, %1) {} -> ..."), then the outputs. */
-  @Override
-  public String toString() {
-    return Tessera.program_string(this);
-  }
-
-  /** Plan.compile(this, inputRegisterNum). */
-  public Plan compile(int inputRegisterNum) {
-    return Plan.compile(this, inputRegisterNum);
-  }
-%}
-
-%typemap(javacode) struct tess_plan %{
-  /**
-   * Compiles {@code program} for this rank: its steps (kernels and explicit boxing) and
-   * its register memory, packed with reuse. {@code inputRegisterNum}: copies of each
-   * data input's register (0 means 1; tess_plan_compile gives the range). Local.
-   */
-  public static Plan compile(Program program, int inputRegisterNum) {
-    Plan[] out = {null};
-    Tessera.plan_compile(out, program, inputRegisterNum);
-    return out[0];
-  }
-
-  /** Destroys the plan now; idempotent. Its instances keep what they need. */
-  @Override
-  public void close() {
-    delete();
-  }
-
-  /** The program, the steps ("3: box %1 S(1) -> B into r4") and the memory table. */
-  @Override
-  public String toString() {
-    return Tessera.plan_string(this);
-  }
-
-  /** A runnable instance: its register memory is allocated once, here. Local. */
-  public PlanInstance instantiate() {
-    PlanInstance[] out = {null};
-    Tessera.plan_instantiate(out, this);
-    return out[0];
-  }
-%}
-
-%typemap(javacode) struct tess_plan_instance %{
   /** Destroys the instance and its register memory now; idempotent. */
   @Override
   public void close() {
-    delete();
+    super.close();
   }
 
   /**
@@ -146,8 +25,9 @@
    */
   public PlanInstance run(Tensor... inputs) {
     long[] handles = new long[inputs == null ? 0 : inputs.length];
-    for (int i = 0; i < handles.length; ++i) handles[i] = Tensor.getCPtr(inputs[i]);
-    Tessera.plan_run(this, handles);
+    for (int i = 0; i < handles.length; ++i) handles[i] = Handle.ptr(inputs[i]);
+    TesseraJNI.plan_run(ptr(), this, handles);
+    java.lang.ref.Reference.reachabilityFence(inputs);
     return this;
   }
 
@@ -158,8 +38,8 @@
    * on a rank the input's placement lacks). Nothing is boxed or copied into tensors.
    * Collective, like {@link #run}.
    */
-  public PlanInstance runLocal(java.nio.ByteBuffer... locals) {
-    Tessera.plan_run_local(this, locals);
+  public PlanInstance runLocal(ByteBuffer... locals) {
+    TesseraJNI.plan_run_local(ptr(), this, locals);
     return this;
   }
 
@@ -167,11 +47,11 @@
    * Direct copies of {@code locals}' arrays (float[], double[], int[], long[]; null
    * stays null); INVALID_ARGUMENT naming any other element.
    */
-  private static java.nio.ByteBuffer[] buffersOf(String function, Object[] locals) {
+  private static ByteBuffer[] buffersOf(String function, Object[] locals) {
     if (locals == null) {
       return null;
     }
-    java.nio.ByteBuffer[] buffers = new java.nio.ByteBuffer[locals.length];
+    ByteBuffer[] buffers = new ByteBuffer[locals.length];
     for (int i = 0; i < locals.length; ++i) {
       Object a = locals[i];
       if (a == null) {
@@ -185,7 +65,7 @@
       } else if (a instanceof long[]) {
         buffers[i] = Tensor.bufferOf((long[]) a);
       } else {
-        throw new TesseraException(Tessera.INVALID_ARGUMENT, "PlanInstance." + function
+        throw TesseraException.of(Tessera.INVALID_ARGUMENT, "PlanInstance." + function
             + ": locals[" + i + "] is a " + a.getClass().getSimpleName()
             + ", not a float[], double[], int[] or long[]");
       }
@@ -198,14 +78,17 @@
     return runLocal(buffersOf("runLocal", locals));
   }
 
+  /** The same, every input f64. */
   public PlanInstance runLocal(double[]... locals) {
     return runLocal(buffersOf("runLocal", locals));
   }
 
+  /** The same, every input i32. */
   public PlanInstance runLocal(int[]... locals) {
     return runLocal(buffersOf("runLocal", locals));
   }
 
+  /** The same, every input i64. */
   public PlanInstance runLocal(long[]... locals) {
     return runLocal(buffersOf("runLocal", locals));
   }
@@ -228,8 +111,9 @@
    */
   public PlanInstance push(double timeoutSeconds, Tensor... inputs) {
     long[] handles = new long[inputs == null ? 0 : inputs.length];
-    for (int i = 0; i < handles.length; ++i) handles[i] = Tensor.getCPtr(inputs[i]);
-    Tessera.plan_push(this, handles, timeoutSeconds);
+    for (int i = 0; i < handles.length; ++i) handles[i] = Handle.ptr(inputs[i]);
+    TesseraJNI.plan_push(ptr(), this, handles, timeoutSeconds);
+    java.lang.ref.Reference.reachabilityFence(inputs);
     return this;
   }
 
@@ -239,7 +123,7 @@
    * DEADLINE_EXCEEDED when nothing was pushed in time. Collective.
    */
   public PlanInstance runPushed(double timeoutSeconds) {
-    Tessera.plan_run_pushed(this, timeoutSeconds);
+    TesseraJNI.plan_run_pushed(ptr(), this, timeoutSeconds);
     return this;
   }
 
@@ -248,19 +132,20 @@
    * same way; the instance stays readable. Any thread.
    */
   public void closePipeline() {
-    Tessera.plan_close(this);
+    TesseraJNI.plan_close(ptr(), this);
   }
 
+  /** The number of the program's outputs. */
   public long numOutputs() {
     long[] out = {0};
-    Tessera.plan_num_outputs(out, this);
+    TesseraJNI.plan_num_outputs(out, ptr(), this);
     return out[0];
   }
 
   /** size_t would turn a negative index into a huge one; name the one the caller gave. */
   private static long index(String function, long index) {
     if (index < 0) {
-      throw new TesseraException(Tessera.OUT_OF_RANGE,
+      throw TesseraException.of(Tessera.OUT_OF_RANGE,
           "PlanInstance." + function + ": output index " + index + " is negative");
     }
     return index;
@@ -268,9 +153,9 @@
 
   /** Output {@code index} of the last run as a new tensor (a copy). Collective. */
   public Tensor output(long index) {
-    Tensor[] out = {null};
-    Tessera.plan_output(out, this, index("output", index));
-    return out[0];
+    long[] out = {0};
+    TesseraJNI.plan_output(out, ptr(), this, index("output", index));
+    return new Tensor(out[0]);
   }
 
   /** Every output of the last run as new tensors. Collective. */
@@ -282,7 +167,7 @@
 
   private int dtypeCode(long index) {
     int[] out = {0};
-    Tessera.plan_output_dtype(out, this, index("outputDType", index));
+    TesseraJNI.plan_output_dtype(out, ptr(), this, index("outputDType", index));
     return out[0];
   }
 
@@ -294,11 +179,11 @@
   /** The shape of this rank's piece of output {@code index}; FAILED_PRECONDITION outside. */
   public long[] outputLocalShape(long index) {
     long[] ndim = {0};
-    Tessera.plan_output_local_ndim(ndim, this, index("outputLocalShape", index));
+    TesseraJNI.plan_output_local_ndim(ndim, ptr(), this, index("outputLocalShape", index));
     long[] dims = new long[(int) ndim[0]];
     for (int d = 0; d < dims.length; ++d) {
       long[] out = {0};
-      Tessera.plan_output_local_dim(out, this, index, d);
+      TesseraJNI.plan_output_local_dim(out, ptr(), this, index, d);
       dims[d] = out[0];
     }
     return dims;
@@ -307,7 +192,8 @@
   /** The element count of this rank's piece of output {@code index} (0 outside). */
   public long outputLocalNumElements(long index) {
     long[] out = {0};
-    Tessera.plan_output_local_num_elements(out, this, index("outputLocalNumElements", index));
+    TesseraJNI.plan_output_local_num_elements(
+        out, ptr(), this, index("outputLocalNumElements", index));
     return out[0];
   }
 
@@ -315,18 +201,18 @@
    * Copies this rank's piece of output {@code index} (row-major) into direct buffer
    * {@code out} from its start, allocating nothing. Local.
    */
-  public void outputLocal(long index, java.nio.ByteBuffer out) {
-    Tessera.plan_output_local(out, this, index("outputLocal", index));
+  public void outputLocal(long index, ByteBuffer out) {
+    TesseraJNI.plan_output_local(out, ptr(), this, index("outputLocal", index));
   }
 
-  private java.nio.ByteBuffer local(String function, long index, int dtype) {
+  private ByteBuffer local(String function, long index, int dtype) {
     int have = dtypeCode(index);
     if (have != dtype) {
-      throw new TesseraException(Tessera.INVALID_ARGUMENT, "PlanInstance." + function
+      throw TesseraException.of(Tessera.INVALID_ARGUMENT, "PlanInstance." + function
           + ": output #" + index + " is " + Tessera.dtypeName(have) + ", not "
           + Tessera.dtypeName(dtype));
     }
-    java.nio.ByteBuffer b =
+    ByteBuffer b =
         Tensor.direct(outputLocalNumElements(index) * Tensor.dtypeSize(dtype));
     outputLocal(index, b);
     return b;
@@ -334,28 +220,31 @@
 
   /** A copy of this rank's piece of f32 output {@code index}; likewise for the other types. */
   public float[] outputLocalFloatArray(long index) {
-    java.nio.ByteBuffer b = local("outputLocalFloatArray", index, Tessera.DTYPE_F32);
+    ByteBuffer b = local("outputLocalFloatArray", index, Tessera.DTYPE_F32);
     float[] a = new float[b.capacity() / 4];
     b.asFloatBuffer().get(a);
     return a;
   }
 
+  /** The same for an f64 output. */
   public double[] outputLocalDoubleArray(long index) {
-    java.nio.ByteBuffer b = local("outputLocalDoubleArray", index, Tessera.DTYPE_F64);
+    ByteBuffer b = local("outputLocalDoubleArray", index, Tessera.DTYPE_F64);
     double[] a = new double[b.capacity() / 8];
     b.asDoubleBuffer().get(a);
     return a;
   }
 
+  /** The same for an i32 output. */
   public int[] outputLocalIntArray(long index) {
-    java.nio.ByteBuffer b = local("outputLocalIntArray", index, Tessera.DTYPE_I32);
+    ByteBuffer b = local("outputLocalIntArray", index, Tessera.DTYPE_I32);
     int[] a = new int[b.capacity() / 4];
     b.asIntBuffer().get(a);
     return a;
   }
 
+  /** The same for an i64 output. */
   public long[] outputLocalLongArray(long index) {
-    java.nio.ByteBuffer b = local("outputLocalLongArray", index, Tessera.DTYPE_I64);
+    ByteBuffer b = local("outputLocalLongArray", index, Tessera.DTYPE_I64);
     long[] a = new long[b.capacity() / 8];
     b.asLongBuffer().get(a);
     return a;
@@ -365,9 +254,11 @@
   public static final class MemCase {
     /** "cpu", "cuda:0". */
     public final String name;
+    /** The packed block's bytes. */
     public final long blockBytes;
     /** The most bytes live at one step: no packing does better. */
     public final long lowerBound;
+    /** The bytes without any reuse. */
     public final long noReuseBytes;
 
     MemCase(String name, long blockBytes, long lowerBound, long noReuseBytes) {
@@ -386,15 +277,19 @@
 
   /** The instance's counters. */
   public static final class Stats {
+    /** Registers (blobs) the plan allocated. */
     public final long registers;
     /** Kernel and boxing steps. */
     public final long steps;
+    /** Of the steps, explicit boxing. */
     public final long boxingSteps;
+    /** Runs so far. */
     public final long runs;
     /** Calls to the host caching allocator during the last run: 0 once warm. */
     public final long allocatorCallsLastRun;
     /** Heap allocations on the calling thread during the last run; -1: not counted. */
     public final long heapAllocationsLastRun;
+    /** Register memory per memory case. */
     public final MemCase[] memCases;
 
     Stats(long registers, long steps, long boxingSteps, long runs, long allocatorCallsLastRun,
@@ -416,17 +311,19 @@
     }
   }
 
+  /** The instance's counters and its memory cases. Local. */
   public Stats stats() {
     long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0}, calls = {0}, heap = {0};
-    Tessera.plan_stats(registers, steps, boxing, runs, this);
-    Tessera.plan_last_run_allocations(calls, heap, this);
+    TesseraJNI.plan_stats(registers, steps, boxing, runs, ptr(), this);
+    TesseraJNI.plan_last_run_allocations(calls, heap, ptr(), this);
     long[] n = {0};
-    Tessera.plan_num_mem_cases(n, this);
+    TesseraJNI.plan_num_mem_cases(n, ptr(), this);
     MemCase[] cases = new MemCase[(int) n[0]];
     for (int i = 0; i < cases.length; ++i) {
       long[] block = {0}, lower = {0}, noReuse = {0};
-      Tessera.plan_mem_case_bytes(block, lower, noReuse, this, i);
-      cases[i] = new MemCase(Tessera.plan_mem_case_name(this, i), block[0], lower[0], noReuse[0]);
+      TesseraJNI.plan_mem_case_bytes(block, lower, noReuse, ptr(), this, i);
+      cases[i] = new MemCase(
+          TesseraJNI.plan_mem_case_name(ptr(), this, i), block[0], lower[0], noReuse[0]);
     }
     return new Stats(registers[0], steps[0], boxing[0], runs[0], calls[0], heap[0], cases);
   }
@@ -434,11 +331,11 @@
   /** "PlanInstance(1 outputs, 3 runs)"; "PlanInstance(closed)" once closed. */
   @Override
   public String toString() {
-    if (swigCPtr == 0) {
+    if (isClosed()) {
       return "PlanInstance(closed)";
     }
     long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0};
-    Tessera.plan_stats(registers, steps, boxing, runs, this);
+    TesseraJNI.plan_stats(registers, steps, boxing, runs, ptr(), this);
     return "PlanInstance(" + numOutputs() + " outputs, " + runs[0] + " runs)";
   }
-%}
+}

@@ -1,0 +1,15 @@
+package org.tessera;
+
+/** Status {@link Tessera#ABORTED}: the operation was aborted. */
+public class AbortedException extends TesseraException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * A ABORTED failure.
+   *
+   * @param message what is wrong, naming the argument and its value
+   */
+  public AbortedException(String message) {
+    super(Tessera.ABORTED, message);
+  }
+}

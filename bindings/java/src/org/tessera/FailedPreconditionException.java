@@ -1,0 +1,18 @@
+package org.tessera;
+
+/**
+ * Status {@link Tessera#FAILED_PRECONDITION}: the state does not allow the call: before init, no
+ * active capture, a rank outside the placement.
+ */
+public class FailedPreconditionException extends TesseraException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * A FAILED_PRECONDITION failure.
+   *
+   * @param message what is wrong, naming the argument and its value
+   */
+  public FailedPreconditionException(String message) {
+    super(Tessera.FAILED_PRECONDITION, message);
+  }
+}

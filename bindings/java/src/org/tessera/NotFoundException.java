@@ -1,0 +1,17 @@
+package org.tessera;
+
+/**
+ * Status {@link Tessera#NOT_FOUND}: something named does not exist: an op, a rank in a placement.
+ */
+public class NotFoundException extends TesseraException {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * A NOT_FOUND failure.
+   *
+   * @param message what is wrong, naming the argument and its value
+   */
+  public NotFoundException(String message) {
+    super(Tessera.NOT_FOUND, message);
+  }
+}

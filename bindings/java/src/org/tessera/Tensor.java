@@ -1,0 +1,576 @@
+package org.tessera;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A global tensor: a logical shape and dtype on a placement with an nd-sbp; this rank
+ * holds its local piece. Creation, {@code toHost}, {@code toGlobal} and ops are collective
+ * (every rank makes the same calls in the same order); metadata is local. Immutable: ops
+ * return new tensors.
+ *
+ * <p>Closing frees the C object at once; an unclosed one is freed when collected.
+ */
+public final class Tensor extends Handle {
+  Tensor(long pointer) {
+    super(pointer, TesseraJNI::delete_Tensor);
+  }
+
+  // --- Creation. Every creation is collective: all ranks make the same calls. ---
+
+  private static Tensor make(long[] out) {
+    return new Tensor(out[0]);
+  }
+
+  /** Product of the dims; INVALID_ARGUMENT (as the C API would) for a negative one. */
+  private static long count(String function, long[] shape) {
+    if (shape == null) {
+      throw TesseraException.of(Tessera.INVALID_ARGUMENT, function + ": shape is null");
+    }
+    long n = 1;
+    for (long d : shape) n *= Math.max(d, 0);
+    return n;
+  }
+
+  private static String text(long[] shape) {
+    return shape == null ? "null" : java.util.Arrays.toString(shape);
+  }
+
+  private static void checkLength(String function, long length, long[] shape) {
+    long want = count(function, shape);
+    if (length != want) {
+      throw TesseraException.of(Tessera.INVALID_ARGUMENT, function + ": data has " + length
+          + " elements but shape " + text(shape) + " needs " + want);
+    }
+  }
+
+  static ByteBuffer direct(long bytes) {
+    return ByteBuffer.allocateDirect((int) bytes).order(java.nio.ByteOrder.nativeOrder());
+  }
+
+  static ByteBuffer bufferOf(float[] data) {
+    ByteBuffer b = direct(4L * data.length);
+    b.asFloatBuffer().put(data);
+    return b;
+  }
+
+  static ByteBuffer bufferOf(double[] data) {
+    ByteBuffer b = direct(8L * data.length);
+    b.asDoubleBuffer().put(data);
+    return b;
+  }
+
+  static ByteBuffer bufferOf(int[] data) {
+    ByteBuffer b = direct(4L * data.length);
+    b.asIntBuffer().put(data);
+    return b;
+  }
+
+  static ByteBuffer bufferOf(long[] data) {
+    ByteBuffer b = direct(8L * data.length);
+    b.asLongBuffer().put(data);
+    return b;
+  }
+
+  static long dtypeSize(int dtype) {
+    return dtype == Tessera.DTYPE_F64 || dtype == Tessera.DTYPE_I64 ? 8
+        : dtype == Tessera.DTYPE_F16 || dtype == Tessera.DTYPE_BF16 ? 2 : 4;
+  }
+
+  private static void checkBuffer(String function, ByteBuffer data, long elements,
+      int dtype) {
+    if (data == null) return;  // the C API decides whether NULL is fine
+    long need = elements * dtypeSize(dtype);
+    if (data.capacity() < need) {
+      throw TesseraException.of(Tessera.INVALID_ARGUMENT, function + ": buffer has "
+          + data.capacity() + " bytes but " + elements + " " + Tessera.dtypeName(dtype)
+          + " elements need " + need);
+    }
+  }
+
+  /** The logical tensor {@code data} (row-major, the same on every rank) of {@code shape}. */
+  public static Tensor fromHost(float[] data, long[] shape, Placement placement, NdSbp ndSbp) {
+    checkLength("Tensor.fromHost", data.length, shape);
+    return fromHost(bufferOf(data), shape, "f32", placement, ndSbp);
+  }
+
+  /** The same for f64. */
+  public static Tensor fromHost(double[] data, long[] shape, Placement placement, NdSbp ndSbp) {
+    checkLength("Tensor.fromHost", data.length, shape);
+    return fromHost(bufferOf(data), shape, "f64", placement, ndSbp);
+  }
+
+  /** The same for i32. */
+  public static Tensor fromHost(int[] data, long[] shape, Placement placement, NdSbp ndSbp) {
+    checkLength("Tensor.fromHost", data.length, shape);
+    return fromHost(bufferOf(data), shape, "i32", placement, ndSbp);
+  }
+
+  /** The same for i64. */
+  public static Tensor fromHost(long[] data, long[] shape, Placement placement, NdSbp ndSbp) {
+    checkLength("Tensor.fromHost", data.length, shape);
+    return fromHost(bufferOf(data), shape, "i64", placement, ndSbp);
+  }
+
+  /**
+   * As above from a direct buffer in native byte order (read from its start) holding
+   * the elements of {@code dtype} ("f32", "f64", "i32", "i64").
+   */
+  public static Tensor fromHost(ByteBuffer data, long[] shape, String dtype,
+      Placement placement, NdSbp ndSbp) {
+    int type = Tessera.dtypeParse(dtype);
+    checkBuffer("Tensor.fromHost", data, count("Tensor.fromHost", shape), type);
+    long[] out = {0};
+    Tessera.init();
+    TesseraJNI.tensor_from_host(
+        out, data, shape, type, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    return make(out);
+  }
+
+  /**
+   * The tensor whose piece on this rank is {@code local} of {@code localShape}: shards
+   * for S, partial values for P, copies for B. {@code logicalShape} null infers the
+   * logical shape from every rank's local shape (collective).
+   */
+  public static Tensor fromLocal(float[] local, long[] localShape, Placement placement,
+      NdSbp ndSbp, long[] logicalShape) {
+    checkLength("Tensor.fromLocal", local.length, localShape);
+    return fromLocal(bufferOf(local), localShape, "f32", placement, ndSbp, logicalShape);
+  }
+
+  /** The same for f64. */
+  public static Tensor fromLocal(double[] local, long[] localShape, Placement placement,
+      NdSbp ndSbp, long[] logicalShape) {
+    checkLength("Tensor.fromLocal", local.length, localShape);
+    return fromLocal(bufferOf(local), localShape, "f64", placement, ndSbp, logicalShape);
+  }
+
+  /** The same for i32. */
+  public static Tensor fromLocal(int[] local, long[] localShape, Placement placement,
+      NdSbp ndSbp, long[] logicalShape) {
+    checkLength("Tensor.fromLocal", local.length, localShape);
+    return fromLocal(bufferOf(local), localShape, "i32", placement, ndSbp, logicalShape);
+  }
+
+  /** The same for i64. */
+  public static Tensor fromLocal(long[] local, long[] localShape, Placement placement,
+      NdSbp ndSbp, long[] logicalShape) {
+    checkLength("Tensor.fromLocal", local.length, localShape);
+    return fromLocal(bufferOf(local), localShape, "i64", placement, ndSbp, logicalShape);
+  }
+
+  /** As above from a direct buffer in native byte order. */
+  public static Tensor fromLocal(ByteBuffer local, long[] localShape, String dtype,
+      Placement placement, NdSbp ndSbp, long[] logicalShape) {
+    int type = Tessera.dtypeParse(dtype);
+    checkBuffer("Tensor.fromLocal", local, count("Tensor.fromLocal", localShape), type);
+    if (logicalShape != null && logicalShape.length != localShape.length) {
+      throw TesseraException.of(Tessera.INVALID_ARGUMENT, "Tensor.fromLocal: logical shape "
+          + text(logicalShape) + " has " + logicalShape.length + " dims but the local shape "
+          + text(localShape) + " has " + localShape.length);
+    }
+    long[] out = {0};
+    Tessera.init();
+    TesseraJNI.tensor_from_local(out, local, localShape, type, Handle.ptr(placement), placement,
+        Handle.ptr(ndSbp), ndSbp, logicalShape);
+    return make(out);
+  }
+
+  /** Every element {@code value} (which {@code dtype} must hold exactly). */
+  public static Tensor full(long[] shape, String dtype, double value, Placement placement,
+      NdSbp ndSbp) {
+    long[] out = {0};
+    Tessera.init();
+    TesseraJNI.tensor_full(out, shape, Tessera.dtypeParse(dtype), value, Handle.ptr(placement),
+        placement, Handle.ptr(ndSbp), ndSbp);
+    return make(out);
+  }
+
+  /** Every element 0. */
+  public static Tensor zeros(long[] shape, String dtype, Placement placement, NdSbp ndSbp) {
+    return full(shape, dtype, 0, placement, ndSbp);
+  }
+
+  /** Every element 1. */
+  public static Tensor ones(long[] shape, String dtype, Placement placement, NdSbp ndSbp) {
+    return full(shape, dtype, 1, placement, ndSbp);
+  }
+
+  /** start, start + step, ... up to but excluding stop. */
+  public static Tensor arange(double start, double stop, double step, String dtype,
+      Placement placement, NdSbp ndSbp) {
+    long[] out = {0};
+    Tessera.init();
+    TesseraJNI.tensor_arange(out, start, stop, step, Tessera.dtypeParse(dtype),
+        Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    return make(out);
+  }
+
+  /** Uniform [0, 1) values depending only on (shape, dtype, seed); f32 or f64. */
+  public static Tensor rand(long[] shape, String dtype, long seed, Placement placement,
+      NdSbp ndSbp) {
+    long[] out = {0};
+    Tessera.init();
+    TesseraJNI.tensor_rand(out, shape, Tessera.dtypeParse(dtype), seed, Handle.ptr(placement),
+        placement, Handle.ptr(ndSbp), ndSbp);
+    return make(out);
+  }
+
+  /** Standard normal values depending only on (shape, dtype, seed); f32 or f64. */
+  public static Tensor randn(long[] shape, String dtype, long seed, Placement placement,
+      NdSbp ndSbp) {
+    long[] out = {0};
+    Tessera.init();
+    TesseraJNI.tensor_randn(out, shape, Tessera.dtypeParse(dtype), seed, Handle.ptr(placement),
+        placement, Handle.ptr(ndSbp), ndSbp);
+    return make(out);
+  }
+
+  /** Destroys this handle now; idempotent. Not collective. */
+  @Override
+  public void close() {
+    super.close();
+  }
+
+  // --- Metadata (local; no communication). ---
+
+  /** "[4,6] f32 cpu:[0,1] S(0)". */
+  @Override
+  public String toString() {
+    return TesseraJNI.tensor_string(ptr(), this);
+  }
+
+  /** The number of logical dims. */
+  public long ndim() {
+    long[] out = {0};
+    TesseraJNI.tensor_ndim(out, ptr(), this);
+    return out[0];
+  }
+
+  /** The logical size along {@code dim}. */
+  public long dim(long dim) {
+    long[] out = {0};
+    TesseraJNI.tensor_dim(out, ptr(), this, dim);
+    return out[0];
+  }
+
+  /** The logical shape. */
+  public long[] shape() {
+    long[] dims = new long[(int) ndim()];
+    for (int d = 0; d < dims.length; ++d) dims[d] = dim(d);
+    return dims;
+  }
+
+  /** The logical element count. */
+  public long numElements() {
+    long[] out = {0};
+    TesseraJNI.tensor_num_elements(out, ptr(), this);
+    return out[0];
+  }
+
+  /** The dtype's name, e.g. "f32". */
+  public String dtype() {
+    return Tessera.dtypeName(dtypeCode());
+  }
+
+  private int dtypeCode() {
+    int[] out = {0};
+    TesseraJNI.tensor_dtype(out, ptr(), this);
+    return out[0];
+  }
+
+  /** A new Placement handle. */
+  public Placement placement() {
+    long[] out = {0};
+    TesseraJNI.tensor_placement(out, ptr(), this);
+    return new Placement(out[0]);
+  }
+
+  /** A new NdSbp handle. */
+  public NdSbp ndSbp() {
+    long[] out = {0};
+    TesseraJNI.tensor_nd_sbp(out, ptr(), this);
+    return new NdSbp(out[0]);
+  }
+
+  /** Whether this rank holds a local piece. */
+  public boolean hasLocal() {
+    int[] out = {0};
+    TesseraJNI.tensor_has_local(out, ptr(), this);
+    return out[0] != 0;
+  }
+
+  /** This rank's piece's shape; FAILED_PRECONDITION outside the placement. */
+  public long[] localShape() {
+    long[] ndim = {0};
+    TesseraJNI.tensor_local_ndim(ndim, ptr(), this);
+    long[] dims = new long[(int) ndim[0]];
+    for (int d = 0; d < dims.length; ++d) {
+      long[] out = {0};
+      TesseraJNI.tensor_local_dim(out, ptr(), this, d);
+      dims[d] = out[0];
+    }
+    return dims;
+  }
+
+  /** This rank's piece's element count (0 outside the placement). */
+  public long localNumElements() {
+    long[] out = {0};
+    TesseraJNI.tensor_local_num_elements(out, ptr(), this);
+    return out[0];
+  }
+
+  // --- Data. ---
+
+  private void checkDType(String function, int want) {
+    int have = dtypeCode();
+    if (have != want) {
+      throw TesseraException.of(Tessera.INVALID_ARGUMENT, "Tensor." + function
+          + ": the tensor is " + Tessera.dtypeName(have) + ", not " + Tessera.dtypeName(want));
+    }
+  }
+
+  private ByteBuffer host(String function, int dtype) {
+    checkDType(function, dtype);
+    ByteBuffer b = direct(numElements() * dtypeSize(dtype));
+    toHost(b);
+    return b;
+  }
+
+  private ByteBuffer local(String function, int dtype) {
+    checkDType(function, dtype);
+    ByteBuffer b = direct(localNumElements() * dtypeSize(dtype));
+    copyLocal(b);
+    return b;
+  }
+
+  /**
+   * Writes the logical value (row-major) into direct buffer {@code out} from its start,
+   * on every rank; INVALID_ARGUMENT when its capacity is too small. Collective.
+   */
+  public void toHost(ByteBuffer out) {
+    TesseraJNI.tensor_to_host(out, ptr(), this);
+  }
+
+  /** The logical value of an f32 tensor (collective); likewise for the other types. */
+  public float[] toFloatArray() {
+    float[] a = new float[(int) numElements()];
+    host("toFloatArray", Tessera.DTYPE_F32).asFloatBuffer().get(a);
+    return a;
+  }
+
+  /** The same for an f64 tensor. */
+  public double[] toDoubleArray() {
+    double[] a = new double[(int) numElements()];
+    host("toDoubleArray", Tessera.DTYPE_F64).asDoubleBuffer().get(a);
+    return a;
+  }
+
+  /** The same for an i32 tensor. */
+  public int[] toIntArray() {
+    int[] a = new int[(int) numElements()];
+    host("toIntArray", Tessera.DTYPE_I32).asIntBuffer().get(a);
+    return a;
+  }
+
+  /** The same for an i64 tensor. */
+  public long[] toLongArray() {
+    long[] a = new long[(int) numElements()];
+    host("toLongArray", Tessera.DTYPE_I64).asLongBuffer().get(a);
+    return a;
+  }
+
+  /** Copies this rank's local piece into direct buffer {@code out}. Not collective. */
+  public void copyLocal(ByteBuffer out) {
+    TesseraJNI.tensor_copy_local(out, ptr(), this);
+  }
+
+  /** A copy of this rank's local piece of an f32 tensor; likewise for the other types. */
+  public float[] localFloatArray() {
+    ByteBuffer b = local("localFloatArray", Tessera.DTYPE_F32);
+    float[] a = new float[b.capacity() / 4];
+    b.asFloatBuffer().get(a);
+    return a;
+  }
+
+  /** The same for an f64 tensor. */
+  public double[] localDoubleArray() {
+    ByteBuffer b = local("localDoubleArray", Tessera.DTYPE_F64);
+    double[] a = new double[b.capacity() / 8];
+    b.asDoubleBuffer().get(a);
+    return a;
+  }
+
+  /** The same for an i32 tensor. */
+  public int[] localIntArray() {
+    ByteBuffer b = local("localIntArray", Tessera.DTYPE_I32);
+    int[] a = new int[b.capacity() / 4];
+    b.asIntBuffer().get(a);
+    return a;
+  }
+
+  /** The same for an i64 tensor. */
+  public long[] localLongArray() {
+    ByteBuffer b = local("localLongArray", Tessera.DTYPE_I64);
+    long[] a = new long[b.capacity() / 8];
+    b.asLongBuffer().get(a);
+    return a;
+  }
+
+  /** The same logical value held as {@code ndSbp} on {@code placement}. Collective. */
+  public Tensor toGlobal(Placement placement, NdSbp ndSbp) {
+    long[] out = {0};
+    TesseraJNI.tensor_to_global(
+        out, ptr(), this, Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
+    return make(out);
+  }
+
+  // --- Ops (collective over the inputs' placement). ---
+
+  private interface Binary {
+    void run(long[] out, long x, Tensor xHandle, long y, Tensor yHandle);
+  }
+
+  private interface Unary {
+    void run(long[] out, long x, Tensor xHandle);
+  }
+
+  private Tensor binary(Binary op, Tensor y) {
+    long[] out = {0};
+    op.run(out, ptr(), this, Handle.ptr(y), y);
+    return make(out);
+  }
+
+  private Tensor unary(Unary op) {
+    long[] out = {0};
+    op.run(out, ptr(), this);
+    return make(out);
+  }
+
+  /** this + y, numpy broadcasting. */
+  public Tensor add(Tensor y) {
+    return binary(TesseraJNI::add, y);
+  }
+
+  /** this - y, numpy broadcasting. */
+  public Tensor sub(Tensor y) {
+    return binary(TesseraJNI::sub, y);
+  }
+
+  /** this * y (elementwise), numpy broadcasting. */
+  public Tensor mul(Tensor y) {
+    return binary(TesseraJNI::mul, y);
+  }
+
+  /** this / y, numpy broadcasting. */
+  public Tensor div(Tensor y) {
+    return binary(TesseraJNI::div, y);
+  }
+
+  /** Elementwise max(this, y), numpy broadcasting. */
+  public Tensor maximum(Tensor y) {
+    return binary(TesseraJNI::maximum, y);
+  }
+
+  /** Elementwise min(this, y), numpy broadcasting. */
+  public Tensor minimum(Tensor y) {
+    return binary(TesseraJNI::minimum, y);
+  }
+
+  /** Elementwise max(x, 0). */
+  public Tensor relu() {
+    return unary(TesseraJNI::relu);
+  }
+
+  /** Elementwise GELU. */
+  public Tensor gelu() {
+    return unary(TesseraJNI::gelu);
+  }
+
+  /** Elementwise 1 / (1 + e^-x). */
+  public Tensor sigmoid() {
+    return unary(TesseraJNI::sigmoid);
+  }
+
+  /** Elementwise tanh. */
+  public Tensor tanh() {
+    return unary(TesseraJNI::tanh);
+  }
+
+  /** Elementwise e^x. */
+  public Tensor exp() {
+    return unary(TesseraJNI::exp);
+  }
+
+  /** Elementwise -x. */
+  public Tensor neg() {
+    return unary(TesseraJNI::neg);
+  }
+
+  /** Elementwise square root. */
+  public Tensor sqrt() {
+    return unary(TesseraJNI::sqrt);
+  }
+
+  /** this @ b. */
+  public Tensor matmul(Tensor b) {
+    return matmul(b, false, false);
+  }
+
+  /** op(this) @ op(b), op transposing the last two dims when asked. */
+  public Tensor matmul(Tensor b, boolean transposeA, boolean transposeB) {
+    long[] out = {0};
+    TesseraJNI.matmul(out, ptr(), this, Handle.ptr(b), b, transposeA ? 1 : 0, transposeB ? 1 : 0);
+    return make(out);
+  }
+
+  private interface Reduce {
+    void run(long[] out, long x, Tensor xHandle, long[] axes, int keepdims);
+  }
+
+  private Tensor reduce(Reduce op, long[] axes, boolean keepdims) {
+    long[] out = {0};
+    op.run(out, ptr(), this, axes == null ? new long[0] : axes, keepdims ? 1 : 0);
+    return make(out);
+  }
+
+  /** Sum over {@code axes} (empty or null: every axis; negative from the end). */
+  public Tensor reduceSum(long[] axes, boolean keepdims) {
+    return reduce(TesseraJNI::reduce_sum, axes, keepdims);
+  }
+
+  /** Mean over {@code axes}, as reduceSum. */
+  public Tensor reduceMean(long[] axes, boolean keepdims) {
+    return reduce(TesseraJNI::reduce_mean, axes, keepdims);
+  }
+
+  /** Max over {@code axes}, as reduceSum. */
+  public Tensor reduceMax(long[] axes, boolean keepdims) {
+    return reduce(TesseraJNI::reduce_max, axes, keepdims);
+  }
+
+  /** Min over {@code axes}, as reduceSum. */
+  public Tensor reduceMin(long[] axes, boolean keepdims) {
+    return reduce(TesseraJNI::reduce_min, axes, keepdims);
+  }
+
+  /** Normalised exponentials along {@code axis}. */
+  public Tensor softmax(long axis) {
+    long[] out = {0};
+    TesseraJNI.softmax(out, ptr(), this, axis);
+    return make(out);
+  }
+
+  /** Runs {@code call} (attributes and constraints, no input metas) on {@code inputs}. */
+  public static Tensor[] apply(OpCall call, Tensor... inputs) {
+    long[] in = new long[inputs.length];
+    for (int i = 0; i < inputs.length; ++i) in[i] = Handle.ptr(inputs[i]);
+    long[] handles = new long[16];
+    TesseraJNI.apply(handles, Handle.ptr(call), call, in);
+    java.lang.ref.Reference.reachabilityFence(inputs);
+    int n = 0;
+    while (n < handles.length && handles[n] != 0) ++n;
+    Tensor[] outputs = new Tensor[n];
+    for (int i = 0; i < n; ++i) outputs[i] = new Tensor(handles[i]);
+    return outputs;
+  }
+}
