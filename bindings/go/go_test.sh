@@ -1,11 +1,12 @@
 #!/bin/bash
-# Runs the Go binding's tests: lays the package out as a module under $TEST_TMPDIR
-# (tessera/ + internal/capi/ from SWIG) with cgo pointed at tessera.h and
+# Runs the Go binding's tests: lays the module (bindings/go/tessera, with
+# internal/capi from SWIG) out under $TEST_TMPDIR with cgo pointed at tessera.h and
 # libtessera.so, vets it, and runs `go test`. Standard library only; no network.
 #
-# Usage: go_test.sh [--mpi N MPIRUN_TEST_SH] GO_MOD CAPI_GO CAPI_WRAP_C TESSERA_H \
-#                   LIBTESSERA_SO PACKAGE_GO...
-# (PACKAGE_GO: the package's own .go files, tests included.)
+# Usage: go_test.sh [--mpi N MPIRUN_TEST_SH] TESSERA_H LIBTESSERA_SO MODULE_FILE...
+# Each MODULE_FILE's path contains bindings/go/tessera/; it is copied to the same
+# path inside the module (go.mod, the package's .go files, tests included, and
+# internal/capi/...).
 # With --mpi the test binary is built once (`go test -c`) and MPIRUN_TEST_SH starts N
 # copies of it, which run the TestMPI* tests (-tessera.np=N tells them the world size
 # to expect). mpirun must not start `go test` itself: that would build N times, racing.
@@ -18,14 +19,19 @@ if [[ "${1:-}" == "--mpi" ]]; then
 fi
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 src="$tmp/src"
-mkdir -p "$src/internal/capi" "$tmp/lib" "$tmp/include/tessera"
-cp "$1" "$src/go.mod"
-cp "$2" "$src/internal/capi/tessera.go"
-cp "$3" "$src/internal/capi/tessera_wrap.c"
-cp "$4" "$tmp/include/tessera/tessera.h"
-cp "$5" "$tmp/lib/libtessera.so"
-shift 5
-for f in "$@"; do cp "$f" "$src/$(basename "$f")"; done
+mkdir -p "$src" "$tmp/lib" "$tmp/include/tessera"
+cp "$1" "$tmp/include/tessera/tessera.h"
+cp "$2" "$tmp/lib/libtessera.so"
+shift 2
+for f in "$@"; do
+  rel="${f##*bindings/go/tessera/}"
+  if [[ "$rel" == "$f" ]]; then
+    echo "go_test.sh: $f is not under bindings/go/tessera/" >&2
+    exit 2
+  fi
+  mkdir -p "$src/$(dirname "$rel")"
+  cp "$f" "$src/$rel"
+done
 
 export HOME="$tmp/home" GOPATH="$tmp/gopath" GOCACHE="$tmp/gocache" GOTMPDIR="$tmp"
 export GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off GO111MODULE=on CGO_ENABLED=1

@@ -1,6 +1,7 @@
-/* Go section of bindings/tessera.i: the raw layer, package tessera/internal/capi.
+/* Go section of bindings/tessera.i: the raw layer, package internal/capi of the module
+ * github.com/tessera-runtime/tessera/bindings/go/tessera.
  *
- * swig -go -cgo -intgosize 64 -package capi. The idiomatic package (tessera.go in
+ * swig -go -cgo -intgosize 64 -package capi. The idiomatic package (tessera/*.go in
  * this folder) wraps it; users never import capi.
  *
  * - tess_status -> error. The C wrapper turns a failure into "code:message", reading

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"unsafe"
 
-	"tessera/internal/capi"
+	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
 // Program is a graph of op calls on values numbered 0, 1, ... in the order they are

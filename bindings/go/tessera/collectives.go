@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"unsafe"
 
-	"tessera/internal/capi"
+	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
 // Reduce ops.

@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"tessera/internal/capi"
+	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
 // Error is a failed Tessera call: Code (e.g. InvalidArgument), Status (the code's

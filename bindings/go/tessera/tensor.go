@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"unsafe"
 
-	"tessera/internal/capi"
+	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
 // Element is a Go element type with a Tessera dtype: float32 (f32), float64 (f64),
