@@ -17,31 +17,6 @@ import (
 	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
-// Error is a failed Tessera call: Code (e.g. InvalidArgument), Status (the code's
-// name, e.g. "INVALID_ARGUMENT") and Message (the C API's text).
-// errors.Is(err, &tessera.Error{Code: tessera.NotFound}) tests for a code.
-type Error = capi.Error
-
-// Status codes (absl's canonical codes).
-const (
-	OK                 = int32(capi.OK)
-	Cancelled          = int32(capi.CANCELLED)
-	Unknown            = int32(capi.UNKNOWN)
-	InvalidArgument    = int32(capi.INVALID_ARGUMENT)
-	DeadlineExceeded   = int32(capi.DEADLINE_EXCEEDED)
-	NotFound           = int32(capi.NOT_FOUND)
-	AlreadyExists      = int32(capi.ALREADY_EXISTS)
-	PermissionDenied   = int32(capi.PERMISSION_DENIED)
-	ResourceExhausted  = int32(capi.RESOURCE_EXHAUSTED)
-	FailedPrecondition = int32(capi.FAILED_PRECONDITION)
-	Aborted            = int32(capi.ABORTED)
-	OutOfRange         = int32(capi.OUT_OF_RANGE)
-	Unimplemented      = int32(capi.UNIMPLEMENTED)
-	Internal           = int32(capi.INTERNAL)
-	Unavailable        = int32(capi.UNAVAILABLE)
-	DataLoss           = int32(capi.DATA_LOSS)
-)
-
 // Device types.
 const (
 	DeviceCPU  = int32(capi.DEVICE_CPU)
@@ -99,9 +74,6 @@ func Version() string { return capi.Version() }
 
 // LibraryVersionNumber is the loaded library's VersionNumber.
 func LibraryVersionNumber() int { return capi.Version_number() }
-
-// StatusString names a status code: "INVALID_ARGUMENT"; "UNKNOWN_CODE" if unknown.
-func StatusString(code int32) string { return capi.Status_string(int(code)) }
 
 // WorldRank is this process's rank in the world.
 func WorldRank() (int32, error) {
