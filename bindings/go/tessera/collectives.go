@@ -141,6 +141,9 @@ func (p *BoxingPlan) Cost() (float64, error) {
 // placement (nil: the world) of buffer, in place, with algorithm (AllReduceFlat,
 // AllReduceAuto, AllReduceHierarchical). Ranks outside the placement return at once.
 func AllReduce[T Element](buffer []T, op int32, placement *Placement, algorithm int32) error {
+	if err := Init(); err != nil {
+		return err
+	}
 	err := capi.Allreduce(bytesOf(buffer), int64(len(buffer)), int(dtypeOf[T]()), int(op),
 		placement.c(), int(algorithm))
 	runtime.KeepAlive(placement)
@@ -197,6 +200,9 @@ func (r *BucketedAllReducer) Stats() (BucketStats, error) {
 // world) of buffers[i], in place, through r. Collective over the placement.
 func BucketedAllReduce[T Element](r *BucketedAllReducer, buffers [][]T, op int32,
 	placement *Placement) error {
+	if err := Init(); err != nil {
+		return err
+	}
 	addresses := make([]uintptr, len(buffers))
 	counts := make([]int64, len(buffers))
 	for i, b := range buffers {

@@ -149,6 +149,9 @@ type Capturer struct{ active bool }
 // thread: Capture inside record fails with FailedPrecondition. Local: every rank
 // captures the same calls.
 func Capture(record func(c *Capturer) ([]*Tensor, error)) (*Program, error) {
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	// The capture lives on the OS thread; keep this goroutine there, and others off.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -241,6 +244,9 @@ func (p *Plan) Close() {
 // Compile compiles program for this rank. inputRegisterNum: copies of each data
 // input's register (0 means 1; tess_plan_compile gives the range). Local.
 func Compile(program *Program, inputRegisterNum int32) (*Plan, error) {
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	out := []uintptr{0}
 	err := capi.Plan_compile(out, program.c(), int(inputRegisterNum))
 	runtime.KeepAlive(program)

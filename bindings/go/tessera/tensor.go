@@ -102,6 +102,9 @@ func FromHost[T Element](data []T, shape []int64, placement *Placement, ndSbp *N
 	if n := elements(shape); int64(len(data)) != n {
 		return nil, invalid("FromHost: data has %d elements but shape %v needs %d", len(data), shape, n)
 	}
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	out := []uintptr{0}
 	err := capi.Tensor_from_host(out, bytesOf(data), shape, int(dtypeOf[T]()), placement.c(), ndSbp.c())
 	runtime.KeepAlive(placement)
@@ -122,6 +125,9 @@ func FromLocal[T Element](local []T, localShape []int64, placement *Placement, n
 		return nil, invalid("FromLocal: logical shape %v has %d dims but the local shape %v has %d",
 			logicalShape, len(logicalShape), localShape, len(localShape))
 	}
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	out := []uintptr{0}
 	err := capi.Tensor_from_local(out, bytesOf(local), localShape, int(dtypeOf[T]()), placement.c(),
 		ndSbp.c(), logicalShape)
@@ -135,6 +141,9 @@ func FromLocal[T Element](local []T, localShape []int64, placement *Placement, n
 func Full(shape []int64, dtype string, value float64, placement *Placement, ndSbp *NdSbp) (*Tensor, error) {
 	d, err := ParseDType(dtype)
 	if err != nil {
+		return nil, err
+	}
+	if err := Init(); err != nil {
 		return nil, err
 	}
 	out := []uintptr{0}
@@ -160,6 +169,9 @@ func Arange(start, stop, step float64, dtype string, placement *Placement, ndSbp
 	if err != nil {
 		return nil, err
 	}
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	out := []uintptr{0}
 	err = capi.Tensor_arange(out, start, stop, step, int(d), placement.c(), ndSbp.c())
 	runtime.KeepAlive(placement)
@@ -173,6 +185,9 @@ func random(fn randomFn, shape []int64, dtype string, seed uint64, placement *Pl
 	ndSbp *NdSbp) (*Tensor, error) {
 	d, err := ParseDType(dtype)
 	if err != nil {
+		return nil, err
+	}
+	if err := Init(); err != nil {
 		return nil, err
 	}
 	out := []uintptr{0}
@@ -464,6 +479,9 @@ const maxOutputs = 16
 // Apply runs call (its attributes and constraints; no AddInput) on inputs and
 // returns the op's outputs.
 func Apply(call *OpCall, inputs ...*Tensor) ([]*Tensor, error) {
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	in := make([]uintptr, len(inputs))
 	for i, t := range inputs {
 		in[i] = t.c().Swigcptr()

@@ -1,18 +1,13 @@
-// Package tessera is the Go binding of Tessera's C API (capi/include/tessera/tessera.h).
-//
-// Functions that can fail return an error, which is a *Error carrying the C API's
-// status code and message; the message is captured inside the failing C call, so
-// it is the right one whichever OS thread the goroutine runs on. Handles
-// (*Placement, *NdSbp, *Layout) own C memory: Close them (defer p.Close()). A
-// finalizer closes a handle that becomes unreachable unclosed, as a safety net.
-//
-// The package initialises the runtime when loaded (tess_init is idempotent; without
-// mpirun the process is a world of one rank); Init reports whether that worked.
 package tessera
+
+// Runtime, versions, the world and the local handles (Placement, NdSbp, Layout) and
+// SBP signature inference.
 
 import (
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
@@ -42,33 +37,54 @@ const (
 // VersionNumber is MAJOR * 10000 + MINOR * 100 + PATCH of the header.
 var VersionNumber = capi.VERSION_NUMBER
 
-var initErr = loadRuntime()
+// started says whether Init succeeded (and Finalize has not run since): the fast path
+// of every call that needs the runtime. mu serialises Init and Finalize.
+var (
+	started atomic.Bool
+	mu      sync.Mutex
+)
 
-// loadRuntime initialises the runtime and checks that the loaded library is the
-// one the binding was built for.
-func loadRuntime() error {
-	if err := capi.Init(); err != nil {
-		return err
+// Init starts the runtime if it is not running: it checks that the loaded
+// libtessera.so is the version the binding was built for, then calls tess_init,
+// which initialises MPI (unless the program already did; without mpirun the process
+// is a world of one rank). Idempotent and safe from several goroutines.
+//
+// Importing the package starts nothing: every function that needs the runtime
+// (WorldRank, WorldSize, tensor creation, Box, AllReduce, Capture, Compile, ...)
+// calls Init on first use. MPI expects Finalize on the OS thread that initialised
+// it, so a program that calls Finalize should call Init first from main with the
+// main goroutine locked to its thread (runtime.LockOSThread in an init function).
+func Init() error {
+	if started.Load() {
+		return nil
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if started.Load() {
+		return nil
 	}
 	if v := capi.Version_number(); v != capi.VERSION_NUMBER {
 		return &Error{Code: FailedPrecondition, Status: StatusString(FailedPrecondition),
 			Message: fmt.Sprintf("tessera: binding built for %d but the library is %s (%d)",
 				capi.VERSION_NUMBER, capi.Version(), v)}
 	}
+	if err := capi.Init(); err != nil {
+		return err
+	}
+	started.Store(true)
 	return nil
 }
 
-// Init initialises the runtime (already done when the package loads; idempotent).
-func Init() error {
-	if initErr != nil {
-		return initErr
-	}
-	return capi.Init()
+// Finalize shuts the runtime down (MPI_Finalize if Init initialised MPI); a no-op
+// when it is not running. MPI cannot restart: Init, and so every call that needs the
+// runtime, fails with FailedPrecondition afterwards. Call it from the OS thread
+// that ran Init, after every other Tessera call.
+func Finalize() error {
+	mu.Lock()
+	defer mu.Unlock()
+	started.Store(false)
+	return capi.Finalize()
 }
-
-// Finalize shuts the runtime down; it cannot be initialised again afterwards.
-func Finalize() error { return capi.Finalize() }
-
 // Version is the loaded library's version, e.g. "0.1.0".
 func Version() string { return capi.Version() }
 
@@ -77,6 +93,9 @@ func LibraryVersionNumber() int { return capi.Version_number() }
 
 // WorldRank is this process's rank in the world.
 func WorldRank() (int32, error) {
+	if err := Init(); err != nil {
+		return 0, err
+	}
 	out := []int32{0}
 	err := capi.World_rank(out)
 	return out[0], err
@@ -84,6 +103,9 @@ func WorldRank() (int32, error) {
 
 // WorldSize is the number of ranks in the world.
 func WorldSize() (int32, error) {
+	if err := Init(); err != nil {
+		return 0, err
+	}
 	out := []int32{0}
 	err := capi.World_size(out)
 	return out[0], err
