@@ -76,10 +76,13 @@ func (p *BoxingPlan) c() capi.BoxingPlan {
 
 // Close releases the plan. Idempotent.
 func (p *BoxingPlan) Close() {
-	if p != nil && p.h != nil {
-		capi.DeleteBoxingPlan(p.h)
-		p.h = nil
+	if p == nil {
+		return
+	}
+	if h := take(&p.h); h != nil {
 		runtime.SetFinalizer(p, nil)
+		capi.DeleteBoxingPlan(h)
+		destroyed("BoxingPlan")
 	}
 }
 
@@ -175,10 +178,13 @@ func (r *BucketedAllReducer) c() capi.BucketedAllReducer {
 
 // Close releases the reducer. Idempotent.
 func (r *BucketedAllReducer) Close() {
-	if r != nil && r.h != nil {
-		capi.DeleteBucketedAllReducer(r.h)
-		r.h = nil
+	if r == nil {
+		return
+	}
+	if h := take(&r.h); h != nil {
 		runtime.SetFinalizer(r, nil)
+		capi.DeleteBucketedAllReducer(h)
+		destroyed("BucketedAllReducer")
 	}
 }
 

@@ -33,10 +33,13 @@ func (p *Program) c() capi.Program {
 
 // Close destroys the program. Idempotent; plans compiled from it keep their copy.
 func (p *Program) Close() {
-	if p != nil && p.h != nil {
-		capi.DeleteProgram(p.h)
-		p.h = nil
+	if p == nil {
+		return
+	}
+	if h := take(&p.h); h != nil {
 		runtime.SetFinalizer(p, nil)
+		capi.DeleteProgram(h)
+		destroyed("Program")
 	}
 }
 
@@ -234,10 +237,13 @@ func (p *Plan) c() capi.Plan {
 
 // Close destroys the plan. Idempotent; its instances keep what they need.
 func (p *Plan) Close() {
-	if p != nil && p.h != nil {
-		capi.DeletePlan(p.h)
-		p.h = nil
+	if p == nil {
+		return
+	}
+	if h := take(&p.h); h != nil {
 		runtime.SetFinalizer(p, nil)
+		capi.DeletePlan(h)
+		destroyed("Plan")
 	}
 }
 
@@ -291,10 +297,13 @@ func (i *PlanInstance) c() capi.PlanInstance {
 
 // Close destroys the instance and its register memory. Idempotent.
 func (i *PlanInstance) Close() {
-	if i != nil && i.h != nil {
-		capi.DeletePlanInstance(i.h)
-		i.h = nil
+	if i == nil {
+		return
+	}
+	if h := take(&i.h); h != nil {
 		runtime.SetFinalizer(i, nil)
+		capi.DeletePlanInstance(h)
+		destroyed("PlanInstance")
 	}
 }
 

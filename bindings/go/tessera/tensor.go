@@ -81,10 +81,13 @@ func (t *Tensor) c() capi.Tensor {
 
 // Close releases the tensor. Idempotent; not collective.
 func (t *Tensor) Close() {
-	if t != nil && t.h != nil {
-		capi.DeleteTensor(t.h)
-		t.h = nil
+	if t == nil {
+		return
+	}
+	if h := take(&t.h); h != nil {
 		runtime.SetFinalizer(t, nil)
+		capi.DeleteTensor(h)
+		destroyed("Tensor")
 	}
 }
 

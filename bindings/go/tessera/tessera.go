@@ -85,6 +85,7 @@ func Finalize() error {
 	started.Store(false)
 	return capi.Finalize()
 }
+
 // Version is the loaded library's version, e.g. "0.1.0".
 func Version() string { return capi.Version() }
 
@@ -146,10 +147,13 @@ func (p *Placement) c() capi.Placement {
 
 // Close destroys the placement. Idempotent.
 func (p *Placement) Close() {
-	if p != nil && p.h != nil {
-		capi.DeletePlacement(p.h)
-		p.h = nil
+	if p == nil {
+		return
+	}
+	if h := take(&p.h); h != nil {
 		runtime.SetFinalizer(p, nil)
+		capi.DeletePlacement(h)
+		destroyed("Placement")
 	}
 }
 
@@ -305,10 +309,13 @@ func (s *NdSbp) c() capi.NdSbp {
 
 // Close destroys the nd-sbp. Idempotent.
 func (s *NdSbp) Close() {
-	if s != nil && s.h != nil {
-		capi.DeleteNdSbp(s.h)
-		s.h = nil
+	if s == nil {
+		return
+	}
+	if h := take(&s.h); h != nil {
 		runtime.SetFinalizer(s, nil)
+		capi.DeleteNdSbp(h)
+		destroyed("NdSbp")
 	}
 }
 
@@ -381,10 +388,13 @@ func (l *Layout) c() capi.Layout {
 
 // Close destroys the layout. Idempotent.
 func (l *Layout) Close() {
-	if l != nil && l.h != nil {
-		capi.DeleteLayout(l.h)
-		l.h = nil
+	if l == nil {
+		return
+	}
+	if h := take(&l.h); h != nil {
 		runtime.SetFinalizer(l, nil)
+		capi.DeleteLayout(h)
+		destroyed("Layout")
 	}
 }
 
@@ -514,10 +524,13 @@ func NewOpCall(op string) (*OpCall, error) {
 
 // Close destroys the call. Idempotent.
 func (c *OpCall) Close() {
-	if c != nil && c.h != nil {
-		capi.DeleteOpCall(c.h)
-		c.h = nil
+	if c == nil {
+		return
+	}
+	if h := take(&c.h); h != nil {
 		runtime.SetFinalizer(c, nil)
+		capi.DeleteOpCall(h)
+		destroyed("OpCall")
 	}
 }
 
@@ -659,10 +672,13 @@ func (r *InferResult) c() capi.InferResult {
 
 // Close destroys the result. Idempotent.
 func (r *InferResult) Close() {
-	if r != nil && r.h != nil {
-		capi.DeleteInferResult(r.h)
-		r.h = nil
+	if r == nil {
+		return
+	}
+	if h := take(&r.h); h != nil {
 		runtime.SetFinalizer(r, nil)
+		capi.DeleteInferResult(h)
+		destroyed("InferResult")
 	}
 }
 
@@ -793,10 +809,13 @@ func (e *Explanation) c() capi.Explanation {
 
 // Close destroys the explanation. Idempotent.
 func (e *Explanation) Close() {
-	if e != nil && e.h != nil {
-		capi.DeleteExplanation(e.h)
-		e.h = nil
+	if e == nil {
+		return
+	}
+	if h := take(&e.h); h != nil {
 		runtime.SetFinalizer(e, nil)
+		capi.DeleteExplanation(h)
+		destroyed("Explanation")
 	}
 }
 
