@@ -191,7 +191,10 @@ func (r *BucketedAllReducer) Close() {
 // BucketStats are a reducer's calls and plans built, and its last call's buckets
 // and how many of those went without a copy.
 type BucketStats struct {
-	Calls, PlansBuilt, Buckets, InPlaceBuckets int64
+	Calls          int64 // BucketedAllReduce calls so far
+	PlansBuilt     int64 // bucket plans built (one per new list of lengths)
+	Buckets        int64 // the last call's buckets
+	InPlaceBuckets int64 // of those, the ones reduced without a copy
 }
 
 // Stats are the reducer's counters.

@@ -115,7 +115,12 @@ func (p *Program) MarkOutput(id int64) error {
 }
 
 // ProgramSizes are a program's counts of values, ops, data inputs and outputs.
-type ProgramSizes struct{ Values, Ops, Inputs, Outputs int64 }
+type ProgramSizes struct {
+	Values  int64 // values: data inputs, variables and op outputs
+	Ops     int64 // op calls
+	Inputs  int64 // data inputs
+	Outputs int64 // marked outputs
+}
 
 // Sizes counts the program's values, ops, data inputs and outputs.
 func (p *Program) Sizes() (ProgramSizes, error) {
@@ -539,10 +544,13 @@ type MemCaseStats struct {
 
 // PlanStats are an instance's counters.
 type PlanStats struct {
-	Registers, Steps, BoxingSteps, Runs int64
-	AllocatorCallsLastRun               int64 // host caching allocator calls: 0 once warm
-	HeapAllocationsLastRun              int64 // on the calling thread; -1: not counted
-	MemCases                            []MemCaseStats
+	Registers              int64          // registers in the instance's memory
+	Steps                  int64          // this rank's steps: kernels and boxing
+	BoxingSteps            int64          // of those, explicit boxing steps
+	Runs                   int64          // runs so far
+	AllocatorCallsLastRun  int64          // host caching allocator calls: 0 once warm
+	HeapAllocationsLastRun int64          // on the calling thread; -1: not counted
+	MemCases               []MemCaseStats // register memory per memory case
 }
 
 // Stats reads the instance's counters.

@@ -410,22 +410,44 @@ func unary(fn unaryFn, x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
-// Add is x + y with numpy broadcasting; likewise Sub, Mul, Div, Maximum, Minimum.
-func Add(x, y *Tensor) (*Tensor, error)     { return binary(capi.Add, x, y) }
-func Sub(x, y *Tensor) (*Tensor, error)     { return binary(capi.Sub, x, y) }
-func Mul(x, y *Tensor) (*Tensor, error)     { return binary(capi.Mul, x, y) }
-func Div(x, y *Tensor) (*Tensor, error)     { return binary(capi.Div, x, y) }
+// Add is x + y elementwise, with numpy broadcasting (as are the other binary ops).
+func Add(x, y *Tensor) (*Tensor, error) { return binary(capi.Add, x, y) }
+
+// Sub is x - y elementwise.
+func Sub(x, y *Tensor) (*Tensor, error) { return binary(capi.Sub, x, y) }
+
+// Mul is x * y elementwise.
+func Mul(x, y *Tensor) (*Tensor, error) { return binary(capi.Mul, x, y) }
+
+// Div is x / y elementwise.
+func Div(x, y *Tensor) (*Tensor, error) { return binary(capi.Div, x, y) }
+
+// Maximum is max(x, y) elementwise.
 func Maximum(x, y *Tensor) (*Tensor, error) { return binary(capi.Maximum, x, y) }
+
+// Minimum is min(x, y) elementwise.
 func Minimum(x, y *Tensor) (*Tensor, error) { return binary(capi.Minimum, x, y) }
 
-// Relu is max(x, 0) elementwise; likewise Gelu, Sigmoid, Tanh, Exp, Neg and Sqrt.
-func Relu(x *Tensor) (*Tensor, error)    { return unary(capi.Relu, x) }
-func Gelu(x *Tensor) (*Tensor, error)    { return unary(capi.Gelu, x) }
+// Relu is max(x, 0) elementwise.
+func Relu(x *Tensor) (*Tensor, error) { return unary(capi.Relu, x) }
+
+// Gelu is the Gaussian error linear unit of x elementwise.
+func Gelu(x *Tensor) (*Tensor, error) { return unary(capi.Gelu, x) }
+
+// Sigmoid is 1 / (1 + exp(-x)) elementwise.
 func Sigmoid(x *Tensor) (*Tensor, error) { return unary(capi.Sigmoid, x) }
-func Tanh(x *Tensor) (*Tensor, error)    { return unary(capi.Tanh, x) }
-func Exp(x *Tensor) (*Tensor, error)     { return unary(capi.Exp, x) }
-func Neg(x *Tensor) (*Tensor, error)     { return unary(capi.Neg, x) }
-func Sqrt(x *Tensor) (*Tensor, error)    { return unary(capi.Sqrt, x) }
+
+// Tanh is tanh(x) elementwise.
+func Tanh(x *Tensor) (*Tensor, error) { return unary(capi.Tanh, x) }
+
+// Exp is exp(x) elementwise.
+func Exp(x *Tensor) (*Tensor, error) { return unary(capi.Exp, x) }
+
+// Neg is -x elementwise.
+func Neg(x *Tensor) (*Tensor, error) { return unary(capi.Neg, x) }
+
+// Sqrt is the square root of x elementwise.
+func Sqrt(x *Tensor) (*Tensor, error) { return unary(capi.Sqrt, x) }
 
 func flag(b bool) int {
 	if b {
@@ -453,16 +475,22 @@ func reduce(fn reduceFn, x *Tensor, axes []int64, keepdims bool) (*Tensor, error
 }
 
 // ReduceSum sums over axes (none: every axis; negative counts from the end),
-// keeping them as size 1 when keepdims; likewise ReduceMean, ReduceMax, ReduceMin.
+// keeping them as size 1 when keepdims (as do the other reductions).
 func ReduceSum(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
 	return reduce(capi.Reduce_sum, x, axes, keepdims)
 }
+
+// ReduceMean is the mean over axes.
 func ReduceMean(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
 	return reduce(capi.Reduce_mean, x, axes, keepdims)
 }
+
+// ReduceMax is the maximum over axes.
 func ReduceMax(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
 	return reduce(capi.Reduce_max, x, axes, keepdims)
 }
+
+// ReduceMin is the minimum over axes.
 func ReduceMin(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
 	return reduce(capi.Reduce_min, x, axes, keepdims)
 }

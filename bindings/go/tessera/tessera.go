@@ -290,8 +290,8 @@ type NdSbp struct{ h capi.NdSbp }
 // Sbp is one hierarchy axis's SBP: Kind (SbpSplit, ...) and, for a split, the
 // split tensor axis (-1 otherwise).
 type Sbp struct {
-	Kind      int32
-	SplitAxis int32
+	Kind      int32 // SbpSplit, SbpBroadcast, SbpPartialSum, SbpPartialMax or SbpPartialMin
+	SplitAxis int32 // the split tensor axis; -1 unless Kind is SbpSplit
 }
 
 func newNdSbp(handle uintptr) *NdSbp {
@@ -654,10 +654,10 @@ func (c *OpCall) Explain() (*Explanation, error) {
 
 // TensorMeta is an output's logical shape, dtype name, placement and nd-sbp.
 type TensorMeta struct {
-	Shape     []int64
-	DType     string
-	Placement *Placement
-	NdSbp     *NdSbp
+	Shape     []int64    // logical shape
+	DType     string     // dtype name, e.g. "f32"
+	Placement *Placement // a new handle: Close it
+	NdSbp     *NdSbp     // a new handle: Close it
 }
 
 // InferResult is the outcome of inference. Immutable.
@@ -842,8 +842,11 @@ func (e *Explanation) Failure() string {
 
 // CacheStats are an inference cache's counters.
 type CacheStats struct {
-	Hits, Misses, Evictions uint64
-	Size, Capacity          int64
+	Hits      uint64 // lookups answered from the cache
+	Misses    uint64 // lookups that ran inference
+	Evictions uint64 // entries dropped for capacity
+	Size      int64  // entries now
+	Capacity  int64  // most entries kept
 }
 
 // InferCacheStats reads the inference cache of the OS thread the goroutine runs
