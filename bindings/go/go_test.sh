@@ -3,16 +3,21 @@
 # internal/capi from SWIG) out under $TEST_TMPDIR with cgo pointed at tessera.h and
 # libtessera.so, vets it, and runs `go test`. Standard library only; no network.
 #
-# Usage: go_test.sh [--mpi N MPIRUN_TEST_SH] TESSERA_H LIBTESSERA_SO MODULE_FILE...
+# Usage: go_test.sh [--mpi|--program N MPIRUN_TEST_SH] TESSERA_H LIBTESSERA_SO \
+#                   MODULE_FILE...
 # Each MODULE_FILE's path contains bindings/go/tessera/; it is copied to the same
 # path inside the module (go.mod, the package's .go files, tests included, and
 # internal/capi/...).
 # With --mpi the test binary is built once (`go test -c`) and MPIRUN_TEST_SH starts N
 # copies of it, which run the TestMPI* tests (-tessera.np=N tells them the world size
 # to expect). mpirun must not start `go test` itself: that would build N times, racing.
+# With --program the same launcher starts N copies of the program
+# internal/cmd/worldcheck (go build), which must all exit with status 0.
 set -euo pipefail
 np=""
-if [[ "${1:-}" == "--mpi" ]]; then
+mode="test"
+if [[ "${1:-}" == "--mpi" || "${1:-}" == "--program" ]]; then
+  mode="${1#--}"
   np="$2"
   launcher="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
   shift 3
@@ -49,8 +54,12 @@ if [[ -n "$unformatted" ]]; then
   echo "go_test.sh: not gofmt-formatted: $unformatted" >&2
   exit 1
 fi
-if [[ -z "$np" ]]; then
+if [[ "$mode" == "test" ]]; then
   exec go test -count=1 -v ./...
+fi
+if [[ "$mode" == "program" ]]; then
+  go build -o "$tmp/worldcheck" ./internal/cmd/worldcheck
+  exec "$launcher" "$np" "$tmp/worldcheck" -np="$np"
 fi
 go test -c -o "$tmp/tessera.test" .
 exec "$launcher" "$np" "$tmp/tessera.test" -test.count=1 -test.v -test.run '^TestMPI' \
