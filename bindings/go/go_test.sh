@@ -12,7 +12,9 @@
 # copies of it, which run the TestMPI* tests (-tessera.np=N tells them the world size
 # to expect). mpirun must not start `go test` itself: that would build N times, racing.
 # With --program the same launcher starts N copies of the program
-# internal/cmd/worldcheck (go build), which must all exit with status 0.
+# internal/cmd/worldcheck (go build), which must all exit with status 0; first a
+# module outside (a user's) must build against the module path and be refused
+# internal/capi.
 set -euo pipefail
 np=""
 mode="test"
@@ -59,6 +61,23 @@ if [[ "$mode" == "test" ]]; then
 fi
 if [[ "$mode" == "program" ]]; then
   go build -o "$tmp/worldcheck" ./internal/cmd/worldcheck
+  # A module outside, as a user's: it builds against the module path through a
+  # replace directive, and Go refuses its import of internal/capi.
+  consumer="$tmp/consumer"
+  mkdir -p "$consumer/app" "$consumer/raw"
+  printf '%s\n' "module example.com/consumer" "" "go 1.19" "" \
+    "require github.com/tessera-runtime/tessera/bindings/go/tessera v0.0.0" "" \
+    "replace github.com/tessera-runtime/tessera/bindings/go/tessera => $src" >"$consumer/go.mod"
+  printf '%s\n' "package main" "" 'import "github.com/tessera-runtime/tessera/bindings/go/tessera"' \
+    "" "func main() { _, _ = tessera.ParsePlacement(\"cpu:[0]\") }" >"$consumer/app/main.go"
+  printf '%s\n' "package raw" "" \
+    'import _ "github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"' \
+    >"$consumer/raw/raw.go"
+  (cd "$consumer" && go build -o /dev/null ./app)
+  if out="$(cd "$consumer" && go build ./raw 2>&1)" || [[ "$out" != *"use of internal package"* ]]; then
+    echo "go_test.sh: a module outside could import internal/capi: $out" >&2
+    exit 1
+  fi
   exec "$launcher" "$np" "$tmp/worldcheck" -np="$np"
 fi
 go test -c -o "$tmp/tessera.test" .
