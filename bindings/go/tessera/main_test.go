@@ -66,7 +66,8 @@ func TestMain(m *testing.M) {
 const lifecycleChild = "TESSERA_GO_TEST_LIFECYCLE"
 
 // lifecycle runs in a child process (the runtime cannot restart after Finalize):
-// nothing runs before the first Init; Init is idempotent, also from goroutines at
+// nothing runs before the first use, here a tensor creation (local calls such as
+// ParsePlacement start nothing); Init is then idempotent, also from goroutines at
 // once; Finalize twice is fine; after it the runtime calls fail with
 // FailedPrecondition. Returns the exit status.
 func lifecycle() int {
@@ -77,6 +78,29 @@ func lifecycle() int {
 	if running, err := runtimeRunning(); err != nil || running {
 		return fail("running before Init: %v, %v", running, err)
 	}
+	// Local calls need no runtime and start none.
+	p, err := ParsePlacement("cpu:[0]")
+	if err != nil {
+		return fail("ParsePlacement: %v", err)
+	}
+	defer p.Close()
+	s, err := ParseNdSbp("B")
+	if err != nil {
+		return fail("ParseNdSbp: %v", err)
+	}
+	defer s.Close()
+	if running, err := runtimeRunning(); err != nil || running {
+		return fail("running after ParsePlacement: %v, %v", running, err)
+	}
+	// Creating a tensor is a first use: it starts the runtime.
+	x, err := Full([]int64{3}, "f32", 2, p, s)
+	if err != nil {
+		return fail("Full before Init: %v", err)
+	}
+	if v, err := ToHost[float32](x); err != nil || len(v) != 3 || v[0] != 2 {
+		return fail("ToHost: %v, %v", v, err)
+	}
+	x.Close()
 	if err := Init(); err != nil {
 		return fail("Init: %v", err)
 	}
