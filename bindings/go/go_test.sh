@@ -1,31 +1,44 @@
 #!/bin/bash
-# Runs the Go binding's tests: lays the package out as a module under $TEST_TMPDIR
-# (tessera/ + internal/capi/ from SWIG) with cgo pointed at tessera.h and
+# Runs the Go binding's tests: lays the module (bindings/go/tessera, with
+# internal/capi from SWIG) out under $TEST_TMPDIR with cgo pointed at tessera.h and
 # libtessera.so, vets it, and runs `go test`. Standard library only; no network.
 #
-# Usage: go_test.sh [--mpi N MPIRUN_TEST_SH] GO_MOD CAPI_GO CAPI_WRAP_C TESSERA_H \
-#                   LIBTESSERA_SO PACKAGE_GO...
-# (PACKAGE_GO: the package's own .go files, tests included.)
+# Usage: go_test.sh [--mpi|--program N MPIRUN_TEST_SH] TESSERA_H LIBTESSERA_SO \
+#                   MODULE_FILE...
+# Each MODULE_FILE's path contains bindings/go/tessera/; it is copied to the same
+# path inside the module (go.mod, the package's .go files, tests included, and
+# internal/capi/...).
 # With --mpi the test binary is built once (`go test -c`) and MPIRUN_TEST_SH starts N
 # copies of it, which run the TestMPI* tests (-tessera.np=N tells them the world size
 # to expect). mpirun must not start `go test` itself: that would build N times, racing.
+# With --program the same launcher starts N copies of the program
+# internal/cmd/worldcheck (go build), which must all exit with status 0; first a
+# module outside (a user's) must build against the module path and be refused
+# internal/capi.
 set -euo pipefail
 np=""
-if [[ "${1:-}" == "--mpi" ]]; then
+mode="test"
+if [[ "${1:-}" == "--mpi" || "${1:-}" == "--program" ]]; then
+  mode="${1#--}"
   np="$2"
   launcher="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
   shift 3
 fi
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 src="$tmp/src"
-mkdir -p "$src/internal/capi" "$tmp/lib" "$tmp/include/tessera"
-cp "$1" "$src/go.mod"
-cp "$2" "$src/internal/capi/tessera.go"
-cp "$3" "$src/internal/capi/tessera_wrap.c"
-cp "$4" "$tmp/include/tessera/tessera.h"
-cp "$5" "$tmp/lib/libtessera.so"
-shift 5
-for f in "$@"; do cp "$f" "$src/$(basename "$f")"; done
+mkdir -p "$src" "$tmp/lib" "$tmp/include/tessera"
+cp "$1" "$tmp/include/tessera/tessera.h"
+cp "$2" "$tmp/lib/libtessera.so"
+shift 2
+for f in "$@"; do
+  rel="${f##*bindings/go/tessera/}"
+  if [[ "$rel" == "$f" ]]; then
+    echo "go_test.sh: $f is not under bindings/go/tessera/" >&2
+    exit 2
+  fi
+  mkdir -p "$src/$(dirname "$rel")"
+  cp "$f" "$src/$rel"
+done
 
 export HOME="$tmp/home" GOPATH="$tmp/gopath" GOCACHE="$tmp/gocache" GOTMPDIR="$tmp"
 export GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off GO111MODULE=on CGO_ENABLED=1
@@ -33,10 +46,39 @@ export CGO_CFLAGS="-I$tmp/include" CGO_LDFLAGS="-L$tmp/lib -Wl,-rpath,$tmp/lib"
 export PATH="/usr/lib/go/bin:/usr/bin:/bin:$PATH"
 mkdir -p "$HOME"
 cd "$src"
-# Vet the hand-written package; SWIG's generated capi trips the unsafeptr check.
-go vet .
-if [[ -z "$np" ]]; then
+# Vet everything: the hand-written packages fully; SWIG's generated capi without the
+# unsafeptr check, which its uintptr-to-pointer conversions trip. Then gofmt the
+# hand-written files (the doc-comment check is TestEveryExportedNameHasADocComment).
+go vet $(go list ./... | grep -v /internal/capi)
+go vet -unsafeptr=false ./internal/capi
+unformatted="$(gofmt -l $(find . -name '*.go' -not -path './internal/capi/*'))"
+if [[ -n "$unformatted" ]]; then
+  echo "go_test.sh: not gofmt-formatted: $unformatted" >&2
+  exit 1
+fi
+if [[ "$mode" == "test" ]]; then
   exec go test -count=1 -v ./...
+fi
+if [[ "$mode" == "program" ]]; then
+  go build -o "$tmp/worldcheck" ./internal/cmd/worldcheck
+  # A module outside, as a user's: it builds against the module path through a
+  # replace directive, and Go refuses its import of internal/capi.
+  consumer="$tmp/consumer"
+  mkdir -p "$consumer/app" "$consumer/raw"
+  printf '%s\n' "module example.com/consumer" "" "go 1.19" "" \
+    "require github.com/tessera-runtime/tessera/bindings/go/tessera v0.0.0" "" \
+    "replace github.com/tessera-runtime/tessera/bindings/go/tessera => $src" >"$consumer/go.mod"
+  printf '%s\n' "package main" "" 'import "github.com/tessera-runtime/tessera/bindings/go/tessera"' \
+    "" "func main() { _, _ = tessera.ParsePlacement(\"cpu:[0]\") }" >"$consumer/app/main.go"
+  printf '%s\n' "package raw" "" \
+    'import _ "github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"' \
+    >"$consumer/raw/raw.go"
+  (cd "$consumer" && go build -o /dev/null ./app)
+  if out="$(cd "$consumer" && go build ./raw 2>&1)" || [[ "$out" != *"use of internal package"* ]]; then
+    echo "go_test.sh: a module outside could import internal/capi: $out" >&2
+    exit 1
+  fi
+  exec "$launcher" "$np" "$tmp/worldcheck" -np="$np"
 fi
 go test -c -o "$tmp/tessera.test" .
 exec "$launcher" "$np" "$tmp/tessera.test" -test.count=1 -test.v -test.run '^TestMPI' \

@@ -1,12 +1,14 @@
-/* Go section of bindings/tessera.i: the raw layer, package tessera/internal/capi.
+/* Go section of bindings/tessera.i: the raw layer, package internal/capi of the module
+ * github.com/tessera-runtime/tessera/bindings/go/tessera.
  *
- * swig -go -cgo -intgosize 64 -package capi. The idiomatic package (tessera.go in
+ * swig -go -cgo -intgosize 64 -package capi. The idiomatic package (tessera/*.go in
  * this folder) wraps it; users never import capi.
  *
  * - tess_status -> error. The C wrapper turns a failure into "code:message", reading
  *   tess_last_error_message() inside that same C call (goroutines move between OS
  *   threads, so a second Go->C call could read another thread's message); the Go
- *   side decodes it into *Error, or nil on success.
+ *   side decodes it into NewError(code, message) (package tessera's *Error), or nil
+ *   on success.
  * - Out-params are Go slices of at least one element that the wrapper fills
  *   (SWIG's OUTPUT convention): handles as []uintptr, int32_t as []int32,
  *   int64_t/size_t as []int64, uint64_t as []uint64, double as []float64.
@@ -52,23 +54,19 @@ static _gostring_ tess_go_status(tess_status status) {
 %}
 
 %insert(go_wrapper) %{
-// Error is a failed Tessera call: the C API's status code and message.
-type Error struct {
-	Code    int32  // TESS_* status code, e.g. INVALID_ARGUMENT (3)
-	Status  string // the code's name, e.g. "INVALID_ARGUMENT"
-	Message string // the C API's message
+// NewError builds the error a failed call returns from the C API's status code and
+// message. Package tessera points it at its own *tessera.Error; this default is
+// for the raw layer used alone.
+var NewError = func(code int32, message string) error { return &rawError{code, message} }
+
+type rawError struct {
+	code    int32
+	message string
 }
 
-func (e *Error) Error() string { return e.Status + ": " + e.Message }
+func (e *rawError) Error() string { return Status_string(int(e.code)) + ": " + e.message }
 
-// Is matches another *Error with the same code, so errors.Is(err, &Error{Code: c})
-// tests for a code.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}
-
-// statusError decodes tess_go_status's text: nil for "", else *Error.
+// statusError decodes tess_go_status's text: nil for "", else NewError's error.
 func statusError(text string) error {
 	if text == "" {
 		return nil
@@ -80,7 +78,7 @@ func statusError(text string) error {
 			code, message = c, text[i+1:]
 		}
 	}
-	return &Error{Code: int32(code), Status: Status_string(int(code)), Message: message}
+	return NewError(int32(code), message)
 }
 %}
 

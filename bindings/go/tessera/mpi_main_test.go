@@ -11,27 +11,11 @@ import (
 	flags "flag"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"testing"
 )
 
 var wantNP = flags.Int("tessera.np", 0, "the world size mpirun started (0: not checked)")
-
-// The package's initialisation ran MPI_Init on the startup thread; locking it here
-// keeps TestMain, and so MPI_Finalize, on that thread.
-func init() { runtime.LockOSThread() }
-
-// TestMain finalises MPI after the tests: mpirun fails a job whose ranks exit
-// without MPI_Finalize.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, "Finalize:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
 
 // worldOf is this rank and the world size, checked against what mpirun says
 // (OMPI_COMM_WORLD_RANK/SIZE) and what the launcher asked for (-tessera.np).

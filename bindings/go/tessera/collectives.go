@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"unsafe"
 
-	"tessera/internal/capi"
+	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
 // Reduce ops.
@@ -76,10 +76,13 @@ func (p *BoxingPlan) c() capi.BoxingPlan {
 
 // Close releases the plan. Idempotent.
 func (p *BoxingPlan) Close() {
-	if p != nil && p.h != nil {
-		capi.DeleteBoxingPlan(p.h)
-		p.h = nil
+	if p == nil {
+		return
+	}
+	if h := take(&p.h); h != nil {
 		runtime.SetFinalizer(p, nil)
+		capi.DeleteBoxingPlan(h)
+		destroyed("BoxingPlan")
 	}
 }
 
@@ -141,6 +144,9 @@ func (p *BoxingPlan) Cost() (float64, error) {
 // placement (nil: the world) of buffer, in place, with algorithm (AllReduceFlat,
 // AllReduceAuto, AllReduceHierarchical). Ranks outside the placement return at once.
 func AllReduce[T Element](buffer []T, op int32, placement *Placement, algorithm int32) error {
+	if err := Init(); err != nil {
+		return err
+	}
 	err := capi.Allreduce(bytesOf(buffer), int64(len(buffer)), int(dtypeOf[T]()), int(op),
 		placement.c(), int(algorithm))
 	runtime.KeepAlive(placement)
@@ -172,17 +178,23 @@ func (r *BucketedAllReducer) c() capi.BucketedAllReducer {
 
 // Close releases the reducer. Idempotent.
 func (r *BucketedAllReducer) Close() {
-	if r != nil && r.h != nil {
-		capi.DeleteBucketedAllReducer(r.h)
-		r.h = nil
+	if r == nil {
+		return
+	}
+	if h := take(&r.h); h != nil {
 		runtime.SetFinalizer(r, nil)
+		capi.DeleteBucketedAllReducer(h)
+		destroyed("BucketedAllReducer")
 	}
 }
 
 // BucketStats are a reducer's calls and plans built, and its last call's buckets
 // and how many of those went without a copy.
 type BucketStats struct {
-	Calls, PlansBuilt, Buckets, InPlaceBuckets int64
+	Calls          int64 // BucketedAllReduce calls so far
+	PlansBuilt     int64 // bucket plans built (one per new list of lengths)
+	Buckets        int64 // the last call's buckets
+	InPlaceBuckets int64 // of those, the ones reduced without a copy
 }
 
 // Stats are the reducer's counters.
@@ -197,6 +209,9 @@ func (r *BucketedAllReducer) Stats() (BucketStats, error) {
 // world) of buffers[i], in place, through r. Collective over the placement.
 func BucketedAllReduce[T Element](r *BucketedAllReducer, buffers [][]T, op int32,
 	placement *Placement) error {
+	if err := Init(); err != nil {
+		return err
+	}
 	addresses := make([]uintptr, len(buffers))
 	counts := make([]int64, len(buffers))
 	for i, b := range buffers {

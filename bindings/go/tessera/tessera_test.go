@@ -32,6 +32,53 @@ func wantErr(t *testing.T, what string, err error, code int32, text string) {
 	if !errors.Is(err, &Error{Code: code}) {
 		t.Errorf("%s: errors.Is by code failed", what)
 	}
+	if !errors.Is(err, sentinels[code]) {
+		t.Errorf("%s: errors.Is(err, %v) failed", what, sentinels[code])
+	}
+}
+
+// sentinels is each status code's Err* sentinel.
+var sentinels = map[int32]error{
+	Cancelled: ErrCancelled, Unknown: ErrUnknown, InvalidArgument: ErrInvalidArgument,
+	DeadlineExceeded: ErrDeadlineExceeded, NotFound: ErrNotFound, AlreadyExists: ErrAlreadyExists,
+	PermissionDenied: ErrPermissionDenied, ResourceExhausted: ErrResourceExhausted,
+	FailedPrecondition: ErrFailedPrecondition, Aborted: ErrAborted, OutOfRange: ErrOutOfRange,
+	Unimplemented: ErrUnimplemented, Internal: ErrInternal, Unavailable: ErrUnavailable,
+	DataLoss: ErrDataLoss,
+}
+
+func TestErrorSentinels(t *testing.T) {
+	for code := Cancelled; code <= DataLoss; code++ {
+		s, ok := sentinels[code]
+		if !ok {
+			t.Fatalf("no sentinel for code %d", code)
+		}
+		if s.Error() != StatusString(code) {
+			t.Errorf("sentinel %d: Error() = %q, want %q", code, s.Error(), StatusString(code))
+		}
+		e := error(&Error{Code: code, Status: StatusString(code), Message: "m"})
+		for other, o := range sentinels {
+			if got := errors.Is(e, o); got != (other == code) {
+				t.Errorf("errors.Is(%v, %v) = %v", e, o, got)
+			}
+		}
+	}
+	// A real failure from the C API, also wrapped.
+	p := must(ParsePlacement("cpu:[0,1]"))
+	defer p.Close()
+	_, err := p.IndexOf(7)
+	wantErr(t, "IndexOf(7)", err, NotFound, "7")
+	wrapped := fmt.Errorf("looking up rank 7: %w", err)
+	if !errors.Is(wrapped, ErrNotFound) || errors.Is(wrapped, ErrInvalidArgument) {
+		t.Errorf("errors.Is on %v: wrong sentinel match", wrapped)
+	}
+	var e *Error
+	if !errors.As(wrapped, &e) || e.Code != NotFound || e.Status != "NOT_FOUND" || e.Message == "" {
+		t.Errorf("errors.As(%v) = %+v", wrapped, e)
+	}
+	if errors.Is(nil, ErrNotFound) || errors.Is(errors.New("NOT_FOUND"), ErrNotFound) {
+		t.Error("a nil or foreign error matches ErrNotFound")
+	}
 }
 
 // must returns v, panicking (failing the test) on an unexpected error.

@@ -1,45 +1,15 @@
-// Package tessera is the Go binding of Tessera's C API (capi/include/tessera/tessera.h).
-//
-// Functions that can fail return an error, which is a *Error carrying the C API's
-// status code and message; the message is captured inside the failing C call, so
-// it is the right one whichever OS thread the goroutine runs on. Handles
-// (*Placement, *NdSbp, *Layout) own C memory: Close them (defer p.Close()). A
-// finalizer closes a handle that becomes unreachable unclosed, as a safety net.
-//
-// The package initialises the runtime when loaded (tess_init is idempotent; without
-// mpirun the process is a world of one rank); Init reports whether that worked.
 package tessera
+
+// Runtime, versions, the world and the local handles (Placement, NdSbp, Layout) and
+// SBP signature inference.
 
 import (
 	"fmt"
 	"runtime"
+	"sync"
+	"sync/atomic"
 
-	"tessera/internal/capi"
-)
-
-// Error is a failed Tessera call: Code (e.g. InvalidArgument), Status (the code's
-// name, e.g. "INVALID_ARGUMENT") and Message (the C API's text).
-// errors.Is(err, &tessera.Error{Code: tessera.NotFound}) tests for a code.
-type Error = capi.Error
-
-// Status codes (absl's canonical codes).
-const (
-	OK                 = int32(capi.OK)
-	Cancelled          = int32(capi.CANCELLED)
-	Unknown            = int32(capi.UNKNOWN)
-	InvalidArgument    = int32(capi.INVALID_ARGUMENT)
-	DeadlineExceeded   = int32(capi.DEADLINE_EXCEEDED)
-	NotFound           = int32(capi.NOT_FOUND)
-	AlreadyExists      = int32(capi.ALREADY_EXISTS)
-	PermissionDenied   = int32(capi.PERMISSION_DENIED)
-	ResourceExhausted  = int32(capi.RESOURCE_EXHAUSTED)
-	FailedPrecondition = int32(capi.FAILED_PRECONDITION)
-	Aborted            = int32(capi.ABORTED)
-	OutOfRange         = int32(capi.OUT_OF_RANGE)
-	Unimplemented      = int32(capi.UNIMPLEMENTED)
-	Internal           = int32(capi.INTERNAL)
-	Unavailable        = int32(capi.UNAVAILABLE)
-	DataLoss           = int32(capi.DATA_LOSS)
+	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
 // Device types.
@@ -67,32 +37,54 @@ const (
 // VersionNumber is MAJOR * 10000 + MINOR * 100 + PATCH of the header.
 var VersionNumber = capi.VERSION_NUMBER
 
-var initErr = loadRuntime()
+// started says whether Init succeeded (and Finalize has not run since): the fast path
+// of every call that needs the runtime. mu serialises Init and Finalize.
+var (
+	started atomic.Bool
+	mu      sync.Mutex
+)
 
-// loadRuntime initialises the runtime and checks that the loaded library is the
-// one the binding was built for.
-func loadRuntime() error {
-	if err := capi.Init(); err != nil {
-		return err
+// Init starts the runtime if it is not running: it checks that the loaded
+// libtessera.so is the version the binding was built for, then calls tess_init,
+// which initialises MPI (unless the program already did; without mpirun the process
+// is a world of one rank). Idempotent and safe from several goroutines.
+//
+// Importing the package starts nothing: every function that needs the runtime
+// (WorldRank, WorldSize, tensor creation, Box, AllReduce, Capture, Compile, ...)
+// calls Init on first use. MPI expects Finalize on the OS thread that initialised
+// it, so a program that calls Finalize should call Init first from main with the
+// main goroutine locked to its thread (runtime.LockOSThread in an init function).
+func Init() error {
+	if started.Load() {
+		return nil
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if started.Load() {
+		return nil
 	}
 	if v := capi.Version_number(); v != capi.VERSION_NUMBER {
 		return &Error{Code: FailedPrecondition, Status: StatusString(FailedPrecondition),
 			Message: fmt.Sprintf("tessera: binding built for %d but the library is %s (%d)",
 				capi.VERSION_NUMBER, capi.Version(), v)}
 	}
+	if err := capi.Init(); err != nil {
+		return err
+	}
+	started.Store(true)
 	return nil
 }
 
-// Init initialises the runtime (already done when the package loads; idempotent).
-func Init() error {
-	if initErr != nil {
-		return initErr
-	}
-	return capi.Init()
+// Finalize shuts the runtime down (MPI_Finalize if Init initialised MPI); a no-op
+// when it is not running. MPI cannot restart: Init, and so every call that needs the
+// runtime, fails with FailedPrecondition afterwards. Call it from the OS thread
+// that ran Init, after every other Tessera call.
+func Finalize() error {
+	mu.Lock()
+	defer mu.Unlock()
+	started.Store(false)
+	return capi.Finalize()
 }
-
-// Finalize shuts the runtime down; it cannot be initialised again afterwards.
-func Finalize() error { return capi.Finalize() }
 
 // Version is the loaded library's version, e.g. "0.1.0".
 func Version() string { return capi.Version() }
@@ -100,11 +92,11 @@ func Version() string { return capi.Version() }
 // LibraryVersionNumber is the loaded library's VersionNumber.
 func LibraryVersionNumber() int { return capi.Version_number() }
 
-// StatusString names a status code: "INVALID_ARGUMENT"; "UNKNOWN_CODE" if unknown.
-func StatusString(code int32) string { return capi.Status_string(int(code)) }
-
 // WorldRank is this process's rank in the world.
 func WorldRank() (int32, error) {
+	if err := Init(); err != nil {
+		return 0, err
+	}
 	out := []int32{0}
 	err := capi.World_rank(out)
 	return out[0], err
@@ -112,6 +104,9 @@ func WorldRank() (int32, error) {
 
 // WorldSize is the number of ranks in the world.
 func WorldSize() (int32, error) {
+	if err := Init(); err != nil {
+		return 0, err
+	}
 	out := []int32{0}
 	err := capi.World_size(out)
 	return out[0], err
@@ -152,10 +147,13 @@ func (p *Placement) c() capi.Placement {
 
 // Close destroys the placement. Idempotent.
 func (p *Placement) Close() {
-	if p != nil && p.h != nil {
-		capi.DeletePlacement(p.h)
-		p.h = nil
+	if p == nil {
+		return
+	}
+	if h := take(&p.h); h != nil {
 		runtime.SetFinalizer(p, nil)
+		capi.DeletePlacement(h)
+		destroyed("Placement")
 	}
 }
 
@@ -292,8 +290,8 @@ type NdSbp struct{ h capi.NdSbp }
 // Sbp is one hierarchy axis's SBP: Kind (SbpSplit, ...) and, for a split, the
 // split tensor axis (-1 otherwise).
 type Sbp struct {
-	Kind      int32
-	SplitAxis int32
+	Kind      int32 // SbpSplit, SbpBroadcast, SbpPartialSum, SbpPartialMax or SbpPartialMin
+	SplitAxis int32 // the split tensor axis; -1 unless Kind is SbpSplit
 }
 
 func newNdSbp(handle uintptr) *NdSbp {
@@ -311,10 +309,13 @@ func (s *NdSbp) c() capi.NdSbp {
 
 // Close destroys the nd-sbp. Idempotent.
 func (s *NdSbp) Close() {
-	if s != nil && s.h != nil {
-		capi.DeleteNdSbp(s.h)
-		s.h = nil
+	if s == nil {
+		return
+	}
+	if h := take(&s.h); h != nil {
 		runtime.SetFinalizer(s, nil)
+		capi.DeleteNdSbp(h)
+		destroyed("NdSbp")
 	}
 }
 
@@ -387,10 +388,13 @@ func (l *Layout) c() capi.Layout {
 
 // Close destroys the layout. Idempotent.
 func (l *Layout) Close() {
-	if l != nil && l.h != nil {
-		capi.DeleteLayout(l.h)
-		l.h = nil
+	if l == nil {
+		return
+	}
+	if h := take(&l.h); h != nil {
 		runtime.SetFinalizer(l, nil)
+		capi.DeleteLayout(h)
+		destroyed("Layout")
 	}
 }
 
@@ -520,10 +524,13 @@ func NewOpCall(op string) (*OpCall, error) {
 
 // Close destroys the call. Idempotent.
 func (c *OpCall) Close() {
-	if c != nil && c.h != nil {
-		capi.DeleteOpCall(c.h)
-		c.h = nil
+	if c == nil {
+		return
+	}
+	if h := take(&c.h); h != nil {
 		runtime.SetFinalizer(c, nil)
+		capi.DeleteOpCall(h)
+		destroyed("OpCall")
 	}
 }
 
@@ -647,10 +654,10 @@ func (c *OpCall) Explain() (*Explanation, error) {
 
 // TensorMeta is an output's logical shape, dtype name, placement and nd-sbp.
 type TensorMeta struct {
-	Shape     []int64
-	DType     string
-	Placement *Placement
-	NdSbp     *NdSbp
+	Shape     []int64    // logical shape
+	DType     string     // dtype name, e.g. "f32"
+	Placement *Placement // a new handle: Close it
+	NdSbp     *NdSbp     // a new handle: Close it
 }
 
 // InferResult is the outcome of inference. Immutable.
@@ -665,10 +672,13 @@ func (r *InferResult) c() capi.InferResult {
 
 // Close destroys the result. Idempotent.
 func (r *InferResult) Close() {
-	if r != nil && r.h != nil {
-		capi.DeleteInferResult(r.h)
-		r.h = nil
+	if r == nil {
+		return
+	}
+	if h := take(&r.h); h != nil {
 		runtime.SetFinalizer(r, nil)
+		capi.DeleteInferResult(h)
+		destroyed("InferResult")
 	}
 }
 
@@ -799,10 +809,13 @@ func (e *Explanation) c() capi.Explanation {
 
 // Close destroys the explanation. Idempotent.
 func (e *Explanation) Close() {
-	if e != nil && e.h != nil {
-		capi.DeleteExplanation(e.h)
-		e.h = nil
+	if e == nil {
+		return
+	}
+	if h := take(&e.h); h != nil {
 		runtime.SetFinalizer(e, nil)
+		capi.DeleteExplanation(h)
+		destroyed("Explanation")
 	}
 }
 
@@ -829,8 +842,11 @@ func (e *Explanation) Failure() string {
 
 // CacheStats are an inference cache's counters.
 type CacheStats struct {
-	Hits, Misses, Evictions uint64
-	Size, Capacity          int64
+	Hits      uint64 // lookups answered from the cache
+	Misses    uint64 // lookups that ran inference
+	Evictions uint64 // entries dropped for capacity
+	Size      int64  // entries now
+	Capacity  int64  // most entries kept
 }
 
 // InferCacheStats reads the inference cache of the OS thread the goroutine runs

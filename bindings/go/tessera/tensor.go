@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"unsafe"
 
-	"tessera/internal/capi"
+	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
 // Element is a Go element type with a Tessera dtype: float32 (f32), float64 (f64),
@@ -81,10 +81,13 @@ func (t *Tensor) c() capi.Tensor {
 
 // Close releases the tensor. Idempotent; not collective.
 func (t *Tensor) Close() {
-	if t != nil && t.h != nil {
-		capi.DeleteTensor(t.h)
-		t.h = nil
+	if t == nil {
+		return
+	}
+	if h := take(&t.h); h != nil {
 		runtime.SetFinalizer(t, nil)
+		capi.DeleteTensor(h)
+		destroyed("Tensor")
 	}
 }
 
@@ -101,6 +104,9 @@ func made(out []uintptr, err error) (*Tensor, error) {
 func FromHost[T Element](data []T, shape []int64, placement *Placement, ndSbp *NdSbp) (*Tensor, error) {
 	if n := elements(shape); int64(len(data)) != n {
 		return nil, invalid("FromHost: data has %d elements but shape %v needs %d", len(data), shape, n)
+	}
+	if err := Init(); err != nil {
+		return nil, err
 	}
 	out := []uintptr{0}
 	err := capi.Tensor_from_host(out, bytesOf(data), shape, int(dtypeOf[T]()), placement.c(), ndSbp.c())
@@ -122,6 +128,9 @@ func FromLocal[T Element](local []T, localShape []int64, placement *Placement, n
 		return nil, invalid("FromLocal: logical shape %v has %d dims but the local shape %v has %d",
 			logicalShape, len(logicalShape), localShape, len(localShape))
 	}
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	out := []uintptr{0}
 	err := capi.Tensor_from_local(out, bytesOf(local), localShape, int(dtypeOf[T]()), placement.c(),
 		ndSbp.c(), logicalShape)
@@ -135,6 +144,9 @@ func FromLocal[T Element](local []T, localShape []int64, placement *Placement, n
 func Full(shape []int64, dtype string, value float64, placement *Placement, ndSbp *NdSbp) (*Tensor, error) {
 	d, err := ParseDType(dtype)
 	if err != nil {
+		return nil, err
+	}
+	if err := Init(); err != nil {
 		return nil, err
 	}
 	out := []uintptr{0}
@@ -160,6 +172,9 @@ func Arange(start, stop, step float64, dtype string, placement *Placement, ndSbp
 	if err != nil {
 		return nil, err
 	}
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	out := []uintptr{0}
 	err = capi.Tensor_arange(out, start, stop, step, int(d), placement.c(), ndSbp.c())
 	runtime.KeepAlive(placement)
@@ -173,6 +188,9 @@ func random(fn randomFn, shape []int64, dtype string, seed uint64, placement *Pl
 	ndSbp *NdSbp) (*Tensor, error) {
 	d, err := ParseDType(dtype)
 	if err != nil {
+		return nil, err
+	}
+	if err := Init(); err != nil {
 		return nil, err
 	}
 	out := []uintptr{0}
@@ -392,22 +410,44 @@ func unary(fn unaryFn, x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
-// Add is x + y with numpy broadcasting; likewise Sub, Mul, Div, Maximum, Minimum.
-func Add(x, y *Tensor) (*Tensor, error)     { return binary(capi.Add, x, y) }
-func Sub(x, y *Tensor) (*Tensor, error)     { return binary(capi.Sub, x, y) }
-func Mul(x, y *Tensor) (*Tensor, error)     { return binary(capi.Mul, x, y) }
-func Div(x, y *Tensor) (*Tensor, error)     { return binary(capi.Div, x, y) }
+// Add is x + y elementwise, with numpy broadcasting (as are the other binary ops).
+func Add(x, y *Tensor) (*Tensor, error) { return binary(capi.Add, x, y) }
+
+// Sub is x - y elementwise.
+func Sub(x, y *Tensor) (*Tensor, error) { return binary(capi.Sub, x, y) }
+
+// Mul is x * y elementwise.
+func Mul(x, y *Tensor) (*Tensor, error) { return binary(capi.Mul, x, y) }
+
+// Div is x / y elementwise.
+func Div(x, y *Tensor) (*Tensor, error) { return binary(capi.Div, x, y) }
+
+// Maximum is max(x, y) elementwise.
 func Maximum(x, y *Tensor) (*Tensor, error) { return binary(capi.Maximum, x, y) }
+
+// Minimum is min(x, y) elementwise.
 func Minimum(x, y *Tensor) (*Tensor, error) { return binary(capi.Minimum, x, y) }
 
-// Relu is max(x, 0) elementwise; likewise Gelu, Sigmoid, Tanh, Exp, Neg and Sqrt.
-func Relu(x *Tensor) (*Tensor, error)    { return unary(capi.Relu, x) }
-func Gelu(x *Tensor) (*Tensor, error)    { return unary(capi.Gelu, x) }
+// Relu is max(x, 0) elementwise.
+func Relu(x *Tensor) (*Tensor, error) { return unary(capi.Relu, x) }
+
+// Gelu is the Gaussian error linear unit of x elementwise.
+func Gelu(x *Tensor) (*Tensor, error) { return unary(capi.Gelu, x) }
+
+// Sigmoid is 1 / (1 + exp(-x)) elementwise.
 func Sigmoid(x *Tensor) (*Tensor, error) { return unary(capi.Sigmoid, x) }
-func Tanh(x *Tensor) (*Tensor, error)    { return unary(capi.Tanh, x) }
-func Exp(x *Tensor) (*Tensor, error)     { return unary(capi.Exp, x) }
-func Neg(x *Tensor) (*Tensor, error)     { return unary(capi.Neg, x) }
-func Sqrt(x *Tensor) (*Tensor, error)    { return unary(capi.Sqrt, x) }
+
+// Tanh is tanh(x) elementwise.
+func Tanh(x *Tensor) (*Tensor, error) { return unary(capi.Tanh, x) }
+
+// Exp is exp(x) elementwise.
+func Exp(x *Tensor) (*Tensor, error) { return unary(capi.Exp, x) }
+
+// Neg is -x elementwise.
+func Neg(x *Tensor) (*Tensor, error) { return unary(capi.Neg, x) }
+
+// Sqrt is the square root of x elementwise.
+func Sqrt(x *Tensor) (*Tensor, error) { return unary(capi.Sqrt, x) }
 
 func flag(b bool) int {
 	if b {
@@ -435,16 +475,22 @@ func reduce(fn reduceFn, x *Tensor, axes []int64, keepdims bool) (*Tensor, error
 }
 
 // ReduceSum sums over axes (none: every axis; negative counts from the end),
-// keeping them as size 1 when keepdims; likewise ReduceMean, ReduceMax, ReduceMin.
+// keeping them as size 1 when keepdims (as do the other reductions).
 func ReduceSum(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
 	return reduce(capi.Reduce_sum, x, axes, keepdims)
 }
+
+// ReduceMean is the mean over axes.
 func ReduceMean(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
 	return reduce(capi.Reduce_mean, x, axes, keepdims)
 }
+
+// ReduceMax is the maximum over axes.
 func ReduceMax(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
 	return reduce(capi.Reduce_max, x, axes, keepdims)
 }
+
+// ReduceMin is the minimum over axes.
 func ReduceMin(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
 	return reduce(capi.Reduce_min, x, axes, keepdims)
 }
@@ -464,6 +510,9 @@ const maxOutputs = 16
 // Apply runs call (its attributes and constraints; no AddInput) on inputs and
 // returns the op's outputs.
 func Apply(call *OpCall, inputs ...*Tensor) ([]*Tensor, error) {
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	in := make([]uintptr, len(inputs))
 	for i, t := range inputs {
 		in[i] = t.c().Swigcptr()

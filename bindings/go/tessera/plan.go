@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"unsafe"
 
-	"tessera/internal/capi"
+	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
 )
 
 // Program is a graph of op calls on values numbered 0, 1, ... in the order they are
@@ -33,10 +33,13 @@ func (p *Program) c() capi.Program {
 
 // Close destroys the program. Idempotent; plans compiled from it keep their copy.
 func (p *Program) Close() {
-	if p != nil && p.h != nil {
-		capi.DeleteProgram(p.h)
-		p.h = nil
+	if p == nil {
+		return
+	}
+	if h := take(&p.h); h != nil {
 		runtime.SetFinalizer(p, nil)
+		capi.DeleteProgram(h)
+		destroyed("Program")
 	}
 }
 
@@ -112,7 +115,12 @@ func (p *Program) MarkOutput(id int64) error {
 }
 
 // ProgramSizes are a program's counts of values, ops, data inputs and outputs.
-type ProgramSizes struct{ Values, Ops, Inputs, Outputs int64 }
+type ProgramSizes struct {
+	Values  int64 // values: data inputs, variables and op outputs
+	Ops     int64 // op calls
+	Inputs  int64 // data inputs
+	Outputs int64 // marked outputs
+}
 
 // Sizes counts the program's values, ops, data inputs and outputs.
 func (p *Program) Sizes() (ProgramSizes, error) {
@@ -149,6 +157,9 @@ type Capturer struct{ active bool }
 // thread: Capture inside record fails with FailedPrecondition. Local: every rank
 // captures the same calls.
 func Capture(record func(c *Capturer) ([]*Tensor, error)) (*Program, error) {
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	// The capture lives on the OS thread; keep this goroutine there, and others off.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -231,16 +242,22 @@ func (p *Plan) c() capi.Plan {
 
 // Close destroys the plan. Idempotent; its instances keep what they need.
 func (p *Plan) Close() {
-	if p != nil && p.h != nil {
-		capi.DeletePlan(p.h)
-		p.h = nil
+	if p == nil {
+		return
+	}
+	if h := take(&p.h); h != nil {
 		runtime.SetFinalizer(p, nil)
+		capi.DeletePlan(h)
+		destroyed("Plan")
 	}
 }
 
 // Compile compiles program for this rank. inputRegisterNum: copies of each data
 // input's register (0 means 1; tess_plan_compile gives the range). Local.
 func Compile(program *Program, inputRegisterNum int32) (*Plan, error) {
+	if err := Init(); err != nil {
+		return nil, err
+	}
 	out := []uintptr{0}
 	err := capi.Plan_compile(out, program.c(), int(inputRegisterNum))
 	runtime.KeepAlive(program)
@@ -285,10 +302,13 @@ func (i *PlanInstance) c() capi.PlanInstance {
 
 // Close destroys the instance and its register memory. Idempotent.
 func (i *PlanInstance) Close() {
-	if i != nil && i.h != nil {
-		capi.DeletePlanInstance(i.h)
-		i.h = nil
+	if i == nil {
+		return
+	}
+	if h := take(&i.h); h != nil {
 		runtime.SetFinalizer(i, nil)
+		capi.DeletePlanInstance(h)
+		destroyed("PlanInstance")
 	}
 }
 
@@ -524,10 +544,13 @@ type MemCaseStats struct {
 
 // PlanStats are an instance's counters.
 type PlanStats struct {
-	Registers, Steps, BoxingSteps, Runs int64
-	AllocatorCallsLastRun               int64 // host caching allocator calls: 0 once warm
-	HeapAllocationsLastRun              int64 // on the calling thread; -1: not counted
-	MemCases                            []MemCaseStats
+	Registers              int64          // registers in the instance's memory
+	Steps                  int64          // this rank's steps: kernels and boxing
+	BoxingSteps            int64          // of those, explicit boxing steps
+	Runs                   int64          // runs so far
+	AllocatorCallsLastRun  int64          // host caching allocator calls: 0 once warm
+	HeapAllocationsLastRun int64          // on the calling thread; -1: not counted
+	MemCases               []MemCaseStats // register memory per memory case
 }
 
 // Stats reads the instance's counters.

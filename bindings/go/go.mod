@@ -1,3 +1,0 @@
-module tessera
-
-go 1.19

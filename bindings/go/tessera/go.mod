@@ -1,0 +1,3 @@
+module github.com/tessera-runtime/tessera/bindings/go/tessera
+
+go 1.19
