@@ -406,7 +406,21 @@ TESS_OUT_PARAMS(double)
   (const void* const* locals, const size_t* local_bytes, size_t num_inputs)
 };
 
-%include "tessera/tessera.h"
+/* SWIG does not follow #include: each module header of tessera/tessera.h, in its order. */
+%include "tessera/common.h"
+%include "tessera/version.h"
+%include "tessera/status.h"
+%include "tessera/runtime.h"
+%include "tessera/placement.h"
+%include "tessera/sbp.h"
+%include "tessera/layout.h"
+%include "tessera/dtype.h"
+%include "tessera/infer.h"
+%include "tessera/tensor.h"
+%include "tessera/ops.h"
+%include "tessera/boxing.h"
+%include "tessera/comm.h"
+%include "tessera/plan.h"
 
 %tess_unignoreall
 

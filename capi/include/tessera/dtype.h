@@ -1,0 +1,37 @@
+/*
+ * Tessera C API. Element types.
+ *
+ * Part of <tessera/tessera.h>, which includes every module; this header
+ * compiles alone. Conventions: <tessera/common.h>.
+ */
+#ifndef TESSERA_DTYPE_H_
+#define TESSERA_DTYPE_H_
+
+#include <stdint.h>
+
+#include "tessera/common.h"
+#include "tessera/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Append only. f16 and bf16 are named but no kernel supports them yet. */
+typedef int32_t tess_dtype;
+#define TESS_DTYPE_F32 0
+#define TESS_DTYPE_F64 1
+#define TESS_DTYPE_I32 2
+#define TESS_DTYPE_I64 3
+#define TESS_DTYPE_F16 4
+#define TESS_DTYPE_BF16 5
+
+/* Parses "f32", "f64", "i32", "i64", "f16", "bf16". Thread safety: any thread. */
+TESS_API tess_status tess_dtype_parse(tess_dtype* out, const char* text);
+/* "f32" etc.; "" for an unknown value. Static storage. Thread safety: any thread. */
+TESS_API const char* tess_dtype_name(tess_dtype dtype);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSERA_DTYPE_H_ */
