@@ -16,7 +16,9 @@
 //   EnumerateCandidates  4.   the per-axis 1-d lists whose product is the candidates
 //   RuleOut*             5.   split-too-small and constraint filters
 //   BoxingCost           6.   each input's boxing cost under a candidate
+//   CheckAndCost         5-6. both, for one candidate
 //   Beats / PickCheapest 6.   the tie-break and the walk over every candidate
+//   NoSignatureFits           the error when every candidate is filtered
 //   FillResult                the winner as an InferResult
 //   Record*                   the explain record (only when a trace is asked for)
 namespace tessera {
@@ -225,8 +227,8 @@ void RecordCall(const op::OpDef& def, const op::AttrMap& attrs, const Call& call
   trace->constraints = constraints;
 }
 
-// Sizes the result's per-input and per-output fields once, so the steps that fill
-// it (OneRankResult, FillResult) only assign.
+// Sizes the result's per-input fields and reserves its outputs once, so the steps
+// that fill it (OneRankResult, FillResult) assign in place.
 void PrepareResult(const Call& call, InferResult* result) {
   result->input_nd_sbps.resize(static_cast<size_t>(call.n_in));
   result->needs_boxing.assign(static_cast<size_t>(call.n_in), false);
@@ -356,9 +358,8 @@ NdSbp Compose(const CandidateSpace& space, const Cursor& cur, bool output, int s
 // ---- Step 5: check constraints.
 
 // Whether giving input `i` the nd-sbp `want` rules the candidate out: it would split
-// an axis over more ranks than elements (some rank would hold nothing the op can
-// use), or the caller constrained the input to something else. `why` (may be null)
-// gets the reason explain shows.
+// an axis over more ranks than elements (some rank would hold an empty piece), or the caller
+// constrained the input to something else. `why` (may be null) gets the reason explain shows.
 bool RuleOutInput(const Call& call, int i, const NdSbp& want, std::string* why) {
   if (SplitTooSmall(call.inputs[i].shape, want, call.hierarchy, why)) {
     if (why) *why = "input \"" + call.ctx.InputName(i) + "\": " + *why;
