@@ -9,6 +9,18 @@
 #include "core/op/op_context.h"
 #include "core/op/signature.h"
 
+// Search runs the steps infer.h lists, one function each, in this order:
+//   CheckCall            1-2. inputs share a placement, nd-sbps fit, shapes inferred
+//   IndexConstraints          constraints checked and looked up by slot
+//   OneRankResult        3.   the 1-rank shortcut
+//   EnumerateCandidates  4.   the per-axis 1-d lists whose product is the candidates
+//   RuleOut*             5.   split-too-small and constraint filters
+//   BoxingCost           6.   each input's boxing cost under a candidate
+//   CheckAndCost         5-6. both, for one candidate
+//   Beats / PickCheapest 6.   the tie-break and the walk over every candidate
+//   NoSignatureFits           the error when every candidate is filtered
+//   FillResult                the winner as an InferResult
+//   Record*                   the explain record (only when a trace is asked for)
 namespace tessera {
 namespace infer {
 namespace {
@@ -59,16 +71,6 @@ bool SameLayout(const NdSbp& a, const NdSbp& b, const std::vector<int64_t>& hier
     if (hierarchy[i] > 1 && a[i] != b[i]) return false;
   }
   return true;
-}
-
-NdSbp Compose(const std::vector<const std::vector<op::SbpSignature>*>& lists, const int* idx,
-              bool output, int slot) {
-  NdSbp nd;
-  for (size_t a = 0; a < lists.size(); ++a) {
-    const op::SbpSignature& s = (*lists[a])[idx[a]];
-    nd.Append(output ? s.outputs[slot] : s.inputs[slot]);
-  }
-  return nd;
 }
 
 std::string FailureMessage(const Explanation& e) {
@@ -127,11 +129,13 @@ int OneFlowChoice(const Explanation& e) {
   return best;
 }
 
-}  // namespace
+// ---- Steps 1-2: check the call and infer its output shapes.
 
-Status Search(const op::OpDef& def, const std::vector<TensorMeta>& inputs, const op::AttrMap& attrs,
-              const std::vector<SbpConstraint>& constraints, InferResult* result,
-              Explanation* trace) {
+// Every later step assumes one common placement, nd-sbps that fit their tensors and
+// known output shapes; checking them first gives the user an error that names the
+// bad input instead of a "no signature fits" that lists every candidate.
+Result<op::OpContext> CheckCall(const op::OpDef& def, const std::vector<TensorMeta>& inputs,
+                                const op::AttrMap& attrs) {
   std::vector<op::TensorDesc> descs;
   descs.reserve(inputs.size());
   for (const TensorMeta& m : inputs) descs.push_back({m.shape, m.dtype});
@@ -157,11 +161,24 @@ Status Search(const op::OpDef& def, const std::vector<TensorMeta>& inputs, const
     }
   }
   TESS_RETURN_IF_ERROR(def.shape_fn()(&ctx));
-  const int n_out = ctx.num_outputs();
+  return ctx;
+}
 
-  // Constraints, indexed by slot.
-  std::vector<const NdSbp*> in_con(static_cast<size_t>(n_in), nullptr);
-  std::vector<const NdSbp*> out_con(static_cast<size_t>(n_out), nullptr);
+// The caller's constraints by slot; null where a slot is free.
+struct SlotConstraints {
+  std::vector<const NdSbp*> in;
+  std::vector<const NdSbp*> out;
+};
+
+// Each candidate is checked against each slot, so the constraints are looked up by
+// slot once here. A constraint no candidate could meet (bad slot, an nd-sbp that does
+// not fit, two on one slot) is the caller's mistake and fails with its own message.
+Status IndexConstraints(const op::OpDef& def, const op::OpContext& ctx, const Placement& placement,
+                        const std::vector<SbpConstraint>& constraints, SlotConstraints* con) {
+  const int n_in = ctx.num_inputs();
+  const int n_out = ctx.num_outputs();
+  con->in.assign(static_cast<size_t>(n_in), nullptr);
+  con->out.assign(static_cast<size_t>(n_out), nullptr);
   for (const SbpConstraint& c : constraints) {
     const int limit = c.is_output ? n_out : n_in;
     const char* side = c.is_output ? "output" : "input";
@@ -177,206 +194,389 @@ Status Search(const op::OpDef& def, const std::vector<TensorMeta>& inputs, const
       return InvalidArgument(def.name() + ": constraint on " + side + " \"" + name +
                              "\": " + s.message());
     }
-    const NdSbp*& slot = c.is_output ? out_con[c.slot] : in_con[c.slot];
+    const NdSbp*& slot = c.is_output ? con->out[c.slot] : con->in[c.slot];
     if (slot != nullptr) {
       return InvalidArgument(def.name() + ": two constraints on " + side + " \"" + name + "\"");
     }
     slot = &c.nd_sbp;
   }
+  return Status::Ok();
+}
 
-  if (trace != nullptr) {
-    trace->op = def.name();
-    trace->attrs = attrs.ToString();
-    for (int i = 0; i < n_in; ++i) trace->input_names.push_back(ctx.InputName(i));
-    for (int o = 0; o < n_out; ++o) trace->output_names.push_back(ctx.OutputName(o));
-    trace->inputs = inputs;
-    trace->constraints = constraints;
+// A checked call: what every step after the checks reads.
+struct Call {
+  const std::vector<TensorMeta>& inputs;
+  const op::OpContext& ctx;
+  const Placement& placement;
+  const std::vector<int64_t>& hierarchy;
+  const SlotConstraints& con;
+  bool constrained;  // the caller gave constraints (OneFlow's order value ignores matches then)
+  int n_in;
+  int n_out;
+};
+
+// The explain record's description of the call, written before any step can fail
+// with "no signature fits", so that failure message can name inputs and outputs.
+void RecordCall(const op::OpDef& def, const op::AttrMap& attrs, const Call& call,
+                const std::vector<SbpConstraint>& constraints, Explanation* trace) {
+  trace->op = def.name();
+  trace->attrs = attrs.ToString();
+  for (int i = 0; i < call.n_in; ++i) trace->input_names.push_back(call.ctx.InputName(i));
+  for (int o = 0; o < call.n_out; ++o) trace->output_names.push_back(call.ctx.OutputName(o));
+  trace->inputs = call.inputs;
+  trace->constraints = constraints;
+}
+
+// Sizes the result's per-input fields and reserves its outputs once, so the steps
+// that fill it (OneRankResult, FillResult) assign in place.
+void PrepareResult(const Call& call, InferResult* result) {
+  result->input_nd_sbps.resize(static_cast<size_t>(call.n_in));
+  result->needs_boxing.assign(static_cast<size_t>(call.n_in), false);
+  result->input_costs.assign(static_cast<size_t>(call.n_in), 0.0);
+  result->outputs.clear();
+  result->outputs.reserve(static_cast<size_t>(call.n_out));
+}
+
+// ---- Step 3: the 1-rank shortcut.
+
+// One rank: every SBP denotes the same local tensor, so nothing is boxed and there is
+// nothing to search; a constraint just relabels.
+void OneRankResult(const Call& call, InferResult* result, Explanation* trace) {
+  NdSbp all_b;
+  for (int a = 0; a < call.placement.num_axes(); ++a) all_b.Append(Sbp::Broadcast());
+  for (int i = 0; i < call.n_in; ++i) {
+    result->input_nd_sbps[i] = call.con.in[i] ? *call.con.in[i] : call.inputs[i].nd_sbp;
   }
+  for (int o = 0; o < call.n_out; ++o) {
+    result->outputs.push_back(TensorMeta{call.ctx.output(o).shape, call.ctx.output(o).dtype,
+                                         call.placement,
+                                         call.con.out[o] ? *call.con.out[o] : all_b});
+  }
+  result->total_cost = 0;
+  result->signature_index = -1;
+  result->num_candidates = 0;
+  if (trace != nullptr) {
+    trace->trivial = true;
+    trace->outputs = result->outputs;
+  }
+}
 
+// ---- Step 4: enumerate candidate signatures.
+
+// The N-d candidates, kept as a product rather than a list: one 1-d signature list per
+// placement axis. Candidate c is the mixed-radix number c over the lists' sizes (axis 0
+// most significant), which is the declared order explain numbers them by. Holds
+// pointers into itself, so it is filled in place and never copied.
+struct CandidateSpace {
+  CandidateSpace() = default;
+  CandidateSpace(const CandidateSpace&) = delete;
+  CandidateSpace& operator=(const CandidateSpace&) = delete;
+
+  std::vector<std::vector<op::SbpSignature>> distinct;      // one list per distinct axis size
+  std::vector<const std::vector<op::SbpSignature>*> lists;  // per placement axis, into distinct
+  int64_t count = 1;
+};
+
+// One 1-d list per distinct axis size (the op may depend on it). A size-1 axis gets
+// only all-B: any SBP there is the same local tensor (OneFlow's dim-reduce also turns
+// it into B), and listing the others would only add equivalent ties. A product too
+// large to walk is refused here, before any work on it.
+Status EnumerateCandidates(const op::OpDef& def, op::OpContext* ctx, const Placement& placement,
+                           CandidateSpace* space) {
   const std::vector<int64_t>& hierarchy = placement.hierarchy();
   const int k = placement.num_axes();
-  result->input_nd_sbps.resize(static_cast<size_t>(n_in));
-  result->needs_boxing.assign(static_cast<size_t>(n_in), false);
-  result->input_costs.assign(static_cast<size_t>(n_in), 0.0);
-  result->outputs.clear();
-  result->outputs.reserve(static_cast<size_t>(n_out));
-
-  if (placement.parallel_num() == 1) {
-    // One rank: every SBP denotes the same local tensor, so nothing is boxed; a
-    // constraint just relabels.
-    NdSbp all_b;
-    for (int a = 0; a < k; ++a) all_b.Append(Sbp::Broadcast());
-    for (int i = 0; i < n_in; ++i) {
-      result->input_nd_sbps[i] = in_con[i] ? *in_con[i] : inputs[i].nd_sbp;
-    }
-    for (int o = 0; o < n_out; ++o) {
-      result->outputs.push_back(TensorMeta{ctx.output(o).shape, ctx.output(o).dtype, placement,
-                                           out_con[o] ? *out_con[o] : all_b});
-    }
-    result->total_cost = 0;
-    result->signature_index = -1;
-    result->num_candidates = 0;
-    if (trace != nullptr) {
-      trace->trivial = true;
-      trace->outputs = result->outputs;
-    }
-    return Status::Ok();
-  }
-
-  // One 1-d list per distinct axis size (the op may depend on it). A size-1 axis
-  // gets only all-B: any SBP there is the same local tensor (OneFlow's dim-reduce
-  // also turns it into B), and listing the others would only add equivalent ties.
   std::vector<int64_t> list_sizes;
-  std::vector<std::vector<op::SbpSignature>> distinct;
-  distinct.reserve(static_cast<size_t>(k));
-  std::vector<const std::vector<op::SbpSignature>*> lists(static_cast<size_t>(k));
+  space->distinct.reserve(static_cast<size_t>(k));  // keeps `lists` valid while appending
+  space->lists.assign(static_cast<size_t>(k), nullptr);
   for (int a = 0; a < k; ++a) {
     size_t d = 0;
     while (d < list_sizes.size() && list_sizes[d] != hierarchy[a]) ++d;
     if (d == list_sizes.size()) {
       if (hierarchy[a] == 1) {
         op::SbpSignature all_b;
-        all_b.inputs.assign(static_cast<size_t>(n_in), Sbp::Broadcast());
-        all_b.outputs.assign(static_cast<size_t>(n_out), Sbp::Broadcast());
-        distinct.push_back({std::move(all_b)});
+        all_b.inputs.assign(static_cast<size_t>(ctx->num_inputs()), Sbp::Broadcast());
+        all_b.outputs.assign(static_cast<size_t>(ctx->num_outputs()), Sbp::Broadcast());
+        space->distinct.push_back({std::move(all_b)});
       } else {
         TESS_ASSIGN_OR_RETURN(std::vector<op::SbpSignature> sigs,
-                              op::ListSignatures(&ctx, hierarchy[a], placement.parallel_num()));
-        distinct.push_back(std::move(sigs));
+                              op::ListSignatures(ctx, hierarchy[a], placement.parallel_num()));
+        space->distinct.push_back(std::move(sigs));
       }
       list_sizes.push_back(hierarchy[a]);
     }
-    lists[a] = &distinct[d];
+    space->lists[a] = &space->distinct[d];
   }
-  int64_t count = 1;
+  space->count = 1;
   for (int a = 0; a < k; ++a) {
-    count *= static_cast<int64_t>(lists[a]->size());
-    if (count > kMaxCandidates) {
+    space->count *= static_cast<int64_t>(space->lists[a]->size());
+    if (space->count > kMaxCandidates) {
       return Status(StatusCode::kResourceExhausted,
                     def.name() + ": the N-d signature product on " + placement.ToString() +
                         " has more than " + std::to_string(kMaxCandidates) + " candidates");
     }
   }
+  return Status::Ok();
+}
 
+// A candidate's position in the product: one index per placement axis into that
+// axis's list. Candidates are walked and rebuilt from it, never stored, so a large
+// product costs no memory beyond the lists.
+struct Cursor {
   int idx[Placement::kMaxAxes] = {};
-  std::vector<double> costs(static_cast<size_t>(n_in));
+};
+
+// Moves to the next candidate in declared order (the last axis varies fastest).
+void Advance(const CandidateSpace& space, Cursor* cur) {
+  for (int a = static_cast<int>(space.lists.size()) - 1; a >= 0; --a) {
+    if (++cur->idx[a] < static_cast<int>(space.lists[a]->size())) break;
+    cur->idx[a] = 0;
+  }
+}
+
+// The cursor of candidate `c`: Advance's inverse, to rebuild the winner after the walk.
+Cursor Seek(const CandidateSpace& space, int64_t c) {
+  Cursor cur;
+  for (int a = static_cast<int>(space.lists.size()) - 1; a >= 0; --a) {
+    const int64_t n = static_cast<int64_t>(space.lists[a]->size());
+    cur.idx[a] = static_cast<int>(c % n);
+    c /= n;
+  }
+  return cur;
+}
+
+// The nd-sbp the candidate at `cur` gives input (or output) `slot`: its 1-d SBP on
+// each placement axis.
+NdSbp Compose(const CandidateSpace& space, const Cursor& cur, bool output, int slot) {
+  NdSbp nd;
+  for (size_t a = 0; a < space.lists.size(); ++a) {
+    const op::SbpSignature& s = (*space.lists[a])[cur.idx[a]];
+    nd.Append(output ? s.outputs[slot] : s.inputs[slot]);
+  }
+  return nd;
+}
+
+// ---- Step 5: check constraints.
+
+// Whether giving input `i` the nd-sbp `want` rules the candidate out: it would split
+// an axis over more ranks than elements (some rank would hold an empty piece), or the caller
+// constrained the input to something else. `why` (may be null) gets the reason explain shows.
+bool RuleOutInput(const Call& call, int i, const NdSbp& want, std::string* why) {
+  if (SplitTooSmall(call.inputs[i].shape, want, call.hierarchy, why)) {
+    if (why) *why = "input \"" + call.ctx.InputName(i) + "\": " + *why;
+    return true;
+  }
+  if (call.con.in[i] != nullptr && *call.con.in[i] != want) {
+    if (why) {
+      *why =
+          "input \"" + call.ctx.InputName(i) + "\" is constrained to " + call.con.in[i]->ToString();
+    }
+    return true;
+  }
+  return false;
+}
+
+// Whether an output constraint rules out the candidate at `cur`. Outputs are checked
+// after inputs, so a candidate that fails both reports its input reason.
+bool RuleOutOutputs(const Call& call, const CandidateSpace& space, const Cursor& cur,
+                    std::string* why) {
+  for (int o = 0; o < call.n_out; ++o) {
+    if (call.con.out[o] != nullptr && *call.con.out[o] != Compose(space, cur, true, o)) {
+      if (why) {
+        *why = "output \"" + call.ctx.OutputName(o) + "\" is constrained to " +
+               call.con.out[o]->ToString();
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+// ---- Step 6: cost each candidate's boxing and pick the cheapest.
+
+// The modelled cost of boxing input `i` from its own nd-sbp into `want`
+// (cost_model.h); both the ranking and the result's per-input costs use it.
+double BoxingCost(const Call& call, int i, const NdSbp& want) {
+  return NdSbpCopyCost(call.inputs[i].nd_sbp, want, call.hierarchy, call.inputs[i].bytes());
+}
+
+// What the ranking compares: total boxing cost, then how many inputs already have the
+// layout the candidate wants.
+struct Score {
+  double cost = 0;
+  int matching = 0;
+};
+
+// The documented tie-break (infer.h, step 6): the cheaper candidate wins; costs within
+// kRelTolerance tie, and then the one with more inputs already in place wins. On a
+// full tie neither beats the other, so a walk or stable sort keeps the earlier
+// declared one. Choosing and explain's ranking share it so rank 0 is the choice.
+bool Beats(const Score& a, const Score& b) {
+  const int cmp = CompareCost(a.cost, b.cost);
+  if (cmp != 0) return cmp < 0;
+  return a.matching > b.matching;
+}
+
+// Checks the candidate at `cur` and, when it survives, costs it: false when filtered
+// (the reason in `why` when non-null); else `costs` (per input) and `score` are set.
+// An input's cost is only computed once that input passes its checks.
+bool CheckAndCost(const Call& call, const CandidateSpace& space, const Cursor& cur,
+                  std::vector<double>* costs, Score* score, std::string* why) {
+  *score = Score();
+  for (int i = 0; i < call.n_in; ++i) {
+    const NdSbp want = Compose(space, cur, false, i);
+    if (RuleOutInput(call, i, want, why)) return false;
+    (*costs)[i] = BoxingCost(call, i, want);
+    score->cost += (*costs)[i];
+    if (SameLayout(want, call.inputs[i].nd_sbp, call.hierarchy)) ++score->matching;
+  }
+  return !RuleOutOutputs(call, space, cur, why);
+}
+
+// Explain's entry for candidate `c`: its signature and text always, its filter reason
+// or its costs, matching count and OneFlow order value.
+void RecordCandidate(const Call& call, const CandidateSpace& space, const Cursor& cur, int64_t c,
+                     bool survived, const std::string& why, const std::vector<double>& costs,
+                     const Score& score, Explanation* trace) {
+  CandidateRecord rec;
+  rec.index = static_cast<int>(c);
+  for (int i = 0; i < call.n_in; ++i) rec.signature.inputs.push_back(Compose(space, cur, false, i));
+  for (int o = 0; o < call.n_out; ++o) {
+    rec.signature.outputs.push_back(Compose(space, cur, true, o));
+  }
+  rec.text = rec.signature.ToString(call.ctx);
+  rec.filtered = !survived;
+  if (!survived) {
+    rec.filter_reason = why;
+  } else {
+    rec.input_costs = costs;
+    rec.cost = score.cost;
+    rec.matching_inputs = score.matching;
+    rec.order_value = call.constrained ? 0 : -10 * score.matching;
+  }
+  trace->candidates.push_back(std::move(rec));
+}
+
+// Walks every candidate once in declared order, keeping the first one nothing Beats.
+// Returns its index, or -1 when every candidate was filtered. The walk is the same
+// with or without a trace; the trace only adds a record per candidate.
+int64_t PickCheapest(const Call& call, const CandidateSpace& space, Explanation* trace) {
+  Cursor cur;
+  std::vector<double> costs(static_cast<size_t>(call.n_in));
   int64_t best = -1;
-  double best_cost = 0;
-  int best_match = 0;
+  Score best_score;
   std::string why;
-  for (int64_t c = 0; c < count; ++c) {
-    bool filtered = false;
-    double total = 0;
-    int match = 0;
-    std::string* reason = trace != nullptr ? &why : nullptr;
-    for (int i = 0; i < n_in && !filtered; ++i) {
-      NdSbp want = Compose(lists, idx, false, i);
-      if (SplitTooSmall(inputs[i].shape, want, hierarchy, reason)) {
-        filtered = true;
-        if (reason) why = "input \"" + ctx.InputName(i) + "\": " + why;
-      } else if (in_con[i] != nullptr && *in_con[i] != want) {
-        filtered = true;
-        if (reason) {
-          why = "input \"" + ctx.InputName(i) + "\" is constrained to " + in_con[i]->ToString();
-        }
-      } else {
-        costs[i] = NdSbpCopyCost(inputs[i].nd_sbp, want, hierarchy, inputs[i].bytes());
-        total += costs[i];
-        if (SameLayout(want, inputs[i].nd_sbp, hierarchy)) ++match;
-      }
+  std::string* reason = trace != nullptr ? &why : nullptr;
+  for (int64_t c = 0; c < space.count; ++c) {
+    Score score;
+    const bool survived = CheckAndCost(call, space, cur, &costs, &score, reason);
+    if (trace != nullptr) RecordCandidate(call, space, cur, c, survived, why, costs, score, trace);
+    if (survived && (best < 0 || Beats(score, best_score))) {
+      best = c;
+      best_score = score;
     }
-    for (int o = 0; o < n_out && !filtered; ++o) {
-      if (out_con[o] != nullptr && *out_con[o] != Compose(lists, idx, true, o)) {
-        filtered = true;
-        if (reason) {
-          why = "output \"" + ctx.OutputName(o) + "\" is constrained to " + out_con[o]->ToString();
-        }
-      }
-    }
-    if (trace != nullptr) {
-      CandidateRecord rec;
-      rec.index = static_cast<int>(c);
-      for (int i = 0; i < n_in; ++i) rec.signature.inputs.push_back(Compose(lists, idx, false, i));
-      for (int o = 0; o < n_out; ++o) rec.signature.outputs.push_back(Compose(lists, idx, true, o));
-      rec.text = rec.signature.ToString(ctx);
-      rec.filtered = filtered;
-      if (filtered) {
-        rec.filter_reason = why;
-      } else {
-        rec.input_costs = costs;
-        rec.cost = total;
-        rec.matching_inputs = match;
-        rec.order_value = constraints.empty() ? -10 * match : 0;
-      }
-      trace->candidates.push_back(std::move(rec));
-    }
-    if (!filtered) {
-      int cmp = best < 0 ? -1 : CompareCost(total, best_cost);
-      if (cmp < 0 || (cmp == 0 && match > best_match)) {
-        best = c;
-        best_cost = total;
-        best_match = match;
-      }
-    }
-    for (int a = k - 1; a >= 0; --a) {
-      if (++idx[a] < static_cast<int>(lists[a]->size())) break;
-      idx[a] = 0;
-    }
+    Advance(space, &cur);
   }
+  return best;
+}
 
-  if (best < 0) {
-    if (trace != nullptr) {
-      trace->failure = FailureMessage(*trace);
-      return Status::Ok();
-    }
-    Explanation e;
-    InferResult scratch;
-    TESS_RETURN_IF_ERROR(Search(def, inputs, attrs, constraints, &scratch, &e));
-    return InvalidArgument(e.failure);
-  }
+// ---- The outcome.
 
-  int64_t rest = best;
-  for (int a = k - 1; a >= 0; --a) {
-    idx[a] = static_cast<int>(rest % static_cast<int64_t>(lists[a]->size()));
-    rest /= static_cast<int64_t>(lists[a]->size());
+// "No signature fits" lists every candidate with its reason, which only a traced
+// search records; the plain search skips that work, so on failure it searches again
+// with a trace. The rerun is rare (the call is about to fail) and keeps the message
+// identical to explain's `failure`.
+Status NoSignatureFits(const op::OpDef& def, const std::vector<TensorMeta>& inputs,
+                       const op::AttrMap& attrs, const std::vector<SbpConstraint>& constraints,
+                       Explanation* trace) {
+  if (trace != nullptr) {
+    trace->failure = FailureMessage(*trace);
+    return Status::Ok();
   }
+  Explanation e;
+  InferResult scratch;
+  TESS_RETURN_IF_ERROR(Search(def, inputs, attrs, constraints, &scratch, &e));
+  return InvalidArgument(e.failure);
+}
+
+// The winner as an InferResult. Costs are recomputed rather than kept from the walk,
+// which would mean copying the per-input costs at every new best.
+void FillResult(const Call& call, const CandidateSpace& space, int64_t best, InferResult* result) {
+  const Cursor cur = Seek(space, best);
   result->total_cost = 0;
-  for (int i = 0; i < n_in; ++i) {
-    NdSbp want = Compose(lists, idx, false, i);
+  for (int i = 0; i < call.n_in; ++i) {
+    NdSbp want = Compose(space, cur, false, i);
     result->input_nd_sbps[i] = want;
-    result->needs_boxing[i] = !SameLayout(want, inputs[i].nd_sbp, hierarchy);
-    result->input_costs[i] = NdSbpCopyCost(inputs[i].nd_sbp, want, hierarchy, inputs[i].bytes());
+    result->needs_boxing[i] = !SameLayout(want, call.inputs[i].nd_sbp, call.hierarchy);
+    result->input_costs[i] = BoxingCost(call, i, want);
     result->total_cost += result->input_costs[i];
   }
-  for (int o = 0; o < n_out; ++o) {
-    result->outputs.push_back(TensorMeta{ctx.output(o).shape, ctx.output(o).dtype, placement,
-                                         Compose(lists, idx, true, o)});
+  for (int o = 0; o < call.n_out; ++o) {
+    result->outputs.push_back(TensorMeta{call.ctx.output(o).shape, call.ctx.output(o).dtype,
+                                         call.placement, Compose(space, cur, true, o)});
   }
   result->signature_index = static_cast<int>(best);
-  result->num_candidates = static_cast<int>(count);
+  result->num_candidates = static_cast<int>(space.count);
+}
 
-  if (trace != nullptr) {
-    trace->chosen = static_cast<int>(best);
-    trace->outputs = result->outputs;
-    for (int i = 0; i < n_in; ++i) {
-      if (result->needs_boxing[i]) {
-        trace->boxing.push_back({i, ctx.InputName(i), inputs[i].nd_sbp, result->input_nd_sbps[i],
-                                 result->input_costs[i]});
-      }
-    }
-    std::vector<CandidateRecord*> ranked;
-    for (CandidateRecord& r : trace->candidates) {
-      if (!r.filtered) ranked.push_back(&r);
-    }
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const CandidateRecord* a, const CandidateRecord* b) {
-                       int cmp = CompareCost(a->cost, b->cost);
-                       if (cmp != 0) return cmp < 0;
-                       return a->matching_inputs > b->matching_inputs;
-                     });
-    for (size_t r = 0; r < ranked.size(); ++r) ranked[r]->rank = static_cast<int>(r);
-    if (k == 1) trace->oneflow_choice = OneFlowChoice(*trace);
+// Explain's rank for each surviving candidate, by the same Beats the walk used
+// (stable, so declared order breaks full ties): rank 0 is the chosen candidate.
+void RankCandidates(Explanation* trace) {
+  std::vector<CandidateRecord*> ranked;
+  for (CandidateRecord& r : trace->candidates) {
+    if (!r.filtered) ranked.push_back(&r);
   }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const CandidateRecord* a, const CandidateRecord* b) {
+                     return Beats({a->cost, a->matching_inputs}, {b->cost, b->matching_inputs});
+                   });
+  for (size_t r = 0; r < ranked.size(); ++r) ranked[r]->rank = static_cast<int>(r);
+}
+
+// Explain's account of the choice: which candidate won, the boxing each input needs,
+// the outputs, every survivor's rank, and (1-d only) what OneFlow's rule would pick.
+void RecordChoice(const Call& call, const InferResult& result, int64_t best, Explanation* trace) {
+  trace->chosen = static_cast<int>(best);
+  trace->outputs = result.outputs;
+  for (int i = 0; i < call.n_in; ++i) {
+    if (result.needs_boxing[i]) {
+      trace->boxing.push_back({i, call.ctx.InputName(i), call.inputs[i].nd_sbp,
+                               result.input_nd_sbps[i], result.input_costs[i]});
+    }
+  }
+  RankCandidates(trace);
+  if (call.placement.num_axes() == 1) trace->oneflow_choice = OneFlowChoice(*trace);
+}
+
+}  // namespace
+
+Status Search(const op::OpDef& def, const std::vector<TensorMeta>& inputs, const op::AttrMap& attrs,
+              const std::vector<SbpConstraint>& constraints, InferResult* result,
+              Explanation* trace) {
+  TESS_ASSIGN_OR_RETURN(op::OpContext ctx, CheckCall(def, inputs, attrs));
+  const Placement& placement = inputs[0].placement;
+  SlotConstraints con;
+  TESS_RETURN_IF_ERROR(IndexConstraints(def, ctx, placement, constraints, &con));
+  const Call call{inputs,
+                  ctx,
+                  placement,
+                  placement.hierarchy(),
+                  con,
+                  !constraints.empty(),
+                  ctx.num_inputs(),
+                  ctx.num_outputs()};
+  if (trace != nullptr) RecordCall(def, attrs, call, constraints, trace);
+  PrepareResult(call, result);
+
+  if (placement.parallel_num() == 1) {
+    OneRankResult(call, result, trace);
+    return Status::Ok();
+  }
+  CandidateSpace space;
+  TESS_RETURN_IF_ERROR(EnumerateCandidates(def, &ctx, placement, &space));
+  const int64_t best = PickCheapest(call, space, trace);
+  if (best < 0) return NoSignatureFits(def, inputs, attrs, constraints, trace);
+  FillResult(call, space, best, result);
+  if (trace != nullptr) RecordChoice(call, *result, best, trace);
   return Status::Ok();
 }
 
