@@ -26,24 +26,6 @@ void AddUnique(std::vector<Sbp>* list, Sbp sbp) {
   if (std::find(list->begin(), list->end(), sbp) == list->end()) list->push_back(sbp);
 }
 
-Status CheckSbpValues(const char* caller, const char* name, const NdSbp& nd) {
-  for (int i = 0; i < nd.num_axes(); ++i) {
-    const Sbp& sbp = nd[i];
-    if (sbp.kind != SbpKind::kSplit && sbp.kind != SbpKind::kBroadcast && !sbp.is_partial()) {
-      return InvalidArgument(std::string(caller) + ": " + name + " nd-sbp axis " +
-                             std::to_string(i) + " has sbp kind value " +
-                             std::to_string(static_cast<int>(sbp.kind)) +
-                             ", which is not an SBP kind");
-    }
-    if (sbp.is_split() && sbp.axis < 0) {
-      return InvalidArgument(std::string(caller) + ": " + name + " nd-sbp axis " +
-                             std::to_string(i) + " splits tensor dim " + std::to_string(sbp.axis) +
-                             ", which is negative");
-    }
-  }
-  return Status::Ok();
-}
-
 // The states of one side: per hierarchy axis a candidate list, numbered mixed-radix.
 struct SideSpace {
   Side side = Side::kSrc;
@@ -153,51 +135,6 @@ void CollectKinds(const NdSbp& nd, std::vector<SbpKind>* kinds, std::vector<int>
   }
 }
 
-}  // namespace
-
-Status ValidateBoxingLayouts(const char* caller, const Shape& shape, DType dtype,
-                             const Placement& src_placement, const NdSbp& src,
-                             const Placement& dst_placement, const NdSbp& dst) {
-  if (!IsValidDType(static_cast<int>(dtype)) || !IsSupported(dtype)) {
-    std::string name = IsValidDType(static_cast<int>(dtype))
-                           ? DTypeName(dtype)
-                           : "value " + std::to_string(static_cast<int>(dtype));
-    return InvalidArgument(std::string(caller) + ": dtype " + name +
-                           " is not supported (supported: f32, f64, i32, i64)");
-  }
-  TESS_RETURN_IF_ERROR(CheckSbpValues(caller, "src", src));
-  TESS_RETURN_IF_ERROR(CheckSbpValues(caller, "dst", dst));
-  Status s = ValidateNdSbp(src, src_placement, shape);
-  if (!s.ok()) return Status(s.code(), std::string(caller) + ": src " + s.message());
-  s = ValidateNdSbp(dst, dst_placement, shape);
-  if (!s.ok()) return Status(s.code(), std::string(caller) + ": dst " + s.message());
-  const DeviceType from = src_placement.device_type(), to = dst_placement.device_type();
-  if (from != to) {
-    return Unimplemented(std::string(caller) + ": boxing between device types " +
-                         DeviceTypeName(from) + " and " + DeviceTypeName(to) + " (src " +
-                         src_placement.ToString() + ", dst " + dst_placement.ToString() +
-                         ") is not implemented; to_global stages such moves through host memory");
-  }
-  return Status::Ok();
-}
-
-Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
-                      const Placement& src_placement, const NdSbp& src,
-                      const Placement& dst_placement, const NdSbp& dst) {
-  TESS_RETURN_IF_ERROR(
-      ValidateBoxingLayouts(caller, shape, dtype, src_placement, src, dst_placement, dst));
-  if (src_placement.device_type() != DeviceType::kCpu) {
-    const char* device = DeviceTypeName(src_placement.device_type());
-    return Unimplemented(std::string(caller) + ": the pieces of " + device + " placements (src " +
-                         src_placement.ToString() + ", dst " + dst_placement.ToString() +
-                         ") are device memory and this call moves host memory; " + device +
-                         " tensors' to_global boxes them on the devices");
-  }
-  return Status::Ok();
-}
-
-namespace {
-
 // The graph one search runs over: every state of both sides, and the edges that do not
 // depend on where the search stands (relabels, flattened axis sets, reshard targets).
 struct StateGraph {
@@ -219,17 +156,18 @@ struct StateGraph {
 // built as wide as kMaxStatesPerSide allows (breadth 0, then 1, then 2). On one
 // placement the single side also holds the destination's sbps and partial kinds, so
 // the destination is one of its states.
-std::vector<SideSpace> BuildSides(const Shape& shape, const Placement& src_placement,
-                                  const NdSbp& src, const Placement& dst_placement,
-                                  const NdSbp& dst) {
-  const bool same = src_placement == dst_placement;
+std::vector<SideSpace> BuildSides(const BoxingLayouts& layouts) {
+  const Shape& shape = layouts.shape();
+  const NdSbp& src = layouts.src();
+  const NdSbp& dst = layouts.dst();
+  const bool same = layouts.src_placement() == layouts.dst_placement();
   std::vector<SbpKind> src_kinds, dst_kinds;
   std::vector<int> split_dims;
   CollectKinds(src, &src_kinds, &split_dims);
   CollectKinds(dst, &dst_kinds, &split_dims);
   std::vector<SideSpace> sides(same ? 1 : 2);
   sides[0].side = Side::kSrc;
-  sides[0].placement = &src_placement;
+  sides[0].placement = &layouts.src_placement();
   std::vector<SbpKind> kinds0 = src_kinds;
   std::vector<const NdSbp*> own0 = {&src};
   if (same) {
@@ -243,7 +181,7 @@ std::vector<SideSpace> BuildSides(const Shape& shape, const Placement& src_place
   }
   if (!same) {
     sides[1].side = Side::kDst;
-    sides[1].placement = &dst_placement;
+    sides[1].placement = &layouts.dst_placement();
     sides[1].base = sides[0].count;
     for (int breadth = 0; breadth < 3; ++breadth) {
       if (BuildSide(shape, {&dst}, dst_kinds, split_dims, breadth, &sides[1])) break;
@@ -280,17 +218,16 @@ std::vector<std::pair<int64_t, int64_t>> FindRelabels(const Shape& shape,
 
 // The whole graph: candidates, then the state-independent edges. Reshard targets are
 // the destination side's states without partial axes (a reshard moves whole values).
-StateGraph BuildStateGraph(const Shape& shape, const Placement& src_placement, const NdSbp& src,
-                           const Placement& dst_placement, const NdSbp& dst) {
+StateGraph BuildStateGraph(const BoxingLayouts& layouts) {
   StateGraph graph;
-  graph.sides = BuildSides(shape, src_placement, src, dst_placement, dst);
+  graph.sides = BuildSides(layouts);
   const SideSpace& target_side = graph.target_side();
-  graph.start = graph.sides[0].IdOf(src);
-  graph.target = target_side.IdOf(dst);
+  graph.start = graph.sides[0].IdOf(layouts.src());
+  graph.target = target_side.IdOf(layouts.dst());
   graph.num_states = target_side.base + target_side.count;
-  graph.relabels = FindRelabels(shape, graph.sides);
-  graph.src_sets = MultiAxisSets(src_placement.num_axes());
-  graph.dst_sets = MultiAxisSets(dst_placement.num_axes());
+  graph.relabels = FindRelabels(layouts.shape(), graph.sides);
+  graph.src_sets = MultiAxisSets(layouts.src_placement().num_axes());
+  graph.dst_sets = MultiAxisSets(layouts.dst_placement().num_axes());
   for (int64_t id = target_side.base; id < graph.num_states; ++id) {
     if (!HasPartial(target_side.NdOf(id))) graph.reshard_targets.push_back(id);
   }
@@ -519,28 +456,34 @@ class PathSearch {
 
 }  // namespace
 
+Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const BoxingLayouts& layouts) {
+  // The same layout on the same placement: nothing to search.
+  if (layouts.unchanged()) {
+    return std::make_shared<const BoxingPlan>(layouts, std::vector<BoxingStep>{});
+  }
+  const StateGraph graph = BuildStateGraph(layouts);
+  PathSearch search(graph, layouts.shape(), layouts.dtype());
+  search.Run();
+  // Plan assembly: the path's steps, in order, behind the plan's header.
+  std::vector<BoxingStep> steps;
+  if (!search.PathToTarget(&steps)) {
+    return Internal("PlanBoxing: found no boxing path from " + layouts.src_placement().ToString() +
+                    " " + layouts.src().ToString() + " to " + layouts.dst_placement().ToString() +
+                    " " + layouts.dst().ToString() +
+                    " (every nd-sbp should reach every other; this is a planner bug)");
+  }
+  return std::make_shared<const BoxingPlan>(layouts, std::move(steps));
+}
+
 Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DType dtype,
                                                          const Placement& src_placement,
                                                          const NdSbp& src,
                                                          const Placement& dst_placement,
                                                          const NdSbp& dst) {
-  // The same layout on the same placement: nothing to search.
-  if (src_placement == dst_placement && src == dst) {
-    return std::make_shared<const BoxingPlan>(shape, dtype, src_placement, src, dst_placement, dst,
-                                              std::vector<BoxingStep>{});
-  }
-  const StateGraph graph = BuildStateGraph(shape, src_placement, src, dst_placement, dst);
-  PathSearch search(graph, shape, dtype);
-  search.Run();
-  // Plan assembly: the path's steps, in order, behind the plan's header.
-  std::vector<BoxingStep> steps;
-  if (!search.PathToTarget(&steps)) {
-    return Internal("PlanBoxing: found no boxing path from " + src_placement.ToString() + " " +
-                    src.ToString() + " to " + dst_placement.ToString() + " " + dst.ToString() +
-                    " (every nd-sbp should reach every other; this is a planner bug)");
-  }
-  return std::make_shared<const BoxingPlan>(shape, dtype, src_placement, src, dst_placement, dst,
-                                            std::move(steps));
+  TESS_ASSIGN_OR_RETURN(
+      const BoxingLayouts layouts,
+      BoxingLayouts::Make("FindBoxingPlan", shape, dtype, src_placement, src, dst_placement, dst));
+  return FindBoxingPlan(layouts);
 }
 
 }  // namespace tessera::boxing
