@@ -236,13 +236,4 @@ Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtyp
   return Box(BoxingRequest{std::move(layouts), in_local, out_local, workspace});
 }
 
-Status BoxOnDevice(const void* in_local, void* out_local, const Shape& shape, DType dtype,
-                   const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
-                   const NdSbp& dst, BoxingWorkspace* workspace) {
-  TESS_ASSIGN_OR_RETURN(
-      BoxingLayouts layouts,
-      BoxingLayouts::Make("BoxOnDevice", shape, dtype, src_placement, src, dst_placement, dst));
-  return BoxOnDevice(BoxingRequest{std::move(layouts), in_local, out_local, workspace});
-}
-
 }  // namespace tessera::boxing

@@ -69,15 +69,12 @@ Status BoxOnDevice(const BoxingRequest& request);
 // give the same plan on every rank. Needs no MPI world.
 Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const BoxingLayouts& layouts);
 
-// The same three from unchecked values, for callers that hold no BoxingLayouts: each
-// validates once (BoxingLayouts::Make in its own name, "Box", "BoxOnDevice" or
-// "PlanBoxing") and runs the call above.
+// Box and PlanBoxing from unchecked values, for callers that hold no BoxingLayouts (plan
+// steps, tests, benchmarks): each validates once (BoxingLayouts::Make in its own name,
+// "Box" or "PlanBoxing") and runs the call above.
 Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtype,
            const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
            const NdSbp& dst, BoxingWorkspace* workspace = nullptr);
-Status BoxOnDevice(const void* in_local, void* out_local, const Shape& shape, DType dtype,
-                   const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
-                   const NdSbp& dst, BoxingWorkspace* workspace = nullptr);
 Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const Shape& shape, DType dtype,
                                                      const Placement& src_placement,
                                                      const NdSbp& src,
