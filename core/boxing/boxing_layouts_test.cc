@@ -13,9 +13,15 @@ namespace {
 Placement P(const std::string& text) { return Placement::Parse(text).value(); }
 NdSbp Nd(const std::string& text) { return NdSbp::Parse(text).value(); }
 
+// Layouts of a [5,3] tensor.
+Result<BoxingLayouts> Layouts(const char* caller, DType dtype, const std::string& sp,
+                              const NdSbp& s, const std::string& dp, const NdSbp& d) {
+  return BoxingLayouts::Make(caller, Shape{5, 3}, dtype, P(sp), s, P(dp), d);
+}
+
 Status MakeStatus(DType dtype, const std::string& sp, const NdSbp& s, const std::string& dp,
                   const NdSbp& d) {
-  return BoxingLayouts::Make("Caller", Shape{5, 3}, dtype, P(sp), s, P(dp), d).status();
+  return Layouts("Caller", dtype, sp, s, dp, d).status();
 }
 
 TEST(BoxingLayoutsTest, MakeNamesCallerSideAndValues) {
@@ -41,9 +47,7 @@ TEST(BoxingLayoutsTest, MakeNamesCallerSideAndValues) {
 
 TEST(BoxingLayoutsTest, RequireBoxableChecksDTypeAndDeviceTypes) {
   auto layouts = [](DType dtype, const char* dst_p) {
-    return BoxingLayouts::Make("Make", Shape{4}, dtype, P("cpu:[0,1]"), Nd("S(0)"), P(dst_p),
-                               Nd("B"))
-        .value();
+    return Layouts("Make", dtype, "cpu:[0,1]", Nd("S(0)"), dst_p, Nd("B")).value();
   };
   EXPECT_TRUE(layouts(DType::kI64, "cpu:[0,1]").RequireBoxable("Box").ok());
   Status s = layouts(DType::kBF16, "cpu:[0,1]").RequireBoxable("Box");
@@ -57,10 +61,9 @@ TEST(BoxingLayoutsTest, RequireBoxableChecksDTypeAndDeviceTypes) {
 }
 
 TEST(BoxingLayoutsTest, OnPlacementsKeepsTheNdSbpsOnTheSameHierarchies) {
-  const BoxingLayouts device =
-      BoxingLayouts::Make("to_global", Shape{5, 3}, DType::kF32, P("cuda:[[0,1],[2,3]]"),
-                          Nd("(S(0), B)"), P("cpu:[0,1,2]"), Nd("S(1)"))
-          .value();
+  const BoxingLayouts device = Layouts("to_global", DType::kF32, "cuda:[[0,1],[2,3]]",
+                                       Nd("(S(0), B)"), "cpu:[0,1,2]", Nd("S(1)"))
+                                   .value();
   Result<BoxingLayouts> host =
       device.OnPlacements("to_global", P("cpu:[[0,1],[2,3]]"), P("cpu:[0,1,2]"));
   ASSERT_TRUE(host.ok()) << host.status().ToString();
@@ -77,9 +80,7 @@ TEST(BoxingLayoutsTest, OnPlacementsKeepsTheNdSbpsOnTheSameHierarchies) {
 TEST(BoxingLayoutsTest, PieceElementsFollowTheBalancedSplit) {
   // 5 rows over 3 ranks: 2, 2, 1; B holds all 15 elements; rank 7 holds nothing.
   const BoxingLayouts layouts =
-      BoxingLayouts::Make("Make", Shape{5, 3}, DType::kF32, P("cpu:[4,5,6]"), Nd("S(0)"),
-                          P("cpu:[6]"), Nd("B"))
-          .value();
+      Layouts("Make", DType::kF32, "cpu:[4,5,6]", Nd("S(0)"), "cpu:[6]", Nd("B")).value();
   EXPECT_EQ(layouts.PieceElements(Side::kSrc, 4), 6);
   EXPECT_EQ(layouts.PieceElements(Side::kSrc, 6), 3);
   EXPECT_EQ(layouts.PieceElements(Side::kDst, 6), 15);
