@@ -10,20 +10,22 @@
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
 #include "core/boxing/boxing.h"
+#include "core/boxing/boxing_layouts.h"
 #include "core/boxing/boxing_plan.h"
 #include "core/boxing/boxing_workspace.h"
 #include "core/comm/mpi_world.h"
-#include "core/sbp/physical_layout.h"
 #include "tessera/tessera.h"
 
 using tessera::DType;
 using tessera::InvalidArgument;
-using tessera::NdSbp;
 using tessera::Placement;
 using tessera::Result;
 using tessera::Shape;
 using tessera::Status;
+using tessera::boxing::BoxingLayouts;
 using tessera::boxing::BoxingPlan;
+using tessera::boxing::BoxingRequest;
+using tessera::boxing::Side;
 using tessera::capi::NullArgument;
 using tessera::capi::ReportIn;
 using tessera::capi::ShapeArg;
@@ -60,35 +62,32 @@ tess_status CheckArgs(const char* function, const int64_t* shape, size_t ndim, t
   return TESS_OK;
 }
 
-// The elements of `rank`'s piece of `shape` held as `nd_sbp` on `placement`; 0 when
-// the placement lacks the rank. Such a rank validates the nd-sbp too (through
-// parallel index 0), so every rank rejects a bad one alike. `side` ("src" or "dst")
-// starts the message.
-Result<int64_t> PieceElements(const char* side, const Shape& shape, const Placement& placement,
-                              const NdSbp& nd_sbp, int32_t rank) {
-  const int64_t index = placement.index_of(rank);
-  Result<tessera::PhysicalLayout> layout =
-      tessera::PhysicalLayoutAt(shape, placement, nd_sbp, index >= 0 ? index : 0);
-  if (!layout.ok()) {
-    return Status(layout.status().code(), std::string(side) + " " + layout.status().message());
-  }
-  return index >= 0 ? layout->local_shape.num_elements() : 0;
+// The layouts of a tess_box or tess_boxing_plan_create, checked once and in the name of
+// `function`: its messages read "tess_box: src nd-sbp ...", ready for Report.
+Result<BoxingLayouts> LayoutsArg(const char* function, const BoxingArgs& args,
+                                 const tess_placement* src_placement, const tess_nd_sbp* src,
+                                 const tess_placement* dst_placement, const tess_nd_sbp* dst) {
+  return BoxingLayouts::Make(function, args.shape, args.dtype, src_placement->value, src->value,
+                             dst_placement->value, dst->value);
 }
 
-// INVALID_ARGUMENT unless `bytes` (argument `name`) is exactly the piece's size.
-// Exact, not "at least": a whole logical tensor passed for a piece is a likely
-// mistake that "at least" would let through silently.
-Status CheckPieceBytes(const char* name, size_t bytes, int64_t elements, DType dtype,
-                       const char* side, const Placement& placement, const NdSbp& nd_sbp,
+// INVALID_ARGUMENT unless `bytes` (argument `name`) is exactly the size of `rank`'s
+// piece on `side`. Exact, not "at least": a whole logical tensor passed for a piece is
+// a likely mistake that "at least" would let through silently.
+Status CheckPieceBytes(const char* name, size_t bytes, const BoxingLayouts& layouts, Side side,
                        int32_t rank) {
-  const size_t need = static_cast<size_t>(elements) * tessera::DTypeSize(dtype);
+  const int64_t elements = layouts.PieceElements(side, rank);
+  const size_t need = static_cast<size_t>(elements) * tessera::DTypeSize(layouts.dtype());
   if (bytes == need) return Status::Ok();
+  const char* side_name = side == Side::kSrc ? "src" : "dst";
+  const Placement& placement = layouts.placement(side);
   std::string piece = placement.contains(rank)
-                          ? "rank " + std::to_string(rank) + "'s " + side + " piece (" +
-                                nd_sbp.ToString() + " on " + placement.ToString() + ") holds " +
-                                std::to_string(elements) + " " + tessera::DTypeName(dtype) +
-                                " elements, " + std::to_string(need) + " bytes"
-                          : "rank " + std::to_string(rank) + " is not in the " + side +
+                          ? "rank " + std::to_string(rank) + "'s " + side_name + " piece (" +
+                                layouts.nd_sbp(side).ToString() + " on " + placement.ToString() +
+                                ") holds " + std::to_string(elements) + " " +
+                                tessera::DTypeName(layouts.dtype()) + " elements, " +
+                                std::to_string(need) + " bytes"
+                          : "rank " + std::to_string(rank) + " is not in the " + side_name +
                                 " placement " + placement.ToString() + ", so it holds 0 bytes";
   return InvalidArgument(std::string(name) + " is " + std::to_string(bytes) + " but " + piece);
 }
@@ -115,21 +114,14 @@ tess_status tess_box(void* out_local, size_t out_bytes, const void* in_local, si
   if (st != TESS_OK) return st;
   Result<int32_t> me = tessera::comm::WorldRank();
   if (!me.ok()) return ReportIn(__func__, me.status());
-  const Placement& from = src_placement->value;
-  const Placement& to = dst_placement->value;
-  Result<int64_t> in_elements = PieceElements("src", args.shape, from, src->value, *me);
-  if (!in_elements.ok()) return ReportIn(__func__, in_elements.status());
-  Result<int64_t> out_elements = PieceElements("dst", args.shape, to, dst->value, *me);
-  if (!out_elements.ok()) return ReportIn(__func__, out_elements.status());
-  Status s =
-      CheckPieceBytes("in_bytes", in_bytes, *in_elements, args.dtype, "src", from, src->value, *me);
+  Result<BoxingLayouts> layouts =
+      LayoutsArg(__func__, args, src_placement, src, dst_placement, dst);
+  if (!layouts.ok()) return tessera::capi::Report(layouts.status());
+  Status s = CheckPieceBytes("in_bytes", in_bytes, *layouts, Side::kSrc, *me);
+  if (s.ok()) s = CheckPieceBytes("out_bytes", out_bytes, *layouts, Side::kDst, *me);
   if (s.ok()) {
-    s = CheckPieceBytes("out_bytes", out_bytes, *out_elements, args.dtype, "dst", to, dst->value,
-                        *me);
-  }
-  if (s.ok()) {
-    s = tessera::boxing::Box(in_local, out_local, args.shape, args.dtype, from, src->value, to,
-                             dst->value, &ThreadWorkspace());
+    s = tessera::boxing::Box(
+        BoxingRequest{std::move(layouts).value(), in_local, out_local, &ThreadWorkspace()});
   }
   return ReportIn(__func__, s);
   TESS_CAPI_END
@@ -145,15 +137,11 @@ tess_status tess_boxing_plan_create(tess_boxing_plan** out, const int64_t* shape
   tess_status st =
       CheckArgs(__func__, shape, ndim, dtype, src_placement, src, dst_placement, dst, &args);
   if (st != TESS_OK) return st;
-  // The same layout checks, in the same words, as tess_box; rank -1 is in neither.
-  Result<int64_t> checked =
-      PieceElements("src", args.shape, src_placement->value, src->value, /*rank=*/-1);
-  if (checked.ok()) {
-    checked = PieceElements("dst", args.shape, dst_placement->value, dst->value, /*rank=*/-1);
-  }
-  if (!checked.ok()) return ReportIn(__func__, checked.status());
-  Result<std::shared_ptr<const BoxingPlan>> plan = tessera::boxing::PlanBoxing(
-      args.shape, args.dtype, src_placement->value, src->value, dst_placement->value, dst->value);
+  // The same layout checks, in the same words, as tess_box.
+  Result<BoxingLayouts> layouts =
+      LayoutsArg(__func__, args, src_placement, src, dst_placement, dst);
+  if (!layouts.ok()) return tessera::capi::Report(layouts.status());
+  Result<std::shared_ptr<const BoxingPlan>> plan = tessera::boxing::PlanBoxing(*layouts);
   if (!plan.ok()) return ReportIn(__func__, plan.status());
   auto handle = std::make_unique<tess_boxing_plan>();
   handle->value = *plan;

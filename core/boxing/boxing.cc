@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/boxing/boxing_backend.h"
 #include "core/boxing/plan_cache.h"
@@ -63,12 +64,14 @@ FrontCache& ThreadFrontCache() {
   return cache;
 }
 
-Result<std::shared_ptr<const BoxingPlan>> CachedPlan(const PlanKeyRef& key, size_t hash,
+// The plan of `layouts` (whose key is `key`) from the global cache, found and inserted
+// on a miss; `cached` receives the entry.
+Result<std::shared_ptr<const BoxingPlan>> CachedPlan(const BoxingLayouts& layouts,
+                                                     const PlanKeyRef& key, size_t hash,
                                                      CachedBoxing* cached) {
   PlanCache& cache = PlanCache::Global();
   if (cache.Find(key, hash, cached)) return cached->plan;
-  TESS_ASSIGN_OR_RETURN(cached->plan, FindBoxingPlan(key.shape, key.dtype, key.src_placement,
-                                                     key.src, key.dst_placement, key.dst));
+  TESS_ASSIGN_OR_RETURN(cached->plan, FindBoxingPlan(layouts));
   cached->program = nullptr;
   cache.Put(key, hash, *cached);
   return cached->plan;
@@ -99,43 +102,27 @@ bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
   return x < y + b_bytes && y < x + a_bytes;
 }
 
-}  // namespace
-
-Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const Shape& shape, DType dtype,
-                                                     const Placement& src_placement,
-                                                     const NdSbp& src,
-                                                     const Placement& dst_placement,
-                                                     const NdSbp& dst) {
-  TESS_RETURN_IF_ERROR(
-      ValidateBoxingLayouts("PlanBoxing", shape, dtype, src_placement, src, dst_placement, dst));
-  const PlanKeyRef key{shape, dtype, src_placement, src, dst_placement, dst};
-  CachedBoxing cached;
-  return CachedPlan(key, key.Hash(), &cached);
-}
-
-namespace {
-
-// Box and BoxOnDevice after their validation: `backend` serves the placements' device.
-Status BoxWith(const char* caller, BoxingBackend& backend, const void* in_local, void* out_local,
-               const Shape& shape, DType dtype, const Placement& src_placement, const NdSbp& src,
-               const Placement& dst_placement, const NdSbp& dst, BoxingWorkspace* workspace) {
+// Box and BoxOnDevice after their entry checks: `backend` serves the placements'
+// device; messages start with `caller`.
+Status BoxWith(const char* caller, BoxingBackend& backend, const BoxingRequest& request) {
   if (!comm::WorldInitialized()) {
     return FailedPrecondition(std::string(caller) +
                               ": the MPI world is not initialised: call tess_init first");
   }
+  const BoxingLayouts& layouts = request.layouts;
   const int32_t me = comm::WorldRank().value();
-  const PlanKeyRef key{shape, dtype, src_placement, src, dst_placement, dst};
+  const PlanKeyRef key = PlanKeyRef::Of(layouts);
   const size_t hash = key.Hash();
   const uint64_t generation = PlanCache::Global().generation();
   FrontCache& front = ThreadFrontCache();
   CachedBoxing cached;
   if (!front.Find(key, hash, generation, &cached) || cached.program->world_rank() != me) {
-    TESS_RETURN_IF_ERROR(CachedPlan(key, hash, &cached));
+    TESS_RETURN_IF_ERROR(CachedPlan(layouts, key, hash, &cached));
     if (cached.program == nullptr || cached.program->world_rank() != me) {
       // Checked once per plan: the world's size does not change while it lives.
       const int32_t world_size = comm::WorldSize().value();
-      TESS_RETURN_IF_ERROR(CheckWorldRanks(caller, src_placement, "src", world_size));
-      TESS_RETURN_IF_ERROR(CheckWorldRanks(caller, dst_placement, "dst", world_size));
+      TESS_RETURN_IF_ERROR(CheckWorldRanks(caller, layouts.src_placement(), "src", world_size));
+      TESS_RETURN_IF_ERROR(CheckWorldRanks(caller, layouts.dst_placement(), "dst", world_size));
       RegisterFinalizeHookOnce();
       TESS_ASSIGN_OR_RETURN(cached.program, RankProgram::Make(cached.plan, me, backend));
       PlanCache::Global().Put(key, hash, cached);
@@ -143,19 +130,23 @@ Status BoxWith(const char* caller, BoxingBackend& backend, const void* in_local,
     front.Put(hash, generation, cached);
   }
   const RankProgram& program = *cached.program;
-  if (!src_placement.contains(me) && !dst_placement.contains(me)) return Status::Ok();
+  if (!layouts.src_placement().contains(me) && !layouts.dst_placement().contains(me)) {
+    return Status::Ok();
+  }
 
-  const size_t elem = DTypeSize(dtype);
+  const void* in_local = request.in_local;
+  void* out_local = request.out_local;
+  const size_t elem = DTypeSize(layouts.dtype());
   const size_t in_bytes = program.in_count() * elem, out_bytes = program.out_count() * elem;
   if (in_local == nullptr && in_bytes > 0) {
     return InvalidArgument(std::string(caller) + ": in_local is NULL but this rank's " +
-                           src.ToString() + " piece holds " + std::to_string(program.in_count()) +
-                           " elements");
+                           layouts.src().ToString() + " piece holds " +
+                           std::to_string(program.in_count()) + " elements");
   }
   if (out_local == nullptr && out_bytes > 0) {
     return InvalidArgument(std::string(caller) + ": out_local is NULL but this rank's " +
-                           dst.ToString() + " piece holds " + std::to_string(program.out_count()) +
-                           " elements");
+                           layouts.dst().ToString() + " piece holds " +
+                           std::to_string(program.out_count()) + " elements");
   }
   const bool identity = program.plan().steps().empty();
   if (Overlap(in_local, in_bytes, out_local, out_bytes) && !(identity && in_local == out_local)) {
@@ -164,13 +155,14 @@ Status BoxWith(const char* caller, BoxingBackend& backend, const void* in_local,
                            " bytes); they may only coincide when src and dst are the same");
   }
   std::optional<BoxingWorkspace> call_workspace;
+  BoxingWorkspace* workspace = request.workspace;
   if (workspace == nullptr) {
     TESS_ASSIGN_OR_RETURN(memory::Allocator * staging, backend.StagingAllocator());
     call_workspace.emplace(staging);
   } else if (workspace->device_type() != backend.device_type()) {
     return InvalidArgument(std::string(caller) + ": the workspace's staging is " +
                            DeviceTypeName(workspace->device_type()) + " memory but the pieces of " +
-                           src_placement.ToString() + " are " +
+                           layouts.src_placement().ToString() + " are " +
                            DeviceTypeName(backend.device_type()) + " memory");
   }
   BoxingWorkspace& ws = workspace != nullptr ? *workspace : *call_workspace;
@@ -179,39 +171,69 @@ Status BoxWith(const char* caller, BoxingBackend& backend, const void* in_local,
                            ": in_local or out_local lies inside the workspace's staging buffers, "
                            "which the boxing overwrites; pass a different workspace or buffer");
   }
-  if (shape.num_elements() == 0) return Status::Ok();
+  if (layouts.shape().num_elements() == 0) return Status::Ok();
   return program.Run(in_local, out_local, ws);
 }
 
 }  // namespace
 
-Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtype,
-           const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
-           const NdSbp& dst, BoxingWorkspace* workspace) {
-  TESS_RETURN_IF_ERROR(ValidateBoxing("Box", shape, dtype, src_placement, src, dst_placement, dst));
-  return BoxWith("Box", HostBoxingBackend(), in_local, out_local, shape, dtype, src_placement, src,
-                 dst_placement, dst, workspace);
+Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const BoxingLayouts& layouts) {
+  TESS_RETURN_IF_ERROR(layouts.RequireBoxable("PlanBoxing"));
+  const PlanKeyRef key = PlanKeyRef::Of(layouts);
+  CachedBoxing cached;
+  return CachedPlan(layouts, key, key.Hash(), &cached);
 }
 
-Status BoxOnDevice(const void* in_local, void* out_local, const Shape& shape, DType dtype,
-                   const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
-                   const NdSbp& dst, BoxingWorkspace* workspace) {
+Status Box(const BoxingRequest& request) {
+  constexpr const char* kCaller = "Box";
+  const BoxingLayouts& layouts = request.layouts;
+  TESS_RETURN_IF_ERROR(layouts.RequireBoxable(kCaller));
+  const DeviceType device_type = layouts.src_placement().device_type();
+  if (device_type != DeviceType::kCpu) {
+    const char* device = DeviceTypeName(device_type);
+    return Unimplemented(std::string(kCaller) + ": the pieces of " + device + " placements " +
+                         layouts.PlacementsText() +
+                         " are device memory and this call moves host memory; " + device +
+                         " tensors' to_global boxes them on the devices");
+  }
+  return BoxWith(kCaller, HostBoxingBackend(), request);
+}
+
+Status BoxOnDevice(const BoxingRequest& request) {
   constexpr const char* kCaller = "BoxOnDevice";
-  TESS_RETURN_IF_ERROR(
-      ValidateBoxingLayouts(kCaller, shape, dtype, src_placement, src, dst_placement, dst));
-  const std::string placements =
-      "(src " + src_placement.ToString() + ", dst " + dst_placement.ToString() + ")";
-  if (src_placement.device_type() == DeviceType::kCpu) {
-    return InvalidArgument(std::string(kCaller) + ": both placements are on cpu " + placements +
-                           "; Box boxes host memory");
+  const BoxingLayouts& layouts = request.layouts;
+  TESS_RETURN_IF_ERROR(layouts.RequireBoxable(kCaller));
+  if (layouts.src_placement().device_type() == DeviceType::kCpu) {
+    return InvalidArgument(std::string(kCaller) + ": both placements are on cpu " +
+                           layouts.PlacementsText() + "; Box boxes host memory");
   }
   Result<BoxingBackend*> backend = CudaBoxingBackend();
   if (!backend.ok()) {
     return Status(backend.status().code(), std::string(kCaller) + ": boxing on cuda placements " +
-                                               placements + ": " + backend.status().message());
+                                               layouts.PlacementsText() + ": " +
+                                               backend.status().message());
   }
-  return BoxWith(kCaller, **backend, in_local, out_local, shape, dtype, src_placement, src,
-                 dst_placement, dst, workspace);
+  return BoxWith(kCaller, **backend, request);
+}
+
+Result<std::shared_ptr<const BoxingPlan>> PlanBoxing(const Shape& shape, DType dtype,
+                                                     const Placement& src_placement,
+                                                     const NdSbp& src,
+                                                     const Placement& dst_placement,
+                                                     const NdSbp& dst) {
+  TESS_ASSIGN_OR_RETURN(
+      BoxingLayouts layouts,
+      BoxingLayouts::Make("PlanBoxing", shape, dtype, src_placement, src, dst_placement, dst));
+  return PlanBoxing(layouts);
+}
+
+Status Box(const void* in_local, void* out_local, const Shape& shape, DType dtype,
+           const Placement& src_placement, const NdSbp& src, const Placement& dst_placement,
+           const NdSbp& dst, BoxingWorkspace* workspace) {
+  TESS_ASSIGN_OR_RETURN(
+      BoxingLayouts layouts,
+      BoxingLayouts::Make("Box", shape, dtype, src_placement, src, dst_placement, dst));
+  return Box(BoxingRequest{std::move(layouts), in_local, out_local, workspace});
 }
 
 }  // namespace tessera::boxing

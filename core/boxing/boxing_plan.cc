@@ -14,16 +14,8 @@ std::string Seconds(double seconds) {
 
 }  // namespace
 
-BoxingPlan::BoxingPlan(const Shape& shape, DType dtype, const Placement& src_placement,
-                       const NdSbp& src, const Placement& dst_placement, const NdSbp& dst,
-                       std::vector<BoxingStep> steps)
-    : shape_(shape),
-      dtype_(dtype),
-      src_placement_(src_placement),
-      src_(src),
-      dst_placement_(dst_placement),
-      dst_(dst),
-      steps_(std::move(steps)) {
+BoxingPlan::BoxingPlan(const BoxingLayouts& layouts, std::vector<BoxingStep> steps)
+    : layouts_(layouts), steps_(std::move(steps)) {
   for (const BoxingStep& step : steps_) total_seconds_ += step.seconds;
 }
 
@@ -54,9 +46,9 @@ std::string BoxingPlan::StepToString(size_t index) const {
 }
 
 std::string BoxingPlan::ToString() const {
-  std::string text = "boxing " + std::string(DTypeName(dtype_)) + shape_.ToString() + ": " +
-                     src_placement_.ToString() + " " + src_.ToString() + " -> " +
-                     dst_placement_.ToString() + " " + dst_.ToString() + "\n";
+  std::string text = "boxing " + std::string(DTypeName(dtype())) + shape().ToString() + ": " +
+                     src_placement().ToString() + " " + src().ToString() + " -> " +
+                     dst_placement().ToString() + " " + dst().ToString() + "\n";
   for (size_t i = 0; i < steps_.size(); ++i) {
     text += std::to_string(i + 1) + ". " + StepToString(i) + "\n";
   }

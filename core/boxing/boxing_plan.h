@@ -16,15 +16,13 @@
 #include <vector>
 
 #include "core/boxing/boxing_cost.h"
+#include "core/boxing/boxing_layouts.h"
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
 
 namespace tessera::boxing {
-
-// Which of the plan's two placements a state lives on.
-enum class Side : int { kSrc = 0, kDst = 1 };
 
 struct BoxingStep {
   enum class Kind : int { kAxis, kReshard, kRelabel };
@@ -43,19 +41,18 @@ struct BoxingStep {
 
 class BoxingPlan {
  public:
-  BoxingPlan(const Shape& shape, DType dtype, const Placement& src_placement, const NdSbp& src,
-             const Placement& dst_placement, const NdSbp& dst, std::vector<BoxingStep> steps);
+  BoxingPlan(const BoxingLayouts& layouts, std::vector<BoxingStep> steps);
 
-  const Shape& shape() const { return shape_; }
-  DType dtype() const { return dtype_; }
-  const Placement& src_placement() const { return src_placement_; }
-  const NdSbp& src() const { return src_; }
-  const Placement& dst_placement() const { return dst_placement_; }
-  const NdSbp& dst() const { return dst_; }
-  const Placement& placement(Side side) const {
-    return side == Side::kSrc ? src_placement_ : dst_placement_;
-  }
-  bool same_placement() const { return src_placement_ == dst_placement_; }
+  // What the plan converts between.
+  const BoxingLayouts& layouts() const { return layouts_; }
+  const Shape& shape() const { return layouts_.shape(); }
+  DType dtype() const { return layouts_.dtype(); }
+  const Placement& src_placement() const { return layouts_.src_placement(); }
+  const NdSbp& src() const { return layouts_.src(); }
+  const Placement& dst_placement() const { return layouts_.dst_placement(); }
+  const NdSbp& dst() const { return layouts_.dst(); }
+  const Placement& placement(Side side) const { return layouts_.placement(side); }
+  bool same_placement() const { return src_placement() == dst_placement(); }
   const std::vector<BoxingStep>& steps() const { return steps_; }
   double total_seconds() const { return total_seconds_; }
 
@@ -75,12 +72,7 @@ class BoxingPlan {
   std::string StepToString(size_t index) const;
 
  private:
-  Shape shape_;
-  DType dtype_;
-  Placement src_placement_;
-  NdSbp src_;
-  Placement dst_placement_;
-  NdSbp dst_;
+  BoxingLayouts layouts_;
   std::vector<BoxingStep> steps_;
   double total_seconds_ = 0;
 };

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/boxing/boxing_layouts.h"
 #include "core/boxing/boxing_plan.h"
 #include "core/common/cache_stats.h"
 #include "core/common/dtype.h"
@@ -37,6 +38,10 @@ struct PlanKeyRef {
   const Placement& dst_placement;
   const NdSbp& dst;
 
+  static PlanKeyRef Of(const BoxingLayouts& layouts) {
+    return PlanKeyRef{layouts.shape(), layouts.dtype(),         layouts.src_placement(),
+                      layouts.src(),   layouts.dst_placement(), layouts.dst()};
+  }
   size_t Hash() const;
 };
 

@@ -26,24 +26,6 @@ void AddUnique(std::vector<Sbp>* list, Sbp sbp) {
   if (std::find(list->begin(), list->end(), sbp) == list->end()) list->push_back(sbp);
 }
 
-Status CheckSbpValues(const char* caller, const char* name, const NdSbp& nd) {
-  for (int i = 0; i < nd.num_axes(); ++i) {
-    const Sbp& sbp = nd[i];
-    if (sbp.kind != SbpKind::kSplit && sbp.kind != SbpKind::kBroadcast && !sbp.is_partial()) {
-      return InvalidArgument(std::string(caller) + ": " + name + " nd-sbp axis " +
-                             std::to_string(i) + " has sbp kind value " +
-                             std::to_string(static_cast<int>(sbp.kind)) +
-                             ", which is not an SBP kind");
-    }
-    if (sbp.is_split() && sbp.axis < 0) {
-      return InvalidArgument(std::string(caller) + ": " + name + " nd-sbp axis " +
-                             std::to_string(i) + " splits tensor dim " + std::to_string(sbp.axis) +
-                             ", which is negative");
-    }
-  }
-  return Status::Ok();
-}
-
 // The states of one side: per hierarchy axis a candidate list, numbered mixed-radix.
 struct SideSpace {
   Side side = Side::kSrc;
@@ -153,68 +135,39 @@ void CollectKinds(const NdSbp& nd, std::vector<SbpKind>* kinds, std::vector<int>
   }
 }
 
-}  // namespace
+// The graph one search runs over: every state of both sides, and the edges that do not
+// depend on where the search stands (relabels, flattened axis sets, reshard targets).
+struct StateGraph {
+  std::vector<SideSpace> sides;  // one when source and destination share a placement
+  int64_t start = 0;
+  int64_t target = 0;
+  int64_t num_states = 0;
+  std::vector<std::pair<int64_t, int64_t>> relabels;
+  std::vector<AxisSet> src_sets;
+  std::vector<AxisSet> dst_sets;
+  std::vector<int64_t> reshard_targets;
 
-Status ValidateBoxingLayouts(const char* caller, const Shape& shape, DType dtype,
-                             const Placement& src_placement, const NdSbp& src,
-                             const Placement& dst_placement, const NdSbp& dst) {
-  if (!IsValidDType(static_cast<int>(dtype)) || !IsSupported(dtype)) {
-    std::string name = IsValidDType(static_cast<int>(dtype))
-                           ? DTypeName(dtype)
-                           : "value " + std::to_string(static_cast<int>(dtype));
-    return InvalidArgument(std::string(caller) + ": dtype " + name +
-                           " is not supported (supported: f32, f64, i32, i64)");
-  }
-  TESS_RETURN_IF_ERROR(CheckSbpValues(caller, "src", src));
-  TESS_RETURN_IF_ERROR(CheckSbpValues(caller, "dst", dst));
-  Status s = ValidateNdSbp(src, src_placement, shape);
-  if (!s.ok()) return Status(s.code(), std::string(caller) + ": src " + s.message());
-  s = ValidateNdSbp(dst, dst_placement, shape);
-  if (!s.ok()) return Status(s.code(), std::string(caller) + ": dst " + s.message());
-  const DeviceType from = src_placement.device_type(), to = dst_placement.device_type();
-  if (from != to) {
-    return Unimplemented(std::string(caller) + ": boxing between device types " +
-                         DeviceTypeName(from) + " and " + DeviceTypeName(to) + " (src " +
-                         src_placement.ToString() + ", dst " + dst_placement.ToString() +
-                         ") is not implemented; to_global stages such moves through host memory");
-  }
-  return Status::Ok();
-}
+  const SideSpace& side_of(int64_t id) const { return id >= sides[0].count ? sides[1] : sides[0]; }
+  const SideSpace& target_side() const { return sides.back(); }
+};
 
-Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
-                      const Placement& src_placement, const NdSbp& src,
-                      const Placement& dst_placement, const NdSbp& dst) {
-  TESS_RETURN_IF_ERROR(
-      ValidateBoxingLayouts(caller, shape, dtype, src_placement, src, dst_placement, dst));
-  if (src_placement.device_type() != DeviceType::kCpu) {
-    const char* device = DeviceTypeName(src_placement.device_type());
-    return Unimplemented(std::string(caller) + ": the pieces of " + device + " placements (src " +
-                         src_placement.ToString() + ", dst " + dst_placement.ToString() +
-                         ") are device memory and this call moves host memory; " + device +
-                         " tensors' to_global boxes them on the devices");
-  }
-  return Status::Ok();
-}
-
-Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DType dtype,
-                                                         const Placement& src_placement,
-                                                         const NdSbp& src,
-                                                         const Placement& dst_placement,
-                                                         const NdSbp& dst) {
-  const bool same = src_placement == dst_placement;
-  if (same && src == dst) {
-    return std::make_shared<const BoxingPlan>(shape, dtype, src_placement, src, dst_placement, dst,
-                                              std::vector<BoxingStep>{});
-  }
-  const size_t elem = DTypeSize(dtype);
-
+// Candidate generation. The search is exhaustive over the states built here, so they
+// decide both which plans can be found and how long finding one takes: each side is
+// built as wide as kMaxStatesPerSide allows (breadth 0, then 1, then 2). On one
+// placement the single side also holds the destination's sbps and partial kinds, so
+// the destination is one of its states.
+std::vector<SideSpace> BuildSides(const BoxingLayouts& layouts) {
+  const Shape& shape = layouts.shape();
+  const NdSbp& src = layouts.src();
+  const NdSbp& dst = layouts.dst();
+  const bool same = layouts.src_placement() == layouts.dst_placement();
   std::vector<SbpKind> src_kinds, dst_kinds;
   std::vector<int> split_dims;
   CollectKinds(src, &src_kinds, &split_dims);
   CollectKinds(dst, &dst_kinds, &split_dims);
   std::vector<SideSpace> sides(same ? 1 : 2);
   sides[0].side = Side::kSrc;
-  sides[0].placement = &src_placement;
+  sides[0].placement = &layouts.src_placement();
   std::vector<SbpKind> kinds0 = src_kinds;
   std::vector<const NdSbp*> own0 = {&src};
   if (same) {
@@ -228,47 +181,125 @@ Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DTy
   }
   if (!same) {
     sides[1].side = Side::kDst;
-    sides[1].placement = &dst_placement;
+    sides[1].placement = &layouts.dst_placement();
     sides[1].base = sides[0].count;
     for (int breadth = 0; breadth < 3; ++breadth) {
       if (BuildSide(shape, {&dst}, dst_kinds, split_dims, breadth, &sides[1])) break;
     }
   }
-  const SideSpace& target_side = sides.back();
-  const int64_t start = sides[0].IdOf(src);
-  const int64_t target = target_side.IdOf(dst);
-  const int64_t num_states = target_side.base + target_side.count;
+  return sides;
+}
 
-  // Relabel edges (flattening / unflattening a hierarchy): when both placements hold
-  // the same ranks in the same order, a state with one sbp on every axis is the
-  // same data as the destination's state with that sbp on every axis, provided every
-  // rank holds the same box under both (partial kinds reduce over all ranks alike).
+// Relabel edges (flattening / unflattening a hierarchy), found once because they depend
+// only on the two sides: when both placements hold the same ranks in the same order, a
+// state with one sbp on every axis is the same data as the destination's state with
+// that sbp on every axis, provided every rank holds the same box under both (partial
+// kinds reduce over all ranks alike).
+std::vector<std::pair<int64_t, int64_t>> FindRelabels(const Shape& shape,
+                                                      const std::vector<SideSpace>& sides) {
   std::vector<std::pair<int64_t, int64_t>> relabels;
-  if (!same && src_placement.ranks() == dst_placement.ranks()) {
-    for (const Sbp& sbp : sides[0].candidates[0]) {
-      const int64_t u = UniformState(sides[0], sbp), v = UniformState(sides[1], sbp);
-      if (u < 0 || v < 0) continue;
-      const NdSbp from = sides[0].NdOf(u), to = sides[1].NdOf(v);
-      if (!ValidateNdSbp(from, src_placement, shape).ok() ||
-          !ValidateNdSbp(to, dst_placement, shape).ok()) {
+  if (sides.size() < 2 || sides[0].placement->ranks() != sides[1].placement->ranks()) {
+    return relabels;
+  }
+  const Placement& src_placement = *sides[0].placement;
+  const Placement& dst_placement = *sides[1].placement;
+  for (const Sbp& sbp : sides[0].candidates[0]) {
+    const int64_t u = UniformState(sides[0], sbp), v = UniformState(sides[1], sbp);
+    if (u < 0 || v < 0) continue;
+    const NdSbp from = sides[0].NdOf(u), to = sides[1].NdOf(v);
+    if (!ValidateNdSbp(from, src_placement, shape).ok() ||
+        !ValidateNdSbp(to, dst_placement, shape).ok()) {
+      continue;
+    }
+    if (SameLayouts(shape, src_placement, from, dst_placement, to)) relabels.push_back({u, v});
+  }
+  return relabels;
+}
+
+// The whole graph: candidates, then the state-independent edges. Reshard targets are
+// the destination side's states without partial axes (a reshard moves whole values).
+StateGraph BuildStateGraph(const BoxingLayouts& layouts) {
+  StateGraph graph;
+  graph.sides = BuildSides(layouts);
+  const SideSpace& target_side = graph.target_side();
+  graph.start = graph.sides[0].IdOf(layouts.src());
+  graph.target = target_side.IdOf(layouts.dst());
+  graph.num_states = target_side.base + target_side.count;
+  graph.relabels = FindRelabels(layouts.shape(), graph.sides);
+  graph.src_sets = MultiAxisSets(layouts.src_placement().num_axes());
+  graph.dst_sets = MultiAxisSets(layouts.dst_placement().num_axes());
+  for (int64_t id = target_side.base; id < graph.num_states; ++id) {
+    if (!HasPartial(target_side.NdOf(id))) graph.reshard_targets.push_back(id);
+  }
+  return graph;
+}
+
+// An axis step of `side` changing the axes `axes` of `from` (to `to`), as costed.
+BoxingStep AxisStep(Side side, const NdSbp& from, const NdSbp& to, AxisSet axes, int64_t ranks,
+                    const AxisMoveCost& cost) {
+  BoxingStep step;
+  step.kind = BoxingStep::Kind::kAxis;
+  step.collective = cost.collective;
+  step.from_side = step.to_side = side;
+  step.axis = FirstAxis(axes);
+  step.axes = axes;
+  step.from = from;
+  step.to = to;
+  step.ranks = ranks;
+  step.wire_bytes = cost.wire_bytes;
+  step.seconds = cost.seconds;
+  return step;
+}
+
+// Edge costs and the shortest path: Dijkstra over a StateGraph, each edge costed when
+// its source state is settled. Edges are tried in one fixed order (axis moves,
+// flattened moves, relabels, reshards) and only a strictly cheaper path replaces a
+// label, so equal-cost ties resolve the same way on every rank.
+class PathSearch {
+ public:
+  PathSearch(const StateGraph& graph, const Shape& shape, DType dtype)
+      : graph_(graph),
+        shape_(shape),
+        elem_(DTypeSize(dtype)),
+        dist_(graph.num_states, std::numeric_limits<double>::infinity()),
+        prev_(graph.num_states, -1),
+        via_(graph.num_states),
+        local_bytes_(graph.num_states, -1),
+        reshard_floor_(ReshardSeconds(0, 0, 0)) {}
+
+  // Settles states until the target is settled or nothing is left to settle.
+  void Run() {
+    dist_[graph_.start] = 0;
+    queue_.push({0, graph_.start, -1});
+    while (!queue_.empty()) {
+      const Item item = queue_.top();
+      queue_.pop();
+      if (item.from >= 0) {
+        CostDeferredReshard(item.from, item.state);
         continue;
       }
-      if (SameLayouts(shape, src_placement, from, dst_placement, to)) relabels.push_back({u, v});
+      const int64_t u = item.state;
+      if (item.key > dist_[u]) continue;
+      if (u == graph_.target) break;
+      const SideSpace& space = graph_.side_of(u);
+      const NdSbp nd = space.NdOf(u);
+      RelaxAxisMoves(u, space, nd);
+      RelaxFlattenedMoves(u, space, nd);
+      RelaxRelabels(u, nd);
+      if (!HasPartial(nd)) DeferReshards(u);
     }
   }
-  const std::vector<AxisSet> src_sets = MultiAxisSets(src_placement.num_axes());
-  const std::vector<AxisSet> dst_sets = MultiAxisSets(dst_placement.num_axes());
 
-  // Reshard targets: the destination side's states without partial axes.
-  std::vector<int64_t> reshard_targets;
-  for (int64_t id = target_side.base; id < num_states; ++id) {
-    if (!HasPartial(target_side.NdOf(id))) reshard_targets.push_back(id);
+  // Plan assembly's input: the steps from the start to the target, in order; false
+  // when the search never reached the target.
+  bool PathToTarget(std::vector<BoxingStep>* steps) const {
+    if (prev_[graph_.target] < 0) return false;
+    for (int64_t v = graph_.target; v != graph_.start; v = prev_[v]) steps->push_back(via_[v]);
+    std::reverse(steps->begin(), steps->end());
+    return true;
   }
 
-  const double kInf = std::numeric_limits<double>::infinity();
-  std::vector<double> dist(num_states, kInf);
-  std::vector<int64_t> prev(num_states, -1);
-  std::vector<BoxingStep> via(num_states);
+ private:
   // Queue items are labels (a state reached at `key`) or deferred reshard edges
   // (from -> state, not yet costed, `key` a lower bound of where it leads). A reshard
   // costs at least one step and one alpha, so its exact load (the expensive part of
@@ -283,96 +314,80 @@ Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DTy
       return from > o.from;
     }
   };
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
-  dist[start] = 0;
-  queue.push({0, start, -1});
-  auto side_of = [&](int64_t id) -> const SideSpace& {
-    return id >= sides[0].count ? sides[1] : sides[0];
-  };
-  // The busiest rank's local bytes in each state (index 0 holds the largest piece),
-  // computed when first needed.
-  std::vector<double> local_bytes(num_states, -1);
-  auto bytes_of = [&](int64_t id) {
-    if (local_bytes[id] < 0) {
-      const SideSpace& space = side_of(id);
-      const Shape local =
-          PhysicalLayoutAt(shape, *space.placement, space.NdOf(id), 0).value().local_shape;
-      local_bytes[id] = static_cast<double>(local.num_elements()) * static_cast<double>(elem);
-    }
-    return local_bytes[id];
-  };
-  auto relax = [&](int64_t u, int64_t v, BoxingStep step) {
-    // A relabel writes nothing: the next step reads the same pieces.
-    if (v != target && step.kind != BoxingStep::Kind::kRelabel) {
-      step.seconds += IntermediateSeconds(bytes_of(v));
-    }
-    const double d = dist[u] + step.seconds;
-    if (d < dist[v]) {
-      dist[v] = d;
-      prev[v] = u;
-      via[v] = step;
-      queue.push({d, v, -1});
-    }
-  };
-  const double reshard_floor = ReshardSeconds(0, 0, 0);
 
-  while (!queue.empty()) {
-    const Item item = queue.top();
-    queue.pop();
-    if (item.from >= 0) {
-      // A deferred reshard: cost it now.
-      const int64_t u = item.from, v = item.state;
-      if (dist[u] + reshard_floor >= dist[v]) continue;
-      const SideSpace& space = side_of(u);
-      const NdSbp from = space.NdOf(u), to = target_side.NdOf(v);
-      const ReshardLoad load =
-          LoadOfReshard(shape, elem, *space.placement, from, *target_side.placement, to);
-      BoxingStep step;
-      step.kind = BoxingStep::Kind::kReshard;
-      step.collective = Collective::kReshard;
-      step.from_side = space.side;
-      step.to_side = target_side.side;
-      step.from = from;
-      step.to = to;
-      step.ranks = load.ranks;
-      step.wire_bytes = load.max_wire_bytes;
-      step.seconds = ReshardSeconds(load.max_peers, static_cast<double>(load.max_wire_bytes),
-                                    static_cast<double>(load.max_local_bytes));
-      relax(u, v, step);
-      continue;
+  // The busiest rank's local bytes in state `id` (index 0 holds the largest piece),
+  // computed when first needed: most states are never reached.
+  double BytesOf(int64_t id) {
+    if (local_bytes_[id] < 0) {
+      const SideSpace& space = graph_.side_of(id);
+      const Shape local =
+          PhysicalLayoutAt(shape_, *space.placement, space.NdOf(id), 0).value().local_shape;
+      local_bytes_[id] = static_cast<double>(local.num_elements()) * static_cast<double>(elem_);
     }
-    const int64_t u = item.state;
-    if (item.key > dist[u]) continue;
-    if (u == target) break;
-    const SideSpace& space = side_of(u);
+    return local_bytes_[id];
+  }
+
+  void Relax(int64_t u, int64_t v, BoxingStep step) {
+    // A relabel writes nothing: the next step reads the same pieces.
+    if (v != graph_.target && step.kind != BoxingStep::Kind::kRelabel) {
+      step.seconds += IntermediateSeconds(BytesOf(v));
+    }
+    const double d = dist_[u] + step.seconds;
+    if (d < dist_[v]) {
+      dist_[v] = d;
+      prev_[v] = u;
+      via_[v] = step;
+      queue_.push({d, v, -1});
+    }
+  }
+
+  // A deferred reshard whose lower bound came up: cost it exactly now.
+  void CostDeferredReshard(int64_t u, int64_t v) {
+    if (dist_[u] + reshard_floor_ >= dist_[v]) return;
+    const SideSpace& space = graph_.side_of(u);
+    const SideSpace& target_side = graph_.target_side();
+    const NdSbp from = space.NdOf(u), to = target_side.NdOf(v);
+    const ReshardLoad load =
+        LoadOfReshard(shape_, elem_, *space.placement, from, *target_side.placement, to);
+    BoxingStep step;
+    step.kind = BoxingStep::Kind::kReshard;
+    step.collective = Collective::kReshard;
+    step.from_side = space.side;
+    step.to_side = target_side.side;
+    step.from = from;
+    step.to = to;
+    step.ranks = load.ranks;
+    step.wire_bytes = load.max_wire_bytes;
+    step.seconds = ReshardSeconds(load.max_peers, static_cast<double>(load.max_wire_bytes),
+                                  static_cast<double>(load.max_local_bytes));
+    Relax(u, v, step);
+  }
+
+  // One hierarchy axis changes to another candidate, as one Box1d along it.
+  void RelaxAxisMoves(int64_t u, const SideSpace& space, const NdSbp& nd) {
     const Placement& placement = *space.placement;
-    const NdSbp nd = space.NdOf(u);
     for (int k = 0; k < nd.num_axes(); ++k) {
       const int64_t n = placement.hierarchy()[k];
       const std::vector<Sbp>& c = space.candidates[k];
       const int64_t at = std::find(c.begin(), c.end(), nd[k]) - c.begin();
       // Index 0's group has the largest parts (balanced splits put extras first).
-      const Shape group = AxisGroupShape(shape, placement, nd, k, 0);
+      const Shape group = AxisGroupShape(shape_, placement, nd, k, 0);
       for (int64_t j = 0; j < static_cast<int64_t>(c.size()); ++j) {
         if (j == at || !IsAxisMoveValid(nd, k, c[j])) continue;
-        const AxisMoveCost cost = CostOfAxisMove(group, elem, n, nd[k], c[j]);
-        BoxingStep step;
-        step.kind = BoxingStep::Kind::kAxis;
-        step.collective = cost.collective;
-        step.from_side = step.to_side = space.side;
-        step.axis = k;
-        step.axes = AxisBit(k);
-        step.from = nd;
-        step.to = nd;
-        step.to[k] = c[j];
-        step.ranks = n;
-        step.wire_bytes = cost.wire_bytes;
-        step.seconds = cost.seconds;
-        relax(u, u + (j - at) * space.stride[k], step);
+        NdSbp to = nd;
+        to[k] = c[j];
+        Relax(u, u + (j - at) * space.stride[k],
+              AxisStep(space.side, nd, to, AxisBit(k), n,
+                       CostOfAxisMove(group, elem_, n, nd[k], c[j])));
       }
     }
-    // Flattened moves: every axis of a set holding one sbp changes at once.
-    for (AxisSet axes : space.side == Side::kSrc ? src_sets : dst_sets) {
+  }
+
+  // Flattened moves: every axis of a set holding one sbp changes at once, as one
+  // Box1d over the set's flattened group.
+  void RelaxFlattenedMoves(int64_t u, const SideSpace& space, const NdSbp& nd) {
+    const Placement& placement = *space.placement;
+    for (AxisSet axes : space.side == Side::kSrc ? graph_.src_sets : graph_.dst_sets) {
       const int first = FirstAxis(axes);
       const Sbp from = nd[first];
       bool uniform = true;
@@ -388,28 +403,21 @@ Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DTy
           const int64_t at = Find(space.candidates[k], to);
           v = at < 0 ? -1 : v + (at - Find(space.candidates[k], from)) * space.stride[k];
         }
-        if (v < 0 || !IsGroupMoveValid(shape, placement, nd, axes, to)) continue;
+        if (v < 0 || !IsGroupMoveValid(shape_, placement, nd, axes, to)) continue;
         const int64_t n = GroupSize(placement, axes);
-        const Shape group = GroupShape(shape, placement, nd, axes, 0);
-        const AxisMoveCost cost = CostOfAxisMove(group, elem, n, from, to);
-        BoxingStep step;
-        step.kind = BoxingStep::Kind::kAxis;
-        step.collective = cost.collective;
-        step.from_side = step.to_side = space.side;
-        step.axis = first;
-        step.axes = axes;
-        step.from = nd;
-        step.to = nd;
+        const Shape group = GroupShape(shape_, placement, nd, axes, 0);
+        NdSbp to_nd = nd;
         for (int k = 0; k < nd.num_axes(); ++k) {
-          if ((axes & AxisBit(k)) != 0) step.to[k] = to;
+          if ((axes & AxisBit(k)) != 0) to_nd[k] = to;
         }
-        step.ranks = n;
-        step.wire_bytes = cost.wire_bytes;
-        step.seconds = cost.seconds;
-        relax(u, v, step);
+        Relax(u, v,
+              AxisStep(space.side, nd, to_nd, axes, n, CostOfAxisMove(group, elem_, n, from, to)));
       }
     }
-    for (const auto& [from_id, to_id] : relabels) {
+  }
+
+  void RelaxRelabels(int64_t u, const NdSbp& nd) {
+    for (const auto& [from_id, to_id] : graph_.relabels) {
       if (from_id != u) continue;
       BoxingStep step;
       step.kind = BoxingStep::Kind::kRelabel;
@@ -417,30 +425,65 @@ Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DTy
       step.from_side = Side::kSrc;
       step.to_side = Side::kDst;
       step.from = nd;
-      step.to = target_side.NdOf(to_id);
-      step.ranks = src_placement.parallel_num();
+      step.to = graph_.target_side().NdOf(to_id);
+      step.ranks = graph_.sides[0].placement->parallel_num();
       // Nothing moves, unless it is the last step: then the pieces are copied out.
-      const double local = to_id == target ? bytes_of(to_id) : 0;
+      const double local = to_id == graph_.target ? BytesOf(to_id) : 0;
       step.seconds = CollectiveSeconds(Collective::kRelabel, step.ranks, 0, local);
-      relax(u, to_id, step);
+      Relax(u, to_id, step);
     }
-    if (HasPartial(nd)) continue;
-    for (int64_t v : reshard_targets) {
-      if (v != u && dist[u] + reshard_floor < dist[v]) {
-        queue.push({dist[u] + reshard_floor, v, u});
+  }
+
+  // Reshards from a settled non-partial state enter the queue at their lower bound.
+  void DeferReshards(int64_t u) {
+    for (int64_t v : graph_.reshard_targets) {
+      if (v != u && dist_[u] + reshard_floor_ < dist_[v]) {
+        queue_.push({dist_[u] + reshard_floor_, v, u});
       }
     }
   }
-  if (prev[target] < 0) {
-    return Internal("PlanBoxing: found no boxing path from " + src_placement.ToString() + " " +
-                    src.ToString() + " to " + dst_placement.ToString() + " " + dst.ToString() +
+
+  const StateGraph& graph_;
+  const Shape& shape_;
+  const size_t elem_;
+  std::vector<double> dist_;
+  std::vector<int64_t> prev_;
+  std::vector<BoxingStep> via_;
+  std::vector<double> local_bytes_;
+  const double reshard_floor_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const BoxingLayouts& layouts) {
+  // The same layout on the same placement: nothing to search.
+  if (layouts.unchanged()) {
+    return std::make_shared<const BoxingPlan>(layouts, std::vector<BoxingStep>{});
+  }
+  const StateGraph graph = BuildStateGraph(layouts);
+  PathSearch search(graph, layouts.shape(), layouts.dtype());
+  search.Run();
+  // Plan assembly: the path's steps, in order, behind the plan's header.
+  std::vector<BoxingStep> steps;
+  if (!search.PathToTarget(&steps)) {
+    return Internal("PlanBoxing: found no boxing path from " + layouts.src_placement().ToString() +
+                    " " + layouts.src().ToString() + " to " + layouts.dst_placement().ToString() +
+                    " " + layouts.dst().ToString() +
                     " (every nd-sbp should reach every other; this is a planner bug)");
   }
-  std::vector<BoxingStep> steps;
-  for (int64_t v = target; v != start; v = prev[v]) steps.push_back(via[v]);
-  std::reverse(steps.begin(), steps.end());
-  return std::make_shared<const BoxingPlan>(shape, dtype, src_placement, src, dst_placement, dst,
-                                            std::move(steps));
+  return std::make_shared<const BoxingPlan>(layouts, std::move(steps));
+}
+
+Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DType dtype,
+                                                         const Placement& src_placement,
+                                                         const NdSbp& src,
+                                                         const Placement& dst_placement,
+                                                         const NdSbp& dst) {
+  TESS_ASSIGN_OR_RETURN(
+      const BoxingLayouts layouts,
+      BoxingLayouts::Make("FindBoxingPlan", shape, dtype, src_placement, src, dst_placement, dst));
+  return FindBoxingPlan(layouts);
 }
 
 }  // namespace tessera::boxing

@@ -39,6 +39,7 @@
 
 #include <memory>
 
+#include "core/boxing/boxing_layouts.h"
 #include "core/boxing/boxing_plan.h"
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
@@ -50,22 +51,12 @@ namespace tessera::boxing {
 
 inline constexpr int64_t kMaxStatesPerSide = 8192;
 
-// dtype, both nd-sbps against their placement and the shape, and one device type on
-// both sides: boxing between device types is UNIMPLEMENTED (eager to_global stages such
-// moves through host memory). Enough for planning (PlanBoxing) and for BoxOnDevice.
-// Messages start with `caller`.
-Status ValidateBoxingLayouts(const char* caller, const Shape& shape, DType dtype,
-                             const Placement& src_placement, const NdSbp& src,
-                             const Placement& dst_placement, const NdSbp& dst);
+// The cheapest plan, uncached. Plans any layouts (the planner needs no more than their
+// validity); the device-type and dtype restrictions of boxing are the callers'
+// (BoxingLayouts::RequireBoxable).
+Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const BoxingLayouts& layouts);
 
-// ValidateBoxingLayouts, and pieces in host memory: cpu placements only (cuda pieces
-// are device memory, which BoxOnDevice boxes; UNIMPLEMENTED here). Everything Box can
-// check without the MPI world. Messages start with `caller`.
-Status ValidateBoxing(const char* caller, const Shape& shape, DType dtype,
-                      const Placement& src_placement, const NdSbp& src,
-                      const Placement& dst_placement, const NdSbp& dst);
-
-// The cheapest plan, uncached. Arguments must pass ValidateBoxingLayouts.
+// The same from unchecked values: BoxingLayouts::Make in the name "FindBoxingPlan" first.
 Result<std::shared_ptr<const BoxingPlan>> FindBoxingPlan(const Shape& shape, DType dtype,
                                                          const Placement& src_placement,
                                                          const NdSbp& src,

@@ -101,7 +101,8 @@ boxing::BoxingWorkspace& DeviceWorkspace(const CudaDevice& device) {
 // caching allocator hands a block back as soon as its tensor dies, trusting the one eager
 // stream to order its reuse). Every rank agrees on that outcome before any collective.
 // BoxOnDevice returns with the output complete, so kernels queued afterwards read it.
-Result<Tensor> DeviceToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp,
+// `layouts` are x's and the destination's, checked by ToGlobal.
+Result<Tensor> DeviceToGlobal(const Tensor& x, boxing::BoxingLayouts layouts,
                               Result<std::shared_ptr<GlobalTensor>> allocated) {
   Status ready = allocated.status();
   const CudaDevice* device = nullptr;
@@ -114,9 +115,8 @@ Result<Tensor> DeviceToGlobal(const Tensor& x, const Placement& placement, const
   const std::shared_ptr<GlobalTensor>& out = *allocated;
   // Ranks outside both placements hold no piece and touch no device.
   boxing::BoxingWorkspace* workspace = device != nullptr ? &DeviceWorkspace(*device) : nullptr;
-  TESS_RETURN_IF_ERROR(boxing::BoxOnDevice(x->local_data(), out->mutable_local_data(), x->shape(),
-                                           x->dtype(), x->placement(), x->nd_sbp(), placement,
-                                           nd_sbp, workspace));
+  TESS_RETURN_IF_ERROR(boxing::BoxOnDevice(boxing::BoxingRequest{
+      std::move(layouts), x->local_data(), out->mutable_local_data(), workspace}));
   return Tensor(out);
 }
 
@@ -126,8 +126,13 @@ Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp
   if (x == nullptr) return InvalidArgument("to_global: input tensor is NULL");
   if (x->placement() == placement && x->nd_sbp() == nd_sbp) return x;
   if (x->is_placeholder()) return CaptureToGlobal(x, placement, nd_sbp);
-  TESS_ASSIGN_OR_RETURN(infer::TensorMeta meta,
-                        infer::TensorMeta::Make(x->shape(), x->dtype(), placement, nd_sbp));
+  // The one check of the move: every path below hands these layouts (or their host
+  // twins) to boxing, which does not check them again.
+  TESS_ASSIGN_OR_RETURN(
+      boxing::BoxingLayouts layouts,
+      boxing::BoxingLayouts::Make("to_global", x->shape(), x->dtype(), x->placement(), x->nd_sbp(),
+                                  placement, nd_sbp));
+  const infer::TensorMeta meta{x->shape(), x->dtype(), placement, nd_sbp};  // checked above
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
   // A placement this build cannot hold fails on every rank before any communication.
   TESS_RETURN_IF_ERROR(CheckDeviceBuild(placement));
@@ -135,14 +140,14 @@ Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp
   if (x->placement().device_type() == DeviceType::kCpu &&
       placement.device_type() == DeviceType::kCpu) {
     TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> out, std::move(allocated));
-    TESS_RETURN_IF_ERROR(boxing::Box(x->local_data(), out->mutable_local_data(), x->shape(),
-                                     x->dtype(), x->placement(), x->nd_sbp(), placement, nd_sbp));
+    TESS_RETURN_IF_ERROR(boxing::Box(
+        boxing::BoxingRequest{std::move(layouts), x->local_data(), out->mutable_local_data()}));
     return Tensor(out);
   }
   if (x->placement().device_type() == DeviceType::kCuda &&
       placement.device_type() == DeviceType::kCuda) {
     TESS_ASSIGN_OR_RETURN(const bool shared_devices, WorldSharesDevices());
-    if (!shared_devices) return DeviceToGlobal(x, placement, nd_sbp, std::move(allocated));
+    if (!shared_devices) return DeviceToGlobal(x, std::move(layouts), std::move(allocated));
   }
   // Between cpu and cuda: host memory in the middle (see global_cast.h). Device
   // memory and the device copy can fail on one rank only.
@@ -152,14 +157,16 @@ Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp
   TESS_ASSIGN_OR_RETURN(Placement dst_host, HostPlacement(placement));
   TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(out.get()));
   const GlobalTensor& from = **src;
-  if (from.placement() == dst_host && from.nd_sbp() == nd_sbp) {
+  TESS_ASSIGN_OR_RETURN(boxing::BoxingLayouts on_host,
+                        layouts.OnPlacements("to_global", from.placement(), dst_host));
+  if (on_host.unchanged()) {
     // Only the device type changes: each rank copies its own piece.
     if (out->has_local() && out->local_bytes() > 0) {
       std::memcpy(staging.data(), from.local_data(), static_cast<size_t>(out->local_bytes()));
     }
   } else {
-    TESS_RETURN_IF_ERROR(boxing::Box(from.local_data(), staging.data(), x->shape(), x->dtype(),
-                                     from.placement(), x->nd_sbp(), dst_host, nd_sbp));
+    TESS_RETURN_IF_ERROR(
+        boxing::Box(boxing::BoxingRequest{std::move(on_host), from.local_data(), staging.data()}));
   }
   TESS_RETURN_IF_ERROR(staging.Commit());
   return Tensor(out);

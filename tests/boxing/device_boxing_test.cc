@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/boxing/boxing.h"
@@ -22,10 +23,10 @@
 #include "core/comm/mpi_world.h"
 #include "core/comm/nccl/gpu_skip.h"
 #include "core/comm/nccl/local_device.h"
+#include "core/device/device.h"
 #include "core/memory/device_caching_allocator.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
-#include "core/device/device.h"
 #include "tests/boxing/box_check.h"
 
 namespace tessera::boxing {
@@ -38,6 +39,17 @@ int Devices() { return device::DeviceCount().value(); }
 Placement P(const std::string& text) { return Placement::Parse(text).value(); }
 NdSbp Nd(const std::string& text) { return NdSbp::Parse(text).value(); }
 std::string Str(int64_t v) { return std::to_string(v); }
+
+// BoxOnDevice on layouts checked here from values, as a caller holding no BoxingLayouts
+// would (BoxOnDevice's own messages keep its name; only an unfit nd-sbp names the test).
+Status BoxValuesOnDevice(const void* in, void* out, const Shape& shape, DType dtype,
+                         const Placement& src_p, const NdSbp& src, const Placement& dst_p,
+                         const NdSbp& dst, BoxingWorkspace* workspace = nullptr) {
+  Result<BoxingLayouts> layouts =
+      BoxingLayouts::Make("device_boxing_test", shape, dtype, src_p, src, dst_p, dst);
+  if (!layouts.ok()) return layouts.status();
+  return BoxOnDevice(BoxingRequest{std::move(layouts).value(), in, out, workspace});
+}
 
 struct CudaFree {
   void operator()(void* p) const { cudaFree(p); }
@@ -65,8 +77,8 @@ std::string DeviceBoxAndCheck(const Shape& shape, const Placement& src_p, const 
       shape, src_p, src, dst_p, dst, [&](const std::vector<T>& input, std::vector<T>& output) {
         auto in = ToDevice(input);
         auto out = ToDevice(output);
-        const Status status = BoxOnDevice(in.get(), out.get(), shape, DTypeOf<T>::value, src_p, src,
-                                          dst_p, dst, workspace);
+        const Status status = BoxValuesOnDevice(in.get(), out.get(), shape, DTypeOf<T>::value,
+                                                src_p, src, dst_p, dst, workspace);
         EXPECT_EQ(
             cudaMemcpy(output.data(), out.get(), output.size() * sizeof(T), cudaMemcpyDeviceToHost),
             cudaSuccess);
@@ -87,23 +99,26 @@ std::string CudaWorld() { return "cuda:0-" + Str(Size() - 1); }
 TEST(BoxOnDeviceErrorsTest, PlacementsOfTheWrongDevice) {
   const Shape shape{4, 3};
   float x = 0;
-  Status s =
-      BoxOnDevice(&x, &x, shape, DType::kF32, P("cpu:[0]"), Nd("S(0)"), P("cpu:[0]"), Nd("B"));
+  Status s = BoxValuesOnDevice(&x, &x, shape, DType::kF32, P("cpu:[0]"), Nd("S(0)"), P("cpu:[0]"),
+                               Nd("B"));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),
             "BoxOnDevice: both placements are on cpu (src cpu:[0], dst cpu:[0]); Box boxes host "
             "memory");
-  s = BoxOnDevice(&x, &x, shape, DType::kF32, P("cuda:[0]"), Nd("S(0)"), P("cpu:[0]"), Nd("B"));
+  s = BoxValuesOnDevice(&x, &x, shape, DType::kF32, P("cuda:[0]"), Nd("S(0)"), P("cpu:[0]"),
+                        Nd("B"));
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(s.message(),
             "BoxOnDevice: boxing between device types cuda and cpu (src cuda:[0], dst cpu:[0]) "
             "is not implemented; to_global stages such moves through host memory");
-  s = BoxOnDevice(&x, &x, shape, DType::kF16, P("cuda:[0]"), Nd("S(0)"), P("cuda:[0]"), Nd("B"));
+  s = BoxValuesOnDevice(&x, &x, shape, DType::kF16, P("cuda:[0]"), Nd("S(0)"), P("cuda:[0]"),
+                        Nd("B"));
   EXPECT_EQ(s.message(), "BoxOnDevice: dtype f16 is not supported (supported: f32, f64, i32, i64)");
-  s = BoxOnDevice(&x, &x, shape, DType::kF32, P("cuda:[0]"), Nd("S(2)"), P("cuda:[0]"), Nd("B"));
+  s = BoxValuesOnDevice(&x, &x, shape, DType::kF32, P("cuda:[0]"), Nd("S(2)"), P("cuda:[0]"),
+                        Nd("B"));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   const Placement beyond = P("cuda:[0," + Str(Size()) + "]");
-  s = BoxOnDevice(nullptr, nullptr, shape, DType::kF32, beyond, Nd("B"), beyond, Nd("S(0)"));
+  s = BoxValuesOnDevice(nullptr, nullptr, shape, DType::kF32, beyond, Nd("B"), beyond, Nd("S(0)"));
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
   EXPECT_EQ(s.message(), "BoxOnDevice: src placement " + beyond.ToString() + " names rank " +
                              Str(Size()) + " but the world has " + Str(Size()) + " ranks");
@@ -118,13 +133,13 @@ TEST(BoxOnDeviceErrorsTest, WithoutADeviceEveryRankFailsAndNoneWaits) {
   std::vector<float> in(12), out(12);
   for (int attempt = 0; attempt < 2; ++attempt) {
     // A plan with no steps (a local copy): this rank's device is asked for locally.
-    Status s = BoxOnDevice(in.data(), out.data(), Shape{4, 3}, DType::kF32, world, Nd("B"), world,
-                           Nd("B"));
+    Status s = BoxValuesOnDevice(in.data(), out.data(), Shape{4, 3}, DType::kF32, world, Nd("B"),
+                                 world, Nd("B"));
     EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
     EXPECT_EQ(s.message(), "no CUDA device visible");
     // A collective: NCCL's creation agrees across the group, so every rank returns.
-    s = BoxOnDevice(in.data(), out.data(), Shape{4 * Size(), 3}, DType::kF32, world, Nd("S(0)"),
-                    world, Nd("B"));
+    s = BoxValuesOnDevice(in.data(), out.data(), Shape{4 * Size(), 3}, DType::kF32, world,
+                          Nd("S(0)"), world, Nd("B"));
     EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
     EXPECT_EQ(s.message(), "NcclCommunicator::Create: no CUDA device visible");
   }
@@ -255,8 +270,8 @@ TEST_F(DeviceBoxingTest, AHostWorkspaceIsRefused) {
   auto in = ToDevice(zeros);
   auto out = ToDevice(zeros);
   BoxingWorkspace host;
-  Status s =
-      BoxOnDevice(in.get(), out.get(), shape, DType::kF32, world, Nd("B"), world, Nd("P"), &host);
+  Status s = BoxValuesOnDevice(in.get(), out.get(), shape, DType::kF32, world, Nd("B"), world,
+                               Nd("P"), &host);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "BoxOnDevice: the workspace's staging is cpu memory but the pieces of " +
                              world.ToString() + " are cuda memory");
