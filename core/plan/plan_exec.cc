@@ -107,14 +107,23 @@ Status PlanInstance::Bind() {
       b.outputs.push_back(Bound(
           Operand{step.outputs[0], -1},
           step.outputs[0] >= 0 ? plan.registers[step.outputs[0]].shape : Shape(), meta.dtype));
+      // Checked once here, so a run boxes without re-validating the layouts.
+      const Placement* box_placement = &meta.placement;
+      std::optional<Placement> host;
       if (step.device == DeviceType::kCuda) {
         if (step.host_src >= 0) b.host_src = bodies_[step.host_src];
         if (step.host_dst >= 0) b.host_dst = bodies_[step.host_dst];
         TESS_ASSIGN_OR_RETURN(
-            Placement host,
+            Placement made,
             Placement::Make(DeviceType::kCpu, meta.placement.ranks(), meta.placement.hierarchy()));
-        b.host_placement = std::move(host);
+        host = std::move(made);
+        box_placement = &*host;
       }
+      TESS_ASSIGN_OR_RETURN(boxing::BoxingLayouts layouts,
+                            boxing::BoxingLayouts::Make("PlanInstance: a boxing step", meta.shape,
+                                                        meta.dtype, *box_placement, meta.nd_sbp,
+                                                        *box_placement, step.dst_nd_sbp));
+      b.box_layouts = std::move(layouts);
     } else {
       const ProgramOp& op = plan.program.ops()[step.op_index];
       for (size_t k = 0; k < step.inputs.size(); ++k) {
@@ -172,8 +181,8 @@ Status PlanInstance::BoxThroughHost(const BoundStep& b) {
     TESS_RETURN_IF_ERROR(comm::AgreeAcrossGroup(*world_, copied, "PlanInstance: a boxing step"));
   }
   TESS_RETURN_IF_ERROR(copied);
-  TESS_RETURN_IF_ERROR(boxing::Box(b.host_src, b.host_dst, src.shape, src.dtype, *b.host_placement,
-                                   src.nd_sbp, *b.host_placement, step.dst_nd_sbp, &workspace_));
+  TESS_RETURN_IF_ERROR(
+      boxing::Box(boxing::BoxingRequest{*b.box_layouts, b.host_src, b.host_dst, &workspace_}));
   if (b.host_dst == nullptr) return Status::Ok();
   const size_t bytes =
       static_cast<size_t>(b.outputs[0].shape.num_elements()) * DTypeSize(src.dtype);
@@ -188,10 +197,8 @@ Status PlanInstance::Execute() {
         TESS_RETURN_IF_ERROR(BoxThroughHost(b));
         continue;
       }
-      const infer::TensorMeta& src = plan_->program.value(step.boxed_value).meta;
-      TESS_RETURN_IF_ERROR(boxing::Box(b.inputs[0].data, b.outputs[0].data, src.shape, src.dtype,
-                                       src.placement, src.nd_sbp, src.placement, step.dst_nd_sbp,
-                                       &workspace_));
+      TESS_RETURN_IF_ERROR(boxing::Box(
+          boxing::BoxingRequest{*b.box_layouts, b.inputs[0].data, b.outputs[0].data, &workspace_}));
     } else if (step.kernel != nullptr) {
       TESS_RETURN_IF_ERROR(step.device == DeviceType::kCuda
                                ? tensor::RunCudaKernel(*device_, step.kernel, &b.ctx)

@@ -72,15 +72,16 @@
 #include <optional>
 #include <vector>
 
+#include "core/boxing/boxing_layouts.h"
 #include "core/boxing/boxing_workspace.h"
 #include "core/comm/communicator.h"
 #include "core/common/status.h"
-#include "core/tensor/cuda_device.h"
-#include "core/tensor/global_tensor.h"
+#include "core/kernel/kernel.h"
 #include "core/plan/compile.h"
 #include "core/plan/mem_case.h"
 #include "core/plan/register_manager.h"
-#include "core/kernel/kernel.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/global_tensor.h"
 
 namespace tessera::plan {
 
@@ -144,7 +145,9 @@ class PlanInstance {
   // INVALID_ARGUMENT naming the input and both metas otherwise. Local pieces (the other
   // overload) are host memory in either case.
   Status Run(const tensor::Tensor* inputs, size_t num_inputs);
-  Status Run(const std::vector<tensor::Tensor>& inputs) { return Run(inputs.data(), inputs.size()); }
+  Status Run(const std::vector<tensor::Tensor>& inputs) {
+    return Run(inputs.data(), inputs.size());
+  }
 
   // Copies one input set (Run's forms and checks; the inputs are not read after it
   // returns) into the next free slot, waiting up to `timeout_seconds` for one (see the
@@ -211,11 +214,12 @@ class PlanInstance {
     kernels::KernelContext ctx;  // kernel steps; points into `inputs` / `outputs`
     std::vector<kernels::LocalTensor> inputs;
     std::vector<kernels::LocalTensor> outputs;
-    // Boxing on a cuda placement: the host staging bodies (null where the rank holds no
-    // piece) and the cpu placement with the value's ranks that the host Box runs on.
+    // Boxing steps: the layouts, checked at Bind (on a cuda placement, those of the cpu
+    // placement with the value's ranks that the host Box runs on), and there the host
+    // staging bodies (null where the rank holds no piece).
+    std::optional<boxing::BoxingLayouts> box_layouts;
     void* host_src = nullptr;
     void* host_dst = nullptr;
-    std::optional<Placement> host_placement;
   };
   // A bound step input that reads a data-input register: RunPushed points it at its slot.
   struct InputPatch {
