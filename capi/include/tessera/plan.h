@@ -139,7 +139,7 @@ TESS_API void tess_plan_destroy(tess_plan* plan);
 TESS_API const char* tess_plan_string(const tess_plan* plan);
 
 /* A runnable plan: its register memory is allocated once, here; every run reuses
- * it. After the first run, a run allocates nothing (tess_plan_last_run_allocations
+ * it. After the first run, a run allocates nothing (tess_plan_instance_get_stats
  * shows it). Mutable: one thread runs an instance, except that with
  * input_register_num >= 2 one pusher thread (tess_plan_push) and one runner thread
  * (tess_plan_run_pushed and the output functions) may work at once. */
