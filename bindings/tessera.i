@@ -243,7 +243,7 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_explanation_text)
 %tess_expose(tess_explanation_json)
 %tess_expose(tess_explanation_failure)
-%tess_expose(tess_infer_cache_stats)
+%rename(infer_cache_get_stats) tess_shim_infer_cache_get_stats;
 %tess_expose(tess_infer_cache_clear)
 %tess_expose(tess_infer_cache_set_capacity)
 
@@ -309,9 +309,9 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose_constant(TESS_ALLREDUCE_AUTO)
 %tess_expose_constant(TESS_ALLREDUCE_HIERARCHICAL)
 %tess_expose(tess_allreduce)
-%tess_expose(tess_bucketed_allreducer_create)
+%rename(bucketed_allreducer_create) tess_shim_bucketed_allreducer_create;
 %tess_expose(tess_bucketed_allreduce)
-%tess_expose(tess_bucketed_allreducer_stats)
+%rename(bucketed_allreducer_get_stats) tess_shim_bucketed_allreducer_get_stats;
 %tess_expose(tess_set_collective_timeout)
 %tess_expose(tess_collective_timeout)
 
@@ -328,7 +328,7 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_capture_placeholder)
 %tess_expose(tess_capture_end)
 %tess_expose(tess_capture_abort)
-%tess_expose(tess_plan_compile)
+%rename(plan_compile) tess_shim_plan_compile;
 %tess_expose(tess_plan_string)
 %tess_expose(tess_plan_instantiate)
 %tess_expose(tess_plan_run)
@@ -342,8 +342,7 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_plan_output_dtype)
 %tess_expose(tess_plan_output_local_ndim)
 %tess_expose(tess_plan_output_local_dim)
-%tess_expose(tess_plan_stats)
-%tess_expose(tess_plan_last_run_allocations)
+%rename(plan_instance_get_stats) tess_shim_plan_instance_get_stats;
 %tess_expose(tess_plan_num_mem_cases)
 %tess_expose(tess_plan_mem_case_bytes)
 %tess_expose(tess_plan_mem_case_name)
@@ -421,6 +420,72 @@ TESS_OUT_PARAMS(double)
 %include "tessera/boxing.h"
 %include "tessera/comm.h"
 %include "tessera/plan.h"
+%include "tessera/memory.h"
+
+/* Option and stats structs (struct_size first; docs/c-api.md, "ABI") do not cross into
+ * the languages: each function taking one is wrapped through a shim below that fills
+ * struct_size itself and takes or returns plain scalars, named like the header's
+ * out-params, so the scalar typemaps above apply. The shims keep the C function's
+ * name in the bindings (tess_shim_plan_compile is `plan_compile`), and each reads
+ * tess_last_error_message() inside the same wrapper call, like every function. */
+%inline %{
+static tess_status tess_shim_infer_cache_get_stats(uint64_t* out_hits, uint64_t* out_misses,
+                                                   uint64_t* out_evictions, size_t* out_size,
+                                                   size_t* out_capacity) {
+  tess_infer_cache_stats s = TESS_INFER_CACHE_STATS_INIT;
+  tess_status status = tess_infer_cache_get_stats(&s);
+  if (status != TESS_OK) return status;
+  *out_hits = s.hits;
+  *out_misses = s.misses;
+  *out_evictions = s.evictions;
+  *out_size = (size_t)s.size;
+  *out_capacity = (size_t)s.capacity;
+  return TESS_OK;
+}
+
+static tess_status tess_shim_bucketed_allreducer_create(tess_bucketed_allreducer** out,
+                                                        int64_t bucket_bytes) {
+  tess_bucketed_allreducer_options o = TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT;
+  o.bucket_bytes = bucket_bytes;
+  return tess_bucketed_allreducer_create(out, &o);
+}
+
+static tess_status tess_shim_bucketed_allreducer_get_stats(
+    int64_t* out_calls, int64_t* out_plans_built, int64_t* out_buckets,
+    int64_t* out_in_place_buckets, const tess_bucketed_allreducer* reducer) {
+  tess_bucketed_allreducer_stats s = TESS_BUCKETED_ALLREDUCER_STATS_INIT;
+  tess_status status = tess_bucketed_allreducer_get_stats(&s, reducer);
+  if (status != TESS_OK) return status;
+  *out_calls = s.calls;
+  *out_plans_built = s.plans_built;
+  *out_buckets = s.buckets;
+  *out_in_place_buckets = s.in_place_buckets;
+  return TESS_OK;
+}
+
+static tess_status tess_shim_plan_compile(tess_plan** out, const tess_program* program,
+                                          int32_t input_register_num) {
+  tess_plan_compile_options o = TESS_PLAN_COMPILE_OPTIONS_INIT;
+  o.input_register_num = input_register_num;
+  return tess_plan_compile(out, program, &o);
+}
+
+static tess_status tess_shim_plan_instance_get_stats(
+    int64_t* out_registers, int64_t* out_steps, int64_t* out_boxing_steps, int64_t* out_runs,
+    int64_t* out_allocator_calls, int64_t* out_heap_allocations,
+    const tess_plan_instance* instance) {
+  tess_plan_stats s = TESS_PLAN_STATS_INIT;
+  tess_status status = tess_plan_instance_get_stats(&s, instance);
+  if (status != TESS_OK) return status;
+  *out_registers = s.registers;
+  *out_steps = s.steps;
+  *out_boxing_steps = s.boxing_steps;
+  *out_runs = s.runs;
+  *out_allocator_calls = s.allocator_calls_last_run;
+  *out_heap_allocations = s.heap_allocations_last_run;
+  return TESS_OK;
+}
+%}
 
 %tess_unignoreall
 

@@ -49,8 +49,9 @@ FAIL: the C ABI of libtessera.so changed incompatibly against capi/abi/libtesser
 Existing programs and bindings built against the old header may now break. Either
 undo the change (make it additive: a new function, a new member at the END of a
 struct that starts with size_t struct_size), or break the ABI on purpose:
-  1. bump TESS_VERSION_MAJOR in capi/include/tessera/version.h (the version-script
-     node TESSERA_<major> in the generated capi/tessera.lds follows it), and
+  1. bump the version in capi/include/tessera/version.h: before 1.0 (MAJOR 0),
+     TESS_VERSION_MINOR; from 1.0 on, TESS_VERSION_MAJOR (the version-script node
+     TESSERA_<major> in the generated capi/tessera.lds follows it), and
   2. rewrite the baseline: tools/update_abi_baseline.sh
 and commit both with the reason in the message. See docs/c-api.md, "ABI".
 EOF

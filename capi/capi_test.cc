@@ -42,6 +42,47 @@ TEST_F(CapiTest, SingletonWorld) {
   EXPECT_EQ(LastError(), "tess_world_rank: argument \"out_rank\" is NULL");
 }
 
+TEST_F(CapiTest, AllocatorStats) {
+  // A tensor made on this thread comes from its own host caching allocator.
+  tess_allocator_stats before = TESS_ALLOCATOR_STATS_INIT;
+  ASSERT_EQ(tess_allocator_get_stats(&before, TESS_ALLOCATOR_HOST_THREAD), TESS_OK) << LastError();
+  tess_placement* p = nullptr;
+  tess_nd_sbp* b = nullptr;
+  ASSERT_EQ(tess_placement_parse(&p, "cpu:[0]"), TESS_OK);
+  ASSERT_EQ(tess_nd_sbp_parse(&b, "B"), TESS_OK);
+  const int64_t shape[] = {64};
+  tess_tensor* t = nullptr;
+  ASSERT_EQ(tess_tensor_full(&t, shape, 1, TESS_DTYPE_F32, 1.0, p, b), TESS_OK) << LastError();
+  tess_allocator_stats after = TESS_ALLOCATOR_STATS_INIT;
+  ASSERT_EQ(tess_allocator_get_stats(&after, TESS_ALLOCATOR_HOST_THREAD), TESS_OK) << LastError();
+  EXPECT_GT(after.num_allocs, before.num_allocs);
+  EXPECT_GE(after.bytes_in_use, before.bytes_in_use + 64 * sizeof(float));
+  EXPECT_GE(after.peak_bytes_in_use, after.bytes_in_use);
+  EXPECT_GE(after.bytes_reserved, after.bytes_in_use);
+  tess_tensor_destroy(t);
+  tess_nd_sbp_destroy(b);
+  tess_placement_destroy(p);
+  tess_allocator_stats host = TESS_ALLOCATOR_STATS_INIT;
+  ASSERT_EQ(tess_allocator_get_stats(&host, TESS_ALLOCATOR_HOST), TESS_OK) << LastError();
+  EXPECT_GE(host.bytes_reserved, host.bytes_in_use);
+
+  EXPECT_EQ(tess_allocator_get_stats(nullptr, TESS_ALLOCATOR_HOST), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_allocator_get_stats: argument \"out\" is NULL");
+  EXPECT_EQ(tess_allocator_get_stats(&host, 7), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_allocator_get_stats: allocator 7 is not a known allocator (TESS_ALLOCATOR_HOST "
+            "0, TESS_ALLOCATOR_HOST_THREAD 1)");
+  tess_allocator_stats small = TESS_ALLOCATOR_STATS_INIT;
+  small.struct_size = 16;
+  small.num_allocs = 5;
+  EXPECT_EQ(tess_allocator_get_stats(&small, TESS_ALLOCATOR_HOST), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_allocator_get_stats: out->struct_size is 16 but tess_allocator_stats needs at "
+            "least 80 (its first version; this library's is 80): set it to "
+            "sizeof(tess_allocator_stats) or start from its _INIT macro");
+  EXPECT_EQ(small.num_allocs, 5u) << "nothing is written on failure";
+}
+
 TEST_F(CapiTest, PlacementQueries) {
   tess_placement* p = nullptr;
   ASSERT_EQ(tess_placement_parse(&p, "cpu:[[0,1,2],[3,4,5]]"), TESS_OK) << LastError();
@@ -211,6 +252,19 @@ TEST_F(CapiTest, LayoutOfIssueExample) {
   EXPECT_EQ(tess_layout_local_dim(&d, l, 2), TESS_OUT_OF_RANGE);
   EXPECT_EQ(LastError(), "tess_layout_local_dim: dim 2 is outside a layout of 2 dims");
   EXPECT_EQ(tess_layout_range(&begin, &end, l, 5), TESS_OUT_OF_RANGE);
+  // The borrowed shape: one call, valid while the layout lives.
+  const int64_t* dims = nullptr;
+  size_t shape_ndim = 0;
+  ASSERT_EQ(tess_layout_local_shape(&dims, &shape_ndim, l), TESS_OK) << LastError();
+  ASSERT_EQ(shape_ndim, 2u);
+  EXPECT_EQ(dims[0], 3);
+  EXPECT_EQ(dims[1], 2);
+  EXPECT_EQ(tess_layout_local_shape(nullptr, &shape_ndim, l), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_layout_local_shape: argument \"out_dims\" is NULL");
+  EXPECT_EQ(tess_layout_local_shape(&dims, nullptr, l), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_layout_local_shape: argument \"out_ndim\" is NULL");
+  EXPECT_EQ(tess_layout_local_shape(&dims, &shape_ndim, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_layout_local_shape: argument \"layout\" is NULL");
   tess_layout_destroy(l);
   tess_layout_destroy(nullptr);
 

@@ -34,6 +34,71 @@ TEST(CollectivesBeforeInitTest, TimeoutWorksAndCollectivesNeedTheRuntime) {
   EXPECT_EQ(LastError(), "tess_allreduce: the runtime is not initialised: call tess_init first");
 }
 
+// Also before init: a refused tess_init_with_options starts nothing.
+TEST(CollectivesBeforeInitTest, InitWithOptions) {
+  int32_t rank = -1;
+  auto expect_refused = [&](const tess_init_options* o, const std::string& message) {
+    EXPECT_EQ(tess_init_with_options(o), TESS_INVALID_ARGUMENT) << message;
+    EXPECT_EQ(LastError(), message);
+    EXPECT_EQ(tess_world_rank(&rank), TESS_FAILED_PRECONDITION) << "nothing may start";
+    double seconds = -1;
+    ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+    EXPECT_EQ(seconds, 0) << "a refused call may not set the timeout";
+  };
+  tess_init_options o = TESS_INIT_OPTIONS_INIT;
+  o.struct_size = 0;
+  expect_refused(&o,
+                 "tess_init_with_options: options->struct_size is 0 but tess_init_options needs "
+                 "at least 20 (its first version; this library's is 24): set it to "
+                 "sizeof(tess_init_options) or start from its _INIT macro");
+  o.struct_size = 19;
+  expect_refused(&o,
+                 "tess_init_with_options: options->struct_size is 19 but tess_init_options needs "
+                 "at least 20 (its first version; this library's is 24): set it to "
+                 "sizeof(tess_init_options) or start from its _INIT macro");
+  o = TESS_INIT_OPTIONS_INIT;
+  o.mpi_thread_level = TESS_MPI_THREAD_SERIALIZED;
+  o.collective_timeout_seconds = 3;
+  expect_refused(&o,
+                 "tess_init_with_options: options->mpi_thread_level is 2; only "
+                 "TESS_MPI_THREAD_MULTIPLE (3) is supported: Tessera calls MPI from several "
+                 "threads without serialising");
+  o = TESS_INIT_OPTIONS_INIT;
+  o.collective_timeout_seconds = std::nan("");
+  expect_refused(&o,
+                 "tess_init_with_options: options->collective_timeout_seconds is nan; expected a "
+                 "finite number (>= 0 to set it, negative to keep the default)");
+  o.collective_timeout_seconds = std::numeric_limits<double>::infinity();
+  expect_refused(&o,
+                 "tess_init_with_options: options->collective_timeout_seconds is inf; expected a "
+                 "finite number (>= 0 to set it, negative to keep the default)");
+  struct Newer {
+    tess_init_options base;
+    int64_t future_field;
+  } newer = {TESS_INIT_OPTIONS_INIT, 1};
+  newer.base.struct_size = sizeof(Newer);
+  expect_refused(&newer.base,
+                 "tess_init_with_options: options->struct_size is 32 but tess_init_options is 24 "
+                 "bytes in this library, and the caller's byte 24 past that is not zero: a newer "
+                 "field this library does not implement was set");
+
+  // A newer caller's zero tail is fine; the timeout takes effect with the runtime.
+  newer.future_field = 0;
+  newer.base.collective_timeout_seconds = 4.5;
+  ASSERT_EQ(tess_init_with_options(&newer.base), TESS_OK) << LastError();
+  ASSERT_EQ(tess_world_rank(&rank), TESS_OK);
+  EXPECT_EQ(rank, 0);
+  double seconds = -1;
+  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+  EXPECT_EQ(seconds, 4.5);
+  // Again while initialised: a no-op but for the timeout; NULL means the defaults (the
+  // timeout kept).
+  ASSERT_EQ(tess_init_with_options(nullptr), TESS_OK) << LastError();
+  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+  EXPECT_EQ(seconds, 4.5);
+  ASSERT_EQ(tess_set_collective_timeout(0), TESS_OK);  // as the later tests expect
+}
+
 class CollectivesCapiTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { ASSERT_EQ(tess_init(), TESS_OK) << LastError(); }
@@ -158,15 +223,26 @@ struct Stats {
 };
 
 Stats StatsOf(const tess_bucketed_allreducer* r) {
+  tess_bucketed_allreducer_stats c = TESS_BUCKETED_ALLREDUCER_STATS_INIT;
+  EXPECT_EQ(tess_bucketed_allreducer_get_stats(&c, r), TESS_OK) << LastError();
   Stats s;
-  EXPECT_EQ(tess_bucketed_allreducer_stats(&s.calls, &s.plans, &s.buckets, &s.in_place, r), TESS_OK)
-      << LastError();
+  s.calls = c.calls;
+  s.plans = c.plans_built;
+  s.buckets = c.buckets;
+  s.in_place = c.in_place_buckets;
   return s;
+}
+
+// A reducer made with bucket_bytes `bytes` (options set through the INIT macro).
+tess_status CreateReducer(tess_bucketed_allreducer** out, int64_t bytes) {
+  tess_bucketed_allreducer_options o = TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT;
+  o.bucket_bytes = bytes;
+  return tess_bucketed_allreducer_create(out, &o);
 }
 
 TEST_F(CollectivesCapiTest, BucketedAllReduceOfAHundredBuffers) {
   tess_bucketed_allreducer* raw = nullptr;
-  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, 1024), TESS_OK) << LastError();
+  ASSERT_EQ(CreateReducer(&raw, 1024), TESS_OK) << LastError();
   ReducerPtr reducer(raw);
   // Mixed sizes: empty, tiny, mid and bigger than a 1 KiB bucket (f64: 128 elements).
   std::vector<int64_t> counts;
@@ -200,7 +276,7 @@ TEST_F(CollectivesCapiTest, BucketedAllReduceOfAHundredBuffers) {
 
 TEST_F(CollectivesCapiTest, BucketedAllReduceDefaultsAndEmptyLists) {
   tess_bucketed_allreducer* raw = nullptr;
-  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, 0), TESS_OK) << LastError();
+  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, nullptr), TESS_OK) << LastError();
   ReducerPtr reducer(raw);
   EXPECT_EQ(tess_bucketed_allreduce(reducer.get(), nullptr, nullptr, 0, TESS_DTYPE_F32,
                                     TESS_REDUCE_SUM, nullptr),
@@ -223,20 +299,51 @@ TEST_F(CollectivesCapiTest, BucketedAllReduceDefaultsAndEmptyLists) {
 TEST_F(CollectivesCapiTest, BucketedAllReducerCreateBadInputs) {
   tess_bucketed_allreducer* const sentinel = reinterpret_cast<tess_bucketed_allreducer*>(0x1);
   tess_bucketed_allreducer* raw = sentinel;
-  EXPECT_EQ(tess_bucketed_allreducer_create(nullptr, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_bucketed_allreducer_create(nullptr, nullptr), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "tess_bucketed_allreducer_create: argument \"out\" is NULL");
-  const size_t huge = std::numeric_limits<size_t>::max();
-  EXPECT_EQ(tess_bucketed_allreducer_create(&raw, huge), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_create: bucket_bytes is " +
-                             std::to_string(huge) +
-                             "; at most 9223372036854775807 (0 = the default, 25 MiB)");
+  EXPECT_EQ(CreateReducer(&raw, -5), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_bucketed_allreducer_create: options->bucket_bytes is -5; expected >= 0 (0 = "
+            "the default, 25 MiB)");
+  EXPECT_EQ(raw, sentinel);
+
+  // struct_size: 0 and below the first version are refused, naming the struct.
+  tess_bucketed_allreducer_options o = TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT;
+  o.struct_size = 0;
+  EXPECT_EQ(tess_bucketed_allreducer_create(&raw, &o), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_bucketed_allreducer_create: options->struct_size is 0 but "
+            "tess_bucketed_allreducer_options needs at least 16 (its first version; this "
+            "library's is 16): set it to sizeof(tess_bucketed_allreducer_options) or start "
+            "from its _INIT macro");
+  o.struct_size = sizeof(size_t);
+  EXPECT_EQ(tess_bucketed_allreducer_create(&raw, &o), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(raw, sentinel);
+
+  // A newer caller's bigger struct: zero tail accepted, nonzero tail refused.
+  struct Newer {
+    tess_bucketed_allreducer_options base;
+    int64_t future_field;
+  } newer = {TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT, 0};
+  newer.base.struct_size = sizeof(Newer);
+  newer.base.bucket_bytes = 2048;
+  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, &newer.base), TESS_OK) << LastError();
+  tess_bucketed_allreducer_destroy(raw);
+  raw = sentinel;
+  newer.future_field = 7;
+  EXPECT_EQ(tess_bucketed_allreducer_create(&raw, &newer.base), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_bucketed_allreducer_create: options->struct_size is 24 but "
+            "tess_bucketed_allreducer_options is 16 bytes in this library, and the caller's "
+            "byte 16 past that is not zero: a newer field this library does not implement was "
+            "set");
   EXPECT_EQ(raw, sentinel);
   tess_bucketed_allreducer_destroy(nullptr);
 }
 
 TEST_F(CollectivesCapiTest, BucketedAllReduceBadInputs) {
   tess_bucketed_allreducer* raw = nullptr;
-  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, 0), TESS_OK) << LastError();
+  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, nullptr), TESS_OK) << LastError();
   ReducerPtr reducer(raw);
   std::vector<int32_t> a = {1, 2, 3}, b = {4, 5};
   void* buffers[] = {a.data(), b.data()};
@@ -279,12 +386,44 @@ TEST_F(CollectivesCapiTest, BucketedAllReduceBadInputs) {
          reducer.get(), buffers, counts, i32, sum, Placement("cpu:[3]").get());
   EXPECT_EQ(StatsOf(reducer.get()).calls, 0) << "no failed call may reach the reducer";
 
-  int64_t x = 0;
-  EXPECT_EQ(tess_bucketed_allreducer_stats(&x, &x, &x, &x, nullptr), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_stats: argument \"reducer\" is NULL");
-  EXPECT_EQ(tess_bucketed_allreducer_stats(&x, nullptr, &x, &x, reducer.get()),
-            TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_stats: argument \"out_plans_built\" is NULL");
+  tess_bucketed_allreducer_stats st = TESS_BUCKETED_ALLREDUCER_STATS_INIT;
+  EXPECT_EQ(tess_bucketed_allreducer_get_stats(&st, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_get_stats: argument \"reducer\" is NULL");
+  EXPECT_EQ(tess_bucketed_allreducer_get_stats(nullptr, reducer.get()), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_bucketed_allreducer_get_stats: argument \"out\" is NULL");
+  st.struct_size = 3;
+  EXPECT_EQ(tess_bucketed_allreducer_get_stats(&st, reducer.get()), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError().rfind("tess_bucketed_allreducer_get_stats: out->struct_size is 3 but "
+                              "tess_bucketed_allreducer_stats needs at least 40",
+                              0),
+            0u)
+      << LastError();
+}
+
+TEST_F(CollectivesCapiTest, BucketedAllReducerStatsFillOnlyWhatFits) {
+  tess_bucketed_allreducer* raw = nullptr;
+  ASSERT_EQ(tess_bucketed_allreducer_create(&raw, nullptr), TESS_OK) << LastError();
+  ReducerPtr reducer(raw);
+  std::vector<float> a = Values<float>(4, 1);
+  void* buffers[] = {a.data()};
+  const int64_t counts[] = {4};
+  ASSERT_EQ(tess_bucketed_allreduce(reducer.get(), buffers, counts, 1, TESS_DTYPE_F32,
+                                    TESS_REDUCE_SUM, nullptr),
+            TESS_OK)
+      << LastError();
+  // A newer caller's bigger struct: the library fills its own fields and leaves the
+  // rest (and struct_size) as the caller set them.
+  struct Newer {
+    tess_bucketed_allreducer_stats base;
+    int64_t future_field;
+  } newer = {TESS_BUCKETED_ALLREDUCER_STATS_INIT, -7};
+  newer.base.struct_size = sizeof(Newer);
+  ASSERT_EQ(tess_bucketed_allreducer_get_stats(&newer.base, reducer.get()), TESS_OK)
+      << LastError();
+  EXPECT_EQ(newer.base.struct_size, sizeof(Newer));
+  EXPECT_EQ(newer.base.calls, 1);
+  EXPECT_EQ(newer.base.buckets, 1);
+  EXPECT_EQ(newer.future_field, -7);
 }
 
 TEST_F(CollectivesCapiTest, CollectiveTimeout) {

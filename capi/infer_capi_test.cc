@@ -116,6 +116,10 @@ TEST_F(InferCapiTest, SeedExampleAdd) {
   int64_t dim = 0;
   EXPECT_EQ(tess_infer_result_output_dim(&dim, r, 0, 1), TESS_OK);
   EXPECT_EQ(dim, 6);
+  const int64_t* dims = nullptr;
+  ASSERT_EQ(tess_infer_result_output_shape(&dims, &n, r, 0), TESS_OK) << LastError();
+  ASSERT_EQ(n, 2u);
+  EXPECT_EQ(dims[1], 6);
   tess_dtype dtype = -1;
   EXPECT_EQ(tess_infer_result_output_dtype(&dtype, r, 0), TESS_OK);
   EXPECT_EQ(dtype, TESS_DTYPE_F32);
@@ -223,11 +227,15 @@ TEST_F(InferCapiTest, TwoDimensionalPlacement) {
 
 TEST_F(InferCapiTest, CacheMissThenHit) {
   Handles h;
-  uint64_t hits = 9, misses = 9, evictions = 9;
-  size_t size = 9, capacity = 0;
-  ASSERT_EQ(tess_infer_cache_stats(&hits, &misses, &evictions, &size, &capacity), TESS_OK);
-  EXPECT_EQ(hits + misses + evictions + size, 0u);
-  EXPECT_GT(capacity, 0u);
+  tess_infer_cache_stats st = TESS_INFER_CACHE_STATS_INIT;
+  st.hits = st.misses = st.evictions = st.size = 9;
+  const uint64_t& hits = st.hits;
+  const uint64_t& misses = st.misses;
+  const uint64_t& size = st.size;
+  const uint64_t& capacity = st.capacity;
+  ASSERT_EQ(tess_infer_cache_get_stats(&st), TESS_OK);
+  EXPECT_EQ(st.hits + st.misses + st.evictions + st.size, 0u);
+  EXPECT_GT(st.capacity, 0u);
 
   tess_op_call* call = nullptr;
   ASSERT_EQ(tess_op_call_create(&call, "relu"), TESS_OK);
@@ -239,7 +247,7 @@ TEST_F(InferCapiTest, CacheMissThenHit) {
     ASSERT_EQ(tess_infer(&r, call), TESS_OK) << LastError();
     tess_infer_result_destroy(r);
   }
-  ASSERT_EQ(tess_infer_cache_stats(&hits, &misses, &evictions, &size, &capacity), TESS_OK);
+  ASSERT_EQ(tess_infer_cache_get_stats(&st), TESS_OK);
   EXPECT_EQ(misses, 1u);
   EXPECT_EQ(hits, 1u);
   EXPECT_EQ(size, 1u);
@@ -247,9 +255,10 @@ TEST_F(InferCapiTest, CacheMissThenHit) {
   // Per thread: another thread starts with an empty cache.
   uint64_t other_misses = 9;
   std::thread([&] {
-    uint64_t x = 0;
-    size_t s = 0, c = 0;
-    tess_infer_cache_stats(&x, &other_misses, &x, &s, &c);
+    tess_infer_cache_stats other = TESS_INFER_CACHE_STATS_INIT;
+    other.misses = 9;
+    tess_infer_cache_get_stats(&other);
+    other_misses = other.misses;
   }).join();
   EXPECT_EQ(other_misses, 0u);
 
@@ -258,24 +267,47 @@ TEST_F(InferCapiTest, CacheMissThenHit) {
   tess_infer_result* r = nullptr;
   ASSERT_EQ(tess_infer(&r, call), TESS_OK);
   tess_infer_result_destroy(r);
-  ASSERT_EQ(tess_infer_cache_stats(&hits, &misses, &evictions, &size, &capacity), TESS_OK);
+  ASSERT_EQ(tess_infer_cache_get_stats(&st), TESS_OK);
   EXPECT_EQ(misses, 2u);
 
   ASSERT_EQ(tess_infer_cache_set_capacity(1), TESS_OK);
-  ASSERT_EQ(tess_infer_cache_stats(&hits, &misses, &evictions, &size, &capacity), TESS_OK);
+  ASSERT_EQ(tess_infer_cache_get_stats(&st), TESS_OK);
   EXPECT_EQ(capacity, 1u);
   EXPECT_EQ(size, 0u);
   EXPECT_EQ(misses, 2u);  // counters kept
   EXPECT_EQ(tess_infer_cache_set_capacity(0), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "tess_infer_cache_set_capacity: capacity is 0; expected >= 1");
   tess_infer_cache_clear();
-  ASSERT_EQ(tess_infer_cache_stats(&hits, &misses, &evictions, &size, &capacity), TESS_OK);
+  ASSERT_EQ(tess_infer_cache_get_stats(&st), TESS_OK);
   EXPECT_EQ(hits + misses, 0u);
   EXPECT_EQ(capacity, 1u);
   ASSERT_EQ(tess_infer_cache_set_capacity(4096), TESS_OK);
-  EXPECT_EQ(tess_infer_cache_stats(nullptr, &misses, &evictions, &size, &capacity),
-            TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_infer_cache_stats: argument \"out_hits\" is NULL");
+  EXPECT_EQ(tess_infer_cache_get_stats(nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_infer_cache_get_stats: argument \"out\" is NULL");
+  // struct_size 0, and below the first version, are refused naming the sizes; nothing
+  // is written.
+  tess_infer_cache_stats bad = TESS_INFER_CACHE_STATS_INIT;
+  bad.struct_size = 0;
+  bad.hits = 42;
+  EXPECT_EQ(tess_infer_cache_get_stats(&bad), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_infer_cache_get_stats: out->struct_size is 0 but tess_infer_cache_stats needs "
+            "at least 48 (its first version; this library's is 48): set it to "
+            "sizeof(tess_infer_cache_stats) or start from its _INIT macro");
+  bad.struct_size = sizeof(tess_infer_cache_stats) - 8;
+  EXPECT_EQ(tess_infer_cache_get_stats(&bad), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(bad.hits, 42u);
+  // A newer caller's bigger struct is filled up to this library's size; its tail and
+  // struct_size stay as set.
+  struct Newer {
+    tess_infer_cache_stats base;
+    uint64_t future_field;
+  } newer = {TESS_INFER_CACHE_STATS_INIT, 77};
+  newer.base.struct_size = sizeof(Newer);
+  ASSERT_EQ(tess_infer_cache_get_stats(&newer.base), TESS_OK) << LastError();
+  EXPECT_EQ(newer.base.capacity, 4096u);
+  EXPECT_EQ(newer.base.struct_size, sizeof(Newer));
+  EXPECT_EQ(newer.future_field, 77u);
   tess_op_call_destroy(call);
 }
 
@@ -511,6 +543,17 @@ TEST_F(InferCapiTest, OutOfRangeGetters) {
             "tess_infer_result_output_dim: dim 2 is outside output 0 of shape [4,2], which has 2 "
             "dims");
   EXPECT_EQ(dim, 9);
+  const int64_t* dims = nullptr;
+  EXPECT_EQ(tess_infer_result_output_shape(&dims, &n, r, 1), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(LastError(),
+            "tess_infer_result_output_shape: output 1 is outside a result with 1 output");
+  EXPECT_EQ(dims, nullptr);
+  EXPECT_EQ(n, 9u);
+  EXPECT_EQ(tess_infer_result_output_shape(nullptr, &n, r, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_infer_result_output_shape: argument \"out_dims\" is NULL");
+  EXPECT_EQ(tess_infer_result_output_shape(&dims, nullptr, r, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_infer_result_output_shape(&dims, &n, nullptr, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_infer_result_output_shape: argument \"result\" is NULL");
   EXPECT_EQ(tess_infer_result_output_nd_sbp(&s, r, 3), TESS_OUT_OF_RANGE);
   EXPECT_EQ(tess_infer_result_output_placement(&p, r, 3), TESS_OUT_OF_RANGE);
   EXPECT_EQ(s, nullptr);

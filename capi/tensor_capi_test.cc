@@ -284,6 +284,32 @@ TEST_F(TensorCapiTest, Metadata) {
   EXPECT_EQ(tess_tensor_string(t.get()), tess_tensor_string(t.get()));  // made once
   EXPECT_STREQ(tess_tensor_string(nullptr), "");
 
+  // The borrowed shapes: one call each, valid while the tensor lives.
+  const int64_t* dims = nullptr;
+  ASSERT_EQ(tess_tensor_shape(&dims, &ndim, t.get()), TESS_OK) << LastError();
+  ASSERT_EQ(ndim, 2u);
+  EXPECT_EQ(dims[0], 5);
+  EXPECT_EQ(dims[1], 6);
+  ASSERT_EQ(tess_tensor_local_shape(&dims, &ndim, t.get()), TESS_OK) << LastError();
+  ASSERT_EQ(ndim, 2u);
+  EXPECT_EQ(dims[0], 5);
+  EXPECT_EQ(dims[1], 6);
+  EXPECT_EQ(tess_tensor_shape(nullptr, &ndim, t.get()), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_tensor_shape: argument \"out_dims\" is NULL");
+  EXPECT_EQ(tess_tensor_shape(&dims, nullptr, t.get()), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_tensor_shape: argument \"out_ndim\" is NULL");
+  EXPECT_EQ(tess_tensor_shape(&dims, &ndim, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_tensor_shape: argument \"tensor\" is NULL");
+  EXPECT_EQ(tess_tensor_local_shape(nullptr, &ndim, t.get()), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_tensor_local_shape: argument \"out_dims\" is NULL");
+  EXPECT_EQ(tess_tensor_local_shape(&dims, &ndim, nullptr), TESS_INVALID_ARGUMENT);
+  // A 0-d tensor: 0 dims, and a pointer that is still not NULL.
+  TensorPtr scalar = FromHost(std::vector<float>{3.0f}, {}, "cpu:[0]", "B");
+  dims = nullptr;
+  ASSERT_EQ(tess_tensor_shape(&dims, &ndim, scalar.get()), TESS_OK) << LastError();
+  EXPECT_EQ(ndim, 0u);
+  EXPECT_NE(dims, nullptr);
+
   dim = 77;
   EXPECT_EQ(tess_tensor_dim(&dim, t.get(), 2), TESS_OUT_OF_RANGE);
   EXPECT_EQ(LastError(),
@@ -330,6 +356,16 @@ TEST_F(TensorCapiTest, RankOutsideThePlacementHoldsMetadataOnly) {
   EXPECT_EQ(ndim, 77u);
   int64_t n = 77;
   EXPECT_EQ(tess_tensor_local_dim(&n, t, 0), TESS_FAILED_PRECONDITION);
+  const int64_t* dims = nullptr;
+  EXPECT_EQ(tess_tensor_local_shape(&dims, &ndim, t), TESS_FAILED_PRECONDITION);
+  EXPECT_EQ(LastError(),
+            "tess_tensor_local_shape: rank 0 holds no local piece of [4] f32 cpu:[1] B: the "
+            "placement does not hold it");
+  EXPECT_EQ(dims, nullptr);
+  EXPECT_EQ(ndim, 77u);
+  ASSERT_EQ(tess_tensor_shape(&dims, &ndim, t), TESS_OK) << LastError();
+  EXPECT_EQ(ndim, 1u);
+  EXPECT_EQ(dims[0], 4);
   EXPECT_EQ(tess_tensor_local_num_elements(&n, t), TESS_FAILED_PRECONDITION);
   EXPECT_EQ(n, 77);
   float buffer[4];

@@ -2,8 +2,9 @@
 # Rewrites capi/abi/libtessera.abi, the C ABI baseline //capi:abi_test compares
 # libtessera.so against, from a fresh build. Run it only for a deliberate ABI change:
 # an addition (new functions; new members at the end of a struct that starts with
-# size_t struct_size), or an incompatible change that also bumps TESS_VERSION_MAJOR in
-# capi/include/tessera/version.h. Commit the new baseline with the change; its diff
+# size_t struct_size), or an incompatible change that also bumps the version in
+# capi/include/tessera/version.h: TESS_VERSION_MINOR while MAJOR is 0 (pre-1.0),
+# TESS_VERSION_MAJOR from 1.0 on. Commit the new baseline with the change; its diff
 # shows the ABI change to reviewers.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -169,9 +169,9 @@ class BucketedAllReduceTest(CollectivesTestCase):
             "f64, i32, i64)", ts.bucketed_allreduce, [values(3, np.float16)])
         self.assertTesseraError(
             ts.InvalidArgumentError,
-            "tess_bucketed_allreducer_create: bucket_bytes is 18446744073709551615; at most "
-            "9223372036854775807 (0 = the default, 25 MiB)",
-            ts.BucketedAllReducer, 2**64 - 1)
+            "tess_bucketed_allreducer_create: options->bucket_bytes is -1; expected >= 0 (0 = "
+            "the default, 25 MiB)",
+            ts.BucketedAllReducer, -1)
 
 
 class TimeoutTest(CollectivesTestCase):

@@ -12,6 +12,7 @@
 #include "capi/src/capi_error.h"
 #include "capi/src/comm_args.h"
 #include "capi/src/handles.h"
+#include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
 #include "core/comm/bucketed_allreduce.h"
 #include "core/comm/comm_checks.h"
@@ -188,18 +189,23 @@ tess_status tess_allreduce(void* buffer, int64_t count, tess_dtype dtype, tess_r
   TESS_CAPI_END
 }
 
-tess_status tess_bucketed_allreducer_create(tess_bucketed_allreducer** out, size_t bucket_bytes) {
+tess_status tess_bucketed_allreducer_create(tess_bucketed_allreducer** out,
+                                            const tess_bucketed_allreducer_options* options) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_BEGIN
-  const auto max = static_cast<size_t>(std::numeric_limits<int64_t>::max());
-  if (bucket_bytes > max) {
-    return ReportIn(
-        __func__, InvalidArgument("bucket_bytes is " + std::to_string(bucket_bytes) + "; at most " +
-                                  std::to_string(max) + " (0 = the default, 25 MiB)"));
+  tess_bucketed_allreducer_options o = TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT;
+  Status s = tessera::capi::ReadOptions(
+      __func__, "options", "tess_bucketed_allreducer_options", options,
+      TESS_STRUCT_SIZE_UP_TO(tess_bucketed_allreducer_options, bucket_bytes), &o);
+  if (!s.ok()) return tessera::capi::Report(s);
+  if (o.bucket_bytes < 0) {
+    return ReportIn(__func__, InvalidArgument("options->bucket_bytes is " +
+                                              std::to_string(o.bucket_bytes) +
+                                              "; expected >= 0 (0 = the default, 25 MiB)"));
   }
-  tessera::comm::BucketOptions options;
-  if (bucket_bytes > 0) options.bucket_bytes = static_cast<int64_t>(bucket_bytes);
-  Result<std::unique_ptr<BucketedAllReducer>> reducer = BucketedAllReducer::Create(options);
+  tessera::comm::BucketOptions bucket_options;
+  if (o.bucket_bytes > 0) bucket_options.bucket_bytes = o.bucket_bytes;
+  Result<std::unique_ptr<BucketedAllReducer>> reducer = BucketedAllReducer::Create(bucket_options);
   if (!reducer.ok()) return ReportIn(__func__, reducer.status());
   *out = new tess_bucketed_allreducer{std::move(reducer).value(), {}};
   return TESS_OK;
@@ -235,20 +241,21 @@ tess_status tess_bucketed_allreduce(tess_bucketed_allreducer* reducer, void* con
   TESS_CAPI_END
 }
 
-tess_status tess_bucketed_allreducer_stats(int64_t* out_calls, int64_t* out_plans_built,
-                                           int64_t* out_buckets, int64_t* out_in_place_buckets,
-                                           const tess_bucketed_allreducer* reducer) {
-  TESS_CAPI_REQUIRE(out_calls);
-  TESS_CAPI_REQUIRE(out_plans_built);
-  TESS_CAPI_REQUIRE(out_buckets);
-  TESS_CAPI_REQUIRE(out_in_place_buckets);
+tess_status tess_bucketed_allreducer_get_stats(tess_bucketed_allreducer_stats* out,
+                                               const tess_bucketed_allreducer* reducer) {
+  TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(reducer);
+  TESS_CAPI_BEGIN
   const BucketedAllReducer::Stats& stats = reducer->value->stats();
-  *out_calls = stats.calls;
-  *out_plans_built = stats.plans_built;
-  *out_buckets = stats.buckets;
-  *out_in_place_buckets = stats.in_place_buckets;
-  return TESS_OK;
+  tess_bucketed_allreducer_stats full = TESS_BUCKETED_ALLREDUCER_STATS_INIT;
+  full.calls = stats.calls;
+  full.plans_built = stats.plans_built;
+  full.buckets = stats.buckets;
+  full.in_place_buckets = stats.in_place_buckets;
+  return tessera::capi::Report(tessera::capi::WriteStats(
+      __func__, "out", "tess_bucketed_allreducer_stats", full,
+      TESS_STRUCT_SIZE_UP_TO(tess_bucketed_allreducer_stats, in_place_buckets), out));
+  TESS_CAPI_END
 }
 
 tess_status tess_set_collective_timeout(double seconds) {

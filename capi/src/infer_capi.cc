@@ -5,6 +5,8 @@
 
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
+#include "capi/src/struct_args.h"
+#include "capi/src/tensor_args.h"
 #include "core/common/dtype.h"
 #include "core/infer/explain_json.h"
 #include "core/infer/infer_cache.h"
@@ -275,6 +277,19 @@ tess_status tess_infer_result_output_dim(int64_t* out, const tess_infer_result* 
   TESS_CAPI_END
 }
 
+tess_status tess_infer_result_output_shape(const int64_t** out_dims, size_t* out_ndim,
+                                           const tess_infer_result* result, size_t output) {
+  TESS_CAPI_REQUIRE(out_dims);
+  TESS_CAPI_REQUIRE(out_ndim);
+  TESS_CAPI_REQUIRE(result);
+  TESS_CAPI_BEGIN
+  const InferResult& r = *result->value;
+  Status s = CheckIndex(__func__, "output", output, r.outputs.size());
+  if (!s.ok()) return Report(s);
+  return tessera::capi::LendShape(r.outputs[output].shape, out_dims, out_ndim);
+  TESS_CAPI_END
+}
+
 tess_status tess_infer_result_output_dtype(tess_dtype* out, const tess_infer_result* result,
                                            size_t output) {
   TESS_CAPI_REQUIRE(out);
@@ -391,22 +406,19 @@ const char* tess_explanation_failure(const tess_explanation* explanation) {
   return explanation ? explanation->value.failure.c_str() : "";
 }
 
-tess_status tess_infer_cache_stats(uint64_t* out_hits, uint64_t* out_misses,
-                                   uint64_t* out_evictions, size_t* out_size,
-                                   size_t* out_capacity) {
-  TESS_CAPI_REQUIRE(out_hits);
-  TESS_CAPI_REQUIRE(out_misses);
-  TESS_CAPI_REQUIRE(out_evictions);
-  TESS_CAPI_REQUIRE(out_size);
-  TESS_CAPI_REQUIRE(out_capacity);
+tess_status tess_infer_cache_get_stats(tess_infer_cache_stats* out) {
+  TESS_CAPI_REQUIRE(out);
   TESS_CAPI_BEGIN
   const tessera::infer::InferCache::Stats stats = tessera::infer::ThreadLocalInferCache().stats();
-  *out_hits = stats.hits;
-  *out_misses = stats.misses;
-  *out_evictions = stats.evictions;
-  *out_size = stats.size;
-  *out_capacity = stats.capacity;
-  return TESS_OK;
+  tess_infer_cache_stats full = TESS_INFER_CACHE_STATS_INIT;
+  full.hits = stats.hits;
+  full.misses = stats.misses;
+  full.evictions = stats.evictions;
+  full.size = stats.size;
+  full.capacity = stats.capacity;
+  return Report(tessera::capi::WriteStats(__func__, "out", "tess_infer_cache_stats", full,
+                                          TESS_STRUCT_SIZE_UP_TO(tess_infer_cache_stats, capacity),
+                                          out));
   TESS_CAPI_END
 }
 

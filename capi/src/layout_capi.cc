@@ -3,6 +3,7 @@
 
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
+#include "capi/src/tensor_args.h"
 #include "core/common/shape.h"
 #include "tessera/tessera.h"
 
@@ -51,6 +52,14 @@ tess_status tess_layout_ndim(size_t* out, const tess_layout* layout) {
   TESS_CAPI_REQUIRE(layout);
   *out = static_cast<size_t>(layout->value.local_shape.ndim());
   return TESS_OK;
+}
+
+tess_status tess_layout_local_shape(const int64_t** out_dims, size_t* out_ndim,
+                                    const tess_layout* layout) {
+  TESS_CAPI_REQUIRE(out_dims);
+  TESS_CAPI_REQUIRE(out_ndim);
+  TESS_CAPI_REQUIRE(layout);
+  return tessera::capi::LendShape(layout->value.local_shape, out_dims, out_ndim);
 }
 
 tess_status tess_layout_local_dim(int64_t* out, const tess_layout* layout, size_t dim) {

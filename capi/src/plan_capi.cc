@@ -8,6 +8,7 @@
 
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
+#include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
 #include "core/plan/capture.h"
 #include "core/plan/compile.h"
@@ -25,6 +26,7 @@ using tessera::Shape;
 using tessera::Status;
 using tessera::capi::NewTensorHandle;
 using tessera::capi::NullArgument;
+using tessera::capi::Report;
 using tessera::capi::ReportIn;
 using tessera::capi::ShapeArg;
 using tessera::plan::CompiledPlan;
@@ -47,6 +49,9 @@ struct tess_plan {
 struct tess_plan_instance {
   std::unique_ptr<PlanInstance> value;
   std::vector<std::string> mem_case_names;
+  // Each output's local piece shape (empty where this rank holds none), lent by
+  // tess_plan_output_local_shape.
+  std::vector<Shape> output_local_shapes;
   // Scratch for the unwrapped inputs of tess_plan_run and of tess_plan_push (which
   // may run on another thread at the same time), kept so warm calls allocate nothing.
   std::vector<tessera::tensor::Tensor> inputs;
@@ -279,15 +284,20 @@ tess_status tess_capture_end(tess_program** out, const tess_tensor* const* tenso
 void tess_capture_abort(void) { tessera::plan::AbortCapture(); }
 
 tess_status tess_plan_compile(tess_plan** out, const tess_program* program,
-                              int32_t input_register_num) {
+                              const tess_plan_compile_options* options) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(program);
+  tess_plan_compile_options o = TESS_PLAN_COMPILE_OPTIONS_INIT;
+  Status s = tessera::capi::ReadOptions(
+      __func__, "options", "tess_plan_compile_options", options,
+      TESS_STRUCT_SIZE_UP_TO(tess_plan_compile_options, input_register_num), &o);
+  if (!s.ok()) return Report(s);
   // 0 means the default (one copy); Compile checks the range and names it.
-  tessera::plan::CompileOptions options;
-  if (input_register_num != 0) options.input_register_num = input_register_num;
+  tessera::plan::CompileOptions compile_options;
+  if (o.input_register_num != 0) compile_options.input_register_num = o.input_register_num;
   Result<std::shared_ptr<const CompiledPlan>> plan =
-      tessera::plan::Compile(program->value, options);
+      tessera::plan::Compile(program->value, compile_options);
   if (!plan.ok()) return ReportIn(__func__, plan.status());
   auto handle = std::make_unique<tess_plan>();
   handle->value = std::move(plan).value();
@@ -313,6 +323,11 @@ tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* pla
   handle->value = std::move(instance).value();
   for (const auto& m : handle->value->stats().mem_cases) {
     handle->mem_case_names.push_back(m.mem_case.ToString());
+  }
+  for (size_t i = 0; i < handle->value->num_outputs(); ++i) {
+    Result<PlanInstance::OutputPiece> piece = handle->value->OutputLocalPiece(i);
+    if (!piece.ok()) return ReportIn(__func__, piece.status());
+    handle->output_local_shapes.push_back(piece->has_local ? piece->shape : Shape());
   }
   const size_t num_inputs = plan->value->program.inputs().size();
   handle->inputs.reserve(num_inputs);
@@ -451,6 +466,20 @@ tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_instance* in
   TESS_CAPI_END
 }
 
+tess_status tess_plan_output_local_shape(const int64_t** out_dims, size_t* out_ndim,
+                                         const tess_plan_instance* instance, size_t index) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(out_dims);
+  TESS_CAPI_REQUIRE(out_ndim);
+  TESS_CAPI_REQUIRE(instance);
+  Result<PlanInstance::OutputPiece> piece = OutputPiece(*instance->value, index, true);
+  if (!piece.ok()) return ReportIn(__func__, piece.status());
+  // The pieces' shapes are fixed by the plan, so the handle keeps one copy each and
+  // lends it out.
+  return tessera::capi::LendShape(instance->output_local_shapes[index], out_dims, out_ndim);
+  TESS_CAPI_END
+}
+
 tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* instance,
                                         size_t index) {
   TESS_CAPI_BEGIN
@@ -481,34 +510,22 @@ tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* i
   TESS_CAPI_END
 }
 
-tess_status tess_plan_stats(int64_t* out_registers, int64_t* out_steps, int64_t* out_boxing_steps,
-                            int64_t* out_runs, const tess_plan_instance* instance) {
+tess_status tess_plan_instance_get_stats(tess_plan_stats* out,
+                                         const tess_plan_instance* instance) {
   TESS_CAPI_BEGIN
-  TESS_CAPI_REQUIRE(out_registers);
-  TESS_CAPI_REQUIRE(out_steps);
-  TESS_CAPI_REQUIRE(out_boxing_steps);
-  TESS_CAPI_REQUIRE(out_runs);
+  TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
   const tessera::plan::PlanStats s = instance->value->stats();
-  *out_registers = s.num_registers;
-  *out_steps = s.num_steps;
-  *out_boxing_steps = s.num_boxing_steps;
-  *out_runs = s.num_runs;
-  return TESS_OK;
-  TESS_CAPI_END
-}
-
-tess_status tess_plan_last_run_allocations(int64_t* out_allocator_calls,
-                                           int64_t* out_heap_allocations,
-                                           const tess_plan_instance* instance) {
-  TESS_CAPI_BEGIN
-  TESS_CAPI_REQUIRE(out_allocator_calls);
-  TESS_CAPI_REQUIRE(out_heap_allocations);
-  TESS_CAPI_REQUIRE(instance);
-  const tessera::plan::PlanStats s = instance->value->stats();
-  *out_allocator_calls = s.allocator_calls_last_run;
-  *out_heap_allocations = s.heap_allocations_last_run;
-  return TESS_OK;
+  tess_plan_stats full = TESS_PLAN_STATS_INIT;
+  full.registers = s.num_registers;
+  full.steps = s.num_steps;
+  full.boxing_steps = s.num_boxing_steps;
+  full.runs = s.num_runs;
+  full.allocator_calls_last_run = s.allocator_calls_last_run;
+  full.heap_allocations_last_run = s.heap_allocations_last_run;
+  return Report(tessera::capi::WriteStats(
+      __func__, "out", "tess_plan_stats", full,
+      TESS_STRUCT_SIZE_UP_TO(tess_plan_stats, heap_allocations_last_run), out));
   TESS_CAPI_END
 }
 

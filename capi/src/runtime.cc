@@ -1,5 +1,9 @@
 // tess_init / tess_finalize, the world queries and what CUDA this process has.
+#include <cmath>
+#include <string>
+
 #include "capi/src/capi_error.h"
+#include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
 #include "core/comm/mpi_world.h"
 #include "tessera/tessera.h"
@@ -12,8 +16,32 @@ using tessera::capi::ReportIn;
 
 extern "C" {
 
-tess_status tess_init(void) {
+tess_status tess_init(void) { return tess_init_with_options(nullptr); }
+
+tess_status tess_init_with_options(const tess_init_options* options) {
   TESS_CAPI_BEGIN
+  tess_init_options o = TESS_INIT_OPTIONS_INIT;
+  tessera::Status s = tessera::capi::ReadOptions(
+      __func__, "options", "tess_init_options", options,
+      TESS_STRUCT_SIZE_UP_TO(tess_init_options, mpi_thread_level), &o);
+  if (!s.ok()) return Report(s);
+  if (std::isnan(o.collective_timeout_seconds) || std::isinf(o.collective_timeout_seconds)) {
+    return Report(tessera::InvalidArgument(
+        std::string(__func__) + ": options->collective_timeout_seconds is " +
+        std::to_string(o.collective_timeout_seconds) +
+        "; expected a finite number (>= 0 to set it, negative to keep the default)"));
+  }
+  if (o.mpi_thread_level != TESS_MPI_THREAD_MULTIPLE) {
+    return Report(tessera::InvalidArgument(
+        std::string(__func__) + ": options->mpi_thread_level is " +
+        std::to_string(o.mpi_thread_level) +
+        "; only TESS_MPI_THREAD_MULTIPLE (3) is supported: Tessera calls MPI from several "
+        "threads without serialising"));
+  }
+  if (o.collective_timeout_seconds >= 0) {
+    tess_status st = tess_set_collective_timeout(o.collective_timeout_seconds);
+    if (st != TESS_OK) return st;
+  }
   return Report(tessera::comm::InitWorld());
   TESS_CAPI_END
 }

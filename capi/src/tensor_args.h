@@ -31,6 +31,14 @@ inline tess_tensor* NewTensorHandle(tensor::Tensor tensor) {
 // *out = a handle for `tensor`, or the error reported in `function`'s name.
 tess_status EmitTensor(const char* function, tess_tensor** out, Result<tensor::Tensor> tensor);
 
+// Lends `shape`'s dims (never NULL, also for 0 dims) and count: the borrowed shape
+// getters' one way of answering, valid while the object holding `shape` lives.
+inline tess_status LendShape(const Shape& shape, const int64_t** out_dims, size_t* out_ndim) {
+  *out_dims = shape.data();
+  *out_ndim = static_cast<size_t>(shape.ndim());
+  return TESS_OK;
+}
+
 // FAILED_PRECONDITION unless this rank holds a piece of `tensor`.
 Status RequireLocal(const tensor::GlobalTensor& tensor);
 

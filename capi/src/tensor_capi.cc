@@ -170,6 +170,26 @@ tess_status tess_tensor_ndim(size_t* out, const tess_tensor* tensor) {
   return TESS_OK;
 }
 
+tess_status tess_tensor_shape(const int64_t** out_dims, size_t* out_ndim,
+                              const tess_tensor* tensor) {
+  TESS_CAPI_REQUIRE(out_dims);
+  TESS_CAPI_REQUIRE(out_ndim);
+  TESS_CAPI_REQUIRE(tensor);
+  return tessera::capi::LendShape(tensor->value->shape(), out_dims, out_ndim);
+}
+
+tess_status tess_tensor_local_shape(const int64_t** out_dims, size_t* out_ndim,
+                                    const tess_tensor* tensor) {
+  TESS_CAPI_REQUIRE(out_dims);
+  TESS_CAPI_REQUIRE(out_ndim);
+  TESS_CAPI_REQUIRE(tensor);
+  TESS_CAPI_BEGIN
+  Status s = RequireLocal(*tensor->value);
+  if (!s.ok()) return ReportIn(__func__, s);
+  return tessera::capi::LendShape(tensor->value->local_shape(), out_dims, out_ndim);
+  TESS_CAPI_END
+}
+
 tess_status tess_tensor_dim(int64_t* out, const tess_tensor* tensor, size_t dim) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(tensor);

@@ -72,7 +72,9 @@ int main(void) {
   if (rank == 0) printf("%s\n", tess_program_string(program));
 
   tess_plan* plan;
-  CHECK(tess_plan_compile(&plan, program, 1));
+  tess_plan_compile_options compile_options = TESS_PLAN_COMPILE_OPTIONS_INIT;
+  compile_options.input_register_num = 1;
+  CHECK(tess_plan_compile(&plan, program, &compile_options));
   tess_plan_instance* instance;
   CHECK(tess_plan_instantiate(&instance, plan));
 
@@ -94,16 +96,16 @@ int main(void) {
     tess_tensor_destroy(input);
   }
 
-  int64_t registers, steps, boxing_steps, runs, block, lower_bound, no_reuse, calls, heap;
-  CHECK(tess_plan_stats(&registers, &steps, &boxing_steps, &runs, instance));
+  int64_t block, lower_bound, no_reuse;
+  tess_plan_stats stats = TESS_PLAN_STATS_INIT;
+  CHECK(tess_plan_instance_get_stats(&stats, instance));
   CHECK(tess_plan_mem_case_bytes(&block, &lower_bound, &no_reuse, instance, 0));
-  CHECK(tess_plan_last_run_allocations(&calls, &heap, instance));
   printf(
       "rank %d: %lld registers, %lld steps (%lld boxing), %s block %lld bytes "
       "(lower bound %lld, without reuse %lld), allocator calls in the last run: %lld\n",
-      (int)rank, (long long)registers, (long long)steps, (long long)boxing_steps,
-      tess_plan_mem_case_name(instance, 0), (long long)block, (long long)lower_bound,
-      (long long)no_reuse, (long long)calls);
+      (int)rank, (long long)stats.registers, (long long)stats.steps,
+      (long long)stats.boxing_steps, tess_plan_mem_case_name(instance, 0), (long long)block,
+      (long long)lower_bound, (long long)no_reuse, (long long)stats.allocator_calls_last_run);
 
   tess_plan_instance_destroy(instance);
   tess_plan_destroy(plan);

@@ -76,7 +76,9 @@ TEST(BoxingCapiAllocTest, WarmAllReducesAllocateNothing) {
         << "algorithm " << a;
   }
   tess_bucketed_allreducer* r = nullptr;
-  ASSERT_EQ(tess_bucketed_allreducer_create(&r, 1024), TESS_OK);
+  tess_bucketed_allreducer_options options = TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT;
+  options.bucket_bytes = 1024;
+  ASSERT_EQ(tess_bucketed_allreducer_create(&r, &options), TESS_OK);
   std::vector<std::vector<float>> data;
   std::vector<void*> buffers;
   std::vector<int64_t> counts;

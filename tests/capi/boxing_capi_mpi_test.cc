@@ -354,7 +354,9 @@ TEST(CollectivesCapiMpiTest, AllReduceEveryAlgorithm) {
 
 TEST(CollectivesCapiMpiTest, BucketedAllReduceOfAHundredBuffers) {
   tess_bucketed_allreducer* reducer = nullptr;
-  ASSERT_EQ(tess_bucketed_allreducer_create(&reducer, 4096), TESS_OK) << LastError();
+  tess_bucketed_allreducer_options options = TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT;
+  options.bucket_bytes = 4096;
+  ASSERT_EQ(tess_bucketed_allreducer_create(&reducer, &options), TESS_OK) << LastError();
   const int me = WorldRank();
   // Mixed sizes: empty, small, and bigger than a 4 KiB bucket (f32: 1024 elements).
   std::vector<int64_t> counts;
@@ -393,8 +395,10 @@ TEST(CollectivesCapiMpiTest, BucketedAllReduceOfAHundredBuffers) {
       }
     }
   }
-  int64_t calls = 0, plans = 0, buckets = 0, in_place = 0;
-  ASSERT_EQ(tess_bucketed_allreducer_stats(&calls, &plans, &buckets, &in_place, reducer), TESS_OK);
+  tess_bucketed_allreducer_stats stats = TESS_BUCKETED_ALLREDUCER_STATS_INIT;
+  ASSERT_EQ(tess_bucketed_allreducer_get_stats(&stats, reducer), TESS_OK) << LastError();
+  const int64_t calls = stats.calls, plans = stats.plans_built, buckets = stats.buckets,
+                in_place = stats.in_place_buckets;
   EXPECT_EQ(plans, 1) << "one list of counts, one plan";
   EXPECT_GT(buckets, in_place);
   EXPECT_GT(in_place, 0);

@@ -29,6 +29,19 @@ using InstancePtr = std::unique_ptr<tess_plan_instance, PlanDestroy>;
 
 constexpr int64_t kBatch = 7, kIn = 6, kWidth = 8, kOut = 5;
 
+// tess_plan_compile with input_register_num `slots`.
+tess_status Compile(tess_plan** out, const tess_program* program, int32_t slots) {
+  tess_plan_compile_options options = TESS_PLAN_COMPILE_OPTIONS_INIT;
+  options.input_register_num = slots;
+  return tess_plan_compile(out, program, &options);
+}
+
+tess_plan_stats StatsOf(const tess_plan_instance* instance) {
+  tess_plan_stats stats = TESS_PLAN_STATS_INIT;
+  EXPECT_EQ(tess_plan_instance_get_stats(&stats, instance), TESS_OK) << LastError();
+  return stats;
+}
+
 std::vector<float> Values(int64_t n, int salt) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 7 + salt) % 23 - 11) * 0.125f;
@@ -146,7 +159,7 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, c
 // against the eager model and the loops; then warm runs allocate nothing.
 void CheckProgram(const tess_program* program, const Weights& w) {
   tess_plan* raw_plan = nullptr;
-  ASSERT_EQ(tess_plan_compile(&raw_plan, program, 0), TESS_OK) << LastError();
+  ASSERT_EQ(tess_plan_compile(&raw_plan, program, nullptr), TESS_OK) << LastError();
   PlanPtr plan(raw_plan);
   const std::string text = tess_plan_string(plan.get());
   EXPECT_NE(text.find("kernel matmul"), std::string::npos) << text;
@@ -205,18 +218,17 @@ void CheckProgram(const tess_program* program, const Weights& w) {
     EXPECT_EQ(piece, piece_tensor_run);
   }
 
-  int64_t registers = 0, steps = 0, boxing = 0, runs = 0;
-  ASSERT_EQ(tess_plan_stats(&registers, &steps, &boxing, &runs, instance.get()), TESS_OK);
+  const tess_plan_stats stats = StatsOf(instance.get());
+  const int64_t registers = stats.registers, steps = stats.steps, boxing = stats.boxing_steps,
+                runs = stats.runs;
   EXPECT_GT(registers, 0);
   EXPECT_EQ(steps, 6 + boxing);
   if (WorldSize() > 1) {
     EXPECT_GT(boxing, 0);
   }
   EXPECT_EQ(runs, 6);
-  int64_t allocator_calls = -7, heap = -7;
-  ASSERT_EQ(tess_plan_last_run_allocations(&allocator_calls, &heap, instance.get()), TESS_OK);
-  EXPECT_EQ(allocator_calls, 0);
-  EXPECT_EQ(heap, -1);  // this binary does not count operator new
+  EXPECT_EQ(stats.allocator_calls_last_run, 0);
+  EXPECT_EQ(stats.heap_allocations_last_run, -1);  // this binary does not count operator new
   size_t cases = 0;
   ASSERT_EQ(tess_plan_num_mem_cases(&cases, instance.get()), TESS_OK);
   ASSERT_EQ(cases, 1u);
@@ -277,7 +289,7 @@ TEST(PlanCapiTest, PipelinedPushAndRun) {
   Weights w;
   ProgramPtr program = ExplicitMlp(w);
   tess_plan* raw_plan = nullptr;
-  ASSERT_EQ(tess_plan_compile(&raw_plan, program.get(), 2), TESS_OK) << LastError();
+  ASSERT_EQ(Compile(&raw_plan, program.get(), 2), TESS_OK) << LastError();
   PlanPtr plan(raw_plan);
   EXPECT_NE(std::string(tess_plan_string(plan.get())).find("2 copies of each input"),
             std::string::npos)
@@ -311,9 +323,7 @@ TEST(PlanCapiTest, PipelinedPushAndRun) {
   }
   pusher.join();
   for (int k = 0; k < kSets; ++k) EXPECT_EQ(pushed[k], TESS_OK) << "push " << k;
-  int64_t calls = -1, heap = 0;
-  ASSERT_EQ(tess_plan_last_run_allocations(&calls, &heap, instance.get()), TESS_OK);
-  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(StatsOf(instance.get()).allocator_calls_last_run, 0);
 
   // Nothing pushed: an error after the timeout, not a hang.
   EXPECT_EQ(tess_plan_run_pushed(instance.get(), 0), TESS_DEADLINE_EXCEEDED);
@@ -393,21 +403,58 @@ TEST(PlanCapiTest, BadInputs) {
 
   // A program without outputs does not compile; marking twice or an unknown id fails.
   tess_plan* plan = nullptr;
-  EXPECT_EQ(tess_plan_compile(&plan, p.get(), 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_compile(&plan, p.get(), nullptr), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(plan, nullptr);
-  EXPECT_EQ(tess_plan_compile(&plan, nullptr, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_compile(&plan, nullptr, nullptr), TESS_INVALID_ARGUMENT);
   int64_t y = -1;
   ASSERT_EQ(tess_program_add_op(&y, &n, p.get(), relu.get(), &x, 1), TESS_OK);
   EXPECT_EQ(tess_program_mark_output(p.get(), 99), TESS_INVALID_ARGUMENT);
   ASSERT_EQ(tess_program_mark_output(p.get(), y), TESS_OK);
   EXPECT_EQ(tess_program_mark_output(p.get(), y), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(tess_plan_compile(&plan, p.get(), -1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(Compile(&plan, p.get(), -1), TESS_INVALID_ARGUMENT);
   EXPECT_TRUE(ErrorHas("input_register_num"));
-  EXPECT_EQ(tess_plan_compile(&plan, p.get(), 9), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(Compile(&plan, p.get(), 9), TESS_INVALID_ARGUMENT);
   EXPECT_STREQ(tess_plan_string(nullptr), "");
   EXPECT_STREQ(tess_program_string(nullptr), "");
 
-  ASSERT_EQ(tess_plan_compile(&plan, p.get(), 1), TESS_OK) << LastError();
+  // The options struct: struct_size 0, below the first version, or bigger than this
+  // library's with a nonzero tail is refused, naming the struct and the sizes.
+  tess_plan_compile_options options = TESS_PLAN_COMPILE_OPTIONS_INIT;
+  options.struct_size = 0;
+  EXPECT_EQ(tess_plan_compile(&plan, p.get(), &options), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_plan_compile: options->struct_size is 0 but tess_plan_compile_options needs "
+            "at least 12 (its first version; this library's is 16): set it to "
+            "sizeof(tess_plan_compile_options) or start from its _INIT macro");
+  options.struct_size = 11;
+  EXPECT_EQ(tess_plan_compile(&plan, p.get(), &options), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("struct_size is 11")) << LastError();
+  struct Newer {
+    tess_plan_compile_options base;
+    int64_t future_field;
+  } newer = {TESS_PLAN_COMPILE_OPTIONS_INIT, 5};
+  newer.base.struct_size = sizeof(Newer);
+  EXPECT_EQ(tess_plan_compile(&plan, p.get(), &newer.base), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_plan_compile: options->struct_size is 24 but tess_plan_compile_options is 16 "
+            "bytes in this library, and the caller's byte 16 past that is not zero: a newer "
+            "field this library does not implement was set");
+  EXPECT_EQ(plan, nullptr);
+  // With a zero tail, and at the first version's size (the padding past it unread), it
+  // compiles.
+  newer.future_field = 0;
+  newer.base.input_register_num = 2;
+  ASSERT_EQ(tess_plan_compile(&plan, p.get(), &newer.base), TESS_OK) << LastError();
+  EXPECT_NE(std::string(tess_plan_string(plan)).find("2 copies of each input"), std::string::npos);
+  tess_plan_destroy(plan);
+  plan = nullptr;
+  options.struct_size = 12;
+  options.input_register_num = 1;
+  ASSERT_EQ(tess_plan_compile(&plan, p.get(), &options), TESS_OK) << LastError();
+  tess_plan_destroy(plan);
+  plan = nullptr;
+
+  ASSERT_EQ(Compile(&plan, p.get(), 1), TESS_OK) << LastError();
   PlanPtr owned_plan(plan);
   tess_plan_instance* inst = nullptr;
   EXPECT_EQ(tess_plan_instantiate(&inst, nullptr), TESS_INVALID_ARGUMENT);
@@ -466,7 +513,38 @@ TEST(PlanCapiTest, BadInputs) {
   int64_t a = 0, c = 0, d = 0;
   EXPECT_EQ(tess_plan_mem_case_bytes(&a, &c, &d, inst, 5), TESS_OUT_OF_RANGE);
   EXPECT_STREQ(tess_plan_mem_case_name(inst, 5), "");
-  EXPECT_EQ(tess_plan_stats(nullptr, &a, &c, &d, inst), TESS_INVALID_ARGUMENT);
+  tess_plan_stats stats = TESS_PLAN_STATS_INIT;
+  EXPECT_EQ(tess_plan_instance_get_stats(nullptr, inst), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_plan_instance_get_stats: argument \"out\" is NULL");
+  EXPECT_EQ(tess_plan_instance_get_stats(&stats, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_plan_instance_get_stats: argument \"instance\" is NULL");
+  stats.struct_size = 8;
+  stats.runs = 99;
+  EXPECT_EQ(tess_plan_instance_get_stats(&stats, inst), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(),
+            "tess_plan_instance_get_stats: out->struct_size is 8 but tess_plan_stats needs at "
+            "least 56 (its first version; this library's is 56): set it to "
+            "sizeof(tess_plan_stats) or start from its _INIT macro");
+  EXPECT_EQ(stats.runs, 99);
+  stats.struct_size = sizeof(stats);
+  ASSERT_EQ(tess_plan_instance_get_stats(&stats, inst), TESS_OK) << LastError();
+  EXPECT_EQ(stats.runs, 1);
+
+  // The borrowed shape of this rank's output piece (kBatch rows of S(0) over the world).
+  const int64_t* dims = nullptr;
+  size_t shape_ndim = 0;
+  ASSERT_EQ(tess_plan_output_local_shape(&dims, &shape_ndim, inst, 0), TESS_OK) << LastError();
+  ASSERT_EQ(shape_ndim, 2u);
+  int64_t dim0 = -1;
+  ASSERT_EQ(tess_plan_output_local_dim(&dim0, inst, 0, 0), TESS_OK);
+  EXPECT_EQ(dims[0], dim0);
+  EXPECT_EQ(dims[1], kIn);
+  EXPECT_EQ(tess_plan_output_local_shape(&dims, &shape_ndim, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_TRUE(ErrorHas("output index 3")) << LastError();
+  EXPECT_EQ(tess_plan_output_local_shape(nullptr, &shape_ndim, inst, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_plan_output_local_shape: argument \"out_dims\" is NULL");
+  EXPECT_EQ(tess_plan_output_local_shape(&dims, nullptr, inst, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_output_local_shape(&dims, &shape_ndim, nullptr, 0), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(tess_plan_num_outputs(&n, nullptr), TESS_INVALID_ARGUMENT);
   ASSERT_EQ(tess_plan_num_outputs(&n, inst), TESS_OK);
   EXPECT_EQ(n, 1u);
@@ -483,7 +561,7 @@ TEST(PlanCapiTest, BadInputs) {
         << LastError();
     ASSERT_EQ(tess_program_add_op(&y0, &n, raw, relu.get(), &x0, 1), TESS_OK) << LastError();
     ASSERT_EQ(tess_program_mark_output(raw, y0), TESS_OK);
-    ASSERT_EQ(tess_plan_compile(&plan, raw, 1), TESS_OK) << LastError();
+    ASSERT_EQ(Compile(&plan, raw, 1), TESS_OK) << LastError();
     PlanPtr plan0(plan);
     ASSERT_EQ(tess_plan_instantiate(&inst, plan), TESS_OK) << LastError();
     InstancePtr instance0(inst);
@@ -494,7 +572,15 @@ TEST(PlanCapiTest, BadInputs) {
       EXPECT_EQ(nd, 2u);
       ASSERT_EQ(tess_plan_output_local_dim(&d0, inst, 0, 0), TESS_OK) << LastError();
       EXPECT_EQ(d0, kBatch);
+      const int64_t* piece_dims = nullptr;
+      ASSERT_EQ(tess_plan_output_local_shape(&piece_dims, &nd, inst, 0), TESS_OK) << LastError();
+      EXPECT_EQ(nd, 2u);
+      EXPECT_EQ(piece_dims[0], kBatch);
     } else {
+      const int64_t* piece_dims = nullptr;
+      EXPECT_EQ(tess_plan_output_local_shape(&piece_dims, &nd, inst, 0), TESS_FAILED_PRECONDITION);
+      EXPECT_TRUE(ErrorHas("no piece of output #0"));
+      EXPECT_EQ(piece_dims, nullptr);
       EXPECT_EQ(tess_plan_output_local_ndim(&nd, inst, 0), TESS_FAILED_PRECONDITION);
       EXPECT_TRUE(ErrorHas("no piece of output #0"));
       EXPECT_EQ(tess_plan_output_local_dim(&d0, inst, 0, 0), TESS_FAILED_PRECONDITION);

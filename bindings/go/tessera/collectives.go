@@ -158,7 +158,8 @@ func AllReduce[T Element](buffer []T, op int32, placement *Placement, algorithm 
 // nothing in C. One goroutine at a time. Close it (defer r.Close()).
 type BucketedAllReducer struct{ h capi.BucketedAllReducer }
 
-// NewBucketedAllReducer packs slices into buckets of at most bucketBytes (0: 25 MiB).
+// NewBucketedAllReducer packs slices into buckets of at most bucketBytes (0: 25 MiB;
+// negative: an InvalidArgument error).
 func NewBucketedAllReducer(bucketBytes int64) (*BucketedAllReducer, error) {
 	out := []uintptr{0}
 	if err := capi.Bucketed_allreducer_create(out, bucketBytes); err != nil {
@@ -200,7 +201,7 @@ type BucketStats struct {
 // Stats are the reducer's counters.
 func (r *BucketedAllReducer) Stats() (BucketStats, error) {
 	calls, plans, buckets, inPlace := []int64{0}, []int64{0}, []int64{0}, []int64{0}
-	err := capi.Bucketed_allreducer_stats(calls, plans, buckets, inPlace, r.c())
+	err := capi.Bucketed_allreducer_get_stats(calls, plans, buckets, inPlace, r.c())
 	runtime.KeepAlive(r)
 	return BucketStats{calls[0], plans[0], buckets[0], inPlace[0]}, err
 }

@@ -136,7 +136,7 @@ func TestBucketedAllReduceOneRank(t *testing.T) {
 		"tess_bucketed_allreduce: op 9 is not a known reduce op (sum 0, max 1, min 2)")
 	_, err := NewBucketedAllReducer(-1)
 	wantError(t, err, InvalidArgument,
-		"tess_bucketed_allreducer_create: bucket_bytes is 18446744073709551615; at most 9223372036854775807 (0 = the default, 25 MiB)")
+		"tess_bucketed_allreducer_create: options->bucket_bytes is -1; expected >= 0 (0 = the default, 25 MiB)")
 	r.Close()
 	wantError(t, BucketedAllReduce(r, [][]float32{{1}}, ReduceOpSum, nil), InvalidArgument,
 		"tess_bucketed_allreduce: argument \"reducer\" is NULL")

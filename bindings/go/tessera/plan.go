@@ -558,14 +558,12 @@ func (i *PlanInstance) Stats() (PlanStats, error) {
 	defer runtime.KeepAlive(i)
 	var s PlanStats
 	registers, steps, boxing, runs := []int64{0}, []int64{0}, []int64{0}, []int64{0}
-	if err := capi.Plan_stats(registers, steps, boxing, runs, i.c()); err != nil {
+	calls, heap := []int64{0}, []int64{0}
+	if err := capi.Plan_instance_get_stats(registers, steps, boxing, runs, calls, heap,
+		i.c()); err != nil {
 		return s, err
 	}
 	s.Registers, s.Steps, s.BoxingSteps, s.Runs = registers[0], steps[0], boxing[0], runs[0]
-	calls, heap := []int64{0}, []int64{0}
-	if err := capi.Plan_last_run_allocations(calls, heap, i.c()); err != nil {
-		return s, err
-	}
 	s.AllocatorCallsLastRun, s.HeapAllocationsLastRun = calls[0], heap[0]
 	n := []int64{0}
 	if err := capi.Plan_num_mem_cases(n, i.c()); err != nil {
@@ -589,7 +587,8 @@ func (i *PlanInstance) String() string {
 		return "PlanInstance(closed)"
 	}
 	registers, steps, boxing, runs := []int64{0}, []int64{0}, []int64{0}, []int64{0}
-	capi.Plan_stats(registers, steps, boxing, runs, i.c())
+	calls, heap := []int64{0}, []int64{0}
+	capi.Plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, i.c())
 	n := []int64{0}
 	capi.Plan_num_outputs(n, i.c())
 	runtime.KeepAlive(i)

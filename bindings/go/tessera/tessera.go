@@ -855,7 +855,7 @@ type CacheStats struct {
 func InferCacheStats() (CacheStats, error) {
 	hits, misses, evictions := []uint64{0}, []uint64{0}, []uint64{0}
 	size, capacity := []int64{0}, []int64{0}
-	err := capi.Infer_cache_stats(hits, misses, evictions, size, capacity)
+	err := capi.Infer_cache_get_stats(hits, misses, evictions, size, capacity)
 	return CacheStats{hits[0], misses[0], evictions[0], size[0], capacity[0]}, err
 }
 

@@ -60,10 +60,20 @@ TESS_API tess_status tess_allreduce(void* buffer, int64_t count, tess_dtype dtyp
  * time. */
 typedef struct tess_bucketed_allreducer tess_bucketed_allreducer;
 
-/* bucket_bytes 0 means the default, 25 MiB. INVALID_ARGUMENT above INT64_MAX.
- * Local; any thread. */
-TESS_API tess_status tess_bucketed_allreducer_create(tess_bucketed_allreducer** out,
-                                                     size_t bucket_bytes);
+/* Options of tess_bucketed_allreducer_create. Start from
+ * TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT (docs/c-api.md, "ABI"). Append only. */
+typedef struct tess_bucketed_allreducer_options {
+  size_t struct_size; /* sizeof(tess_bucketed_allreducer_options) */
+  /* Most bytes per bucket; 0 (the default) means 25 MiB. */
+  int64_t bucket_bytes;
+} tess_bucketed_allreducer_options;
+
+#define TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT {sizeof(tess_bucketed_allreducer_options), 0}
+
+/* `options` NULL means the defaults. INVALID_ARGUMENT for a bad struct_size or a
+ * negative bucket_bytes (naming it). Local; any thread. */
+TESS_API tess_status tess_bucketed_allreducer_create(
+    tess_bucketed_allreducer** out, const tess_bucketed_allreducer_options* options);
 TESS_API void tess_bucketed_allreducer_destroy(tess_bucketed_allreducer* reducer);
 /* buffers[i] (counts[i] elements of `dtype`) := op over the ranks of `placement`
  * (NULL: the world) of buffers[i], for every i < num_tensors, in place. Buffers must
@@ -77,12 +87,23 @@ TESS_API tess_status tess_bucketed_allreduce(tess_bucketed_allreducer* reducer,
                                              void* const* buffers, const int64_t* counts,
                                              size_t num_tensors, tess_dtype dtype,
                                              tess_reduce_op op, const tess_placement* placement);
-/* Counters: calls, plans built (cache misses), and the last call's buckets and how
- * many of those went without a copy. Local; not while the reducer is in a call. */
-TESS_API tess_status tess_bucketed_allreducer_stats(int64_t* out_calls, int64_t* out_plans_built,
-                                                    int64_t* out_buckets,
-                                                    int64_t* out_in_place_buckets,
-                                                    const tess_bucketed_allreducer* reducer);
+/* A reducer's counters. The caller sets struct_size (TESS_BUCKETED_ALLREDUCER_STATS_INIT);
+ * the library fills the fields that fit in it. Append only. */
+typedef struct tess_bucketed_allreducer_stats {
+  size_t struct_size; /* sizeof(tess_bucketed_allreducer_stats) */
+  int64_t calls;            /* tess_bucketed_allreduce calls */
+  int64_t plans_built;      /* packing plans built (cache misses) */
+  int64_t buckets;          /* the last call's buckets */
+  int64_t in_place_buckets; /* of those, the ones all-reduced without a copy */
+} tess_bucketed_allreducer_stats;
+
+#define TESS_BUCKETED_ALLREDUCER_STATS_INIT {sizeof(tess_bucketed_allreducer_stats), 0, 0, 0, 0}
+
+/* Fills *out (see tess_bucketed_allreducer_stats). INVALID_ARGUMENT for a NULL
+ * argument or a struct_size below the first version's. Local; not while the reducer
+ * is in a call. */
+TESS_API tess_status tess_bucketed_allreducer_get_stats(tess_bucketed_allreducer_stats* out,
+                                                        const tess_bucketed_allreducer* reducer);
 
 /* Bounds every collective Tessera runs from now on to `seconds` (0: wait forever):
  * the process default for communicators created later (overriding

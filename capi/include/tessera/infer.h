@@ -85,6 +85,12 @@ TESS_API tess_status tess_infer_result_output_ndim(size_t* out, const tess_infer
                                                    size_t output);
 TESS_API tess_status tess_infer_result_output_dim(int64_t* out, const tess_infer_result* result,
                                                   size_t output, size_t dim);
+/* Output `output`'s logical shape, borrowed: *out_dims points at *out_ndim dims
+ * (not NULL, also for 0 dims), valid while `result` lives. OUT_OF_RANGE for an index
+ * past the last. */
+TESS_API tess_status tess_infer_result_output_shape(const int64_t** out_dims, size_t* out_ndim,
+                                                    const tess_infer_result* result,
+                                                    size_t output);
 TESS_API tess_status tess_infer_result_output_dtype(tess_dtype* out,
                                                     const tess_infer_result* result, size_t output);
 TESS_API tess_status tess_infer_result_output_placement(tess_placement** out,
@@ -129,11 +135,24 @@ TESS_API const char* tess_explanation_json(const tess_explanation* explanation);
  * Valid while `explanation` lives. */
 TESS_API const char* tess_explanation_failure(const tess_explanation* explanation);
 
-/* The calling thread's inference cache (an LRU of tess_infer results). Counters
- * and entries are per thread. */
-TESS_API tess_status tess_infer_cache_stats(uint64_t* out_hits, uint64_t* out_misses,
-                                            uint64_t* out_evictions, size_t* out_size,
-                                            size_t* out_capacity);
+/* The calling thread's inference cache (an LRU of tess_infer results): its counters
+ * and entries are per thread. The caller sets struct_size
+ * (TESS_INFER_CACHE_STATS_INIT); the library fills the fields that fit in it
+ * (docs/c-api.md, "ABI"). Append only. */
+typedef struct tess_infer_cache_stats {
+  size_t struct_size; /* sizeof(tess_infer_cache_stats) */
+  uint64_t hits;
+  uint64_t misses;
+  uint64_t evictions;
+  uint64_t size;     /* entries now */
+  uint64_t capacity; /* most entries */
+} tess_infer_cache_stats;
+
+#define TESS_INFER_CACHE_STATS_INIT {sizeof(tess_infer_cache_stats), 0, 0, 0, 0, 0}
+
+/* Fills *out with the calling thread's cache counters. INVALID_ARGUMENT for NULL or a
+ * struct_size below the first version's. Thread safety: any thread (its own cache). */
+TESS_API tess_status tess_infer_cache_get_stats(tess_infer_cache_stats* out);
 /* Drops every entry and zeroes the counters. */
 TESS_API void tess_infer_cache_clear(void);
 /* Drops every entry (counters kept) and sets the capacity; INVALID_ARGUMENT for 0. */

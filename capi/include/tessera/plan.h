@@ -110,26 +110,36 @@ TESS_API void tess_capture_abort(void);
  * it; any number of instances may be made from it. */
 typedef struct tess_plan tess_plan;
 
-/* Compiles `program` for this rank. input_register_num (0 means 1; at most 8) is
- * the number of copies ("slots") of each data input's register: with 2 or more,
- * one thread can push the next inputs (tess_plan_push) while another runs the
- * plan on earlier ones (tess_plan_run_pushed). The plan holds its own copy of the
- * program. FAILED_PRECONDITION before tess_init; INVALID_ARGUMENT for a program
- * without outputs or an input_register_num outside [0, 8]; UNIMPLEMENTED for a cuda
- * placement in a build without CUDA, or an op without a kernel for its device
- * (naming it); UNAVAILABLE for a cuda placement on a rank with no CUDA device.
- * Values on a cuda placement live in that rank's device memory and run CUDA
- * kernels; their boxing steps are staged through host registers (not NCCL yet).
- * Local. */
+/* Options of tess_plan_compile. Start from TESS_PLAN_COMPILE_OPTIONS_INIT
+ * (docs/c-api.md, "ABI"). Append only. */
+typedef struct tess_plan_compile_options {
+  size_t struct_size; /* sizeof(tess_plan_compile_options) */
+  /* The number of copies ("slots") of each data input's register, 1 to 8 (0, the
+   * default, means 1): with 2 or more, one thread can push the next inputs
+   * (tess_plan_push) while another runs the plan on earlier ones
+   * (tess_plan_run_pushed). */
+  int32_t input_register_num;
+} tess_plan_compile_options;
+
+#define TESS_PLAN_COMPILE_OPTIONS_INIT {sizeof(tess_plan_compile_options), 0}
+
+/* Compiles `program` for this rank; `options` NULL means the defaults. The plan holds
+ * its own copy of the program. FAILED_PRECONDITION before tess_init; INVALID_ARGUMENT
+ * for a program without outputs, a bad options->struct_size or an input_register_num
+ * outside [0, 8]; UNIMPLEMENTED for a cuda placement in a build without CUDA, or an
+ * op without a kernel for its device (naming it); UNAVAILABLE for a cuda placement on
+ * a rank with no CUDA device. Values on a cuda placement live in that rank's device
+ * memory and run CUDA kernels; their boxing steps are staged through host registers
+ * (not NCCL yet). Local. */
 TESS_API tess_status tess_plan_compile(tess_plan** out, const tess_program* program,
-                                       int32_t input_register_num);
+                                       const tess_plan_compile_options* options);
 TESS_API void tess_plan_destroy(tess_plan* plan);
 /* The program, the steps ("3: box %1 S(1) -> B into r4", "4: kernel matmul r0, r4
  * -> r5") and the memory table. Valid while `plan` lives; "" for NULL. */
 TESS_API const char* tess_plan_string(const tess_plan* plan);
 
 /* A runnable plan: its register memory is allocated once, here; every run reuses
- * it. After the first run, a run allocates nothing (tess_plan_last_run_allocations
+ * it. After the first run, a run allocates nothing (tess_plan_instance_get_stats
  * shows it). Mutable: one thread runs an instance, except that with
  * input_register_num >= 2 one pusher thread (tess_plan_push) and one runner thread
  * (tess_plan_run_pushed and the output functions) may work at once. */
@@ -200,21 +210,39 @@ TESS_API tess_status tess_plan_output_local_num_elements(int64_t* out,
  * output's placement lacks. Local. */
 TESS_API tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_instance* instance,
                                             size_t index);
+/* The dims of this rank's piece of output `index`, borrowed: *out_dims points at
+ * *out_ndim dims, valid while `instance` lives. OUT_OF_RANGE for a bad index;
+ * FAILED_PRECONDITION on a rank the output's placement lacks. Local. */
+TESS_API tess_status tess_plan_output_local_shape(const int64_t** out_dims, size_t* out_ndim,
+                                                  const tess_plan_instance* instance,
+                                                  size_t index);
 TESS_API tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* instance,
                                                  size_t index);
 TESS_API tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* instance,
                                                 size_t index, size_t dim);
-/* Registers, kernel-and-boxing steps, boxing steps among them, and runs so far. */
-TESS_API tess_status tess_plan_stats(int64_t* out_registers, int64_t* out_steps,
-                                     int64_t* out_boxing_steps, int64_t* out_runs,
-                                     const tess_plan_instance* instance);
-/* The last run's calls to the host caching allocator and, for a plan on a cuda
- * placement, to the device's caching allocator (0 once warm), and its heap
- * allocations on the calling thread (-1: not counted; libtessera.so does not
- * replace operator new, tests linking Tessera statically do). */
-TESS_API tess_status tess_plan_last_run_allocations(int64_t* out_allocator_calls,
-                                                    int64_t* out_heap_allocations,
-                                                    const tess_plan_instance* instance);
+/* An instance's counters. The caller sets struct_size (TESS_PLAN_STATS_INIT); the
+ * library fills the fields that fit in it (docs/c-api.md, "ABI"). Append only. */
+typedef struct tess_plan_stats {
+  size_t struct_size; /* sizeof(tess_plan_stats) */
+  int64_t registers;
+  int64_t steps;        /* kernel and boxing steps */
+  int64_t boxing_steps; /* boxing steps among them */
+  int64_t runs;         /* runs so far */
+  /* The last run's calls to the host caching allocator and, for a plan on a cuda
+   * placement, to the device's caching allocator (0 once warm). */
+  int64_t allocator_calls_last_run;
+  /* The last run's heap allocations on the calling thread (-1: not counted;
+   * libtessera.so does not replace operator new, tests linking Tessera statically
+   * do). */
+  int64_t heap_allocations_last_run;
+} tess_plan_stats;
+
+#define TESS_PLAN_STATS_INIT {sizeof(tess_plan_stats), 0, 0, 0, 0, 0, 0}
+
+/* Fills *out. INVALID_ARGUMENT for a NULL argument or a struct_size below the first
+ * version's. Local. */
+TESS_API tess_status tess_plan_instance_get_stats(tess_plan_stats* out,
+                                                  const tess_plan_instance* instance);
 /* The memory cases ("cpu", one per CUDA device) the plan's registers live in. */
 TESS_API tess_status tess_plan_num_mem_cases(size_t* out, const tess_plan_instance* instance);
 /* Memory case `index`: its packed block's bytes, the lower bound (the most bytes

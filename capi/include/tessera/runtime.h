@@ -7,6 +7,7 @@
 #ifndef TESSERA_RUNTIME_H_
 #define TESSERA_RUNTIME_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tessera/common.h"
@@ -18,9 +19,47 @@ extern "C" {
 
 /* Starts the runtime. Initialises MPI (with MPI_THREAD_MULTIPLE) unless the host
  * program already did; without mpirun the process is a world of one rank.
- * Calling it again while initialised is a no-op returning TESS_OK.
+ * Calling it again while initialised is a no-op returning TESS_OK. The same as
+ * tess_init_with_options(NULL).
  * Thread safety: call once, before other threads use Tessera. */
 TESS_API tess_status tess_init(void);
+
+/* MPI thread levels, with MPI's values and order. Append only. */
+#define TESS_MPI_THREAD_SINGLE 0
+#define TESS_MPI_THREAD_FUNNELED 1
+#define TESS_MPI_THREAD_SERIALIZED 2
+#define TESS_MPI_THREAD_MULTIPLE 3
+
+/* Options of tess_init_with_options. Start from TESS_INIT_OPTIONS_INIT and change
+ * the fields wanted: struct_size tells the library which fields the caller knows
+ * (docs/c-api.md, "ABI"). Append only. */
+typedef struct tess_init_options {
+  size_t struct_size; /* sizeof(tess_init_options) */
+  /* Bound of every collective, as tess_set_collective_timeout(seconds) sets it, applied
+   * before MPI starts: >= 0 (0: wait forever). Negative (the default, -1): keep the
+   * process default (the last tess_set_collective_timeout, else
+   * TESSERA_COLLECTIVE_TIMEOUT_S, else 0). NaN or infinite: INVALID_ARGUMENT. */
+  double collective_timeout_seconds;
+  /* The MPI thread level requested from MPI_Init_thread. Only
+   * TESS_MPI_THREAD_MULTIPLE (the default) is accepted today: Tessera's pipelined
+   * plans and per-thread caches call MPI from several threads and do not serialise
+   * those calls, so a lower level is refused with INVALID_ARGUMENT (naming the level)
+   * rather than granted and broken. Ignored when the host program initialised MPI
+   * itself (Tessera then uses the level the host chose). */
+  int32_t mpi_thread_level;
+} tess_init_options;
+
+#define TESS_INIT_OPTIONS_INIT {sizeof(tess_init_options), -1.0, TESS_MPI_THREAD_MULTIPLE}
+
+/* tess_init with options; `options` NULL means the defaults (TESS_INIT_OPTIONS_INIT).
+ * INVALID_ARGUMENT, naming the field and value, for a bad struct_size (below the first
+ * version's size, or larger than this library's with nonzero bytes past it), a NaN or
+ * infinite timeout or a thread level other than TESS_MPI_THREAD_MULTIPLE; nothing is
+ * started then. When already initialised it still checks the options and applies
+ * the timeout (TESS_OK). There is no CUDA device option: a rank's device is local rank %
+ * device count (core/comm/nccl/local_device.h has no override to expose yet).
+ * Thread safety: as tess_init. */
+TESS_API tess_status tess_init_with_options(const tess_init_options* options);
 /* Stops the runtime; finalises MPI only if tess_init initialised it. A no-op
  * when not initialised. After it, tess_init fails (MPI cannot restart). */
 TESS_API tess_status tess_finalize(void);

@@ -95,6 +95,10 @@ TESS_API tess_status tess_tensor_randn(tess_tensor** out, const int64_t* shape, 
 TESS_API void tess_tensor_destroy(tess_tensor* tensor);
 
 /* Metadata. Local: no communication, any thread. */
+/* The logical shape, borrowed: *out_dims points at *out_ndim dims (not NULL, also
+ * for 0 dims), valid while `tensor` lives. */
+TESS_API tess_status tess_tensor_shape(const int64_t** out_dims, size_t* out_ndim,
+                                       const tess_tensor* tensor);
 TESS_API tess_status tess_tensor_ndim(size_t* out, const tess_tensor* tensor);
 /* Logical size along `dim`; OUT_OF_RANGE past the last dim. */
 TESS_API tess_status tess_tensor_dim(int64_t* out, const tess_tensor* tensor, size_t dim);
@@ -107,6 +111,8 @@ TESS_API tess_status tess_tensor_nd_sbp(tess_nd_sbp** out, const tess_tensor* te
 TESS_API tess_status tess_tensor_has_local(int32_t* out, const tess_tensor* tensor);
 /* The local piece's shape and size. FAILED_PRECONDITION on a rank outside the
  * placement; a piece past the end of an uneven split has 0 elements. */
+TESS_API tess_status tess_tensor_local_shape(const int64_t** out_dims, size_t* out_ndim,
+                                             const tess_tensor* tensor);
 TESS_API tess_status tess_tensor_local_ndim(size_t* out, const tess_tensor* tensor);
 TESS_API tess_status tess_tensor_local_dim(int64_t* out, const tess_tensor* tensor, size_t dim);
 TESS_API tess_status tess_tensor_local_num_elements(int64_t* out, const tess_tensor* tensor);

@@ -23,5 +23,6 @@
 #include "tessera/boxing.h"
 #include "tessera/comm.h"
 #include "tessera/plan.h"
+#include "tessera/memory.h"
 
 #endif /* TESSERA_TESSERA_H_ */

@@ -110,7 +110,7 @@ BucketStats.__module__ = "tessera"
 BucketStats.__doc__ = ("A BucketedAllReducer's calls and plans built, and its last call's "
                        "buckets and how many of those went without a copy.")
 
-attach(BucketedAllReducer, "bucketed_allreducer_", {"create"}, set())
+attach(BucketedAllReducer, "bucketed_allreducer_", {"create"}, set(), exclude={"get_stats"})
 
 
 def _reducer_init(self, bucket_bytes=0):
@@ -145,7 +145,7 @@ def _reducer_allreduce(self, arrays, op="sum", placement=None):
 BucketedAllReducer.__init__ = _reducer_init
 BucketedAllReducer.allreduce = _reducer_allreduce
 BucketedAllReducer.stats = property(
-    lambda self: BucketStats(*_capi.bucketed_allreducer_stats(self)),
+    lambda self: BucketStats(*_capi.bucketed_allreducer_get_stats(self)),
     doc="The reducer's BucketStats.")
 BucketedAllReducer.__str__ = lambda self: "BucketedAllReducer(%s)" % (self.stats,)
 BucketedAllReducer.__repr__ = lambda self: "<tessera.%s>" % self

@@ -117,4 +117,4 @@ InferCacheStats.__doc__ = "The calling thread's inference-cache counters."
 
 def infer_cache_stats():
     """The calling thread's inference-cache statistics (InferCacheStats)."""
-    return InferCacheStats(*_capi.infer_cache_stats())
+    return InferCacheStats(*_capi.infer_cache_get_stats())

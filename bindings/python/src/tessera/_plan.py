@@ -299,8 +299,8 @@ def _instance_stats(self):
     allocator_calls_last_run (0 once warm), heap_allocations_last_run (-1: not
     counted in this process), and per memory case ("cpu", "cuda:0") its packed
     block_bytes, lower_bound (most bytes live at once) and no_reuse_bytes."""
-    registers, steps, boxing_steps, runs = _capi.plan_stats(self)
-    allocator_calls, heap_allocations = _capi.plan_last_run_allocations(self)
+    (registers, steps, boxing_steps, runs, allocator_calls,
+     heap_allocations) = _capi.plan_instance_get_stats(self)
     mem_cases = []
     for i in range(_capi.plan_num_mem_cases(self)):
         block, lower, no_reuse = _capi.plan_mem_case_bytes(self, i)
@@ -312,7 +312,7 @@ def _instance_stats(self):
 
 
 handle_protocols(PlanInstance, lambda self: "PlanInstance(%d outputs, %d runs)" % (
-    self.num_outputs, _capi.plan_stats(self)[3]))
+    self.num_outputs, _capi.plan_instance_get_stats(self)[3]))
 PlanInstance.num_outputs = property(lambda self: _capi.plan_num_outputs(self),
                                     doc="The number of the program's outputs.")
 PlanInstance.run = _instance_run

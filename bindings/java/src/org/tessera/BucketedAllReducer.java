@@ -13,7 +13,10 @@ public final class BucketedAllReducer extends Handle {
     super(pointer, TesseraJNI::delete_BucketedAllReducer);
   }
 
-  /** Packs into buckets of at most {@code bucketBytes} (0: 25 MiB). One thread at a time. */
+  /**
+   * Packs into buckets of at most {@code bucketBytes} (0: 25 MiB; negative: INVALID_ARGUMENT).
+   * One thread at a time.
+   */
   public static BucketedAllReducer create(long bucketBytes) {
     long[] out = {0};
     Tessera.init();
@@ -77,7 +80,7 @@ public final class BucketedAllReducer extends Handle {
   /** {calls, plans built, the last call's buckets, of those reduced without a copy}. */
   public long[] stats() {
     long[] calls = {0}, plans = {0}, buckets = {0}, inPlace = {0};
-    TesseraJNI.bucketed_allreducer_stats(calls, plans, buckets, inPlace, ptr(), this);
+    TesseraJNI.bucketed_allreducer_get_stats(calls, plans, buckets, inPlace, ptr(), this);
     return new long[] {calls[0], plans[0], buckets[0], inPlace[0]};
   }
 }

@@ -314,8 +314,7 @@ public final class PlanInstance extends Handle {
   /** The instance's counters and its memory cases. Local. */
   public Stats stats() {
     long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0}, calls = {0}, heap = {0};
-    TesseraJNI.plan_stats(registers, steps, boxing, runs, ptr(), this);
-    TesseraJNI.plan_last_run_allocations(calls, heap, ptr(), this);
+    TesseraJNI.plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, ptr(), this);
     long[] n = {0};
     TesseraJNI.plan_num_mem_cases(n, ptr(), this);
     MemCase[] cases = new MemCase[(int) n[0]];
@@ -334,8 +333,8 @@ public final class PlanInstance extends Handle {
     if (isClosed()) {
       return "PlanInstance(closed)";
     }
-    long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0};
-    TesseraJNI.plan_stats(registers, steps, boxing, runs, ptr(), this);
+    long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0}, calls = {0}, heap = {0};
+    TesseraJNI.plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, ptr(), this);
     return "PlanInstance(" + numOutputs() + " outputs, " + runs[0] + " runs)";
   }
 }

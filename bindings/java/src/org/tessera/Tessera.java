@@ -325,7 +325,7 @@ public final class Tessera {
    */
   public static InferCacheStats inferCacheStats() {
     long[] hits = {0}, misses = {0}, evictions = {0}, size = {0}, capacity = {0};
-    TesseraJNI.infer_cache_stats(hits, misses, evictions, size, capacity);
+    TesseraJNI.infer_cache_get_stats(hits, misses, evictions, size, capacity);
     return new InferCacheStats(hits[0], misses[0], evictions[0], size[0], capacity[0]);
   }
 

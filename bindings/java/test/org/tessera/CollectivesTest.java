@@ -126,7 +126,8 @@ public final class CollectivesTest {
           null), Tessera.INVALID_ARGUMENT, "1 buffers but 2 counts", "length mismatch");
     }
     checkThrows(() -> BucketedAllReducer.create(-1), Tessera.INVALID_ARGUMENT,
-        "tess_bucketed_allreducer_create: bucket_bytes is 18446744073709551615", "huge bucket");
+        "tess_bucketed_allreducer_create: options->bucket_bytes is -1; expected >= 0",
+        "negative bucket");
   }
 
   private static void timeout() {
