@@ -490,8 +490,8 @@ static tess_status tess_shim_plan_instance_get_stats(
 %tess_unignoreall
 
 /* Idiomatic layers that need the wrapped functions above. (Python's is the package
- * python/src/tessera over this module, Java's lives in the proxy classes, Go's in a
- * separate package: bindings/go/tessera.go.) */
+ * python/src/tessera over this module, Java's in java/src/org/tessera, Go's in a
+ * separate package: bindings/go/tessera/*.go.) */
 #if defined(SWIGPYTHON)
 %include "python/tessera_python_dlpack.i"
 #endif
