@@ -15,6 +15,7 @@
 };
 
 %tess_expose(tess_apply)
+%tess_expose(tess_abs)
 %tess_expose(tess_add)
 %tess_expose(tess_add_n)
 %tess_expose(tess_batch_matmul)
@@ -34,6 +35,7 @@
 %tess_expose(tess_minimum)
 %tess_expose(tess_mul)
 %tess_expose(tess_neg)
+%tess_expose(tess_pow)
 %tess_expose(tess_reduce_max)
 %tess_expose(tess_reduce_mean)
 %tess_expose(tess_reduce_min)
@@ -54,6 +56,7 @@
 
 #if defined(SWIGPYTHON)
 TESS_PY_RELEASE_GIL(tess_apply)
+TESS_PY_RELEASE_GIL(tess_abs)
 TESS_PY_RELEASE_GIL(tess_add)
 TESS_PY_RELEASE_GIL(tess_add_n)
 TESS_PY_RELEASE_GIL(tess_batch_matmul)
@@ -73,6 +76,7 @@ TESS_PY_RELEASE_GIL(tess_maximum)
 TESS_PY_RELEASE_GIL(tess_minimum)
 TESS_PY_RELEASE_GIL(tess_mul)
 TESS_PY_RELEASE_GIL(tess_neg)
+TESS_PY_RELEASE_GIL(tess_pow)
 TESS_PY_RELEASE_GIL(tess_reduce_max)
 TESS_PY_RELEASE_GIL(tess_reduce_mean)
 TESS_PY_RELEASE_GIL(tess_reduce_min)

@@ -17,6 +17,18 @@ using tessera::tensor::Tensor;
 
 extern "C" {
 
+tess_status tess_abs(tess_tensor** out, const tess_tensor* x) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("abs");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -284,6 +296,19 @@ tess_status tess_neg(tess_tensor** out, const tess_tensor* x) {
   tess_tensor** const outs[] = {out};
   const Tensor inputs[] = {x->value};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_pow(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("pow");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value, y->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
 

@@ -17,6 +17,14 @@ func handles(ts []*Tensor) []uintptr {
 	return p
 }
 
+// Abs is elementwise |x| (op abs). Collective.
+func Abs(x *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Abs(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // Add is x + y, numpy broadcasting (op add). Collective.
 func Add(x *Tensor, y *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -196,6 +204,15 @@ func Neg(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Neg(out, x.c())
 	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Pow is x^y elementwise, numpy broadcasting; floating types (op pow). Collective.
+func Pow(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Pow(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
 	return made(out, err)
 }
 

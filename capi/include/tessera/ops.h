@@ -46,6 +46,8 @@ TESS_API tess_status tess_apply(tess_tensor** outputs, size_t outputs_capacity, 
  * On failure the out-params are untouched. Collective over the inputs' placement;
  * thread-safe. */
 
+/* abs: elementwise |x|. */
+TESS_API tess_status tess_abs(tess_tensor** out, const tess_tensor* x);
 /* add: x + y, numpy broadcasting. */
 TESS_API tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* add_n: sum of k >= 2 same-shape inputs. */
@@ -104,6 +106,8 @@ TESS_API tess_status tess_minimum(tess_tensor** out, const tess_tensor* x, const
 TESS_API tess_status tess_mul(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* neg: -x. */
 TESS_API tess_status tess_neg(tess_tensor** out, const tess_tensor* x);
+/* pow: x^y elementwise, numpy broadcasting; floating types. */
+TESS_API tess_status tess_pow(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* reduce_max: max over axes ([] = all axes). Attributes (C: every one is a parameter):
  * axes: ints = [], keepdims: bool = false. */
 TESS_API tess_status tess_reduce_max(tess_tensor** out, const tess_tensor* x, const int64_t* axes,

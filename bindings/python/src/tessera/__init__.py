@@ -41,8 +41,8 @@ from ._dlpack import from_dlpack  # noqa: F401
 # the forms _ops refines (numbers in binary ops, reduce's `axis`).
 from ._ops_generated import *  # noqa: F401,F403
 from ._ops import (  # noqa: F401
-    add, apply, div, exp, explain, gelu, matmul, maximum, minimum, mul, neg, reduce_max,
-    reduce_mean, reduce_min, reduce_sum, relu, sigmoid, softmax, sqrt, sub, tanh)
+    abs, add, apply, div, exp, explain, gelu, matmul, maximum, minimum, mul, neg, pow,
+    reduce_max, reduce_mean, reduce_min, reduce_sum, relu, sigmoid, softmax, sqrt, sub, tanh)
 from ._collectives import (  # noqa: F401
     BucketStats, allreduce, box, box_plan, bucketed_allreduce)
 from ._plan import ProgramSizes, capture, capturing, compile  # noqa: F401

@@ -39,11 +39,11 @@ def _binary(name):
     return op
 
 
-add, sub, mul, div, maximum, minimum = (
-    _binary(n) for n in ("add", "sub", "mul", "div", "maximum", "minimum"))
+add, sub, mul, div, maximum, minimum, pow = (  # noqa: A001 (tessera.pow, as numpy's)
+    _binary(n) for n in ("add", "sub", "mul", "div", "maximum", "minimum", "pow"))
 
-relu, gelu, sigmoid, tanh, exp, neg, sqrt = (
-    _gen.relu, _gen.gelu, _gen.sigmoid, _gen.tanh, _gen.exp, _gen.neg, _gen.sqrt)
+relu, gelu, sigmoid, tanh, exp, neg, sqrt, abs = (  # noqa: A001
+    _gen.relu, _gen.gelu, _gen.sigmoid, _gen.tanh, _gen.exp, _gen.neg, _gen.sqrt, _gen.abs)
 matmul, softmax = _gen.matmul, _gen.softmax
 
 
@@ -91,11 +91,15 @@ Tensor.__mul__ = lambda self, other: mul(self, other)
 Tensor.__rmul__ = _reflected(mul)
 Tensor.__truediv__ = lambda self, other: div(self, other)
 Tensor.__rtruediv__ = _reflected(div)
+Tensor.__pow__ = lambda self, other: pow(self, other)
+Tensor.__rpow__ = _reflected(pow)
 Tensor.__matmul__ = lambda self, other: matmul(self, other)
 Tensor.__neg__ = lambda self: neg(self)
+Tensor.__abs__ = lambda self: abs(self)
 for _fn in (relu, gelu, sigmoid, tanh, exp, sqrt, softmax, matmul, reduce_sum, reduce_mean,
             reduce_max, reduce_min):
     setattr(Tensor, _fn.__name__, _fn)
 del _fn
 Tensor.sum, Tensor.mean = reduce_sum, reduce_mean
 Tensor.neg = lambda self: neg(self)
+Tensor.abs = lambda self: abs(self)

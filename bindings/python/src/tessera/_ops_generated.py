@@ -8,12 +8,17 @@ operators and the conveniences (numbers as tensors, reduce's `axis`)."""
 from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
-__all__ = ["add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "div",
+__all__ = ["abs", "add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "div",
            "embedding", "exp", "gather", "gelu", "identity", "layer_norm", "log_softmax",
-           "matmul", "maximum", "minimum", "mul", "neg", "reduce_max", "reduce_mean",
-           "reduce_min", "reduce_sum", "relu", "reshape", "scalar_add", "scalar_mul",
-           "sigmoid", "slice", "softmax", "sparse_softmax_cross_entropy", "sqrt", "sub",
-           "tanh", "transpose"]
+           "matmul", "maximum", "minimum", "mul", "neg", "pow", "reduce_max",
+           "reduce_mean", "reduce_min", "reduce_sum", "relu", "reshape", "scalar_add",
+           "scalar_mul", "sigmoid", "slice", "softmax", "sparse_softmax_cross_entropy",
+           "sqrt", "sub", "tanh", "transpose"]
+
+
+def abs(x):
+    """elementwise |x|."""
+    return _capi.abs(x)
 
 
 def add(x, y):
@@ -113,6 +118,11 @@ def mul(x, y):
 def neg(x):
     """-x."""
     return _capi.neg(x)
+
+
+def pow(x, y):
+    """x^y elementwise, numpy broadcasting; floating types."""
+    return _capi.pow(x, y)
 
 
 def reduce_max(x, axes=(), keepdims=False):

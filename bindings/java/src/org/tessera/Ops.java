@@ -17,6 +17,13 @@ public final class Ops {
     return p;
   }
 
+  /** elementwise |x|. */
+  public static Tensor abs(Tensor x) {
+    long[] out = {0};
+    TesseraJNI.abs(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
   /** x + y, numpy broadcasting. */
   public static Tensor add(Tensor x, Tensor y) {
     long[] out = {0};
@@ -209,6 +216,13 @@ public final class Ops {
   public static Tensor neg(Tensor x) {
     long[] out = {0};
     TesseraJNI.neg(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
+  /** x^y elementwise, numpy broadcasting; floating types. */
+  public static Tensor pow(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.pow(out, Handle.ptr(x), x, Handle.ptr(y), y);
     return new Tensor(out[0]);
   }
 

@@ -487,6 +487,16 @@ public final class Tensor extends Handle {
     return Ops.neg(this);
   }
 
+  /** Elementwise |x|. */
+  public Tensor abs() {
+    return Ops.abs(this);
+  }
+
+  /** this^y elementwise, numpy broadcasting; floating types. */
+  public Tensor pow(Tensor y) {
+    return Ops.pow(this, y);
+  }
+
   /** Elementwise square root. */
   public Tensor sqrt() {
     return Ops.sqrt(this);
