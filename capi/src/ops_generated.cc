@@ -62,7 +62,8 @@ tess_status tess_add_n(tess_tensor** out, const tess_tensor* const* in, size_t n
   TESS_CAPI_END
 }
 
-tess_status tess_batch_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b, int32_t transpose_a, int32_t transpose_b) {
+tess_status tess_batch_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
+                              int32_t transpose_a, int32_t transpose_b) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(a);
   TESS_CAPI_REQUIRE(b);
@@ -77,7 +78,8 @@ tess_status tess_batch_matmul(tess_tensor** out, const tess_tensor* a, const tes
   TESS_CAPI_END
 }
 
-tess_status tess_bias_add(tess_tensor** out, const tess_tensor* a, const tess_tensor* b, int64_t axis) {
+tess_status tess_bias_add(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
+                          int64_t axis) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(a);
   TESS_CAPI_REQUIRE(b);
@@ -104,7 +106,8 @@ tess_status tess_cast(tess_tensor** out, const tess_tensor* x, tess_dtype dtype)
   TESS_CAPI_END
 }
 
-tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in, size_t num_in, int64_t axis) {
+tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in, size_t num_in,
+                        int64_t axis) {
   TESS_CAPI_REQUIRE(out);
   if (num_in > 0) TESS_CAPI_REQUIRE(in);
   TESS_CAPI_BEGIN
@@ -138,7 +141,8 @@ tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tess_tensor*
   TESS_CAPI_END
 }
 
-tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight, const tess_tensor* indices) {
+tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight,
+                           const tess_tensor* indices) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(weight);
   TESS_CAPI_REQUIRE(indices);
@@ -163,7 +167,8 @@ tess_status tess_exp(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
-tess_status tess_gather(tess_tensor** out, const tess_tensor* params, const tess_tensor* indices, int64_t axis) {
+tess_status tess_gather(tess_tensor** out, const tess_tensor* params, const tess_tensor* indices,
+                        int64_t axis) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(params);
   TESS_CAPI_REQUIRE(indices);
@@ -201,7 +206,10 @@ tess_status tess_identity(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
-tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean, tess_tensor** out_inv_variance, const tess_tensor* x, const tess_tensor* gamma, const tess_tensor* beta, int64_t begin_norm_axis, int64_t begin_params_axis, double epsilon) {
+tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean,
+                            tess_tensor** out_inv_variance, const tess_tensor* x,
+                            const tess_tensor* gamma, const tess_tensor* beta,
+                            int64_t begin_norm_axis, int64_t begin_params_axis, double epsilon) {
   TESS_CAPI_REQUIRE(out_y);
   TESS_CAPI_REQUIRE(out_mean);
   TESS_CAPI_REQUIRE(out_inv_variance);
@@ -233,7 +241,8 @@ tess_status tess_log_softmax(tess_tensor** out, const tess_tensor* x, int64_t ax
   TESS_CAPI_END
 }
 
-tess_status tess_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b, int32_t transpose_a, int32_t transpose_b) {
+tess_status tess_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
+                        int32_t transpose_a, int32_t transpose_b) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(a);
   TESS_CAPI_REQUIRE(b);
@@ -312,7 +321,8 @@ tess_status tess_pow(tess_tensor** out, const tess_tensor* x, const tess_tensor*
   TESS_CAPI_END
 }
 
-tess_status tess_reduce_max(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes, int32_t keepdims) {
+tess_status tess_reduce_max(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                            size_t num_axes, int32_t keepdims) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
   if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
@@ -327,7 +337,8 @@ tess_status tess_reduce_max(tess_tensor** out, const tess_tensor* x, const int64
   TESS_CAPI_END
 }
 
-tess_status tess_reduce_mean(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes, int32_t keepdims) {
+tess_status tess_reduce_mean(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                             size_t num_axes, int32_t keepdims) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
   if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
@@ -342,7 +353,8 @@ tess_status tess_reduce_mean(tess_tensor** out, const tess_tensor* x, const int6
   TESS_CAPI_END
 }
 
-tess_status tess_reduce_min(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes, int32_t keepdims) {
+tess_status tess_reduce_min(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                            size_t num_axes, int32_t keepdims) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
   if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
@@ -357,7 +369,8 @@ tess_status tess_reduce_min(tess_tensor** out, const tess_tensor* x, const int64
   TESS_CAPI_END
 }
 
-tess_status tess_reduce_sum(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes, int32_t keepdims) {
+tess_status tess_reduce_sum(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                            size_t num_axes, int32_t keepdims) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
   if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
@@ -384,7 +397,8 @@ tess_status tess_relu(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
-tess_status tess_reshape(tess_tensor** out, const tess_tensor* x, const int64_t* shape, size_t num_shape) {
+tess_status tess_reshape(tess_tensor** out, const tess_tensor* x, const int64_t* shape,
+                         size_t num_shape) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
   if (num_shape > 0) TESS_CAPI_REQUIRE(shape);
@@ -436,7 +450,9 @@ tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
-tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* start, size_t num_start, const int64_t* stop, size_t num_stop, const int64_t* step, size_t num_step) {
+tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* start,
+                       size_t num_start, const int64_t* stop, size_t num_stop, const int64_t* step,
+                       size_t num_step) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
   if (num_start > 0) TESS_CAPI_REQUIRE(start);
@@ -467,7 +483,9 @@ tess_status tess_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis) 
   TESS_CAPI_END
 }
 
-tess_status tess_sparse_softmax_cross_entropy(tess_tensor** out_prob, tess_tensor** out, const tess_tensor* prediction, const tess_tensor* label) {
+tess_status tess_sparse_softmax_cross_entropy(tess_tensor** out_prob, tess_tensor** out,
+                                              const tess_tensor* prediction,
+                                              const tess_tensor* label) {
   TESS_CAPI_REQUIRE(out_prob);
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(prediction);
@@ -518,7 +536,8 @@ tess_status tess_tanh(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
-tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_t* perm, size_t num_perm) {
+tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_t* perm,
+                           size_t num_perm) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
   if (num_perm > 0) TESS_CAPI_REQUIRE(perm);

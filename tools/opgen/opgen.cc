@@ -128,6 +128,34 @@ std::string DefaultText(const AttrDef& a) {
   return a.default_value->ToString();
 }
 
+// How each binding spells an attribute type (C, whose lists take two parameters, is in
+// CParams). The table in bindings/README.md says the same.
+struct AttrTypeNames {
+  const char* py_stub;
+  const char* java;
+  const char* go;
+};
+
+AttrTypeNames TypeNames(AttrType t) {
+  switch (t) {
+    case AttrType::kInt:
+      return {"int", "long", "int64"};
+    case AttrType::kFloat:
+      return {"float", "double", "float64"};
+    case AttrType::kBool:
+      return {"bool", "boolean", "bool"};
+    case AttrType::kInts:
+      return {"Union[int, Sequence[int]]", "long[]", "[]int64"};
+    case AttrType::kDType:
+      return {"Any", "String", "string"};
+  }
+  return {"Any", "Object", "any"};
+}
+
+std::string PyStubType(AttrType t) { return TypeNames(t).py_stub; }
+std::string JavaType(AttrType t) { return TypeNames(t).java; }
+std::string GoType(AttrType t) { return TypeNames(t).go; }
+
 // ---- C ---------------------------------------------------------------------------
 
 std::string CParams(const OpDef& def) {
@@ -177,6 +205,32 @@ std::string Wrap(const std::string& text, const std::string& first, const std::s
     }
     line += (empty ? "" : " ") + word;
     empty = false;
+  }
+  return out + line + "\n";
+}
+
+// `open` + the comma-separated `args` + `close`, in 100 columns: arguments that do
+// not fit continue on lines aligned after `open` (clang-format's way).
+std::string WrapCall(const std::string& open, const std::string& args, const std::string& close,
+                     size_t width = 100) {
+  if (open.size() + args.size() + close.size() <= width) return open + args + close + "\n";
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t comma = args.find(", ", start);
+    parts.push_back(args.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 2;
+  }
+  const std::string indent(open.size(), ' ');
+  std::string out, line = open;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string piece = parts[i] + (i + 1 == parts.size() ? close : ",");
+    if (line.size() > open.size() && line.size() + 1 + piece.size() > width) {
+      out += line + "\n";
+      line = indent + piece;
+    } else {
+      line += (line.size() > open.size() ? " " : "") + piece;
+    }
   }
   return out + line + "\n";
 }
@@ -249,37 +303,7 @@ std::string OpsHeader(const OpRegistry& reg) {
   for (const std::string& name : reg.Names()) {
     const OpDef& def = **reg.Find(name);
     w << CloseComment(Wrap(OneLineDoc(def), "/* " + def.name() + ": ", " * "), " */", "");
-    std::string decl = "TESS_API tess_status tess_" + def.name() + "(";
-    std::string params = CParams(def);
-    // One parameter per line when the declaration does not fit in 100 columns.
-    if (decl.size() + params.size() + 2 <= 100) {
-      w << decl << params << ");\n";
-    } else {
-      std::string indent(decl.size(), ' ');
-      std::string line = decl;
-      std::string rest = params;
-      std::vector<std::string> parts;
-      size_t start = 0;
-      while (true) {
-        size_t comma = rest.find(", ", start);
-        if (comma == std::string::npos) {
-          parts.push_back(rest.substr(start));
-          break;
-        }
-        parts.push_back(rest.substr(start, comma - start));
-        start = comma + 2;
-      }
-      for (size_t i = 0; i < parts.size(); ++i) {
-        std::string piece = parts[i] + (i + 1 == parts.size() ? ");" : ",");
-        if (line.size() > decl.size() && line.size() + 1 + piece.size() > 100) {
-          w << line << "\n";
-          line = indent + piece;
-        } else {
-          line += (line.size() > decl.size() ? " " : "") + piece;
-        }
-      }
-      w << line << "\n";
-    }
+    w << WrapCall("TESS_API tess_status tess_" + def.name() + "(", CParams(def), ");");
   }
   w << "\n/* The full inference record (see tess_explain) of the calling thread's last op\n"
     << " * (tess_apply or a typed op), including one that failed for want of a fitting\n"
@@ -309,7 +333,7 @@ std::string OpsSource(const OpRegistry& reg) {
     << "extern \"C\" {\n";
   for (const std::string& name : reg.Names()) {
     const OpDef& def = **reg.Find(name);
-    w << "\ntess_status tess_" << def.name() << "(" << CParams(def) << ") {\n";
+    w << "\n" << WrapCall("tess_status tess_" + def.name() + "(", CParams(def), ") {");
     for (size_t i = 0; i < def.outputs().size(); ++i) {
       w << "  TESS_CAPI_REQUIRE(" << OutParam(def, i) << ");\n";
     }
@@ -463,22 +487,6 @@ std::string PyDefault(const AttrDef& a) {
   return "None";
 }
 
-std::string PyStubType(AttrType t) {
-  switch (t) {
-    case AttrType::kInt:
-      return "int";
-    case AttrType::kFloat:
-      return "float";
-    case AttrType::kBool:
-      return "bool";
-    case AttrType::kInts:
-      return "Union[int, Sequence[int]]";
-    case AttrType::kDType:
-      return "Any";
-  }
-  return "Any";
-}
-
 std::string PyParams(const OpDef& def, bool stub) {
   std::string p;
   auto add = [&p](const std::string& s) { p += (p.empty() ? "" : ", ") + s; };
@@ -533,7 +541,8 @@ std::string PyModule(const OpRegistry& reg) {
     }
     w << CloseComment(Wrap(doc, "    \"\"\"", "    ", 88), "\"\"\"", "    ");
     const bool multi = def.outputs().size() > 1;
-    w << "    return " << (multi ? "tuple(" : "") << "_capi." << def.name() << "(";
+    const std::string call_open =
+        std::string("    return ") + (multi ? "tuple(" : "") + "_capi." + def.name() + "(";
     std::string args;
     auto add = [&args](const std::string& s) { args += (args.empty() ? "" : ", ") + s; };
     for (const auto& in : def.inputs()) {
@@ -559,7 +568,7 @@ std::string PyModule(const OpRegistry& reg) {
           break;
       }
     }
-    w << args << (multi ? "))\n" : ")\n");
+    w << WrapCall(call_open, args, multi ? "))" : ")", 99);
   }
   return w.s.str();
 }
@@ -582,22 +591,6 @@ std::string PyStub(const OpRegistry& reg) {
 }
 
 // ---- Java ------------------------------------------------------------------------
-
-std::string JavaType(AttrType t) {
-  switch (t) {
-    case AttrType::kInt:
-      return "long";
-    case AttrType::kFloat:
-      return "double";
-    case AttrType::kBool:
-      return "boolean";
-    case AttrType::kInts:
-      return "long[]";
-    case AttrType::kDType:
-      return "String";
-  }
-  return "Object";
-}
 
 std::string JavaDefault(const AttrDef& a) {
   const AttrValue& v = *a.default_value;
@@ -681,11 +674,11 @@ std::string JavaOps(const OpRegistry& reg) {
       doc += "}.";
     }
     w << "\n" << CloseComment(Wrap(JavaDocEscape(doc), "  /** ", "   * ", 92), " */", "  ");
-    w << "  public static " << ret << " " << method << "(" << params << ") {\n";
+    w << WrapCall("  public static " + ret + " " + method + "(", params, ") {");
     for (size_t i = 0; i < def.outputs().size(); ++i) {
       w << "    long[] " << Camel(OutParam(def, i), false) << " = {0};\n";
     }
-    w << "    TesseraJNI." << def.name() << "(";
+    const std::string jni_open = "    TesseraJNI." + def.name() + "(";
     std::string args;
     auto arg = [&args](const std::string& s) { args += (args.empty() ? "" : ", ") + s; };
     for (size_t i = 0; i < def.outputs().size(); ++i) arg(Camel(OutParam(def, i), false));
@@ -713,7 +706,7 @@ std::string JavaOps(const OpRegistry& reg) {
           arg(n);
       }
     }
-    w << args << ");\n";
+    w << WrapCall(jni_open, args, ");");
     for (const auto& in : def.inputs()) {
       if (in.repeated()) {
         w << "    java.lang.ref.Reference.reachabilityFence(" << JavaName(in.name) << ");\n";
@@ -758,8 +751,8 @@ std::string JavaOps(const OpRegistry& reg) {
         << CloseComment(Wrap(JavaDocEscape(def.name() + " with " + defaults + "."), "  /** ",
                              "   * ", 92),
                         " */", "  ");
-      w << "  public static " << ret << " " << method << "(" << p2 << ") {\n"
-        << "    return " << method << "(" << call << ");\n  }\n";
+      w << WrapCall("  public static " + ret + " " + method + "(", p2, ") {")
+        << WrapCall("    return " + method + "(", call, ");") << "  }\n";
     }
   }
   w << "}\n";
@@ -767,22 +760,6 @@ std::string JavaOps(const OpRegistry& reg) {
 }
 
 // ---- Go --------------------------------------------------------------------------
-
-std::string GoType(AttrType t) {
-  switch (t) {
-    case AttrType::kInt:
-      return "int64";
-    case AttrType::kFloat:
-      return "float64";
-    case AttrType::kBool:
-      return "bool";
-    case AttrType::kInts:
-      return "[]int64";
-    case AttrType::kDType:
-      return "string";
-  }
-  return "any";
-}
 
 std::string GoOps(const OpRegistry& reg) {
   Writer w;

@@ -86,7 +86,8 @@ def layer_norm(x, gamma, beta, begin_norm_axis=-1, begin_params_axis=-1, epsilon
     """normalise over axes >= begin_norm_axis. Attributes: begin_norm_axis: int = -1,
     begin_params_axis: int = -1, epsilon: float = 1e-05. Returns (y, mean,
     inv_variance)."""
-    return tuple(_capi.layer_norm(x, gamma, beta, int(begin_norm_axis), int(begin_params_axis), float(epsilon)))
+    return tuple(_capi.layer_norm(x, gamma, beta, int(begin_norm_axis), int(begin_params_axis),
+                                  float(epsilon)))
 
 
 def log_softmax(x, axis=-1):

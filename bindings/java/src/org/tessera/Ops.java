@@ -43,7 +43,8 @@ public final class Ops {
    * transpose_a: bool = false, transpose_b: bool = false. */
   public static Tensor batchMatmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
     long[] out = {0};
-    TesseraJNI.batch_matmul(out, Handle.ptr(a), a, Handle.ptr(b), b, transposeA ? 1 : 0, transposeB ? 1 : 0);
+    TesseraJNI.batch_matmul(out, Handle.ptr(a), a, Handle.ptr(b), b, transposeA ? 1 : 0,
+                            transposeB ? 1 : 0);
     return new Tensor(out[0]);
   }
 
@@ -138,16 +139,19 @@ public final class Ops {
 
   /** normalise over axes &gt;= begin_norm_axis. Attributes: begin_norm_axis: int = -1,
    * begin_params_axis: int = -1, epsilon: float = 1e-05. Returns {y, mean, inv_variance}. */
-  public static Tensor[] layerNorm(Tensor x, Tensor gamma, Tensor beta, long beginNormAxis, long beginParamsAxis, double epsilon) {
+  public static Tensor[] layerNorm(Tensor x, Tensor gamma, Tensor beta, long beginNormAxis,
+                                   long beginParamsAxis, double epsilon) {
     long[] outY = {0};
     long[] outMean = {0};
     long[] outInvVariance = {0};
-    TesseraJNI.layer_norm(outY, outMean, outInvVariance, Handle.ptr(x), x, Handle.ptr(gamma), gamma, Handle.ptr(beta), beta, beginNormAxis, beginParamsAxis, epsilon);
+    TesseraJNI.layer_norm(outY, outMean, outInvVariance, Handle.ptr(x), x, Handle.ptr(gamma), gamma,
+                          Handle.ptr(beta), beta, beginNormAxis, beginParamsAxis, epsilon);
     return new Tensor[] {new Tensor(outY[0]), new Tensor(outMean[0]), new Tensor(outInvVariance[0])};
   }
 
   /** layer_norm with epsilon = 1e-05. */
-  public static Tensor[] layerNorm(Tensor x, Tensor gamma, Tensor beta, long beginNormAxis, long beginParamsAxis) {
+  public static Tensor[] layerNorm(Tensor x, Tensor gamma, Tensor beta, long beginNormAxis,
+                                   long beginParamsAxis) {
     return layerNorm(x, gamma, beta, beginNormAxis, beginParamsAxis, 1e-05);
   }
 
@@ -177,7 +181,8 @@ public final class Ops {
    * transpose_a: bool = false, transpose_b: bool = false. */
   public static Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
     long[] out = {0};
-    TesseraJNI.matmul(out, Handle.ptr(a), a, Handle.ptr(b), b, transposeA ? 1 : 0, transposeB ? 1 : 0);
+    TesseraJNI.matmul(out, Handle.ptr(a), a, Handle.ptr(b), b, transposeA ? 1 : 0,
+                      transposeB ? 1 : 0);
     return new Tensor(out[0]);
   }
 
@@ -229,7 +234,8 @@ public final class Ops {
   /** max over axes ([] = all axes). Attributes: axes: ints = [], keepdims: bool = false. */
   public static Tensor reduceMax(Tensor x, long[] axes, boolean keepdims) {
     long[] out = {0};
-    TesseraJNI.reduce_max(out, Handle.ptr(x), x, axes == null ? new long[0] : axes, keepdims ? 1 : 0);
+    TesseraJNI.reduce_max(out, Handle.ptr(x), x, axes == null ? new long[0] : axes,
+                          keepdims ? 1 : 0);
     return new Tensor(out[0]);
   }
 
@@ -247,7 +253,8 @@ public final class Ops {
    * bool = false. */
   public static Tensor reduceMean(Tensor x, long[] axes, boolean keepdims) {
     long[] out = {0};
-    TesseraJNI.reduce_mean(out, Handle.ptr(x), x, axes == null ? new long[0] : axes, keepdims ? 1 : 0);
+    TesseraJNI.reduce_mean(out, Handle.ptr(x), x, axes == null ? new long[0] : axes,
+                           keepdims ? 1 : 0);
     return new Tensor(out[0]);
   }
 
@@ -264,7 +271,8 @@ public final class Ops {
   /** min over axes ([] = all axes). Attributes: axes: ints = [], keepdims: bool = false. */
   public static Tensor reduceMin(Tensor x, long[] axes, boolean keepdims) {
     long[] out = {0};
-    TesseraJNI.reduce_min(out, Handle.ptr(x), x, axes == null ? new long[0] : axes, keepdims ? 1 : 0);
+    TesseraJNI.reduce_min(out, Handle.ptr(x), x, axes == null ? new long[0] : axes,
+                          keepdims ? 1 : 0);
     return new Tensor(out[0]);
   }
 
@@ -281,7 +289,8 @@ public final class Ops {
   /** sum over axes ([] = all axes). Attributes: axes: ints = [], keepdims: bool = false. */
   public static Tensor reduceSum(Tensor x, long[] axes, boolean keepdims) {
     long[] out = {0};
-    TesseraJNI.reduce_sum(out, Handle.ptr(x), x, axes == null ? new long[0] : axes, keepdims ? 1 : 0);
+    TesseraJNI.reduce_sum(out, Handle.ptr(x), x, axes == null ? new long[0] : axes,
+                          keepdims ? 1 : 0);
     return new Tensor(out[0]);
   }
 
@@ -334,7 +343,8 @@ public final class Ops {
    * required, stop: ints = required, step: ints = required. */
   public static Tensor slice(Tensor x, long[] start, long[] stop, long[] step) {
     long[] out = {0};
-    TesseraJNI.slice(out, Handle.ptr(x), x, start == null ? new long[0] : start, stop == null ? new long[0] : stop, step == null ? new long[0] : step);
+    TesseraJNI.slice(out, Handle.ptr(x), x, start == null ? new long[0] : start,
+                     stop == null ? new long[0] : stop, step == null ? new long[0] : step);
     return new Tensor(out[0]);
   }
 
@@ -354,7 +364,8 @@ public final class Ops {
   public static Tensor[] sparseSoftmaxCrossEntropy(Tensor prediction, Tensor label) {
     long[] outProb = {0};
     long[] out = {0};
-    TesseraJNI.sparse_softmax_cross_entropy(outProb, out, Handle.ptr(prediction), prediction, Handle.ptr(label), label);
+    TesseraJNI.sparse_softmax_cross_entropy(outProb, out, Handle.ptr(prediction), prediction,
+                                            Handle.ptr(label), label);
     return new Tensor[] {new Tensor(outProb[0]), new Tensor(out[0])};
   }
 
