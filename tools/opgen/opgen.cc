@@ -128,28 +128,46 @@ std::string DefaultText(const AttrDef& a) {
   return a.default_value->ToString();
 }
 
-// How each binding spells an attribute type (C, whose lists take two parameters, is in
-// CParams). The table in bindings/README.md says the same.
+// How each binding spells an attribute type, and how it passes a value of it to the
+// raw (SWIG) function, `$` standing for the value (C, whose lists take two parameters,
+// is in CParams). The table in bindings/README.md says the same.
 struct AttrTypeNames {
   const char* py_stub;
+  const char* py_arg;
   const char* java;
+  const char* java_arg;
   const char* go;
+  const char* go_arg;
 };
 
 AttrTypeNames TypeNames(AttrType t) {
   switch (t) {
     case AttrType::kInt:
-      return {"int", "long", "int64"};
+      return {"int", "int($)", "long", "$", "int64", "$"};
     case AttrType::kFloat:
-      return {"float", "double", "float64"};
+      return {"float", "float($)", "double", "$", "float64", "$"};
     case AttrType::kBool:
-      return {"bool", "boolean", "bool"};
+      return {"bool", "as_bool($)", "boolean", "$ ? 1 : 0", "bool", "flag($)"};
     case AttrType::kInts:
-      return {"Union[int, Sequence[int]]", "long[]", "[]int64"};
+      return {"Union[int, Sequence[int]]", "as_ints($)", "long[]", "$ == null ? new long[0] : $",
+              "[]int64", "$"};
     case AttrType::kDType:
-      return {"Any", "String", "string"};
+      return {"Any", "as_dtype($)", "String", "Tessera.dtypeParse($)", "string", "int($Code)"};
   }
-  return {"Any", "Object", "any"};
+  return {"Any", "$", "Object", "$", "any", "$"};
+}
+
+// `pattern` with each `$` replaced by `name`.
+std::string Subst(const char* pattern, const std::string& name) {
+  std::string out;
+  for (const char* p = pattern; *p != '\0'; ++p) {
+    if (*p == '$') {
+      out += name;
+    } else {
+      out += *p;
+    }
+  }
+  return out;
 }
 
 std::string PyStubType(AttrType t) { return TypeNames(t).py_stub; }
@@ -550,23 +568,7 @@ std::string PyModule(const OpRegistry& reg) {
     }
     for (const AttrDef& a : def.attrs()) {
       const std::string n = PyName(a.name);
-      switch (a.type) {
-        case AttrType::kInt:
-          add("int(" + n + ")");
-          break;
-        case AttrType::kFloat:
-          add("float(" + n + ")");
-          break;
-        case AttrType::kBool:
-          add("as_bool(" + n + ")");
-          break;
-        case AttrType::kInts:
-          add("as_ints(" + n + ")");
-          break;
-        case AttrType::kDType:
-          add("as_dtype(" + n + ")");
-          break;
-      }
+      add(Subst(TypeNames(a.type).py_arg, n));
     }
     w << WrapCall(call_open, args, multi ? "))" : ")", 99);
   }
@@ -692,19 +694,7 @@ std::string JavaOps(const OpRegistry& reg) {
     }
     for (const AttrDef& a : def.attrs()) {
       const std::string n = JavaName(a.name);
-      switch (a.type) {
-        case AttrType::kBool:
-          arg(n + " ? 1 : 0");
-          break;
-        case AttrType::kInts:
-          arg(n + " == null ? new long[0] : " + n);
-          break;
-        case AttrType::kDType:
-          arg("Tessera.dtypeParse(" + n + ")");
-          break;
-        default:
-          arg(n);
-      }
+      arg(Subst(TypeNames(a.type).java_arg, n));
     }
     w << WrapCall(jni_open, args, ");");
     for (const auto& in : def.inputs()) {
@@ -820,16 +810,7 @@ std::string GoOps(const OpRegistry& reg) {
     }
     for (const AttrDef& a : def.attrs()) {
       const std::string n = GoName(a.name);
-      switch (a.type) {
-        case AttrType::kBool:
-          arg("flag(" + n + ")");
-          break;
-        case AttrType::kDType:
-          arg("int(" + n + "Code)");
-          break;
-        default:
-          arg(n);
-      }
+      arg(Subst(TypeNames(a.type).go_arg, n));
     }
     const bool has_dtype = [&] {
       for (const AttrDef& a : def.attrs()) {
