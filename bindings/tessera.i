@@ -270,28 +270,10 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_tensor_copy_local)
 %tess_expose(tess_tensor_to_global)
 
-/* Ops on eager tensors. */
-%tess_expose(tess_apply)
-%tess_expose(tess_add)
-%tess_expose(tess_sub)
-%tess_expose(tess_mul)
-%tess_expose(tess_div)
-%tess_expose(tess_maximum)
-%tess_expose(tess_minimum)
-%tess_expose(tess_relu)
-%tess_expose(tess_gelu)
-%tess_expose(tess_sigmoid)
-%tess_expose(tess_tanh)
-%tess_expose(tess_exp)
-%tess_expose(tess_neg)
-%tess_expose(tess_sqrt)
-%tess_expose(tess_matmul)
-%tess_expose(tess_reduce_sum)
-%tess_expose(tess_reduce_mean)
-%tess_expose(tess_reduce_max)
-%tess_expose(tess_reduce_min)
-%tess_expose(tess_softmax)
-%tess_expose(tess_explain_last)
+/* Ops on eager tensors: tess_apply, the typed ops (one per registered op) and
+ * tess_explain_last, with their array parameters and Python's GIL release; generated
+ * by tools/opgen from the op registry. */
+%include "ops_generated.i"
 
 /* Boxing of local buffers. */
 %tess_expose(tess_box)

@@ -63,6 +63,59 @@ TEST(EagerCapiAllocTest, WarmAddAllocatesOnlyItsHandleBeyondTheCore) {
   EXPECT_LE(core, kCalls);
 }
 
+// The generated typed ops with attributes keep them in a per-thread map that changes
+// only when a value does: a warm call repeating its attributes (bools for matmul, an
+// int list and a bool for reduce_sum) also adds exactly one allocation, its handle.
+template <typename Call>
+void ExpectOneAllocationBeyondTheCore(const char* name, const op::AttrMap& attrs,
+                                      std::vector<tensor::Tensor> inputs, Call call) {
+  for (int i = 0; i < 3; ++i) {  // warm-up
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(call(&out), TESS_OK) << LastError();
+    tess_tensor_destroy(out);
+  }
+  long before = memory::ThreadHeapAllocations();
+  for (int i = 0; i < kCalls; ++i) {
+    tess_tensor* out = nullptr;
+    call(&out);
+    tess_tensor_destroy(out);
+  }
+  const long capi = memory::ThreadHeapAllocations() - before;
+  const op::OpDef* def = op::OpRegistry::Global().Find(name).value();
+  std::vector<tensor::Tensor> outputs;
+  outputs.reserve(1);
+  ASSERT_TRUE(eager::Apply(*def, inputs.data(), inputs.size(), attrs, &outputs).ok());
+  outputs.clear();
+  before = memory::ThreadHeapAllocations();
+  for (int i = 0; i < kCalls; ++i) {
+    if (!eager::Apply(*def, inputs.data(), inputs.size(), attrs, &outputs).ok()) break;
+    outputs.clear();
+  }
+  const long core = memory::ThreadHeapAllocations() - before;
+  EXPECT_EQ(capi - core, kCalls) << name << ": " << capi << " allocations in " << kCalls
+                                 << " calls; eager::Apply: " << core;
+}
+
+TEST(EagerCapiAllocTest, WarmOpsWithAttributesAllocateOnlyTheirHandle) {
+  ASSERT_EQ(tess_init(), TESS_OK) << LastError();
+  TensorPtr x = FromHost(std::vector<float>(64, 1.5f), {8, 8}, "cpu:[0]", "S(0)");
+  TensorPtr w = FromHost(std::vector<float>(64, 0.5f), {8, 8}, "cpu:[0]", "B");
+  op::AttrMap mm;
+  mm.Set("transpose_a", op::AttrValue::Bool(false));
+  mm.Set("transpose_b", op::AttrValue::Bool(true));
+  ExpectOneAllocationBeyondTheCore("matmul", mm, {Core(x.get()), Core(w.get())},
+                                   [&](tess_tensor** out) {
+                                     return tess_matmul(out, x.get(), w.get(), 0, 1);
+                                   });
+  const int64_t axes[] = {1};
+  op::AttrMap rs;
+  rs.Set("axes", op::AttrValue::Ints({1}));
+  rs.Set("keepdims", op::AttrValue::Bool(true));
+  ExpectOneAllocationBeyondTheCore("reduce_sum", rs, {Core(x.get())}, [&](tess_tensor** out) {
+    return tess_reduce_sum(out, x.get(), axes, 1, 1);
+  });
+}
+
 TEST(EagerCapiAllocTest, TheCounterSeesAllocations) {
   const long before = memory::ThreadHeapAllocations();
   std::vector<int>* v = new std::vector<int>(10);

@@ -267,6 +267,88 @@ TEST_F(EagerCapiTest, Softmax) {
   EXPECT_EQ(out, kSentinel);
 }
 
+// The generated typed ops beyond the original hand-written set: a repeated input
+// (add_n, concat), several outputs (layer_norm), a dtype attribute (cast), int lists
+// (transpose, slice), floats (scalar_mul), against plain loops.
+TEST_F(EagerCapiTest, GeneratedOpsOfEveryParameterKind) {
+  TensorPtr x = FromHost(kX, {2, 3}, "cpu:[0]", "S(0)");
+  TensorPtr y = FromHost(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3}, "cpu:[0]", "S(0)");
+  {
+    const tess_tensor* in[] = {x.get(), y.get(), x.get()};
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(tess_add_n(&out, in, 3), TESS_OK) << LastError();
+    TensorPtr owned(out);
+    std::vector<float> want(6);
+    for (int i = 0; i < 6; ++i) want[i] = 2 * kX[i] + static_cast<float>(i + 1);
+    ExpectNear(ToHost<float>(out), want, 1e-6f);
+    in[1] = nullptr;
+    tess_tensor* untouched = kSentinel;
+    EXPECT_EQ(tess_add_n(&untouched, in, 3), TESS_INVALID_ARGUMENT);
+    EXPECT_TRUE(ErrorHas("tess_add_n: in[1] is NULL"));
+    EXPECT_EQ(untouched, kSentinel);
+  }
+  {
+    const tess_tensor* in[] = {x.get(), y.get()};
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(tess_concat(&out, in, 2, 1), TESS_OK) << LastError();
+    TensorPtr owned(out);
+    EXPECT_EQ(ShapeOf(out), (std::vector<int64_t>{2, 6}));
+    std::vector<float> want;
+    for (int r = 0; r < 2; ++r) {
+      for (int c = 0; c < 3; ++c) want.push_back(kX[r * 3 + c]);
+      for (int c = 0; c < 3; ++c) want.push_back(static_cast<float>(r * 3 + c + 1));
+    }
+    ExpectNear(ToHost<float>(out), want, 0);
+  }
+  {
+    TensorPtr gamma = FromHost(std::vector<float>{1, 1, 1}, {3}, "cpu:[0]", "B");
+    TensorPtr beta = FromHost(std::vector<float>{0, 0, 0}, {3}, "cpu:[0]", "B");
+    tess_tensor *yn = nullptr, *mean = nullptr, *inv = nullptr;
+    ASSERT_EQ(tess_layer_norm(&yn, &mean, &inv, y.get(), gamma.get(), beta.get(), -1, -1, 1e-5),
+              TESS_OK)
+        << LastError();
+    TensorPtr o1(yn), o2(mean), o3(inv);
+    // Rows {1,2,3} and {4,5,6}: mean 2 and 5, variance 2/3.
+    std::vector<float> means = ToHost<float>(mean);
+    ASSERT_EQ(means.size(), 2u);
+    EXPECT_NEAR(means[0], 2.0f, 1e-6f);
+    EXPECT_NEAR(means[1], 5.0f, 1e-6f);
+    const float inv_sd = 1.0f / std::sqrt(2.0f / 3.0f + 1e-5f);
+    ExpectNear(ToHost<float>(yn), {-inv_sd, 0, inv_sd, -inv_sd, 0, inv_sd}, 1e-5f);
+  }
+  {
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(tess_cast(&out, x.get(), TESS_DTYPE_F64), TESS_OK) << LastError();
+    TensorPtr owned(out);
+    std::vector<double> want(kX.begin(), kX.end());
+    EXPECT_EQ(ToHost<double>(out), want);
+    tess_tensor* untouched = kSentinel;
+    EXPECT_EQ(tess_cast(&untouched, x.get(), 42), TESS_INVALID_ARGUMENT);
+    EXPECT_TRUE(ErrorHas("tess_cast: attribute \"dtype\": dtype value 42 is not a known dtype"));
+    EXPECT_EQ(untouched, kSentinel);
+  }
+  {
+    const int64_t perm[] = {1, 0};
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(tess_transpose(&out, x.get(), perm, 2), TESS_OK) << LastError();
+    TensorPtr owned(out);
+    ExpectNear(ToHost<float>(out), {kX[0], kX[3], kX[1], kX[4], kX[2], kX[5]}, 0);
+    const int64_t start[] = {0, 1}, stop[] = {2, 3}, step[] = {1, 1};
+    tess_tensor* sliced = nullptr;
+    ASSERT_EQ(tess_slice(&sliced, x.get(), start, 2, stop, 2, step, 2), TESS_OK) << LastError();
+    TensorPtr owned2(sliced);
+    ExpectNear(ToHost<float>(sliced), {kX[1], kX[2], kX[4], kX[5]}, 0);
+  }
+  {
+    tess_tensor* out = nullptr;
+    ASSERT_EQ(tess_scalar_mul(&out, x.get(), -2.0), TESS_OK) << LastError();
+    TensorPtr owned(out);
+    std::vector<float> want(6);
+    for (int i = 0; i < 6; ++i) want[i] = -2 * kX[i];
+    ExpectNear(ToHost<float>(out), want, 0);
+  }
+}
+
 TEST_F(EagerCapiTest, PlacementsMustMatch) {
   TensorPtr x = FromHost(kX, {2, 3}, "cpu:[0]", "B");
   TensorPtr y = FromHost(kX, {2, 3}, "cpu:[[0]]", "(B, B)");

@@ -326,6 +326,40 @@ class OpsTest(TensorTestCase):
         self.assertTesseraError(ts.InvalidArgumentError, "tess_gelu: gelu", ts.gelu,
                                 ts.arange(3, placement=self.p, sbp="B"))
 
+    def test_generated_ops(self):
+        """abs and pow (added through the op table), and ops whose typed functions are
+        generated: repeated inputs, several outputs, dtype and int-list attributes."""
+        a, b = self.a, self.b
+        np.testing.assert_allclose(ts.abs(self.x).numpy(), np.abs(a))
+        np.testing.assert_allclose(abs(self.x).numpy(), np.abs(a))
+        np.testing.assert_allclose(self.x.abs().numpy(), np.abs(a))
+        # Negative bases with integral exponents, broadcasting, numbers as tensors.
+        exps = ts.tensor(np.array([2, 3, 0], np.float32), placement=self.p, sbp="B")
+        np.testing.assert_allclose(ts.pow(self.x, exps).numpy(),
+                                   np.power(a, np.array([2, 3, 0], np.float32)), rtol=1e-6)
+        np.testing.assert_allclose((self.x ** 2).numpy(), a ** 2, rtol=1e-6)
+        np.testing.assert_allclose((2 ** self.y).numpy(), 2 ** b, rtol=1e-6)
+        self.assertTrue(np.isnan(ts.pow(ts.tensor(np.array([-8.0]), placement=self.p, sbp="B"),
+                                        0.5).numpy()[0]))
+        self.assertTesseraError(ts.InvalidArgumentError, "tess_pow: pow", ts.pow,
+                                ts.arange(3, placement=self.p, sbp="B"),
+                                ts.arange(3, placement=self.p, sbp="B"))
+        np.testing.assert_allclose(ts.add_n([self.x, self.x, self.x]).numpy(), 3 * a, rtol=1e-6)
+        np.testing.assert_allclose(ts.concat([self.x, self.x], axis=1).numpy(),
+                                   np.concatenate([a, a], axis=1))
+        self.assertEqual(ts.cast(self.x, "f64").dtype, np.float64)
+        self.assertEqual(ts.cast(self.x, np.int32).dtype, np.int32)
+        np.testing.assert_allclose(ts.transpose(self.x, perm=(1, 0)).numpy(), a.T)
+        np.testing.assert_allclose(ts.reduce_sum(self.x, axis=1).numpy(), a.sum(axis=1),
+                                   rtol=1e-6)
+        gamma = ts.tensor(np.ones(3, np.float32), placement=self.p, sbp="B")
+        beta = ts.tensor(np.zeros(3, np.float32), placement=self.p, sbp="B")
+        y, mean, inv_var = ts.layer_norm(self.x, gamma, beta)
+        np.testing.assert_allclose(mean.numpy(), a.mean(axis=1), rtol=1e-5, atol=1e-6)
+        want = (a - a.mean(axis=1, keepdims=True)) / np.sqrt(a.var(axis=1, keepdims=True) + 1e-5)
+        np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-5)
+        self.assertEqual(inv_var.numpy().shape, (2,))
+
     def test_matmul(self):
         a = self.values((3, 4), np.float64)
         b = self.values((4, 2), np.float64, salt=3)

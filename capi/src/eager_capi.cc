@@ -1,18 +1,19 @@
-// tess_apply, the typed ops (tess_add, tess_matmul, ...) and tess_explain_last: run
-// ops on eager tensors through eager::Apply.
+// tess_apply, tess_explain_last and what the generated typed ops (ops_generated.cc)
+// share with them (typed_ops.h): run ops on eager tensors through eager::Apply.
 //
 // Hot path (a typed op whose inference is cached and whose inputs need no boxing):
 // unwrap the handles, record the call for explain (thread-local buffers that keep
-// their capacity), eager::Apply, one handle for the output. The op definitions are
-// looked up once per process and the attribute maps of the attribute-free ops and
-// matmul are built once, so nothing else allocates and nothing takes a lock.
-#include <array>
+// their capacity), eager::Apply, one handle per output. The op definitions are
+// looked up once per process and each op's attribute map is per thread and changes
+// only when a value does, so nothing else allocates and nothing takes a lock.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
+#include "capi/src/typed_ops.h"
 #include "core/eager/interpreter.h"
 #include "core/infer/explain.h"
 #include "core/infer/explain_json.h"
@@ -36,71 +37,9 @@ using tessera::op::OpDef;
 
 namespace {
 
-// The ops with a typed C function.
-enum TypedOp {
-  kAdd,
-  kSub,
-  kMul,
-  kDiv,
-  kMaximum,
-  kMinimum,
-  kRelu,
-  kGelu,
-  kSigmoid,
-  kTanh,
-  kExp,
-  kNeg,
-  kSqrt,
-  kMatmul,
-  kReduceSum,
-  kReduceMean,
-  kReduceMax,
-  kReduceMin,
-  kSoftmax,
-  kNumTypedOps,
-};
-
-constexpr const char* kTypedOpNames[kNumTypedOps] = {
-    "add",        "sub",         "mul",        "div",        "maximum", "minimum", "relu",
-    "gelu",       "sigmoid",     "tanh",       "exp",        "neg",     "sqrt",    "matmul",
-    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "softmax",
-};
-
-// Found once (a function-local static: afterwards a guard-flag load); NULL for an op
-// the registry lacks, which is a build mistake reported as INTERNAL.
-const OpDef* TypedOpDef(TypedOp op) {
-  static const std::array<const OpDef*, kNumTypedOps> defs = [] {
-    std::array<const OpDef*, kNumTypedOps> found{};
-    for (int i = 0; i < kNumTypedOps; ++i) {
-      Result<const OpDef*> def = tessera::op::OpRegistry::Global().Find(kTypedOpNames[i]);
-      found[i] = def.ok() ? *def : nullptr;
-    }
-    return found;
-  }();
-  return defs[op];
-}
-
-const AttrMap& NoAttrs() {
-  static const AttrMap* none = new AttrMap();
-  return *none;
-}
-
 const std::vector<SbpConstraint>& NoConstraints() {
   static const std::vector<SbpConstraint>* none = new std::vector<SbpConstraint>();
   return *none;
-}
-
-// The four attribute maps of matmul, indexed by transpose_a * 2 + transpose_b.
-const AttrMap& MatmulAttrs(bool transpose_a, bool transpose_b) {
-  static const std::array<AttrMap, 4>* maps = [] {
-    auto* m = new std::array<AttrMap, 4>();
-    for (int i = 0; i < 4; ++i) {
-      (*m)[i].Set("transpose_a", AttrValue::Bool(i / 2 == 1));
-      (*m)[i].Set("transpose_b", AttrValue::Bool(i % 2 == 1));
-    }
-    return m;
-  }();
-  return (*maps)[(transpose_a ? 2 : 0) + (transpose_b ? 1 : 0)];
 }
 
 // Per-thread state, reused by every op so a warm call allocates nothing here.
@@ -129,38 +68,114 @@ void RecordCall(OpScratch& s, const OpDef& def, const Tensor* inputs, size_t num
   s.last_constraints = constraints;
 }
 
-// Runs `op` (one output) on inputs[0..num_inputs), all non-NULL.
-tess_status RunTyped(const char* function, tess_tensor** out, TypedOp op, const Tensor* inputs,
-                     size_t num_inputs, const AttrMap& attrs) {
-  const OpDef* def = TypedOpDef(op);
+}  // namespace
+
+namespace tessera::capi {
+
+const OpDef* TypedOpDef(const char* name) {
+  Result<const OpDef*> def = tessera::op::OpRegistry::Global().Find(name);
+  return def.ok() ? *def : nullptr;
+}
+
+const AttrMap& NoAttrs() {
+  static const AttrMap* none = new AttrMap();
+  return *none;
+}
+
+std::vector<Tensor>& TypedOpInputs() { return ThreadScratch().inputs; }
+
+tess_status NullListItem(const char* function, const char* list, size_t i) {
+  return ReportIn(function, InvalidArgument(std::string(list) + "[" + std::to_string(i) +
+                                            "] is NULL"));
+}
+
+void TypedOpAttrs::SetInt(std::string_view name, int64_t v) {
+  const AttrValue* have = map_.Find(name);
+  if (have == nullptr || have->type() != tessera::op::AttrType::kInt || have->int_value() != v) {
+    map_.Set(name, AttrValue::Int(v));
+  }
+}
+
+void TypedOpAttrs::SetFloat(std::string_view name, double v) {
+  const AttrValue value = AttrValue::Float(v);
+  const AttrValue* have = map_.Find(name);
+  if (have == nullptr || *have != value) map_.Set(name, value);
+}
+
+void TypedOpAttrs::SetBool(std::string_view name, bool v) {
+  const AttrValue* have = map_.Find(name);
+  if (have == nullptr || have->type() != tessera::op::AttrType::kBool || have->bool_value() != v) {
+    map_.Set(name, AttrValue::Bool(v));
+  }
+}
+
+void TypedOpAttrs::SetInts(std::string_view name, const int64_t* v, size_t n) {
+  const AttrValue* have = map_.Find(name);
+  if (have != nullptr && have->type() == tessera::op::AttrType::kInts &&
+      have->ints_value().size() == n &&
+      std::equal(have->ints_value().begin(), have->ints_value().end(), v)) {
+    return;
+  }
+  map_.Set(name, AttrValue::Ints(n == 0 ? std::vector<int64_t>() : std::vector<int64_t>(v, v + n)));
+}
+
+bool TypedOpAttrs::SetDType(const char* function, std::string_view name, tess_dtype v) {
+  if (!tessera::IsValidDType(v)) {
+    ReportIn(function, InvalidArgument("attribute \"" + std::string(name) + "\": dtype value " +
+                                       std::to_string(v) +
+                                       " is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
+                                       "f16 4, bf16 5)"));
+    return false;
+  }
+  const AttrValue value = AttrValue::OfDType(static_cast<tessera::DType>(v));
+  const AttrValue* have = map_.Find(name);
+  if (have == nullptr || *have != value) map_.Set(name, value);
+  return true;
+}
+
+tess_status RunTypedOp(const char* function, const OpDef* def, const Tensor* inputs,
+                       size_t num_inputs, const AttrMap& attrs, tess_tensor** const* outs,
+                       size_t num_outs, std::vector<Tensor>* release) {
   if (def == nullptr) {
-    return ReportIn(function, Internal(std::string("op \"") + kTypedOpNames[op] +
-                                       "\" is not in the op registry"));
+    if (release != nullptr) release->clear();
+    return ReportIn(function, Internal("the op is not in the op registry (ops_generated.cc is "
+                                       "out of step with it: run tools/opgen.sh)"));
   }
   OpScratch& s = ThreadScratch();
   RecordCall(s, *def, inputs, num_inputs, attrs, NoConstraints());
   Status st = tessera::eager::Apply(*def, inputs, num_inputs, attrs, &s.outputs);
+  if (release != nullptr) release->clear();  // the caller's handles keep the inputs alive
   if (!st.ok()) return ReportIn(function, st);
-  *out = NewTensorHandle(std::move(s.outputs[0]));
+  if (s.outputs.size() != num_outs) {
+    const size_t made = s.outputs.size();
+    s.outputs.clear();
+    return ReportIn(function, Internal("the op made " + std::to_string(made) + " outputs, not " +
+                                       std::to_string(num_outs)));
+  }
+  if (num_outs == 1) {  // the hot path: one handle, nothing else allocated
+    *outs[0] = NewTensorHandle(std::move(s.outputs[0]));
+    s.outputs.clear();
+    return TESS_OK;
+  }
+  // Every handle first, so a failed allocation leaves the out-params untouched.
+  tess_tensor* made[16] = {};
+  if (num_outs > 16) {
+    s.outputs.clear();
+    return ReportIn(function, Internal("more than 16 outputs"));
+  }
+  try {
+    for (size_t i = 0; i < num_outs; ++i) made[i] = NewTensorHandle(std::move(s.outputs[i]));
+  } catch (...) {
+    for (tess_tensor* t : made) delete t;
+    s.outputs.clear();
+    throw;
+  }
   s.outputs.clear();
+  for (size_t i = 0; i < num_outs; ++i) *outs[i] = made[i];
   return TESS_OK;
 }
 
-tess_status Binary(const char* function, tess_tensor** out, TypedOp op, const tess_tensor* x,
-                   const tess_tensor* y) {
-  const Tensor inputs[2] = {x->value, y->value};
-  return RunTyped(function, out, op, inputs, 2, NoAttrs());
-}
-
-tess_status Reduce(const char* function, tess_tensor** out, TypedOp op, const tess_tensor* x,
-                   const int64_t* axes, size_t num_axes, int32_t keepdims) {
-  AttrMap attrs;
-  attrs.Set("axes", AttrValue::Ints(std::vector<int64_t>(axes, axes + num_axes)));
-  attrs.Set("keepdims", AttrValue::Bool(keepdims != 0));
-  return RunTyped(function, out, op, &x->value, 1, attrs);
-}
-
-}  // namespace
+}  // namespace tessera::capi
 
 extern "C" {
 
@@ -216,76 +231,6 @@ tess_status tess_apply(tess_tensor** outputs, size_t outputs_capacity, size_t* n
   for (size_t i = 0; i < made.size(); ++i) outputs[i] = made[i];
   *num_outputs = made.size();
   return TESS_OK;
-  TESS_CAPI_END
-}
-
-#define TESS_BINARY_OP(NAME, OP)                                                    \
-  tess_status NAME(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) { \
-    TESS_CAPI_REQUIRE(out);                                                         \
-    TESS_CAPI_REQUIRE(x);                                                           \
-    TESS_CAPI_REQUIRE(y);                                                           \
-    TESS_CAPI_BEGIN                                                                 \
-    return Binary(__func__, out, OP, x, y);                                         \
-    TESS_CAPI_END                                                                   \
-  }
-
-#define TESS_UNARY_OP(NAME, OP)                                  \
-  tess_status NAME(tess_tensor** out, const tess_tensor* x) {    \
-    TESS_CAPI_REQUIRE(out);                                      \
-    TESS_CAPI_REQUIRE(x);                                        \
-    TESS_CAPI_BEGIN                                              \
-    return RunTyped(__func__, out, OP, &x->value, 1, NoAttrs()); \
-    TESS_CAPI_END                                                \
-  }
-
-#define TESS_REDUCE_OP(NAME, OP)                                                                  \
-  tess_status NAME(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes, \
-                   int32_t keepdims) {                                                            \
-    TESS_CAPI_REQUIRE(out);                                                                       \
-    TESS_CAPI_REQUIRE(x);                                                                         \
-    if (num_axes > 0) TESS_CAPI_REQUIRE(axes);                                                    \
-    TESS_CAPI_BEGIN                                                                               \
-    return Reduce(__func__, out, OP, x, axes, num_axes, keepdims);                                \
-    TESS_CAPI_END                                                                                 \
-  }
-
-TESS_BINARY_OP(tess_add, kAdd)
-TESS_BINARY_OP(tess_sub, kSub)
-TESS_BINARY_OP(tess_mul, kMul)
-TESS_BINARY_OP(tess_div, kDiv)
-TESS_BINARY_OP(tess_maximum, kMaximum)
-TESS_BINARY_OP(tess_minimum, kMinimum)
-TESS_UNARY_OP(tess_relu, kRelu)
-TESS_UNARY_OP(tess_gelu, kGelu)
-TESS_UNARY_OP(tess_sigmoid, kSigmoid)
-TESS_UNARY_OP(tess_tanh, kTanh)
-TESS_UNARY_OP(tess_exp, kExp)
-TESS_UNARY_OP(tess_neg, kNeg)
-TESS_UNARY_OP(tess_sqrt, kSqrt)
-TESS_REDUCE_OP(tess_reduce_sum, kReduceSum)
-TESS_REDUCE_OP(tess_reduce_mean, kReduceMean)
-TESS_REDUCE_OP(tess_reduce_max, kReduceMax)
-TESS_REDUCE_OP(tess_reduce_min, kReduceMin)
-
-tess_status tess_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
-                        int32_t transpose_a, int32_t transpose_b) {
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(a);
-  TESS_CAPI_REQUIRE(b);
-  TESS_CAPI_BEGIN
-  const Tensor inputs[2] = {a->value, b->value};
-  return RunTyped(__func__, out, kMatmul, inputs, 2,
-                  MatmulAttrs(transpose_a != 0, transpose_b != 0));
-  TESS_CAPI_END
-}
-
-tess_status tess_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis) {
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(x);
-  TESS_CAPI_BEGIN
-  AttrMap attrs;
-  attrs.Set("axis", AttrValue::Int(axis));
-  return RunTyped(__func__, out, kSoftmax, &x->value, 1, attrs);
   TESS_CAPI_END
 }
 

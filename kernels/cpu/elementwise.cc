@@ -1,10 +1,12 @@
 // Elementwise kernels: unary math, scalar_add / scalar_mul, cast, add_n, and the
 // NumPy-broadcasting binary ops.
 //
-// Dtypes: relu, neg, identity, scalar ops, cast, add_n and the binary ops take f32,
-// f64, i32 and i64; gelu, exp, sqrt, tanh and sigmoid are floating only (as their
-// shape functions say). Integer semantics are arith.h's: wrapping add/sub/mul/neg,
-// truncating div (a zero divisor is an error), NaN-propagating maximum/minimum.
+// Dtypes: relu, neg, abs, identity, scalar ops, cast, add_n and the binary ops but pow
+// take f32, f64, i32 and i64; gelu, exp, sqrt, tanh, sigmoid and pow are floating only
+// (as their shape functions say). Integer semantics are arith.h's: wrapping
+// add/sub/mul/neg (and abs: |INT_MIN| wraps to INT_MIN), truncating div (a zero divisor
+// is an error), NaN-propagating maximum/minimum. pow is std::pow (a negative base with a
+// non-integer exponent is NaN).
 // gelu is the exact (erf) form x * Phi(x) that the op's doc names.
 #include <cmath>
 #include <cstring>
@@ -22,7 +24,7 @@ namespace {
 
 // ---- unary ----
 
-enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid };
+enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid, kAbs };
 
 template <Unary kOp, typename T>
 T Apply(T x) {
@@ -32,6 +34,13 @@ T Apply(T x) {
   }
   if constexpr (kOp == Unary::kExp) return std::exp(x);
   if constexpr (kOp == Unary::kNeg) return Neg(x);
+  if constexpr (kOp == Unary::kAbs) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::fabs(x);  // NaN stays NaN, -0 becomes +0
+    } else {
+      return x < T(0) ? Neg(x) : x;  // wrapping, as neg
+    }
+  }
   if constexpr (kOp == Unary::kSqrt) return std::sqrt(x);
   if constexpr (kOp == Unary::kTanh) return std::tanh(x);
   if constexpr (kOp == Unary::kSigmoid) {
@@ -67,7 +76,7 @@ Status IdentityKernel(const KernelContext& ctx) {
 
 // ---- binary arithmetic, shared by the scalar and the broadcasting ops ----
 
-enum class Binary { kAdd, kSub, kMul, kDiv, kMax, kMin };
+enum class Binary { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };
 
 template <Binary kOp, typename T>
 T Apply(T a, T b) {
@@ -77,6 +86,10 @@ T Apply(T a, T b) {
   if constexpr (kOp == Binary::kDiv) return Div(a, b);
   if constexpr (kOp == Binary::kMax) return Max(a, b);
   if constexpr (kOp == Binary::kMin) return Min(a, b);
+  if constexpr (kOp == Binary::kPow) {
+    static_assert(std::is_floating_point_v<T>, "pow is registered for floating types only");
+    return std::pow(a, b);
+  }
 }
 
 // ---- scalar_add / scalar_mul ----
@@ -174,10 +187,10 @@ Status CheckNoZeroDivisor(const KernelContext& ctx, const T* y, const Shape& sha
   return Status::Ok();
 }
 
-template <Binary kOp>
+template <Binary kOp, DTypeSet kSet = DTypeSet::kNumeric>
 Status BinaryKernel(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const BroadcastPlan plan, PlanBroadcast(ctx));
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
+  return Dispatch<kSet>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* xp = In<T>(ctx, 0);
     const T* yp = In<T>(ctx, 1);
@@ -212,6 +225,7 @@ Status RegisterElementwiseKernels(KernelRegistry* r) {
       {"sqrt", Checked<UnaryKernel<Unary::kSqrt, kFloat>>},
       {"tanh", Checked<UnaryKernel<Unary::kTanh, kFloat>>},
       {"sigmoid", Checked<UnaryKernel<Unary::kSigmoid, kFloat>>},
+      {"abs", Checked<UnaryKernel<Unary::kAbs, kNum>>},
       {"identity", Checked<IdentityKernel>},
       {"scalar_add", Checked<ScalarKernel<Binary::kAdd>>},
       {"scalar_mul", Checked<ScalarKernel<Binary::kMul>>},
@@ -223,6 +237,7 @@ Status RegisterElementwiseKernels(KernelRegistry* r) {
       {"div", Checked<BinaryKernel<Binary::kDiv>>},
       {"maximum", Checked<BinaryKernel<Binary::kMax>>},
       {"minimum", Checked<BinaryKernel<Binary::kMin>>},
+      {"pow", Checked<BinaryKernel<Binary::kPow, kFloat>>},
   };
   return RegisterAll(r, Device::kCpu, kernels);
 }

@@ -42,6 +42,7 @@ TEST(UnaryKernelTest, MatchReferences) {
   CheckUnary("relu", AllTypes(), [](double v) { return v < 0 ? 0 : v; });
   CheckUnary("neg", AllTypes(), [](double v) { return -v; });
   CheckUnary("identity", AllTypes(), [](double v) { return v; });
+  CheckUnary("abs", AllTypes(), [](double v) { return v < 0 ? -v : v; });
   CheckUnary("gelu", FloatTypes(), [](double v) { return 0.5 * v * (1 + std::erf(v / M_SQRT2)); });
   CheckUnary("exp", FloatTypes(), [](double v) { return std::exp(v); });
   CheckUnary("tanh", FloatTypes(), [](double v) { return std::tanh(v); });
@@ -60,6 +61,22 @@ TEST(UnaryKernelTest, EdgeValues) {
   // Integer negation wraps: -lowest is lowest.
   HostTensor lowest = FromValues(Shape{1}, DType::kI32, {-2147483648.0});
   ExpectValues((*RunOp("neg", {lowest}))[0], {-2147483648.0});
+}
+
+TEST(UnaryKernelTest, AbsOfNegativesNaNInfinitiesAndLowest) {
+  for (DType dt : FloatTypes()) {
+    HostTensor x = FromValues(Shape{7}, dt, {-2.5, 2.5, -0.0, 0, kNaN, -kInf, kInf});
+    auto out = RunOp("abs", {x});
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    ExpectValues((*out)[0], {2.5, 2.5, 0, 0, kNaN, kInf, kInf});
+    EXPECT_FALSE(std::signbit((*out)[0].Get(2))) << "|-0| is +0";
+  }
+  for (DType dt : {DType::kI32, DType::kI64}) {
+    ExpectValues((*RunOp("abs", {FromValues(Shape{3}, dt, {-7, 0, 7})}))[0], {7, 0, 7});
+  }
+  // Integer abs wraps like neg: |lowest| is lowest.
+  HostTensor lowest = FromValues(Shape{1}, DType::kI32, {-2147483648.0});
+  ExpectValues((*RunOp("abs", {lowest}))[0], {-2147483648.0});
 }
 
 TEST(UnaryKernelTest, FloatOnlyOpsRefuseIntegers) {
@@ -251,6 +268,49 @@ TEST(BinaryKernelTest, MatchReferencesWithBroadcasting) {
   CheckBinary("minimum", [](double a, double b) { return a < b ? a : b; });
   CheckBinary(
       "div", [](double a, double b) { return a / b; }, /*nonzero_y=*/true);
+}
+
+// pow against a plain loop over the broadcast index (std::pow in double on the stored
+// inputs): negative bases with integral exponents (signed results), negative bases
+// with fractional exponents (NaN in both), negative exponents.
+TEST(BinaryKernelTest, PowMatchesReferenceWithBroadcasting) {
+  std::mt19937 rng(11);
+  for (DType dt : FloatTypes()) {
+    for (const BinaryCase& c : BroadcastCases()) {
+      SCOPED_TRACE(std::string("pow ") + DTypeName(dt) + " " + c.x.ToString() + " " +
+                   c.y.ToString());
+      HostTensor x = Random(c.x, dt, &rng, -4, 4);
+      // Half the exponents integral (so negative bases give finite, signed results).
+      HostTensor y = Random(c.y, dt, &rng, -3, 3);
+      std::vector<double> yv = y.Values();
+      for (size_t i = 0; i < yv.size(); i += 2) yv[i] = std::round(yv[i]);
+      y = FromValues(c.y, dt, yv);
+      auto out = RunOp("pow", {x, y});
+      ASSERT_TRUE(out.ok()) << out.status().ToString();
+      ExpectValues((*out)[0],
+                   BroadcastRef(x, y, (*out)[0].shape(),
+                                [](double a, double b) { return std::pow(a, b); }),
+                   dt == DType::kF32 ? 1e-5 : -1);
+    }
+  }
+}
+
+TEST(BinaryKernelTest, PowEdgeValues) {
+  for (DType dt : FloatTypes()) {
+    HostTensor x = FromValues(Shape{8}, dt, {-2, -2, -8, 0, 0, kNaN, 1, 2});
+    HostTensor y = FromValues(Shape{8}, dt, {3, 2, 0.5, -1, 0, 0, kNaN, -kInf});
+    // (-2)^3, (-2)^2, (-8)^0.5 = NaN, 0^-1 = inf, 0^0 = 1, NaN^0 = 1, 1^NaN = 1, 2^-inf = 0.
+    ExpectValues((*RunOp("pow", {x, y}))[0], {-8, 4, kNaN, kInf, 1, 1, 1, 0});
+    // A scalar exponent broadcast over a [2,2] base.
+    HostTensor m = FromValues(Shape{2, 2}, dt, {-3, -1, 1, 3});
+    ExpectValues((*RunOp("pow", {m, FromValues(Shape{}, dt, {2})}))[0], {9, 1, 1, 9});
+  }
+}
+
+TEST(BinaryKernelTest, PowRefusesIntegers) {
+  HostTensor x(Shape{2}, DType::kI32);
+  EXPECT_EQ(ErrorOf("pow", {x, x}, {}, {HostTensor(Shape{2}, DType::kI32)}),
+            "pow: input \"x\" has dtype i32; the cpu kernel supports f32, f64");
 }
 
 TEST(BinaryKernelTest, DivisorSignsAndIntegerTruncation) {

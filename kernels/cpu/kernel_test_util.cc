@@ -167,10 +167,10 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
     const Shape m{3, 4};
     auto* c = new std::map<std::string, ExampleCall>();
     for (const char* op : {"relu", "gelu", "exp", "neg", "sqrt", "tanh", "sigmoid", "identity",
-                           "softmax", "log_softmax"}) {
+                           "abs", "softmax", "log_softmax"}) {
       (*c)[op] = {{m}, {}};
     }
-    for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
+    for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum", "pow"}) {
       (*c)[op] = {{m, Shape{4}}, {}};
     }
     (*c)["scalar_add"] = {{m}, {{"value", AttrValue::Float(1.5)}}};

@@ -2,8 +2,9 @@
 // the NumPy-broadcasting binary ops. Dtypes and semantics are the CPU kernels' (see
 // kernels/cpu/elementwise.cc and kernels/common/arith.h): wrapping integer arithmetic,
 // truncating integer division, NaN-propagating maximum/minimum, saturating casts, the
-// erf form of gelu. Float math is CUDA's (erf, exp, tanh within 2 ulp; sqrt exact), so
-// f32 results can differ from the CPU's in the last bits.
+// erf form of gelu, wrapping integer abs, floating-only pow. Float math is CUDA's (erf,
+// exp, tanh within 2 ulp; sqrt and fabs exact; pow within 2 ulp), so f32 results can
+// differ from the CPU's in the last bits.
 //
 // Broadcasting: the axes of out, x and y are merged once on the host (StridedLoop's
 // rule) and the merged extents and strides travel by value in an IndexMap; inputs of
@@ -28,12 +29,19 @@ namespace {
 
 // ---- unary ----
 
-enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid };
+enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid, kAbs };
 
 template <Unary kOp, typename T>
 __device__ T Apply(T x) {
   if constexpr (kOp == Unary::kRelu) return x < T(0) ? T(0) : x;  // NaN stays NaN
   if constexpr (kOp == Unary::kNeg) return Neg(x);
+  if constexpr (kOp == Unary::kAbs) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return Fabs(x);  // NaN stays NaN, -0 becomes +0
+    } else {
+      return x < T(0) ? Neg(x) : x;  // wrapping, as neg
+    }
+  }
   if constexpr (std::is_floating_point_v<T>) {
     if constexpr (kOp == Unary::kGelu) {
       return T(0.5) * x * (T(1) + Erf(x * T(0.70710678118654752440)));
@@ -83,7 +91,7 @@ Status IdentityOp(const KernelContext& ctx) {
 
 // ---- binary arithmetic, shared by the scalar and the broadcasting ops ----
 
-enum class Binary { kAdd, kSub, kMul, kDiv, kMax, kMin };
+enum class Binary { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };
 
 template <Binary kOp, typename T>
 __device__ T Apply(T a, T b) {
@@ -99,6 +107,10 @@ __device__ T Apply(T a, T b) {
   }
   if constexpr (kOp == Binary::kMax) return Max(a, b);
   if constexpr (kOp == Binary::kMin) return Min(a, b);
+  if constexpr (kOp == Binary::kPow) {
+    if constexpr (std::is_floating_point_v<T>) return Pow(a, b);
+    return a;  // unreachable: pow is registered for floats only
+  }
 }
 
 // ---- scalar_add / scalar_mul ----
@@ -207,10 +219,10 @@ __global__ void BinaryStridedKernel(const T* x, const T* y, T* out, int64_t n, I
   }
 }
 
-template <Binary kOp>
+template <Binary kOp, DTypeSet kSet = DTypeSet::kNumeric>
 Status BinaryOp(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const BroadcastPlan plan, PlanBroadcast(ctx));
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
+  return Dispatch<kSet>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const int64_t n = plan.out.num_elements();
     if (n == 0) return Status::Ok();
@@ -248,6 +260,7 @@ Status RegisterElementwiseKernels(KernelRegistry* r) {
       {"sqrt", Checked<UnaryOp<Unary::kSqrt, kFloat>>},
       {"tanh", Checked<UnaryOp<Unary::kTanh, kFloat>>},
       {"sigmoid", Checked<UnaryOp<Unary::kSigmoid, kFloat>>},
+      {"abs", Checked<UnaryOp<Unary::kAbs, kNum>>},
       {"identity", Checked<IdentityOp>},
       {"scalar_add", Checked<ScalarOp<Binary::kAdd>>},
       {"scalar_mul", Checked<ScalarOp<Binary::kMul>>},
@@ -259,6 +272,7 @@ Status RegisterElementwiseKernels(KernelRegistry* r) {
       {"div", Checked<BinaryOp<Binary::kDiv>>},
       {"maximum", Checked<BinaryOp<Binary::kMax>>},
       {"minimum", Checked<BinaryOp<Binary::kMin>>},
+      {"pow", Checked<BinaryOp<Binary::kPow, kFloat>>},
   };
   return RegisterAll(r, Device::kCuda, kernels);
 }

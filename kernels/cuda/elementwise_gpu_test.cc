@@ -1,6 +1,7 @@
 // Elementwise CUDA kernels against the CPU kernels, on a GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -24,9 +25,10 @@ std::vector<Shape> UnaryShapes() { return {Shape{3, 5}, Shape{0, 4}, Shape{}, Sh
 
 TEST_F(ElementwiseGpuTest, UnaryOpsEveryDtypeAndShape) {
   std::mt19937 rng(7);
-  for (const char* op : {"relu", "neg", "identity", "gelu", "exp", "tanh", "sigmoid", "sqrt"}) {
+  for (const char* op :
+       {"relu", "neg", "identity", "abs", "gelu", "exp", "tanh", "sigmoid", "sqrt"}) {
     const std::string name = op;
-    const bool any = name == "relu" || name == "neg" || name == "identity";
+    const bool any = name == "relu" || name == "neg" || name == "identity" || name == "abs";
     for (DType dt : any ? AllTypes() : FloatTypes()) {
       for (const Shape& shape : UnaryShapes()) {
         SCOPED_TRACE(name + " " + DTypeName(dt) + " " + shape.ToString());
@@ -40,13 +42,15 @@ TEST_F(ElementwiseGpuTest, UnaryOpsEveryDtypeAndShape) {
 TEST_F(ElementwiseGpuTest, UnaryEdgeValues) {
   for (DType dt : FloatTypes()) {
     const HostTensor x = FromValues(Shape{7}, dt, {-1000, 1000, kNaN, -kInf, kInf, 0, -0.0});
-    for (const char* op : {"relu", "neg", "gelu", "exp", "tanh", "sigmoid", "sqrt"}) {
+    for (const char* op : {"relu", "neg", "abs", "gelu", "exp", "tanh", "sigmoid", "sqrt"}) {
       SCOPED_TRACE(std::string(op) + " " + DTypeName(dt));
       ExpectCudaMatchesCpu(op, {x}, {}, stream_);
     }
   }
-  // Integer negation wraps: -lowest is lowest.
+  // Integer negation (and abs) wraps: -lowest is lowest.
   ExpectCudaMatchesCpu("neg", {FromValues(Shape{2}, DType::kI32, {-2147483648.0, 5})}, {}, stream_);
+  ExpectCudaMatchesCpu("abs", {FromValues(Shape{3}, DType::kI32, {-2147483648.0, -5, 5})}, {},
+                       stream_);
 }
 
 TEST_F(ElementwiseGpuTest, ScalarOpsExactWrappingAndSaturating) {
@@ -158,6 +162,25 @@ TEST_F(ElementwiseGpuTest, BinaryEdgeValues) {
       SCOPED_TRACE(std::string(op) + " " + DTypeName(dt));
       ExpectCudaMatchesCpu(op, {x, y}, {}, stream_);
     }
+  }
+}
+
+TEST_F(ElementwiseGpuTest, PowWithBroadcastingNegativeBasesAndNaN) {
+  std::mt19937 rng(13);
+  const std::vector<BinaryCase> cases = BroadcastCases(&rng);
+  for (DType dt : FloatTypes()) {
+    for (const BinaryCase& c : cases) {
+      SCOPED_TRACE(std::string("pow ") + DTypeName(dt) + " " + c.x.ToString() + " " +
+                   c.y.ToString());
+      const HostTensor x = Random(c.x, dt, &rng, -4, 4);
+      HostTensor y = Random(c.y, dt, &rng, -3, 3);
+      for (int64_t i = 0; i < y.size(); i += 2) y.Set(i, std::round(y.Get(i)));
+      ExpectCudaMatchesCpu("pow", {x, y}, {}, stream_);
+    }
+    ExpectCudaMatchesCpu("pow",
+                         {FromValues(Shape{6}, dt, {-2, -8, 0, kNaN, 1, 2}),
+                          FromValues(Shape{6}, dt, {3, 0.5, -1, 0, kNaN, -kInf})},
+                         {}, stream_);
   }
 }
 

@@ -87,6 +87,10 @@ __device__ inline float Log(float x) { return logf(x); }
 __device__ inline double Log(double x) { return log(x); }
 __device__ inline float Sqrt(float x) { return sqrtf(x); }
 __device__ inline double Sqrt(double x) { return sqrt(x); }
+__device__ inline float Fabs(float x) { return fabsf(x); }
+__device__ inline double Fabs(double x) { return fabs(x); }
+__device__ inline float Pow(float x, float y) { return powf(x, y); }
+__device__ inline double Pow(double x, double y) { return pow(x, y); }
 __device__ inline float Tanh(float x) { return tanhf(x); }
 __device__ inline double Tanh(double x) { return tanh(x); }
 

@@ -27,6 +27,10 @@ void AddUnary(std::vector<OpCase>* t) {
     t->push_back({op, "[7,5] i64", {I64({7, 5})}, {}, true});
   }
   t->push_back({"identity", "[5,3] f64", {F64({5, 3})}, {}, true});
+  // abs of signed values (negatives included); splits only, so partial inputs are
+  // boxed to B or a split first.
+  t->push_back({"abs", "[2,7,5] f32", {F32({2, 7, 5})}, {}, true});
+  t->push_back({"abs", "[7,5] i64", {I64({7, 5})}, {}, true});
   for (const char* op : {"gelu", "exp", "tanh", "sigmoid"}) {
     t->push_back({op, "[2,7,5] f32", {F32({2, 7, 5})}, {}, false});
   }
@@ -67,6 +71,15 @@ void AddBinary(std::vector<OpCase>* t) {
   t->push_back({"sub", "[5,1]-[1,7] f64", {F64({5, 1}), F64({1, 7})}, {}});
   t->push_back({"div", "[2,5,7]/[5,1]", {F32({2, 5, 7}), F32({5, 1}, Fill::kNonZero)}, {}, false});
   t->push_back({"div", "[7,5]/[7,5]", {F32({7, 5}), F32({7, 5}, Fill::kNonZero)}, {}, false});
+  // pow: negative bases with integral exponents 0..3 (exact: multiples of 1/4 cubed
+  // are multiples of 1/64), broadcast; then positive bases with signed fractional
+  // exponents (libm rounding: a tolerance).
+  t->push_back({"pow",
+                "[2,5,7]^[5,1] int exps",
+                {F32({2, 5, 7}), {Shape{5, 1}, DType::kF32, Fill::kIndex, 4}},
+                {},
+                true});
+  t->push_back({"pow", "[7,5]^[7,5] f64", {F64({7, 5}, Fill::kPositive), F64({7, 5})}, {}, false});
   // Integer division truncates per rank: only splits are declared.
   t->push_back(
       {"div", "[5,7]/[7] i64", {I64({5, 7}), {Shape{7}, DType::kI64, Fill::kNonZero, 0}}, {}});

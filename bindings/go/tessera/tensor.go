@@ -392,115 +392,14 @@ func (t *Tensor) ToGlobal(placement *Placement, ndSbp *NdSbp) (*Tensor, error) {
 
 // --- Ops ---------------------------------------------------------------------------
 
-type binaryFn func([]uintptr, capi.Tensor, capi.Tensor) error
-type unaryFn func([]uintptr, capi.Tensor) error
-
-func binary(fn binaryFn, x, y *Tensor) (*Tensor, error) {
-	out := []uintptr{0}
-	err := fn(out, x.c(), y.c())
-	runtime.KeepAlive(x)
-	runtime.KeepAlive(y)
-	return made(out, err)
-}
-
-func unary(fn unaryFn, x *Tensor) (*Tensor, error) {
-	out := []uintptr{0}
-	err := fn(out, x.c())
-	runtime.KeepAlive(x)
-	return made(out, err)
-}
-
-// Add is x + y elementwise, with numpy broadcasting (as are the other binary ops).
-func Add(x, y *Tensor) (*Tensor, error) { return binary(capi.Add, x, y) }
-
-// Sub is x - y elementwise.
-func Sub(x, y *Tensor) (*Tensor, error) { return binary(capi.Sub, x, y) }
-
-// Mul is x * y elementwise.
-func Mul(x, y *Tensor) (*Tensor, error) { return binary(capi.Mul, x, y) }
-
-// Div is x / y elementwise.
-func Div(x, y *Tensor) (*Tensor, error) { return binary(capi.Div, x, y) }
-
-// Maximum is max(x, y) elementwise.
-func Maximum(x, y *Tensor) (*Tensor, error) { return binary(capi.Maximum, x, y) }
-
-// Minimum is min(x, y) elementwise.
-func Minimum(x, y *Tensor) (*Tensor, error) { return binary(capi.Minimum, x, y) }
-
-// Relu is max(x, 0) elementwise.
-func Relu(x *Tensor) (*Tensor, error) { return unary(capi.Relu, x) }
-
-// Gelu is the Gaussian error linear unit of x elementwise.
-func Gelu(x *Tensor) (*Tensor, error) { return unary(capi.Gelu, x) }
-
-// Sigmoid is 1 / (1 + exp(-x)) elementwise.
-func Sigmoid(x *Tensor) (*Tensor, error) { return unary(capi.Sigmoid, x) }
-
-// Tanh is tanh(x) elementwise.
-func Tanh(x *Tensor) (*Tensor, error) { return unary(capi.Tanh, x) }
-
-// Exp is exp(x) elementwise.
-func Exp(x *Tensor) (*Tensor, error) { return unary(capi.Exp, x) }
-
-// Neg is -x elementwise.
-func Neg(x *Tensor) (*Tensor, error) { return unary(capi.Neg, x) }
-
-// Sqrt is the square root of x elementwise.
-func Sqrt(x *Tensor) (*Tensor, error) { return unary(capi.Sqrt, x) }
+// The typed ops (Add, Relu, Matmul, ReduceSum, ...) are in ops_generated.go, written
+// by tools/opgen from the op registry.
 
 func flag(b bool) int {
 	if b {
 		return 1
 	}
 	return 0
-}
-
-// Matmul is op(a) @ op(b), op transposing the last two dims when asked.
-func Matmul(a, b *Tensor, transposeA, transposeB bool) (*Tensor, error) {
-	out := []uintptr{0}
-	err := capi.Matmul(out, a.c(), b.c(), flag(transposeA), flag(transposeB))
-	runtime.KeepAlive(a)
-	runtime.KeepAlive(b)
-	return made(out, err)
-}
-
-type reduceFn func([]uintptr, capi.Tensor, []int64, int) error
-
-func reduce(fn reduceFn, x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
-	out := []uintptr{0}
-	err := fn(out, x.c(), axes, flag(keepdims))
-	runtime.KeepAlive(x)
-	return made(out, err)
-}
-
-// ReduceSum sums over axes (none: every axis; negative counts from the end),
-// keeping them as size 1 when keepdims (as do the other reductions).
-func ReduceSum(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
-	return reduce(capi.Reduce_sum, x, axes, keepdims)
-}
-
-// ReduceMean is the mean over axes.
-func ReduceMean(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
-	return reduce(capi.Reduce_mean, x, axes, keepdims)
-}
-
-// ReduceMax is the maximum over axes.
-func ReduceMax(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
-	return reduce(capi.Reduce_max, x, axes, keepdims)
-}
-
-// ReduceMin is the minimum over axes.
-func ReduceMin(x *Tensor, axes []int64, keepdims bool) (*Tensor, error) {
-	return reduce(capi.Reduce_min, x, axes, keepdims)
-}
-
-// Softmax is the normalised exponentials along axis.
-func Softmax(x *Tensor, axis int64) (*Tensor, error) {
-	out := []uintptr{0}
-	err := capi.Softmax(out, x.c(), axis)
-	runtime.KeepAlive(x)
-	return made(out, err)
 }
 
 // maxOutputs is more outputs than any registered op has (the C API says so if an

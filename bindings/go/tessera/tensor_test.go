@@ -452,6 +452,62 @@ func TestOps(t *testing.T) {
 	wantErr(t, "add shapes", err, InvalidArgument, "tess_add: add")
 }
 
+// TestGeneratedOps: abs and pow (added through the op table) and typed functions the
+// generator made for ops with a repeated input, several outputs and a dtype attribute.
+func TestGeneratedOps(t *testing.T) {
+	f := newFixture(t)
+	x := must(FromHost(xVals, []int64{2, 3}, f.p, f.s0))
+	defer x.Close()
+	a := must(Abs(x))
+	defer a.Close()
+	want := make([]float32, 6)
+	for i, v := range xVals {
+		want[i] = float32(math.Abs(float64(v)))
+	}
+	if got := must(ToHost[float32](a)); !near(got, want, 0) {
+		t.Errorf("Abs = %v, want %v", got, want)
+	}
+	exps := must(FromHost([]float32{2, 3, 0}, []int64{3}, f.p, f.b))
+	defer exps.Close()
+	p := must(Pow(x, exps))
+	defer p.Close()
+	for i, v := range xVals {
+		want[i] = float32(math.Pow(float64(v), float64([]float32{2, 3, 0}[i%3])))
+	}
+	if got := must(ToHost[float32](p)); !near(got, want, 1e-6) {
+		t.Errorf("Pow = %v, want %v", got, want)
+	}
+	sum := must(AddN([]*Tensor{x, x, a}))
+	defer sum.Close()
+	for i, v := range xVals {
+		want[i] = 2*v + float32(math.Abs(float64(v)))
+	}
+	if got := must(ToHost[float32](sum)); !near(got, want, 1e-6) {
+		t.Errorf("AddN = %v, want %v", got, want)
+	}
+	d := must(Cast(x, "f64"))
+	defer d.Close()
+	if got := must(d.DType()); got != "f64" {
+		t.Errorf("Cast dtype = %s", got)
+	}
+	gamma := must(FromHost([]float32{1, 1, 1}, []int64{3}, f.p, f.b))
+	defer gamma.Close()
+	beta := must(FromHost([]float32{0, 0, 0}, []int64{3}, f.p, f.b))
+	defer beta.Close()
+	y, mean, inv, err := LayerNorm(x, gamma, beta, -1, -1, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	defer mean.Close()
+	defer inv.Close()
+	if got := must(ToHost[float32](mean)); !near(got, []float32{1.0 / 3, 0}, 1e-6) {
+		t.Errorf("LayerNorm mean = %v", got)
+	}
+	_, err = Pow(x, nil)
+	wantErr(t, "Pow nil", err, InvalidArgument, "tess_pow: argument \"y\" is NULL")
+}
+
 func TestApplyAndExplainLast(t *testing.T) {
 	runtime.LockOSThread() // ExplainLast reads this OS thread's record
 	defer runtime.UnlockOSThread()

@@ -1,5 +1,5 @@
-// Elementwise ops: unary math, scalar_add / scalar_mul, numpy-broadcasting binary ops,
-// add_n, identity and cast.
+// Elementwise ops: unary math (abs included), scalar_add / scalar_mul, numpy-broadcasting
+// binary ops (pow included), add_n, identity and cast.
 //
 // Partial values and monotone maps: for a non-decreasing f, f(max_r x_r) =
 // max_r f(x_r) and f(min_r x_r) = min_r f(x_r), so f maps P(max) to P(max) and
@@ -56,6 +56,13 @@ Status BroadcastBinaryShape(OpContext* ctx) {
   return Status::Ok();
 }
 
+// pow: x^y is defined by the floating types' pow (a negative base with a fractional
+// exponent is NaN), so integer inputs are refused rather than truncated.
+Status FloatBroadcastBinaryShape(OpContext* ctx) {
+  TESS_RETURN_IF_ERROR(ExpectFloating(*ctx, "x"));
+  return BroadcastBinaryShape(ctx);
+}
+
 Status AddNShape(OpContext* ctx) {
   const TensorDesc& first = ctx->input("in", 0);
   for (int i = 1; i < ctx->input_count("in"); ++i) {
@@ -102,6 +109,12 @@ void PartialMaxMinSwapped(SignatureList* list) {
 // gelu (x * Phi(x)) is not monotone (it dips below 0 near x = -0.75) and not
 // linear: splits only.
 void SplitOnlySignatures(const OpContext& ctx, SignatureList* list) { SplitEveryAxis(ctx, list); }
+
+// abs: splits only. |x| is not monotone (-2 < 1 but |-2| > |1|), so it commutes with
+// neither max_r nor min_r: P(max) of locals {-3, -1} is -1 with |-1| = 1, while the
+// max of |-3|, |-1| is 3. Nor is it linear: |(-1) + 1| = 0 but |-1| + |1| = 2, so no
+// P (sum). B is the framework's.
+void AbsSignatures(const OpContext& ctx, SignatureList* list) { SplitEveryAxis(ctx, list); }
 
 // relu, exp, tanh, sigmoid: non-decreasing on all of R.
 void MonotoneSignatures(const OpContext& ctx, SignatureList* list) {
@@ -259,18 +272,25 @@ void ExtremumSignatures(const OpContext& ctx, SignatureList* list) {
   list->NewBuilder().Broadcast("x").Set("y", other).Set("out", other).Build();
 }
 
+// pow: splits and broadcasts like the other binary ops, no partial. x^y is linear in
+// neither operand ((1 + 1)^2 = 4 but 1^2 + 1^2 = 2; 2^(0 + 1) = 2 but 2^0 + 2^1 = 3),
+// and monotone in neither on all of R (x^2 falls then rises; (-2)^y alternates in sign,
+// and for 0 < x < 1, x^y falls as y rises), so P, P(max) and P(min) all fail.
+void PowSignatures(const OpContext& ctx, SignatureList* list) { BroadcastSplits(ctx, list); }
+
 Status RegisterUnary(OpRegistry* r, const char* name, ShapeFn shape, SignatureFn sigs,
                      const char* doc) {
   return r->Register(
       OpDef(name).Input("x").Output("out").SetShapeFn(shape).SetSignatureFn(sigs).Doc(doc));
 }
 
-Status RegisterBinary(OpRegistry* r, const char* name, SignatureFn sigs, const char* doc) {
+Status RegisterBinary(OpRegistry* r, const char* name, SignatureFn sigs, const char* doc,
+                      ShapeFn shape = BroadcastBinaryShape) {
   return r->Register(OpDef(name)
                          .Input("x")
                          .Input("y")
                          .Output("out")
-                         .SetShapeFn(BroadcastBinaryShape)
+                         .SetShapeFn(shape)
                          .SetSignatureFn(sigs)
                          .Doc(doc));
 }
@@ -288,6 +308,7 @@ Status RegisterElementwiseOps(OpRegistry* r) {
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "sigmoid", SameAsFloatInput, MonotoneSignatures, "1 / (1 + e^-x)"));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "identity", SameAsInput, IdentitySignatures, "x"));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "abs", SameAsInput, AbsSignatures, "elementwise |x|"));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("scalar_add")
                                        .Input("x")
                                        .Output("out")
@@ -319,6 +340,9 @@ Status RegisterElementwiseOps(OpRegistry* r) {
   TESS_RETURN_IF_ERROR(RegisterBinary(r, "sub", SubSignatures, "x - y, numpy broadcasting"));
   TESS_RETURN_IF_ERROR(RegisterBinary(r, "mul", MulSignatures, "x * y, numpy broadcasting"));
   TESS_RETURN_IF_ERROR(RegisterBinary(r, "div", DivSignatures, "x / y, numpy broadcasting"));
+  TESS_RETURN_IF_ERROR(RegisterBinary(r, "pow", PowSignatures,
+                                      "x^y elementwise, numpy broadcasting; floating types",
+                                      FloatBroadcastBinaryShape));
   TESS_RETURN_IF_ERROR(
       RegisterBinary(r, "maximum", ExtremumSignatures<SbpKind::kPartialMax, SbpKind::kPartialMin>,
                      "elementwise max(x, y), numpy broadcasting"));

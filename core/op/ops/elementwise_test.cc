@@ -208,6 +208,61 @@ TEST(BinaryTest, PartialRules) {
                             "x:B, y:P(max) -> out:P(max)", "x:B, y:B -> out:B"}));
 }
 
+TEST(AbsTest, ShapesAndSplitsOnly) {
+  // Every numeric dtype; the shape and dtype pass through.
+  for (DType t : {DType::kF32, DType::kF64, DType::kI32, DType::kI64}) {
+    auto r = InferShapes("abs", Descs({{2, 3}}, t));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)[0].shape, Shape({2, 3}));
+    EXPECT_EQ((*r)[0].dtype, t);
+  }
+  EXPECT_EQ(ShapeError("abs", Descs({{2}, {2}})), "abs: takes 1 input but got 2");
+  // |.| is neither monotone nor linear: locals {-3, -1} under P(max) hold -1 (|.| = 1)
+  // but max(|-3|, |-1|) = 3; under P, |-1 + 1| = 0 but |-1| + |1| = 2. Splits and B only.
+  EXPECT_EQ(Sigs("abs", Descs({{2, 3}})), Concat(kSplits2d, {"x:B -> out:B"}));
+  EXPECT_EQ(Sigs("abs", Descs({{}})), (Strings{"x:B -> out:B"}));
+  // Uneven and 3-d: one split per axis.
+  EXPECT_EQ(Sigs("abs", Descs({{5, 1, 7}})),
+            (Strings{"x:S(0) -> out:S(0)", "x:S(1) -> out:S(1)", "x:S(2) -> out:S(2)",
+                     "x:B -> out:B"}));
+}
+
+TEST(PowTest, BroadcastShapesFloatingOnly) {
+  struct Case {
+    Shape x, y, out;
+  } cases[] = {
+      {{2, 3}, {2, 3}, {2, 3}}, {{2, 3}, {3}, {2, 3}},   {{3}, {2, 3}, {2, 3}},
+      {{4, 1, 3}, {2, 1}, {4, 2, 3}}, {{}, {2, 3}, {2, 3}}, {{0, 3}, {1, 3}, {0, 3}},
+  };
+  for (DType t : {DType::kF32, DType::kF64}) {
+    for (const Case& c : cases) {
+      auto r = InferShapes("pow", Descs({c.x, c.y}, t));
+      ASSERT_TRUE(r.ok()) << c.x.ToString() << " " << c.y.ToString() << ": "
+                          << r.status().ToString();
+      EXPECT_EQ((*r)[0].shape, c.out);
+      EXPECT_EQ((*r)[0].dtype, t);
+    }
+  }
+  EXPECT_EQ(ShapeError("pow", Descs({{2}, {2}}, DType::kI32)),
+            "pow: input \"x\" has dtype i32; expected a floating type (f32, f64, f16, bf16)");
+  EXPECT_EQ(ShapeError("pow", {{{2}, DType::kF32}, {{2}, DType::kF64}}),
+            "pow: input \"y\" has dtype f64 but \"x\" has f32");
+  EXPECT_EQ(ShapeError("pow", Descs({{2, 3}, {4}})),
+            "pow: inputs \"x\" [2,3] and \"y\" [4] do not broadcast: output axis 1 has 3 in x and "
+            "4 in y");
+}
+
+TEST(PowTest, SplitsLikeBinaryOpsNoPartials) {
+  // (1 + 1)^2 != 1^2 + 1^2 and x^2 is not monotone: no P, P(max) or P(min), in either
+  // operand.
+  EXPECT_EQ(Sigs("pow", Descs({{4}, {4}})),
+            (Strings{"x:S(0), y:S(0) -> out:S(0)", "x:B, y:B -> out:B"}));
+  EXPECT_EQ(Sigs("pow", Descs({{2, 3}, {3}})),
+            (Strings{"x:S(0), y:B -> out:S(0)", "x:S(1), y:S(0) -> out:S(1)", "x:B, y:B -> out:B"}));
+  EXPECT_EQ(Sigs("pow", Descs({{4, 1}, {1, 5}})),
+            (Strings{"x:S(0), y:B -> out:S(0)", "x:B, y:S(1) -> out:S(1)", "x:B, y:B -> out:B"}));
+}
+
 TEST(AddNTest, ShapesSignaturesAndErrors) {
   auto r = InferShapes("add_n", Descs({{2, 3}, {2, 3}, {2, 3}}));
   ASSERT_TRUE(r.ok());

@@ -1,9 +1,15 @@
 """Ops on eager tensors (each collective, like every op: every rank runs it) and
-Tensor's operators and op methods; explain()."""
+Tensor's operators and op methods; explain().
+
+Every registered op has its function in _ops_generated (written by tools/opgen from
+the op registry); this module adds what the registry cannot say: numbers as scalar
+tensors for the binary ops, reduce's `axis` spelling, the operators and the Tensor
+methods."""
 
 import numbers
 
 from . import _capi
+from . import _ops_generated as _gen
 from ._capi import NdSbp, OpCall, Tensor
 
 
@@ -20,7 +26,7 @@ def _as_tensor(value, like):
 
 
 def _binary(name):
-    raw = getattr(_capi, name)
+    raw = getattr(_gen, name)
 
     def op(x, y):
         if not isinstance(x, Tensor):
@@ -33,32 +39,19 @@ def _binary(name):
     return op
 
 
-add, sub, mul, div, maximum, minimum = (_binary(n) for n in
-                                        ("add", "sub", "mul", "div", "maximum", "minimum"))
+add, sub, mul, div, maximum, minimum, pow = (  # noqa: A001 (tessera.pow, as numpy's)
+    _binary(n) for n in ("add", "sub", "mul", "div", "maximum", "minimum", "pow"))
 
-# Unary ops: the raw functions, one Tensor in, one out.
-relu, gelu, sigmoid, tanh, exp, neg, sqrt = (
-    _capi.relu, _capi.gelu, _capi.sigmoid, _capi.tanh, _capi.exp, _capi.neg, _capi.sqrt)
-
-
-def matmul(a, b, transpose_a=False, transpose_b=False):
-    """op(a) @ op(b), op transposing the last two dims when asked."""
-    return _capi.matmul(a, b, 1 if transpose_a else 0, 1 if transpose_b else 0)
-
-
-def _axes(axis):
-    if axis is None:
-        return []
-    if isinstance(axis, numbers.Integral):
-        return [int(axis)]
-    return [int(a) for a in axis]
+relu, gelu, sigmoid, tanh, exp, neg, sqrt, abs = (  # noqa: A001
+    _gen.relu, _gen.gelu, _gen.sigmoid, _gen.tanh, _gen.exp, _gen.neg, _gen.sqrt, _gen.abs)
+matmul, softmax = _gen.matmul, _gen.softmax
 
 
 def _reduce(name):
-    raw = getattr(_capi, name)
+    raw = getattr(_gen, name)
 
     def op(x, axis=None, keepdims=False):
-        return raw(x, _axes(axis), 1 if keepdims else 0)
+        return raw(x, axes=axis, keepdims=keepdims)
 
     op.__name__ = op.__qualname__ = name
     op.__module__ = "tessera"
@@ -69,11 +62,6 @@ def _reduce(name):
 
 reduce_sum, reduce_mean, reduce_max, reduce_min = (
     _reduce(n) for n in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min"))
-
-
-def softmax(x, axis=-1):
-    """Normalised exponentials along `axis`."""
-    return _capi.softmax(x, axis)
 
 
 def apply(op, *inputs, **attrs):
@@ -103,11 +91,15 @@ Tensor.__mul__ = lambda self, other: mul(self, other)
 Tensor.__rmul__ = _reflected(mul)
 Tensor.__truediv__ = lambda self, other: div(self, other)
 Tensor.__rtruediv__ = _reflected(div)
+Tensor.__pow__ = lambda self, other: pow(self, other)
+Tensor.__rpow__ = _reflected(pow)
 Tensor.__matmul__ = lambda self, other: matmul(self, other)
 Tensor.__neg__ = lambda self: neg(self)
+Tensor.__abs__ = lambda self: abs(self)
 for _fn in (relu, gelu, sigmoid, tanh, exp, sqrt, softmax, matmul, reduce_sum, reduce_mean,
             reduce_max, reduce_min):
     setattr(Tensor, _fn.__name__, _fn)
 del _fn
 Tensor.sum, Tensor.mean = reduce_sum, reduce_mean
 Tensor.neg = lambda self: neg(self)
+Tensor.abs = lambda self: abs(self)

@@ -424,91 +424,82 @@ public final class Tensor extends Handle {
     return make(out);
   }
 
-  // --- Ops (collective over the inputs' placement). ---
-
-  private interface Binary {
-    void run(long[] out, long x, Tensor xHandle, long y, Tensor yHandle);
-  }
-
-  private interface Unary {
-    void run(long[] out, long x, Tensor xHandle);
-  }
-
-  private Tensor binary(Binary op, Tensor y) {
-    long[] out = {0};
-    op.run(out, ptr(), this, Handle.ptr(y), y);
-    return make(out);
-  }
-
-  private Tensor unary(Unary op) {
-    long[] out = {0};
-    op.run(out, ptr(), this);
-    return make(out);
-  }
+  // --- Ops (collective over the inputs' placement): shorthands for the generated
+  // Ops class, which has every registered op. ---
 
   /** this + y, numpy broadcasting. */
   public Tensor add(Tensor y) {
-    return binary(TesseraJNI::add, y);
+    return Ops.add(this, y);
   }
 
   /** this - y, numpy broadcasting. */
   public Tensor sub(Tensor y) {
-    return binary(TesseraJNI::sub, y);
+    return Ops.sub(this, y);
   }
 
   /** this * y (elementwise), numpy broadcasting. */
   public Tensor mul(Tensor y) {
-    return binary(TesseraJNI::mul, y);
+    return Ops.mul(this, y);
   }
 
   /** this / y, numpy broadcasting. */
   public Tensor div(Tensor y) {
-    return binary(TesseraJNI::div, y);
+    return Ops.div(this, y);
   }
 
   /** Elementwise max(this, y), numpy broadcasting. */
   public Tensor maximum(Tensor y) {
-    return binary(TesseraJNI::maximum, y);
+    return Ops.maximum(this, y);
   }
 
   /** Elementwise min(this, y), numpy broadcasting. */
   public Tensor minimum(Tensor y) {
-    return binary(TesseraJNI::minimum, y);
+    return Ops.minimum(this, y);
   }
 
   /** Elementwise max(x, 0). */
   public Tensor relu() {
-    return unary(TesseraJNI::relu);
+    return Ops.relu(this);
   }
 
   /** Elementwise GELU. */
   public Tensor gelu() {
-    return unary(TesseraJNI::gelu);
+    return Ops.gelu(this);
   }
 
   /** Elementwise 1 / (1 + e^-x). */
   public Tensor sigmoid() {
-    return unary(TesseraJNI::sigmoid);
+    return Ops.sigmoid(this);
   }
 
   /** Elementwise tanh. */
   public Tensor tanh() {
-    return unary(TesseraJNI::tanh);
+    return Ops.tanh(this);
   }
 
   /** Elementwise e^x. */
   public Tensor exp() {
-    return unary(TesseraJNI::exp);
+    return Ops.exp(this);
   }
 
   /** Elementwise -x. */
   public Tensor neg() {
-    return unary(TesseraJNI::neg);
+    return Ops.neg(this);
+  }
+
+  /** Elementwise |x|. */
+  public Tensor abs() {
+    return Ops.abs(this);
+  }
+
+  /** this^y elementwise, numpy broadcasting; floating types. */
+  public Tensor pow(Tensor y) {
+    return Ops.pow(this, y);
   }
 
   /** Elementwise square root. */
   public Tensor sqrt() {
-    return unary(TesseraJNI::sqrt);
+    return Ops.sqrt(this);
   }
 
   /** this @ b. */
@@ -518,46 +509,32 @@ public final class Tensor extends Handle {
 
   /** op(this) @ op(b), op transposing the last two dims when asked. */
   public Tensor matmul(Tensor b, boolean transposeA, boolean transposeB) {
-    long[] out = {0};
-    TesseraJNI.matmul(out, ptr(), this, Handle.ptr(b), b, transposeA ? 1 : 0, transposeB ? 1 : 0);
-    return make(out);
-  }
-
-  private interface Reduce {
-    void run(long[] out, long x, Tensor xHandle, long[] axes, int keepdims);
-  }
-
-  private Tensor reduce(Reduce op, long[] axes, boolean keepdims) {
-    long[] out = {0};
-    op.run(out, ptr(), this, axes == null ? new long[0] : axes, keepdims ? 1 : 0);
-    return make(out);
+    return Ops.matmul(this, b, transposeA, transposeB);
   }
 
   /** Sum over {@code axes} (empty or null: every axis; negative from the end). */
   public Tensor reduceSum(long[] axes, boolean keepdims) {
-    return reduce(TesseraJNI::reduce_sum, axes, keepdims);
+    return Ops.reduceSum(this, axes, keepdims);
   }
 
   /** Mean over {@code axes}, as reduceSum. */
   public Tensor reduceMean(long[] axes, boolean keepdims) {
-    return reduce(TesseraJNI::reduce_mean, axes, keepdims);
+    return Ops.reduceMean(this, axes, keepdims);
   }
 
   /** Max over {@code axes}, as reduceSum. */
   public Tensor reduceMax(long[] axes, boolean keepdims) {
-    return reduce(TesseraJNI::reduce_max, axes, keepdims);
+    return Ops.reduceMax(this, axes, keepdims);
   }
 
   /** Min over {@code axes}, as reduceSum. */
   public Tensor reduceMin(long[] axes, boolean keepdims) {
-    return reduce(TesseraJNI::reduce_min, axes, keepdims);
+    return Ops.reduceMin(this, axes, keepdims);
   }
 
   /** Normalised exponentials along {@code axis}. */
   public Tensor softmax(long axis) {
-    long[] out = {0};
-    TesseraJNI.softmax(out, ptr(), this, axis);
-    return make(out);
+    return Ops.softmax(this, axis);
   }
 
   /** Runs {@code call} (attributes and constraints, no input metas) on {@code inputs}. */

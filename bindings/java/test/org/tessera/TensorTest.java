@@ -323,12 +323,47 @@ public final class TensorTest {
     }
   }
 
+  // abs and pow (added through the op table) and generated Ops methods with a repeated
+  // input, several outputs and a dtype attribute.
+  private static void generatedOps(Placement p, NdSbp s0, NdSbp b) {
+    float[] exps = {2, 3, 0};
+    float[] abs = new float[6], pow = new float[6], sum = new float[6];
+    for (int i = 0; i < 6; ++i) {
+      abs[i] = Math.abs(X[i]);
+      pow[i] = (float) Math.pow(X[i], exps[i % 3]);
+      sum[i] = 2 * X[i] + abs[i];
+    }
+    try (Tensor x = Tensor.fromHost(X, new long[] {2, 3}, p, s0);
+        Tensor e = Tensor.fromHost(exps, new long[] {3}, p, b);
+        Tensor a = x.abs();
+        Tensor a2 = Ops.abs(x);
+        Tensor w = x.pow(e);
+        Tensor n = Ops.addN(new Tensor[] {x, x, a});
+        Tensor d = Ops.cast(x, "f64");
+        Tensor g = Tensor.fromHost(new float[] {1, 1, 1}, new long[] {3}, p, b);
+        Tensor z = Tensor.fromHost(new float[] {0, 0, 0}, new long[] {3}, p, b)) {
+      checkNear(a.toFloatArray(), abs, 0, "abs");
+      checkNear(a2.toFloatArray(), abs, 0, "Ops.abs");
+      checkNear(w.toFloatArray(), pow, 1e-6f, "pow");
+      checkNear(n.toFloatArray(), sum, 1e-6f, "addN");
+      check(d.dtype().equals("f64"), "cast dtype " + d.dtype());
+      Tensor[] ln = Ops.layerNorm(x, g, z);
+      try (Tensor y = ln[0]; Tensor mean = ln[1]; Tensor inv = ln[2]) {
+        checkNear(mean.toFloatArray(), new float[] {1.0f / 3, 0}, 1e-6f, "layerNorm mean");
+        check(y.toFloatArray().length == 6 && inv.toFloatArray().length == 2, "layerNorm shapes");
+      }
+      checkThrows(() -> Ops.pow(x, null), Tessera.INVALID_ARGUMENT,
+          "tess_pow: argument \"y\" is NULL", "pow null");
+    }
+  }
+
   public static void main(String[] args) {
     try (Placement p = Placement.parse("cpu:[0]");
         NdSbp s0 = NdSbp.parse("S(0)");
         NdSbp b = NdSbp.parse("B")) {
       creationAndData(p, s0, b);
       ops(p, s0, b);
+      generatedOps(p, s0, b);
       cuda(s0, b);
     }
     Thread fresh = new Thread(() -> checkThrows(() -> Tessera.explainLast(),
