@@ -143,13 +143,14 @@ std::vector<OpCall> EmptyCalls() {
   const Shape e{0, 4};
   std::vector<OpCall> calls;
   for (const char* op : {"relu", "gelu", "exp", "neg", "sqrt", "tanh", "sigmoid", "identity",
-                         "softmax", "log_softmax"}) {
+                         "softmax", "log_softmax", "abs"}) {
     calls.push_back({op, {T(e)}, {}, {}});
   }
   for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
     calls.push_back({op, {T(e), T({4})}, {}, {}});
     calls.push_back({op, {T(e, i32), T({4}, i32)}, {}, {}});
   }
+  calls.push_back({"pow", {T(e), T({4})}, {}, {}});  // floating types only
   calls.push_back({"scalar_add", {T(e, i64)}, {{"value", AttrValue::Float(1.5)}}, {}});
   calls.push_back({"scalar_mul", {T(e)}, {{"value", AttrValue::Float(2)}}, {}});
   calls.push_back({"cast", {T(e)}, {{"dtype", AttrValue::OfDType(i32)}}, {}});
