@@ -32,6 +32,7 @@ namespace {
 using tensor::Arange;
 using tensor::CounterNormal;
 using tensor::CounterUniform;
+using tensor::CounterUniformF32;
 using tensor::CudaDevice;
 using tensor::FromLocal;
 using tensor::FromLogical;
