@@ -418,8 +418,7 @@ TEST_F(CollectivesCapiTest, BucketedAllReducerStatsFillOnlyWhatFits) {
     int64_t future_field;
   } newer = {TESS_BUCKETED_ALLREDUCER_STATS_INIT, -7};
   newer.base.struct_size = sizeof(Newer);
-  ASSERT_EQ(tess_bucketed_allreducer_get_stats(&newer.base, reducer.get()), TESS_OK)
-      << LastError();
+  ASSERT_EQ(tess_bucketed_allreducer_get_stats(&newer.base, reducer.get()), TESS_OK) << LastError();
   EXPECT_EQ(newer.base.struct_size, sizeof(Newer));
   EXPECT_EQ(newer.base.calls, 1);
   EXPECT_EQ(newer.base.buckets, 1);

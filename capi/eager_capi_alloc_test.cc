@@ -103,10 +103,9 @@ TEST(EagerCapiAllocTest, WarmOpsWithAttributesAllocateOnlyTheirHandle) {
   op::AttrMap mm;
   mm.Set("transpose_a", op::AttrValue::Bool(false));
   mm.Set("transpose_b", op::AttrValue::Bool(true));
-  ExpectOneAllocationBeyondTheCore("matmul", mm, {Core(x.get()), Core(w.get())},
-                                   [&](tess_tensor** out) {
-                                     return tess_matmul(out, x.get(), w.get(), 0, 1);
-                                   });
+  ExpectOneAllocationBeyondTheCore(
+      "matmul", mm, {Core(x.get()), Core(w.get())},
+      [&](tess_tensor** out) { return tess_matmul(out, x.get(), w.get(), 0, 1); });
   const int64_t axes[] = {1};
   op::AttrMap rs;
   rs.Set("axes", op::AttrValue::Ints({1}));

@@ -29,11 +29,11 @@
 #include <vector>
 
 #include "core/comm/mpi_world.h"
-#include "core/tensor/creation.h"
 #include "core/eager/interpreter.h"
 #include "core/op/op_registry.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
+#include "core/tensor/creation.h"
 
 namespace tessera {
 namespace eager {

@@ -15,9 +15,9 @@
 
 #include "bench/plan/bench_world.h"
 #include "core/comm/mpi_world.h"
-#include "core/tensor/creation.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
+#include "core/tensor/creation.h"
 #include "tests/plan/mlp_program.h"
 
 namespace tessera {

@@ -199,9 +199,9 @@ tess_status tess_bucketed_allreducer_create(tess_bucketed_allreducer** out,
       TESS_STRUCT_SIZE_UP_TO(tess_bucketed_allreducer_options, bucket_bytes), &o);
   if (!s.ok()) return tessera::capi::Report(s);
   if (o.bucket_bytes < 0) {
-    return ReportIn(__func__, InvalidArgument("options->bucket_bytes is " +
-                                              std::to_string(o.bucket_bytes) +
-                                              "; expected >= 0 (0 = the default, 25 MiB)"));
+    return ReportIn(__func__,
+                    InvalidArgument("options->bucket_bytes is " + std::to_string(o.bucket_bytes) +
+                                    "; expected >= 0 (0 = the default, 25 MiB)"));
   }
   tessera::comm::BucketOptions bucket_options;
   if (o.bucket_bytes > 0) bucket_options.bucket_bytes = o.bucket_bytes;

@@ -176,7 +176,7 @@ Span SpanOf(const DLTensor& dl) {
 
 template <typename Managed>
 Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* placement,
-                                      const tess_nd_sbp* nd_sbp, const int64_t* logical_shape) {
+                                       const tess_nd_sbp* nd_sbp, const int64_t* logical_shape) {
   TESS_RETURN_IF_ERROR(CheckVersion(m));
   const DLTensor& dl = m.dl_tensor;
   const bool on_device = dl.device.device_type == kDLCUDA;
@@ -220,7 +220,7 @@ Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* p
     base = compact.data();
   }
   return tessera::tensor::FromLocal(base, local_shape, dtype, placement->value, nd_sbp->value,
-                                   logical_shape != nullptr ? &logical : nullptr);
+                                    logical_shape != nullptr ? &logical : nullptr);
 }
 
 template <typename Managed>

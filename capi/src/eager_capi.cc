@@ -28,12 +28,12 @@ using tessera::Result;
 using tessera::Status;
 using tessera::capi::NewTensorHandle;
 using tessera::capi::ReportIn;
-using tessera::tensor::Tensor;
 using tessera::infer::SbpConstraint;
 using tessera::infer::TensorMeta;
 using tessera::op::AttrMap;
 using tessera::op::AttrValue;
 using tessera::op::OpDef;
+using tessera::tensor::Tensor;
 
 namespace {
 
@@ -85,8 +85,8 @@ const AttrMap& NoAttrs() {
 std::vector<Tensor>& TypedOpInputs() { return ThreadScratch().inputs; }
 
 tess_status NullListItem(const char* function, const char* list, size_t i) {
-  return ReportIn(function, InvalidArgument(std::string(list) + "[" + std::to_string(i) +
-                                            "] is NULL"));
+  return ReportIn(function,
+                  InvalidArgument(std::string(list) + "[" + std::to_string(i) + "] is NULL"));
 }
 
 void TypedOpAttrs::SetInt(std::string_view name, int64_t v) {

@@ -7,13 +7,13 @@
 #include <mutex>
 #include <string>
 
-#include "core/tensor/global_tensor.h"
 #include "core/infer/explain.h"
 #include "core/infer/infer.h"
 #include "core/infer/op_call.h"
 #include "core/placement/placement.h"
 #include "core/sbp/physical_layout.h"
 #include "core/sbp/sbp.h"
+#include "core/tensor/global_tensor.h"
 
 struct tess_placement {
   tessera::Placement value;

@@ -31,9 +31,9 @@ tess_status tess_allocator_get_stats(tess_allocator_stats* out, tess_allocator a
   full.num_system_allocs = s.num_system_allocs;
   full.num_system_frees = s.num_system_frees;
   full.num_segments = s.num_segments;
-  return tessera::capi::Report(tessera::capi::WriteStats(
-      __func__, "out", "tess_allocator_stats", full,
-      TESS_STRUCT_SIZE_UP_TO(tess_allocator_stats, num_segments), out));
+  return tessera::capi::Report(
+      tessera::capi::WriteStats(__func__, "out", "tess_allocator_stats", full,
+                                TESS_STRUCT_SIZE_UP_TO(tess_allocator_stats, num_segments), out));
   TESS_CAPI_END
 }
 

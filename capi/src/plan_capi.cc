@@ -100,7 +100,7 @@ Result<PlanInstance::OutputPiece> OutputPiece(const PlanInstance& instance, size
 // the call). Its capacity is the program's input count, so a right-sized call does
 // not allocate.
 std::vector<tessera::tensor::Tensor>& Unwrapped(const tess_tensor* const* inputs, size_t num_inputs,
-                                               std::vector<tessera::tensor::Tensor>& scratch) {
+                                                std::vector<tessera::tensor::Tensor>& scratch) {
   scratch.clear();
   for (size_t i = 0; i < num_inputs; ++i) {
     scratch.push_back(inputs[i] == nullptr ? nullptr : inputs[i]->value);
@@ -510,8 +510,7 @@ tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* i
   TESS_CAPI_END
 }
 
-tess_status tess_plan_instance_get_stats(tess_plan_stats* out,
-                                         const tess_plan_instance* instance) {
+tess_status tess_plan_instance_get_stats(tess_plan_stats* out, const tess_plan_instance* instance) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);

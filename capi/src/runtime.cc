@@ -21,9 +21,9 @@ tess_status tess_init(void) { return tess_init_with_options(nullptr); }
 tess_status tess_init_with_options(const tess_init_options* options) {
   TESS_CAPI_BEGIN
   tess_init_options o = TESS_INIT_OPTIONS_INIT;
-  tessera::Status s = tessera::capi::ReadOptions(
-      __func__, "options", "tess_init_options", options,
-      TESS_STRUCT_SIZE_UP_TO(tess_init_options, mpi_thread_level), &o);
+  tessera::Status s =
+      tessera::capi::ReadOptions(__func__, "options", "tess_init_options", options,
+                                 TESS_STRUCT_SIZE_UP_TO(tess_init_options, mpi_thread_level), &o);
   if (!s.ok()) return Report(s);
   if (std::isnan(o.collective_timeout_seconds) || std::isinf(o.collective_timeout_seconds)) {
     return Report(tessera::InvalidArgument(

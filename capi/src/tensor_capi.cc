@@ -118,7 +118,7 @@ tess_status tess_tensor_from_local(tess_tensor** out, const void* local, const i
   return EmitTensor(
       __func__, out,
       tessera::tensor::FromLocal(local, args->shape, args->dtype, placement->value, nd_sbp->value,
-                                logical_shape != nullptr ? &logical : nullptr));
+                                 logical_shape != nullptr ? &logical : nullptr));
   TESS_CAPI_END
 }
 

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/device/device.h"
 #include "core/memory/buffer.h"
 #include "core/memory/caching_allocator.h"
 #include "core/memory/cuda_device_allocator.h"
 #include "core/memory/device_caching_allocator.h"
-#include "core/device/device.h"
 
 namespace tessera {
 namespace memory {

@@ -30,10 +30,10 @@
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "core/tensor/global_tensor.h"
 #include "core/placement/placement.h"
 #include "core/plan/program.h"
 #include "core/sbp/sbp.h"
+#include "core/tensor/global_tensor.h"
 
 namespace tessera::plan {
 
@@ -46,8 +46,8 @@ bool Capturing();
 // A data input of the program being captured, as a placeholder tensor (Program::AddInput's
 // defaults and errors). FAILED_PRECONDITION without an active capture.
 Result<tensor::Tensor> CapturePlaceholder(std::string name, const Shape& shape, DType dtype,
-                                         const Placement& placement,
-                                         const std::optional<NdSbp>& nd_sbp = std::nullopt);
+                                          const Placement& placement,
+                                          const std::optional<NdSbp>& nd_sbp = std::nullopt);
 
 // Ends the capture and returns its program with `outputs` (placeholders of this capture)
 // as the program's outputs, in order. The capture ends whether or not this succeeds.

@@ -39,13 +39,13 @@
 
 #include "core/common/status.h"
 #include "core/infer/tensor_meta.h"
+#include "core/kernel/kernel.h"
+#include "core/kernel/kernel_registry.h"
 #include "core/placement/placement.h"
 #include "core/plan/mem_plan.h"
 #include "core/plan/program.h"
 #include "core/plan/register_desc.h"
 #include "core/sbp/sbp.h"
-#include "core/kernel/kernel.h"
-#include "core/kernel/kernel_registry.h"
 
 namespace tessera::plan {
 

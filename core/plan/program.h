@@ -25,13 +25,13 @@
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "core/tensor/global_tensor.h"
 #include "core/infer/infer.h"
 #include "core/infer/tensor_meta.h"
 #include "core/op/attr.h"
 #include "core/op/op_def.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
+#include "core/tensor/global_tensor.h"
 
 namespace tessera::plan {
 
@@ -46,7 +46,7 @@ struct ProgramValue {
   std::string name;
   infer::TensorMeta meta;
   tensor::Tensor variable;  // kVariable only
-  int64_t op_index = -1;   // kOpOutput: the producing op
+  int64_t op_index = -1;    // kOpOutput: the producing op
 };
 
 struct ProgramOp {

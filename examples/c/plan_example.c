@@ -103,9 +103,9 @@ int main(void) {
   printf(
       "rank %d: %lld registers, %lld steps (%lld boxing), %s block %lld bytes "
       "(lower bound %lld, without reuse %lld), allocator calls in the last run: %lld\n",
-      (int)rank, (long long)stats.registers, (long long)stats.steps,
-      (long long)stats.boxing_steps, tess_plan_mem_case_name(instance, 0), (long long)block,
-      (long long)lower_bound, (long long)no_reuse, (long long)stats.allocator_calls_last_run);
+      (int)rank, (long long)stats.registers, (long long)stats.steps, (long long)stats.boxing_steps,
+      tess_plan_mem_case_name(instance, 0), (long long)block, (long long)lower_bound,
+      (long long)no_reuse, (long long)stats.allocator_calls_last_run);
 
   tess_plan_instance_destroy(instance);
   tess_plan_destroy(plan);

@@ -8,8 +8,8 @@
 
 #include "core/common/status.h"
 #include "core/kernel/kernel.h"
-#include "kernels/common/kernel_args.h"
 #include "core/kernel/kernel_registry.h"
+#include "kernels/common/kernel_args.h"
 
 namespace tessera {
 namespace kernels {

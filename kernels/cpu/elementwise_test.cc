@@ -287,10 +287,10 @@ TEST(BinaryKernelTest, PowMatchesReferenceWithBroadcasting) {
       y = FromValues(c.y, dt, yv);
       auto out = RunOp("pow", {x, y});
       ASSERT_TRUE(out.ok()) << out.status().ToString();
-      ExpectValues((*out)[0],
-                   BroadcastRef(x, y, (*out)[0].shape(),
-                                [](double a, double b) { return std::pow(a, b); }),
-                   dt == DType::kF32 ? 1e-5 : -1);
+      ExpectValues(
+          (*out)[0],
+          BroadcastRef(x, y, (*out)[0].shape(), [](double a, double b) { return std::pow(a, b); }),
+          dt == DType::kF32 ? 1e-5 : -1);
     }
   }
 }

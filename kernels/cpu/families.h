@@ -6,11 +6,11 @@
 #include <utility>
 
 #include "core/common/status.h"
-#include "kernels/common/dtype_dispatch.h"
 #include "core/kernel/kernel.h"
+#include "core/kernel/kernel_registry.h"
+#include "kernels/common/dtype_dispatch.h"
 #include "kernels/common/kernel_args.h"
 #include "kernels/common/kernel_family.h"
-#include "core/kernel/kernel_registry.h"
 
 namespace tessera {
 namespace kernels {

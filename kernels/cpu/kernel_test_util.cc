@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/kernel/kernel_registry.h"
 #include "core/op/op_registry.h"
 #include "core/op/op_test_util.h"
-#include "core/kernel/kernel_registry.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 
 namespace tessera {

@@ -16,8 +16,8 @@
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "core/op/attr.h"
 #include "core/kernel/kernel.h"
+#include "core/op/attr.h"
 
 namespace tessera {
 namespace kernels {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/op/op_registry.h"
 #include "core/kernel/kernel_registry.h"
+#include "core/op/op_registry.h"
 #include "kernels/cpu/kernel_test_util.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <utility>
 
-#include "core/op/op_registry.h"
-#include "core/kernel/kernel_registry.h"
-#include "kernels/cuda/data_errors.h"
 #include "core/device/device.h"
+#include "core/kernel/kernel_registry.h"
+#include "core/op/op_registry.h"
+#include "kernels/cuda/data_errors.h"
 #include "kernels/cuda/register_cuda_kernels.h"
 
 namespace tessera {

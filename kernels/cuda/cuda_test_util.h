@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "core/common/status.h"
-#include "core/op/attr.h"
 #include "core/kernel/kernel.h"
+#include "core/op/attr.h"
 #include "kernels/cpu/kernel_test_util.h"
 
 namespace tessera {

@@ -13,12 +13,12 @@
 #include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
+#include "core/device/cuda_error.h"
+#include "core/kernel/kernel.h"
 #include "kernels/common/arith.h"
 #include "kernels/common/dtype_dispatch.h"
-#include "core/kernel/kernel.h"
 #include "kernels/common/kernel_args.h"
 #include "kernels/common/strided_loop.h"
-#include "core/device/cuda_error.h"
 #include "kernels/cuda/stream_state.h"
 
 namespace tessera {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/op/op_registry.h"
 #include "core/kernel/kernel_registry.h"
+#include "core/op/op_registry.h"
 #include "kernels/cpu/register_cpu_kernels.h"
 #include "kernels/cuda/register_cuda_kernels.h"
 

@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/eager/interpreter.h"
 #include "core/tensor/counter_rng.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/cuda_device.h"
 #include "core/tensor/global_cast.h"
-#include "core/eager/interpreter.h"
 #include "kernels/cuda/cuda_test_util.h"
 #include "tests/eager/cuda_test_device.h"
 #include "tests/eager/loops.h"

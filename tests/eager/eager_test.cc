@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "core/comm/mpi_world.h"
-#include "core/tensor/creation.h"
-#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "tests/eager/loops.h"
 
 namespace tessera::eager {

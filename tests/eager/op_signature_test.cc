@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor/creation.h"
-#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/op/op_context.h"
 #include "core/op/op_registry.h"
 #include "core/op/signature.h"
 #include "core/placement/placement.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "tests/eager/op_cases.h"
 #include "tests/eager/signature_check.h"
 #include "tests/eager/world_util.h"

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor/creation.h"
-#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "tests/eager/world_util.h"
 
 namespace tessera::eager {

@@ -5,12 +5,12 @@
 #include <memory>
 
 #include "core/comm/mpi_world.h"
-#include "core/tensor/creation.h"
-#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/infer/explain.h"
 #include "core/infer/tensor_meta.h"
 #include "core/sbp/physical_layout.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 
 namespace tessera {
 namespace eager_test {
@@ -127,18 +127,18 @@ class Checker {
 
  private:
   Result<tensor::Tensor> MakeInput(const HostTensor& logical, const NdSbp& nd_sbp,
-                                  InputFill fill) const {
+                                   InputFill fill) const {
     if (fill == InputFill::kFromLogical) {
       return tensor::FromLogical(logical.View().data, logical.shape(), logical.dtype(), placement_,
-                                nd_sbp);
+                                 nd_sbp);
     }
     if (!placement_.contains(rank_)) {
       return tensor::FromLocal(nullptr, logical.shape(), logical.dtype(), placement_, nd_sbp,
-                              &logical.shape());
+                               &logical.shape());
     }
     TESS_ASSIGN_OR_RETURN(HostTensor piece, PartialPiece(logical, placement_, nd_sbp, rank_));
     return tensor::FromLocal(piece.View().data, piece.shape(), piece.dtype(), placement_, nd_sbp,
-                            &logical.shape());
+                             &logical.shape());
   }
 
   const OpCall& call_;

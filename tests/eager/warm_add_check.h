@@ -10,11 +10,11 @@
 
 #include <vector>
 
-#include "core/tensor/creation.h"
-#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/memory/heap_counter.h"
 #include "core/op/op_registry.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 
 namespace tessera {
 namespace eager_test {

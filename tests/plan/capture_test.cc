@@ -13,22 +13,22 @@
 #include <thread>
 #include <vector>
 
-#include "core/tensor/creation.h"
-#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/global_cast.h"
 #include "tests/plan/plan_test_util.h"
 
 namespace tessera::plan {
 namespace {
 
-using tensor::Tensor;
 using plan_test::ExpectNear;
 using plan_test::Host;
 using plan_test::Nd;
 using plan_test::WorldPlacement;
 using plan_test::WorldSize;
+using tensor::Tensor;
 
 Tensor Op(const char* name, const std::vector<Tensor>& inputs, const op::AttrMap& attrs = {}) {
   Result<std::vector<Tensor>> out = eager::Apply(name, inputs, attrs);

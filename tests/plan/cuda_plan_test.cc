@@ -15,14 +15,14 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor/creation.h"
-#include "core/tensor/cuda_device.h"
-#include "core/tensor/global_cast.h"
 #include "core/eager/interpreter.h"
 #include "core/memory/heap_counter.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
 #include "core/plan/program.h"
+#include "core/tensor/creation.h"
+#include "core/tensor/cuda_device.h"
+#include "core/tensor/global_cast.h"
 #include "kernels/cuda/cuda_test_util.h"
 #include "tests/eager/cuda_test_device.h"
 #include "tests/plan/mlp_program.h"
@@ -297,7 +297,7 @@ TEST_F(CudaPlanTest, PushedAheadSlotsOnTheDevice) {
     ExpectNear(Host(run->OutputTensor(0).value()), want[1], "second set", 0.0f);
     tensor::Tensor want0 =
         tensor::FromLogical(want[0].data(), d.program.value(d.y).meta.shape, DType::kF32,
-                           xm.placement, d.program.value(d.y).meta.nd_sbp)
+                            xm.placement, d.program.value(d.y).meta.nd_sbp)
             .value();
     ExpectNear(first, Piece(want0), "first set", 0.0f);
   }

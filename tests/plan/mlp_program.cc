@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "core/tensor/creation.h"
 #include "core/eager/interpreter.h"
+#include "core/tensor/creation.h"
 
 namespace tessera::plan_test {
 namespace {
@@ -21,7 +21,8 @@ Result<ValueId> Op(Program* p, const char* name, std::vector<ValueId> inputs,
 
 Result<ValueId> Weight(Program* p, const std::string& name, const Shape& shape, uint64_t seed,
                        const Placement& placement, const NdSbp& nd_sbp) {
-  TESS_ASSIGN_OR_RETURN(tensor::Tensor t, tensor::Randn(shape, DType::kF32, seed, placement, nd_sbp));
+  TESS_ASSIGN_OR_RETURN(tensor::Tensor t,
+                        tensor::Randn(shape, DType::kF32, seed, placement, nd_sbp));
   return p->AddVariable(name, std::move(t));
 }
 
@@ -73,7 +74,7 @@ Result<Program> BuildMlp(const MlpConfig& c) {
 }
 
 Result<std::vector<tensor::Tensor>> RunEager(const Program& program,
-                                            const std::vector<tensor::Tensor>& inputs) {
+                                             const std::vector<tensor::Tensor>& inputs) {
   if (inputs.size() != program.inputs().size()) {
     return InvalidArgument("RunEager: " + std::to_string(inputs.size()) + " inputs for " +
                            std::to_string(program.inputs().size()));

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/common/status.h"
-#include "core/tensor/global_tensor.h"
 #include "core/placement/placement.h"
 #include "core/plan/program.h"
 #include "core/sbp/sbp.h"
+#include "core/tensor/global_tensor.h"
 
 namespace tessera::plan_test {
 
@@ -36,7 +36,7 @@ Result<plan::Program> BuildMlp(const MlpConfig& config);
 
 // The program's outputs computed op by op with eager::Apply (same attrs and constraints).
 Result<std::vector<tensor::Tensor>> RunEager(const plan::Program& program,
-                                            const std::vector<tensor::Tensor>& inputs);
+                                             const std::vector<tensor::Tensor>& inputs);
 
 }  // namespace tessera::plan_test
 

@@ -14,12 +14,12 @@
 #include <thread>
 #include <vector>
 
-#include "core/tensor/creation.h"
 #include "core/memory/heap_counter.h"
 #include "core/plan/compile.h"
 #include "core/plan/mem_plan.h"
 #include "core/plan/plan_exec.h"
 #include "core/plan/program.h"
+#include "core/tensor/creation.h"
 #include "tests/plan/mlp_program.h"
 #include "tests/plan/plan_test_util.h"
 

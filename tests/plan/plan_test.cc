@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor/creation.h"
 #include "core/memory/heap_counter.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
 #include "core/plan/program.h"
+#include "core/tensor/creation.h"
 #include "tests/plan/mlp_program.h"
 #include "tests/plan/plan_test_util.h"
 
@@ -151,8 +151,8 @@ TEST(PlanDenseTest, MatchesPlainLoops) {
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
   auto instance = PlanInstance::Create(Compile(d.program).value()).value();
   tensor::Tensor xt = tensor::FromLogical(x.data(), Shape({d.m, d.k}), DType::kF32, p,
-                                        d.program.value(d.x).meta.nd_sbp)
-                         .value();
+                                          d.program.value(d.x).meta.nd_sbp)
+                          .value();
   ASSERT_TRUE(instance->Run({xt}).ok());
   const std::vector<float> want = d.Forward(x);
   ExpectNear(Host(instance->OutputTensor(0).value()), want, "dense");
@@ -254,7 +254,8 @@ TEST(PlanErrorsTest, RunInputs) {
       << shape.message();
 
   const Placement other = Placement::Parse("cpu:[[0]]").value();
-  tensor::Tensor wrong_place = tensor::Zeros(Shape({6, 2}), DType::kF32, other, Nd("(B, B)")).value();
+  tensor::Tensor wrong_place =
+      tensor::Zeros(Shape({6, 2}), DType::kF32, other, Nd("(B, B)")).value();
   Status place = instance->Run({wrong_place});
   ASSERT_FALSE(place.ok());
   EXPECT_NE(place.message().find("shape, dtype and placement must match"), std::string::npos)

@@ -9,10 +9,10 @@
 
 #include "core/common/shape.h"
 #include "core/common/status.h"
-#include "core/tensor/global_tensor.h"
 #include "core/placement/placement.h"
 #include "core/plan/program.h"
 #include "core/sbp/sbp.h"
+#include "core/tensor/global_tensor.h"
 #include "tests/plan/mlp_program.h"
 
 namespace tessera::plan_test {

@@ -68,7 +68,8 @@ typedef struct tess_bucketed_allreducer_options {
   int64_t bucket_bytes;
 } tess_bucketed_allreducer_options;
 
-#define TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT {sizeof(tess_bucketed_allreducer_options), 0}
+#define TESS_BUCKETED_ALLREDUCER_OPTIONS_INIT \
+  { sizeof(tess_bucketed_allreducer_options), 0 }
 
 /* `options` NULL means the defaults. INVALID_ARGUMENT for a bad struct_size or a
  * negative bucket_bytes (naming it). Local; any thread. */
@@ -90,14 +91,15 @@ TESS_API tess_status tess_bucketed_allreduce(tess_bucketed_allreducer* reducer,
 /* A reducer's counters. The caller sets struct_size (TESS_BUCKETED_ALLREDUCER_STATS_INIT);
  * the library fills the fields that fit in it. Append only. */
 typedef struct tess_bucketed_allreducer_stats {
-  size_t struct_size; /* sizeof(tess_bucketed_allreducer_stats) */
+  size_t struct_size;       /* sizeof(tess_bucketed_allreducer_stats) */
   int64_t calls;            /* tess_bucketed_allreduce calls */
   int64_t plans_built;      /* packing plans built (cache misses) */
   int64_t buckets;          /* the last call's buckets */
   int64_t in_place_buckets; /* of those, the ones all-reduced without a copy */
 } tess_bucketed_allreducer_stats;
 
-#define TESS_BUCKETED_ALLREDUCER_STATS_INIT {sizeof(tess_bucketed_allreducer_stats), 0, 0, 0, 0}
+#define TESS_BUCKETED_ALLREDUCER_STATS_INIT \
+  { sizeof(tess_bucketed_allreducer_stats), 0, 0, 0, 0 }
 
 /* Fills *out (see tess_bucketed_allreducer_stats). INVALID_ARGUMENT for a NULL
  * argument or a struct_size below the first version's. Local; not while the reducer

@@ -89,8 +89,7 @@ TESS_API tess_status tess_infer_result_output_dim(int64_t* out, const tess_infer
  * (not NULL, also for 0 dims), valid while `result` lives. OUT_OF_RANGE for an index
  * past the last. */
 TESS_API tess_status tess_infer_result_output_shape(const int64_t** out_dims, size_t* out_ndim,
-                                                    const tess_infer_result* result,
-                                                    size_t output);
+                                                    const tess_infer_result* result, size_t output);
 TESS_API tess_status tess_infer_result_output_dtype(tess_dtype* out,
                                                     const tess_infer_result* result, size_t output);
 TESS_API tess_status tess_infer_result_output_placement(tess_placement** out,
@@ -148,7 +147,8 @@ typedef struct tess_infer_cache_stats {
   uint64_t capacity; /* most entries */
 } tess_infer_cache_stats;
 
-#define TESS_INFER_CACHE_STATS_INIT {sizeof(tess_infer_cache_stats), 0, 0, 0, 0, 0}
+#define TESS_INFER_CACHE_STATS_INIT \
+  { sizeof(tess_infer_cache_stats), 0, 0, 0, 0, 0 }
 
 /* Fills *out with the calling thread's cache counters. INVALID_ARGUMENT for NULL or a
  * struct_size below the first version's. Thread safety: any thread (its own cache). */

@@ -40,7 +40,8 @@ typedef struct tess_allocator_stats {
   uint64_t num_segments;      /* system allocations held now */
 } tess_allocator_stats;
 
-#define TESS_ALLOCATOR_STATS_INIT {sizeof(tess_allocator_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define TESS_ALLOCATOR_STATS_INIT \
+  { sizeof(tess_allocator_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Fills *out with the counters of `allocator` (TESS_ALLOCATOR_*). INVALID_ARGUMENT
  * for NULL, a struct_size below the first version's, or an unknown allocator (naming

@@ -121,7 +121,8 @@ typedef struct tess_plan_compile_options {
   int32_t input_register_num;
 } tess_plan_compile_options;
 
-#define TESS_PLAN_COMPILE_OPTIONS_INIT {sizeof(tess_plan_compile_options), 0}
+#define TESS_PLAN_COMPILE_OPTIONS_INIT \
+  { sizeof(tess_plan_compile_options), 0 }
 
 /* Compiles `program` for this rank; `options` NULL means the defaults. The plan holds
  * its own copy of the program. FAILED_PRECONDITION before tess_init; INVALID_ARGUMENT
@@ -214,8 +215,7 @@ TESS_API tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_ins
  * *out_ndim dims, valid while `instance` lives. OUT_OF_RANGE for a bad index;
  * FAILED_PRECONDITION on a rank the output's placement lacks. Local. */
 TESS_API tess_status tess_plan_output_local_shape(const int64_t** out_dims, size_t* out_ndim,
-                                                  const tess_plan_instance* instance,
-                                                  size_t index);
+                                                  const tess_plan_instance* instance, size_t index);
 TESS_API tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* instance,
                                                  size_t index);
 TESS_API tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* instance,
@@ -237,7 +237,8 @@ typedef struct tess_plan_stats {
   int64_t heap_allocations_last_run;
 } tess_plan_stats;
 
-#define TESS_PLAN_STATS_INIT {sizeof(tess_plan_stats), 0, 0, 0, 0, 0, 0}
+#define TESS_PLAN_STATS_INIT \
+  { sizeof(tess_plan_stats), 0, 0, 0, 0, 0, 0 }
 
 /* Fills *out. INVALID_ARGUMENT for a NULL argument or a struct_size below the first
  * version's. Local. */

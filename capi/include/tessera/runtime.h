@@ -49,7 +49,8 @@ typedef struct tess_init_options {
   int32_t mpi_thread_level;
 } tess_init_options;
 
-#define TESS_INIT_OPTIONS_INIT {sizeof(tess_init_options), -1.0, TESS_MPI_THREAD_MULTIPLE}
+#define TESS_INIT_OPTIONS_INIT \
+  { sizeof(tess_init_options), -1.0, TESS_MPI_THREAD_MULTIPLE }
 
 /* tess_init with options; `options` NULL means the defaults (TESS_INIT_OPTIONS_INIT).
  * INVALID_ARGUMENT, naming the field and value, for a bad struct_size (below the first

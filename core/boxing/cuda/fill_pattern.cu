@@ -45,8 +45,8 @@ Status FillPatternAsync(void* buffer, int64_t count, int element_bytes, const vo
   }
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) {
-    return device::CudaError(
-        "FillPatternAsync launch (" + std::to_string(count) + " elements)", err);
+    return device::CudaError("FillPatternAsync launch (" + std::to_string(count) + " elements)",
+                             err);
   }
   return Status::Ok();
 }

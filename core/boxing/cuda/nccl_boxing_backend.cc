@@ -10,9 +10,9 @@
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_comm_registry.h"
 #include "core/comm/nccl/nccl_communicator.h"
-#include "core/memory/device_caching_allocator.h"
 #include "core/device/cuda_error.h"
 #include "core/device/device_scope.h"
+#include "core/memory/device_caching_allocator.h"
 
 namespace tessera::boxing {
 namespace {

@@ -13,9 +13,9 @@
 #include "core/comm/nccl/group_agreement.h"
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_error.h"
-#include "core/memory/device_caching_allocator.h"
 #include "core/device/cuda_error.h"
 #include "core/device/device_scope.h"
+#include "core/memory/device_caching_allocator.h"
 
 namespace tessera::comm {
 namespace {

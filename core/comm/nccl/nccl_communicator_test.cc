@@ -30,10 +30,10 @@
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_comm_registry.h"
 #include "core/comm/nccl/nccl_error.h"
+#include "core/device/device.h"
 #include "core/memory/caching_allocator.h"
 #include "core/memory/device_caching_allocator.h"
 #include "core/placement/placement.h"
-#include "core/device/device.h"
 #include "tests/comm/comm_test_util.h"
 
 namespace tessera::comm {

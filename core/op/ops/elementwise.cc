@@ -286,13 +286,9 @@ Status RegisterUnary(OpRegistry* r, const char* name, ShapeFn shape, SignatureFn
 
 Status RegisterBinary(OpRegistry* r, const char* name, SignatureFn sigs, const char* doc,
                       ShapeFn shape = BroadcastBinaryShape) {
-  return r->Register(OpDef(name)
-                         .Input("x")
-                         .Input("y")
-                         .Output("out")
-                         .SetShapeFn(shape)
-                         .SetSignatureFn(sigs)
-                         .Doc(doc));
+  return r->Register(
+      OpDef(name).Input("x").Input("y").Output("out").SetShapeFn(shape).SetSignatureFn(sigs).Doc(
+          doc));
 }
 
 }  // namespace

@@ -222,17 +222,16 @@ TEST(AbsTest, ShapesAndSplitsOnly) {
   EXPECT_EQ(Sigs("abs", Descs({{2, 3}})), Concat(kSplits2d, {"x:B -> out:B"}));
   EXPECT_EQ(Sigs("abs", Descs({{}})), (Strings{"x:B -> out:B"}));
   // Uneven and 3-d: one split per axis.
-  EXPECT_EQ(Sigs("abs", Descs({{5, 1, 7}})),
-            (Strings{"x:S(0) -> out:S(0)", "x:S(1) -> out:S(1)", "x:S(2) -> out:S(2)",
-                     "x:B -> out:B"}));
+  EXPECT_EQ(Sigs("abs", Descs({{5, 1, 7}})), (Strings{"x:S(0) -> out:S(0)", "x:S(1) -> out:S(1)",
+                                                      "x:S(2) -> out:S(2)", "x:B -> out:B"}));
 }
 
 TEST(PowTest, BroadcastShapesFloatingOnly) {
   struct Case {
     Shape x, y, out;
   } cases[] = {
-      {{2, 3}, {2, 3}, {2, 3}}, {{2, 3}, {3}, {2, 3}},   {{3}, {2, 3}, {2, 3}},
-      {{4, 1, 3}, {2, 1}, {4, 2, 3}}, {{}, {2, 3}, {2, 3}}, {{0, 3}, {1, 3}, {0, 3}},
+      {{2, 3}, {2, 3}, {2, 3}},       {{2, 3}, {3}, {2, 3}}, {{3}, {2, 3}, {2, 3}},
+      {{4, 1, 3}, {2, 1}, {4, 2, 3}}, {{}, {2, 3}, {2, 3}},  {{0, 3}, {1, 3}, {0, 3}},
   };
   for (DType t : {DType::kF32, DType::kF64}) {
     for (const Case& c : cases) {
@@ -257,8 +256,9 @@ TEST(PowTest, SplitsLikeBinaryOpsNoPartials) {
   // operand.
   EXPECT_EQ(Sigs("pow", Descs({{4}, {4}})),
             (Strings{"x:S(0), y:S(0) -> out:S(0)", "x:B, y:B -> out:B"}));
-  EXPECT_EQ(Sigs("pow", Descs({{2, 3}, {3}})),
-            (Strings{"x:S(0), y:B -> out:S(0)", "x:S(1), y:S(0) -> out:S(1)", "x:B, y:B -> out:B"}));
+  EXPECT_EQ(
+      Sigs("pow", Descs({{2, 3}, {3}})),
+      (Strings{"x:S(0), y:B -> out:S(0)", "x:S(1), y:S(0) -> out:S(1)", "x:B, y:B -> out:B"}));
   EXPECT_EQ(Sigs("pow", Descs({{4, 1}, {1, 5}})),
             (Strings{"x:S(0), y:B -> out:S(0)", "x:B, y:S(1) -> out:S(1)", "x:B, y:B -> out:B"}));
 }
