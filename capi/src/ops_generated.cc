@@ -10,9 +10,9 @@
 #include "capi/src/typed_ops.h"
 #include "tessera/tessera.h"
 
+using tessera::capi::RunTypedOp;
 using tessera::capi::TypedOpAttrs;
 using tessera::capi::TypedOpDef;
-using tessera::capi::RunTypedOp;
 using tessera::tensor::Tensor;
 
 extern "C" {

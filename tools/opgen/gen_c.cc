@@ -172,9 +172,9 @@ std::string OpsSource(const OpRegistry& reg) {
     << "#include \"capi/src/handles.h\"\n"
     << "#include \"capi/src/typed_ops.h\"\n"
     << "#include \"tessera/tessera.h\"\n\n"
+    << "using tessera::capi::RunTypedOp;\n"
     << "using tessera::capi::TypedOpAttrs;\n"
     << "using tessera::capi::TypedOpDef;\n"
-    << "using tessera::capi::RunTypedOp;\n"
     << "using tessera::tensor::Tensor;\n\n"
     << "extern \"C\" {\n";
   for (const std::string& name : reg.Names()) {

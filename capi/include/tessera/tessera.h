@@ -9,6 +9,9 @@
 #ifndef TESSERA_TESSERA_H_
 #define TESSERA_TESSERA_H_
 
+/* Module order, lowest first: the order bindings/tessera.i %includes them in and the
+ * amalgamated header pastes them in. Keep it; do not sort. */
+/* clang-format off */
 #include "tessera/common.h"
 #include "tessera/version.h"
 #include "tessera/status.h"
@@ -24,5 +27,6 @@
 #include "tessera/comm.h"
 #include "tessera/plan.h"
 #include "tessera/memory.h"
+/* clang-format on */
 
 #endif /* TESSERA_TESSERA_H_ */
