@@ -220,34 +220,22 @@ public final class PlanInstance extends Handle {
 
   /** A copy of this rank's piece of f32 output {@code index}; likewise for the other types. */
   public float[] outputLocalFloatArray(long index) {
-    ByteBuffer b = local("outputLocalFloatArray", index, Tessera.DTYPE_F32);
-    float[] a = new float[b.capacity() / 4];
-    b.asFloatBuffer().get(a);
-    return a;
+    return Tensor.toFloats(local("outputLocalFloatArray", index, Tessera.DTYPE_F32));
   }
 
   /** The same for an f64 output. */
   public double[] outputLocalDoubleArray(long index) {
-    ByteBuffer b = local("outputLocalDoubleArray", index, Tessera.DTYPE_F64);
-    double[] a = new double[b.capacity() / 8];
-    b.asDoubleBuffer().get(a);
-    return a;
+    return Tensor.toDoubles(local("outputLocalDoubleArray", index, Tessera.DTYPE_F64));
   }
 
   /** The same for an i32 output. */
   public int[] outputLocalIntArray(long index) {
-    ByteBuffer b = local("outputLocalIntArray", index, Tessera.DTYPE_I32);
-    int[] a = new int[b.capacity() / 4];
-    b.asIntBuffer().get(a);
-    return a;
+    return Tensor.toInts(local("outputLocalIntArray", index, Tessera.DTYPE_I32));
   }
 
   /** The same for an i64 output. */
   public long[] outputLocalLongArray(long index) {
-    ByteBuffer b = local("outputLocalLongArray", index, Tessera.DTYPE_I64);
-    long[] a = new long[b.capacity() / 8];
-    b.asLongBuffer().get(a);
-    return a;
+    return Tensor.toLongs(local("outputLocalLongArray", index, Tessera.DTYPE_I64));
   }
 
   /** One memory case's register memory: its packed block, the lower bound, no reuse. */

@@ -71,6 +71,34 @@ public final class Tensor extends Handle {
     return b;
   }
 
+  /** The whole of {@code b} (native order) as a new float[]: the inverse of bufferOf. */
+  static float[] toFloats(ByteBuffer b) {
+    float[] a = new float[b.capacity() / 4];
+    b.asFloatBuffer().get(a);
+    return a;
+  }
+
+  /** The whole of {@code b} (native order) as a new double[]: the inverse of bufferOf. */
+  static double[] toDoubles(ByteBuffer b) {
+    double[] a = new double[b.capacity() / 8];
+    b.asDoubleBuffer().get(a);
+    return a;
+  }
+
+  /** The whole of {@code b} (native order) as a new int[]: the inverse of bufferOf. */
+  static int[] toInts(ByteBuffer b) {
+    int[] a = new int[b.capacity() / 4];
+    b.asIntBuffer().get(a);
+    return a;
+  }
+
+  /** The whole of {@code b} (native order) as a new long[]: the inverse of bufferOf. */
+  static long[] toLongs(ByteBuffer b) {
+    long[] a = new long[b.capacity() / 8];
+    b.asLongBuffer().get(a);
+    return a;
+  }
+
   static long dtypeSize(int dtype) {
     return dtype == Tessera.DTYPE_F64 || dtype == Tessera.DTYPE_I64 ? 8
         : dtype == Tessera.DTYPE_F16 || dtype == Tessera.DTYPE_BF16 ? 2 : 4;
@@ -386,34 +414,22 @@ public final class Tensor extends Handle {
 
   /** A copy of this rank's local piece of an f32 tensor; likewise for the other types. */
   public float[] localFloatArray() {
-    ByteBuffer b = local("localFloatArray", Tessera.DTYPE_F32);
-    float[] a = new float[b.capacity() / 4];
-    b.asFloatBuffer().get(a);
-    return a;
+    return toFloats(local("localFloatArray", Tessera.DTYPE_F32));
   }
 
   /** The same for an f64 tensor. */
   public double[] localDoubleArray() {
-    ByteBuffer b = local("localDoubleArray", Tessera.DTYPE_F64);
-    double[] a = new double[b.capacity() / 8];
-    b.asDoubleBuffer().get(a);
-    return a;
+    return toDoubles(local("localDoubleArray", Tessera.DTYPE_F64));
   }
 
   /** The same for an i32 tensor. */
   public int[] localIntArray() {
-    ByteBuffer b = local("localIntArray", Tessera.DTYPE_I32);
-    int[] a = new int[b.capacity() / 4];
-    b.asIntBuffer().get(a);
-    return a;
+    return toInts(local("localIntArray", Tessera.DTYPE_I32));
   }
 
   /** The same for an i64 tensor. */
   public long[] localLongArray() {
-    ByteBuffer b = local("localLongArray", Tessera.DTYPE_I64);
-    long[] a = new long[b.capacity() / 8];
-    b.asLongBuffer().get(a);
-    return a;
+    return toLongs(local("localLongArray", Tessera.DTYPE_I64));
   }
 
   /** The same logical value held as {@code ndSbp} on {@code placement}. Collective. */

@@ -418,73 +418,31 @@ public final class Tessera {
       Placement dstPlacement, NdSbp dst) {
     ByteBuffer out = boxBuffer(local == null ? null : Tensor.bufferOf(local), shape,
         DTYPE_F32, srcPlacement, src, dstPlacement, dst);
-    if (out == null) return null;
-    float[] a = new float[out.capacity() / 4];
-    out.asFloatBuffer().get(a);
-    return a;
+    return out == null ? null : Tensor.toFloats(out);
   }
 
-  /**
-   * The same for f64.
-   *
-   * @param local this rank's source piece; null where srcPlacement lacks this rank
-   * @param shape the logical shape
-   * @param srcPlacement where the source lives
-   * @param src how the source maps onto it
-   * @param dstPlacement where the destination lives
-   * @param dst how the destination maps onto it
-   * @return this rank's destination piece, or null where dstPlacement lacks this rank
-   */
+  /** The same for f64 (parameters as for the f32 overload). */
   public static double[] box(double[] local, long[] shape, Placement srcPlacement, NdSbp src,
       Placement dstPlacement, NdSbp dst) {
     ByteBuffer out = boxBuffer(local == null ? null : Tensor.bufferOf(local), shape,
         DTYPE_F64, srcPlacement, src, dstPlacement, dst);
-    if (out == null) return null;
-    double[] a = new double[out.capacity() / 8];
-    out.asDoubleBuffer().get(a);
-    return a;
+    return out == null ? null : Tensor.toDoubles(out);
   }
 
-  /**
-   * The same for i32.
-   *
-   * @param local this rank's source piece; null where srcPlacement lacks this rank
-   * @param shape the logical shape
-   * @param srcPlacement where the source lives
-   * @param src how the source maps onto it
-   * @param dstPlacement where the destination lives
-   * @param dst how the destination maps onto it
-   * @return this rank's destination piece, or null where dstPlacement lacks this rank
-   */
+  /** The same for i32 (parameters as for the f32 overload). */
   public static int[] box(int[] local, long[] shape, Placement srcPlacement, NdSbp src,
       Placement dstPlacement, NdSbp dst) {
     ByteBuffer out = boxBuffer(local == null ? null : Tensor.bufferOf(local), shape,
         DTYPE_I32, srcPlacement, src, dstPlacement, dst);
-    if (out == null) return null;
-    int[] a = new int[out.capacity() / 4];
-    out.asIntBuffer().get(a);
-    return a;
+    return out == null ? null : Tensor.toInts(out);
   }
 
-  /**
-   * The same for i64.
-   *
-   * @param local this rank's source piece; null where srcPlacement lacks this rank
-   * @param shape the logical shape
-   * @param srcPlacement where the source lives
-   * @param src how the source maps onto it
-   * @param dstPlacement where the destination lives
-   * @param dst how the destination maps onto it
-   * @return this rank's destination piece, or null where dstPlacement lacks this rank
-   */
+  /** The same for i64 (parameters as for the f32 overload). */
   public static long[] box(long[] local, long[] shape, Placement srcPlacement, NdSbp src,
       Placement dstPlacement, NdSbp dst) {
     ByteBuffer out = boxBuffer(local == null ? null : Tensor.bufferOf(local), shape,
         DTYPE_I64, srcPlacement, src, dstPlacement, dst);
-    if (out == null) return null;
-    long[] a = new long[out.capacity() / 8];
-    out.asLongBuffer().get(a);
-    return a;
+    return out == null ? null : Tensor.toLongs(out);
   }
 
   /** A buffer for this rank's destination piece (null outside dstPlacement), filled by tess_box. */
