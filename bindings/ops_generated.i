@@ -14,7 +14,7 @@
   (const tess_tensor* const* in, size_t num_in)
 };
 
-%tess_expose(tess_apply)
+%tess_expose(tess_op_call_apply)
 %tess_expose(tess_abs)
 %tess_expose(tess_add)
 %tess_expose(tess_add_n)
@@ -52,10 +52,10 @@
 %tess_expose(tess_sub)
 %tess_expose(tess_tanh)
 %tess_expose(tess_transpose)
-%tess_expose(tess_explain_last)
+%tess_expose(tess_explanation_last)
 
 #if defined(SWIGPYTHON)
-TESS_PY_RELEASE_GIL(tess_apply)
+TESS_PY_RELEASE_GIL(tess_op_call_apply)
 TESS_PY_RELEASE_GIL(tess_abs)
 TESS_PY_RELEASE_GIL(tess_add)
 TESS_PY_RELEASE_GIL(tess_add_n)

@@ -92,9 +92,9 @@ struct CTYPE {};
  *   %typemap(...) void* const* TESS_BUFFER_LIST     a list of such buffers (the count
  *                                                   and length are separate);
  *   %typemap(...) (tess_tensor** outputs, size_t outputs_capacity,
- *                  size_t* num_outputs)             tess_apply's outputs;
+ *                  size_t* num_outputs)             tess_op_call_apply's outputs;
  *   %typemap(...) (const tess_tensor* const* inputs, size_t num_inputs)
- *                                                   tess_apply's inputs (and, by
+ *                                                   tess_op_call_apply's inputs (and, by
  *                                                   %apply, any list of tensors);
  *   %typemap(...) (const void* const* TESS_IN_BUFFER_LIST,
  *                  const size_t* TESS_IN_BYTES_LIST, size_t TESS_LIST_LEN)
@@ -152,16 +152,17 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose_constant(TESS_DATA_LOSS)
 
 /* Runtime. */
-%tess_expose(tess_init)
+%tess_expose(tess_runtime_init)
+%rename(runtime_init_with_options) tess_shim_runtime_init_with_options;
 #if defined(SWIGJAVA)
 /* A static finalize() cannot hide Object.finalize(). */
-%rename(shutdown) tess_finalize;
+%rename(shutdown) tess_runtime_finalize;
 #else
-%tess_expose(tess_finalize)
+%tess_expose(tess_runtime_finalize)
 #endif
-%tess_expose(tess_world_rank)
-%tess_expose(tess_world_size)
-%tess_expose(tess_cuda_info)
+%tess_expose(tess_runtime_world_rank)
+%tess_expose(tess_runtime_world_size)
+%tess_expose(tess_runtime_cuda_info)
 
 /* Placements. */
 %tess_expose_constant(TESS_DEVICE_CPU)
@@ -225,7 +226,7 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_op_call_num_inputs)
 %tess_expose(tess_op_call_constrain_input)
 %tess_expose(tess_op_call_constrain_output)
-%tess_expose(tess_infer)
+%tess_expose(tess_op_call_infer)
 %tess_expose(tess_infer_result_num_outputs)
 %tess_expose(tess_infer_result_output_ndim)
 %tess_expose(tess_infer_result_output_dim)
@@ -239,7 +240,7 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_infer_result_total_cost)
 %tess_expose(tess_infer_result_signature_index)
 %tess_expose(tess_infer_result_num_candidates)
-%tess_expose(tess_explain)
+%tess_expose(tess_op_call_explain)
 %tess_expose(tess_explanation_text)
 %tess_expose(tess_explanation_json)
 %tess_expose(tess_explanation_failure)
@@ -270,13 +271,13 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_tensor_copy_local)
 %tess_expose(tess_tensor_to_global)
 
-/* Ops on eager tensors: tess_apply, the typed ops (one per registered op) and
- * tess_explain_last, with their array parameters and Python's GIL release; generated
+/* Ops on eager tensors: tess_op_call_apply, the typed ops (one per registered op) and
+ * tess_explanation_last, with their array parameters and Python's GIL release; generated
  * by tools/opgen from the op registry. */
 %include "ops_generated.i"
 
 /* Boxing of local buffers. */
-%tess_expose(tess_box)
+%tess_expose(tess_boxing_run)
 %tess_expose(tess_boxing_plan_create)
 %tess_expose(tess_boxing_plan_string)
 %tess_expose(tess_boxing_plan_num_steps)
@@ -290,12 +291,12 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose_constant(TESS_ALLREDUCE_FLAT)
 %tess_expose_constant(TESS_ALLREDUCE_AUTO)
 %tess_expose_constant(TESS_ALLREDUCE_HIERARCHICAL)
-%tess_expose(tess_allreduce)
+%tess_expose(tess_comm_allreduce)
 %rename(bucketed_allreducer_create) tess_shim_bucketed_allreducer_create;
-%tess_expose(tess_bucketed_allreduce)
+%tess_expose(tess_bucketed_allreducer_run)
 %rename(bucketed_allreducer_get_stats) tess_shim_bucketed_allreducer_get_stats;
-%tess_expose(tess_set_collective_timeout)
-%tess_expose(tess_collective_timeout)
+%tess_expose(tess_comm_set_collective_timeout)
+%tess_expose(tess_comm_collective_timeout)
 
 /* Plan mode: programs, capture, compiled plans and their instances. */
 %tess_expose(tess_program_create)
@@ -313,22 +314,39 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %rename(plan_compile) tess_shim_plan_compile;
 %tess_expose(tess_plan_string)
 %tess_expose(tess_plan_instantiate)
-%tess_expose(tess_plan_run)
-%tess_expose(tess_plan_push)
-%tess_expose(tess_plan_run_pushed)
-%tess_expose(tess_plan_close)
-%tess_expose(tess_plan_num_outputs)
-%tess_expose(tess_plan_output)
-%tess_expose(tess_plan_output_local)
-%tess_expose(tess_plan_output_local_num_elements)
-%tess_expose(tess_plan_output_dtype)
-%tess_expose(tess_plan_output_local_ndim)
-%tess_expose(tess_plan_output_local_dim)
+%tess_expose(tess_plan_instance_run)
+%tess_expose(tess_plan_instance_push)
+%tess_expose(tess_plan_instance_run_pushed)
+%tess_expose(tess_plan_instance_close)
+%tess_expose(tess_plan_instance_num_outputs)
+%tess_expose(tess_plan_instance_output)
+%tess_expose(tess_plan_instance_output_local)
+%tess_expose(tess_plan_instance_output_local_num_elements)
+%tess_expose(tess_plan_instance_output_dtype)
+%tess_expose(tess_plan_instance_output_local_ndim)
+%tess_expose(tess_plan_instance_output_local_dim)
 %rename(plan_instance_get_stats) tess_shim_plan_instance_get_stats;
-%tess_expose(tess_plan_num_mem_cases)
-%tess_expose(tess_plan_mem_case_bytes)
-%tess_expose(tess_plan_mem_case_name)
-%tess_expose(tess_plan_run_local)
+%tess_expose(tess_plan_instance_num_mem_cases)
+%tess_expose(tess_plan_instance_mem_case_bytes)
+%tess_expose(tess_plan_instance_mem_case_name)
+%tess_expose(tess_plan_instance_run_local)
+
+/* Host allocator counters. */
+%tess_expose_constant(TESS_ALLOCATOR_HOST)
+%tess_expose_constant(TESS_ALLOCATOR_HOST_THREAD)
+%rename(allocator_get_stats) tess_shim_allocator_get_stats;
+
+/* Borrowed shapes: each language's section maps (const int64_t** TESS_SHAPE_OUT,
+ * size_t* TESS_SHAPE_NDIM) to its own array of the dims, copied while the handle the
+ * C API lent them from is alive (inside the wrapper call). */
+%tess_expose(tess_tensor_shape)
+%tess_expose(tess_tensor_local_shape)
+%tess_expose(tess_layout_local_shape)
+%tess_expose(tess_infer_result_output_shape)
+%tess_expose(tess_plan_instance_output_local_shape)
+%apply (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) {
+  (const int64_t** out_dims, size_t* out_ndim)
+};
 
 /* Every out-param name the header uses. A new function whose out-param has a new
  * name adds it here. */
@@ -340,7 +358,9 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
   T* out_num_outputs, T* out_values, T* out_ops, T* out_inputs, T* out_outputs,
   T* out_registers, T* out_steps, T* out_boxing_steps, T* out_runs, T* out_allocator_calls,
   T* out_heap_allocations, T* out_block_bytes, T* out_lower_bound, T* out_no_reuse_bytes,
-  T* out_built_with_cuda, T* out_device_count
+  T* out_built_with_cuda, T* out_device_count, T* out_bytes_in_use, T* out_peak_bytes_in_use,
+  T* out_bytes_reserved, T* out_num_allocs, T* out_num_frees, T* out_num_cache_hits,
+  T* out_num_system_allocs, T* out_num_system_frees, T* out_num_segments
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)
@@ -361,7 +381,7 @@ TESS_OUT_PARAMS(double)
   (const int64_t* value_ids, size_t num_values)
 };
 
-/* Lists of tensors: tess_apply's and tess_plan_run's inputs, tess_capture_end's
+/* Lists of tensors: tess_op_call_apply's and tess_plan_instance_run's inputs, tess_capture_end's
  * outputs. */
 %apply (const tess_tensor* const* inputs, size_t num_inputs) {
   (const tess_tensor* const* tensors, size_t num_tensors)
@@ -375,13 +395,13 @@ TESS_OUT_PARAMS(double)
 };
 %apply const int64_t* TESS_OPT_SHAPE { const int64_t* logical_shape };
 
-/* Host buffers of tess_box and the collectives. */
+/* Host buffers of tess_boxing_run and the collectives. */
 %apply (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) {
   (const void* in_local, size_t in_bytes)
 };
 %apply void* TESS_INOUT_BUFFER { void* buffer };
 %apply void* const* TESS_BUFFER_LIST { void* const* buffers };
-/* tess_plan_run_local's pieces. */
+/* tess_plan_instance_run_local's pieces. */
 %apply (const void* const* TESS_IN_BUFFER_LIST, const size_t* TESS_IN_BYTES_LIST,
         size_t TESS_LIST_LEN) {
   (const void* const* locals, const size_t* local_bytes, size_t num_inputs)
@@ -422,6 +442,34 @@ static tess_status tess_shim_infer_cache_get_stats(uint64_t* out_hits, uint64_t*
   *out_evictions = s.evictions;
   *out_size = (size_t)s.size;
   *out_capacity = (size_t)s.capacity;
+  return TESS_OK;
+}
+
+static tess_status tess_shim_runtime_init_with_options(double collective_timeout_seconds,
+                                                       int32_t cuda_device) {
+  tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
+  o.collective_timeout_seconds = collective_timeout_seconds;
+  o.cuda_device = cuda_device;
+  return tess_runtime_init_with_options(&o);
+}
+
+static tess_status tess_shim_allocator_get_stats(
+    uint64_t* out_bytes_in_use, uint64_t* out_peak_bytes_in_use, uint64_t* out_bytes_reserved,
+    uint64_t* out_num_allocs, uint64_t* out_num_frees, uint64_t* out_num_cache_hits,
+    uint64_t* out_num_system_allocs, uint64_t* out_num_system_frees, uint64_t* out_num_segments,
+    int32_t allocator) {
+  tess_allocator_stats s = TESS_ALLOCATOR_STATS_INIT;
+  tess_status status = tess_allocator_get_stats(&s, allocator);
+  if (status != TESS_OK) return status;
+  *out_bytes_in_use = s.bytes_in_use;
+  *out_peak_bytes_in_use = s.peak_bytes_in_use;
+  *out_bytes_reserved = s.bytes_reserved;
+  *out_num_allocs = s.num_allocs;
+  *out_num_frees = s.num_frees;
+  *out_num_cache_hits = s.num_cache_hits;
+  *out_num_system_allocs = s.num_system_allocs;
+  *out_num_system_frees = s.num_system_frees;
+  *out_num_segments = s.num_segments;
   return TESS_OK;
 }
 

@@ -1,4 +1,4 @@
-// tess_box and tess_boxing_plan_* in a world of one rank: every piece is the whole
+// tess_boxing_run and tess_boxing_plan_* in a world of one rank: every piece is the whole
 // tensor, so a boxing must hand back exactly its input (the oracle); plans are
 // checked on placements of several ranks, which need no world. Bad inputs check the
 // code, the whole message and that nothing was written. Multi-rank boxing:
@@ -30,10 +30,11 @@ TEST(BoxBeforeInitTest, NeedsTheRuntime) {
   NdSbpPtr s = NdSbp("S(0)");
   const int64_t shape[] = {2};
   float in[2] = {1, 2}, out[2] = {0, 0};
-  EXPECT_EQ(tess_box(out, sizeof(out), in, sizeof(in), shape, 1, TESS_DTYPE_F32, p.get(), s.get(),
-                     p.get(), s.get()),
+  EXPECT_EQ(tess_boxing_run(out, sizeof(out), in, sizeof(in), shape, 1, TESS_DTYPE_F32, p.get(),
+                            s.get(), p.get(), s.get()),
             TESS_FAILED_PRECONDITION);
-  EXPECT_EQ(LastError(), "tess_box: the runtime is not initialised: call tess_init first");
+  EXPECT_EQ(LastError(),
+            "tess_boxing_run: the runtime is not initialised: call tess_runtime_init first");
   // Planning needs no world.
   tess_boxing_plan* plan = nullptr;
   EXPECT_EQ(
@@ -45,7 +46,7 @@ TEST(BoxBeforeInitTest, NeedsTheRuntime) {
 
 class BoxCapiTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { ASSERT_EQ(tess_init(), TESS_OK) << LastError(); }
+  static void SetUpTestSuite() { ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError(); }
 
   // Boxes `in` (a [5,7] tensor) from (src_p, src) to (dst_p, dst) and returns the
   // output piece; a failure records the message.
@@ -55,8 +56,8 @@ class BoxCapiTest : public ::testing::Test {
     PlacementPtr from = Placement(src_p), to = Placement(dst_p);
     NdSbpPtr s = NdSbp(src), d = NdSbp(dst);
     std::vector<T> out(in.size(), T(-99));
-    EXPECT_EQ(tess_box(out.data(), out.size() * sizeof(T), in.data(), in.size() * sizeof(T), kShape,
-                       2, DTypeOf<T>::value, from.get(), s.get(), to.get(), d.get()),
+    EXPECT_EQ(tess_boxing_run(out.data(), out.size() * sizeof(T), in.data(), in.size() * sizeof(T),
+                              kShape, 2, DTypeOf<T>::value, from.get(), s.get(), to.get(), d.get()),
               TESS_OK)
         << src_p << " " << src << " -> " << dst_p << " " << dst << ": " << LastError();
     return out;
@@ -97,8 +98,8 @@ TEST_F(BoxCapiTest, OneRankHandsBackItsInputForEveryPairAndDType) {
 
 TEST_F(BoxCapiTest, SameLayoutInPlaceIsANoOp) {
   std::vector<float> v = Values<float>(kElements);
-  ASSERT_EQ(tess_box(v.data(), kBytes, v.data(), kBytes, kShape, 2, TESS_DTYPE_F32, p_.get(),
-                     s0_.get(), p_.get(), s0_.get()),
+  ASSERT_EQ(tess_boxing_run(v.data(), kBytes, v.data(), kBytes, kShape, 2, TESS_DTYPE_F32, p_.get(),
+                            s0_.get(), p_.get(), s0_.get()),
             TESS_OK)
       << LastError();
   EXPECT_EQ(v, Values<float>(kElements));
@@ -106,14 +107,14 @@ TEST_F(BoxCapiTest, SameLayoutInPlaceIsANoOp) {
 
 TEST_F(BoxCapiTest, EmptyAndScalarTensors) {
   const int64_t empty[] = {0, 3};
-  EXPECT_EQ(tess_box(nullptr, 0, nullptr, 0, empty, 2, TESS_DTYPE_F32, p_.get(), s0_.get(),
-                     p_.get(), b_.get()),
+  EXPECT_EQ(tess_boxing_run(nullptr, 0, nullptr, 0, empty, 2, TESS_DTYPE_F32, p_.get(), s0_.get(),
+                            p_.get(), b_.get()),
             TESS_OK)
       << LastError();
   const double in = 2.5;
   double out = 0;
-  EXPECT_EQ(tess_box(&out, sizeof(out), &in, sizeof(in), nullptr, 0, TESS_DTYPE_F64, p_.get(),
-                     b_.get(), grid_.get(), NdSbp("(P, B)").get()),
+  EXPECT_EQ(tess_boxing_run(&out, sizeof(out), &in, sizeof(in), nullptr, 0, TESS_DTYPE_F64,
+                            p_.get(), b_.get(), grid_.get(), NdSbp("(P, B)").get()),
             TESS_OK)
       << LastError();
   EXPECT_EQ(out, 2.5);
@@ -144,10 +145,10 @@ TEST_F(BoxCapiTest, NullArgumentsAreNamed) {
       {kShape, p_.get(), s.get(), p_.get(), nullptr, "dst"},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(
-        tess_box(out, kBytes, in, kBytes, c.shape, 2, TESS_DTYPE_F32, c.sp, c.src, c.dp, c.dst),
-        TESS_INVALID_ARGUMENT);
-    EXPECT_EQ(LastError(), std::string("tess_box: argument \"") + c.name + "\" is NULL");
+    EXPECT_EQ(tess_boxing_run(out, kBytes, in, kBytes, c.shape, 2, TESS_DTYPE_F32, c.sp, c.src,
+                              c.dp, c.dst),
+              TESS_INVALID_ARGUMENT);
+    EXPECT_EQ(LastError(), std::string("tess_boxing_run: argument \"") + c.name + "\" is NULL");
     tess_boxing_plan* plan = kSentinel;
     EXPECT_EQ(tess_boxing_plan_create(&plan, c.shape, 2, TESS_DTYPE_F32, c.sp, c.src, c.dp, c.dst),
               TESS_INVALID_ARGUMENT);
@@ -160,16 +161,16 @@ TEST_F(BoxCapiTest, NullArgumentsAreNamed) {
             TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "tess_boxing_plan_create: argument \"out\" is NULL");
   // A NULL buffer whose piece has elements.
-  EXPECT_EQ(tess_box(out, kBytes, nullptr, kBytes, kShape, 2, TESS_DTYPE_F32, p_.get(), s.get(),
-                     p_.get(), b_.get()),
+  EXPECT_EQ(tess_boxing_run(out, kBytes, nullptr, kBytes, kShape, 2, TESS_DTYPE_F32, p_.get(),
+                            s.get(), p_.get(), b_.get()),
             TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(),
-            "tess_box: Box: in_local is NULL but this rank's S(0) piece holds 35 elements");
-  EXPECT_EQ(tess_box(nullptr, kBytes, in, kBytes, kShape, 2, TESS_DTYPE_F32, p_.get(), s.get(),
-                     p_.get(), b_.get()),
+            "tess_boxing_run: Box: in_local is NULL but this rank's S(0) piece holds 35 elements");
+  EXPECT_EQ(tess_boxing_run(nullptr, kBytes, in, kBytes, kShape, 2, TESS_DTYPE_F32, p_.get(),
+                            s.get(), p_.get(), b_.get()),
             TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(),
-            "tess_box: Box: out_local is NULL but this rank's B piece holds 35 elements");
+            "tess_boxing_run: Box: out_local is NULL but this rank's B piece holds 35 elements");
 }
 
 // Each bad call must fail with `code` and exactly `message`, and write nothing.
@@ -180,8 +181,8 @@ void ExpectBoxFails(tess_status code, const std::string& message, const int64_t*
   PlacementPtr from = Placement(src_p), to = Placement(dst_p);
   NdSbpPtr s = NdSbp(src), d = NdSbp(dst);
   std::vector<unsigned char> in(in_bytes + 8, 1), out(out_bytes + 8, 7);
-  EXPECT_EQ(tess_box(out.data(), out_bytes, in.data(), in_bytes, shape, ndim, dtype, from.get(),
-                     s.get(), to.get(), d.get()),
+  EXPECT_EQ(tess_boxing_run(out.data(), out_bytes, in.data(), in_bytes, shape, ndim, dtype,
+                            from.get(), s.get(), to.get(), d.get()),
             code)
       << message;
   EXPECT_EQ(LastError(), message);
@@ -191,59 +192,69 @@ void ExpectBoxFails(tess_status code, const std::string& message, const int64_t*
 TEST_F(BoxCapiTest, BadShapesAndDTypes) {
   const int64_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
   ExpectBoxFails(TESS_INVALID_ARGUMENT,
-                 "tess_box: shape: shape has 9 dims; at most 8 are supported", nine, 9,
+                 "tess_boxing_run: shape: shape has 9 dims; at most 8 are supported", nine, 9,
                  TESS_DTYPE_F32, "cpu:[0]", "B", "cpu:[0]", "B", 4, 4);
   const int64_t negative[] = {5, -2};
-  ExpectBoxFails(TESS_INVALID_ARGUMENT, "tess_box: shape: shape dim 1 is -2; dims must be >= 0",
-                 negative, 2, TESS_DTYPE_F32, "cpu:[0]", "B", "cpu:[0]", "B", 0, 0);
   ExpectBoxFails(TESS_INVALID_ARGUMENT,
-                 "tess_box: dtype 9 is not a known dtype (f32 0, f64 1, i32 2, i64 3, f16 4, "
-                 "bf16 5)",
-                 kShape, 2, 9, "cpu:[0]", "B", "cpu:[0]", "B", kBytes, kBytes);
-  ExpectBoxFails(TESS_UNIMPLEMENTED,
-                 "tess_box: dtype f16 cannot move between ranks yet (supported: f32, f64, i32, "
-                 "i64)",
-                 kShape, 2, TESS_DTYPE_F16, "cpu:[0]", "B", "cpu:[0]", "S(0)", 70, 70);
+                 "tess_boxing_run: shape: shape dim 1 is -2; dims must be >= 0", negative, 2,
+                 TESS_DTYPE_F32, "cpu:[0]", "B", "cpu:[0]", "B", 0, 0);
+  ExpectBoxFails(
+      TESS_INVALID_ARGUMENT,
+      "tess_boxing_run: dtype 9 is not a known dtype (f32 0, f64 1, i32 2, i64 3, f16 4, "
+      "bf16 5)",
+      kShape, 2, 9, "cpu:[0]", "B", "cpu:[0]", "B", kBytes, kBytes);
+  ExpectBoxFails(
+      TESS_UNIMPLEMENTED,
+      "tess_boxing_run: dtype f16 cannot move between ranks yet (supported: f32, f64, i32, "
+      "i64)",
+      kShape, 2, TESS_DTYPE_F16, "cpu:[0]", "B", "cpu:[0]", "S(0)", 70, 70);
 }
 
 TEST_F(BoxCapiTest, ByteCountsMustBeThePieces) {
-  ExpectBoxFails(TESS_INVALID_ARGUMENT,
-                 "tess_box: in_bytes is 136 but rank 0's src piece (S(0) on cpu:[0]) holds 35 "
-                 "f32 elements, 140 bytes",
-                 kShape, 2, TESS_DTYPE_F32, "cpu:[0]", "S(0)", "cpu:[0]", "B", 136, kBytes);
+  ExpectBoxFails(
+      TESS_INVALID_ARGUMENT,
+      "tess_boxing_run: in_bytes is 136 but rank 0's src piece (S(0) on cpu:[0]) holds 35 "
+      "f32 elements, 140 bytes",
+      kShape, 2, TESS_DTYPE_F32, "cpu:[0]", "S(0)", "cpu:[0]", "B", 136, kBytes);
   // Too big is as wrong as too small: a piece has one size.
-  ExpectBoxFails(TESS_INVALID_ARGUMENT,
-                 "tess_box: out_bytes is 560 but rank 0's dst piece ((B, S(1)) on cpu:[[0]]) "
-                 "holds 35 f64 elements, 280 bytes",
-                 kShape, 2, TESS_DTYPE_F64, "cpu:[0]", "S(0)", "cpu:[[0]]", "(B, S(1))", 280, 560);
+  ExpectBoxFails(
+      TESS_INVALID_ARGUMENT,
+      "tess_boxing_run: out_bytes is 560 but rank 0's dst piece ((B, S(1)) on cpu:[[0]]) "
+      "holds 35 f64 elements, 280 bytes",
+      kShape, 2, TESS_DTYPE_F64, "cpu:[0]", "S(0)", "cpu:[[0]]", "(B, S(1))", 280, 560);
   // Rank 0 is not in cpu:[1] (a placement the world lacks is caught by Box later).
-  ExpectBoxFails(TESS_INVALID_ARGUMENT,
-                 "tess_box: out_bytes is 140 but rank 0 is not in the dst placement cpu:[1], so "
-                 "it holds 0 bytes",
-                 kShape, 2, TESS_DTYPE_F32, "cpu:[0]", "S(0)", "cpu:[1]", "B", kBytes, kBytes);
+  ExpectBoxFails(
+      TESS_INVALID_ARGUMENT,
+      "tess_boxing_run: out_bytes is 140 but rank 0 is not in the dst placement cpu:[1], so "
+      "it holds 0 bytes",
+      kShape, 2, TESS_DTYPE_F32, "cpu:[0]", "S(0)", "cpu:[1]", "B", kBytes, kBytes);
 }
 
 TEST_F(BoxCapiTest, NdSbpsMustFitPlacementAndShape) {
-  ExpectBoxFails(TESS_INVALID_ARGUMENT,
-                 "tess_box: src nd-sbp S(2) splits tensor axis 2 but the tensor of shape [5,7] "
-                 "has 2 axes",
-                 kShape, 2, TESS_DTYPE_F32, "cpu:[0]", "S(2)", "cpu:[0]", "B", kBytes, kBytes);
-  ExpectBoxFails(TESS_INVALID_ARGUMENT,
-                 "tess_box: dst nd-sbp (S(0), B) has 2 axes but placement cpu:[0] has a 1-axis "
-                 "hierarchy",
-                 kShape, 2, TESS_DTYPE_F32, "cpu:[0]", "B", "cpu:[0]", "(S(0), B)", kBytes, kBytes);
+  ExpectBoxFails(
+      TESS_INVALID_ARGUMENT,
+      "tess_boxing_run: src nd-sbp S(2) splits tensor axis 2 but the tensor of shape [5,7] "
+      "has 2 axes",
+      kShape, 2, TESS_DTYPE_F32, "cpu:[0]", "S(2)", "cpu:[0]", "B", kBytes, kBytes);
+  ExpectBoxFails(
+      TESS_INVALID_ARGUMENT,
+      "tess_boxing_run: dst nd-sbp (S(0), B) has 2 axes but placement cpu:[0] has a 1-axis "
+      "hierarchy",
+      kShape, 2, TESS_DTYPE_F32, "cpu:[0]", "B", "cpu:[0]", "(S(0), B)", kBytes, kBytes);
 }
 
 TEST_F(BoxCapiTest, PlacementsMustFitTheWorldAndDevice) {
   // Rank 0 holds 3 of the 5 rows of S(0) on cpu:[0,1].
-  ExpectBoxFails(TESS_OUT_OF_RANGE,
-                 "tess_box: Box: src placement cpu:[0,1] names rank 1 but the world has 1 ranks",
-                 kShape, 2, TESS_DTYPE_F32, "cpu:[0,1]", "S(0)", "cpu:[0]", "B", 84, kBytes);
-  ExpectBoxFails(TESS_UNIMPLEMENTED,
-                 "tess_box: Box: the pieces of cuda placements (src cuda:[0], dst cuda:[0]) are "
-                 "device memory and this call moves host memory; cuda tensors' to_global boxes "
-                 "them on the devices",
-                 kShape, 2, TESS_DTYPE_F32, "cuda:[0]", "S(0)", "cuda:[0]", "B", kBytes, kBytes);
+  ExpectBoxFails(
+      TESS_OUT_OF_RANGE,
+      "tess_boxing_run: Box: src placement cpu:[0,1] names rank 1 but the world has 1 ranks",
+      kShape, 2, TESS_DTYPE_F32, "cpu:[0,1]", "S(0)", "cpu:[0]", "B", 84, kBytes);
+  ExpectBoxFails(
+      TESS_UNIMPLEMENTED,
+      "tess_boxing_run: Box: the pieces of cuda placements (src cuda:[0], dst cuda:[0]) are "
+      "device memory and this call moves host memory; cuda tensors' to_global boxes "
+      "them on the devices",
+      kShape, 2, TESS_DTYPE_F32, "cuda:[0]", "S(0)", "cuda:[0]", "B", kBytes, kBytes);
 }
 
 // Steps of S(0) -> B over two ranks: one all-gather along axis 0.

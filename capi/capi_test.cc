@@ -13,7 +13,7 @@ std::string LastError() { return tess_last_error_message(); }
 
 class CapiTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { ASSERT_EQ(tess_init(), TESS_OK) << LastError(); }
+  static void SetUpTestSuite() { ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError(); }
 };
 
 TEST_F(CapiTest, Version) {
@@ -33,13 +33,13 @@ TEST_F(CapiTest, StatusStrings) {
 
 TEST_F(CapiTest, SingletonWorld) {
   int32_t rank = -1, size = -1;
-  ASSERT_EQ(tess_world_rank(&rank), TESS_OK);
-  ASSERT_EQ(tess_world_size(&size), TESS_OK);
+  ASSERT_EQ(tess_runtime_world_rank(&rank), TESS_OK);
+  ASSERT_EQ(tess_runtime_world_size(&size), TESS_OK);
   EXPECT_EQ(rank, 0);
   EXPECT_EQ(size, 1);
-  EXPECT_EQ(tess_init(), TESS_OK);  // idempotent
-  EXPECT_EQ(tess_world_rank(nullptr), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_world_rank: argument \"out_rank\" is NULL");
+  EXPECT_EQ(tess_runtime_init(), TESS_OK);  // idempotent
+  EXPECT_EQ(tess_runtime_world_rank(nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_runtime_world_rank: argument \"out_rank\" is NULL");
 }
 
 TEST_F(CapiTest, AllocatorStats) {

@@ -1,4 +1,4 @@
-// tess_allreduce, tess_bucketed_allreduce* and the collective timeout in a world of
+// tess_comm_allreduce, tess_bucketed_allreducer_run* and the collective timeout in a world of
 // one rank: any reduction over one rank is the identity (the oracle), the bucket
 // counts follow the packing rule of tessera.h recomputed here, and bad inputs check
 // the code, the whole message and that nothing was written. Multi-rank runs:
@@ -26,82 +26,115 @@ using ReducerPtr = std::unique_ptr<tess_bucketed_allreducer, ReducerDestroy>;
 // Runs before any test initialises the runtime (gtest keeps definition order).
 TEST(CollectivesBeforeInitTest, TimeoutWorksAndCollectivesNeedTheRuntime) {
   double seconds = -1;
-  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK) << LastError();
+  ASSERT_EQ(tess_comm_collective_timeout(&seconds), TESS_OK) << LastError();
   EXPECT_EQ(seconds, 0) << "the test runs without TESSERA_COLLECTIVE_TIMEOUT_S";
   float x = 1;
-  EXPECT_EQ(tess_allreduce(&x, 1, TESS_DTYPE_F32, TESS_REDUCE_SUM, nullptr, TESS_ALLREDUCE_FLAT),
-            TESS_FAILED_PRECONDITION);
-  EXPECT_EQ(LastError(), "tess_allreduce: the runtime is not initialised: call tess_init first");
+  EXPECT_EQ(
+      tess_comm_allreduce(&x, 1, TESS_DTYPE_F32, TESS_REDUCE_SUM, nullptr, TESS_ALLREDUCE_FLAT),
+      TESS_FAILED_PRECONDITION);
+  EXPECT_EQ(LastError(),
+            "tess_comm_allreduce: the runtime is not initialised: call tess_runtime_init first");
 }
 
-// Also before init: a refused tess_init_with_options starts nothing.
+// Also before init: a refused tess_runtime_init_with_options starts nothing.
 TEST(CollectivesBeforeInitTest, InitWithOptions) {
   int32_t rank = -1;
-  auto expect_refused = [&](const tess_init_options* o, const std::string& message) {
-    EXPECT_EQ(tess_init_with_options(o), TESS_INVALID_ARGUMENT) << message;
+  auto expect_refused = [&](const tess_runtime_init_options* o, const std::string& message) {
+    EXPECT_EQ(tess_runtime_init_with_options(o), TESS_INVALID_ARGUMENT) << message;
     EXPECT_EQ(LastError(), message);
-    EXPECT_EQ(tess_world_rank(&rank), TESS_FAILED_PRECONDITION) << "nothing may start";
+    EXPECT_EQ(tess_runtime_world_rank(&rank), TESS_FAILED_PRECONDITION) << "nothing may start";
     double seconds = -1;
-    ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+    ASSERT_EQ(tess_comm_collective_timeout(&seconds), TESS_OK);
     EXPECT_EQ(seconds, 0) << "a refused call may not set the timeout";
   };
-  tess_init_options o = TESS_INIT_OPTIONS_INIT;
+  tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
   o.struct_size = 0;
   expect_refused(&o,
-                 "tess_init_with_options: options->struct_size is 0 but tess_init_options needs "
-                 "at least 20 (its first version; this library's is 24): set it to "
-                 "sizeof(tess_init_options) or start from its _INIT macro");
-  o.struct_size = 19;
+                 "tess_runtime_init_with_options: options->struct_size is 0 but "
+                 "tess_runtime_init_options needs "
+                 "at least 24 (its first version; this library's is 24): set it to "
+                 "sizeof(tess_runtime_init_options) or start from its _INIT macro");
+  o.struct_size = 23;
   expect_refused(&o,
-                 "tess_init_with_options: options->struct_size is 19 but tess_init_options needs "
-                 "at least 20 (its first version; this library's is 24): set it to "
-                 "sizeof(tess_init_options) or start from its _INIT macro");
-  o = TESS_INIT_OPTIONS_INIT;
+                 "tess_runtime_init_with_options: options->struct_size is 23 but "
+                 "tess_runtime_init_options needs "
+                 "at least 24 (its first version; this library's is 24): set it to "
+                 "sizeof(tess_runtime_init_options) or start from its _INIT macro");
+  o = TESS_RUNTIME_INIT_OPTIONS_INIT;
   o.mpi_thread_level = TESS_MPI_THREAD_SERIALIZED;
   o.collective_timeout_seconds = 3;
   expect_refused(&o,
-                 "tess_init_with_options: options->mpi_thread_level is 2; only "
+                 "tess_runtime_init_with_options: options->mpi_thread_level is 2; only "
                  "TESS_MPI_THREAD_MULTIPLE (3) is supported: Tessera calls MPI from several "
                  "threads without serialising");
-  o = TESS_INIT_OPTIONS_INIT;
+  o = TESS_RUNTIME_INIT_OPTIONS_INIT;
   o.collective_timeout_seconds = std::nan("");
-  expect_refused(&o,
-                 "tess_init_with_options: options->collective_timeout_seconds is nan; expected a "
-                 "finite number (>= 0 to set it, negative to keep the default)");
+  expect_refused(
+      &o,
+      "tess_runtime_init_with_options: options->collective_timeout_seconds is nan; expected a "
+      "finite number (>= 0 to set it, negative to keep the default)");
   o.collective_timeout_seconds = std::numeric_limits<double>::infinity();
+  expect_refused(
+      &o,
+      "tess_runtime_init_with_options: options->collective_timeout_seconds is inf; expected a "
+      "finite number (>= 0 to set it, negative to keep the default)");
+  o = TESS_RUNTIME_INIT_OPTIONS_INIT;
+  o.cuda_device = -2;
   expect_refused(&o,
-                 "tess_init_with_options: options->collective_timeout_seconds is inf; expected a "
-                 "finite number (>= 0 to set it, negative to keep the default)");
+                 "tess_runtime_init_with_options: options->cuda_device is -2; expected -1 (local "
+                 "rank % device count) or a device >= 0");
+  int32_t built_with_cuda = -1, device_count = -1;
+  ASSERT_EQ(tess_runtime_cuda_info(&built_with_cuda, &device_count), TESS_OK);
+  if (!built_with_cuda) {
+    o.cuda_device = 0;
+    EXPECT_EQ(tess_runtime_init_with_options(&o), TESS_UNIMPLEMENTED);
+    EXPECT_EQ(LastError(),
+              "tess_runtime_init_with_options: options->cuda_device is 0, but this library was "
+              "built without CUDA (--config=cuda)");
+    EXPECT_EQ(tess_runtime_world_rank(&rank), TESS_FAILED_PRECONDITION) << "nothing may start";
+  } else if (device_count == 0) {
+    o.cuda_device = 0;
+    EXPECT_EQ(tess_runtime_init_with_options(&o), TESS_UNAVAILABLE);
+    EXPECT_EQ(LastError(),
+              "tess_runtime_init_with_options: options->cuda_device is 0: no CUDA device visible");
+  } else {
+    o.cuda_device = device_count;
+    EXPECT_EQ(tess_runtime_init_with_options(&o), TESS_OUT_OF_RANGE);
+    EXPECT_NE(LastError().find("options->cuda_device is " + std::to_string(device_count)),
+              std::string::npos)
+        << LastError();
+  }
   struct Newer {
-    tess_init_options base;
+    tess_runtime_init_options base;
     int64_t future_field;
-  } newer = {TESS_INIT_OPTIONS_INIT, 1};
+  } newer = {TESS_RUNTIME_INIT_OPTIONS_INIT, 1};
   newer.base.struct_size = sizeof(Newer);
   expect_refused(&newer.base,
-                 "tess_init_with_options: options->struct_size is 32 but tess_init_options is 24 "
+                 "tess_runtime_init_with_options: options->struct_size is 32 but "
+                 "tess_runtime_init_options is 24 "
                  "bytes in this library, and the caller's byte 24 past that is not zero: a newer "
                  "field this library does not implement was set");
 
   // A newer caller's zero tail is fine; the timeout takes effect with the runtime.
   newer.future_field = 0;
   newer.base.collective_timeout_seconds = 4.5;
-  ASSERT_EQ(tess_init_with_options(&newer.base), TESS_OK) << LastError();
-  ASSERT_EQ(tess_world_rank(&rank), TESS_OK);
+  ASSERT_EQ(tess_runtime_init_with_options(&newer.base), TESS_OK) << LastError();
+  ASSERT_EQ(tess_runtime_world_rank(&rank), TESS_OK);
   EXPECT_EQ(rank, 0);
   double seconds = -1;
-  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+  ASSERT_EQ(tess_comm_collective_timeout(&seconds), TESS_OK);
   EXPECT_EQ(seconds, 4.5);
   // Again while initialised: a no-op but for the timeout; NULL means the defaults (the
   // timeout kept).
-  ASSERT_EQ(tess_init_with_options(nullptr), TESS_OK) << LastError();
-  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+  ASSERT_EQ(tess_runtime_init_with_options(nullptr), TESS_OK) << LastError();
+  ASSERT_EQ(tess_comm_collective_timeout(&seconds), TESS_OK);
   EXPECT_EQ(seconds, 4.5);
-  ASSERT_EQ(tess_set_collective_timeout(0), TESS_OK);  // as the later tests expect
+  ASSERT_EQ(tess_comm_set_collective_timeout(0), TESS_OK);  // as the later tests expect
 }
 
 class CollectivesCapiTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { ASSERT_EQ(tess_init(), TESS_OK) << LastError(); }
+  static void SetUpTestSuite() { ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError(); }
 
   PlacementPtr p_ = Placement("cpu:[0]");
 };
@@ -121,7 +154,8 @@ void ExpectAllReduceIsIdentity(const tess_placement* placement) {
     for (tess_allreduce_algorithm algorithm :
          {TESS_ALLREDUCE_FLAT, TESS_ALLREDUCE_AUTO, TESS_ALLREDUCE_HIERARCHICAL}) {
       std::vector<T> v = Values<T>(37, op);
-      ASSERT_EQ(tess_allreduce(v.data(), 37, DTypeOf<T>::value, op, placement, algorithm), TESS_OK)
+      ASSERT_EQ(tess_comm_allreduce(v.data(), 37, DTypeOf<T>::value, op, placement, algorithm),
+                TESS_OK)
           << "op " << op << " algorithm " << algorithm << ": " << LastError();
       EXPECT_EQ(v, Values<T>(37, op)) << "op " << op << " algorithm " << algorithm;
     }
@@ -134,8 +168,8 @@ TEST_F(CollectivesCapiTest, AllReduceOverOneRankIsTheIdentity) {
   ExpectAllReduceIsIdentity<int32_t>(nullptr);
   ExpectAllReduceIsIdentity<int64_t>(Placement("cpu:[[0]]").get());
   // Nothing to reduce: a NULL buffer is fine.
-  EXPECT_EQ(tess_allreduce(nullptr, 0, TESS_DTYPE_F32, TESS_REDUCE_MAX, p_.get(),
-                           TESS_ALLREDUCE_HIERARCHICAL),
+  EXPECT_EQ(tess_comm_allreduce(nullptr, 0, TESS_DTYPE_F32, TESS_REDUCE_MAX, p_.get(),
+                                TESS_ALLREDUCE_HIERARCHICAL),
             TESS_OK)
       << LastError();
 }
@@ -146,7 +180,7 @@ void ExpectAllReduceFails(tess_status code, const std::string& message, int64_t 
                           tess_allreduce_algorithm algorithm, bool null_buffer = false) {
   std::vector<int64_t> v = {5, 6, 7};
   EXPECT_EQ(
-      tess_allreduce(null_buffer ? nullptr : v.data(), count, dtype, op, placement, algorithm),
+      tess_comm_allreduce(null_buffer ? nullptr : v.data(), count, dtype, op, placement, algorithm),
       code)
       << message;
   EXPECT_EQ(LastError(), message);
@@ -156,34 +190,37 @@ void ExpectAllReduceFails(tess_status code, const std::string& message, int64_t 
 TEST_F(CollectivesCapiTest, AllReduceBadInputs) {
   const tess_placement* p = p_.get();
   const tess_allreduce_algorithm flat = TESS_ALLREDUCE_FLAT;
-  ExpectAllReduceFails(TESS_INVALID_ARGUMENT, "tess_allreduce: count is -1; it must be >= 0", -1,
-                       TESS_DTYPE_I64, TESS_REDUCE_SUM, p, flat);
-  ExpectAllReduceFails(TESS_INVALID_ARGUMENT, "tess_allreduce: buffer is NULL but count is 3", 3,
-                       TESS_DTYPE_I64, TESS_REDUCE_SUM, p, flat, /*null_buffer=*/true);
+  ExpectAllReduceFails(TESS_INVALID_ARGUMENT, "tess_comm_allreduce: count is -1; it must be >= 0",
+                       -1, TESS_DTYPE_I64, TESS_REDUCE_SUM, p, flat);
+  ExpectAllReduceFails(TESS_INVALID_ARGUMENT, "tess_comm_allreduce: buffer is NULL but count is 3",
+                       3, TESS_DTYPE_I64, TESS_REDUCE_SUM, p, flat, /*null_buffer=*/true);
+  ExpectAllReduceFails(
+      TESS_INVALID_ARGUMENT,
+      "tess_comm_allreduce: dtype 6 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
+      "f16 4, bf16 5)",
+      3, 6, TESS_REDUCE_SUM, p, flat);
+  ExpectAllReduceFails(
+      TESS_UNIMPLEMENTED,
+      "tess_comm_allreduce: dtype f16 cannot move between ranks yet (supported: f32, "
+      "f64, i32, i64)",
+      3, TESS_DTYPE_F16, TESS_REDUCE_SUM, p, flat);
   ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
-                       "tess_allreduce: dtype 6 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
-                       "f16 4, bf16 5)",
-                       3, 6, TESS_REDUCE_SUM, p, flat);
+                       "tess_comm_allreduce: op 3 is not a known reduce op (sum 0, max 1, min 2)",
+                       3, TESS_DTYPE_I64, 3, p, flat);
+  ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
+                       "tess_comm_allreduce: algorithm 3 is not flat 0, auto 1 or hierarchical 2",
+                       3, TESS_DTYPE_I64, TESS_REDUCE_MIN, p, 3);
+  ExpectAllReduceFails(
+      TESS_OUT_OF_RANGE,
+      "tess_comm_allreduce: placement cpu:[0,2] names rank 2 but the world has 1 ranks", 3,
+      TESS_DTYPE_I64, TESS_REDUCE_SUM, Placement("cpu:[0,2]").get(), flat);
   ExpectAllReduceFails(TESS_UNIMPLEMENTED,
-                       "tess_allreduce: dtype f16 cannot move between ranks yet (supported: f32, "
-                       "f64, i32, i64)",
-                       3, TESS_DTYPE_F16, TESS_REDUCE_SUM, p, flat);
-  ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
-                       "tess_allreduce: op 3 is not a known reduce op (sum 0, max 1, min 2)", 3,
-                       TESS_DTYPE_I64, 3, p, flat);
-  ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
-                       "tess_allreduce: algorithm 3 is not flat 0, auto 1 or hierarchical 2", 3,
-                       TESS_DTYPE_I64, TESS_REDUCE_MIN, p, 3);
-  ExpectAllReduceFails(TESS_OUT_OF_RANGE,
-                       "tess_allreduce: placement cpu:[0,2] names rank 2 but the world has 1 ranks",
-                       3, TESS_DTYPE_I64, TESS_REDUCE_SUM, Placement("cpu:[0,2]").get(), flat);
-  ExpectAllReduceFails(TESS_UNIMPLEMENTED,
-                       "tess_allreduce: collectives on cuda placements (cuda:[0]) are not "
+                       "tess_comm_allreduce: collectives on cuda placements (cuda:[0]) are not "
                        "implemented; host buffers need a cpu placement",
                        3, TESS_DTYPE_I64, TESS_REDUCE_SUM, Placement("cuda:[0]").get(), flat);
 }
 
-// The packing rule of tess_bucketed_allreduce, recomputed: buffers in list order,
+// The packing rule of tess_bucketed_allreducer_run, recomputed: buffers in list order,
 // each starting at a 64-byte aligned offset of the open bucket, a new bucket when one
 // would overflow bucket_bytes, a buffer bigger than a bucket alone; empty ones
 // skipped. Returns {buckets, buckets holding one buffer (reduced in place)}.
@@ -256,8 +293,8 @@ TEST_F(CollectivesCapiTest, BucketedAllReduceOfAHundredBuffers) {
   const auto [buckets, singles] = BucketOracle(counts, 8, 1024);
   for (int call = 1; call <= 2; ++call) {
     for (tess_reduce_op op : {TESS_REDUCE_SUM, TESS_REDUCE_MAX, TESS_REDUCE_MIN}) {
-      ASSERT_EQ(tess_bucketed_allreduce(reducer.get(), buffers.data(), counts.data(), 100,
-                                        TESS_DTYPE_F64, op, call == 1 ? nullptr : p_.get()),
+      ASSERT_EQ(tess_bucketed_allreducer_run(reducer.get(), buffers.data(), counts.data(), 100,
+                                             TESS_DTYPE_F64, op, call == 1 ? nullptr : p_.get()),
                 TESS_OK)
           << LastError();
       for (int i = 0; i < 100; ++i) {
@@ -278,16 +315,16 @@ TEST_F(CollectivesCapiTest, BucketedAllReduceDefaultsAndEmptyLists) {
   tess_bucketed_allreducer* raw = nullptr;
   ASSERT_EQ(tess_bucketed_allreducer_create(&raw, nullptr), TESS_OK) << LastError();
   ReducerPtr reducer(raw);
-  EXPECT_EQ(tess_bucketed_allreduce(reducer.get(), nullptr, nullptr, 0, TESS_DTYPE_F32,
-                                    TESS_REDUCE_SUM, nullptr),
+  EXPECT_EQ(tess_bucketed_allreducer_run(reducer.get(), nullptr, nullptr, 0, TESS_DTYPE_F32,
+                                         TESS_REDUCE_SUM, nullptr),
             TESS_OK)
       << LastError();
   // Three small f32 buffers share one default (25 MiB) bucket.
   std::vector<float> a = Values<float>(10, 1), b = Values<float>(3, 2), c = Values<float>(100, 3);
   void* buffers[] = {a.data(), b.data(), c.data()};
   const int64_t counts[] = {10, 3, 100};
-  ASSERT_EQ(tess_bucketed_allreduce(reducer.get(), buffers, counts, 3, TESS_DTYPE_F32,
-                                    TESS_REDUCE_SUM, nullptr),
+  ASSERT_EQ(tess_bucketed_allreducer_run(reducer.get(), buffers, counts, 3, TESS_DTYPE_F32,
+                                         TESS_REDUCE_SUM, nullptr),
             TESS_OK)
       << LastError();
   EXPECT_EQ(c, Values<float>(100, 3));
@@ -353,36 +390,39 @@ TEST_F(CollectivesCapiTest, BucketedAllReduceBadInputs) {
   auto expect = [&](tess_status code, const std::string& message, tess_bucketed_allreducer* r,
                     void* const* bufs, const int64_t* cnts, tess_dtype dtype, tess_reduce_op op,
                     const tess_placement* placement) {
-    EXPECT_EQ(tess_bucketed_allreduce(r, bufs, cnts, 2, dtype, op, placement), code) << message;
+    EXPECT_EQ(tess_bucketed_allreducer_run(r, bufs, cnts, 2, dtype, op, placement), code)
+        << message;
     EXPECT_EQ(LastError(), message);
     EXPECT_EQ(a, (std::vector<int32_t>{1, 2, 3}));
     EXPECT_EQ(b, (std::vector<int32_t>{4, 5}));
   };
   const tess_dtype i32 = TESS_DTYPE_I32;
   const tess_reduce_op sum = TESS_REDUCE_SUM;
-  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: argument \"reducer\" is NULL", nullptr,
-         buffers, counts, i32, sum, nullptr);
-  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: argument \"buffers\" is NULL",
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreducer_run: argument \"reducer\" is NULL",
+         nullptr, buffers, counts, i32, sum, nullptr);
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreducer_run: argument \"buffers\" is NULL",
          reducer.get(), nullptr, counts, i32, sum, nullptr);
-  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: argument \"counts\" is NULL",
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreducer_run: argument \"counts\" is NULL",
          reducer.get(), buffers, nullptr, i32, sum, nullptr);
-  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: counts[1] is -4; it must be >= 0",
+  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreducer_run: counts[1] is -4; it must be >= 0",
          reducer.get(), buffers, negative, i32, sum, nullptr);
-  expect(TESS_INVALID_ARGUMENT, "tess_bucketed_allreduce: buffers[1] is NULL but counts[1] is 2",
-         reducer.get(), with_null, counts, i32, sum, nullptr);
   expect(TESS_INVALID_ARGUMENT,
-         "tess_bucketed_allreduce: dtype 77 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
+         "tess_bucketed_allreducer_run: buffers[1] is NULL but counts[1] is 2", reducer.get(),
+         with_null, counts, i32, sum, nullptr);
+  expect(TESS_INVALID_ARGUMENT,
+         "tess_bucketed_allreducer_run: dtype 77 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
          "f16 4, bf16 5)",
          reducer.get(), buffers, counts, 77, sum, nullptr);
   expect(TESS_UNIMPLEMENTED,
-         "tess_bucketed_allreduce: dtype bf16 cannot move between ranks yet (supported: f32, f64, "
+         "tess_bucketed_allreducer_run: dtype bf16 cannot move between ranks yet (supported: f32, "
+         "f64, "
          "i32, i64)",
          reducer.get(), buffers, counts, TESS_DTYPE_BF16, sum, nullptr);
   expect(TESS_INVALID_ARGUMENT,
-         "tess_bucketed_allreduce: op -1 is not a known reduce op (sum 0, max 1, min 2)",
+         "tess_bucketed_allreducer_run: op -1 is not a known reduce op (sum 0, max 1, min 2)",
          reducer.get(), buffers, counts, i32, -1, nullptr);
   expect(TESS_OUT_OF_RANGE,
-         "tess_bucketed_allreduce: placement cpu:[3] names rank 3 but the world has 1 ranks",
+         "tess_bucketed_allreducer_run: placement cpu:[3] names rank 3 but the world has 1 ranks",
          reducer.get(), buffers, counts, i32, sum, Placement("cpu:[3]").get());
   EXPECT_EQ(StatsOf(reducer.get()).calls, 0) << "no failed call may reach the reducer";
 
@@ -407,8 +447,8 @@ TEST_F(CollectivesCapiTest, BucketedAllReducerStatsFillOnlyWhatFits) {
   std::vector<float> a = Values<float>(4, 1);
   void* buffers[] = {a.data()};
   const int64_t counts[] = {4};
-  ASSERT_EQ(tess_bucketed_allreduce(reducer.get(), buffers, counts, 1, TESS_DTYPE_F32,
-                                    TESS_REDUCE_SUM, nullptr),
+  ASSERT_EQ(tess_bucketed_allreducer_run(reducer.get(), buffers, counts, 1, TESS_DTYPE_F32,
+                                         TESS_REDUCE_SUM, nullptr),
             TESS_OK)
       << LastError();
   // A newer caller's bigger struct: the library fills its own fields and leaves the
@@ -428,29 +468,31 @@ TEST_F(CollectivesCapiTest, BucketedAllReducerStatsFillOnlyWhatFits) {
 TEST_F(CollectivesCapiTest, CollectiveTimeout) {
   // Communicators exist by now (the world's, cpu:[0]'s, their host ones): they take
   // the new value, and collectives within it still succeed.
-  ASSERT_EQ(tess_set_collective_timeout(2.5), TESS_OK) << LastError();
+  ASSERT_EQ(tess_comm_set_collective_timeout(2.5), TESS_OK) << LastError();
   double seconds = 0;
-  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK) << LastError();
+  ASSERT_EQ(tess_comm_collective_timeout(&seconds), TESS_OK) << LastError();
   EXPECT_EQ(seconds, 2.5);
   ExpectAllReduceIsIdentity<float>(p_.get());
   for (double bad : {-1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
-    EXPECT_EQ(tess_set_collective_timeout(bad), TESS_INVALID_ARGUMENT);
-    EXPECT_EQ(LastError().rfind("tess_set_collective_timeout: seconds is ", 0), 0u) << LastError();
+    EXPECT_EQ(tess_comm_set_collective_timeout(bad), TESS_INVALID_ARGUMENT);
+    EXPECT_EQ(LastError().rfind("tess_comm_set_collective_timeout: seconds is ", 0), 0u)
+        << LastError();
     EXPECT_NE(LastError().find("; it must be a finite number >= 0 (0 = no limit)"),
               std::string::npos)
         << LastError();
   }
-  EXPECT_EQ(tess_set_collective_timeout(-1), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(),
-            "tess_set_collective_timeout: seconds is -1; it must be a finite number >= 0 (0 = no "
-            "limit)");
-  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+  EXPECT_EQ(tess_comm_set_collective_timeout(-1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      LastError(),
+      "tess_comm_set_collective_timeout: seconds is -1; it must be a finite number >= 0 (0 = no "
+      "limit)");
+  ASSERT_EQ(tess_comm_collective_timeout(&seconds), TESS_OK);
   EXPECT_EQ(seconds, 2.5) << "a rejected value changes nothing";
-  ASSERT_EQ(tess_set_collective_timeout(0), TESS_OK) << LastError();
-  ASSERT_EQ(tess_collective_timeout(&seconds), TESS_OK);
+  ASSERT_EQ(tess_comm_set_collective_timeout(0), TESS_OK) << LastError();
+  ASSERT_EQ(tess_comm_collective_timeout(&seconds), TESS_OK);
   EXPECT_EQ(seconds, 0);
-  EXPECT_EQ(tess_collective_timeout(nullptr), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_collective_timeout: argument \"out\" is NULL");
+  EXPECT_EQ(tess_comm_collective_timeout(nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_comm_collective_timeout: argument \"out\" is NULL");
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ namespace {
 
 class DlpackCapiTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { ASSERT_EQ(tess_init(), TESS_OK) << LastError(); }
+  static void SetUpTestSuite() { ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError(); }
 
   PlacementPtr p_ = Placement("cpu:[0]");
   NdSbpPtr s0_ = NdSbp("S(0)");

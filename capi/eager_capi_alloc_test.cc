@@ -24,7 +24,7 @@ tensor::Tensor Core(const tess_tensor* t) { return t->value; }
 constexpr int kCalls = 50;
 
 TEST(EagerCapiAllocTest, WarmAddAllocatesOnlyItsHandleBeyondTheCore) {
-  ASSERT_EQ(tess_init(), TESS_OK) << LastError();
+  ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError();
   TensorPtr x = FromHost(std::vector<float>(64, 1.5f), {8, 8}, "cpu:[0]", "S(0)");
   TensorPtr y = FromHost(std::vector<float>(64, 2.0f), {8, 8}, "cpu:[0]", "S(0)");
   for (int i = 0; i < 3; ++i) {  // warm-up: inference cache, scratch buffers, allocator
@@ -97,7 +97,7 @@ void ExpectOneAllocationBeyondTheCore(const char* name, const op::AttrMap& attrs
 }
 
 TEST(EagerCapiAllocTest, WarmOpsWithAttributesAllocateOnlyTheirHandle) {
-  ASSERT_EQ(tess_init(), TESS_OK) << LastError();
+  ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError();
   TensorPtr x = FromHost(std::vector<float>(64, 1.5f), {8, 8}, "cpu:[0]", "S(0)");
   TensorPtr w = FromHost(std::vector<float>(64, 0.5f), {8, 8}, "cpu:[0]", "B");
   op::AttrMap mm;

@@ -1,5 +1,5 @@
-// Ops on eager tensors through the C API in a world of one rank: tess_apply, every
-// typed op against a plain-loop oracle, bad inputs, and tess_explain_last.
+// Ops on eager tensors through the C API in a world of one rank: tess_op_call_apply, every
+// typed op against a plain-loop oracle, bad inputs, and tess_explanation_last.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,7 +20,7 @@ tess_tensor* const kSentinel = reinterpret_cast<tess_tensor*>(0x1);
 
 class EagerCapiTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { ASSERT_EQ(tess_init(), TESS_OK) << LastError(); }
+  static void SetUpTestSuite() { ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError(); }
 };
 
 // x: [2,3], y: [3] (broadcast along dim 0). Values avoid 0 so div is defined.
@@ -369,7 +369,7 @@ TEST_F(EagerCapiTest, ApplyRunsAnOpCall) {
   tess_tensor* outputs[2] = {kSentinel, kSentinel};
   size_t n = 0;
   const tess_tensor* inputs[] = {x.get()};
-  ASSERT_EQ(tess_apply(outputs, 2, &n, c, inputs, 1), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_apply(outputs, 2, &n, c, inputs, 1), TESS_OK) << LastError();
   ASSERT_EQ(n, 1u);
   TensorPtr owned(outputs[0]);
   EXPECT_EQ(outputs[1], kSentinel);
@@ -384,7 +384,7 @@ TEST_F(EagerCapiTest, ApplyRunsAnOpCall) {
   NdSbpPtr s1 = NdSbp("S(1)");
   ASSERT_EQ(tess_op_call_constrain_output(c, 0, s1.get()), TESS_OK);
   const tess_tensor* pair[] = {x.get(), y.get()};
-  ASSERT_EQ(tess_apply(outputs, 1, &n, c, pair, 2), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_apply(outputs, 1, &n, c, pair, 2), TESS_OK) << LastError();
   TensorPtr sum(outputs[0]);
   EXPECT_EQ(NdSbpText(outputs[0]), "S(1)");
 }
@@ -397,28 +397,28 @@ TEST_F(EagerCapiTest, ApplyBadInput) {
   tess_tensor* outputs[1] = {kSentinel};
   size_t n = 77;
   const tess_tensor* inputs[] = {x.get()};
-  EXPECT_EQ(tess_apply(outputs, 0, &n, c, inputs, 1), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_apply: outputs_capacity is 0 but \"relu\" has 1 output");
-  EXPECT_EQ(tess_apply(nullptr, 1, &n, c, inputs, 1), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_apply: argument \"outputs\" is NULL");
-  EXPECT_EQ(tess_apply(outputs, 1, nullptr, c, inputs, 1), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_apply: argument \"num_outputs\" is NULL");
-  EXPECT_EQ(tess_apply(outputs, 1, &n, nullptr, inputs, 1), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_apply: argument \"call\" is NULL");
-  EXPECT_EQ(tess_apply(outputs, 1, &n, c, nullptr, 1), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_apply: argument \"inputs\" is NULL");
+  EXPECT_EQ(tess_op_call_apply(outputs, 0, &n, c, inputs, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_op_call_apply: outputs_capacity is 0 but \"relu\" has 1 output");
+  EXPECT_EQ(tess_op_call_apply(nullptr, 1, &n, c, inputs, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_op_call_apply: argument \"outputs\" is NULL");
+  EXPECT_EQ(tess_op_call_apply(outputs, 1, nullptr, c, inputs, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_op_call_apply: argument \"num_outputs\" is NULL");
+  EXPECT_EQ(tess_op_call_apply(outputs, 1, &n, nullptr, inputs, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_op_call_apply: argument \"call\" is NULL");
+  EXPECT_EQ(tess_op_call_apply(outputs, 1, &n, c, nullptr, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_op_call_apply: argument \"inputs\" is NULL");
   const tess_tensor* null_input[] = {nullptr};
-  EXPECT_EQ(tess_apply(outputs, 1, &n, c, null_input, 1), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_apply: inputs[0] is NULL");
+  EXPECT_EQ(tess_op_call_apply(outputs, 1, &n, c, null_input, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_op_call_apply: inputs[0] is NULL");
   // Wrong input count: the op says what it takes.
   const tess_tensor* two[] = {x.get(), x.get()};
-  EXPECT_EQ(tess_apply(outputs, 1, &n, c, two, 2), TESS_INVALID_ARGUMENT);
-  EXPECT_TRUE(ErrorHas("tess_apply: relu"));
+  EXPECT_EQ(tess_op_call_apply(outputs, 1, &n, c, two, 2), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("tess_op_call_apply: relu"));
   // A missing required attribute.
   OpCallPtr scalar_add;
   ASSERT_EQ(tess_op_call_create(&c, "scalar_add"), TESS_OK);
   scalar_add.reset(c);
-  EXPECT_EQ(tess_apply(outputs, 1, &n, c, inputs, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_op_call_apply(outputs, 1, &n, c, inputs, 1), TESS_INVALID_ARGUMENT);
   EXPECT_TRUE(ErrorHas("value"));
   // Input metas belong to inference.
   OpCallPtr with_metas;
@@ -428,11 +428,13 @@ TEST_F(EagerCapiTest, ApplyBadInput) {
   NdSbpPtr s = NdSbp("S(0)");
   const int64_t shape[] = {2, 3};
   ASSERT_EQ(tess_op_call_add_input(c, shape, 2, TESS_DTYPE_F32, p.get(), s.get()), TESS_OK);
-  EXPECT_EQ(tess_apply(outputs, 1, &n, c, inputs, 1), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(),
-            "tess_apply: the call of \"relu\" has 1 input metas; tess_op_call_add_input is for "
-            "inference (tess_infer, tess_explain), while tess_apply takes its inputs as tensors: "
-            "use a call without input metas");
+  EXPECT_EQ(tess_op_call_apply(outputs, 1, &n, c, inputs, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      LastError(),
+      "tess_op_call_apply: the call of \"relu\" has 1 input metas; tess_op_call_add_input is for "
+      "inference (tess_op_call_infer, tess_op_call_explain), while tess_op_call_apply takes its "
+      "inputs as tensors: "
+      "use a call without input metas");
   EXPECT_EQ(outputs[0], kSentinel);
   EXPECT_EQ(n, 77u);
   // Unknown ops fail when the call is made.
@@ -444,8 +446,8 @@ TEST_F(EagerCapiTest, ExplainLast) {
   // A fresh thread has run no op.
   std::thread([] {
     tess_explanation* e = nullptr;
-    EXPECT_EQ(tess_explain_last(&e), TESS_FAILED_PRECONDITION);
-    EXPECT_EQ(LastError(), "tess_explain_last: this thread has run no op yet");
+    EXPECT_EQ(tess_explanation_last(&e), TESS_FAILED_PRECONDITION);
+    EXPECT_EQ(LastError(), "tess_explanation_last: this thread has run no op yet");
     EXPECT_EQ(e, nullptr);
   }).join();
 
@@ -455,7 +457,7 @@ TEST_F(EagerCapiTest, ExplainLast) {
   TensorPtr owned(out);
   a.reset();  // the record keeps metas, not tensors
   tess_explanation* e = nullptr;
-  ASSERT_EQ(tess_explain_last(&e), TESS_OK) << LastError();
+  ASSERT_EQ(tess_explanation_last(&e), TESS_OK) << LastError();
   ExplanationPtr ex(e);
   const std::string text = tess_explanation_text(e);
   EXPECT_NE(text.find("matmul"), std::string::npos) << text;
@@ -469,11 +471,11 @@ TEST_F(EagerCapiTest, ExplainLast) {
   TensorPtr z = FromHost(std::vector<float>{1, 2}, {2}, "cpu:[0]", "B");
   ASSERT_EQ(tess_sub(&out, x.get(), z.get()), TESS_INVALID_ARGUMENT);
   e = reinterpret_cast<tess_explanation*>(0x1);
-  EXPECT_EQ(tess_explain_last(&e), TESS_INVALID_ARGUMENT);
-  EXPECT_TRUE(ErrorHas("tess_explain_last: sub"));
+  EXPECT_EQ(tess_explanation_last(&e), TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("tess_explanation_last: sub"));
   EXPECT_EQ(e, reinterpret_cast<tess_explanation*>(0x1));
-  EXPECT_EQ(tess_explain_last(nullptr), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_explain_last: argument \"out\" is NULL");
+  EXPECT_EQ(tess_explanation_last(nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_explanation_last: argument \"out\" is NULL");
 }
 
 }  // namespace

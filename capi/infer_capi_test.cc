@@ -1,5 +1,5 @@
-// The inference part of the C API: op calls, tess_infer and its result getters,
-// tess_explain, the per-thread cache; every bad input with its code and message.
+// The inference part of the C API: op calls, tess_op_call_infer and its result getters,
+// tess_op_call_explain, the per-thread cache; every bad input with its code and message.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,7 +60,7 @@ int32_t NeedsBoxing(const tess_infer_result* r, size_t input) {
 
 class InferCapiTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { ASSERT_EQ(tess_init(), TESS_OK) << LastError(); }
+  static void SetUpTestSuite() { ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError(); }
   void SetUp() override { tess_infer_cache_clear(); }
 };
 
@@ -107,7 +107,7 @@ TEST_F(InferCapiTest, SeedExampleAdd) {
   EXPECT_EQ(n, 2u);
 
   tess_infer_result* r = nullptr;
-  ASSERT_EQ(tess_infer(&r, call), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_infer(&r, call), TESS_OK) << LastError();
   EXPECT_EQ(tess_infer_result_num_outputs(&n, r), TESS_OK);
   EXPECT_EQ(n, 1u);
   EXPECT_EQ(OutputNdSbp(r, 0), "S(0)");
@@ -148,7 +148,7 @@ TEST_F(InferCapiTest, SeedExampleAdd) {
   EXPECT_GT(count, 1);
 
   tess_explanation* e = nullptr;
-  ASSERT_EQ(tess_explain(&e, call), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_explain(&e, call), TESS_OK) << LastError();
   const std::string text = tess_explanation_text(e);
   EXPECT_NE(text.find("add {} on cpu:[0,1]\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  chosen: #0 x:S(0), y:S(0) -> out:S(0)\n"), std::string::npos) << text;
@@ -173,7 +173,7 @@ TEST_F(InferCapiTest, MatmulRowSplitNeedsNoBoxing) {
   ASSERT_EQ(tess_op_call_add_input(call, a, 2, TESS_DTYPE_F32, p, h.S("S(0)")), TESS_OK);
   ASSERT_EQ(tess_op_call_add_input(call, b, 2, TESS_DTYPE_F32, p, h.S("B")), TESS_OK);
   tess_infer_result* r = nullptr;
-  ASSERT_EQ(tess_infer(&r, call), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_infer(&r, call), TESS_OK) << LastError();
   EXPECT_EQ(OutputNdSbp(r, 0), "S(0)");
   EXPECT_EQ(NeedsBoxing(r, 0), 0);
   EXPECT_EQ(NeedsBoxing(r, 1), 0);
@@ -190,7 +190,7 @@ TEST_F(InferCapiTest, MatmulRowSplitNeedsNoBoxing) {
   // transpose_b reads b as [n, k].
   ASSERT_EQ(tess_op_call_set_attr_bool(call, "transpose_b", 1), TESS_OK) << LastError();
   tess_infer_result* r2 = nullptr;
-  EXPECT_EQ(tess_infer(&r2, call), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_op_call_infer(&r2, call), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(r2, nullptr);
   EXPECT_NE(LastError().find("matmul"), std::string::npos) << LastError();
   tess_op_call_destroy(call);
@@ -206,7 +206,7 @@ TEST_F(InferCapiTest, TwoDimensionalPlacement) {
   ASSERT_EQ(tess_op_call_add_input(call, a, 2, TESS_DTYPE_F64, p, h.S("(S(0), B)")), TESS_OK);
   ASSERT_EQ(tess_op_call_add_input(call, b, 2, TESS_DTYPE_F64, p, h.S("(B, S(1))")), TESS_OK);
   tess_infer_result* r = nullptr;
-  ASSERT_EQ(tess_infer(&r, call), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_infer(&r, call), TESS_OK) << LastError();
   EXPECT_EQ(OutputNdSbp(r, 0), "(S(0), S(1))");
   EXPECT_EQ(NeedsBoxing(r, 0), 0);
   EXPECT_EQ(NeedsBoxing(r, 1), 0);
@@ -217,7 +217,7 @@ TEST_F(InferCapiTest, TwoDimensionalPlacement) {
 
   // Constraining the output to (S(0), B) makes b gather its columns on axis 1.
   ASSERT_EQ(tess_op_call_constrain_output(call, 0, h.S("(S(0), B)")), TESS_OK) << LastError();
-  ASSERT_EQ(tess_infer(&r, call), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_infer(&r, call), TESS_OK) << LastError();
   EXPECT_EQ(OutputNdSbp(r, 0), "(S(0), B)");
   EXPECT_EQ(InputNdSbp(r, 1), "(B, B)");
   EXPECT_EQ(NeedsBoxing(r, 1), 1);
@@ -244,7 +244,7 @@ TEST_F(InferCapiTest, CacheMissThenHit) {
             TESS_OK);
   for (int i = 0; i < 2; ++i) {
     tess_infer_result* r = nullptr;
-    ASSERT_EQ(tess_infer(&r, call), TESS_OK) << LastError();
+    ASSERT_EQ(tess_op_call_infer(&r, call), TESS_OK) << LastError();
     tess_infer_result_destroy(r);
   }
   ASSERT_EQ(tess_infer_cache_get_stats(&st), TESS_OK);
@@ -265,7 +265,7 @@ TEST_F(InferCapiTest, CacheMissThenHit) {
   // A change of attrs, inputs or constraints is a new key.
   ASSERT_EQ(tess_op_call_constrain_input(call, 0, h.S("B")), TESS_OK);
   tess_infer_result* r = nullptr;
-  ASSERT_EQ(tess_infer(&r, call), TESS_OK);
+  ASSERT_EQ(tess_op_call_infer(&r, call), TESS_OK);
   tess_infer_result_destroy(r);
   ASSERT_EQ(tess_infer_cache_get_stats(&st), TESS_OK);
   EXPECT_EQ(misses, 2u);
@@ -343,12 +343,12 @@ TEST_F(InferCapiTest, NullArguments) {
   EXPECT_EQ(LastError(), "tess_op_call_constrain_output: argument \"call\" is NULL");
   EXPECT_EQ(tess_op_call_num_inputs(nullptr, call), TESS_INVALID_ARGUMENT);
   tess_infer_result* r = nullptr;
-  EXPECT_EQ(tess_infer(&r, nullptr), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_infer: argument \"call\" is NULL");
-  EXPECT_EQ(tess_infer(nullptr, call), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_op_call_infer(&r, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_op_call_infer: argument \"call\" is NULL");
+  EXPECT_EQ(tess_op_call_infer(nullptr, call), TESS_INVALID_ARGUMENT);
   tess_explanation* e = nullptr;
-  EXPECT_EQ(tess_explain(&e, nullptr), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_explain: argument \"call\" is NULL");
+  EXPECT_EQ(tess_op_call_explain(&e, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_op_call_explain: argument \"call\" is NULL");
   size_t n = 0;
   EXPECT_EQ(tess_infer_result_num_outputs(&n, nullptr), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "tess_infer_result_num_outputs: argument \"result\" is NULL");
@@ -445,18 +445,18 @@ TEST_F(InferCapiTest, BadInputs) {
 
   // Missing input at infer time.
   tess_infer_result* r = nullptr;
-  EXPECT_EQ(tess_infer(&r, call), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_op_call_infer(&r, call), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "add: takes 2 inputs but got 1");
   EXPECT_EQ(r, nullptr);
   tess_explanation* e = nullptr;
-  EXPECT_EQ(tess_explain(&e, call), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_op_call_explain(&e, call), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "add: takes 2 inputs but got 1");
   EXPECT_EQ(e, nullptr);
 
   // Mismatched shapes are the shape function's to report.
   const int64_t other[] = {4, 5};
   ASSERT_EQ(tess_op_call_add_input(call, other, 2, TESS_DTYPE_F32, p2, h.S("B")), TESS_OK);
-  EXPECT_EQ(tess_infer(&r, call), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_op_call_infer(&r, call), TESS_INVALID_ARGUMENT);
   EXPECT_NE(LastError().find("add"), std::string::npos) << LastError();
   EXPECT_NE(LastError().find("[4,5]"), std::string::npos) << LastError();
 
@@ -482,7 +482,7 @@ TEST_F(InferCapiTest, MissingRequiredAttr) {
   ASSERT_EQ(tess_op_call_add_input(call, shape, 1, TESS_DTYPE_F32, h.P("cpu:[0,1]"), h.S("B")),
             TESS_OK);
   tess_infer_result* r = nullptr;
-  EXPECT_EQ(tess_infer(&r, call), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_op_call_infer(&r, call), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "cast: required attribute \"dtype\" (dtype) is missing");
   tess_op_call_destroy(call);
 }
@@ -498,7 +498,7 @@ TEST_F(InferCapiTest, NoFittingSignatureListsCandidates) {
             TESS_OK);
   ASSERT_EQ(tess_op_call_constrain_output(call, 0, h.S("S(0)")), TESS_OK);
   tess_infer_result* r = nullptr;
-  EXPECT_EQ(tess_infer(&r, call), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_op_call_infer(&r, call), TESS_INVALID_ARGUMENT);
   const std::string message = LastError();
   EXPECT_EQ(message.rfind("relu: no SBP signature fits the inputs x: B [1] on cpu:[0,1] with "
                           "constraints out = S(0); candidates:",
@@ -511,7 +511,7 @@ TEST_F(InferCapiTest, NoFittingSignatureListsCandidates) {
   EXPECT_NE(message.find("is constrained to S(0)"), std::string::npos) << message;
 
   tess_explanation* e = nullptr;
-  ASSERT_EQ(tess_explain(&e, call), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_explain(&e, call), TESS_OK) << LastError();
   EXPECT_EQ(std::string(tess_explanation_failure(e)), message);
   EXPECT_NE(std::string(tess_explanation_text(e)).find("  failure: relu: no SBP signature fits"),
             std::string::npos);
@@ -529,7 +529,7 @@ TEST_F(InferCapiTest, OutOfRangeGetters) {
   ASSERT_EQ(tess_op_call_add_input(call, shape, 2, TESS_DTYPE_F32, h.P("cpu:[0,1]"), h.S("S(0)")),
             TESS_OK);
   tess_infer_result* r = nullptr;
-  ASSERT_EQ(tess_infer(&r, call), TESS_OK);
+  ASSERT_EQ(tess_op_call_infer(&r, call), TESS_OK);
   size_t n = 9;
   int64_t dim = 9;
   tess_nd_sbp* s = nullptr;
@@ -581,7 +581,7 @@ TEST_F(InferCapiTest, OneRankPlacementIsTrivial) {
   ASSERT_EQ(tess_op_call_add_input(call, shape, 1, TESS_DTYPE_F32, h.P("cpu:[0]"), h.S("S(0)")),
             TESS_OK);
   tess_infer_result* r = nullptr;
-  ASSERT_EQ(tess_infer(&r, call), TESS_OK);
+  ASSERT_EQ(tess_op_call_infer(&r, call), TESS_OK);
   int32_t index = 0, count = -1;
   EXPECT_EQ(tess_infer_result_signature_index(&index, r), TESS_OK);
   EXPECT_EQ(tess_infer_result_num_candidates(&count, r), TESS_OK);

@@ -237,7 +237,7 @@ void BenchAddBandwidth(const Placement& one) {
 }
 
 void Run() {
-  CheckC(tess_init(), "tess_init");
+  CheckC(tess_runtime_init(), "tess_runtime_init");
   const int np = Must(comm::WorldSize(), "WorldSize");
   const int rank = Must(comm::WorldRank(), "WorldRank");
   const Placement world = Must(Placement::Parse("cpu:0-" + std::to_string(np - 1)), "placement");
@@ -246,7 +246,7 @@ void Run() {
     BenchMatmul(world);
     BenchAddBandwidth(world);
   }
-  CheckC(tess_finalize(), "tess_finalize");
+  CheckC(tess_runtime_finalize(), "tess_runtime_finalize");
 }
 
 }  // namespace

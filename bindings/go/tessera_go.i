@@ -20,7 +20,7 @@
  *   byte count, and so is TESS_IN_BUFFER's when paired with TESS_IN_BYTES.
  *   TESS_BUFFER_LIST is an []uintptr of addresses, TESS_IN_BUFFER_LIST a [][2]uintptr
  *   of {address, byte count} pairs. TESS_OPT_SHAPE is an []int64, nil for NULL.
- * - tess_apply takes []uintptr handles for its inputs and an []uintptr whose length
+ * - tess_op_call_apply takes []uintptr handles for its inputs and an []uintptr whose length
  *   is the capacity for its outputs, filled from index 0 (the rest stay 0).
  */
 
@@ -202,7 +202,7 @@ TESS_GO_ARRAY(int64_t, "[]int64")
 %typemap(gotype) const int64_t* TESS_OPT_SHAPE "[]int64"
 %typemap(in) const int64_t* TESS_OPT_SHAPE { $1 = (int64_t*)$input.array; }
 
-/* --- tess_apply ------------------------------------------------------------------ */
+/* --- tess_op_call_apply ------------------------------------------------------------------ */
 %typemap(gotype) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs)
     "[]uintptr"
 %typemap(in) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs)

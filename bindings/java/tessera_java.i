@@ -27,10 +27,10 @@
  *   paired with TESS_IN_BYTES; TESS_BUFFER_LIST is a ByteBuffer[] (null elements
  *   allowed), and so is TESS_IN_BUFFER_LIST, each capacity its byte count (a null
  *   element: NULL, 0 bytes). TESS_OPT_SHAPE is a long[] or null.
- * - tess_apply takes long[] handles for its inputs and a long[] whose length is the
+ * - tess_op_call_apply takes long[] handles for its inputs and a long[] whose length is the
  *   capacity for its outputs, filled from index 0 (the rest stay 0).
  * - Loading TesseraJNI loads libtessera_jni.so and initialises nothing: the Java
- *   layer calls tess_init on first need (Tessera.init()).
+ *   layer calls tess_runtime_init on first need (Tessera.init()).
  */
 
 %{
@@ -359,7 +359,7 @@ static void* tess_java_buffer_address(JNIEnv* jenv, jobject buffer) {
   if ($1 != NULL) (*jenv)->ReleaseLongArrayElements(jenv, $input, (jlong*)$1, JNI_ABORT);
 }
 
-/* --- tess_apply ------------------------------------------------------------------ */
+/* --- tess_op_call_apply ------------------------------------------------------------------ */
 %typemap(jni) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) "jlongArray"
 %typemap(jtype) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) "long[]"
 %typemap(jstype) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs) "long[]"

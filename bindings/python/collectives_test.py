@@ -63,11 +63,11 @@ class BoxTest(CollectivesTestCase):
             ts.box, a, (5, 7), "cpu:[1]", "S(0)", "cpu:[0]", "B")
         self.assertTesseraError(
             ts.OutOfRangeError,
-            "tess_box: Box: src placement cpu:[1] names rank 1 but the world has 1 ranks",
+            "tess_boxing_run: Box: src placement cpu:[1] names rank 1 but the world has 1 ranks",
             ts.box, None, (5, 7), "cpu:[1]", "S(0)", "cpu:[0]", "B", dtype=np.float32)
         self.assertTesseraError(
             ts.UnimplementedError,
-            "tess_box: dtype f16 cannot move between ranks yet (supported: f32, f64, i32, i64)",
+            "tess_boxing_run: dtype f16 cannot move between ranks yet (supported: f32, f64, i32, i64)",
             ts.box, a.astype(np.float16), (5, 7), "cpu:[0]", "S(0)", "cpu:[0]", "B")
 
     def test_box_plan(self):
@@ -126,11 +126,11 @@ class AllReduceTest(CollectivesTestCase):
             ts.allreduce([1.0, 2.0])
         self.assertTesseraError(
             ts.InvalidArgumentError,
-            "tess_allreduce: op 7 is not a known reduce op (sum 0, max 1, min 2)",
+            "tess_comm_allreduce: op 7 is not a known reduce op (sum 0, max 1, min 2)",
             ts.allreduce, values(3), 7)
         self.assertTesseraError(
             ts.OutOfRangeError,
-            "tess_allreduce: placement cpu:[0,1] names rank 1 but the world has 1 ranks",
+            "tess_comm_allreduce: placement cpu:[0,1] names rank 1 but the world has 1 ranks",
             ts.allreduce, values(3), placement="cpu:[0,1]")
 
 
@@ -165,7 +165,7 @@ class BucketedAllReduceTest(CollectivesTestCase):
             "place", ts.bucketed_allreduce, [values((3, 3)).T])
         self.assertTesseraError(
             ts.UnimplementedError,
-            "tess_bucketed_allreduce: dtype f16 cannot move between ranks yet (supported: f32, "
+            "tess_bucketed_allreducer_run: dtype f16 cannot move between ranks yet (supported: f32, "
             "f64, i32, i64)", ts.bucketed_allreduce, [values(3, np.float16)])
         self.assertTesseraError(
             ts.InvalidArgumentError,
@@ -184,7 +184,7 @@ class TimeoutTest(CollectivesTestCase):
             np.testing.assert_array_equal(a, values(5))
             self.assertTesseraError(
                 ts.InvalidArgumentError,
-                "tess_set_collective_timeout: seconds is -2; it must be a finite number >= 0 "
+                "tess_comm_set_collective_timeout: seconds is -2; it must be a finite number >= 0 "
                 "(0 = no limit)", ts.set_collective_timeout, -2)
             self.assertEqual(ts.collective_timeout(), 3.25)
         finally:

@@ -52,14 +52,14 @@ class LifeCycleTest(unittest.TestCase):
         return out
 
     def test_import_starts_nothing(self):
-        # MPI says so (MPI_Initialized is 0), and so does the C layer: tess_world_rank
-        # fails before tess_init. Local calls keep it so.
+        # MPI says so (MPI_Initialized is 0), and so does the C layer: tess_runtime_world_rank
+        # fails before tess_runtime_init. Local calls keep it so.
         self.assertRuns("""
             import tessera as ts
             assert not ts._runtime_started()
             print("mpi after import", mpi_state())
             try:
-                ts._capi.world_rank()
+                ts._capi.runtime_world_rank()
                 print("initialised at import")
             except ts.FailedPreconditionError as e:
                 assert "not initialised" in e.message, e.message
@@ -71,7 +71,7 @@ class LifeCycleTest(unittest.TestCase):
             ts.cuda_info()
             assert not ts._runtime_started()
             try:
-                ts._capi.world_rank()
+                ts._capi.runtime_world_rank()
             except ts.FailedPreconditionError:
                 print("still not initialised")
             print("mpi after local calls", mpi_state())
@@ -82,7 +82,7 @@ class LifeCycleTest(unittest.TestCase):
             import tessera as ts
             p = ts.placement("cpu", ranks=[0])
             print(ts.ones(3, placement=p, sbp=ts.sbp.broadcast).numpy().tolist())
-            print(ts._runtime_started(), ts._capi.world_rank(), ts.world_size())
+            print(ts._runtime_started(), ts._capi.runtime_world_rank(), ts.world_size())
             print("mpi", mpi_state())
             """, "[1.0, 1.0, 1.0]", "True 0 1", "mpi (1, 0)")
 

@@ -14,9 +14,9 @@
  *   becomes the byte count, TESS_INOUT_BUFFER a writable one or None,
  *   TESS_BUFFER_LIST a sequence of writable ones or None. TESS_OPT_SHAPE is None or
  *   a sequence of ints.
- * - tess_apply takes a sequence of Tensors and returns a tuple of new Tensors; other
- *   tensor lists (tess_plan_run, tess_capture_end) take a sequence of Tensors.
- * - TESS_IN_BUFFER_LIST (tess_plan_run_local) takes a sequence of readable buffers or
+ * - tess_op_call_apply takes a sequence of Tensors and returns a tuple of new Tensors; other
+ *   tensor lists (tess_plan_instance_run, tess_capture_end) take a sequence of Tensors.
+ * - TESS_IN_BUFFER_LIST (tess_plan_instance_run_local) takes a sequence of readable buffers or
  *   None; each one's size becomes its byte count.
  * - DLPack capsules: python/tessera_python_dlpack.i.
  * - The GIL is released around every call that computes or communicates (runtime
@@ -38,8 +38,8 @@
 }
 %enddef
 /* Runtime. */
-TESS_PY_RELEASE_GIL(tess_init)
-TESS_PY_RELEASE_GIL(tess_finalize)
+TESS_PY_RELEASE_GIL(tess_runtime_init)
+TESS_PY_RELEASE_GIL(tess_runtime_finalize)
 /* Tensors: creation (collective), data, layout changes. */
 TESS_PY_RELEASE_GIL(tess_tensor_from_host)
 TESS_PY_RELEASE_GIL(tess_tensor_from_local)
@@ -52,26 +52,26 @@ TESS_PY_RELEASE_GIL(tess_tensor_copy_local)
 TESS_PY_RELEASE_GIL(tess_tensor_to_global)
 /* Ops: in the generated ../ops_generated.i (tools/opgen). */
 /* SBP signature inference. */
-TESS_PY_RELEASE_GIL(tess_infer)
-TESS_PY_RELEASE_GIL(tess_explain)
+TESS_PY_RELEASE_GIL(tess_op_call_infer)
+TESS_PY_RELEASE_GIL(tess_op_call_explain)
 /* Boxing and collectives. */
-TESS_PY_RELEASE_GIL(tess_box)
+TESS_PY_RELEASE_GIL(tess_boxing_run)
 TESS_PY_RELEASE_GIL(tess_boxing_plan_create)
-TESS_PY_RELEASE_GIL(tess_allreduce)
-TESS_PY_RELEASE_GIL(tess_bucketed_allreduce)
+TESS_PY_RELEASE_GIL(tess_comm_allreduce)
+TESS_PY_RELEASE_GIL(tess_bucketed_allreducer_run)
 /* Plan mode. */
 TESS_PY_RELEASE_GIL(tess_program_add_op)
 TESS_PY_RELEASE_GIL(tess_capture_placeholder)
 TESS_PY_RELEASE_GIL(tess_capture_end)
 TESS_PY_RELEASE_GIL(tess_shim_plan_compile)
 TESS_PY_RELEASE_GIL(tess_plan_instantiate)
-TESS_PY_RELEASE_GIL(tess_plan_run)
-TESS_PY_RELEASE_GIL(tess_plan_run_local)
-TESS_PY_RELEASE_GIL(tess_plan_push)
-TESS_PY_RELEASE_GIL(tess_plan_run_pushed)
-TESS_PY_RELEASE_GIL(tess_plan_close)
-TESS_PY_RELEASE_GIL(tess_plan_output)
-TESS_PY_RELEASE_GIL(tess_plan_output_local)
+TESS_PY_RELEASE_GIL(tess_plan_instance_run)
+TESS_PY_RELEASE_GIL(tess_plan_instance_run_local)
+TESS_PY_RELEASE_GIL(tess_plan_instance_push)
+TESS_PY_RELEASE_GIL(tess_plan_instance_run_pushed)
+TESS_PY_RELEASE_GIL(tess_plan_instance_close)
+TESS_PY_RELEASE_GIL(tess_plan_instance_output)
+TESS_PY_RELEASE_GIL(tess_plan_instance_output_local)
 
 %{
 /* Returned by the helpers below when they have raised a Python error themselves. */
@@ -213,6 +213,26 @@ TESS_PY_OUT(int64_t, PyLong_FromLongLong)
 TESS_PY_OUT(uint64_t, PyLong_FromUnsignedLongLong)
 TESS_PY_OUT(size_t, PyLong_FromSize_t)
 TESS_PY_OUT(double, PyFloat_FromDouble)
+
+/* --- Borrowed shapes: a tuple of ints, copied inside the call ------------------ */
+%typemap(in, numinputs=0) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM)
+    (const int64_t* dims = NULL, size_t ndim = 0) {
+  $1 = &dims;
+  $2 = &ndim;
+}
+%typemap(argout) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) {
+  PyObject* shape = PyTuple_New((Py_ssize_t)ndim$argnum);
+  if (shape == NULL) SWIG_fail;
+  for (size_t i = 0; i < ndim$argnum; ++i) {
+    PyObject* d = PyLong_FromLongLong(dims$argnum[i]);
+    if (d == NULL) {
+      Py_DECREF(shape);
+      SWIG_fail;
+    }
+    PyTuple_SET_ITEM(shape, (Py_ssize_t)i, d);
+  }
+  $result = tess_py_append($result, shape);
+}
 
 /* --- Array inputs ------------------------------------------------------------ */
 %typemap(in) (const int64_t* TESS_ARRAY, size_t TESS_LEN) (int64_t* array = NULL) {
@@ -399,7 +419,7 @@ TESS_PY_OUT(double, PyFloat_FromDouble)
 }
 %typemap(freearg) const int64_t* TESS_OPT_SHAPE { free(array$argnum); }
 
-/* --- tess_apply ------------------------------------------------------------------ */
+/* --- tess_op_call_apply ------------------------------------------------------------------ */
 /* 16: more outputs than any registered op has (the C API would say if one had more). */
 %typemap(in, numinputs=0) (tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs)
     (tess_tensor* handles[16], size_t count = 0) {

@@ -305,7 +305,7 @@ class InferenceTest(TesseraTestCase):
         self.assertTesseraError(E, code, "matmul: takes 2 inputs but got 1", tessera.explain, call)
         self.assertTesseraError(E, code, "constraint names output slot 1 but the op has 1 output",
                                 call.constrain_output, 1, "B")
-        self.assertTesseraError(E, code, 'tess_infer: argument "call" is NULL', tessera.infer, None)
+        self.assertTesseraError(E, code, 'tess_op_call_infer: argument "call" is NULL', tessera.infer, None)
 
     def test_no_fitting_signature(self):
         call = tessera.OpCall("relu").input([1], "f32", "cpu:[0,1]", "B").constrain_output(0, "S(0)")

@@ -1,4 +1,4 @@
-// tess_box and tess_boxing_plan_*: boxing of local buffers between any two placed
+// tess_boxing_run and tess_boxing_plan_*: boxing of local buffers between any two placed
 // nd-sbps, and the plan that does it.
 #include <memory>
 #include <string>
@@ -62,8 +62,8 @@ tess_status CheckArgs(const char* function, const int64_t* shape, size_t ndim, t
   return TESS_OK;
 }
 
-// The layouts of a tess_box or tess_boxing_plan_create, checked once and in the name of
-// `function`: its messages read "tess_box: src nd-sbp ...", ready for Report.
+// The layouts of a tess_boxing_run or tess_boxing_plan_create, checked once and in the name of
+// `function`: its messages read "tess_boxing_run: src nd-sbp ...", ready for Report.
 Result<BoxingLayouts> LayoutsArg(const char* function, const BoxingArgs& args,
                                  const tess_placement* src_placement, const tess_nd_sbp* src,
                                  const tess_placement* dst_placement, const tess_nd_sbp* dst) {
@@ -103,10 +103,10 @@ tessera::boxing::BoxingWorkspace& ThreadWorkspace() {
 
 extern "C" {
 
-tess_status tess_box(void* out_local, size_t out_bytes, const void* in_local, size_t in_bytes,
-                     const int64_t* shape, size_t ndim, tess_dtype dtype,
-                     const tess_placement* src_placement, const tess_nd_sbp* src,
-                     const tess_placement* dst_placement, const tess_nd_sbp* dst) {
+tess_status tess_boxing_run(void* out_local, size_t out_bytes, const void* in_local,
+                            size_t in_bytes, const int64_t* shape, size_t ndim, tess_dtype dtype,
+                            const tess_placement* src_placement, const tess_nd_sbp* src,
+                            const tess_placement* dst_placement, const tess_nd_sbp* dst) {
   TESS_CAPI_BEGIN
   BoxingArgs args;
   tess_status st =
@@ -137,7 +137,7 @@ tess_status tess_boxing_plan_create(tess_boxing_plan** out, const int64_t* shape
   tess_status st =
       CheckArgs(__func__, shape, ndim, dtype, src_placement, src, dst_placement, dst, &args);
   if (st != TESS_OK) return st;
-  // The same layout checks, in the same words, as tess_box.
+  // The same layout checks, in the same words, as tess_boxing_run.
   Result<BoxingLayouts> layouts =
       LayoutsArg(__func__, args, src_placement, src, dst_placement, dst);
   if (!layouts.ok()) return tessera::capi::Report(layouts.status());

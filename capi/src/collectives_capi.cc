@@ -1,4 +1,4 @@
-// tess_allreduce, tess_bucketed_allreduce* and the collective timeout: collectives on
+// tess_comm_allreduce, tess_bucketed_allreducer_run* and the collective timeout: collectives on
 // host buffers over a placement's ranks or the world.
 #include <cstdint>
 #include <limits>
@@ -63,7 +63,7 @@ Status CheckBuffer(const void* buffer, int64_t count, int64_t index) {
                          " is " + std::to_string(count));
 }
 
-// cpu:[0, ..., size - 1]. Made once: the world's size never changes after tess_init,
+// cpu:[0, ..., size - 1]. Made once: the world's size never changes after tess_runtime_init,
 // and looking it up in the registry by placement allocates nothing, where
 // MpiCommRegistry::World() builds its rank list on every call.
 Result<Placement> WorldPlacement(int32_t size) {
@@ -101,7 +101,7 @@ Result<MpiCommunicator*> GroupOf(const tess_placement* placement) {
   return registry.ForPlacement(p);
 }
 
-// The host-by-host communicators of tess_allreduce, one per (group, algorithm), made on
+// The host-by-host communicators of tess_comm_allreduce, one per (group, algorithm), made on
 // first use and freed before MPI is finalised. Keyed by the registry's communicator,
 // which lives as long (until FinalizeWorld).
 class HierarchicalCache {
@@ -160,8 +160,9 @@ class HierarchicalCache {
 
 extern "C" {
 
-tess_status tess_allreduce(void* buffer, int64_t count, tess_dtype dtype, tess_reduce_op op,
-                           const tess_placement* placement, tess_allreduce_algorithm algorithm) {
+tess_status tess_comm_allreduce(void* buffer, int64_t count, tess_dtype dtype, tess_reduce_op op,
+                                const tess_placement* placement,
+                                tess_allreduce_algorithm algorithm) {
   TESS_CAPI_BEGIN
   // Every local check comes before the group is made: that is collective.
   Status s = CheckBuffer(buffer, count, -1);
@@ -214,9 +215,10 @@ tess_status tess_bucketed_allreducer_create(tess_bucketed_allreducer** out,
 
 void tess_bucketed_allreducer_destroy(tess_bucketed_allreducer* reducer) { delete reducer; }
 
-tess_status tess_bucketed_allreduce(tess_bucketed_allreducer* reducer, void* const* buffers,
-                                    const int64_t* counts, size_t num_tensors, tess_dtype dtype,
-                                    tess_reduce_op op, const tess_placement* placement) {
+tess_status tess_bucketed_allreducer_run(tess_bucketed_allreducer* reducer, void* const* buffers,
+                                         const int64_t* counts, size_t num_tensors,
+                                         tess_dtype dtype, tess_reduce_op op,
+                                         const tess_placement* placement) {
   TESS_CAPI_REQUIRE(reducer);
   if (num_tensors > 0) {
     TESS_CAPI_REQUIRE(buffers);
@@ -258,7 +260,7 @@ tess_status tess_bucketed_allreducer_get_stats(tess_bucketed_allreducer_stats* o
   TESS_CAPI_END
 }
 
-tess_status tess_set_collective_timeout(double seconds) {
+tess_status tess_comm_set_collective_timeout(double seconds) {
   TESS_CAPI_BEGIN
   Status s = tessera::comm::CheckTimeout(__func__, seconds);
   if (!s.ok()) return tessera::capi::Report(s);
@@ -269,7 +271,7 @@ tess_status tess_set_collective_timeout(double seconds) {
   TESS_CAPI_END
 }
 
-tess_status tess_collective_timeout(double* out) {
+tess_status tess_comm_collective_timeout(double* out) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_BEGIN
   Result<double> seconds = tessera::comm::DefaultCollectiveTimeout();

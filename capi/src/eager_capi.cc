@@ -1,4 +1,4 @@
-// tess_apply, tess_explain_last and what the generated typed ops (ops_generated.cc)
+// tess_op_call_apply, tess_explanation_last and what the generated typed ops (ops_generated.cc)
 // share with them (typed_ops.h): run ops on eager tensors through eager::Apply.
 //
 // Hot path (a typed op whose inference is cached and whose inputs need no boxing):
@@ -44,9 +44,9 @@ const std::vector<SbpConstraint>& NoConstraints() {
 
 // Per-thread state, reused by every op so a warm call allocates nothing here.
 struct OpScratch {
-  std::vector<Tensor> inputs;   // tess_apply's inputs as one array
+  std::vector<Tensor> inputs;   // tess_op_call_apply's inputs as one array
   std::vector<Tensor> outputs;  // eager::Apply's outputs
-  // The last op call, for tess_explain_last: metas rather than tensors, so that no
+  // The last op call, for tess_explanation_last: metas rather than tensors, so that no
   // tensor's storage outlives the caller's last handle to it.
   const OpDef* last_def = nullptr;
   std::vector<TensorMeta> last_inputs;
@@ -179,9 +179,9 @@ tess_status RunTypedOp(const char* function, const OpDef* def, const Tensor* inp
 
 extern "C" {
 
-tess_status tess_apply(tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs,
-                       const tess_op_call* call, const tess_tensor* const* inputs,
-                       size_t num_inputs) {
+tess_status tess_op_call_apply(tess_tensor** outputs, size_t outputs_capacity, size_t* num_outputs,
+                               const tess_op_call* call, const tess_tensor* const* inputs,
+                               size_t num_inputs) {
   TESS_CAPI_REQUIRE(outputs);
   TESS_CAPI_REQUIRE(num_outputs);
   TESS_CAPI_REQUIRE(call);
@@ -190,12 +190,13 @@ tess_status tess_apply(tess_tensor** outputs, size_t outputs_capacity, size_t* n
   const tessera::infer::OpCall& c = call->value;
   const OpDef& def = c.def();
   if (!c.inputs().empty()) {
-    return ReportIn(__func__,
-                    InvalidArgument("the call of \"" + def.name() + "\" has " +
-                                    std::to_string(c.inputs().size()) +
-                                    " input metas; tess_op_call_add_input is for inference "
-                                    "(tess_infer, tess_explain), while tess_apply takes its "
-                                    "inputs as tensors: use a call without input metas"));
+    return ReportIn(
+        __func__,
+        InvalidArgument(
+            "the call of \"" + def.name() + "\" has " + std::to_string(c.inputs().size()) +
+            " input metas; tess_op_call_add_input is for inference "
+            "(tess_op_call_infer, tess_op_call_explain), while tess_op_call_apply takes its "
+            "inputs as tensors: use a call without input metas"));
   }
   const size_t needed = static_cast<size_t>(def.num_outputs());
   if (outputs_capacity < needed) {
@@ -234,7 +235,7 @@ tess_status tess_apply(tess_tensor** outputs, size_t outputs_capacity, size_t* n
   TESS_CAPI_END
 }
 
-tess_status tess_explain_last(tess_explanation** out) {
+tess_status tess_explanation_last(tess_explanation** out) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_BEGIN
   const OpScratch& s = ThreadScratch();

@@ -1,5 +1,5 @@
-// tess_dtype_*, tess_op_*, tess_infer*, tess_explain*: describe an op call, infer its
-// SBP signature (through the per-thread inference cache) and explain the choice.
+// tess_dtype_*, tess_op_*, tess_op_call_infer*, tess_op_call_explain*: describe an op call, infer
+// its SBP signature (through the per-thread inference cache) and explain the choice.
 #include <string>
 #include <vector>
 
@@ -226,7 +226,7 @@ tess_status tess_op_call_constrain_output(tess_op_call* call, size_t slot,
   TESS_CAPI_END
 }
 
-tess_status tess_infer(tess_infer_result** out, const tess_op_call* call) {
+tess_status tess_op_call_infer(tess_infer_result** out, const tess_op_call* call) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(call);
   TESS_CAPI_BEGIN
@@ -378,7 +378,7 @@ tess_status tess_infer_result_num_candidates(int32_t* out, const tess_infer_resu
   return TESS_OK;
 }
 
-tess_status tess_explain(tess_explanation** out, const tess_op_call* call) {
+tess_status tess_op_call_explain(tess_explanation** out, const tess_op_call* call) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(call);
   TESS_CAPI_BEGIN

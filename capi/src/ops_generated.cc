@@ -2,7 +2,7 @@
 // The typed ops of capi/include/tessera/ops.h: each checks its pointers, sets its
 // attributes on a per-thread map (only when they changed, so a repeated call
 // allocates nothing there) and runs the op through capi::RunTypedOp, the path
-// tess_apply takes.
+// tess_op_call_apply takes.
 #include <vector>
 
 #include "capi/src/capi_error.h"

@@ -50,10 +50,10 @@ struct tess_plan_instance {
   std::unique_ptr<PlanInstance> value;
   std::vector<std::string> mem_case_names;
   // Each output's local piece shape (empty where this rank holds none), lent by
-  // tess_plan_output_local_shape.
+  // tess_plan_instance_output_local_shape.
   std::vector<Shape> output_local_shapes;
-  // Scratch for the unwrapped inputs of tess_plan_run and of tess_plan_push (which
-  // may run on another thread at the same time), kept so warm calls allocate nothing.
+  // Scratch for the unwrapped inputs of tess_plan_instance_run and of tess_plan_instance_push
+  // (which may run on another thread at the same time), kept so warm calls allocate nothing.
   std::vector<tessera::tensor::Tensor> inputs;
   std::vector<tessera::tensor::Tensor> push_inputs;
   std::vector<tessera::kernels::LocalTensor> locals;
@@ -340,8 +340,8 @@ tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* pla
 
 void tess_plan_instance_destroy(tess_plan_instance* instance) { delete instance; }
 
-tess_status tess_plan_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
-                          size_t num_inputs) {
+tess_status tess_plan_instance_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
+                                   size_t num_inputs) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
@@ -352,8 +352,8 @@ tess_status tess_plan_run(tess_plan_instance* instance, const tess_tensor* const
   TESS_CAPI_END
 }
 
-tess_status tess_plan_push(tess_plan_instance* instance, const tess_tensor* const* inputs,
-                           size_t num_inputs, double timeout_seconds) {
+tess_status tess_plan_instance_push(tess_plan_instance* instance, const tess_tensor* const* inputs,
+                                    size_t num_inputs, double timeout_seconds) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
@@ -365,7 +365,7 @@ tess_status tess_plan_push(tess_plan_instance* instance, const tess_tensor* cons
   TESS_CAPI_END
 }
 
-tess_status tess_plan_run_pushed(tess_plan_instance* instance, double timeout_seconds) {
+tess_status tess_plan_instance_run_pushed(tess_plan_instance* instance, double timeout_seconds) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   Status s = instance->value->RunPushed(timeout_seconds);
@@ -373,7 +373,7 @@ tess_status tess_plan_run_pushed(tess_plan_instance* instance, double timeout_se
   TESS_CAPI_END
 }
 
-tess_status tess_plan_close(tess_plan_instance* instance) {
+tess_status tess_plan_instance_close(tess_plan_instance* instance) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   instance->value->Close();
@@ -381,8 +381,8 @@ tess_status tess_plan_close(tess_plan_instance* instance) {
   TESS_CAPI_END
 }
 
-tess_status tess_plan_run_local(tess_plan_instance* instance, const void* const* locals,
-                                const size_t* local_bytes, size_t num_inputs) {
+tess_status tess_plan_instance_run_local(tess_plan_instance* instance, const void* const* locals,
+                                         const size_t* local_bytes, size_t num_inputs) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   if (num_inputs > 0 && locals == nullptr) return NullArgument(__func__, "locals");
@@ -416,7 +416,7 @@ tess_status tess_plan_run_local(tess_plan_instance* instance, const void* const*
   TESS_CAPI_END
 }
 
-tess_status tess_plan_num_outputs(size_t* out, const tess_plan_instance* instance) {
+tess_status tess_plan_instance_num_outputs(size_t* out, const tess_plan_instance* instance) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
@@ -425,7 +425,8 @@ tess_status tess_plan_num_outputs(size_t* out, const tess_plan_instance* instanc
   TESS_CAPI_END
 }
 
-tess_status tess_plan_output(tess_tensor** out, const tess_plan_instance* instance, size_t index) {
+tess_status tess_plan_instance_output(tess_tensor** out, const tess_plan_instance* instance,
+                                      size_t index) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
@@ -433,8 +434,8 @@ tess_status tess_plan_output(tess_tensor** out, const tess_plan_instance* instan
   TESS_CAPI_END
 }
 
-tess_status tess_plan_output_local(void* out, size_t out_bytes, const tess_plan_instance* instance,
-                                   size_t index) {
+tess_status tess_plan_instance_output_local(void* out, size_t out_bytes,
+                                            const tess_plan_instance* instance, size_t index) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   Status s = instance->value->OutputLocal(index, out, out_bytes);
@@ -442,8 +443,9 @@ tess_status tess_plan_output_local(void* out, size_t out_bytes, const tess_plan_
   TESS_CAPI_END
 }
 
-tess_status tess_plan_output_local_num_elements(int64_t* out, const tess_plan_instance* instance,
-                                                size_t index) {
+tess_status tess_plan_instance_output_local_num_elements(int64_t* out,
+                                                         const tess_plan_instance* instance,
+                                                         size_t index) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
@@ -454,8 +456,8 @@ tess_status tess_plan_output_local_num_elements(int64_t* out, const tess_plan_in
   TESS_CAPI_END
 }
 
-tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_instance* instance,
-                                   size_t index) {
+tess_status tess_plan_instance_output_dtype(tess_dtype* out, const tess_plan_instance* instance,
+                                            size_t index) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
@@ -466,8 +468,9 @@ tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_instance* in
   TESS_CAPI_END
 }
 
-tess_status tess_plan_output_local_shape(const int64_t** out_dims, size_t* out_ndim,
-                                         const tess_plan_instance* instance, size_t index) {
+tess_status tess_plan_instance_output_local_shape(const int64_t** out_dims, size_t* out_ndim,
+                                                  const tess_plan_instance* instance,
+                                                  size_t index) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out_dims);
   TESS_CAPI_REQUIRE(out_ndim);
@@ -480,8 +483,8 @@ tess_status tess_plan_output_local_shape(const int64_t** out_dims, size_t* out_n
   TESS_CAPI_END
 }
 
-tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* instance,
-                                        size_t index) {
+tess_status tess_plan_instance_output_local_ndim(size_t* out, const tess_plan_instance* instance,
+                                                 size_t index) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
@@ -492,8 +495,8 @@ tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* i
   TESS_CAPI_END
 }
 
-tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* instance,
-                                       size_t index, size_t dim) {
+tess_status tess_plan_instance_output_local_dim(int64_t* out, const tess_plan_instance* instance,
+                                                size_t index, size_t dim) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
@@ -528,7 +531,7 @@ tess_status tess_plan_instance_get_stats(tess_plan_stats* out, const tess_plan_i
   TESS_CAPI_END
 }
 
-tess_status tess_plan_num_mem_cases(size_t* out, const tess_plan_instance* instance) {
+tess_status tess_plan_instance_num_mem_cases(size_t* out, const tess_plan_instance* instance) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(instance);
@@ -537,9 +540,9 @@ tess_status tess_plan_num_mem_cases(size_t* out, const tess_plan_instance* insta
   TESS_CAPI_END
 }
 
-tess_status tess_plan_mem_case_bytes(int64_t* out_block_bytes, int64_t* out_lower_bound,
-                                     int64_t* out_no_reuse_bytes,
-                                     const tess_plan_instance* instance, size_t index) {
+tess_status tess_plan_instance_mem_case_bytes(int64_t* out_block_bytes, int64_t* out_lower_bound,
+                                              int64_t* out_no_reuse_bytes,
+                                              const tess_plan_instance* instance, size_t index) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out_block_bytes);
   TESS_CAPI_REQUIRE(out_lower_bound);
@@ -558,7 +561,7 @@ tess_status tess_plan_mem_case_bytes(int64_t* out_block_bytes, int64_t* out_lowe
   TESS_CAPI_END
 }
 
-const char* tess_plan_mem_case_name(const tess_plan_instance* instance, size_t index) {
+const char* tess_plan_instance_mem_case_name(const tess_plan_instance* instance, size_t index) {
   if (instance == nullptr || index >= instance->mem_case_names.size()) return "";
   return instance->mem_case_names[index].c_str();
 }

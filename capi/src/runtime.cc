@@ -1,4 +1,4 @@
-// tess_init / tess_finalize, the world queries and what CUDA this process has.
+// tess_runtime_init / tess_runtime_finalize, the world queries and what CUDA this process has.
 #include <cmath>
 #include <string>
 
@@ -6,24 +6,49 @@
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
 #include "core/comm/mpi_world.h"
+#include "core/device/device_selection.h"
 #include "tessera/tessera.h"
 #if defined(TESSERA_WITH_CUDA)
+#include "core/comm/nccl/local_device.h"
 #include "core/device/device.h"
 #endif
 
 using tessera::capi::Report;
 using tessera::capi::ReportIn;
 
+namespace {
+
+// options->cuda_device: -1 or a device this process can see.
+tessera::Status CheckCudaDevice(const char* function, int32_t device) {
+  const std::string field =
+      std::string(function) + ": options->cuda_device is " + std::to_string(device);
+  if (device < -1) {
+    return tessera::InvalidArgument(field +
+                                    "; expected -1 (local rank % device count) or a device >= 0");
+  }
+  if (device == -1) return tessera::Status::Ok();
+#if defined(TESSERA_WITH_CUDA)
+  tessera::Status s = tessera::comm::CheckDevice(device);
+  if (!s.ok()) return tessera::Status(s.code(), field + ": " + s.message());
+  return s;
+#else
+  return tessera::Unimplemented(field +
+                                ", but this library was built without CUDA (--config=cuda)");
+#endif
+}
+
+}  // namespace
+
 extern "C" {
 
-tess_status tess_init(void) { return tess_init_with_options(nullptr); }
+tess_status tess_runtime_init(void) { return tess_runtime_init_with_options(nullptr); }
 
-tess_status tess_init_with_options(const tess_init_options* options) {
+tess_status tess_runtime_init_with_options(const tess_runtime_init_options* options) {
   TESS_CAPI_BEGIN
-  tess_init_options o = TESS_INIT_OPTIONS_INIT;
-  tessera::Status s =
-      tessera::capi::ReadOptions(__func__, "options", "tess_init_options", options,
-                                 TESS_STRUCT_SIZE_UP_TO(tess_init_options, mpi_thread_level), &o);
+  tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
+  tessera::Status s = tessera::capi::ReadOptions(
+      __func__, "options", "tess_runtime_init_options", options,
+      TESS_STRUCT_SIZE_UP_TO(tess_runtime_init_options, cuda_device), &o);
   if (!s.ok()) return Report(s);
   if (std::isnan(o.collective_timeout_seconds) || std::isinf(o.collective_timeout_seconds)) {
     return Report(tessera::InvalidArgument(
@@ -38,21 +63,26 @@ tess_status tess_init_with_options(const tess_init_options* options) {
         "; only TESS_MPI_THREAD_MULTIPLE (3) is supported: Tessera calls MPI from several "
         "threads without serialising"));
   }
+  if (tessera::Status d = CheckCudaDevice(__func__, o.cuda_device); !d.ok()) return Report(d);
+  if (tessera::Status d = tessera::device::SelectDevice(o.cuda_device); !d.ok()) {
+    return Report(tessera::Status(
+        d.code(), std::string(__func__) + ": options->cuda_device: " + d.message()));
+  }
   if (o.collective_timeout_seconds >= 0) {
-    tess_status st = tess_set_collective_timeout(o.collective_timeout_seconds);
+    tess_status st = tess_comm_set_collective_timeout(o.collective_timeout_seconds);
     if (st != TESS_OK) return st;
   }
   return Report(tessera::comm::InitWorld());
   TESS_CAPI_END
 }
 
-tess_status tess_finalize(void) {
+tess_status tess_runtime_finalize(void) {
   TESS_CAPI_BEGIN
   return Report(tessera::comm::FinalizeWorld());
   TESS_CAPI_END
 }
 
-tess_status tess_world_rank(int32_t* out_rank) {
+tess_status tess_runtime_world_rank(int32_t* out_rank) {
   TESS_CAPI_REQUIRE(out_rank);
   TESS_CAPI_BEGIN
   tessera::Result<int32_t> rank = tessera::comm::WorldRank();
@@ -62,7 +92,7 @@ tess_status tess_world_rank(int32_t* out_rank) {
   TESS_CAPI_END
 }
 
-tess_status tess_world_size(int32_t* out_size) {
+tess_status tess_runtime_world_size(int32_t* out_size) {
   TESS_CAPI_REQUIRE(out_size);
   TESS_CAPI_BEGIN
   tessera::Result<int32_t> size = tessera::comm::WorldSize();
@@ -72,7 +102,7 @@ tess_status tess_world_size(int32_t* out_size) {
   TESS_CAPI_END
 }
 
-tess_status tess_cuda_info(int32_t* out_built_with_cuda, int32_t* out_device_count) {
+tess_status tess_runtime_cuda_info(int32_t* out_built_with_cuda, int32_t* out_device_count) {
   TESS_CAPI_REQUIRE(out_built_with_cuda);
   TESS_CAPI_REQUIRE(out_device_count);
   TESS_CAPI_BEGIN

@@ -1,5 +1,5 @@
 // What the generated typed ops (capi/src/ops_generated.cc, written by tools/opgen) share
-// with tess_apply: the op lookup, per-thread attribute maps that change only when a
+// with tess_op_call_apply: the op lookup, per-thread attribute maps that change only when a
 // value does, and the run itself (explain record, eager::Apply, output handles).
 #ifndef TESSERA_CAPI_SRC_TYPED_OPS_H_
 #define TESSERA_CAPI_SRC_TYPED_OPS_H_

@@ -107,7 +107,7 @@ bool Overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
 Status BoxWith(const char* caller, BoxingBackend& backend, const BoxingRequest& request) {
   if (!comm::WorldInitialized()) {
     return FailedPrecondition(std::string(caller) +
-                              ": the MPI world is not initialised: call tess_init first");
+                              ": the MPI world is not initialised: call tess_runtime_init first");
   }
   const BoxingLayouts& layouts = request.layouts;
   const int32_t me = comm::WorldRank().value();

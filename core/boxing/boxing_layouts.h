@@ -4,7 +4,7 @@
 // without the MPI world, so code holding a BoxingLayouts knows that the dtype is a
 // dtype, every sbp is an SBP, each nd-sbp has one sbp per hierarchy axis of its
 // placement and splits only tensor axes that exist (so every PhysicalLayoutAt on it
-// succeeds). Boundaries (Box, PlanBoxing, tess_box, to_global) validate once into one
+// succeeds). Boundaries (Box, PlanBoxing, tess_boxing_run, to_global) validate once into one
 // and hand it down; nothing below them checks the nd-sbps again.
 //
 // What a particular move further needs (a dtype boxing can move, both placements on

@@ -446,7 +446,7 @@ TEST(PlannerTest, BoxNeedsTheWorld) {
   float x = 0;
   Status s = Box(&x, &x, Shape{1}, DType::kF32, P("cpu:[0]"), Nd("B"), P("cpu:[0]"), Nd("S(0)"));
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(s.message(), "Box: the MPI world is not initialised: call tess_init first");
+  EXPECT_EQ(s.message(), "Box: the MPI world is not initialised: call tess_runtime_init first");
 }
 
 }  // namespace

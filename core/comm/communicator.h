@@ -63,7 +63,7 @@ inline constexpr const char kCollectiveTimeoutEnv[] = "TESSERA_COLLECTIVE_TIMEOU
 Result<double> DefaultCollectiveTimeout();
 
 // Overrides TESSERA_COLLECTIVE_TIMEOUT_S for communicators created from now on (the
-// C API's tess_set_collective_timeout); existing ones keep theirs. INVALID_ARGUMENT
+// C API's tess_comm_set_collective_timeout); existing ones keep theirs. INVALID_ARGUMENT
 // for a negative, NaN or infinite value. Thread-safe.
 Status SetDefaultCollectiveTimeout(double seconds);
 

@@ -59,7 +59,7 @@ Status InitWorld() {
   MPI_Finalized(&finalized);
   if (finalized) {
     return FailedPrecondition(
-        "tess_init: MPI was already finalized in this process and cannot "
+        "tess_runtime_init: MPI was already finalized in this process and cannot "
         "be initialised again");
   }
   int already = 0;
@@ -100,13 +100,13 @@ bool WorldInitialized() { return State().initialized.load(); }
 
 Result<int32_t> WorldRank() {
   if (!WorldInitialized())
-    return FailedPrecondition("the runtime is not initialised: call tess_init first");
+    return FailedPrecondition("the runtime is not initialised: call tess_runtime_init first");
   return State().rank;
 }
 
 Result<int32_t> WorldSize() {
   if (!WorldInitialized())
-    return FailedPrecondition("the runtime is not initialised: call tess_init first");
+    return FailedPrecondition("the runtime is not initialised: call tess_runtime_init first");
   return State().size;
 }
 

@@ -8,7 +8,7 @@
 //   std::unique_ptr<Program> program = *EndCapture({y});
 //
 // While a capture is active on a thread, every eager op there with a placeholder input
-// (Apply, the C API's tess_apply and typed ops, the bindings' ops) is recorded: Program
+// (Apply, the C API's tess_op_call_apply and typed ops, the bindings' ops) is recorded: Program
 // inference runs at once, so a bad call fails at the call, and its outputs are
 // placeholders with the inferred metadata. A real tensor used alongside a placeholder
 // becomes a program variable ("v0", "v1", ... in order of first use; the program keeps

@@ -34,9 +34,9 @@ int main(void) {
   int64_t col_end = 0;
   int failed = 0;
 
-  if (check(tess_init(), "tess_init")) return EXIT_FAILURE;
-  failed = check(tess_world_rank(&rank), "tess_world_rank") ||
-           check(tess_world_size(&size), "tess_world_size") ||
+  if (check(tess_runtime_init(), "tess_runtime_init")) return EXIT_FAILURE;
+  failed = check(tess_runtime_world_rank(&rank), "tess_runtime_world_rank") ||
+           check(tess_runtime_world_size(&size), "tess_runtime_world_size") ||
            check(tess_placement_parse(&placement, "cpu:[[0,1],[2,3]]"), "tess_placement_parse") ||
            check(tess_nd_sbp_parse(&nd_sbp, "(S(0), S(1))"), "tess_nd_sbp_parse") ||
            check(tess_placement_contains(&held, placement, rank), "tess_placement_contains");
@@ -62,6 +62,6 @@ int main(void) {
   tess_layout_destroy(layout);
   tess_nd_sbp_destroy(nd_sbp);
   tess_placement_destroy(placement);
-  failed = check(tess_finalize(), "tess_finalize") || failed;
+  failed = check(tess_runtime_finalize(), "tess_runtime_finalize") || failed;
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

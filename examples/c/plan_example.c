@@ -36,10 +36,10 @@ static tess_tensor* model(const tess_tensor* x, const tess_tensor* w1, const tes
 }
 
 int main(void) {
-  CHECK(tess_init());
+  CHECK(tess_runtime_init());
   int32_t rank = 0, size = 1;
-  CHECK(tess_world_rank(&rank));
-  CHECK(tess_world_size(&size));
+  CHECK(tess_runtime_world_rank(&rank));
+  CHECK(tess_runtime_world_size(&size));
 
   /* The world as a 1-d placement: cpu:[0,...,size-1]. */
   int32_t* ranks = malloc(sizeof(int32_t) * (size_t)size);
@@ -82,9 +82,9 @@ int main(void) {
   for (uint64_t step = 0; step < 3; ++step) {
     tess_tensor* input;
     CHECK(tess_tensor_rand(&input, x_shape, 2, TESS_DTYPE_F32, 100 + step, world, split0));
-    CHECK(tess_plan_run(instance, (const tess_tensor* const*)&input, 1));
+    CHECK(tess_plan_instance_run(instance, (const tess_tensor* const*)&input, 1));
     tess_tensor* out;
-    CHECK(tess_plan_output(&out, instance, 0));
+    CHECK(tess_plan_instance_output(&out, instance, 0));
     CHECK(tess_tensor_to_host(got, sizeof(got), out));
     tess_tensor* eager = model(input, w1, w2);
     CHECK(tess_tensor_to_host(want, sizeof(want), eager));
@@ -99,12 +99,12 @@ int main(void) {
   int64_t block, lower_bound, no_reuse;
   tess_plan_stats stats = TESS_PLAN_STATS_INIT;
   CHECK(tess_plan_instance_get_stats(&stats, instance));
-  CHECK(tess_plan_mem_case_bytes(&block, &lower_bound, &no_reuse, instance, 0));
+  CHECK(tess_plan_instance_mem_case_bytes(&block, &lower_bound, &no_reuse, instance, 0));
   printf(
       "rank %d: %lld registers, %lld steps (%lld boxing), %s block %lld bytes "
       "(lower bound %lld, without reuse %lld), allocator calls in the last run: %lld\n",
       (int)rank, (long long)stats.registers, (long long)stats.steps, (long long)stats.boxing_steps,
-      tess_plan_mem_case_name(instance, 0), (long long)block, (long long)lower_bound,
+      tess_plan_instance_mem_case_name(instance, 0), (long long)block, (long long)lower_bound,
       (long long)no_reuse, (long long)stats.allocator_calls_last_run);
 
   tess_plan_instance_destroy(instance);
@@ -116,6 +116,6 @@ int main(void) {
   tess_nd_sbp_destroy(split1);
   tess_nd_sbp_destroy(broadcast);
   tess_placement_destroy(world);
-  CHECK(tess_finalize());
+  CHECK(tess_runtime_finalize());
   return 0;
 }

@@ -1,4 +1,4 @@
-// The warm paths of tess_box, tess_allreduce and tess_bucketed_allreduce under
+// The warm paths of tess_boxing_run, tess_comm_allreduce and tess_bucketed_allreducer_run under
 // mpirun: once a boxing's plan, communicators and staging exist (and a reducer's
 // plan), repeating the call allocates nothing on the heap. The allocation counter
 // replaces global operator new in this binary and counts per thread (MPI's own
@@ -52,9 +52,9 @@ TEST(BoxingCapiAllocTest, WarmBoxAllocatesNothing) {
   };
   for (const Case& c : cases) {
     const long n_alloc = WarmAllocations([&] {
-      EXPECT_EQ(tess_box(c.out->data(), c.out->size() * sizeof(float), c.in->data(),
-                         c.in->size() * sizeof(float), shape, 2, TESS_DTYPE_F32, world.get(), c.src,
-                         world.get(), c.dst),
+      EXPECT_EQ(tess_boxing_run(c.out->data(), c.out->size() * sizeof(float), c.in->data(),
+                                c.in->size() * sizeof(float), shape, 2, TESS_DTYPE_F32, world.get(),
+                                c.src, world.get(), c.dst),
                 TESS_OK)
           << LastError();
     });
@@ -67,9 +67,9 @@ TEST(BoxingCapiAllocTest, WarmAllReducesAllocateNothing) {
   for (tess_allreduce_algorithm a :
        {TESS_ALLREDUCE_FLAT, TESS_ALLREDUCE_AUTO, TESS_ALLREDUCE_HIERARCHICAL}) {
     EXPECT_EQ(WarmAllocations([&] {
-                EXPECT_EQ(
-                    tess_allreduce(v.data(), 1000, TESS_DTYPE_F32, TESS_REDUCE_MAX, nullptr, a),
-                    TESS_OK)
+                EXPECT_EQ(tess_comm_allreduce(v.data(), 1000, TESS_DTYPE_F32, TESS_REDUCE_MAX,
+                                              nullptr, a),
+                          TESS_OK)
                     << LastError();
               }),
               0)
@@ -86,8 +86,8 @@ TEST(BoxingCapiAllocTest, WarmAllReducesAllocateNothing) {
   for (int64_t c : counts) data.emplace_back(static_cast<size_t>(c), 1.0f);
   for (auto& d : data) buffers.push_back(d.empty() ? nullptr : d.data());
   EXPECT_EQ(WarmAllocations([&] {
-              EXPECT_EQ(tess_bucketed_allreduce(r, buffers.data(), counts.data(), 50,
-                                                TESS_DTYPE_F32, TESS_REDUCE_MAX, nullptr),
+              EXPECT_EQ(tess_bucketed_allreducer_run(r, buffers.data(), counts.data(), 50,
+                                                     TESS_DTYPE_F32, TESS_REDUCE_MAX, nullptr),
                         TESS_OK)
                   << LastError();
             }),

@@ -1,4 +1,4 @@
-// tess_box, tess_boxing_plan_*, tess_allreduce, tess_bucketed_allreduce and the
+// tess_boxing_run, tess_boxing_plan_*, tess_comm_allreduce, tess_bucketed_allreducer_run and the
 // collective timeout under mpirun with 1..4 ranks (3 is the uneven case; 4 adds the
 // 2-d placement [[0,1],[2,3]]), through tessera.h only.
 //
@@ -145,15 +145,15 @@ std::string AllBroadcast(const std::string& placement) {
   return placement.find("[[") == std::string::npos ? "B" : "(B, B)";
 }
 
-// tess_box of this rank's buffers; false (with a gtest failure) when it fails.
+// tess_boxing_run of this rank's buffers; false (with a gtest failure) when it fails.
 template <typename T>
 bool Box(std::vector<T>* out, const std::vector<T>& in, const std::string& src_p,
          const std::string& src, const std::string& dst_p, const std::string& dst) {
   PlacementPtr from = Placement(src_p), to = Placement(dst_p);
   NdSbpPtr s = NdSbp(src), d = NdSbp(dst);
-  const tess_status st = tess_box(out->data(), out->size() * sizeof(T), in.data(),
-                                  in.size() * sizeof(T), kShape.data(), kShape.size(),
-                                  DTypeOf<T>::value, from.get(), s.get(), to.get(), d.get());
+  const tess_status st = tess_boxing_run(out->data(), out->size() * sizeof(T), in.data(),
+                                         in.size() * sizeof(T), kShape.data(), kShape.size(),
+                                         DTypeOf<T>::value, from.get(), s.get(), to.get(), d.get());
   EXPECT_EQ(st, TESS_OK) << LastError();
   return st == TESS_OK;
 }
@@ -322,7 +322,8 @@ void CheckAllReduce(const std::vector<int>& ranks, const tess_placement* placeme
     std::vector<T> v(static_cast<size_t>(count));
     for (int64_t k = 0; k < count; ++k) v[k] = static_cast<T>(Input(me, 0, k));
     const std::vector<T> before = v;
-    ASSERT_EQ(tess_allreduce(v.data(), count, DTypeOf<T>::value, op, placement, algorithm), TESS_OK)
+    ASSERT_EQ(tess_comm_allreduce(v.data(), count, DTypeOf<T>::value, op, placement, algorithm),
+              TESS_OK)
         << LastError();
     if (!Holds(ranks, me)) {
       EXPECT_EQ(v, before) << "a rank outside the placement must leave its buffer alone";
@@ -381,8 +382,8 @@ TEST(CollectivesCapiMpiTest, BucketedAllReduceOfAHundredBuffers) {
         buffers[i] = data[i].empty() ? nullptr : data[i].data();
       }
       const std::vector<std::vector<float>> before = data;
-      ASSERT_EQ(tess_bucketed_allreduce(reducer, buffers.data(), counts.data(), 100, TESS_DTYPE_F32,
-                                        op, c.placement),
+      ASSERT_EQ(tess_bucketed_allreducer_run(reducer, buffers.data(), counts.data(), 100,
+                                             TESS_DTYPE_F32, op, c.placement),
                 TESS_OK)
           << LastError();
       for (int i = 0; i < 100; ++i) {
@@ -415,43 +416,46 @@ TEST(CollectivesCapiMpiTest, TimeoutReachesExistingCommunicators) {
   const int me = WorldRank();
   PlacementPtr pair = Placement("cpu:[1,0]");
   int64_t x = me + 1;
-  ASSERT_EQ(tess_allreduce(&x, 1, TESS_DTYPE_I64, TESS_REDUCE_SUM, pair.get(), TESS_ALLREDUCE_FLAT),
-            TESS_OK)
+  ASSERT_EQ(
+      tess_comm_allreduce(&x, 1, TESS_DTYPE_I64, TESS_REDUCE_SUM, pair.get(), TESS_ALLREDUCE_FLAT),
+      TESS_OK)
       << LastError();
   if (me < 2) {
     EXPECT_EQ(x, 3);
   }
   int64_t sync = 0;
-  ASSERT_EQ(tess_allreduce(&sync, 1, TESS_DTYPE_I64, TESS_REDUCE_SUM, nullptr, TESS_ALLREDUCE_FLAT),
-            TESS_OK);
+  ASSERT_EQ(
+      tess_comm_allreduce(&sync, 1, TESS_DTYPE_I64, TESS_REDUCE_SUM, nullptr, TESS_ALLREDUCE_FLAT),
+      TESS_OK);
 
-  ASSERT_EQ(tess_set_collective_timeout(0.5), TESS_OK) << LastError();
+  ASSERT_EQ(tess_comm_set_collective_timeout(0.5), TESS_OK) << LastError();
   if (me == 0) {
     // Rank 1 never joins. Static: MPI may write the abandoned all-reduce's result
     // whenever it makes progress, until the process ends.
     static int64_t lonely[2] = {1, 2};
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_EQ(
-        tess_allreduce(lonely, 2, TESS_DTYPE_I64, TESS_REDUCE_SUM, pair.get(), TESS_ALLREDUCE_FLAT),
-        TESS_DEADLINE_EXCEEDED);
+    EXPECT_EQ(tess_comm_allreduce(lonely, 2, TESS_DTYPE_I64, TESS_REDUCE_SUM, pair.get(),
+                                  TESS_ALLREDUCE_FLAT),
+              TESS_DEADLINE_EXCEEDED);
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(LastError(),
-              "tess_allreduce: AllReduce: not complete after the timeout of 0.5 s on a "
+              "tess_comm_allreduce: AllReduce: not complete after the timeout of 0.5 s on a "
               "communicator of 2 ranks (this is rank 1); another member is late, hung or dead, "
               "and this communicator is now unusable");
     EXPECT_GE(waited, 0.5);
     EXPECT_LT(waited, 10.0);
-    EXPECT_EQ(
-        tess_allreduce(lonely, 2, TESS_DTYPE_I64, TESS_REDUCE_SUM, pair.get(), TESS_ALLREDUCE_FLAT),
-        TESS_FAILED_PRECONDITION);
+    EXPECT_EQ(tess_comm_allreduce(lonely, 2, TESS_DTYPE_I64, TESS_REDUCE_SUM, pair.get(),
+                                  TESS_ALLREDUCE_FLAT),
+              TESS_FAILED_PRECONDITION);
     EXPECT_NE(LastError().find("this communicator is unusable after an earlier call timed out"),
               std::string::npos)
         << LastError();
   }
-  ASSERT_EQ(tess_set_collective_timeout(0), TESS_OK) << LastError();
-  ASSERT_EQ(tess_allreduce(&sync, 1, TESS_DTYPE_I64, TESS_REDUCE_SUM, nullptr, TESS_ALLREDUCE_FLAT),
-            TESS_OK)
+  ASSERT_EQ(tess_comm_set_collective_timeout(0), TESS_OK) << LastError();
+  ASSERT_EQ(
+      tess_comm_allreduce(&sync, 1, TESS_DTYPE_I64, TESS_REDUCE_SUM, nullptr, TESS_ALLREDUCE_FLAT),
+      TESS_OK)
       << LastError();
 }
 

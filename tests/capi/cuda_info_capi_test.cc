@@ -1,4 +1,4 @@
-// tess_cuda_info in a world of one rank: its NULL out-params, its answer against the
+// tess_runtime_cuda_info in a world of one rank: its NULL out-params, its answer against the
 // build (TESSERA_WITH_CUDA) and the CUDA runtime's own device count, and that a cuda
 // placement behaves as it says: UNIMPLEMENTED without a CUDA build, UNAVAILABLE
 // without a device, and a working round trip (host -> add -> host) with one.
@@ -44,10 +44,11 @@ constexpr int32_t kBuiltWithCuda = 0;
 // Declared first, so it runs before any test initialises the runtime.
 TEST(CudaInfoCapiTest, AnswersBeforeInitAndMatchesTheBuildAndTheRuntime) {
   int32_t rank = kUntouched;
-  ASSERT_EQ(tess_world_rank(&rank), TESS_FAILED_PRECONDITION) << "the runtime is initialised";
+  ASSERT_EQ(tess_runtime_world_rank(&rank), TESS_FAILED_PRECONDITION)
+      << "the runtime is initialised";
   int32_t built = kUntouched;
   int32_t count = kUntouched;
-  ASSERT_EQ(tess_cuda_info(&built, &count), TESS_OK) << LastError();
+  ASSERT_EQ(tess_runtime_cuda_info(&built, &count), TESS_OK) << LastError();
   EXPECT_EQ(built, kBuiltWithCuda);
   EXPECT_EQ(count, RuntimeDeviceCount());
 }
@@ -55,22 +56,22 @@ TEST(CudaInfoCapiTest, AnswersBeforeInitAndMatchesTheBuildAndTheRuntime) {
 TEST(CudaInfoCapiTest, NullOutParamsAreNamedAndNothingIsWritten) {
   int32_t built = kUntouched;
   int32_t count = kUntouched;
-  EXPECT_EQ(tess_cuda_info(nullptr, &count), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_cuda_info: argument \"out_built_with_cuda\" is NULL");
+  EXPECT_EQ(tess_runtime_cuda_info(nullptr, &count), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_runtime_cuda_info: argument \"out_built_with_cuda\" is NULL");
   EXPECT_EQ(tess_last_error_code(), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(count, kUntouched);
-  EXPECT_EQ(tess_cuda_info(&built, nullptr), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_cuda_info: argument \"out_device_count\" is NULL");
+  EXPECT_EQ(tess_runtime_cuda_info(&built, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_runtime_cuda_info: argument \"out_device_count\" is NULL");
   EXPECT_EQ(built, kUntouched);
-  EXPECT_EQ(tess_cuda_info(nullptr, nullptr), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_cuda_info: argument \"out_built_with_cuda\" is NULL");
+  EXPECT_EQ(tess_runtime_cuda_info(nullptr, nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_runtime_cuda_info: argument \"out_built_with_cuda\" is NULL");
 }
 
 TEST(CudaInfoCapiTest, CudaPlacementsBehaveAsItSays) {
-  ASSERT_EQ(tess_init(), TESS_OK) << LastError();
+  ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError();
   int32_t built = 0;
   int32_t count = 0;
-  ASSERT_EQ(tess_cuda_info(&built, &count), TESS_OK) << LastError();
+  ASSERT_EQ(tess_runtime_cuda_info(&built, &count), TESS_OK) << LastError();
   const std::vector<int64_t> shape = {5, 3};
   std::vector<float> a(15), b(15);
   for (size_t i = 0; i < a.size(); ++i) {

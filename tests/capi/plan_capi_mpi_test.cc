@@ -94,7 +94,7 @@ TensorPtr Apply1(const char* op, std::vector<const tess_tensor*> inputs) {
   OpCallPtr owned(call);
   tess_tensor* out = nullptr;
   size_t n = 0;
-  EXPECT_EQ(tess_apply(&out, 1, &n, call, inputs.data(), inputs.size()), TESS_OK)
+  EXPECT_EQ(tess_op_call_apply(&out, 1, &n, call, inputs.data(), inputs.size()), TESS_OK)
       << op << ": " << LastError();
   return TensorPtr(out);
 }
@@ -173,9 +173,9 @@ void CheckProgram(const tess_program* program, const Weights& w) {
     const std::vector<float> x = Values(kBatch * kIn, salt);
     TensorPtr tx = FromHost(x, {kBatch, kIn}, world, "S(0)");
     const tess_tensor* inputs[] = {tx.get()};
-    ASSERT_EQ(tess_plan_run(instance.get(), inputs, 1), TESS_OK) << LastError();
+    ASSERT_EQ(tess_plan_instance_run(instance.get(), inputs, 1), TESS_OK) << LastError();
     tess_tensor* out = nullptr;
-    ASSERT_EQ(tess_plan_output(&out, instance.get(), 0), TESS_OK) << LastError();
+    ASSERT_EQ(tess_plan_instance_output(&out, instance.get(), 0), TESS_OK) << LastError();
     TensorPtr y(out);
     const std::vector<float> got = ToHost<float>(y.get());
     TensorPtr eager = Model(tx.get(), w);
@@ -184,15 +184,17 @@ void CheckProgram(const tess_program* program, const Weights& w) {
 
     // The piece's dtype and shape without the collective output: those of y's piece.
     tess_dtype dtype = -1;
-    ASSERT_EQ(tess_plan_output_dtype(&dtype, instance.get(), 0), TESS_OK) << LastError();
+    ASSERT_EQ(tess_plan_instance_output_dtype(&dtype, instance.get(), 0), TESS_OK) << LastError();
     EXPECT_EQ(dtype, TESS_DTYPE_F32);
     size_t ndim = 0, y_ndim = 0;
-    ASSERT_EQ(tess_plan_output_local_ndim(&ndim, instance.get(), 0), TESS_OK) << LastError();
+    ASSERT_EQ(tess_plan_instance_output_local_ndim(&ndim, instance.get(), 0), TESS_OK)
+        << LastError();
     ASSERT_EQ(tess_tensor_local_ndim(&y_ndim, y.get()), TESS_OK);
     ASSERT_EQ(ndim, y_ndim);
     for (size_t d = 0; d < ndim; ++d) {
       int64_t dim = -1, y_dim = -2;
-      ASSERT_EQ(tess_plan_output_local_dim(&dim, instance.get(), 0, d), TESS_OK) << LastError();
+      ASSERT_EQ(tess_plan_instance_output_local_dim(&dim, instance.get(), 0, d), TESS_OK)
+          << LastError();
       ASSERT_EQ(tess_tensor_local_dim(&y_dim, y.get(), d), TESS_OK);
       EXPECT_EQ(dim, y_dim) << "dim " << d;
     }
@@ -204,17 +206,19 @@ void CheckProgram(const tess_program* program, const Weights& w) {
     ASSERT_EQ(tess_tensor_copy_local(local.data(), local.size() * 4, tx.get()), TESS_OK);
     std::vector<float> piece_tensor_run;
     int64_t out_n = -1;
-    ASSERT_EQ(tess_plan_output_local_num_elements(&out_n, instance.get(), 0), TESS_OK);
+    ASSERT_EQ(tess_plan_instance_output_local_num_elements(&out_n, instance.get(), 0), TESS_OK);
     piece_tensor_run.resize(static_cast<size_t>(out_n));
-    ASSERT_EQ(tess_plan_output_local(piece_tensor_run.data(), piece_tensor_run.size() * 4,
-                                     instance.get(), 0),
+    ASSERT_EQ(tess_plan_instance_output_local(piece_tensor_run.data(), piece_tensor_run.size() * 4,
+                                              instance.get(), 0),
               TESS_OK)
         << LastError();
     const void* locals[] = {local.data()};
     const size_t bytes[] = {local.size() * 4};
-    ASSERT_EQ(tess_plan_run_local(instance.get(), locals, bytes, 1), TESS_OK) << LastError();
+    ASSERT_EQ(tess_plan_instance_run_local(instance.get(), locals, bytes, 1), TESS_OK)
+        << LastError();
     std::vector<float> piece(static_cast<size_t>(out_n));
-    ASSERT_EQ(tess_plan_output_local(piece.data(), piece.size() * 4, instance.get(), 0), TESS_OK);
+    ASSERT_EQ(tess_plan_instance_output_local(piece.data(), piece.size() * 4, instance.get(), 0),
+              TESS_OK);
     EXPECT_EQ(piece, piece_tensor_run);
   }
 
@@ -230,11 +234,12 @@ void CheckProgram(const tess_program* program, const Weights& w) {
   EXPECT_EQ(stats.allocator_calls_last_run, 0);
   EXPECT_EQ(stats.heap_allocations_last_run, -1);  // this binary does not count operator new
   size_t cases = 0;
-  ASSERT_EQ(tess_plan_num_mem_cases(&cases, instance.get()), TESS_OK);
+  ASSERT_EQ(tess_plan_instance_num_mem_cases(&cases, instance.get()), TESS_OK);
   ASSERT_EQ(cases, 1u);
-  EXPECT_STREQ(tess_plan_mem_case_name(instance.get(), 0), "cpu");
+  EXPECT_STREQ(tess_plan_instance_mem_case_name(instance.get(), 0), "cpu");
   int64_t block = 0, lower = 0, no_reuse = 0;
-  ASSERT_EQ(tess_plan_mem_case_bytes(&block, &lower, &no_reuse, instance.get(), 0), TESS_OK);
+  ASSERT_EQ(tess_plan_instance_mem_case_bytes(&block, &lower, &no_reuse, instance.get(), 0),
+            TESS_OK);
   EXPECT_GT(lower, 0);
   EXPECT_GE(block, lower);
   EXPECT_GE(no_reuse, block);
@@ -311,13 +316,13 @@ TEST(PlanCapiTest, PipelinedPushAndRun) {
   std::thread pusher([&] {
     for (int k = 0; k < kSets; ++k) {
       const tess_tensor* in[] = {inputs[k].get()};
-      pushed[k] = tess_plan_push(instance.get(), in, 1, -1);
+      pushed[k] = tess_plan_instance_push(instance.get(), in, 1, -1);
     }
   });
   for (int k = 0; k < kSets; ++k) {
-    ASSERT_EQ(tess_plan_run_pushed(instance.get(), 30), TESS_OK) << LastError();
+    ASSERT_EQ(tess_plan_instance_run_pushed(instance.get(), 30), TESS_OK) << LastError();
     tess_tensor* out = nullptr;
-    ASSERT_EQ(tess_plan_output(&out, instance.get(), 0), TESS_OK) << LastError();
+    ASSERT_EQ(tess_plan_instance_output(&out, instance.get(), 0), TESS_OK) << LastError();
     TensorPtr y(out);
     ExpectNear(ToHost<float>(y.get()), want[k], ("set " + std::to_string(k)).c_str());
   }
@@ -326,22 +331,23 @@ TEST(PlanCapiTest, PipelinedPushAndRun) {
   EXPECT_EQ(StatsOf(instance.get()).allocator_calls_last_run, 0);
 
   // Nothing pushed: an error after the timeout, not a hang.
-  EXPECT_EQ(tess_plan_run_pushed(instance.get(), 0), TESS_DEADLINE_EXCEEDED);
+  EXPECT_EQ(tess_plan_instance_run_pushed(instance.get(), 0), TESS_DEADLINE_EXCEEDED);
   EXPECT_TRUE(ErrorHas("nothing was pushed"));
   const tess_tensor* in[] = {inputs[0].get()};
-  ASSERT_EQ(tess_plan_push(instance.get(), in, 1, 0), TESS_OK) << LastError();
-  EXPECT_EQ(tess_plan_run(instance.get(), in, 1), TESS_FAILED_PRECONDITION);
-  ASSERT_EQ(tess_plan_push(instance.get(), in, 1, 0), TESS_OK) << LastError();
-  EXPECT_EQ(tess_plan_push(instance.get(), in, 1, 0), TESS_DEADLINE_EXCEEDED);  // both full
-  EXPECT_EQ(tess_plan_push(instance.get(), nullptr, 1, 0), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(tess_plan_push(nullptr, in, 1, 0), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(tess_plan_run_pushed(nullptr, 0), TESS_INVALID_ARGUMENT);
-  ASSERT_EQ(tess_plan_run_pushed(instance.get(), 0), TESS_OK) << LastError();
-  ASSERT_EQ(tess_plan_close(instance.get()), TESS_OK);
-  EXPECT_EQ(tess_plan_close(instance.get()), TESS_OK);  // idempotent
-  EXPECT_EQ(tess_plan_run_pushed(instance.get(), 0), TESS_CANCELLED);
-  EXPECT_EQ(tess_plan_push(instance.get(), in, 1, 0), TESS_CANCELLED);
-  EXPECT_EQ(tess_plan_close(nullptr), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_plan_instance_push(instance.get(), in, 1, 0), TESS_OK) << LastError();
+  EXPECT_EQ(tess_plan_instance_run(instance.get(), in, 1), TESS_FAILED_PRECONDITION);
+  ASSERT_EQ(tess_plan_instance_push(instance.get(), in, 1, 0), TESS_OK) << LastError();
+  EXPECT_EQ(tess_plan_instance_push(instance.get(), in, 1, 0),
+            TESS_DEADLINE_EXCEEDED);  // both full
+  EXPECT_EQ(tess_plan_instance_push(instance.get(), nullptr, 1, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_push(nullptr, in, 1, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_run_pushed(nullptr, 0), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_plan_instance_run_pushed(instance.get(), 0), TESS_OK) << LastError();
+  ASSERT_EQ(tess_plan_instance_close(instance.get()), TESS_OK);
+  EXPECT_EQ(tess_plan_instance_close(instance.get()), TESS_OK);  // idempotent
+  EXPECT_EQ(tess_plan_instance_run_pushed(instance.get(), 0), TESS_CANCELLED);
+  EXPECT_EQ(tess_plan_instance_push(instance.get(), in, 1, 0), TESS_CANCELLED);
+  EXPECT_EQ(tess_plan_instance_close(nullptr), TESS_INVALID_ARGUMENT);
 }
 
 TEST(PlanCapiTest, BadInputs) {
@@ -461,22 +467,22 @@ TEST(PlanCapiTest, BadInputs) {
   ASSERT_EQ(tess_plan_instantiate(&inst, plan), TESS_OK);
   InstancePtr instance(inst);
   tess_tensor* out = nullptr;
-  EXPECT_EQ(tess_plan_output(&out, inst, 0), TESS_FAILED_PRECONDITION);  // before a run
-  EXPECT_EQ(tess_plan_output(&out, inst, 1), TESS_OUT_OF_RANGE);
-  EXPECT_EQ(tess_plan_run(inst, nullptr, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_output(&out, inst, 0), TESS_FAILED_PRECONDITION);  // before a run
+  EXPECT_EQ(tess_plan_instance_output(&out, inst, 1), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_instance_run(inst, nullptr, 0), TESS_INVALID_ARGUMENT);
   EXPECT_TRUE(ErrorHas("1 inputs"));
   const tess_tensor* null_input[] = {nullptr};
-  EXPECT_EQ(tess_plan_run(inst, null_input, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_run(inst, null_input, 1), TESS_INVALID_ARGUMENT);
   TensorPtr wrong = FromHost(Values(12, 0), {3, 4}, CpuOf(WorldRanks()), "S(0)");
   const tess_tensor* wrong_input[] = {wrong.get()};
-  EXPECT_EQ(tess_plan_run(inst, wrong_input, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_run(inst, wrong_input, 1), TESS_INVALID_ARGUMENT);
   EXPECT_TRUE(ErrorHas("[3,4]"));
   const void* locals[] = {nullptr};
   const size_t bytes[] = {3};
-  EXPECT_EQ(tess_plan_run_local(inst, locals, bytes, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_run_local(inst, locals, bytes, 1), TESS_INVALID_ARGUMENT);
   EXPECT_TRUE(ErrorHas("3 bytes"));
-  EXPECT_EQ(tess_plan_run_local(inst, locals, bytes, 2), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(tess_plan_run_local(inst, locals, nullptr, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_run_local(inst, locals, bytes, 2), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_run_local(inst, locals, nullptr, 1), TESS_INVALID_ARGUMENT);
 
   TensorPtr good = FromHost(Values(kBatch * kIn, 5), {kBatch, kIn}, CpuOf(WorldRanks()), "S(0)");
   // The right byte count without data (kBatch rows leave every rank some).
@@ -484,35 +490,35 @@ TEST(PlanCapiTest, BadInputs) {
   ASSERT_EQ(tess_tensor_local_num_elements(&piece, good.get()), TESS_OK) << LastError();
   ASSERT_GT(piece, 0);
   const size_t piece_bytes[] = {static_cast<size_t>(piece) * sizeof(float)};
-  EXPECT_EQ(tess_plan_run_local(inst, locals, piece_bytes, 1), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_run_local(inst, locals, piece_bytes, 1), TESS_INVALID_ARGUMENT);
   EXPECT_TRUE(ErrorHas("NULL")) << LastError();
   const tess_tensor* good_input[] = {good.get()};
-  ASSERT_EQ(tess_plan_run(inst, good_input, 1), TESS_OK) << LastError();
+  ASSERT_EQ(tess_plan_instance_run(inst, good_input, 1), TESS_OK) << LastError();
   int64_t elems = 0;
-  ASSERT_EQ(tess_plan_output_local_num_elements(&elems, inst, 0), TESS_OK);
+  ASSERT_EQ(tess_plan_instance_output_local_num_elements(&elems, inst, 0), TESS_OK);
   if (elems > 0) {
     std::vector<float> small(static_cast<size_t>(elems - 1));
-    EXPECT_EQ(tess_plan_output_local(small.data(), small.size() * 4, inst, 0),
+    EXPECT_EQ(tess_plan_instance_output_local(small.data(), small.size() * 4, inst, 0),
               TESS_INVALID_ARGUMENT);
     EXPECT_TRUE(ErrorHas("out_bytes"));
   }
-  EXPECT_EQ(tess_plan_output_local(nullptr, 0, inst, 3), TESS_OUT_OF_RANGE);
-  EXPECT_EQ(tess_plan_output_local_num_elements(&elems, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_instance_output_local(nullptr, 0, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_instance_output_local_num_elements(&elems, inst, 3), TESS_OUT_OF_RANGE);
   tess_dtype dtype = -1;
-  EXPECT_EQ(tess_plan_output_dtype(&dtype, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_instance_output_dtype(&dtype, inst, 3), TESS_OUT_OF_RANGE);
   EXPECT_TRUE(ErrorHas("output index 3"));
-  EXPECT_EQ(tess_plan_output_dtype(nullptr, inst, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_output_dtype(nullptr, inst, 0), TESS_INVALID_ARGUMENT);
   size_t local_ndim = 0;
-  EXPECT_EQ(tess_plan_output_local_ndim(&local_ndim, inst, 3), TESS_OUT_OF_RANGE);
-  EXPECT_EQ(tess_plan_output_local_ndim(&local_ndim, nullptr, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_output_local_ndim(&local_ndim, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_instance_output_local_ndim(&local_ndim, nullptr, 0), TESS_INVALID_ARGUMENT);
   int64_t local_dim = -1;
-  EXPECT_EQ(tess_plan_output_local_dim(&local_dim, inst, 0, 2), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_instance_output_local_dim(&local_dim, inst, 0, 2), TESS_OUT_OF_RANGE);
   EXPECT_TRUE(ErrorHas("dim 2"));
-  EXPECT_EQ(tess_plan_output_local_dim(&local_dim, inst, 3, 0), TESS_OUT_OF_RANGE);
-  EXPECT_EQ(tess_plan_output_local_dim(nullptr, inst, 0, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_output_local_dim(&local_dim, inst, 3, 0), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_instance_output_local_dim(nullptr, inst, 0, 0), TESS_INVALID_ARGUMENT);
   int64_t a = 0, c = 0, d = 0;
-  EXPECT_EQ(tess_plan_mem_case_bytes(&a, &c, &d, inst, 5), TESS_OUT_OF_RANGE);
-  EXPECT_STREQ(tess_plan_mem_case_name(inst, 5), "");
+  EXPECT_EQ(tess_plan_instance_mem_case_bytes(&a, &c, &d, inst, 5), TESS_OUT_OF_RANGE);
+  EXPECT_STREQ(tess_plan_instance_mem_case_name(inst, 5), "");
   tess_plan_stats stats = TESS_PLAN_STATS_INIT;
   EXPECT_EQ(tess_plan_instance_get_stats(nullptr, inst), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "tess_plan_instance_get_stats: argument \"out\" is NULL");
@@ -533,20 +539,23 @@ TEST(PlanCapiTest, BadInputs) {
   // The borrowed shape of this rank's output piece (kBatch rows of S(0) over the world).
   const int64_t* dims = nullptr;
   size_t shape_ndim = 0;
-  ASSERT_EQ(tess_plan_output_local_shape(&dims, &shape_ndim, inst, 0), TESS_OK) << LastError();
+  ASSERT_EQ(tess_plan_instance_output_local_shape(&dims, &shape_ndim, inst, 0), TESS_OK)
+      << LastError();
   ASSERT_EQ(shape_ndim, 2u);
   int64_t dim0 = -1;
-  ASSERT_EQ(tess_plan_output_local_dim(&dim0, inst, 0, 0), TESS_OK);
+  ASSERT_EQ(tess_plan_instance_output_local_dim(&dim0, inst, 0, 0), TESS_OK);
   EXPECT_EQ(dims[0], dim0);
   EXPECT_EQ(dims[1], kIn);
-  EXPECT_EQ(tess_plan_output_local_shape(&dims, &shape_ndim, inst, 3), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_plan_instance_output_local_shape(&dims, &shape_ndim, inst, 3), TESS_OUT_OF_RANGE);
   EXPECT_TRUE(ErrorHas("output index 3")) << LastError();
-  EXPECT_EQ(tess_plan_output_local_shape(nullptr, &shape_ndim, inst, 0), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_plan_output_local_shape: argument \"out_dims\" is NULL");
-  EXPECT_EQ(tess_plan_output_local_shape(&dims, nullptr, inst, 0), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(tess_plan_output_local_shape(&dims, &shape_ndim, nullptr, 0), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(tess_plan_num_outputs(&n, nullptr), TESS_INVALID_ARGUMENT);
-  ASSERT_EQ(tess_plan_num_outputs(&n, inst), TESS_OK);
+  EXPECT_EQ(tess_plan_instance_output_local_shape(nullptr, &shape_ndim, inst, 0),
+            TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(LastError(), "tess_plan_instance_output_local_shape: argument \"out_dims\" is NULL");
+  EXPECT_EQ(tess_plan_instance_output_local_shape(&dims, nullptr, inst, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_output_local_shape(&dims, &shape_ndim, nullptr, 0),
+            TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_plan_instance_num_outputs(&n, nullptr), TESS_INVALID_ARGUMENT);
+  ASSERT_EQ(tess_plan_instance_num_outputs(&n, inst), TESS_OK);
   EXPECT_EQ(n, 1u);
 
   // A rank outside the output's placement has no piece to describe (its dtype is
@@ -568,24 +577,26 @@ TEST(PlanCapiTest, BadInputs) {
     size_t nd = 0;
     int64_t d0 = -1;
     if (WorldRank() == 0) {
-      ASSERT_EQ(tess_plan_output_local_ndim(&nd, inst, 0), TESS_OK) << LastError();
+      ASSERT_EQ(tess_plan_instance_output_local_ndim(&nd, inst, 0), TESS_OK) << LastError();
       EXPECT_EQ(nd, 2u);
-      ASSERT_EQ(tess_plan_output_local_dim(&d0, inst, 0, 0), TESS_OK) << LastError();
+      ASSERT_EQ(tess_plan_instance_output_local_dim(&d0, inst, 0, 0), TESS_OK) << LastError();
       EXPECT_EQ(d0, kBatch);
       const int64_t* piece_dims = nullptr;
-      ASSERT_EQ(tess_plan_output_local_shape(&piece_dims, &nd, inst, 0), TESS_OK) << LastError();
+      ASSERT_EQ(tess_plan_instance_output_local_shape(&piece_dims, &nd, inst, 0), TESS_OK)
+          << LastError();
       EXPECT_EQ(nd, 2u);
       EXPECT_EQ(piece_dims[0], kBatch);
     } else {
       const int64_t* piece_dims = nullptr;
-      EXPECT_EQ(tess_plan_output_local_shape(&piece_dims, &nd, inst, 0), TESS_FAILED_PRECONDITION);
+      EXPECT_EQ(tess_plan_instance_output_local_shape(&piece_dims, &nd, inst, 0),
+                TESS_FAILED_PRECONDITION);
       EXPECT_TRUE(ErrorHas("no piece of output #0"));
       EXPECT_EQ(piece_dims, nullptr);
-      EXPECT_EQ(tess_plan_output_local_ndim(&nd, inst, 0), TESS_FAILED_PRECONDITION);
+      EXPECT_EQ(tess_plan_instance_output_local_ndim(&nd, inst, 0), TESS_FAILED_PRECONDITION);
       EXPECT_TRUE(ErrorHas("no piece of output #0"));
-      EXPECT_EQ(tess_plan_output_local_dim(&d0, inst, 0, 0), TESS_FAILED_PRECONDITION);
+      EXPECT_EQ(tess_plan_instance_output_local_dim(&d0, inst, 0, 0), TESS_FAILED_PRECONDITION);
     }
-    ASSERT_EQ(tess_plan_output_dtype(&dtype, inst, 0), TESS_OK);
+    ASSERT_EQ(tess_plan_instance_output_dtype(&dtype, inst, 0), TESS_OK);
     EXPECT_EQ(dtype, TESS_DTYPE_F32);
   }
 

@@ -240,14 +240,14 @@ TEST(TensorCapiMpiTest, ApplyWithConstraintAndExplain) {
   const tess_tensor* inputs[] = {tx.get(), ty.get()};
   tess_tensor* out = nullptr;
   size_t n = 0;
-  ASSERT_EQ(tess_apply(&out, 1, &n, c, inputs, 2), TESS_OK) << LastError();
+  ASSERT_EQ(tess_op_call_apply(&out, 1, &n, c, inputs, 2), TESS_OK) << LastError();
   TensorPtr owned(out);
   EXPECT_EQ(NdSbpText(out), "B");
   std::vector<float> want(12);
   for (int i = 0; i < 12; ++i) want[i] = std::max(x[i], y[i]);
   EXPECT_EQ(ToHost<float>(out), want);
   tess_explanation* e = nullptr;
-  ASSERT_EQ(tess_explain_last(&e), TESS_OK) << LastError();
+  ASSERT_EQ(tess_explanation_last(&e), TESS_OK) << LastError();
   ExplanationPtr ex(e);
   const std::string text = tess_explanation_text(e);
   EXPECT_NE(text.find("maximum"), std::string::npos) << text;

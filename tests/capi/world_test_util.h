@@ -15,13 +15,13 @@ namespace tessera::capi_test {
 
 inline int WorldSize() {
   int32_t n = 0;
-  EXPECT_EQ(tess_world_size(&n), TESS_OK) << tess_last_error_message();
+  EXPECT_EQ(tess_runtime_world_size(&n), TESS_OK) << tess_last_error_message();
   return n;
 }
 
 inline int WorldRank() {
   int32_t r = -1;
-  EXPECT_EQ(tess_world_rank(&r), TESS_OK) << tess_last_error_message();
+  EXPECT_EQ(tess_runtime_world_rank(&r), TESS_OK) << tess_last_error_message();
   return r;
 }
 

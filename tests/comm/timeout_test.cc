@@ -221,7 +221,7 @@ TEST(TimeoutTest, ProcessDefaultFromTheEnvironment) {
 }
 
 // SetDefaultCollectiveTimeout and MpiCommRegistry::SetTimeout (what the C API's
-// tess_set_collective_timeout calls): new communicators start at the default, cached
+// tess_comm_set_collective_timeout calls): new communicators start at the default, cached
 // ones take the registry's value, bad values change nothing. Last: the default cannot
 // be unset, and it hides TESSERA_COLLECTIVE_TIMEOUT_S from then on.
 TEST(TimeoutTest, ProcessDefaultAndRegistryWideTimeouts) {

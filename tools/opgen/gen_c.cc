@@ -112,8 +112,9 @@ std::string OpsHeader(const OpRegistry& reg) {
   w << "/* " << kGenerated << ".\n"
     << " * Regenerate with tools/opgen.sh after changing an op definition (core/op/ops/).\n"
     << " *\n"
-    << " * Tessera C API. Ops on eager tensors: tess_apply, one typed function per op of the\n"
-    << " * op registry, tess_explain_last.\n"
+    << " * Tessera C API. Ops on eager tensors: tess_op_call_apply, one typed function per op of "
+       "the\n"
+    << " * op registry, tess_explanation_last.\n"
     << " *\n"
     << " * Part of <tessera/tessera.h>, which includes every module; this header\n"
     << " * compiles alone. Conventions: <tessera/common.h>.\n"
@@ -132,12 +133,12 @@ std::string OpsHeader(const OpRegistry& reg) {
     << " * input, or inputs the op rejects (the message names the op and the input).\n"
     << " * Collective over the inputs' placement. Thread safety: the call may be shared by\n"
     << " * several threads while none changes it. */\n"
-    << "TESS_API tess_status tess_apply(tess_tensor** outputs, size_t outputs_capacity, "
+    << "TESS_API tess_status tess_op_call_apply(tess_tensor** outputs, size_t outputs_capacity, "
        "size_t* num_outputs,\n"
     << "                                const tess_op_call* call, const tess_tensor* const* "
        "inputs,\n"
     << "                                size_t num_inputs);\n\n"
-    << "/* Typed ops: tess_<op> runs the registered op <op> exactly as tess_apply would,\n"
+    << "/* Typed ops: tess_<op> runs the registered op <op> exactly as tess_op_call_apply would,\n"
     << " * with every attribute a parameter (in declaration order, after the inputs; a bool\n"
     << " * is an int32_t, nonzero = true; an int list is a pointer and its length; a dtype is\n"
     << " * a tess_dtype). Out-params first: `out`, or `out_<name>` per output of an op with\n"
@@ -151,11 +152,11 @@ std::string OpsHeader(const OpRegistry& reg) {
     w << CloseComment(Wrap(OneLineDoc(def), "/* " + def.name() + ": ", " * "), " */", "");
     w << WrapCall("TESS_API tess_status tess_" + def.name() + "(", CParams(def), ");");
   }
-  w << "\n/* The full inference record (see tess_explain) of the calling thread's last op\n"
-    << " * (tess_apply or a typed op), including one that failed for want of a fitting\n"
+  w << "\n/* The full inference record (see tess_op_call_explain) of the calling thread's last op\n"
+    << " * (tess_op_call_apply or a typed op), including one that failed for want of a fitting\n"
     << " * signature. FAILED_PRECONDITION before the thread's first op. Local; the record is\n"
     << " * per thread. */\n"
-    << "TESS_API tess_status tess_explain_last(tess_explanation** out);\n\n"
+    << "TESS_API tess_status tess_explanation_last(tess_explanation** out);\n\n"
     << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* TESSERA_OPS_H_ */\n";
   return w.s.str();
 }
@@ -166,7 +167,7 @@ std::string OpsSource(const OpRegistry& reg) {
     << "// The typed ops of capi/include/tessera/ops.h: each checks its pointers, sets its\n"
     << "// attributes on a per-thread map (only when they changed, so a repeated call\n"
     << "// allocates nothing there) and runs the op through capi::RunTypedOp, the path\n"
-    << "// tess_apply takes.\n"
+    << "// tess_op_call_apply takes.\n"
     << "#include <vector>\n\n"
     << "#include \"capi/src/capi_error.h\"\n"
     << "#include \"capi/src/handles.h\"\n"
@@ -294,10 +295,10 @@ std::string SwigInterface(const OpRegistry& reg) {
     }
     w << "};\n";
   }
-  w << "\n%tess_expose(tess_apply)\n";
+  w << "\n%tess_expose(tess_op_call_apply)\n";
   for (const std::string& name : reg.Names()) w << "%tess_expose(tess_" << name << ")\n";
-  w << "%tess_expose(tess_explain_last)\n\n#if defined(SWIGPYTHON)\n"
-    << "TESS_PY_RELEASE_GIL(tess_apply)\n";
+  w << "%tess_expose(tess_explanation_last)\n\n#if defined(SWIGPYTHON)\n"
+    << "TESS_PY_RELEASE_GIL(tess_op_call_apply)\n";
   for (const std::string& name : reg.Names()) w << "TESS_PY_RELEASE_GIL(tess_" << name << ")\n";
   w << "#endif\n";
   return w.s.str();

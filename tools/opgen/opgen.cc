@@ -2,9 +2,10 @@
 // place an op is declared (name, inputs, outputs, typed attributes with defaults, SBP
 // signature rule, doc). Usage: opgen <root>; it (re)writes, under <root>:
 //
-//   capi/include/tessera/ops.h            tess_apply, tess_<op> per op, tess_explain_last
-//   capi/src/ops_generated.cc             their implementations (capi/src/typed_ops.h)
-//   bindings/ops_generated.i              SWIG: %tess_expose, %apply of the op arrays,
+//   capi/include/tessera/ops.h            tess_op_call_apply, tess_<op> per op,
+//   tess_explanation_last capi/src/ops_generated.cc             their implementations
+//   (capi/src/typed_ops.h) bindings/ops_generated.i              SWIG: %tess_expose, %apply of the
+//   op arrays,
 //                                         Python's GIL release
 //   bindings/python/src/tessera/_ops_generated.py(i)   Python functions and stubs
 //   bindings/java/src/org/tessera/Ops.java              Java static methods
@@ -26,12 +27,11 @@ namespace tessera::opgen {
 namespace {
 
 // Prefixes of the other C modules' functions: an op named like one would collide with
-// them (tess_<op> is the ops' exception to tess_<module>_<verb>).
+// them (tess_<op> is the ops' exception to tess_<noun>_<verb>).
 const char* const kReservedPrefixes[] = {
-    "apply",    "explain",  "tensor_", "placement_", "nd_sbp_",        "layout_",
-    "dtype_",   "op_",      "infer",   "box",        "allreduce",      "bucketed_",
-    "program_", "capture_", "plan_",   "version",    "init",           "finalize",
-    "world_",   "cuda_",    "status_", "last_error", "set_collective", "collective_"};
+    "runtime_",  "comm_",    "status_",  "last_error", "version",     "placement_", "nd_sbp_",
+    "layout_",   "dtype_",   "op_",      "infer",      "explanation", "tensor_",    "boxing_",
+    "bucketed_", "program_", "capture_", "plan_",      "allocator_"};
 
 bool Check(const OpRegistry& reg) {
   bool ok = true;

@@ -51,7 +51,7 @@ func Box[T Element](local []T, shape []int64, srcPlacement *Placement, src *NdSb
 		}
 		out = make([]T, n)
 	}
-	err = capi.Box(bytesOf(out), bytesOf(local), shape, int(dtypeOf[T]()), srcPlacement.c(), src.c(),
+	err = capi.Boxing_run(bytesOf(out), bytesOf(local), shape, int(dtypeOf[T]()), srcPlacement.c(), src.c(),
 		dstPlacement.c(), dst.c())
 	runtime.KeepAlive(srcPlacement)
 	runtime.KeepAlive(src)
@@ -147,7 +147,7 @@ func AllReduce[T Element](buffer []T, op int32, placement *Placement, algorithm 
 	if err := Init(); err != nil {
 		return err
 	}
-	err := capi.Allreduce(bytesOf(buffer), int64(len(buffer)), int(dtypeOf[T]()), int(op),
+	err := capi.Comm_allreduce(bytesOf(buffer), int64(len(buffer)), int(dtypeOf[T]()), int(op),
 		placement.c(), int(algorithm))
 	runtime.KeepAlive(placement)
 	return err
@@ -221,7 +221,7 @@ func BucketedAllReduce[T Element](r *BucketedAllReducer, buffers [][]T, op int32
 		}
 		counts[i] = int64(len(b))
 	}
-	err := capi.Bucketed_allreduce(r.c(), addresses, counts, int(dtypeOf[T]()), int(op),
+	err := capi.Bucketed_allreducer_run(r.c(), addresses, counts, int(dtypeOf[T]()), int(op),
 		placement.c())
 	runtime.KeepAlive(buffers)
 	runtime.KeepAlive(r)
@@ -231,11 +231,11 @@ func BucketedAllReduce[T Element](r *BucketedAllReducer, buffers [][]T, op int32
 
 // SetCollectiveTimeout bounds every collective from now on to seconds (0: no limit),
 // existing communicators included. Local; call it with the same value on every rank.
-func SetCollectiveTimeout(seconds float64) error { return capi.Set_collective_timeout(seconds) }
+func SetCollectiveTimeout(seconds float64) error { return capi.Comm_set_collective_timeout(seconds) }
 
 // CollectiveTimeout is the process default collective timeout in seconds (0: none).
 func CollectiveTimeout() (float64, error) {
 	out := []float64{0}
-	err := capi.Collective_timeout(out)
+	err := capi.Comm_collective_timeout(out)
 	return out[0], err
 }

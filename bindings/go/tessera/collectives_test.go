@@ -48,10 +48,10 @@ func TestBoxOneRank(t *testing.T) {
 	two := must(ParsePlacement("cpu:[0,1]"))
 	defer two.Close()
 	_, err := Box(quarterValues(21, 0), shape, two, f.s0, f.p, f.b)
-	wantError(t, err, OutOfRange, "tess_box: Box: src placement cpu:[0,1] names rank 1 but the world has 1 ranks")
+	wantError(t, err, OutOfRange, "tess_boxing_run: Box: src placement cpu:[0,1] names rank 1 but the world has 1 ranks")
 	_, err = Box(x[:30], shape, f.p, f.s0, f.p, f.b)
 	wantError(t, err, InvalidArgument,
-		"tess_box: in_bytes is 120 but rank 0's src piece (S(0) on cpu:[0]) holds 35 f32 elements, 140 bytes")
+		"tess_boxing_run: in_bytes is 120 but rank 0's src piece (S(0) on cpu:[0]) holds 35 f32 elements, 140 bytes")
 }
 
 func TestBoxingPlan(t *testing.T) {
@@ -105,9 +105,9 @@ func TestAllReduceOneRank(t *testing.T) {
 		}
 	}
 	wantError(t, AllReduce([]float64{1}, 4, nil, AllReduceFlat), InvalidArgument,
-		"tess_allreduce: op 4 is not a known reduce op (sum 0, max 1, min 2)")
+		"tess_comm_allreduce: op 4 is not a known reduce op (sum 0, max 1, min 2)")
 	wantError(t, AllReduce([]float64{1}, ReduceOpSum, nil, -1), InvalidArgument,
-		"tess_allreduce: algorithm -1 is not flat 0, auto 1 or hierarchical 2")
+		"tess_comm_allreduce: algorithm -1 is not flat 0, auto 1 or hierarchical 2")
 }
 
 func TestBucketedAllReduceOneRank(t *testing.T) {
@@ -133,13 +133,13 @@ func TestBucketedAllReduceOneRank(t *testing.T) {
 		t.Errorf("stats: %+v", s)
 	}
 	wantError(t, BucketedAllReduce(r, [][]float32{{1}}, 9, nil), InvalidArgument,
-		"tess_bucketed_allreduce: op 9 is not a known reduce op (sum 0, max 1, min 2)")
+		"tess_bucketed_allreducer_run: op 9 is not a known reduce op (sum 0, max 1, min 2)")
 	_, err := NewBucketedAllReducer(-1)
 	wantError(t, err, InvalidArgument,
 		"tess_bucketed_allreducer_create: options->bucket_bytes is -1; expected >= 0 (0 = the default, 25 MiB)")
 	r.Close()
 	wantError(t, BucketedAllReduce(r, [][]float32{{1}}, ReduceOpSum, nil), InvalidArgument,
-		"tess_bucketed_allreduce: argument \"reducer\" is NULL")
+		"tess_bucketed_allreducer_run: argument \"reducer\" is NULL")
 }
 
 func TestCollectiveTimeout(t *testing.T) {
@@ -151,7 +151,7 @@ func TestCollectiveTimeout(t *testing.T) {
 		t.Errorf("timeout: %g", s)
 	}
 	wantError(t, SetCollectiveTimeout(-3), InvalidArgument,
-		"tess_set_collective_timeout: seconds is -3; it must be a finite number >= 0 (0 = no limit)")
+		"tess_comm_set_collective_timeout: seconds is -3; it must be a finite number >= 0 (0 = no limit)")
 	x := []float64{2}
 	if err := AllReduce(x, ReduceOpSum, nil, AllReduceFlat); err != nil || x[0] != 2 {
 		t.Errorf("allreduce under a timeout: %v %v", x, err)

@@ -168,7 +168,7 @@ func (c *OpCall) ConstrainOutput(slot int64, ndSbp *NdSbp) error {
 // thread the goroutine runs on.
 func (c *OpCall) Infer() (*InferResult, error) {
 	out := []uintptr{0}
-	err := capi.Infer(out, c.c())
+	err := capi.Op_call_infer(out, c.c())
 	runtime.KeepAlive(c)
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func (c *OpCall) Infer() (*InferResult, error) {
 // signature fits, the error is nil and Failure says why.
 func (c *OpCall) Explain() (*Explanation, error) {
 	out := []uintptr{0}
-	err := capi.Explain(out, c.c())
+	err := capi.Op_call_explain(out, c.c())
 	runtime.KeepAlive(c)
 	if err != nil {
 		return nil, err

@@ -19,10 +19,10 @@ import (
 // MPI_Finalize run on one OS thread, as MPI wants.
 func init() { runtime.LockOSThread() }
 
-// runtimeRunning asks the C API itself, bypassing Init: tess_world_size fails with
-// FAILED_PRECONDITION until tess_init has run.
+// runtimeRunning asks the C API itself, bypassing Init: tess_runtime_world_size fails with
+// FAILED_PRECONDITION until tess_runtime_init has run.
 func runtimeRunning() (bool, error) {
-	err := capi.World_size([]int32{0})
+	err := capi.Runtime_world_size([]int32{0})
 	if err == nil {
 		return true, nil
 	}

@@ -98,7 +98,7 @@ func TestMPIBoxBadInput(t *testing.T) {
 	// One element short on every rank: every rank fails before communicating.
 	_, err := Box(in[:len(in)-1], shape, p, n0, p, b)
 	wantErr(t, "short piece", err, InvalidArgument, fmt.Sprintf(
-		"tess_box: in_bytes is %d but rank %d's src piece (S(0) on %s) holds %d f32 elements, %d bytes",
+		"tess_boxing_run: in_bytes is %d but rank %d's src piece (S(0) on %s) holds %d f32 elements, %d bytes",
 		4*(len(in)-1), rank, p, len(in), 4*len(in)))
 	outside := must(NewPlacement(DeviceCPU, ranksUpTo(size+1), []int64{int64(size) + 1}))
 	defer outside.Close()
@@ -196,7 +196,7 @@ func TestMPIAllReduce(t *testing.T) {
 	wantErr(t, "rank outside the world", AllReduce([]float32{1}, ReduceOpSum, outside, AllReduceFlat),
 		OutOfRange, fmt.Sprintf("names rank %d but the world has %d ranks", size, size))
 	wantErr(t, "bad op", AllReduce([]float32{1}, 7, nil, AllReduceFlat), InvalidArgument,
-		"tess_allreduce: op 7 is not a known reduce op (sum 0, max 1, min 2)")
+		"tess_comm_allreduce: op 7 is not a known reduce op (sum 0, max 1, min 2)")
 }
 
 func TestMPIBucketedAllReduce(t *testing.T) {
@@ -246,5 +246,5 @@ func TestMPIBucketedAllReduce(t *testing.T) {
 		}
 	}
 	wantErr(t, "bad op", BucketedAllReduce(r, [][]float32{{1}}, 9, nil), InvalidArgument,
-		"tess_bucketed_allreduce: op 9 is not a known reduce op (sum 0, max 1, min 2)")
+		"tess_bucketed_allreducer_run: op 9 is not a known reduce op (sum 0, max 1, min 2)")
 }

@@ -251,7 +251,7 @@ func checkRun(t *testing.T, m *mlp, what string, inst *PlanInstance, rank int32,
 	}
 	if len(xp) > 0 { // every rank: 7 rows over at most 4 ranks
 		wantErr(t, what+": RunLocal short piece", RunLocal(inst, xp[1:]), InvalidArgument,
-			fmt.Sprintf(`tess_plan_run_local: input #0 ("x") has %d bytes but this rank's piece has %d`,
+			fmt.Sprintf(`tess_plan_instance_run_local: input #0 ("x") has %d bytes but this rank's piece has %d`,
 				4*(len(xp)-1), 4*len(xp)))
 	}
 }

@@ -320,7 +320,7 @@ func (i *PlanInstance) Run(inputs ...*Tensor) error {
 	for k, t := range inputs {
 		handles[k] = t.c().Swigcptr()
 	}
-	err := capi.Plan_run(i.c(), handles)
+	err := capi.Plan_instance_run(i.c(), handles)
 	runtime.KeepAlive(i)
 	runtime.KeepAlive(inputs)
 	return err
@@ -334,7 +334,7 @@ func (i *PlanInstance) runLocal(views [][]byte) error {
 			pairs[k] = [2]uintptr{uintptr(unsafe.Pointer(&v[0])), uintptr(len(v))}
 		}
 	}
-	err := capi.Plan_run_local(i.c(), pairs)
+	err := capi.Plan_instance_run_local(i.c(), pairs)
 	// Also makes the pieces escape to the heap, which does not move under C.
 	runtime.KeepAlive(views)
 	runtime.KeepAlive(i)
@@ -387,7 +387,7 @@ func (i *PlanInstance) Push(timeout float64, inputs ...*Tensor) error {
 	for k, t := range inputs {
 		handles[k] = t.c().Swigcptr()
 	}
-	err := capi.Plan_push(i.c(), handles, timeout)
+	err := capi.Plan_instance_push(i.c(), handles, timeout)
 	runtime.KeepAlive(i)
 	runtime.KeepAlive(inputs)
 	return err
@@ -397,7 +397,7 @@ func (i *PlanInstance) Push(timeout float64, inputs ...*Tensor) error {
 // (negative: forever) for one; the outputs then read as after Run. DeadlineExceeded
 // when nothing was pushed in time. Collective.
 func (i *PlanInstance) RunPushed(timeout float64) error {
-	err := capi.Plan_run_pushed(i.c(), timeout)
+	err := capi.Plan_instance_run_pushed(i.c(), timeout)
 	runtime.KeepAlive(i)
 	return err
 }
@@ -405,7 +405,7 @@ func (i *PlanInstance) RunPushed(timeout float64) error {
 // ClosePipeline wakes every waiting Push and RunPushed with Cancelled and makes
 // later ones fail the same way; the instance stays readable. Any goroutine.
 func (i *PlanInstance) ClosePipeline() error {
-	err := capi.Plan_close(i.c())
+	err := capi.Plan_instance_close(i.c())
 	runtime.KeepAlive(i)
 	return err
 }
@@ -413,7 +413,7 @@ func (i *PlanInstance) ClosePipeline() error {
 // NumOutputs is the number of the program's outputs.
 func (i *PlanInstance) NumOutputs() (int64, error) {
 	out := []int64{0}
-	err := capi.Plan_num_outputs(out, i.c())
+	err := capi.Plan_instance_num_outputs(out, i.c())
 	runtime.KeepAlive(i)
 	return out[0], err
 }
@@ -433,7 +433,7 @@ func (i *PlanInstance) Output(index int64) (*Tensor, error) {
 		return nil, err
 	}
 	out := []uintptr{0}
-	err := capi.Plan_output(out, i.c(), index)
+	err := capi.Plan_instance_output(out, i.c(), index)
 	runtime.KeepAlive(i)
 	return made(out, err)
 }
@@ -461,7 +461,7 @@ func (i *PlanInstance) dtype(function string, index int64) (int32, error) {
 		return 0, err
 	}
 	out := []int32{0}
-	err := capi.Plan_output_dtype(out, i.c(), index)
+	err := capi.Plan_instance_output_dtype(out, i.c(), index)
 	runtime.KeepAlive(i)
 	return out[0], err
 }
@@ -479,14 +479,14 @@ func (i *PlanInstance) OutputLocalShape(index int64) ([]int64, error) {
 		return nil, err
 	}
 	ndim := []int64{0}
-	err := capi.Plan_output_local_ndim(ndim, i.c(), index)
+	err := capi.Plan_instance_output_local_ndim(ndim, i.c(), index)
 	runtime.KeepAlive(i)
 	if err != nil {
 		return nil, err
 	}
 	return dims(ndim[0], func(d int64) (int64, error) {
 		v := []int64{0}
-		err := capi.Plan_output_local_dim(v, i.c(), index, d)
+		err := capi.Plan_instance_output_local_dim(v, i.c(), index, d)
 		runtime.KeepAlive(i)
 		return v[0], err
 	})
@@ -499,7 +499,7 @@ func (i *PlanInstance) OutputLocalNumElements(index int64) (int64, error) {
 		return 0, err
 	}
 	out := []int64{0}
-	err := capi.Plan_output_local_num_elements(out, i.c(), index)
+	err := capi.Plan_instance_output_local_num_elements(out, i.c(), index)
 	runtime.KeepAlive(i)
 	return out[0], err
 }
@@ -516,7 +516,7 @@ func OutputLocalInto[T Element](i *PlanInstance, index int64, out []T) error {
 		return invalid("OutputLocalInto: output #%d is %s, not %s", index, DTypeName(have),
 			DTypeName(want))
 	}
-	err = capi.Plan_output_local(bytesOf(out), i.c(), index)
+	err = capi.Plan_instance_output_local(bytesOf(out), i.c(), index)
 	runtime.KeepAlive(i)
 	return err
 }
@@ -566,16 +566,16 @@ func (i *PlanInstance) Stats() (PlanStats, error) {
 	s.Registers, s.Steps, s.BoxingSteps, s.Runs = registers[0], steps[0], boxing[0], runs[0]
 	s.AllocatorCallsLastRun, s.HeapAllocationsLastRun = calls[0], heap[0]
 	n := []int64{0}
-	if err := capi.Plan_num_mem_cases(n, i.c()); err != nil {
+	if err := capi.Plan_instance_num_mem_cases(n, i.c()); err != nil {
 		return s, err
 	}
 	s.MemCases = make([]MemCaseStats, n[0])
 	for k := range s.MemCases {
 		block, lower, noReuse := []int64{0}, []int64{0}, []int64{0}
-		if err := capi.Plan_mem_case_bytes(block, lower, noReuse, i.c(), int64(k)); err != nil {
+		if err := capi.Plan_instance_mem_case_bytes(block, lower, noReuse, i.c(), int64(k)); err != nil {
 			return s, err
 		}
-		s.MemCases[k] = MemCaseStats{capi.Plan_mem_case_name(i.c(), int64(k)), block[0], lower[0],
+		s.MemCases[k] = MemCaseStats{capi.Plan_instance_mem_case_name(i.c(), int64(k)), block[0], lower[0],
 			noReuse[0]}
 	}
 	return s, nil
@@ -590,7 +590,7 @@ func (i *PlanInstance) String() string {
 	calls, heap := []int64{0}, []int64{0}
 	capi.Plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, i.c())
 	n := []int64{0}
-	capi.Plan_num_outputs(n, i.c())
+	capi.Plan_instance_num_outputs(n, i.c())
 	runtime.KeepAlive(i)
 	return fmt.Sprintf("PlanInstance(%d outputs, %d runs)", n[0], runs[0])
 }

@@ -146,7 +146,7 @@ func TestPlanTwoOutputs(t *testing.T) {
 	wantErr(t, "RunLocalMixed of a string", inst.RunLocalMixed(xNeg, "i"), InvalidArgument,
 		"PlanInstance.RunLocalMixed: locals[1] is a string, not a []float32, []float64, []int32 or []int64")
 	wantErr(t, "RunLocal of one input for two", RunLocal(inst, xNeg), InvalidArgument,
-		"tess_plan_run_local: the program takes 2 inputs but got 1")
+		"tess_plan_instance_run_local: the program takes 2 inputs but got 1")
 }
 
 func TestProgramBadInput(t *testing.T) {
@@ -225,9 +225,9 @@ func TestPlanInstanceBadInput(t *testing.T) {
 	inst := must(plan.Instantiate())
 	defer inst.Close()
 	_, err := inst.Output(0)
-	wantErr(t, "output before a run", err, FailedPrecondition, "tess_plan_output")
+	wantErr(t, "output before a run", err, FailedPrecondition, "tess_plan_instance_output")
 	_, err = OutputLocal[float32](inst, 0)
-	wantErr(t, "OutputLocal before a run", err, FailedPrecondition, "tess_plan_output_local")
+	wantErr(t, "OutputLocal before a run", err, FailedPrecondition, "tess_plan_instance_output_local")
 	_, err = inst.Output(1)
 	wantErr(t, "output index 1", err, OutOfRange, "output index 1 but the program has 1 outputs")
 	_, err = inst.Output(-1)
@@ -245,11 +245,11 @@ func TestPlanInstanceBadInput(t *testing.T) {
 	wantErr(t, "wrong dtype", inst.Run(f64), InvalidArgument, "f64")
 	// RunLocal: the C API checks the count and each piece's byte size.
 	wantErr(t, "RunLocal two pieces", RunLocal(inst, make([]float32, 6), make([]float32, 6)),
-		InvalidArgument, "tess_plan_run_local: the program takes 1 inputs but got 2")
+		InvalidArgument, "tess_plan_instance_run_local: the program takes 1 inputs but got 2")
 	wantErr(t, "RunLocal no pieces", RunLocal[float32](inst), InvalidArgument,
 		"the program takes 1 inputs but got 0")
 	wantErr(t, "RunLocal short piece", RunLocal(inst, make([]float32, 5)), InvalidArgument,
-		`tess_plan_run_local: input #0 ("x") has 20 bytes but this rank's piece has 24`)
+		`tess_plan_instance_run_local: input #0 ("x") has 20 bytes but this rank's piece has 24`)
 	wantErr(t, "RunLocal long piece", RunLocal(inst, make([]float32, 7)), InvalidArgument,
 		`input #0 ("x") has 28 bytes but this rank's piece has 24`)
 	wantErr(t, "RunLocal nil piece", RunLocal[float32](inst, nil), InvalidArgument,
@@ -479,5 +479,5 @@ func TestPlanPipeline(t *testing.T) {
 	if err := inst.ClosePipeline(); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "push after ClosePipeline", inst.Push(0, inputs[0]), Cancelled, "tess_plan_push")
+	wantErr(t, "push after ClosePipeline", inst.Push(0, inputs[0]), Cancelled, "tess_plan_instance_push")
 }

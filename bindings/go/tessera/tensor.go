@@ -417,7 +417,7 @@ func Apply(call *OpCall, inputs ...*Tensor) ([]*Tensor, error) {
 		in[i] = t.c().Swigcptr()
 	}
 	handles := make([]uintptr, maxOutputs)
-	err := capi.Apply(handles, call.c(), in)
+	err := capi.Op_call_apply(handles, call.c(), in)
 	runtime.KeepAlive(call)
 	runtime.KeepAlive(inputs)
 	if err != nil {
@@ -438,7 +438,7 @@ func Apply(call *OpCall, inputs ...*Tensor) ([]*Tensor, error) {
 // call; FailedPrecondition on a thread that has run no op.
 func ExplainLast() (*Explanation, error) {
 	out := []uintptr{0}
-	if err := capi.Explain_last(out); err != nil {
+	if err := capi.Explanation_last(out); err != nil {
 		return nil, err
 	}
 	e := &Explanation{h: capi.SwigcptrExplanation(out[0])}

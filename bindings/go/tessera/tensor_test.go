@@ -564,9 +564,9 @@ func TestApplyAndExplainLast(t *testing.T) {
 	_, err = Apply(missing, x)
 	wantErr(t, "missing attr", err, InvalidArgument, "value")
 	_, err = Apply(missing, x, nil)
-	wantErr(t, "nil input", err, InvalidArgument, "tess_apply: inputs[1] is NULL")
+	wantErr(t, "nil input", err, InvalidArgument, "tess_op_call_apply: inputs[1] is NULL")
 	_, err = Apply(nil, x)
-	wantErr(t, "nil call", err, InvalidArgument, "tess_apply: argument \"call\" is NULL")
+	wantErr(t, "nil call", err, InvalidArgument, "tess_op_call_apply: argument \"call\" is NULL")
 
 	// A failed op is the last one too: explaining it fails the same way. (A thread
 	// that has run no op fails with FailedPrecondition; Go cannot promise a fresh OS
@@ -576,5 +576,5 @@ func TestApplyAndExplainLast(t *testing.T) {
 	_, err = Sub(x, z)
 	wantErr(t, "sub shapes", err, InvalidArgument, "tess_sub: sub")
 	_, err = ExplainLast()
-	wantErr(t, "explain failed op", err, InvalidArgument, "tess_explain_last: sub")
+	wantErr(t, "explain failed op", err, InvalidArgument, "tess_explanation_last: sub")
 }

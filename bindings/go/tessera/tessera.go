@@ -44,7 +44,7 @@ var (
 )
 
 // Init starts the runtime if it is not running: it checks that the loaded
-// libtessera.so is the version the binding was built for, then calls tess_init,
+// libtessera.so is the version the binding was built for, then calls tess_runtime_init,
 // which initialises MPI (unless the program already did; without mpirun the process
 // is a world of one rank). Idempotent and safe from several goroutines.
 //
@@ -67,7 +67,7 @@ func Init() error {
 			Message: fmt.Sprintf("tessera: binding built for %d but the library is %s (%d)",
 				capi.VERSION_NUMBER, capi.Version(), v)}
 	}
-	if err := capi.Init(); err != nil {
+	if err := capi.Runtime_init(); err != nil {
 		return err
 	}
 	started.Store(true)
@@ -82,7 +82,7 @@ func Finalize() error {
 	mu.Lock()
 	defer mu.Unlock()
 	started.Store(false)
-	return capi.Finalize()
+	return capi.Runtime_finalize()
 }
 
 // Version is the loaded library's version, e.g. "0.1.0".
@@ -97,7 +97,7 @@ func WorldRank() (int32, error) {
 		return 0, err
 	}
 	out := []int32{0}
-	err := capi.World_rank(out)
+	err := capi.Runtime_world_rank(out)
 	return out[0], err
 }
 
@@ -107,7 +107,7 @@ func WorldSize() (int32, error) {
 		return 0, err
 	}
 	out := []int32{0}
-	err := capi.World_size(out)
+	err := capi.Runtime_world_size(out)
 	return out[0], err
 }
 
@@ -118,7 +118,7 @@ func WorldSize() (int32, error) {
 // Local.
 func CudaInfo() (builtWithCUDA bool, deviceCount int32, err error) {
 	built, count := []int32{0}, []int32{0}
-	if err := capi.Cuda_info(built, count); err != nil {
+	if err := capi.Runtime_cuda_info(built, count); err != nil {
 		return false, 0, err
 	}
 	return built[0] != 0, count[0], nil

@@ -1,5 +1,5 @@
 /*
- * Tessera C API. Boxing of local buffers: tess_box and boxing plans.
+ * Tessera C API. Boxing of local buffers: tess_boxing_run and boxing plans.
  *
  * Part of <tessera/tessera.h>, which includes every module; this header
  * compiles alone. Conventions: <tessera/common.h>.
@@ -35,22 +35,23 @@ extern "C" {
  * the shape; OUT_OF_RANGE when a placement names a rank the world lacks;
  * UNIMPLEMENTED for f16/bf16 and cuda placements (their pieces are device memory;
  * tess_tensor_to_global boxes cuda tensors on the devices); FAILED_PRECONDITION
- * before tess_init.
+ * before tess_runtime_init.
  * Collective over the ranks of both placements, with the same arguments but the
  * buffers; a rank in neither returns at once (it need not call). Staging is kept
  * per thread (until it exits) and reused, so repeating a boxing allocates nothing
  * after the first.
  * Thread safety: collectives on shared ranks must come in the same order on every
  * rank, so box between overlapping placements from one thread at a time. */
-TESS_API tess_status tess_box(void* out_local, size_t out_bytes, const void* in_local,
-                              size_t in_bytes, const int64_t* shape, size_t ndim, tess_dtype dtype,
-                              const tess_placement* src_placement, const tess_nd_sbp* src,
-                              const tess_placement* dst_placement, const tess_nd_sbp* dst);
+TESS_API tess_status tess_boxing_run(void* out_local, size_t out_bytes, const void* in_local,
+                                     size_t in_bytes, const int64_t* shape, size_t ndim,
+                                     tess_dtype dtype, const tess_placement* src_placement,
+                                     const tess_nd_sbp* src, const tess_placement* dst_placement,
+                                     const tess_nd_sbp* dst);
 
-/* The plan tess_box runs for the same arguments: its steps (one hierarchy axis
+/* The plan tess_boxing_run runs for the same arguments: its steps (one hierarchy axis
  * changed by one collective, or a reshard across placements) with their modelled
  * costs. Plans are cached process-wide and are the same on every rank. Fails like
- * tess_box, but needs no tess_init, and takes two cuda placements too (the plan
+ * tess_boxing_run, but needs no tess_runtime_init, and takes two cuda placements too (the plan
  * tess_tensor_to_global runs on the devices; UNIMPLEMENTED only between device
  * types). Local. Immutable: any thread may read a plan. */
 typedef struct tess_boxing_plan tess_boxing_plan;

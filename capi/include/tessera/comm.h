@@ -26,7 +26,7 @@ typedef int32_t tess_reduce_op;
 #define TESS_REDUCE_MAX 1
 #define TESS_REDUCE_MIN 2
 
-/* How tess_allreduce runs. Hosts are the groups of ranks that share memory, or
+/* How tess_comm_allreduce runs. Hosts are the groups of ranks that share memory, or
  * TESSERA_RANKS_PER_HOST consecutive world ranks when that is set. Append only. */
 typedef int32_t tess_allreduce_algorithm;
 /* One all-reduce over all the ranks. */
@@ -41,16 +41,16 @@ typedef int32_t tess_allreduce_algorithm;
 /* buffer[k] := op over the ranks of `placement` (NULL: the world) of buffer[k], for
  * k < count, in place. f32, f64, i32 and i64. The first AUTO or HIERARCHICAL call
  * on a placement's ranks creates its host communicators (collective over them) and
- * keeps them until tess_finalize. Ranks outside the placement return at once (they
+ * keeps them until tess_runtime_finalize. Ranks outside the placement return at once (they
  * need not call). INVALID_ARGUMENT for a negative count, NULL buffer with count >
  * 0, an unknown dtype, op or algorithm; OUT_OF_RANGE when the placement names a
  * rank the world lacks; UNIMPLEMENTED for f16/bf16 and cuda placements;
- * DEADLINE_EXCEEDED after the collective timeout (tess_set_collective_timeout).
+ * DEADLINE_EXCEEDED after the collective timeout (tess_comm_set_collective_timeout).
  * Collective over the placement, with the same count, dtype, op and algorithm on
  * every rank. Thread safety: one thread at a time per placement's ranks. */
-TESS_API tess_status tess_allreduce(void* buffer, int64_t count, tess_dtype dtype,
-                                    tess_reduce_op op, const tess_placement* placement,
-                                    tess_allreduce_algorithm algorithm);
+TESS_API tess_status tess_comm_allreduce(void* buffer, int64_t count, tess_dtype dtype,
+                                         tess_reduce_op op, const tess_placement* placement,
+                                         tess_allreduce_algorithm algorithm);
 
 /* All-reduces many buffers of one dtype (say, gradients) with few collectives: they
  * are packed in list order into buckets of at most bucket_bytes, one all-reduce per
@@ -80,19 +80,20 @@ TESS_API void tess_bucketed_allreducer_destroy(tess_bucketed_allreducer* reducer
  * (NULL: the world) of buffers[i], for every i < num_tensors, in place. Buffers must
  * not overlap; a buffer may be NULL when its count is 0. INVALID_ARGUMENT, before
  * any communication, for a negative count, a NULL buffer with elements, an unknown
- * dtype or op; otherwise fails like tess_allreduce (a failure inside a bucket leaves
+ * dtype or op; otherwise fails like tess_comm_allreduce (a failure inside a bucket leaves
  * that bucket's buffers and later ones unspecified). Ranks outside the placement
  * return at once. Collective over the placement, with the same counts, dtype and op
  * on every rank. */
-TESS_API tess_status tess_bucketed_allreduce(tess_bucketed_allreducer* reducer,
-                                             void* const* buffers, const int64_t* counts,
-                                             size_t num_tensors, tess_dtype dtype,
-                                             tess_reduce_op op, const tess_placement* placement);
+TESS_API tess_status tess_bucketed_allreducer_run(tess_bucketed_allreducer* reducer,
+                                                  void* const* buffers, const int64_t* counts,
+                                                  size_t num_tensors, tess_dtype dtype,
+                                                  tess_reduce_op op,
+                                                  const tess_placement* placement);
 /* A reducer's counters. The caller sets struct_size (TESS_BUCKETED_ALLREDUCER_STATS_INIT);
  * the library fills the fields that fit in it. Append only. */
 typedef struct tess_bucketed_allreducer_stats {
   size_t struct_size;       /* sizeof(tess_bucketed_allreducer_stats) */
-  int64_t calls;            /* tess_bucketed_allreduce calls */
+  int64_t calls;            /* tess_bucketed_allreducer_run calls */
   int64_t plans_built;      /* packing plans built (cache misses) */
   int64_t buckets;          /* the last call's buckets */
   int64_t in_place_buckets; /* of those, the ones all-reduced without a copy */
@@ -110,19 +111,19 @@ TESS_API tess_status tess_bucketed_allreducer_get_stats(tess_bucketed_allreducer
 /* Bounds every collective Tessera runs from now on to `seconds` (0: wait forever):
  * the process default for communicators created later (overriding
  * TESSERA_COLLECTIVE_TIMEOUT_S) and the limit of every one already created (those
- * of placements and their axes, boxing's, tess_allreduce's host communicators). A
+ * of placements and their axes, boxing's, tess_comm_allreduce's host communicators). A
  * collective still incomplete after `seconds` fails with DEADLINE_EXCEEDED, and the
  * communicator it ran on fails every later call with FAILED_PRECONDITION (MPI cannot
  * cancel the stuck operation; its buffers must outlive it). A timeout costs speed:
  * collectives then run as nonblocking calls polled to the deadline (all-reduce
  * measured 1.3-1.8x slower). INVALID_ARGUMENT for a negative, NaN or infinite value.
  * Local (no communication), but call it with the same value on every rank. Works
- * before tess_init. Must not race with collective calls. */
-TESS_API tess_status tess_set_collective_timeout(double seconds);
-/* The process default: the last tess_set_collective_timeout value, else
+ * before tess_runtime_init. Must not race with collective calls. */
+TESS_API tess_status tess_comm_set_collective_timeout(double seconds);
+/* The process default: the last tess_comm_set_collective_timeout value, else
  * TESSERA_COLLECTIVE_TIMEOUT_S, else 0. INVALID_ARGUMENT, naming the variable, when
  * it is not a number >= 0. Thread safety: any thread. */
-TESS_API tess_status tess_collective_timeout(double* out);
+TESS_API tess_status tess_comm_collective_timeout(double* out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -15,7 +15,7 @@
  *   each function. All strings are UTF-8 (in practice ASCII).
  * - Thread safety: unless a function says otherwise, distinct handles may be
  *   used from distinct threads at once; one handle may be read (any const
- *   function) from several threads at once. tess_init/tess_finalize must not
+ *   function) from several threads at once. tess_runtime_init/tess_runtime_finalize must not
  *   race with any other call.
  */
 #ifndef TESSERA_COMMON_H_

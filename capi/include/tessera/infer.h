@@ -76,7 +76,7 @@ typedef struct tess_infer_result tess_infer_result;
  * bad constraint, or when no signature fits (the message lists the input nd-sbps and
  * every candidate with why it was dropped). Thread safety: any thread; each thread
  * has its own cache. */
-TESS_API tess_status tess_infer(tess_infer_result** out, const tess_op_call* call);
+TESS_API tess_status tess_op_call_infer(tess_infer_result** out, const tess_op_call* call);
 TESS_API void tess_infer_result_destroy(tess_infer_result* result);
 TESS_API tess_status tess_infer_result_num_outputs(size_t* out, const tess_infer_result* result);
 /* Output `output`'s logical shape, dtype, placement (the inputs') and nd-sbp. The
@@ -121,20 +121,20 @@ TESS_API tess_status tess_infer_result_num_candidates(int32_t* out,
  * why it was dropped), the choice, the boxing per input. Immutable. */
 typedef struct tess_explanation tess_explanation;
 
-/* Explains the call (uncached). Fails like tess_infer except when no signature
+/* Explains the call (uncached). Fails like tess_op_call_infer except when no signature
  * fits: that is an explanation whose tess_explanation_failure is not "". */
-TESS_API tess_status tess_explain(tess_explanation** out, const tess_op_call* call);
+TESS_API tess_status tess_op_call_explain(tess_explanation** out, const tess_op_call* call);
 TESS_API void tess_explanation_destroy(tess_explanation* explanation);
 /* Multi-line readable text. Valid while `explanation` lives. */
 TESS_API const char* tess_explanation_text(const tess_explanation* explanation);
 /* The same record as one JSON object (fields: docs/c-api.md, "Inference"). Valid
  * while `explanation` lives. */
 TESS_API const char* tess_explanation_json(const tess_explanation* explanation);
-/* "" when a signature was chosen; else the message tess_infer would fail with.
+/* "" when a signature was chosen; else the message tess_op_call_infer would fail with.
  * Valid while `explanation` lives. */
 TESS_API const char* tess_explanation_failure(const tess_explanation* explanation);
 
-/* The calling thread's inference cache (an LRU of tess_infer results): its counters
+/* The calling thread's inference cache (an LRU of tess_op_call_infer results): its counters
  * and entries are per thread. The caller sets struct_size
  * (TESS_INFER_CACHE_STATS_INIT); the library fills the fields that fit in it
  * (docs/c-api.md, "ABI"). Append only. */

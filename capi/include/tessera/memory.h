@@ -45,7 +45,7 @@ typedef struct tess_allocator_stats {
 
 /* Fills *out with the counters of `allocator` (TESS_ALLOCATOR_*). INVALID_ARGUMENT
  * for NULL, a struct_size below the first version's, or an unknown allocator (naming
- * it). Works before tess_init. Local. Thread safety: any thread. */
+ * it). Works before tess_runtime_init. Local. Thread safety: any thread. */
 TESS_API tess_status tess_allocator_get_stats(tess_allocator_stats* out, tess_allocator allocator);
 
 #ifdef __cplusplus

@@ -75,7 +75,7 @@ TESS_API const char* tess_program_string(const tess_program* program);
  *   tess_matmul(&h, x, w, 0, 0);      recorded: h is a placeholder; w, a real
  *   tess_relu(&y, h);                 tensor, becomes a variable
  *   tess_capture_end(&program, &y, 1);
- * While a capture is active on a thread, every op there (tess_apply and the typed
+ * While a capture is active on a thread, every op there (tess_op_call_apply and the typed
  * ops) with a placeholder input is recorded and returns placeholders carrying the
  * inferred metadata. A real tensor used with a placeholder becomes a variable ("v0",
  * "v1", ... by first use; one tensor used twice is one variable). Ops on real
@@ -116,8 +116,8 @@ typedef struct tess_plan_compile_options {
   size_t struct_size; /* sizeof(tess_plan_compile_options) */
   /* The number of copies ("slots") of each data input's register, 1 to 8 (0, the
    * default, means 1): with 2 or more, one thread can push the next inputs
-   * (tess_plan_push) while another runs the plan on earlier ones
-   * (tess_plan_run_pushed). */
+   * (tess_plan_instance_push) while another runs the plan on earlier ones
+   * (tess_plan_instance_run_pushed). */
   int32_t input_register_num;
 } tess_plan_compile_options;
 
@@ -125,7 +125,7 @@ typedef struct tess_plan_compile_options {
   { sizeof(tess_plan_compile_options), 0 }
 
 /* Compiles `program` for this rank; `options` NULL means the defaults. The plan holds
- * its own copy of the program. FAILED_PRECONDITION before tess_init; INVALID_ARGUMENT
+ * its own copy of the program. FAILED_PRECONDITION before tess_runtime_init; INVALID_ARGUMENT
  * for a program without outputs, a bad options->struct_size or an input_register_num
  * outside [0, 8]; UNIMPLEMENTED for a cuda placement in a build without CUDA, or an
  * op without a kernel for its device (naming it); UNAVAILABLE for a cuda placement on
@@ -142,8 +142,8 @@ TESS_API const char* tess_plan_string(const tess_plan* plan);
 /* A runnable plan: its register memory is allocated once, here; every run reuses
  * it. After the first run, a run allocates nothing (tess_plan_instance_get_stats
  * shows it). Mutable: one thread runs an instance, except that with
- * input_register_num >= 2 one pusher thread (tess_plan_push) and one runner thread
- * (tess_plan_run_pushed and the output functions) may work at once. */
+ * input_register_num >= 2 one pusher thread (tess_plan_instance_push) and one runner thread
+ * (tess_plan_instance_run_pushed and the output functions) may work at once. */
 typedef struct tess_plan_instance tess_plan_instance;
 
 /* RESOURCE_EXHAUSTED when the register memory cannot be allocated. Local. */
@@ -155,71 +155,80 @@ TESS_API void tess_plan_instance_destroy(tess_plan_instance* instance);
  * nd-sbp is boxed in). The outputs stay in the instance until the next run.
  * INVALID_ARGUMENT naming the input for a wrong count, a NULL or a mismatch.
  * Collective over the program's placements, like the ops it runs. */
-TESS_API tess_status tess_plan_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
-                                   size_t num_inputs);
-/* Pipelining. Copies one input set (tess_plan_run's checks; the tensors are not read
+TESS_API tess_status tess_plan_instance_run(tess_plan_instance* instance,
+                                            const tess_tensor* const* inputs, size_t num_inputs);
+/* Pipelining. Copies one input set (tess_plan_instance_run's checks; the tensors are not read
  * after this returns) into the next free input slot, waiting up to timeout_seconds
  * (negative: forever; 0: only try) while every slot is full. An input whose nd-sbp
  * differs from the program's is boxed, which is collective: such a push first waits
  * until every set pushed before it has run, so the collectives keep one order on
  * every rank (it overlaps nothing; push tensors already in the program's nd-sbp to
  * overlap). DEADLINE_EXCEEDED when the wait times out; CANCELLED after
- * tess_plan_close; INVALID_ARGUMENT as tess_plan_run, or for a NaN timeout;
+ * tess_plan_instance_close; INVALID_ARGUMENT as tess_plan_instance_run, or for a NaN timeout;
  * nothing is pushed on error. */
-TESS_API tess_status tess_plan_push(tess_plan_instance* instance, const tess_tensor* const* inputs,
-                                    size_t num_inputs, double timeout_seconds);
+TESS_API tess_status tess_plan_instance_push(tess_plan_instance* instance,
+                                             const tess_tensor* const* inputs, size_t num_inputs,
+                                             double timeout_seconds);
 /* Waits up to timeout_seconds (negative: forever) for the oldest pushed set, runs
- * the plan on it and frees its slot; the outputs then read as after tess_plan_run
+ * the plan on it and frees its slot; the outputs then read as after tess_plan_instance_run
  * and stay valid until the next run (input_register_num >= 2). DEADLINE_EXCEEDED
- * when nothing was pushed in time; CANCELLED after tess_plan_close. tess_plan_run
+ * when nothing was pushed in time; CANCELLED after tess_plan_instance_close. tess_plan_instance_run
  * fails with FAILED_PRECONDITION while pushed sets wait. */
-TESS_API tess_status tess_plan_run_pushed(tess_plan_instance* instance, double timeout_seconds);
+TESS_API tess_status tess_plan_instance_run_pushed(tess_plan_instance* instance,
+                                                   double timeout_seconds);
 /* Wakes every waiting push and run_pushed with CANCELLED and makes later ones fail
  * the same way (to stop a pipeline, say, from the runner after an error). Any
  * thread; idempotent. tess_plan_instance_destroy closes too and waits for calls in
  * progress. */
-TESS_API tess_status tess_plan_close(tess_plan_instance* instance);
+TESS_API tess_status tess_plan_instance_close(tess_plan_instance* instance);
 /* The same with this rank's local pieces: locals[i] holds input i's piece in its
  * declared nd-sbp (host memory, also for a cuda input; row-major, local_bytes[i]
  * bytes, which must equal the piece's size: 0, and NULL allowed, on a rank the
  * placement lacks). */
-TESS_API tess_status tess_plan_run_local(tess_plan_instance* instance, const void* const* locals,
-                                         const size_t* local_bytes, size_t num_inputs);
+TESS_API tess_status tess_plan_instance_run_local(tess_plan_instance* instance,
+                                                  const void* const* locals,
+                                                  const size_t* local_bytes, size_t num_inputs);
 /* The number of the program's outputs. */
-TESS_API tess_status tess_plan_num_outputs(size_t* out, const tess_plan_instance* instance);
+TESS_API tess_status tess_plan_instance_num_outputs(size_t* out,
+                                                    const tess_plan_instance* instance);
 /* Output `index` of the last run as a new eager tensor (a copy; its metadata is the
  * program's). OUT_OF_RANGE for a bad index; FAILED_PRECONDITION before the first
  * run. Collective over the output's placement, as tess_tensor_from_local is. */
-TESS_API tess_status tess_plan_output(tess_tensor** out, const tess_plan_instance* instance,
-                                      size_t index);
+TESS_API tess_status tess_plan_instance_output(tess_tensor** out,
+                                               const tess_plan_instance* instance, size_t index);
 /* Copies this rank's piece of output `index` (row-major) to `out` (host memory),
  * without allocating; from a cuda placement it waits for the device first and
  * reports errors of its queued kernels. INVALID_ARGUMENT when out_bytes is too
  * small (naming both sizes); FAILED_PRECONDITION before the first run or on a rank
  * the output's placement lacks. Local. */
-TESS_API tess_status tess_plan_output_local(void* out, size_t out_bytes,
-                                            const tess_plan_instance* instance, size_t index);
+TESS_API tess_status tess_plan_instance_output_local(void* out, size_t out_bytes,
+                                                     const tess_plan_instance* instance,
+                                                     size_t index);
 /* The element count of this rank's piece of output `index` (0 on a rank outside its
  * placement). */
-TESS_API tess_status tess_plan_output_local_num_elements(int64_t* out,
-                                                         const tess_plan_instance* instance,
-                                                         size_t index);
+TESS_API tess_status tess_plan_instance_output_local_num_elements(
+    int64_t* out, const tess_plan_instance* instance, size_t index);
 /* Output `index`'s dtype, and the rank and dims of this rank's piece of it (what
- * tess_plan_output_local writes, row-major): enough to shape that buffer without
- * the collective tess_plan_output. Valid before the first run. OUT_OF_RANGE for a
+ * tess_plan_instance_output_local writes, row-major): enough to shape that buffer without
+ * the collective tess_plan_instance_output. Valid before the first run. OUT_OF_RANGE for a
  * bad index or dim; FAILED_PRECONDITION for the piece's rank and dims on a rank the
  * output's placement lacks. Local. */
-TESS_API tess_status tess_plan_output_dtype(tess_dtype* out, const tess_plan_instance* instance,
-                                            size_t index);
+TESS_API tess_status tess_plan_instance_output_dtype(tess_dtype* out,
+                                                     const tess_plan_instance* instance,
+                                                     size_t index);
 /* The dims of this rank's piece of output `index`, borrowed: *out_dims points at
  * *out_ndim dims, valid while `instance` lives. OUT_OF_RANGE for a bad index;
  * FAILED_PRECONDITION on a rank the output's placement lacks. Local. */
-TESS_API tess_status tess_plan_output_local_shape(const int64_t** out_dims, size_t* out_ndim,
-                                                  const tess_plan_instance* instance, size_t index);
-TESS_API tess_status tess_plan_output_local_ndim(size_t* out, const tess_plan_instance* instance,
-                                                 size_t index);
-TESS_API tess_status tess_plan_output_local_dim(int64_t* out, const tess_plan_instance* instance,
-                                                size_t index, size_t dim);
+TESS_API tess_status tess_plan_instance_output_local_shape(const int64_t** out_dims,
+                                                           size_t* out_ndim,
+                                                           const tess_plan_instance* instance,
+                                                           size_t index);
+TESS_API tess_status tess_plan_instance_output_local_ndim(size_t* out,
+                                                          const tess_plan_instance* instance,
+                                                          size_t index);
+TESS_API tess_status tess_plan_instance_output_local_dim(int64_t* out,
+                                                         const tess_plan_instance* instance,
+                                                         size_t index, size_t dim);
 /* An instance's counters. The caller sets struct_size (TESS_PLAN_STATS_INIT); the
  * library fills the fields that fit in it (docs/c-api.md, "ABI"). Append only. */
 typedef struct tess_plan_stats {
@@ -245,16 +254,20 @@ typedef struct tess_plan_stats {
 TESS_API tess_status tess_plan_instance_get_stats(tess_plan_stats* out,
                                                   const tess_plan_instance* instance);
 /* The memory cases ("cpu", one per CUDA device) the plan's registers live in. */
-TESS_API tess_status tess_plan_num_mem_cases(size_t* out, const tess_plan_instance* instance);
+TESS_API tess_status tess_plan_instance_num_mem_cases(size_t* out,
+                                                      const tess_plan_instance* instance);
 /* Memory case `index`: its packed block's bytes, the lower bound (the most bytes
  * live at one step: no packing does better), and the bytes without reuse.
  * OUT_OF_RANGE for a bad index. */
-TESS_API tess_status tess_plan_mem_case_bytes(int64_t* out_block_bytes, int64_t* out_lower_bound,
-                                              int64_t* out_no_reuse_bytes,
-                                              const tess_plan_instance* instance, size_t index);
+TESS_API tess_status tess_plan_instance_mem_case_bytes(int64_t* out_block_bytes,
+                                                       int64_t* out_lower_bound,
+                                                       int64_t* out_no_reuse_bytes,
+                                                       const tess_plan_instance* instance,
+                                                       size_t index);
 /* Memory case `index`'s name ("cpu", "cuda:0"); "" for a bad index or NULL. Valid
  * while `instance` lives. */
-TESS_API const char* tess_plan_mem_case_name(const tess_plan_instance* instance, size_t index);
+TESS_API const char* tess_plan_instance_mem_case_name(const tess_plan_instance* instance,
+                                                      size_t index);
 
 #ifdef __cplusplus
 } /* extern "C" */

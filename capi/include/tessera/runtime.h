@@ -20,9 +20,9 @@ extern "C" {
 /* Starts the runtime. Initialises MPI (with MPI_THREAD_MULTIPLE) unless the host
  * program already did; without mpirun the process is a world of one rank.
  * Calling it again while initialised is a no-op returning TESS_OK. The same as
- * tess_init_with_options(NULL).
+ * tess_runtime_init_with_options(NULL).
  * Thread safety: call once, before other threads use Tessera. */
-TESS_API tess_status tess_init(void);
+TESS_API tess_status tess_runtime_init(void);
 
 /* MPI thread levels, with MPI's values and order. Append only. */
 #define TESS_MPI_THREAD_SINGLE 0
@@ -30,14 +30,14 @@ TESS_API tess_status tess_init(void);
 #define TESS_MPI_THREAD_SERIALIZED 2
 #define TESS_MPI_THREAD_MULTIPLE 3
 
-/* Options of tess_init_with_options. Start from TESS_INIT_OPTIONS_INIT and change
+/* Options of tess_runtime_init_with_options. Start from TESS_RUNTIME_INIT_OPTIONS_INIT and change
  * the fields wanted: struct_size tells the library which fields the caller knows
  * (docs/c-api.md, "ABI"). Append only. */
-typedef struct tess_init_options {
-  size_t struct_size; /* sizeof(tess_init_options) */
-  /* Bound of every collective, as tess_set_collective_timeout(seconds) sets it, applied
+typedef struct tess_runtime_init_options {
+  size_t struct_size; /* sizeof(tess_runtime_init_options) */
+  /* Bound of every collective, as tess_comm_set_collective_timeout(seconds) sets it, applied
    * before MPI starts: >= 0 (0: wait forever). Negative (the default, -1): keep the
-   * process default (the last tess_set_collective_timeout, else
+   * process default (the last tess_comm_set_collective_timeout, else
    * TESSERA_COLLECTIVE_TIMEOUT_S, else 0). NaN or infinite: INVALID_ARGUMENT. */
   double collective_timeout_seconds;
   /* The MPI thread level requested from MPI_Init_thread. Only
@@ -47,35 +47,41 @@ typedef struct tess_init_options {
    * rather than granted and broken. Ignored when the host program initialised MPI
    * itself (Tessera then uses the level the host chose). */
   int32_t mpi_thread_level;
-} tess_init_options;
+  /* The CUDA device this process drives for cuda placements (each rank passes its
+   * own). -1 (the default): local rank % visible devices. >= 0: that device, checked
+   * against the visible ones (OUT_OF_RANGE naming it and the count; UNAVAILABLE
+   * without a GPU; UNIMPLEMENTED in a library built without CUDA). Chosen once per
+   * process: a later init asking for another device is FAILED_PRECONDITION, since
+   * streams, communicators and memory made for one device cannot move. Added in 0.3. */
+  int32_t cuda_device;
+} tess_runtime_init_options;
 
-#define TESS_INIT_OPTIONS_INIT \
-  { sizeof(tess_init_options), -1.0, TESS_MPI_THREAD_MULTIPLE }
+#define TESS_RUNTIME_INIT_OPTIONS_INIT \
+  { sizeof(tess_runtime_init_options), -1.0, TESS_MPI_THREAD_MULTIPLE, -1 }
 
-/* tess_init with options; `options` NULL means the defaults (TESS_INIT_OPTIONS_INIT).
- * INVALID_ARGUMENT, naming the field and value, for a bad struct_size (below the first
- * version's size, or larger than this library's with nonzero bytes past it), a NaN or
- * infinite timeout or a thread level other than TESS_MPI_THREAD_MULTIPLE; nothing is
- * started then. When already initialised it still checks the options and applies
- * the timeout (TESS_OK). There is no CUDA device option: a rank's device is local rank %
- * device count (core/comm/nccl/local_device.h has no override to expose yet).
- * Thread safety: as tess_init. */
-TESS_API tess_status tess_init_with_options(const tess_init_options* options);
-/* Stops the runtime; finalises MPI only if tess_init initialised it. A no-op
- * when not initialised. After it, tess_init fails (MPI cannot restart). */
-TESS_API tess_status tess_finalize(void);
-/* This process's rank in the world. FAILED_PRECONDITION before tess_init. */
-TESS_API tess_status tess_world_rank(int32_t* out_rank);
-/* Number of ranks in the world. FAILED_PRECONDITION before tess_init. */
-TESS_API tess_status tess_world_size(int32_t* out_size);
+/* tess_runtime_init with options; `options` NULL means the defaults
+ * (TESS_RUNTIME_INIT_OPTIONS_INIT). INVALID_ARGUMENT, naming the field and value, for a bad
+ * struct_size (below the first version's size, or larger than this library's with nonzero bytes
+ * past it), a NaN or infinite timeout or a thread level other than TESS_MPI_THREAD_MULTIPLE;
+ * nothing is started then. When already initialised it still checks the options and applies the
+ * timeout (TESS_OK). Thread safety: as tess_runtime_init. */
+TESS_API tess_status tess_runtime_init_with_options(const tess_runtime_init_options* options);
+/* Stops the runtime; finalises MPI only if tess_runtime_init initialised it. A no-op
+ * when not initialised. After it, tess_runtime_init fails (MPI cannot restart). */
+TESS_API tess_status tess_runtime_finalize(void);
+/* This process's rank in the world. FAILED_PRECONDITION before tess_runtime_init. */
+TESS_API tess_status tess_runtime_world_rank(int32_t* out_rank);
+/* Number of ranks in the world. FAILED_PRECONDITION before tess_runtime_init. */
+TESS_API tess_status tess_runtime_world_size(int32_t* out_size);
 /* Whether cuda placements can hold eager tensors in this process: *out_built_with_cuda
  * = 1 when the library was built with CUDA (--config=cuda), else 0; *out_device_count
  * = the CUDA devices visible to this process (0 without a CUDA build, a GPU or a
  * driver). Without a CUDA build tensors on cuda placements fail with UNIMPLEMENTED,
  * with one but no device with UNAVAILABLE. INVALID_ARGUMENT, naming it, for a NULL
  * out-param; FAILED_PRECONDITION when the driver is older than the CUDA runtime.
- * Works before tess_init. Local. Thread safety: any thread. */
-TESS_API tess_status tess_cuda_info(int32_t* out_built_with_cuda, int32_t* out_device_count);
+ * Works before tess_runtime_init. Local. Thread safety: any thread. */
+TESS_API tess_status tess_runtime_cuda_info(int32_t* out_built_with_cuda,
+                                            int32_t* out_device_count);
 
 #ifdef __cplusplus
 } /* extern "C" */

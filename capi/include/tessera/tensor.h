@@ -33,7 +33,7 @@ extern "C" {
  *
  * Thread safety. Collective calls: one thread per rank at a time (their order must
  * match across ranks). Local calls (metadata, copy_local, the DLPack export,
- * destroy, tess_explain_last): any thread, on any tensor not being destroyed.
+ * destroy, tess_explanation_last): any thread, on any tensor not being destroyed.
  *
  * Ownership. Tensors, placements, nd-sbps and explanations returned through `T**
  * out` are new handles owned by the caller; a tensor handle shares the immutable

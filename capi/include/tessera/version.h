@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define TESS_VERSION_MAJOR 0
-#define TESS_VERSION_MINOR 2
+#define TESS_VERSION_MINOR 3
 #define TESS_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH */
 #define TESS_VERSION_NUMBER \

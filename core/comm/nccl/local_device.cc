@@ -7,6 +7,7 @@
 #include "core/comm/env_config.h"
 #include "core/comm/mpi_world.h"
 #include "core/device/device.h"
+#include "core/device/device_selection.h"
 
 namespace tessera::comm {
 namespace {
@@ -38,6 +39,10 @@ Result<int32_t> LocalRank() {
 }
 
 Result<int> DefaultDevice() {
+  if (std::optional<int> chosen = device::SelectedDevice()) {
+    TESS_RETURN_IF_ERROR(CheckDevice(*chosen));
+    return *chosen;
+  }
   TESS_ASSIGN_OR_RETURN(int count, VisibleDevices());
   TESS_ASSIGN_OR_RETURN(int32_t local_rank, LocalRank());
   return local_rank % count;

@@ -1,4 +1,5 @@
-// Which CUDA device a rank drives: local_rank % device_count (DESIGN.md), where the
+// Which CUDA device a rank drives: the one the program chose at init, else
+// local_rank % device_count (DESIGN.md), where the
 // local rank is the rank's index among the world's ranks on its host.
 //
 // The local rank comes from Open MPI's launcher (OMPI_COMM_WORLD_LOCAL_RANK), not from
@@ -22,8 +23,9 @@ namespace tessera::comm {
 // it is not for hot paths.
 Result<int32_t> LocalRank();
 
-// LocalRank() % the number of visible CUDA devices. UNAVAILABLE "no CUDA device
-// visible" on a machine without a GPU (or without a driver).
+// The device the process chose (device::SelectedDevice, from tess_runtime_init_options),
+// checked like CheckDevice; else LocalRank() % the number of visible CUDA devices. UNAVAILABLE "no
+// CUDA device visible" on a machine without a GPU (or without a driver).
 Result<int> DefaultDevice();
 
 // OK when `device` names a visible CUDA device. INVALID_ARGUMENT for a negative one

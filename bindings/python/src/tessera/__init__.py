@@ -31,7 +31,7 @@ from ._runtime import (  # noqa: F401
 from ._runtime import check_version as _check_version, needs_runtime as _needs_runtime
 from ._placement import layout, placement, sbp  # noqa: F401
 from ._infer import (  # noqa: F401
-    InferCacheStats, TensorMeta, infer_cache_stats, op_names)
+    InferCacheStats, TensorMeta, infer, infer_cache_stats, op_names)
 from ._dtypes import bfloat16, float16, float32, float64, int32, int64  # noqa: F401
 from ._tensor import (  # noqa: F401
     arange, from_local, full, ones, rand, randn, tensor, tensor_arange, tensor_full,
@@ -44,7 +44,8 @@ from ._ops import (  # noqa: F401
     abs, add, apply, div, exp, explain, gelu, matmul, maximum, minimum, mul, neg, pow,
     reduce_max, reduce_mean, reduce_min, reduce_sum, relu, sigmoid, softmax, sqrt, sub, tanh)
 from ._collectives import (  # noqa: F401
-    BucketStats, allreduce, box, box_plan, bucketed_allreduce)
+    BucketStats, allreduce, box, box_plan, bucketed_allreduce, collective_timeout,
+    set_collective_timeout)
 from ._plan import ProgramSizes, capture, capturing, compile  # noqa: F401
 
 # Raw buffers without checks: only the checked forms (tensor, from_local) are public.

@@ -43,6 +43,16 @@ def _layouts(src_placement, src_sbp, dst_placement, dst_sbp):
     return (src_p, nd_sbp(src_sbp), dst_p, nd_sbp(src_sbp if dst_sbp is None else dst_sbp))
 
 
+def set_collective_timeout(seconds):
+    """Bounds every collective from now on to `seconds` (0: wait forever)."""
+    _capi.comm_set_collective_timeout(seconds)
+
+
+def collective_timeout():
+    """The bound set_collective_timeout set, else TESSERA_COLLECTIVE_TIMEOUT_S, else 0."""
+    return _capi.comm_collective_timeout()
+
+
 def box_plan(shape, dtype, src_placement, src_sbp, dst_placement=None, dst_sbp=None):
     """The BoxingPlan box() runs for these arguments: str() is the text explain
     shows; .steps, .num_steps and .cost (modelled seconds). Local; needs no world."""
@@ -65,7 +75,7 @@ def box(local, shape, src_placement, src_sbp, dst_placement=None, dst_sbp=None, 
         raise invalid_argument("box: dtype is required when local is None")
     code = dtype_code(np.asarray(local).dtype if dtype is None else dtype)
     ensure_started()
-    rank = _capi.world_rank()
+    rank = _capi.runtime_world_rank()
     if rank in src_p:
         want = layout(src_p, src_s, shape, rank).local_shape
         have = None if local is None else np.shape(local)
@@ -84,7 +94,7 @@ def box(local, shape, src_placement, src_sbp, dst_placement=None, dst_sbp=None, 
     out = None
     if rank in dst_p:
         out = np.empty(layout(dst_p, dst_s, shape, rank).local_shape, dtype=numpy_dtype(code))
-    _capi.box(out if out is not None else bytearray(0), local, shape, code, src_p, src_s, dst_p,
+    _capi.boxing_run(out if out is not None else bytearray(0), local, shape, code, src_p, src_s, dst_p,
               dst_s)
     return out
 
@@ -100,7 +110,7 @@ def allreduce(array, op="sum", placement=None, algorithm="flat"):
     op_code = _choice("allreduce", "op", op, _REDUCE_OPS)
     algorithm_code = _choice("allreduce", "algorithm", algorithm, _ALGORITHMS)
     ensure_started()
-    _capi.allreduce(array, array.size, code, op_code,
+    _capi.comm_allreduce(array, array.size, code, op_code,
                     None if placement is None else as_placement(placement), algorithm_code)
     return array
 
@@ -137,7 +147,7 @@ def _reducer_allreduce(self, arrays, op="sum", placement=None):
                 % (i, a.dtype, arrays[0].dtype))
     op_code = _choice("bucketed_allreduce", "op", op, _REDUCE_OPS)
     ensure_started()
-    _capi.bucketed_allreduce(self, arrays, [a.size for a in arrays], code, op_code,
+    _capi.bucketed_allreducer_run(self, arrays, [a.size for a in arrays], code, op_code,
                              None if placement is None else as_placement(placement))
     return arrays
 

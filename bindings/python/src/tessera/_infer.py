@@ -69,8 +69,8 @@ OpCall.attr = _op_call_attr
 OpCall.input = _op_call_input
 OpCall.constrain_input = _constrain(_capi.op_call_constrain_input)
 OpCall.constrain_output = _constrain(_capi.op_call_constrain_output)
-OpCall.infer = lambda self: _capi.infer(self)
-OpCall.explain = lambda self: _capi.explain(self)
+OpCall.infer = lambda self: _capi.op_call_infer(self)
+OpCall.explain = lambda self: _capi.op_call_explain(self)
 OpCall.__str__ = lambda self: self.signature
 OpCall.__repr__ = lambda self: "<tessera.OpCall %s, %d inputs>" % (self.signature,
                                                                     self.num_inputs)
@@ -113,6 +113,11 @@ InferCacheStats = collections.namedtuple("InferCacheStats",
                                          "hits misses evictions size capacity")
 InferCacheStats.__module__ = "tessera"
 InferCacheStats.__doc__ = "The calling thread's inference-cache counters."
+
+
+def infer(call):
+    """Infers `call`'s SBP signature (tess_op_call_infer): an InferResult."""
+    return _capi.op_call_infer(call)
 
 
 def infer_cache_stats():

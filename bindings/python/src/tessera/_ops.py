@@ -70,13 +70,13 @@ def apply(op, *inputs, **attrs):
     call = OpCall(op) if isinstance(op, str) else op
     for name, value in attrs.items():
         call.attr(name, value)
-    return _capi.apply(call, list(inputs))
+    return _capi.op_call_apply(call, list(inputs))
 
 
 def explain(call=None):
     """explain(): the Explanation of this thread's last op (also one that failed);
     explain(call): that of an OpCall with input metas (uncached inference)."""
-    return _capi.explain_last() if call is None else _capi.explain(call)
+    return _capi.explanation_last() if call is None else _capi.op_call_explain(call)
 
 
 def _reflected(fn):

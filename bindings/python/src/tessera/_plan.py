@@ -224,7 +224,7 @@ def _instance_run(self, *tensors):
     different sbp is boxed in). The outputs stay in the instance until the next run.
     Returns the instance. Collective."""
     _check_tensors("run", tensors)
-    _capi.plan_run(self, tensors)
+    _capi.plan_instance_run(self, tensors)
     return self
 
 
@@ -246,7 +246,7 @@ def _instance_push(self, *tensors, timeout=None):
     sbp is boxed (collective), which first waits for every earlier set to run.
     Returns the instance."""
     _check_tensors("push", tensors)
-    _capi.plan_push(self, tensors, _timeout("PlanInstance.push", timeout))
+    _capi.plan_instance_push(self, tensors, _timeout("PlanInstance.push", timeout))
     return self
 
 
@@ -254,7 +254,7 @@ def _instance_run_pushed(self, timeout=None):
     """Runs the plan on the oldest pushed input set, waiting up to `timeout` seconds
     (None: forever) for one: DeadlineExceededError when none came. The outputs then
     read as after run(). Returns the instance. Collective."""
-    _capi.plan_run_pushed(self, _timeout("PlanInstance.run_pushed", timeout))
+    _capi.plan_instance_run_pushed(self, _timeout("PlanInstance.run_pushed", timeout))
     return self
 
 
@@ -263,14 +263,14 @@ def _instance_run_local(self, *locals):
     declared sbp and dtype; None on a rank the input's placement lacks). Returns the
     instance. Collective."""
     np = numpy()
-    _capi.plan_run_local(self, [None if a is None else np.ascontiguousarray(a)
+    _capi.plan_instance_run_local(self, [None if a is None else np.ascontiguousarray(a)
                                 for a in locals])
     return self
 
 
 def _instance_output(self, index):
     """Output `index` of the last run as a new Tensor (a copy). Collective."""
-    return _capi.plan_output(self, _output_index(self, index))
+    return _capi.plan_instance_output(self, _output_index(self, index))
 
 
 def _instance_output_local(self, index, out=None):
@@ -279,9 +279,9 @@ def _instance_output_local(self, index, out=None):
     place. Local."""
     np = numpy()
     index = _output_index(self, index)
-    dtype = numpy_dtype(_capi.plan_output_dtype(self, index))
-    shape = tuple(_capi.plan_output_local_dim(self, index, d)
-                  for d in range(_capi.plan_output_local_ndim(self, index)))
+    dtype = numpy_dtype(_capi.plan_instance_output_dtype(self, index))
+    shape = tuple(_capi.plan_instance_output_local_dim(self, index, d)
+                  for d in range(_capi.plan_instance_output_local_ndim(self, index)))
     if out is None:
         out = np.empty(shape, dtype=dtype)
     else:
@@ -290,7 +290,7 @@ def _instance_output_local(self, index, out=None):
             raise invalid_argument(
                 "PlanInstance.output_local: out is %s %s but output #%d's piece is %s %s"
                 % (out.dtype, out.shape, index, dtype, shape))
-    _capi.plan_output_local(out, self, index)
+    _capi.plan_instance_output_local(out, self, index)
     return out
 
 
@@ -302,9 +302,9 @@ def _instance_stats(self):
     (registers, steps, boxing_steps, runs, allocator_calls,
      heap_allocations) = _capi.plan_instance_get_stats(self)
     mem_cases = []
-    for i in range(_capi.plan_num_mem_cases(self)):
-        block, lower, no_reuse = _capi.plan_mem_case_bytes(self, i)
-        mem_cases.append({"name": _capi.plan_mem_case_name(self, i), "block_bytes": block,
+    for i in range(_capi.plan_instance_num_mem_cases(self)):
+        block, lower, no_reuse = _capi.plan_instance_mem_case_bytes(self, i)
+        mem_cases.append({"name": _capi.plan_instance_mem_case_name(self, i), "block_bytes": block,
                           "lower_bound": lower, "no_reuse_bytes": no_reuse})
     return {"registers": registers, "steps": steps, "boxing_steps": boxing_steps, "runs": runs,
             "allocator_calls_last_run": allocator_calls,
@@ -313,13 +313,13 @@ def _instance_stats(self):
 
 handle_protocols(PlanInstance, lambda self: "PlanInstance(%d outputs, %d runs)" % (
     self.num_outputs, _capi.plan_instance_get_stats(self)[3]))
-PlanInstance.num_outputs = property(lambda self: _capi.plan_num_outputs(self),
+PlanInstance.num_outputs = property(lambda self: _capi.plan_instance_num_outputs(self),
                                     doc="The number of the program's outputs.")
 PlanInstance.run = _instance_run
 PlanInstance.run_local = _instance_run_local
 PlanInstance.push = _instance_push
 PlanInstance.run_pushed = _instance_run_pushed
-PlanInstance.close_pipeline = lambda self: _capi.plan_close(self)
+PlanInstance.close_pipeline = lambda self: _capi.plan_instance_close(self)
 PlanInstance.close_pipeline.__doc__ = (
     "Wakes every waiting push / run_pushed with CancelledError and makes later ones fail "
     "the same way (the instance stays readable). Any thread.")

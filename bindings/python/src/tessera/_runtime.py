@@ -2,8 +2,8 @@
 (tensor creation, boxing, collectives, plan compile, world_rank/world_size) or by
 an explicit init(); finalized at interpreter exit (atexit) or by finalize().
 
-tess_init initialises MPI (MPI_Init_thread) unless the host program already did;
-tess_finalize finalises it only if tess_init did, and MPI cannot start again after
+tess_runtime_init initialises MPI (MPI_Init_thread) unless the host program already did;
+tess_runtime_finalize finalises it only if tess_runtime_init did, and MPI cannot start again after
 it, so a call that needs the runtime after finalize() raises FailedPreconditionError.
 """
 
@@ -34,7 +34,7 @@ def _start():
     with _lock:
         if _state == "started":
             return
-        _capi.init()  # FailedPreconditionError after finalize: MPI cannot restart
+        _capi.runtime_init()  # FailedPreconditionError after finalize: MPI cannot restart
         _state = "started"
         _started_pid = os.getpid()
         if not _atexit_registered:
@@ -61,22 +61,22 @@ def needs_runtime(fn):
 
 
 def init(*, collective_timeout=None, finalize_at_exit=True):
-    """Starts the runtime now (tess_init): initialises MPI unless the host program
+    """Starts the runtime now (tess_runtime_init): initialises MPI unless the host program
     already did; without mpirun the process is a world of one rank. Idempotent.
     Optional: `collective_timeout` seconds bounding every collective (0: wait
-    forever; tess_set_collective_timeout, the same value on every rank), and
+    forever; tess_comm_set_collective_timeout, the same value on every rank), and
     `finalize_at_exit=False` to leave the runtime running at interpreter exit (the
     program then calls finalize() itself, say before mpi4py finalizes MPI).
     The runtime also starts by itself on the first call that needs it."""
     global _finalize_at_exit
     if collective_timeout is not None:
-        _capi.set_collective_timeout(float(collective_timeout))
+        _capi.comm_set_collective_timeout(float(collective_timeout))
     _finalize_at_exit = bool(finalize_at_exit)
     ensure_started()
 
 
 def finalize():
-    """Stops the runtime (tess_finalize; MPI_Finalize if tess_init initialised MPI).
+    """Stops the runtime (tess_runtime_finalize; MPI_Finalize if tess_runtime_init initialised MPI).
     Idempotent, and a no-op if it never started; the atexit hook then does nothing.
     Calls that need the runtime afterwards raise FailedPreconditionError."""
     global _state
@@ -84,7 +84,7 @@ def finalize():
         if _state != "started":
             return
         _state = "finalized"
-        _capi.finalize()
+        _capi.runtime_finalize()
 
 
 def _at_exit():
@@ -99,13 +99,13 @@ def _at_exit():
 def world_rank():
     """This process's rank in the world (starts the runtime)."""
     ensure_started()
-    return _capi.world_rank()
+    return _capi.runtime_world_rank()
 
 
 def world_size():
     """The number of ranks in the world (starts the runtime)."""
     ensure_started()
-    return _capi.world_size()
+    return _capi.runtime_world_size()
 
 
 CudaInfo = collections.namedtuple("CudaInfo", "built_with_cuda device_count")
@@ -118,7 +118,7 @@ def cuda_info():
     """Whether cuda placements can hold tensors here (CudaInfo): without a CUDA build
     their tensor calls raise UnimplementedError, with one but no device
     UnavailableError. Local; needs no runtime."""
-    built, count = _capi.cuda_info()
+    built, count = _capi.runtime_cuda_info()
     return CudaInfo(bool(built), count)
 
 

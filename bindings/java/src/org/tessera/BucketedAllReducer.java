@@ -49,7 +49,7 @@ public final class BucketedAllReducer extends Handle {
             + "] = " + counts[i] + " " + dtype + " elements need " + need);
       }
     }
-    TesseraJNI.bucketed_allreduce(
+    TesseraJNI.bucketed_allreducer_run(
         ptr(), this, buffers, counts, type, op, Handle.ptr(placement), placement);
   }
 

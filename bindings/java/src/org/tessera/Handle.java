@@ -44,7 +44,7 @@ abstract class Handle implements AutoCloseable {
       if (p == 0) {
         return;
       }
-      // Not during tess_init / tess_finalize, which must not race with any call.
+      // Not during tess_runtime_init / tess_runtime_finalize, which must not race with any call.
       Tessera.LIFECYCLE.readLock().lock();
       try {
         destroy.accept(p);

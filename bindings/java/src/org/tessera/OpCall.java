@@ -118,7 +118,7 @@ public final class OpCall extends Handle {
   /** Infers the SBP signature through this thread's inference cache. */
   public InferResult infer() {
     long[] out = {0};
-    TesseraJNI.infer(out, ptr(), this);
+    TesseraJNI.op_call_infer(out, ptr(), this);
     return new InferResult(out[0]);
   }
 
@@ -130,7 +130,7 @@ public final class OpCall extends Handle {
   /** The full explain record (uncached); see Explanation.failure(). */
   public Explanation explain() {
     long[] out = {0};
-    TesseraJNI.explain(out, ptr(), this);
+    TesseraJNI.op_call_explain(out, ptr(), this);
     return new Explanation(out[0]);
   }
 }

@@ -26,7 +26,7 @@ public final class PlanInstance extends Handle {
   public PlanInstance run(Tensor... inputs) {
     long[] handles = new long[inputs == null ? 0 : inputs.length];
     for (int i = 0; i < handles.length; ++i) handles[i] = Handle.ptr(inputs[i]);
-    TesseraJNI.plan_run(ptr(), this, handles);
+    TesseraJNI.plan_instance_run(ptr(), this, handles);
     java.lang.ref.Reference.reachabilityFence(inputs);
     return this;
   }
@@ -39,7 +39,7 @@ public final class PlanInstance extends Handle {
    * Collective, like {@link #run}.
    */
   public PlanInstance runLocal(ByteBuffer... locals) {
-    TesseraJNI.plan_run_local(ptr(), this, locals);
+    TesseraJNI.plan_instance_run_local(ptr(), this, locals);
     return this;
   }
 
@@ -112,7 +112,7 @@ public final class PlanInstance extends Handle {
   public PlanInstance push(double timeoutSeconds, Tensor... inputs) {
     long[] handles = new long[inputs == null ? 0 : inputs.length];
     for (int i = 0; i < handles.length; ++i) handles[i] = Handle.ptr(inputs[i]);
-    TesseraJNI.plan_push(ptr(), this, handles, timeoutSeconds);
+    TesseraJNI.plan_instance_push(ptr(), this, handles, timeoutSeconds);
     java.lang.ref.Reference.reachabilityFence(inputs);
     return this;
   }
@@ -123,7 +123,7 @@ public final class PlanInstance extends Handle {
    * DEADLINE_EXCEEDED when nothing was pushed in time. Collective.
    */
   public PlanInstance runPushed(double timeoutSeconds) {
-    TesseraJNI.plan_run_pushed(ptr(), this, timeoutSeconds);
+    TesseraJNI.plan_instance_run_pushed(ptr(), this, timeoutSeconds);
     return this;
   }
 
@@ -132,13 +132,13 @@ public final class PlanInstance extends Handle {
    * same way; the instance stays readable. Any thread.
    */
   public void closePipeline() {
-    TesseraJNI.plan_close(ptr(), this);
+    TesseraJNI.plan_instance_close(ptr(), this);
   }
 
   /** The number of the program's outputs. */
   public long numOutputs() {
     long[] out = {0};
-    TesseraJNI.plan_num_outputs(out, ptr(), this);
+    TesseraJNI.plan_instance_num_outputs(out, ptr(), this);
     return out[0];
   }
 
@@ -154,7 +154,7 @@ public final class PlanInstance extends Handle {
   /** Output {@code index} of the last run as a new tensor (a copy). Collective. */
   public Tensor output(long index) {
     long[] out = {0};
-    TesseraJNI.plan_output(out, ptr(), this, index("output", index));
+    TesseraJNI.plan_instance_output(out, ptr(), this, index("output", index));
     return new Tensor(out[0]);
   }
 
@@ -167,7 +167,7 @@ public final class PlanInstance extends Handle {
 
   private int dtypeCode(long index) {
     int[] out = {0};
-    TesseraJNI.plan_output_dtype(out, ptr(), this, index("outputDType", index));
+    TesseraJNI.plan_instance_output_dtype(out, ptr(), this, index("outputDType", index));
     return out[0];
   }
 
@@ -179,11 +179,11 @@ public final class PlanInstance extends Handle {
   /** The shape of this rank's piece of output {@code index}; FAILED_PRECONDITION outside. */
   public long[] outputLocalShape(long index) {
     long[] ndim = {0};
-    TesseraJNI.plan_output_local_ndim(ndim, ptr(), this, index("outputLocalShape", index));
+    TesseraJNI.plan_instance_output_local_ndim(ndim, ptr(), this, index("outputLocalShape", index));
     long[] dims = new long[(int) ndim[0]];
     for (int d = 0; d < dims.length; ++d) {
       long[] out = {0};
-      TesseraJNI.plan_output_local_dim(out, ptr(), this, index, d);
+      TesseraJNI.plan_instance_output_local_dim(out, ptr(), this, index, d);
       dims[d] = out[0];
     }
     return dims;
@@ -192,7 +192,7 @@ public final class PlanInstance extends Handle {
   /** The element count of this rank's piece of output {@code index} (0 outside). */
   public long outputLocalNumElements(long index) {
     long[] out = {0};
-    TesseraJNI.plan_output_local_num_elements(
+    TesseraJNI.plan_instance_output_local_num_elements(
         out, ptr(), this, index("outputLocalNumElements", index));
     return out[0];
   }
@@ -202,7 +202,7 @@ public final class PlanInstance extends Handle {
    * {@code out} from its start, allocating nothing. Local.
    */
   public void outputLocal(long index, ByteBuffer out) {
-    TesseraJNI.plan_output_local(out, ptr(), this, index("outputLocal", index));
+    TesseraJNI.plan_instance_output_local(out, ptr(), this, index("outputLocal", index));
   }
 
   private ByteBuffer local(String function, long index, int dtype) {
@@ -304,13 +304,13 @@ public final class PlanInstance extends Handle {
     long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0}, calls = {0}, heap = {0};
     TesseraJNI.plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, ptr(), this);
     long[] n = {0};
-    TesseraJNI.plan_num_mem_cases(n, ptr(), this);
+    TesseraJNI.plan_instance_num_mem_cases(n, ptr(), this);
     MemCase[] cases = new MemCase[(int) n[0]];
     for (int i = 0; i < cases.length; ++i) {
       long[] block = {0}, lower = {0}, noReuse = {0};
-      TesseraJNI.plan_mem_case_bytes(block, lower, noReuse, ptr(), this, i);
+      TesseraJNI.plan_instance_mem_case_bytes(block, lower, noReuse, ptr(), this, i);
       cases[i] = new MemCase(
-          TesseraJNI.plan_mem_case_name(ptr(), this, i), block[0], lower[0], noReuse[0]);
+          TesseraJNI.plan_instance_mem_case_name(ptr(), this, i), block[0], lower[0], noReuse[0]);
     }
     return new Stats(registers[0], steps[0], boxing[0], runs[0], calls[0], heap[0], cases);
   }

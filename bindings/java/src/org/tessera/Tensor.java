@@ -558,7 +558,7 @@ public final class Tensor extends Handle {
     long[] in = new long[inputs.length];
     for (int i = 0; i < inputs.length; ++i) in[i] = Handle.ptr(inputs[i]);
     long[] handles = new long[16];
-    TesseraJNI.apply(handles, Handle.ptr(call), call, in);
+    TesseraJNI.op_call_apply(handles, Handle.ptr(call), call, in);
     java.lang.ref.Reference.reachabilityFence(inputs);
     int n = 0;
     while (n < handles.length && handles[n] != 0) ++n;

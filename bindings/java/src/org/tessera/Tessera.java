@@ -122,8 +122,8 @@ public final class Tessera {
 
   /**
    * Guards the runtime's start and stop against other calls that may run on another
-   * thread without the caller's say: the Cleaner's destroys (tess_init and
-   * tess_finalize must not race with any call).
+   * thread without the caller's say: the Cleaner's destroys (tess_runtime_init and
+   * tess_runtime_finalize must not race with any call).
    */
   static final ReentrantReadWriteLock LIFECYCLE = new ReentrantReadWriteLock();
 
@@ -145,7 +145,7 @@ public final class Tessera {
       }
       LIFECYCLE.writeLock().lock();
       try {
-        TesseraJNI.init();
+        TesseraJNI.runtime_init();
       } finally {
         LIFECYCLE.writeLock().unlock();
       }
@@ -215,7 +215,7 @@ public final class Tessera {
   public static int worldRank() {
     init();
     int[] out = {0};
-    TesseraJNI.world_rank(out);
+    TesseraJNI.runtime_world_rank(out);
     return out[0];
   }
 
@@ -227,7 +227,7 @@ public final class Tessera {
   public static int worldSize() {
     init();
     int[] out = {0};
-    TesseraJNI.world_size(out);
+    TesseraJNI.runtime_world_size(out);
     return out[0];
   }
 
@@ -259,7 +259,7 @@ public final class Tessera {
   public static CudaInfo cudaInfo() {
     int[] built = {0};
     int[] count = {0};
-    TesseraJNI.cuda_info(built, count);
+    TesseraJNI.runtime_cuda_info(built, count);
     return new CudaInfo(built[0] != 0, count[0]);
   }
 
@@ -351,7 +351,7 @@ public final class Tessera {
    */
   public static Explanation explainLast() {
     long[] out = {0};
-    TesseraJNI.explain_last(out);
+    TesseraJNI.explanation_last(out);
     return new Explanation(out[0]);
   }
 
@@ -398,7 +398,7 @@ public final class Tessera {
   private static void box(ByteBuffer outLocal, ByteBuffer inLocal, long[] shape, int dtype,
       Placement srcPlacement, NdSbp src, Placement dstPlacement, NdSbp dst) {
     init();
-    TesseraJNI.box(outLocal, inLocal, shape, dtype, Handle.ptr(srcPlacement), srcPlacement,
+    TesseraJNI.boxing_run(outLocal, inLocal, shape, dtype, Handle.ptr(srcPlacement), srcPlacement,
         Handle.ptr(src), src, Handle.ptr(dstPlacement), dstPlacement, Handle.ptr(dst), dst);
   }
 
@@ -445,7 +445,7 @@ public final class Tessera {
     return out == null ? null : Tensor.toLongs(out);
   }
 
-  /** A buffer for this rank's destination piece (null outside dstPlacement), filled by tess_box. */
+  /** A buffer for this rank's destination piece (null outside dstPlacement), filled by tess_boxing_run. */
   private static ByteBuffer boxBuffer(ByteBuffer in, long[] shape, int dtype,
       Placement srcPlacement, NdSbp src, Placement dstPlacement, NdSbp dst) {
     ByteBuffer out = null;
@@ -496,7 +496,7 @@ public final class Tessera {
           + count * Tensor.dtypeSize(type));
     }
     init();
-    TesseraJNI.allreduce(buffer, count, type, op, Handle.ptr(placement), placement, algorithm);
+    TesseraJNI.comm_allreduce(buffer, count, type, op, Handle.ptr(placement), placement, algorithm);
   }
 
   /**
@@ -562,7 +562,7 @@ public final class Tessera {
    * @param seconds the limit; 0: none
    */
   public static void setCollectiveTimeout(double seconds) {
-    TesseraJNI.set_collective_timeout(seconds);
+    TesseraJNI.comm_set_collective_timeout(seconds);
   }
 
   /**
@@ -572,7 +572,7 @@ public final class Tessera {
    */
   public static double collectiveTimeout() {
     double[] out = {0};
-    TesseraJNI.collective_timeout(out);
+    TesseraJNI.comm_collective_timeout(out);
     return out[0];
   }
 }

@@ -47,12 +47,12 @@ public final class CollectivesTest {
       check(Arrays.equals(back, f), "box ByteBuffer");
       checkThrows(() -> Tessera.box(ByteBuffer.allocateDirect(136), in, shape, "f32", p, s0, p, b),
           Tessera.INVALID_ARGUMENT,
-          "tess_box: out_bytes is 136 but rank 0's dst piece (B on cpu:[0]) holds 35 f32 "
+          "tess_boxing_run: out_bytes is 136 but rank 0's dst piece (B on cpu:[0]) holds 35 f32 "
               + "elements, 140 bytes",
           "box short buffer");
       // Rank 0 holds 3 of the 5 rows of S(0) on cpu:[0,1].
       checkThrows(() -> Tessera.box(values(21, 0), shape, two, s0, p, b), Tessera.OUT_OF_RANGE,
-          "tess_box: Box: src placement cpu:[0,1] names rank 1 but the world has 1 ranks",
+          "tess_boxing_run: Box: src placement cpu:[0,1] names rank 1 but the world has 1 ranks",
           "box rank outside the world");
       try (BoxingPlan plan = Tessera.boxPlan(new long[] {6, 4}, "f32", two, s0, two, b)) {
         checkEq(plan.numSteps(), 1L, "plan steps");
@@ -92,10 +92,10 @@ public final class CollectivesTest {
       }
       checkThrows(() -> Tessera.allreduce(new float[2], 5, p, Tessera.ALLREDUCE_FLAT),
           Tessera.INVALID_ARGUMENT,
-          "tess_allreduce: op 5 is not a known reduce op (sum 0, max 1, min 2)", "bad op");
+          "tess_comm_allreduce: op 5 is not a known reduce op (sum 0, max 1, min 2)", "bad op");
       checkThrows(() -> Tessera.allreduce(new float[2], Tessera.REDUCE_SUM, p, 9),
           Tessera.INVALID_ARGUMENT,
-          "tess_allreduce: algorithm 9 is not flat 0, auto 1 or hierarchical 2", "bad algorithm");
+          "tess_comm_allreduce: algorithm 9 is not flat 0, auto 1 or hierarchical 2", "bad algorithm");
       checkThrows(() -> Tessera.allreduce(ByteBuffer.allocateDirect(8), 3, "f32",
           Tessera.REDUCE_SUM, p, Tessera.ALLREDUCE_FLAT), Tessera.INVALID_ARGUMENT,
           "Tessera.allreduce: buffer has 8 bytes but 3 f32 elements need 12", "short buffer");
@@ -121,7 +121,7 @@ public final class CollectivesTest {
       check(Arrays.equals(d[2], new double[] {3}), "bucketed f64");
       checkThrows(() -> r.allreduce(new ByteBuffer[] {null}, new long[] {4}, "f32",
           Tessera.REDUCE_SUM, null), Tessera.INVALID_ARGUMENT,
-          "tess_bucketed_allreduce: buffers[0] is NULL but counts[0] is 4", "null buffer");
+          "tess_bucketed_allreducer_run: buffers[0] is NULL but counts[0] is 4", "null buffer");
       checkThrows(() -> r.allreduce(new ByteBuffer[1], new long[2], "f32", Tessera.REDUCE_SUM,
           null), Tessera.INVALID_ARGUMENT, "1 buffers but 2 counts", "length mismatch");
     }
@@ -137,7 +137,7 @@ public final class CollectivesTest {
     Tessera.allreduce(f, Tessera.REDUCE_SUM, null, Tessera.ALLREDUCE_FLAT);
     check(Arrays.equals(f, values(3, 1)), "allreduce under a timeout");
     checkThrows(() -> Tessera.setCollectiveTimeout(Double.NaN), Tessera.INVALID_ARGUMENT,
-        "tess_set_collective_timeout: seconds is nan", "NaN timeout");
+        "tess_comm_set_collective_timeout: seconds is nan", "NaN timeout");
     Tessera.setCollectiveTimeout(0);
     checkEq(Tessera.collectiveTimeout(), 0.0, "timeout cleared");
   }

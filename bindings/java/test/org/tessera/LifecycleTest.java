@@ -14,10 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * handle is freed exactly once, by close() or by the Cleaner after collection.
  */
 public final class LifecycleTest {
-  /** Whether the C runtime has started: tess_world_rank fails before tess_init. */
+  /** Whether the C runtime has started: tess_runtime_world_rank fails before tess_runtime_init. */
   static boolean runtimeStarted() {
     try {
-      TesseraJNI.world_rank(new int[] {0});
+      TesseraJNI.runtime_world_rank(new int[] {0});
       return true;
     } catch (FailedPreconditionException e) {
       return false;
@@ -41,12 +41,12 @@ public final class LifecycleTest {
     Tessera.cudaInfo();
     Tessera.collectiveTimeout();
     check(!Tessera.isInitialized(), "loading and local calls initialise nothing");
-    check(!runtimeStarted(), "tess_world_rank fails before tess_init (no runtime, no MPI)");
-    checkThrows(() -> TesseraJNI.world_size(new int[] {0}), Tessera.FAILED_PRECONDITION,
+    check(!runtimeStarted(), "tess_runtime_world_rank fails before tess_runtime_init (no runtime, no MPI)");
+    checkThrows(() -> TesseraJNI.runtime_world_size(new int[] {0}), Tessera.FAILED_PRECONDITION,
         "", "world_size before init");
     checkEq(Tessera.worldRank(), 0, "worldRank starts the runtime");
     check(Tessera.isInitialized(), "initialised on first use");
-    check(runtimeStarted(), "tess_world_rank works after first use");
+    check(runtimeStarted(), "tess_runtime_world_rank works after first use");
     Tessera.init(); // idempotent
     checkEq(Tessera.worldSize(), 1, "worldSize");
   }

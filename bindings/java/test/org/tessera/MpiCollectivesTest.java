@@ -103,7 +103,7 @@ public final class MpiCollectivesTest {
       checkThrows(()
                       -> Tessera.box(shortIn, shape, p, n0, p, b),
           Tessera.INVALID_ARGUMENT,
-          "tess_box: in_bytes is " + 4 * shortIn.length + " but rank " + w.rank
+          "tess_boxing_run: in_bytes is " + 4 * shortIn.length + " but rank " + w.rank
               + "'s src piece (S(0) on " + p + ") holds " + in.length + " f32 elements, "
               + 4 * in.length + " bytes",
           "short piece");
@@ -111,7 +111,7 @@ public final class MpiCollectivesTest {
       checkThrows(()
                       -> Tessera.box(out, Tensor.bufferOf(in), shape, "f32", p, n0, p, b),
           Tessera.INVALID_ARGUMENT,
-          "tess_box: out_bytes is 136 but rank " + w.rank + "'s dst piece (B on " + p
+          "tess_boxing_run: out_bytes is 136 but rank " + w.rank + "'s dst piece (B on " + p
               + ") holds 35 f32 elements, 140 bytes",
           "short out buffer");
       Placement outside = sc.add(MpiLayout.onWorld(w.size + 1, B).placement());
@@ -241,7 +241,7 @@ public final class MpiCollectivesTest {
       checkThrows(()
                       -> r.allreduce(new float[][] {{1}}, 9, null),
           Tessera.INVALID_ARGUMENT,
-          "tess_bucketed_allreduce: op 9 is not a known reduce op (sum 0, max 1, min 2)", "bad op");
+          "tess_bucketed_allreducer_run: op 9 is not a known reduce op (sum 0, max 1, min 2)", "bad op");
     }
   }
 

@@ -189,10 +189,10 @@ public final class PlanTest {
       prog.markOutput(prog.addOp("relu", x)[0]);
       Plan plan = sc.add(prog.compile(1));
       PlanInstance inst = sc.add(plan.instantiate());
-      checkThrows(() -> inst.output(0), Tessera.FAILED_PRECONDITION, "tess_plan_output",
+      checkThrows(() -> inst.output(0), Tessera.FAILED_PRECONDITION, "tess_plan_instance_output",
           "output before a run");
       checkThrows(() -> inst.outputLocalFloatArray(0), Tessera.FAILED_PRECONDITION,
-          "tess_plan_output_local", "outputLocal before a run");
+          "tess_plan_instance_output_local", "outputLocal before a run");
       checkThrows(() -> inst.output(1), Tessera.OUT_OF_RANGE,
           "output index 1 but the program has 1 outputs", "output index 1");
       checkThrows(() -> inst.output(-1), Tessera.OUT_OF_RANGE,
@@ -208,13 +208,13 @@ public final class PlanTest {
       }
       // runLocal: the C API checks the count and each piece's byte size.
       checkThrows(() -> inst.runLocal(new float[6], new float[6]), Tessera.INVALID_ARGUMENT,
-          "tess_plan_run_local: the program takes 1 inputs but got 2", "runLocal two pieces");
+          "tess_plan_instance_run_local: the program takes 1 inputs but got 2", "runLocal two pieces");
       checkThrows(() -> inst.runLocal(new float[0][]), Tessera.INVALID_ARGUMENT,
           "the program takes 1 inputs but got 0", "runLocal no pieces");
       checkThrows(() -> inst.runLocal((ByteBuffer[]) null), Tessera.INVALID_ARGUMENT,
           "the program takes 1 inputs but got 0", "runLocal null array");
       checkThrows(() -> inst.runLocal(new float[5]), Tessera.INVALID_ARGUMENT,
-          "tess_plan_run_local: input #0 (\"x\") has 20 bytes but this rank's piece has 24",
+          "tess_plan_instance_run_local: input #0 (\"x\") has 20 bytes but this rank's piece has 24",
           "runLocal short piece");
       checkThrows(() -> inst.runLocal(Tensor.direct(28)), Tessera.INVALID_ARGUMENT,
           "input #0 (\"x\") has 28 bytes but this rank's piece has 24", "runLocal long buffer");
@@ -389,7 +389,7 @@ public final class PlanTest {
       checkThrows(() -> inst.runPushed(0), Tessera.DEADLINE_EXCEEDED, "nothing was pushed",
           "runPushed with nothing pushed");
       inst.closePipeline();
-      checkThrows(() -> inst.push(0, inputs[0]), Tessera.CANCELLED, "tess_plan_push",
+      checkThrows(() -> inst.push(0, inputs[0]), Tessera.CANCELLED, "tess_plan_instance_push",
           "push after closePipeline");
     }
   }

@@ -275,7 +275,7 @@ public final class TensorTest {
       try (OpCall call = new OpCall("scalar_add")) {
         checkThrows(() -> call.apply(x), Tessera.INVALID_ARGUMENT, "value", "missing attr");
         checkThrows(() -> call.apply(x, null), Tessera.INVALID_ARGUMENT,
-            "tess_apply: inputs[1] is NULL", "null input");
+            "tess_op_call_apply: inputs[1] is NULL", "null input");
       }
     }
   }

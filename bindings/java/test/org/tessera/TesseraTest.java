@@ -257,7 +257,7 @@ public final class TesseraTest {
     OpCall closed = new OpCall("relu");
     closed.close();
     checkThrows(() -> closed.infer(), Tessera.INVALID_ARGUMENT,
-        "tess_infer: argument \"call\" is NULL", "closed call");
+        "tess_op_call_infer: argument \"call\" is NULL", "closed call");
   }
 
   public static void main(String[] args) {

@@ -31,9 +31,9 @@ func main() {
 }
 
 func run(np int32) error {
-	// tess_world_size fails with FAILED_PRECONDITION until tess_init has run.
-	if err := capi.World_size([]int32{0}); !errors.Is(err, tessera.ErrFailedPrecondition) {
-		return fmt.Errorf("before the first call, tess_world_size gave %v: importing started the runtime", err)
+	// tess_runtime_world_size fails with FAILED_PRECONDITION until tess_runtime_init has run.
+	if err := capi.Runtime_world_size([]int32{0}); !errors.Is(err, tessera.ErrFailedPrecondition) {
+		return fmt.Errorf("before the first call, tess_runtime_world_size gave %v: importing started the runtime", err)
 	}
 	rank, err := tessera.WorldRank() // the first use starts the runtime
 	if err != nil {
