@@ -16,6 +16,8 @@
  * - Out-params are one-element arrays the wrapper fills on success: handles as long[]
  *   (the new pointer, owned by the caller), int32_t as int[], int64_t/size_t/uint64_t
  *   as long[] (uint64_t keeps its bits), double as double[].
+ * - Borrowed shapes, (const int64_t** out_dims, size_t* out_ndim), take a long[][]
+ *   holder whose element 0 receives a new long[] copy of the dims.
  * - (const int64_t*, size_t) takes long[], (const int32_t*, size_t) takes int[], and
  *   tess_nd_sbp_create's (kinds, split_axes, num_axes) takes int[] pairs
  *   {kind0, split0, kind1, split1, ...}. A null array is passed on as NULL.
@@ -137,6 +139,34 @@ TESS_JAVA_OUT(int64_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
 TESS_JAVA_OUT(uint64_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
 TESS_JAVA_OUT(size_t, "long[]", "jlongArray", jlong, SetLongArrayRegion)
 TESS_JAVA_OUT(double, "double[]", "jdoubleArray", jdouble, SetDoubleArrayRegion)
+
+/* --- Borrowed shapes --------------------------------------------------------------
+ * (const int64_t** out_dims, size_t* out_ndim) takes one long[][] holder: element 0
+ * receives a new long[] of the dims, copied inside the JNI call while the handle that
+ * lent them is alive (a borrowed pointer never reaches Java). On failure element 0 is
+ * left as it was and the status throws. */
+%typemap(jni) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) "jobjectArray"
+%typemap(jtype) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) "long[][]"
+%typemap(jstype) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) "long[][]"
+%typemap(javain) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) "$javainput"
+%typemap(in) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM)
+    (const int64_t* dims = NULL, size_t ndim = 0) {
+  if (!tess_java_check_out(jenv, (jarray)$input)) return $null;
+  $1 = &dims;
+  $2 = &ndim;
+}
+%typemap(argout) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) {
+  if (dims$argnum != NULL) {
+    jlongArray shape = (*jenv)->NewLongArray(jenv, (jsize)ndim$argnum);
+    if (shape == NULL) return $null; /* OutOfMemoryError is pending */
+    if (ndim$argnum > 0) {
+      (*jenv)->SetLongArrayRegion(jenv, shape, 0, (jsize)ndim$argnum,
+                                  (const jlong*)dims$argnum);
+    }
+    (*jenv)->SetObjectArrayElement(jenv, $input, 0, shape);
+    (*jenv)->DeleteLocalRef(jenv, shape);
+  }
+}
 
 /* --- Array inputs ---------------------------------------------------------------- */
 %define TESS_JAVA_ARRAY(CTYPE, JARRAY, JNIARRAY, JELEM, GETELEMENTS, RELEASEELEMENTS)

@@ -24,6 +24,19 @@ abstract class Handle implements AutoCloseable {
   static volatile LongConsumer destroyHook = null;
 
   /**
+   * {@code shape[dim]} of a shape a borrowed-shape getter returned, or
+   * OutOfRangeException naming {@code function}, the dim and the shape's rank.
+   */
+  static long dimOf(String function, long[] shape, long dim) {
+    if (dim < 0 || dim >= shape.length) {
+      throw new OutOfRangeException(function + ": dim " + dim + " is outside the shape "
+          + java.util.Arrays.toString(shape).replace(" ", "") + " (" + shape.length
+          + " dims)");
+    }
+    return shape[(int) dim];
+  }
+
+  /**
    * The pointer and how to destroy it. It must not refer to the Handle (the Cleaner
    * would then keep it reachable forever).
    */

@@ -26,15 +26,9 @@ public final class InferResult extends Handle {
 
   /** Output {@code output}'s logical shape. */
   public long[] outputShape(long output) {
-    long[] ndim = {0};
-    TesseraJNI.infer_result_output_ndim(ndim, ptr(), this, output);
-    long[] dims = new long[(int) ndim[0]];
-    for (int d = 0; d < dims.length; ++d) {
-      long[] dim = {0};
-      TesseraJNI.infer_result_output_dim(dim, ptr(), this, output, d);
-      dims[d] = dim[0];
-    }
-    return dims;
+    long[][] out = {null};
+    TesseraJNI.infer_result_output_shape(out, ptr(), this, output);
+    return out[0];
   }
 
   /** Output {@code output}'s dtype name, e.g. "f32". */

@@ -36,23 +36,19 @@ public final class Layout extends Handle {
 
   /** The number of dims. */
   public long ndim() {
-    long[] out = {0};
-    TesseraJNI.layout_ndim(out, ptr(), this);
-    return out[0];
+    return localShape().length;
   }
 
-  /** The local tensor's size along {@code dim}. */
+  /** The local tensor's size along {@code dim}; OUT_OF_RANGE past the last dim. */
   public long localDim(long dim) {
-    long[] out = {0};
-    TesseraJNI.layout_local_dim(out, ptr(), this, dim);
-    return out[0];
+    return dimOf("Layout.localDim", localShape(), dim);
   }
 
-  /** The local tensor's shape. */
+  /** The local tensor's shape (a new array). */
   public long[] localShape() {
-    long[] dims = new long[(int) ndim()];
-    for (int dim = 0; dim < dims.length; ++dim) dims[dim] = localDim(dim);
-    return dims;
+    long[][] out = {null};
+    TesseraJNI.layout_local_shape(out, ptr(), this);
+    return out[0];
   }
 
   /** {begin, end}: the logical index range held along {@code dim}. */

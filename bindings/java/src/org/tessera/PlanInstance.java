@@ -178,15 +178,10 @@ public final class PlanInstance extends Handle {
 
   /** The shape of this rank's piece of output {@code index}; FAILED_PRECONDITION outside. */
   public long[] outputLocalShape(long index) {
-    long[] ndim = {0};
-    TesseraJNI.plan_instance_output_local_ndim(ndim, ptr(), this, index("outputLocalShape", index));
-    long[] dims = new long[(int) ndim[0]];
-    for (int d = 0; d < dims.length; ++d) {
-      long[] out = {0};
-      TesseraJNI.plan_instance_output_local_dim(out, ptr(), this, index, d);
-      dims[d] = out[0];
-    }
-    return dims;
+    long[][] out = {null};
+    TesseraJNI.plan_instance_output_local_shape(out, ptr(), this,
+        index("outputLocalShape", index));
+    return out[0];
   }
 
   /** The element count of this rank's piece of output {@code index} (0 outside). */

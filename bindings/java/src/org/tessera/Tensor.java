@@ -269,23 +269,19 @@ public final class Tensor extends Handle {
 
   /** The number of logical dims. */
   public long ndim() {
-    long[] out = {0};
-    TesseraJNI.tensor_ndim(out, ptr(), this);
-    return out[0];
+    return shape().length;
   }
 
-  /** The logical size along {@code dim}. */
+  /** The logical size along {@code dim}; OUT_OF_RANGE past the last dim. */
   public long dim(long dim) {
-    long[] out = {0};
-    TesseraJNI.tensor_dim(out, ptr(), this, dim);
-    return out[0];
+    return dimOf("Tensor.dim", shape(), dim);
   }
 
-  /** The logical shape. */
+  /** The logical shape (a new array). */
   public long[] shape() {
-    long[] dims = new long[(int) ndim()];
-    for (int d = 0; d < dims.length; ++d) dims[d] = dim(d);
-    return dims;
+    long[][] out = {null};
+    TesseraJNI.tensor_shape(out, ptr(), this);
+    return out[0];
   }
 
   /** The logical element count. */
@@ -329,15 +325,9 @@ public final class Tensor extends Handle {
 
   /** This rank's piece's shape; FAILED_PRECONDITION outside the placement. */
   public long[] localShape() {
-    long[] ndim = {0};
-    TesseraJNI.tensor_local_ndim(ndim, ptr(), this);
-    long[] dims = new long[(int) ndim[0]];
-    for (int d = 0; d < dims.length; ++d) {
-      long[] out = {0};
-      TesseraJNI.tensor_local_dim(out, ptr(), this, d);
-      dims[d] = out[0];
-    }
-    return dims;
+    long[][] out = {null};
+    TesseraJNI.tensor_local_shape(out, ptr(), this);
+    return out[0];
   }
 
   /** This rank's piece's element count (0 outside the placement). */

@@ -154,6 +154,42 @@ public final class Tessera {
   }
 
   /**
+   * Starts the runtime with {@code options} (tess_runtime_init_with_options): as
+   * {@link #init()}, the options applied before MPI starts. Called again once started,
+   * the library still checks the options and applies the timeout. INVALID_ARGUMENT,
+   * naming the field, for a bad value (a cudaDevice below -1, a NaN timeout);
+   * UNIMPLEMENTED for a cudaDevice in a build without CUDA; nothing starts then.
+   *
+   * @param options the options; see {@link InitOptions#builder()}
+   */
+  public static void init(InitOptions options) {
+    if (options == null) {
+      throw new InvalidArgumentException("Tessera.init: options is null");
+    }
+    synchronized (Tessera.class) {
+      LIFECYCLE.writeLock().lock();
+      try {
+        TesseraJNI.runtime_init_with_options(options.collectiveTimeoutSeconds(),
+            options.cudaDevice());
+      } finally {
+        LIFECYCLE.writeLock().unlock();
+      }
+      started = true;
+    }
+  }
+
+  /**
+   * A host caching allocator's counters now. Local; needs no runtime.
+   *
+   * @param allocator {@link Allocator#HOST} or {@link Allocator#HOST_THREAD} (the
+   *     calling thread's)
+   * @return an immutable snapshot
+   */
+  public static AllocatorStats allocatorStats(Allocator allocator) {
+    return AllocatorStats.read(allocator);
+  }
+
+  /**
    * Whether this process started the runtime through the binding ({@link #init()} or a
    * call that needs it), also once it has shut down.
    *

@@ -82,7 +82,7 @@ public final class LifecycleTest {
       checkSubclass(() -> Layout.create(p, s, new long[] {6, 5}, 9), NotFoundException.class,
           Tessera.NOT_FOUND, "rank 9 is not in placement cpu:[[0,1],[2,3]]", "rank 9");
       checkSubclass(() -> l.localDim(2), OutOfRangeException.class, Tessera.OUT_OF_RANGE,
-          "tess_layout_local_dim: dim 2 is outside a layout of 2 dims", "localDim 2");
+          "Layout.localDim: dim 2 is outside the shape [3,2] (2 dims)", "localDim 2");
       checkSubclass(() -> Tensor.fromHost(null, new long[] {2}, "bf16", p, s),
           UnimplementedException.class, Tessera.UNIMPLEMENTED, "dtype bf16 is reserved",
           "bf16");

@@ -72,7 +72,7 @@ public final class TensorTest {
       checkThrows(() -> i.localFloatArray(), Tessera.INVALID_ARGUMENT,
           "the tensor is i32, not f32", "wrong local dtype");
       checkThrows(() -> f.dim(2), Tessera.OUT_OF_RANGE,
-          "tess_tensor_dim: dim 2 is outside the tensor of shape [2,3]", "dim 2");
+          "Tensor.dim: dim 2 is outside the shape [2,3] (2 dims)", "dim 2");
     }
     try (Tensor local = Tensor.fromLocal(X, new long[] {3, 2}, p, s0, null);
         Tensor given = Tensor.fromLocal(X, new long[] {3, 2}, p, s0, new long[] {3, 2});

@@ -38,7 +38,7 @@ public final class TesseraTest {
       checkEq(l.localDim(1), 2L, "localDim");
       checkEq(l.numElements(), 6L, "numElements");
       checkThrows(() -> l.localDim(2), Tessera.OUT_OF_RANGE,
-          "tess_layout_local_dim: dim 2 is outside a layout of 2 dims", "localDim 2");
+          "Layout.localDim: dim 2 is outside the shape [3,2] (2 dims)", "localDim 2");
       checkThrows(() -> l.range(5), Tessera.OUT_OF_RANGE, "dim 5", "range 5");
       checkThrows(() -> Tessera.layout(p, s, new long[] {6, 5}, 9), Tessera.NOT_FOUND,
           "rank 9 is not in placement cpu:[[0,1],[2,3]]", "rank 9");
@@ -162,7 +162,7 @@ public final class TesseraTest {
       check(e.json().contains("\"chosen\": 0,"), "explain json");
       checkEq(e.failure(), "", "explain failure");
       checkThrows(() -> r.outputShape(1), Tessera.OUT_OF_RANGE,
-          "tess_infer_result_output_ndim: output 1 is outside a result with 1 output",
+          "tess_infer_result_output_shape: output 1 is outside a result with 1 output",
           "outputShape 1");
       checkThrows(() -> r.inputNdSbp(2), Tessera.OUT_OF_RANGE,
           "input 2 is outside a result with 2 inputs", "inputNdSbp 2");
