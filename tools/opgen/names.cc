@@ -94,7 +94,7 @@ AttrTypeNames TypeNames(AttrType t) {
       return {"Union[int, Sequence[int]]",   "as_ints($)", "long[]",
               "$ == null ? new long[0] : $", "[]int64",    "$"};
     case AttrType::kDType:
-      return {"Any", "as_dtype($)", "String", "Tessera.dtypeParse($)", "string", "int($Code)"};
+      return {"Any", "as_dtype($)", "String", "DType.parse($)", "string", "int($Code)"};
   }
   return {"Any", "$", "Object", "$", "any", "$"};
 }

@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#ABORTED}: the operation was aborted. */
+/** Status {@link Status#ABORTED}: the operation was aborted. */
 public class AbortedException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class AbortedException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public AbortedException(String message) {
-    super(Tessera.ABORTED, message);
+    super(Status.ABORTED, message);
   }
 }

@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#ALREADY_EXISTS}: something to create exists already. */
+/** Status {@link Status#ALREADY_EXISTS}: something to create exists already. */
 public class AlreadyExistsException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class AlreadyExistsException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public AlreadyExistsException(String message) {
-    super(Tessera.ALREADY_EXISTS, message);
+    super(Status.ALREADY_EXISTS, message);
   }
 }

@@ -15,7 +15,7 @@ public final class BoxingPlan extends Handle {
   public static BoxingPlan create(long[] shape, String dtype, Placement srcPlacement, NdSbp src,
       Placement dstPlacement, NdSbp dst) {
     long[] out = {0};
-    TesseraJNI.boxing_plan_create(out, shape, Tessera.dtypeParse(dtype), Handle.ptr(srcPlacement),
+    TesseraJNI.boxing_plan_create(out, shape, DType.parse(dtype), Handle.ptr(srcPlacement),
         srcPlacement, Handle.ptr(src), src, Handle.ptr(dstPlacement), dstPlacement, Handle.ptr(dst),
         dst);
     return new BoxingPlan(out[0]);

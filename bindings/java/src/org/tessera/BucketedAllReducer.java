@@ -37,14 +37,14 @@ public final class BucketedAllReducer extends Handle {
   public void allreduce(ByteBuffer[] buffers, long[] counts, String dtype, int op,
       Placement placement) {
     if (buffers.length != counts.length) {
-      throw TesseraException.of(Tessera.INVALID_ARGUMENT, "BucketedAllReducer.allreduce: "
+      throw TesseraException.of(Status.INVALID_ARGUMENT, "BucketedAllReducer.allreduce: "
           + buffers.length + " buffers but " + counts.length + " counts");
     }
-    int type = Tessera.dtypeParse(dtype);
+    int type = DType.parse(dtype);
     for (int i = 0; i < buffers.length; ++i) {
-      long need = counts[i] * Tensor.dtypeSize(type);
+      long need = counts[i] * DType.size(type);
       if (buffers[i] != null && buffers[i].capacity() < need) {
-        throw TesseraException.of(Tessera.INVALID_ARGUMENT, "BucketedAllReducer.allreduce: "
+        throw TesseraException.of(Status.INVALID_ARGUMENT, "BucketedAllReducer.allreduce: "
             + "buffers[" + i + "] has " + buffers[i].capacity() + " bytes but counts[" + i
             + "] = " + counts[i] + " " + dtype + " elements need " + need);
       }
@@ -58,7 +58,7 @@ public final class BucketedAllReducer extends Handle {
     ByteBuffer[] buffers = new ByteBuffer[arrays.length];
     long[] counts = new long[arrays.length];
     for (int i = 0; i < arrays.length; ++i) {
-      buffers[i] = Tensor.bufferOf(arrays[i]);
+      buffers[i] = HostBuffers.bufferOf(arrays[i]);
       counts[i] = arrays[i].length;
     }
     allreduce(buffers, counts, "f32", op, placement);
@@ -70,7 +70,7 @@ public final class BucketedAllReducer extends Handle {
     ByteBuffer[] buffers = new ByteBuffer[arrays.length];
     long[] counts = new long[arrays.length];
     for (int i = 0; i < arrays.length; ++i) {
-      buffers[i] = Tensor.bufferOf(arrays[i]);
+      buffers[i] = HostBuffers.bufferOf(arrays[i]);
       counts[i] = arrays[i].length;
     }
     allreduce(buffers, counts, "f64", op, placement);

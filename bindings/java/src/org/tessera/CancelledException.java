@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#CANCELLED}: the operation was cancelled (a closed plan pipeline). */
+/** Status {@link Status#CANCELLED}: the operation was cancelled (a closed plan pipeline). */
 public class CancelledException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class CancelledException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public CancelledException(String message) {
-    super(Tessera.CANCELLED, message);
+    super(Status.CANCELLED, message);
   }
 }

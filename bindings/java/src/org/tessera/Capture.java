@@ -72,7 +72,7 @@ public final class Capture implements AutoCloseable {
       NdSbp ndSbp) {
     checkMine("placeholder");
     long[] out = {0};
-    TesseraJNI.capture_placeholder(out, name, shape, Tessera.dtypeParse(dtype),
+    TesseraJNI.capture_placeholder(out, name, shape, DType.parse(dtype),
         Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return new Tensor(out[0]);
   }

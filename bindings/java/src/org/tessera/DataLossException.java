@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#DATA_LOSS}: data was lost or corrupted. */
+/** Status {@link Status#DATA_LOSS}: data was lost or corrupted. */
 public class DataLossException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class DataLossException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public DataLossException(String message) {
-    super(Tessera.DATA_LOSS, message);
+    super(Status.DATA_LOSS, message);
   }
 }

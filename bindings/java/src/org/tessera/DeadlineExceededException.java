@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#DEADLINE_EXCEEDED}: A collective or a wait ran past its timeout. */
+/** Status {@link Status#DEADLINE_EXCEEDED}: A collective or a wait ran past its timeout. */
 public class DeadlineExceededException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class DeadlineExceededException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public DeadlineExceededException(String message) {
-    super(Tessera.DEADLINE_EXCEEDED, message);
+    super(Status.DEADLINE_EXCEEDED, message);
   }
 }

@@ -1,7 +1,7 @@
 package org.tessera;
 
 /**
- * Status {@link Tessera#FAILED_PRECONDITION}: the state does not allow the call: before init, no
+ * Status {@link Status#FAILED_PRECONDITION}: the state does not allow the call: before init, no
  * active capture, a rank outside the placement.
  */
 public class FailedPreconditionException extends TesseraException {
@@ -13,6 +13,6 @@ public class FailedPreconditionException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public FailedPreconditionException(String message) {
-    super(Tessera.FAILED_PRECONDITION, message);
+    super(Status.FAILED_PRECONDITION, message);
   }
 }

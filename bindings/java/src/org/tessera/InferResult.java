@@ -35,7 +35,7 @@ public final class InferResult extends Handle {
   public String outputDType(long output) {
     int[] out = {0};
     TesseraJNI.infer_result_output_dtype(out, ptr(), this, output);
-    return Tessera.dtypeName(out[0]);
+    return DType.name(out[0]);
   }
 
   /** Output {@code output}'s placement (a new handle). */

@@ -60,7 +60,7 @@ public final class InitOptions {
     private Builder() {}
 
     /**
-     * Bounds every collective (as {@link Tessera#setCollectiveTimeout}), applied
+     * Bounds every collective (as {@link Collectives#setCollectiveTimeout}), applied
      * before MPI starts. NaN or infinite: INVALID_ARGUMENT at init.
      *
      * @param seconds 0: wait forever; negative (the default): keep the process default

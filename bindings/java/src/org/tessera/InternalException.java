@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#INTERNAL}: A bug inside Tessera or a backend (MPI, CUDA) failure. */
+/** Status {@link Status#INTERNAL}: A bug inside Tessera or a backend (MPI, CUDA) failure. */
 public class InternalException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class InternalException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public InternalException(String message) {
-    super(Tessera.INTERNAL, message);
+    super(Status.INTERNAL, message);
   }
 }

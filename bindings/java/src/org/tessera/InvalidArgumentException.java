@@ -1,7 +1,7 @@
 package org.tessera;
 
 /**
- * Status {@link Tessera#INVALID_ARGUMENT}: an argument is wrong whatever the state: a NULL handle,
+ * Status {@link Status#INVALID_ARGUMENT}: an argument is wrong whatever the state: a NULL handle,
  * a bad shape, a malformed text.
  */
 public class InvalidArgumentException extends TesseraException {
@@ -13,6 +13,6 @@ public class InvalidArgumentException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public InvalidArgumentException(String message) {
-    super(Tessera.INVALID_ARGUMENT, message);
+    super(Status.INVALID_ARGUMENT, message);
   }
 }

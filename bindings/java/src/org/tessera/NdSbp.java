@@ -11,6 +11,18 @@ public final class NdSbp extends Handle {
     super(pointer, TesseraJNI::delete_NdSbp);
   }
 
+  // SBP kinds of one placement axis.
+  /** TESS_SBP_SPLIT from tessera.h. */
+  public static final int SPLIT = TesseraJNI.SBP_SPLIT_get();
+  /** TESS_SBP_BROADCAST from tessera.h. */
+  public static final int BROADCAST = TesseraJNI.SBP_BROADCAST_get();
+  /** TESS_SBP_PARTIAL_SUM from tessera.h. */
+  public static final int PARTIAL_SUM = TesseraJNI.SBP_PARTIAL_SUM_get();
+  /** TESS_SBP_PARTIAL_MAX from tessera.h. */
+  public static final int PARTIAL_MAX = TesseraJNI.SBP_PARTIAL_MAX_get();
+  /** TESS_SBP_PARTIAL_MIN from tessera.h. */
+  public static final int PARTIAL_MIN = TesseraJNI.SBP_PARTIAL_MIN_get();
+
   /** Parses "(S(0), B)", "S(1)", "P", "P(max)", "(P(min), S(0))". */
   public static NdSbp parse(String text) {
     long[] out = {0};
@@ -18,7 +30,7 @@ public final class NdSbp extends Handle {
     return new NdSbp(out[0]);
   }
 
-  /** kinds[i] (Tessera.SBP_*) with splitAxes[i] (ignored unless a split). */
+  /** kinds[i] (SPLIT, BROADCAST, PARTIAL_*) with splitAxes[i] (ignored unless a split). */
   public static NdSbp create(int[] kinds, int[] splitAxes) {
     if (kinds.length != splitAxes.length) {
       throw new IllegalArgumentException("NdSbp.create: " + kinds.length + " kinds but "
@@ -53,7 +65,7 @@ public final class NdSbp extends Handle {
     return out[0];
   }
 
-  /** The SBP kind (Tessera.SBP_*) of hierarchy axis {@code axis}. */
+  /** The SBP kind (SPLIT, BROADCAST, PARTIAL_*) of hierarchy axis {@code axis}. */
   public int kind(long axis) {
     return get(axis)[0];
   }

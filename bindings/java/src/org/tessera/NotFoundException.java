@@ -1,7 +1,7 @@
 package org.tessera;
 
 /**
- * Status {@link Tessera#NOT_FOUND}: something named does not exist: an op, a rank in a placement.
+ * Status {@link Status#NOT_FOUND}: something named does not exist: an op, a rank in a placement.
  */
 public class NotFoundException extends TesseraException {
   private static final long serialVersionUID = 1L;
@@ -12,6 +12,6 @@ public class NotFoundException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public NotFoundException(String message) {
-    super(Tessera.NOT_FOUND, message);
+    super(Status.NOT_FOUND, message);
   }
 }

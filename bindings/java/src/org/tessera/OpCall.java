@@ -73,13 +73,13 @@ public final class OpCall extends Handle {
 
   /** Sets a dtype attribute from its name, e.g. "f64". */
   public OpCall attr(String name, String dtype) {
-    TesseraJNI.op_call_set_attr_dtype(ptr(), this, name, Tessera.dtypeParse(dtype));
+    TesseraJNI.op_call_set_attr_dtype(ptr(), this, name, DType.parse(dtype));
     return this;
   }
 
   /** Appends the next input: {@code shape}, dtype name ("f32"), placement and nd-sbp. */
   public OpCall input(long[] shape, String dtype, Placement placement, NdSbp ndSbp) {
-    TesseraJNI.op_call_add_input(ptr(), this, shape, Tessera.dtypeParse(dtype),
+    TesseraJNI.op_call_add_input(ptr(), this, shape, DType.parse(dtype),
         Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return this;
   }

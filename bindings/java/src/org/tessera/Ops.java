@@ -73,7 +73,7 @@ public final class Ops {
   /** x converted to dtype. Attributes: dtype: dtype = required. */
   public static Tensor cast(Tensor x, String dtype) {
     long[] out = {0};
-    TesseraJNI.cast(out, Handle.ptr(x), x, Tessera.dtypeParse(dtype));
+    TesseraJNI.cast(out, Handle.ptr(x), x, DType.parse(dtype));
     return new Tensor(out[0]);
   }
 

@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#OUT_OF_RANGE}: an index or rank lies outside its range. */
+/** Status {@link Status#OUT_OF_RANGE}: an index or rank lies outside its range. */
 public class OutOfRangeException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class OutOfRangeException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public OutOfRangeException(String message) {
-    super(Tessera.OUT_OF_RANGE, message);
+    super(Status.OUT_OF_RANGE, message);
   }
 }

@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#PERMISSION_DENIED}: the caller may not do this. */
+/** Status {@link Status#PERMISSION_DENIED}: the caller may not do this. */
 public class PermissionDeniedException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class PermissionDeniedException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public PermissionDeniedException(String message) {
-    super(Tessera.PERMISSION_DENIED, message);
+    super(Status.PERMISSION_DENIED, message);
   }
 }

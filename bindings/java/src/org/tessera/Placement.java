@@ -11,6 +11,11 @@ public final class Placement extends Handle {
     super(pointer, TesseraJNI::delete_Placement);
   }
 
+  /** TESS_DEVICE_CPU from tessera.h. */
+  public static final int DEVICE_CPU = TesseraJNI.DEVICE_CPU_get();
+  /** TESS_DEVICE_CUDA from tessera.h. */
+  public static final int DEVICE_CUDA = TesseraJNI.DEVICE_CUDA_get();
+
   /** Parses "cpu:[0,1,2,3]", "cuda:[[0,1],[2,3]]", "cpu:0-3", "cpu:[0-1,4]". */
   public static Placement parse(String text) {
     long[] out = {0};
@@ -37,7 +42,7 @@ public final class Placement extends Handle {
     return TesseraJNI.placement_string(ptr(), this);
   }
 
-  /** Tessera.DEVICE_CPU or Tessera.DEVICE_CUDA. */
+  /** DEVICE_CPU or DEVICE_CUDA. */
   public int deviceType() {
     int[] out = {0};
     TesseraJNI.placement_device_type(out, ptr(), this);

@@ -57,15 +57,15 @@ public final class PlanInstance extends Handle {
       if (a == null) {
         continue;
       } else if (a instanceof float[]) {
-        buffers[i] = Tensor.bufferOf((float[]) a);
+        buffers[i] = HostBuffers.bufferOf((float[]) a);
       } else if (a instanceof double[]) {
-        buffers[i] = Tensor.bufferOf((double[]) a);
+        buffers[i] = HostBuffers.bufferOf((double[]) a);
       } else if (a instanceof int[]) {
-        buffers[i] = Tensor.bufferOf((int[]) a);
+        buffers[i] = HostBuffers.bufferOf((int[]) a);
       } else if (a instanceof long[]) {
-        buffers[i] = Tensor.bufferOf((long[]) a);
+        buffers[i] = HostBuffers.bufferOf((long[]) a);
       } else {
-        throw TesseraException.of(Tessera.INVALID_ARGUMENT, "PlanInstance." + function
+        throw TesseraException.of(Status.INVALID_ARGUMENT, "PlanInstance." + function
             + ": locals[" + i + "] is a " + a.getClass().getSimpleName()
             + ", not a float[], double[], int[] or long[]");
       }
@@ -145,7 +145,7 @@ public final class PlanInstance extends Handle {
   /** size_t would turn a negative index into a huge one; name the one the caller gave. */
   private static long index(String function, long index) {
     if (index < 0) {
-      throw TesseraException.of(Tessera.OUT_OF_RANGE,
+      throw TesseraException.of(Status.OUT_OF_RANGE,
           "PlanInstance." + function + ": output index " + index + " is negative");
     }
     return index;
@@ -173,7 +173,7 @@ public final class PlanInstance extends Handle {
 
   /** Output {@code index}'s dtype name, e.g. "f32". */
   public String outputDType(long index) {
-    return Tessera.dtypeName(dtypeCode(index));
+    return DType.name(dtypeCode(index));
   }
 
   /** The shape of this rank's piece of output {@code index}; FAILED_PRECONDITION outside. */
@@ -203,34 +203,34 @@ public final class PlanInstance extends Handle {
   private ByteBuffer local(String function, long index, int dtype) {
     int have = dtypeCode(index);
     if (have != dtype) {
-      throw TesseraException.of(Tessera.INVALID_ARGUMENT, "PlanInstance." + function
-          + ": output #" + index + " is " + Tessera.dtypeName(have) + ", not "
-          + Tessera.dtypeName(dtype));
+      throw TesseraException.of(Status.INVALID_ARGUMENT, "PlanInstance." + function
+          + ": output #" + index + " is " + DType.name(have) + ", not "
+          + DType.name(dtype));
     }
     ByteBuffer b =
-        Tensor.direct(outputLocalNumElements(index) * Tensor.dtypeSize(dtype));
+        HostBuffers.direct(outputLocalNumElements(index) * DType.size(dtype));
     outputLocal(index, b);
     return b;
   }
 
   /** A copy of this rank's piece of f32 output {@code index}; likewise for the other types. */
   public float[] outputLocalFloatArray(long index) {
-    return Tensor.toFloats(local("outputLocalFloatArray", index, Tessera.DTYPE_F32));
+    return HostBuffers.toFloats(local("outputLocalFloatArray", index, DType.F32));
   }
 
   /** The same for an f64 output. */
   public double[] outputLocalDoubleArray(long index) {
-    return Tensor.toDoubles(local("outputLocalDoubleArray", index, Tessera.DTYPE_F64));
+    return HostBuffers.toDoubles(local("outputLocalDoubleArray", index, DType.F64));
   }
 
   /** The same for an i32 output. */
   public int[] outputLocalIntArray(long index) {
-    return Tensor.toInts(local("outputLocalIntArray", index, Tessera.DTYPE_I32));
+    return HostBuffers.toInts(local("outputLocalIntArray", index, DType.I32));
   }
 
   /** The same for an i64 output. */
   public long[] outputLocalLongArray(long index) {
-    return Tensor.toLongs(local("outputLocalLongArray", index, Tessera.DTYPE_I64));
+    return HostBuffers.toLongs(local("outputLocalLongArray", index, DType.I64));
   }
 
   /** One memory case's register memory: its packed block, the lower bound, no reuse. */

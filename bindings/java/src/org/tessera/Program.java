@@ -32,7 +32,7 @@ public final class Program extends Handle {
   public long addInput(String name, long[] shape, String dtype, Placement placement,
       NdSbp ndSbp) {
     long[] out = {0};
-    TesseraJNI.program_add_input(out, ptr(), this, name, shape, Tessera.dtypeParse(dtype),
+    TesseraJNI.program_add_input(out, ptr(), this, name, shape, DType.parse(dtype),
         Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return out[0];
   }

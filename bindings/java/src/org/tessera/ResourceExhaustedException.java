@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#RESOURCE_EXHAUSTED}: memory or another resource ran out. */
+/** Status {@link Status#RESOURCE_EXHAUSTED}: memory or another resource ran out. */
 public class ResourceExhaustedException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class ResourceExhaustedException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public ResourceExhaustedException(String message) {
-    super(Tessera.RESOURCE_EXHAUSTED, message);
+    super(Status.RESOURCE_EXHAUSTED, message);
   }
 }

@@ -24,7 +24,7 @@ public final class Tensor extends Handle {
   /** Product of the dims; INVALID_ARGUMENT (as the C API would) for a negative one. */
   private static long count(String function, long[] shape) {
     if (shape == null) {
-      throw TesseraException.of(Tessera.INVALID_ARGUMENT, function + ": shape is null");
+      throw TesseraException.of(Status.INVALID_ARGUMENT, function + ": shape is null");
     }
     long n = 1;
     for (long d : shape) n *= Math.max(d, 0);
@@ -38,79 +38,18 @@ public final class Tensor extends Handle {
   private static void checkLength(String function, long length, long[] shape) {
     long want = count(function, shape);
     if (length != want) {
-      throw TesseraException.of(Tessera.INVALID_ARGUMENT, function + ": data has " + length
+      throw TesseraException.of(Status.INVALID_ARGUMENT, function + ": data has " + length
           + " elements but shape " + text(shape) + " needs " + want);
     }
-  }
-
-  static ByteBuffer direct(long bytes) {
-    return ByteBuffer.allocateDirect((int) bytes).order(java.nio.ByteOrder.nativeOrder());
-  }
-
-  static ByteBuffer bufferOf(float[] data) {
-    ByteBuffer b = direct(4L * data.length);
-    b.asFloatBuffer().put(data);
-    return b;
-  }
-
-  static ByteBuffer bufferOf(double[] data) {
-    ByteBuffer b = direct(8L * data.length);
-    b.asDoubleBuffer().put(data);
-    return b;
-  }
-
-  static ByteBuffer bufferOf(int[] data) {
-    ByteBuffer b = direct(4L * data.length);
-    b.asIntBuffer().put(data);
-    return b;
-  }
-
-  static ByteBuffer bufferOf(long[] data) {
-    ByteBuffer b = direct(8L * data.length);
-    b.asLongBuffer().put(data);
-    return b;
-  }
-
-  /** The whole of {@code b} (native order) as a new float[]: the inverse of bufferOf. */
-  static float[] toFloats(ByteBuffer b) {
-    float[] a = new float[b.capacity() / 4];
-    b.asFloatBuffer().get(a);
-    return a;
-  }
-
-  /** The whole of {@code b} (native order) as a new double[]: the inverse of bufferOf. */
-  static double[] toDoubles(ByteBuffer b) {
-    double[] a = new double[b.capacity() / 8];
-    b.asDoubleBuffer().get(a);
-    return a;
-  }
-
-  /** The whole of {@code b} (native order) as a new int[]: the inverse of bufferOf. */
-  static int[] toInts(ByteBuffer b) {
-    int[] a = new int[b.capacity() / 4];
-    b.asIntBuffer().get(a);
-    return a;
-  }
-
-  /** The whole of {@code b} (native order) as a new long[]: the inverse of bufferOf. */
-  static long[] toLongs(ByteBuffer b) {
-    long[] a = new long[b.capacity() / 8];
-    b.asLongBuffer().get(a);
-    return a;
-  }
-
-  static long dtypeSize(int dtype) {
-    return dtype == Tessera.DTYPE_F64 || dtype == Tessera.DTYPE_I64 ? 8
-        : dtype == Tessera.DTYPE_F16 || dtype == Tessera.DTYPE_BF16 ? 2 : 4;
   }
 
   private static void checkBuffer(String function, ByteBuffer data, long elements,
       int dtype) {
     if (data == null) return;  // the C API decides whether NULL is fine
-    long need = elements * dtypeSize(dtype);
+    long need = elements * DType.size(dtype);
     if (data.capacity() < need) {
-      throw TesseraException.of(Tessera.INVALID_ARGUMENT, function + ": buffer has "
-          + data.capacity() + " bytes but " + elements + " " + Tessera.dtypeName(dtype)
+      throw TesseraException.of(Status.INVALID_ARGUMENT, function + ": buffer has "
+          + data.capacity() + " bytes but " + elements + " " + DType.name(dtype)
           + " elements need " + need);
     }
   }
@@ -118,25 +57,25 @@ public final class Tensor extends Handle {
   /** The logical tensor {@code data} (row-major, the same on every rank) of {@code shape}. */
   public static Tensor fromHost(float[] data, long[] shape, Placement placement, NdSbp ndSbp) {
     checkLength("Tensor.fromHost", data.length, shape);
-    return fromHost(bufferOf(data), shape, "f32", placement, ndSbp);
+    return fromHost(HostBuffers.bufferOf(data), shape, "f32", placement, ndSbp);
   }
 
   /** The same for f64. */
   public static Tensor fromHost(double[] data, long[] shape, Placement placement, NdSbp ndSbp) {
     checkLength("Tensor.fromHost", data.length, shape);
-    return fromHost(bufferOf(data), shape, "f64", placement, ndSbp);
+    return fromHost(HostBuffers.bufferOf(data), shape, "f64", placement, ndSbp);
   }
 
   /** The same for i32. */
   public static Tensor fromHost(int[] data, long[] shape, Placement placement, NdSbp ndSbp) {
     checkLength("Tensor.fromHost", data.length, shape);
-    return fromHost(bufferOf(data), shape, "i32", placement, ndSbp);
+    return fromHost(HostBuffers.bufferOf(data), shape, "i32", placement, ndSbp);
   }
 
   /** The same for i64. */
   public static Tensor fromHost(long[] data, long[] shape, Placement placement, NdSbp ndSbp) {
     checkLength("Tensor.fromHost", data.length, shape);
-    return fromHost(bufferOf(data), shape, "i64", placement, ndSbp);
+    return fromHost(HostBuffers.bufferOf(data), shape, "i64", placement, ndSbp);
   }
 
   /**
@@ -145,7 +84,7 @@ public final class Tensor extends Handle {
    */
   public static Tensor fromHost(ByteBuffer data, long[] shape, String dtype,
       Placement placement, NdSbp ndSbp) {
-    int type = Tessera.dtypeParse(dtype);
+    int type = DType.parse(dtype);
     checkBuffer("Tensor.fromHost", data, count("Tensor.fromHost", shape), type);
     long[] out = {0};
     Tessera.init();
@@ -162,37 +101,37 @@ public final class Tensor extends Handle {
   public static Tensor fromLocal(float[] local, long[] localShape, Placement placement,
       NdSbp ndSbp, long[] logicalShape) {
     checkLength("Tensor.fromLocal", local.length, localShape);
-    return fromLocal(bufferOf(local), localShape, "f32", placement, ndSbp, logicalShape);
+    return fromLocal(HostBuffers.bufferOf(local), localShape, "f32", placement, ndSbp, logicalShape);
   }
 
   /** The same for f64. */
   public static Tensor fromLocal(double[] local, long[] localShape, Placement placement,
       NdSbp ndSbp, long[] logicalShape) {
     checkLength("Tensor.fromLocal", local.length, localShape);
-    return fromLocal(bufferOf(local), localShape, "f64", placement, ndSbp, logicalShape);
+    return fromLocal(HostBuffers.bufferOf(local), localShape, "f64", placement, ndSbp, logicalShape);
   }
 
   /** The same for i32. */
   public static Tensor fromLocal(int[] local, long[] localShape, Placement placement,
       NdSbp ndSbp, long[] logicalShape) {
     checkLength("Tensor.fromLocal", local.length, localShape);
-    return fromLocal(bufferOf(local), localShape, "i32", placement, ndSbp, logicalShape);
+    return fromLocal(HostBuffers.bufferOf(local), localShape, "i32", placement, ndSbp, logicalShape);
   }
 
   /** The same for i64. */
   public static Tensor fromLocal(long[] local, long[] localShape, Placement placement,
       NdSbp ndSbp, long[] logicalShape) {
     checkLength("Tensor.fromLocal", local.length, localShape);
-    return fromLocal(bufferOf(local), localShape, "i64", placement, ndSbp, logicalShape);
+    return fromLocal(HostBuffers.bufferOf(local), localShape, "i64", placement, ndSbp, logicalShape);
   }
 
   /** As above from a direct buffer in native byte order. */
   public static Tensor fromLocal(ByteBuffer local, long[] localShape, String dtype,
       Placement placement, NdSbp ndSbp, long[] logicalShape) {
-    int type = Tessera.dtypeParse(dtype);
+    int type = DType.parse(dtype);
     checkBuffer("Tensor.fromLocal", local, count("Tensor.fromLocal", localShape), type);
     if (logicalShape != null && logicalShape.length != localShape.length) {
-      throw TesseraException.of(Tessera.INVALID_ARGUMENT, "Tensor.fromLocal: logical shape "
+      throw TesseraException.of(Status.INVALID_ARGUMENT, "Tensor.fromLocal: logical shape "
           + text(logicalShape) + " has " + logicalShape.length + " dims but the local shape "
           + text(localShape) + " has " + localShape.length);
     }
@@ -208,7 +147,7 @@ public final class Tensor extends Handle {
       NdSbp ndSbp) {
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_full(out, shape, Tessera.dtypeParse(dtype), value, Handle.ptr(placement),
+    TesseraJNI.tensor_full(out, shape, DType.parse(dtype), value, Handle.ptr(placement),
         placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
@@ -228,7 +167,7 @@ public final class Tensor extends Handle {
       Placement placement, NdSbp ndSbp) {
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_arange(out, start, stop, step, Tessera.dtypeParse(dtype),
+    TesseraJNI.tensor_arange(out, start, stop, step, DType.parse(dtype),
         Handle.ptr(placement), placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
@@ -238,7 +177,7 @@ public final class Tensor extends Handle {
       NdSbp ndSbp) {
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_rand(out, shape, Tessera.dtypeParse(dtype), seed, Handle.ptr(placement),
+    TesseraJNI.tensor_rand(out, shape, DType.parse(dtype), seed, Handle.ptr(placement),
         placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
@@ -248,7 +187,7 @@ public final class Tensor extends Handle {
       NdSbp ndSbp) {
     long[] out = {0};
     Tessera.init();
-    TesseraJNI.tensor_randn(out, shape, Tessera.dtypeParse(dtype), seed, Handle.ptr(placement),
+    TesseraJNI.tensor_randn(out, shape, DType.parse(dtype), seed, Handle.ptr(placement),
         placement, Handle.ptr(ndSbp), ndSbp);
     return make(out);
   }
@@ -293,7 +232,7 @@ public final class Tensor extends Handle {
 
   /** The dtype's name, e.g. "f32". */
   public String dtype() {
-    return Tessera.dtypeName(dtypeCode());
+    return DType.name(dtypeCode());
   }
 
   private int dtypeCode() {
@@ -342,21 +281,21 @@ public final class Tensor extends Handle {
   private void checkDType(String function, int want) {
     int have = dtypeCode();
     if (have != want) {
-      throw TesseraException.of(Tessera.INVALID_ARGUMENT, "Tensor." + function
-          + ": the tensor is " + Tessera.dtypeName(have) + ", not " + Tessera.dtypeName(want));
+      throw TesseraException.of(Status.INVALID_ARGUMENT, "Tensor." + function
+          + ": the tensor is " + DType.name(have) + ", not " + DType.name(want));
     }
   }
 
   private ByteBuffer host(String function, int dtype) {
     checkDType(function, dtype);
-    ByteBuffer b = direct(numElements() * dtypeSize(dtype));
+    ByteBuffer b = HostBuffers.direct(numElements() * DType.size(dtype));
     toHost(b);
     return b;
   }
 
   private ByteBuffer local(String function, int dtype) {
     checkDType(function, dtype);
-    ByteBuffer b = direct(localNumElements() * dtypeSize(dtype));
+    ByteBuffer b = HostBuffers.direct(localNumElements() * DType.size(dtype));
     copyLocal(b);
     return b;
   }
@@ -372,28 +311,28 @@ public final class Tensor extends Handle {
   /** The logical value of an f32 tensor (collective); likewise for the other types. */
   public float[] toFloatArray() {
     float[] a = new float[(int) numElements()];
-    host("toFloatArray", Tessera.DTYPE_F32).asFloatBuffer().get(a);
+    host("toFloatArray", DType.F32).asFloatBuffer().get(a);
     return a;
   }
 
   /** The same for an f64 tensor. */
   public double[] toDoubleArray() {
     double[] a = new double[(int) numElements()];
-    host("toDoubleArray", Tessera.DTYPE_F64).asDoubleBuffer().get(a);
+    host("toDoubleArray", DType.F64).asDoubleBuffer().get(a);
     return a;
   }
 
   /** The same for an i32 tensor. */
   public int[] toIntArray() {
     int[] a = new int[(int) numElements()];
-    host("toIntArray", Tessera.DTYPE_I32).asIntBuffer().get(a);
+    host("toIntArray", DType.I32).asIntBuffer().get(a);
     return a;
   }
 
   /** The same for an i64 tensor. */
   public long[] toLongArray() {
     long[] a = new long[(int) numElements()];
-    host("toLongArray", Tessera.DTYPE_I64).asLongBuffer().get(a);
+    host("toLongArray", DType.I64).asLongBuffer().get(a);
     return a;
   }
 
@@ -404,22 +343,22 @@ public final class Tensor extends Handle {
 
   /** A copy of this rank's local piece of an f32 tensor; likewise for the other types. */
   public float[] localFloatArray() {
-    return toFloats(local("localFloatArray", Tessera.DTYPE_F32));
+    return HostBuffers.toFloats(local("localFloatArray", DType.F32));
   }
 
   /** The same for an f64 tensor. */
   public double[] localDoubleArray() {
-    return toDoubles(local("localDoubleArray", Tessera.DTYPE_F64));
+    return HostBuffers.toDoubles(local("localDoubleArray", DType.F64));
   }
 
   /** The same for an i32 tensor. */
   public int[] localIntArray() {
-    return toInts(local("localIntArray", Tessera.DTYPE_I32));
+    return HostBuffers.toInts(local("localIntArray", DType.I32));
   }
 
   /** The same for an i64 tensor. */
   public long[] localLongArray() {
-    return toLongs(local("localLongArray", Tessera.DTYPE_I64));
+    return HostBuffers.toLongs(local("localLongArray", DType.I64));
   }
 
   /** The same logical value held as {@code ndSbp} on {@code placement}. Collective. */

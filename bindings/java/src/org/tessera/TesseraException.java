@@ -1,7 +1,7 @@
 package org.tessera;
 
 /**
- * A failed Tessera call: the C API's status code ({@link Tessera#INVALID_ARGUMENT}, ...)
+ * A failed Tessera call: the C API's status code ({@link Status#INVALID_ARGUMENT}, ...)
  * and its message, read inside the failing native call. Each code has its own subclass
  * ({@link InvalidArgumentException}, {@link NotFoundException}, ...), so callers can
  * catch one kind of failure; {@link #of} picks it.
@@ -16,7 +16,7 @@ public class TesseraException extends RuntimeException {
 
   /** For the subclasses: {@code code} with the C API's {@code message}. */
   TesseraException(int code, String message) {
-    super(Tessera.statusString(code) + ": " + message);
+    super(Status.name(code) + ": " + message);
     this.code = code;
     this.statusMessage = message;
   }
@@ -26,7 +26,7 @@ public class TesseraException extends RuntimeException {
    * TesseraException for a code the C API does not define) with {@code message}.
    * The JNI wrappers throw what this returns.
    *
-   * @param code a status code, e.g. {@link Tessera#NOT_FOUND}
+   * @param code a status code, e.g. {@link Status#NOT_FOUND}
    * @param message the message, naming what is wrong
    * @return the exception, not thrown
    */
@@ -70,7 +70,7 @@ public class TesseraException extends RuntimeException {
   /**
    * The status code.
    *
-   * @return e.g. {@link Tessera#INVALID_ARGUMENT} (3)
+   * @return e.g. {@link Status#INVALID_ARGUMENT} (3)
    */
   public int getCode() {
     return code;
@@ -82,7 +82,7 @@ public class TesseraException extends RuntimeException {
    * @return e.g. "INVALID_ARGUMENT"
    */
   public String getStatus() {
-    return Tessera.statusString(code);
+    return Status.name(code);
   }
 
   /**

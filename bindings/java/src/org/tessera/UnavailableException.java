@@ -1,7 +1,7 @@
 package org.tessera;
 
 /**
- * Status {@link Tessera#UNAVAILABLE}: A resource is not available here (no CUDA device visible).
+ * Status {@link Status#UNAVAILABLE}: A resource is not available here (no CUDA device visible).
  */
 public class UnavailableException extends TesseraException {
   private static final long serialVersionUID = 1L;
@@ -12,6 +12,6 @@ public class UnavailableException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public UnavailableException(String message) {
-    super(Tessera.UNAVAILABLE, message);
+    super(Status.UNAVAILABLE, message);
   }
 }

@@ -1,7 +1,7 @@
 package org.tessera;
 
 /**
- * Status {@link Tessera#UNIMPLEMENTED}: not supported in this build or for these arguments (f16,
+ * Status {@link Status#UNIMPLEMENTED}: not supported in this build or for these arguments (f16,
  * cuda without a CUDA build).
  */
 public class UnimplementedException extends TesseraException {
@@ -13,6 +13,6 @@ public class UnimplementedException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public UnimplementedException(String message) {
-    super(Tessera.UNIMPLEMENTED, message);
+    super(Status.UNIMPLEMENTED, message);
   }
 }

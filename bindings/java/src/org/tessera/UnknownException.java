@@ -1,6 +1,6 @@
 package org.tessera;
 
-/** Status {@link Tessera#UNKNOWN}: an error the C API could not classify. */
+/** Status {@link Status#UNKNOWN}: an error the C API could not classify. */
 public class UnknownException extends TesseraException {
   private static final long serialVersionUID = 1L;
 
@@ -10,6 +10,6 @@ public class UnknownException extends TesseraException {
    * @param message what is wrong, naming the argument and its value
    */
   public UnknownException(String message) {
-    super(Tessera.UNKNOWN, message);
+    super(Status.UNKNOWN, message);
   }
 }

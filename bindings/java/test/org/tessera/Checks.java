@@ -74,10 +74,10 @@ final class Checks {
       check(false, what + ": no exception");
     } catch (TesseraException e) {
       checkEq(e.getCode(), code, what + ": code");
-      checkEq(e.getStatus(), Tessera.statusString(code), what + ": status");
+      checkEq(e.getStatus(), Status.name(code), what + ": status");
       check(e.getStatusMessage().contains(text),
           what + ": message \"" + e.getStatusMessage() + "\" lacks \"" + text + "\"");
-      check(e.getMessage().startsWith(Tessera.statusString(code) + ": "), what + ": getMessage");
+      check(e.getMessage().startsWith(Status.name(code) + ": "), what + ": getMessage");
     }
   }
 

@@ -30,31 +30,31 @@ public final class CollectivesTest {
         NdSbp s1 = NdSbp.parse("S(1)");
         NdSbp b = NdSbp.parse("B");
         NdSbp ps = NdSbp.parse("(P, S(1))")) {
-      check(Arrays.equals(Tessera.box(f, shape, p, s0, p, b), f), "box f32 S(0) -> B");
-      check(Arrays.equals(Tessera.box(f, shape, p, s1, grid, ps), f), "box f32 across");
+      check(Arrays.equals(Boxing.box(f, shape, p, s0, p, b), f), "box f32 S(0) -> B");
+      check(Arrays.equals(Boxing.box(f, shape, p, s1, grid, ps), f), "box f32 across");
       double[] d = {0.5, -1, 2, 8, 0.25, 3};
-      check(Arrays.equals(Tessera.box(d, new long[] {2, 3}, grid, ps, p, s0), d), "box f64");
+      check(Arrays.equals(Boxing.box(d, new long[] {2, 3}, grid, ps, p, s0), d), "box f64");
       int[] i = {1, 2, 3, 4, 5, 6};
-      check(Arrays.equals(Tessera.box(i, new long[] {2, 3}, p, s1, p, b), i), "box i32");
+      check(Arrays.equals(Boxing.box(i, new long[] {2, 3}, p, s1, p, b), i), "box i32");
       long[] l = {1L << 40, -3};
-      check(Arrays.equals(Tessera.box(l, new long[] {2}, p, b, p, s0), l), "box i64");
+      check(Arrays.equals(Boxing.box(l, new long[] {2}, p, b, p, s0), l), "box i64");
       // Raw buffers: exactly the piece's bytes.
-      ByteBuffer in = Tensor.bufferOf(f);
+      ByteBuffer in = HostBuffers.bufferOf(f);
       ByteBuffer out = ByteBuffer.allocateDirect(140).order(ByteOrder.nativeOrder());
-      Tessera.box(out, in, shape, "f32", p, s0, p, s1);
+      Boxing.box(out, in, shape, "f32", p, s0, p, s1);
       float[] back = new float[35];
       out.asFloatBuffer().get(back);
       check(Arrays.equals(back, f), "box ByteBuffer");
-      checkThrows(() -> Tessera.box(ByteBuffer.allocateDirect(136), in, shape, "f32", p, s0, p, b),
-          Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> Boxing.box(ByteBuffer.allocateDirect(136), in, shape, "f32", p, s0, p, b),
+          Status.INVALID_ARGUMENT,
           "tess_boxing_run: out_bytes is 136 but rank 0's dst piece (B on cpu:[0]) holds 35 f32 "
               + "elements, 140 bytes",
           "box short buffer");
       // Rank 0 holds 3 of the 5 rows of S(0) on cpu:[0,1].
-      checkThrows(() -> Tessera.box(values(21, 0), shape, two, s0, p, b), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> Boxing.box(values(21, 0), shape, two, s0, p, b), Status.OUT_OF_RANGE,
           "tess_boxing_run: Box: src placement cpu:[0,1] names rank 1 but the world has 1 ranks",
           "box rank outside the world");
-      try (BoxingPlan plan = Tessera.boxPlan(new long[] {6, 4}, "f32", two, s0, two, b)) {
+      try (BoxingPlan plan = Boxing.plan(new long[] {6, 4}, "f32", two, s0, two, b)) {
         checkEq(plan.numSteps(), 1L, "plan steps");
         check(plan.step(0).startsWith("axis 0: S(0) -> B  all-gather"),
             "plan step: " + plan.step(0));
@@ -64,41 +64,41 @@ public final class CollectivesTest {
         check(text.contains("\n1. " + plan.step(0) + "\n"), "plan text names the step");
         check(plan.cost() > 0, "plan cost");
       }
-      checkThrows(() -> BoxingPlan.create(shape, "f16", p, s0, p, b), Tessera.UNIMPLEMENTED,
+      checkThrows(() -> BoxingPlan.create(shape, "f16", p, s0, p, b), Status.UNIMPLEMENTED,
           "tess_boxing_plan_create: dtype f16 cannot move between ranks yet", "plan f16");
     }
   }
 
   private static void allreduce() {
-    int[] algorithms = {Tessera.ALLREDUCE_FLAT, Tessera.ALLREDUCE_AUTO,
-        Tessera.ALLREDUCE_HIERARCHICAL};
-    int[] ops = {Tessera.REDUCE_SUM, Tessera.REDUCE_MAX, Tessera.REDUCE_MIN};
+    int[] algorithms = {Collectives.ALLREDUCE_FLAT, Collectives.ALLREDUCE_AUTO,
+        Collectives.ALLREDUCE_HIERARCHICAL};
+    int[] ops = {Collectives.REDUCE_SUM, Collectives.REDUCE_MAX, Collectives.REDUCE_MIN};
     try (Placement p = Placement.parse("cpu:[0]")) {
       for (int algorithm : algorithms) {
         for (int op : ops) {
           float[] f = values(9, op);
-          Tessera.allreduce(f, op, null, algorithm);
+          Collectives.allreduce(f, op, null, algorithm);
           check(Arrays.equals(f, values(9, op)), "allreduce f32 " + op + " " + algorithm);
           double[] d = {0.25, -2};
-          Tessera.allreduce(d, op, p, algorithm);
+          Collectives.allreduce(d, op, p, algorithm);
           check(Arrays.equals(d, new double[] {0.25, -2}), "allreduce f64");
           int[] i = {3, -3};
-          Tessera.allreduce(i, op, p, algorithm);
+          Collectives.allreduce(i, op, p, algorithm);
           check(Arrays.equals(i, new int[] {3, -3}), "allreduce i32");
           long[] l = {1L << 50};
-          Tessera.allreduce(l, op, null, algorithm);
+          Collectives.allreduce(l, op, null, algorithm);
           check(Arrays.equals(l, new long[] {1L << 50}), "allreduce i64");
         }
       }
-      checkThrows(() -> Tessera.allreduce(new float[2], 5, p, Tessera.ALLREDUCE_FLAT),
-          Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> Collectives.allreduce(new float[2], 5, p, Collectives.ALLREDUCE_FLAT),
+          Status.INVALID_ARGUMENT,
           "tess_comm_allreduce: op 5 is not a known reduce op (sum 0, max 1, min 2)", "bad op");
-      checkThrows(() -> Tessera.allreduce(new float[2], Tessera.REDUCE_SUM, p, 9),
-          Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> Collectives.allreduce(new float[2], Collectives.REDUCE_SUM, p, 9),
+          Status.INVALID_ARGUMENT,
           "tess_comm_allreduce: algorithm 9 is not flat 0, auto 1 or hierarchical 2", "bad algorithm");
-      checkThrows(() -> Tessera.allreduce(ByteBuffer.allocateDirect(8), 3, "f32",
-          Tessera.REDUCE_SUM, p, Tessera.ALLREDUCE_FLAT), Tessera.INVALID_ARGUMENT,
-          "Tessera.allreduce: buffer has 8 bytes but 3 f32 elements need 12", "short buffer");
+      checkThrows(() -> Collectives.allreduce(ByteBuffer.allocateDirect(8), 3, "f32",
+          Collectives.REDUCE_SUM, p, Collectives.ALLREDUCE_FLAT), Status.INVALID_ARGUMENT,
+          "Collectives.allreduce: buffer has 8 bytes but 3 f32 elements need 12", "short buffer");
     }
   }
 
@@ -107,8 +107,8 @@ public final class CollectivesTest {
     for (int i = 0; i < 100; ++i) arrays[i] = values((i * 37) % 150, i);
     try (BucketedAllReducer r = BucketedAllReducer.create(512);
         Placement p = Placement.parse("cpu:[0]")) {
-      r.allreduce(arrays, Tessera.REDUCE_SUM, null);
-      r.allreduce(arrays, Tessera.REDUCE_MAX, p);
+      r.allreduce(arrays, Collectives.REDUCE_SUM, null);
+      r.allreduce(arrays, Collectives.REDUCE_MAX, p);
       boolean same = true;
       for (int i = 0; i < 100; ++i) same &= Arrays.equals(arrays[i], values((i * 37) % 150, i));
       check(same, "bucketed allreduce leaves one rank's arrays alone");
@@ -117,29 +117,29 @@ public final class CollectivesTest {
       checkEq(stats[1], 1L, "plans built");
       check(stats[2] > stats[3] && stats[3] > 0, "buckets " + Arrays.toString(stats));
       double[][] d = {{1, 2}, {}, {3}};
-      r.allreduce(d, Tessera.REDUCE_MIN, null);
+      r.allreduce(d, Collectives.REDUCE_MIN, null);
       check(Arrays.equals(d[2], new double[] {3}), "bucketed f64");
       checkThrows(() -> r.allreduce(new ByteBuffer[] {null}, new long[] {4}, "f32",
-          Tessera.REDUCE_SUM, null), Tessera.INVALID_ARGUMENT,
+          Collectives.REDUCE_SUM, null), Status.INVALID_ARGUMENT,
           "tess_bucketed_allreducer_run: buffers[0] is NULL but counts[0] is 4", "null buffer");
-      checkThrows(() -> r.allreduce(new ByteBuffer[1], new long[2], "f32", Tessera.REDUCE_SUM,
-          null), Tessera.INVALID_ARGUMENT, "1 buffers but 2 counts", "length mismatch");
+      checkThrows(() -> r.allreduce(new ByteBuffer[1], new long[2], "f32", Collectives.REDUCE_SUM,
+          null), Status.INVALID_ARGUMENT, "1 buffers but 2 counts", "length mismatch");
     }
-    checkThrows(() -> BucketedAllReducer.create(-1), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> BucketedAllReducer.create(-1), Status.INVALID_ARGUMENT,
         "tess_bucketed_allreducer_create: options->bucket_bytes is -1; expected >= 0",
         "negative bucket");
   }
 
   private static void timeout() {
-    Tessera.setCollectiveTimeout(4.5);
-    checkEq(Tessera.collectiveTimeout(), 4.5, "timeout set");
+    Collectives.setCollectiveTimeout(4.5);
+    checkEq(Collectives.collectiveTimeout(), 4.5, "timeout set");
     float[] f = values(3, 1);
-    Tessera.allreduce(f, Tessera.REDUCE_SUM, null, Tessera.ALLREDUCE_FLAT);
+    Collectives.allreduce(f, Collectives.REDUCE_SUM, null, Collectives.ALLREDUCE_FLAT);
     check(Arrays.equals(f, values(3, 1)), "allreduce under a timeout");
-    checkThrows(() -> Tessera.setCollectiveTimeout(Double.NaN), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Collectives.setCollectiveTimeout(Double.NaN), Status.INVALID_ARGUMENT,
         "tess_comm_set_collective_timeout: seconds is nan", "NaN timeout");
-    Tessera.setCollectiveTimeout(0);
-    checkEq(Tessera.collectiveTimeout(), 0.0, "timeout cleared");
+    Collectives.setCollectiveTimeout(0);
+    checkEq(Collectives.collectiveTimeout(), 0.0, "timeout cleared");
   }
 
   public static void main(String[] args) {

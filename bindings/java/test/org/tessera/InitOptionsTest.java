@@ -17,7 +17,7 @@ import java.util.Arrays;
 public final class InitOptionsTest {
   static void badOptions() {
     Checks.label("bad options: ");
-    checkThrows(() -> Tessera.init((InitOptions) null), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Tessera.init((InitOptions) null), Status.INVALID_ARGUMENT,
         "Tessera.init: options is null", "null options");
     try {
       Tessera.init(InitOptions.builder().cudaDevice(-2).build());
@@ -27,7 +27,7 @@ public final class InitOptionsTest {
           "cudaDevice -2 named: " + e.getStatusMessage());
     }
     checkThrows(() -> Tessera.init(InitOptions.builder().collectiveTimeoutSeconds(Double.NaN)
-        .build()), Tessera.INVALID_ARGUMENT, "collective_timeout_seconds", "NaN timeout");
+        .build()), Status.INVALID_ARGUMENT, "collective_timeout_seconds", "NaN timeout");
     if (!Tessera.cudaInfo().builtWithCuda) {
       try {
         Tessera.init(InitOptions.builder().cudaDevice(0).build());
@@ -49,10 +49,10 @@ public final class InitOptionsTest {
     Tessera.init(o);
     check(Tessera.isInitialized(), "initialised");
     checkEq(Tessera.worldSize(), 1, "worldSize");
-    checkEq(Tessera.collectiveTimeout(), 7.5, "timeout applied");
+    checkEq(Collectives.collectiveTimeout(), 7.5, "timeout applied");
     // Once started, the options are still checked and the timeout applied.
     Tessera.init(InitOptions.builder().collectiveTimeoutSeconds(0).build());
-    checkEq(Tessera.collectiveTimeout(), 0.0, "timeout applied again");
+    checkEq(Collectives.collectiveTimeout(), 0.0, "timeout applied again");
     try {
       Tessera.init(InitOptions.builder().cudaDevice(-5).build());
       check(false, "cudaDevice -5 after start: no exception");
@@ -64,7 +64,7 @@ public final class InitOptionsTest {
 
   static void allocatorStats() throws Exception {
     Checks.label("allocatorStats: ");
-    checkThrows(() -> Tessera.allocatorStats(null), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Tessera.allocatorStats(null), Status.INVALID_ARGUMENT,
         "allocator is null", "null allocator");
     AllocatorStats before = Tessera.allocatorStats(Allocator.HOST_THREAD);
     try (Placement p = Placement.parse("cpu:[0]");
@@ -102,11 +102,11 @@ public final class InitOptionsTest {
       check(Arrays.equals(scalar.shape(), new long[] {}), "0-dim shape");
       check(Arrays.equals(scalar.localShape(), new long[] {}), "0-dim local shape");
       checkEq(l.ndim(), 0L, "0-dim layout");
-      checkThrows(() -> scalar.dim(0), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> scalar.dim(0), Status.OUT_OF_RANGE,
           "Tensor.dim: dim 0 is outside the shape [] (0 dims)", "dim of a 0-dim tensor");
       check(Arrays.equals(m.shape(), new long[] {2, 3, 4}), "3-dim shape");
       checkEq(m.dim(2), 4L, "dim 2");
-      checkThrows(() -> m.dim(-1), Tessera.OUT_OF_RANGE, "dim -1", "dim -1");
+      checkThrows(() -> m.dim(-1), Status.OUT_OF_RANGE, "dim -1", "dim -1");
       long[] s1 = m.shape();
       s1[0] = 99;
       checkEq(m.dim(0), 2L, "shape() returns a copy");

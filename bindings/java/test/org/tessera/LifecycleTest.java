@@ -33,16 +33,16 @@ public final class LifecycleTest {
         Layout l = Layout.create(p, s, new long[] {5}, 1);
         OpCall call = new OpCall("relu").input(new long[] {4}, "f32", p, s);
         InferResult r = call.infer();
-        BoxingPlan plan = Tessera.boxPlan(new long[] {4}, "f32", p, s, p, s)) {
+        BoxingPlan plan = Boxing.plan(new long[] {4}, "f32", p, s, p, s)) {
       checkEq(l.numElements(), 2L, "layout without a runtime");
       checkEq(r.numOutputs(), 1L, "inference without a runtime");
       check(plan.numSteps() >= 0, "boxing plan without a runtime");
     }
     Tessera.cudaInfo();
-    Tessera.collectiveTimeout();
+    Collectives.collectiveTimeout();
     check(!Tessera.isInitialized(), "loading and local calls initialise nothing");
     check(!runtimeStarted(), "tess_runtime_world_rank fails before tess_runtime_init (no runtime, no MPI)");
-    checkThrows(() -> TesseraJNI.runtime_world_size(new int[] {0}), Tessera.FAILED_PRECONDITION,
+    checkThrows(() -> TesseraJNI.runtime_world_size(new int[] {0}), Status.FAILED_PRECONDITION,
         "", "world_size before init");
     checkEq(Tessera.worldRank(), 0, "worldRank starts the runtime");
     check(Tessera.isInitialized(), "initialised on first use");
@@ -66,10 +66,10 @@ public final class LifecycleTest {
   }
 
   static void exceptions() {
-    checkSubclass(() -> Tessera.explainLast(), FailedPreconditionException.class,
-        Tessera.FAILED_PRECONDITION, "", "explainLast before any op");
+    checkSubclass(() -> Inference.explainLast(), FailedPreconditionException.class,
+        Status.FAILED_PRECONDITION, "", "explainLast before any op");
     checkSubclass(() -> Placement.parse(null), InvalidArgumentException.class,
-        Tessera.INVALID_ARGUMENT, "argument \"text\" is NULL", "parse(null)");
+        Status.INVALID_ARGUMENT, "argument \"text\" is NULL", "parse(null)");
     try {
       NdSbp.parse("S(");
       check(false, "typed catch: no exception");
@@ -80,22 +80,22 @@ public final class LifecycleTest {
         NdSbp s = NdSbp.parse("(S(0), S(1))");
         Layout l = Layout.create(p, s, new long[] {6, 5}, 3)) {
       checkSubclass(() -> Layout.create(p, s, new long[] {6, 5}, 9), NotFoundException.class,
-          Tessera.NOT_FOUND, "rank 9 is not in placement cpu:[[0,1],[2,3]]", "rank 9");
-      checkSubclass(() -> l.localDim(2), OutOfRangeException.class, Tessera.OUT_OF_RANGE,
+          Status.NOT_FOUND, "rank 9 is not in placement cpu:[[0,1],[2,3]]", "rank 9");
+      checkSubclass(() -> l.localDim(2), OutOfRangeException.class, Status.OUT_OF_RANGE,
           "Layout.localDim: dim 2 is outside the shape [3,2] (2 dims)", "localDim 2");
       checkSubclass(() -> Tensor.fromHost(null, new long[] {2}, "bf16", p, s),
-          UnimplementedException.class, Tessera.UNIMPLEMENTED, "dtype bf16 is reserved",
+          UnimplementedException.class, Status.UNIMPLEMENTED, "dtype bf16 is reserved",
           "bf16");
     }
-    checkSubclass(() -> new OpCall("no_such_op"), NotFoundException.class, Tessera.NOT_FOUND,
+    checkSubclass(() -> new OpCall("no_such_op"), NotFoundException.class, Status.NOT_FOUND,
         "no_such_op", "unknown op");
-    checkSubclass(() -> Tessera.setCollectiveTimeout(-1), InvalidArgumentException.class,
-        Tessera.INVALID_ARGUMENT, "", "negative timeout");
+    checkSubclass(() -> Collectives.setCollectiveTimeout(-1), InvalidArgumentException.class,
+        Status.INVALID_ARGUMENT, "", "negative timeout");
     // Every code maps to its own subclass, named after it.
     for (int code = 1; code <= 15; ++code) {
       TesseraException e = TesseraException.of(code, "m");
       StringBuilder name = new StringBuilder();
-      for (String part : Tessera.statusString(code).split("_")) {
+      for (String part : Status.name(code).split("_")) {
         name.append(part.charAt(0)).append(part.substring(1).toLowerCase());
       }
       checkEq(e.getClass().getSimpleName(), name + "Exception", "subclass of " + code);
@@ -159,7 +159,7 @@ public final class LifecycleTest {
     a.close();
     checkEq(Handle.closedCount.get() - closed0, 1L, "close twice: one destroy");
     checkEq(destroyed.get(aPtr), 1, "close twice: the pointer once");
-    checkThrows(() -> a.numAxes(), Tessera.INVALID_ARGUMENT, "NULL", "use after close");
+    checkThrows(() -> a.numAxes(), Status.INVALID_ARGUMENT, "NULL", "use after close");
     // 50 live at once (distinct pointers), then closed, twice each.
     List<Placement> live = new ArrayList<>();
     for (int i = 0; i < 50; ++i) live.add(Placement.parse("cpu:[0]"));

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.function.IntFunction;
 
 /**
- * Tessera.box, Tessera.allreduce and BucketedAllReducer on every rank of an mpirun
+ * Boxing.box, Collectives.allreduce and BucketedAllReducer on every rank of an mpirun
  * world (java_test.sh --mpi; 1-4 ranks). Each rank cuts its source piece from a
  * logical array it builds itself and compares what it gets with the piece, or the
  * reduction over every rank's values, computed by loops (MpiLayout).
@@ -41,7 +41,7 @@ public final class MpiCollectivesTest {
             NdSbp ns = sc.add(ls.ndSbp());
             Placement pd = sc.add(ld.placement());
             NdSbp nd = sc.add(ld.ndSbp());
-            checkArray(Tessera.box(in, shape, ps, ns, pd, nd), ld.piece(a, shape, w.rank),
+            checkArray(Boxing.box(in, shape, ps, ns, pd, nd), ld.piece(a, shape, w.rank),
                 ps + " " + ns + " -> " + pd + " " + nd);
           }
         }
@@ -64,7 +64,7 @@ public final class MpiCollectivesTest {
           continue; // a partial destination's pieces are the library's choice
         }
         try (Scope sc = new Scope()) {
-          checkArray(Tessera.box(src.piece(ints, shape, w.rank), shape, sc.add(src.placement()),
+          checkArray(Boxing.box(src.piece(ints, shape, w.rank), shape, sc.add(src.placement()),
                          sc.add(src.ndSbp()), sc.add(dst.placement()), sc.add(dst.ndSbp())),
               dst.piece(ints, shape, w.rank), "i64 " + src + " -> " + dst);
         }
@@ -82,10 +82,10 @@ public final class MpiCollectivesTest {
       Placement pw = sc.add(s0.placement());
       Placement pl = sc.add(last.placement());
       NdSbp b = sc.add(last.ndSbp());
-      double[] out = Tessera.box(s0.piece(a, shape, w.rank), shape, pw, sc.add(s0.ndSbp()), pl, b);
+      double[] out = Boxing.box(s0.piece(a, shape, w.rank), shape, pw, sc.add(s0.ndSbp()), pl, b);
       checkArray(out, w.rank == w.size - 1 ? a : null, "to the last rank");
       // And back: only the last rank has a piece to send.
-      checkArray(Tessera.box(out, shape, pl, b, pw, sc.add(s1.ndSbp())), s1.piece(a, shape, w.rank),
+      checkArray(Boxing.box(out, shape, pl, b, pw, sc.add(s1.ndSbp())), s1.piece(a, shape, w.rank),
           "back to S(1)");
     }
   }
@@ -101,35 +101,35 @@ public final class MpiCollectivesTest {
       // A wrong-sized buffer on every rank: every rank fails before communicating.
       float[] shortIn = java.util.Arrays.copyOf(in, in.length - 1);
       checkThrows(()
-                      -> Tessera.box(shortIn, shape, p, n0, p, b),
-          Tessera.INVALID_ARGUMENT,
+                      -> Boxing.box(shortIn, shape, p, n0, p, b),
+          Status.INVALID_ARGUMENT,
           "tess_boxing_run: in_bytes is " + 4 * shortIn.length + " but rank " + w.rank
               + "'s src piece (S(0) on " + p + ") holds " + in.length + " f32 elements, "
               + 4 * in.length + " bytes",
           "short piece");
       ByteBuffer out = ByteBuffer.allocateDirect(4 * 35 - 4).order(ByteOrder.nativeOrder());
       checkThrows(()
-                      -> Tessera.box(out, Tensor.bufferOf(in), shape, "f32", p, n0, p, b),
-          Tessera.INVALID_ARGUMENT,
+                      -> Boxing.box(out, HostBuffers.bufferOf(in), shape, "f32", p, n0, p, b),
+          Status.INVALID_ARGUMENT,
           "tess_boxing_run: out_bytes is 136 but rank " + w.rank + "'s dst piece (B on " + p
               + ") holds 35 f32 elements, 140 bytes",
           "short out buffer");
       Placement outside = sc.add(MpiLayout.onWorld(w.size + 1, B).placement());
       checkThrows(()
-                      -> Tessera.box(in, shape, p, n0, outside, b),
-          Tessera.OUT_OF_RANGE, "names rank " + w.size + " but the world has " + w.size + " ranks",
+                      -> Boxing.box(in, shape, p, n0, outside, b),
+          Status.OUT_OF_RANGE, "names rank " + w.size + " but the world has " + w.size + " ranks",
           "rank outside the world");
       NdSbp s5 = sc.add(NdSbp.parse("S(5)"));
       checkThrows(()
-                      -> Tessera.box(in, shape, p, n0, p, s5),
-          Tessera.INVALID_ARGUMENT, "S(5)", "split axis 5 of a 2-d tensor");
+                      -> Boxing.box(in, shape, p, n0, p, s5),
+          Status.INVALID_ARGUMENT, "S(5)", "split axis 5 of a 2-d tensor");
     }
   }
 
   private static void boxingPlan() {
     try (Scope sc = new Scope()) {
       Placement p = sc.add(MpiLayout.onWorld(w.size, B).placement());
-      BoxingPlan plan = sc.add(Tessera.boxPlan(
+      BoxingPlan plan = sc.add(Boxing.plan(
           new long[] {7, 5}, "f32", p, sc.add(NdSbp.parse("P")), p, sc.add(NdSbp.parse("S(1)"))));
       long steps = plan.numSteps();
       check(w.size == 1 || steps > 0, "P -> S(1) on " + w.size + " ranks takes no step");
@@ -147,8 +147,8 @@ public final class MpiCollectivesTest {
     for (int r = 1; r < size; ++r) {
       double[] v = values.apply(r);
       for (int i = 0; i < out.length; ++i) {
-        out[i] = op == Tessera.REDUCE_SUM ? out[i] + v[i]
-            : op == Tessera.REDUCE_MAX    ? Math.max(out[i], v[i])
+        out[i] = op == Collectives.REDUCE_SUM ? out[i] + v[i]
+            : op == Collectives.REDUCE_MAX    ? Math.max(out[i], v[i])
                                           : Math.min(out[i], v[i]);
       }
     }
@@ -157,25 +157,25 @@ public final class MpiCollectivesTest {
 
   private static void allreduce() {
     int[] algorithms = {
-        Tessera.ALLREDUCE_FLAT, Tessera.ALLREDUCE_AUTO, Tessera.ALLREDUCE_HIERARCHICAL};
+        Collectives.ALLREDUCE_FLAT, Collectives.ALLREDUCE_AUTO, Collectives.ALLREDUCE_HIERARCHICAL};
     for (int algorithm : algorithms) {
-      for (int op : new int[] {Tessera.REDUCE_SUM, Tessera.REDUCE_MAX, Tessera.REDUCE_MIN}) {
+      for (int op : new int[] {Collectives.REDUCE_SUM, Collectives.REDUCE_MAX, Collectives.REDUCE_MIN}) {
         String what = "op " + op + " algorithm " + algorithm;
         float[] x = values(1000, w.rank);
-        Tessera.allreduce(x, op, null, algorithm);
+        Collectives.allreduce(x, op, null, algorithm);
         double[] want = reduce(op, w.size, r -> Checks.widen(values(1000, r)));
         checkArray(x, MpiLayout.toFloats(want), "f32 " + what);
         // Integer values (exact in doubles), so one oracle serves every type.
         IntFunction<double[]> ints = r -> new double[] {(long) r << 40, -r, 3 * r - 2};
         want = reduce(op, w.size, ints);
         long[] l = {(long) w.rank << 40, -w.rank, 3 * w.rank - 2};
-        Tessera.allreduce(l, op, null, algorithm);
+        Collectives.allreduce(l, op, null, algorithm);
         checkArray(l, MpiLayout.toLongs(want), "i64 " + what);
         int[] i = {-w.rank, 3 * w.rank - 2};
-        Tessera.allreduce(i, op, null, algorithm);
+        Collectives.allreduce(i, op, null, algorithm);
         checkArray(i, new int[] {(int) want[1], (int) want[2]}, "i32 " + what);
         double[] d = ints.apply(w.rank);
-        Tessera.allreduce(d, op, null, algorithm);
+        Collectives.allreduce(d, op, null, algorithm);
         checkArray(d, want, "f64 " + what);
       }
     }
@@ -185,21 +185,21 @@ public final class MpiCollectivesTest {
         Placement firstTwo = sc.add(Placement.parse("cpu:[1,0]"));
         IntFunction<double[]> v = r -> Checks.widen(MpiLayout.longs(9, r));
         long[] x = MpiLayout.longs(9, w.rank);
-        Tessera.allreduce(x, Tessera.REDUCE_SUM, firstTwo, Tessera.ALLREDUCE_AUTO);
-        double[] want = w.rank < 2 ? reduce(Tessera.REDUCE_SUM, 2, v) : v.apply(w.rank);
+        Collectives.allreduce(x, Collectives.REDUCE_SUM, firstTwo, Collectives.ALLREDUCE_AUTO);
+        double[] want = w.rank < 2 ? reduce(Collectives.REDUCE_SUM, 2, v) : v.apply(w.rank);
         checkArray(x, MpiLayout.toLongs(want), "over cpu:[1,0]");
       }
       Placement outside = sc.add(MpiLayout.onWorld(w.size + 1, B).placement());
       checkThrows(()
-                      -> Tessera.allreduce(
-                          new float[1], Tessera.REDUCE_SUM, outside, Tessera.ALLREDUCE_FLAT),
-          Tessera.OUT_OF_RANGE, "names rank " + w.size + " but the world has " + w.size + " ranks",
+                      -> Collectives.allreduce(
+                          new float[1], Collectives.REDUCE_SUM, outside, Collectives.ALLREDUCE_FLAT),
+          Status.OUT_OF_RANGE, "names rank " + w.size + " but the world has " + w.size + " ranks",
           "rank outside the world");
       checkThrows(()
-                      -> Tessera.allreduce(ByteBuffer.allocateDirect(8), 3, "f32",
-                          Tessera.REDUCE_SUM, null, Tessera.ALLREDUCE_FLAT),
-          Tessera.INVALID_ARGUMENT,
-          "Tessera.allreduce: buffer has 8 bytes but 3 f32 elements need 12", "short buffer");
+                      -> Collectives.allreduce(ByteBuffer.allocateDirect(8), 3, "f32",
+                          Collectives.REDUCE_SUM, null, Collectives.ALLREDUCE_FLAT),
+          Status.INVALID_ARGUMENT,
+          "Collectives.allreduce: buffer has 8 bytes but 3 f32 elements need 12", "short buffer");
     }
   }
 
@@ -207,7 +207,7 @@ public final class MpiCollectivesTest {
     int[] sizes = new int[100];
     for (int i = 0; i < 100; ++i) sizes[i] = i % 10 == 0 ? 0 : (i * 29) % 300;
     try (BucketedAllReducer r = BucketedAllReducer.create(1024)) {
-      for (int op : new int[] {Tessera.REDUCE_SUM, Tessera.REDUCE_MAX, Tessera.REDUCE_MIN}) {
+      for (int op : new int[] {Collectives.REDUCE_SUM, Collectives.REDUCE_MAX, Collectives.REDUCE_MIN}) {
         float[][] arrays = new float[100][];
         for (int i = 0; i < 100; ++i) arrays[i] = values(sizes[i], w.rank * 3 + i);
         r.allreduce(arrays, op, null);
@@ -225,22 +225,22 @@ public final class MpiCollectivesTest {
       // Doubles (integer values) over the world placement given explicitly.
       try (Placement p = MpiLayout.onWorld(w.size, B).placement()) {
         double[][] d = {MpiLayout.doubles(20, w.rank), {}, {w.rank}};
-        r.allreduce(d, Tessera.REDUCE_MAX, p);
-        checkArray(d[0], reduce(Tessera.REDUCE_MAX, w.size, q -> MpiLayout.doubles(20, q)),
+        r.allreduce(d, Collectives.REDUCE_MAX, p);
+        checkArray(d[0], reduce(Collectives.REDUCE_MAX, w.size, q -> MpiLayout.doubles(20, q)),
             "bucketed f64 max");
         checkArray(d[1], new double[0], "bucketed f64 empty");
         checkArray(d[2], new double[] {w.size - 1}, "bucketed f64 max rank");
       }
       checkThrows(()
-                      -> r.allreduce(new ByteBuffer[] {Tensor.direct(8)}, new long[] {3}, "f32",
-                          Tessera.REDUCE_SUM, null),
-          Tessera.INVALID_ARGUMENT,
+                      -> r.allreduce(new ByteBuffer[] {HostBuffers.direct(8)}, new long[] {3}, "f32",
+                          Collectives.REDUCE_SUM, null),
+          Status.INVALID_ARGUMENT,
           "BucketedAllReducer.allreduce: buffers[0] has 8 bytes but counts[0] = 3 f32 elements "
               + "need 12",
           "short buffer");
       checkThrows(()
                       -> r.allreduce(new float[][] {{1}}, 9, null),
-          Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT,
           "tess_bucketed_allreducer_run: op 9 is not a known reduce op (sum 0, max 1, min 2)", "bad op");
     }
   }

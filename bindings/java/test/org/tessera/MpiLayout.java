@@ -23,11 +23,11 @@ final class MpiLayout {
     this.splitAxes = splitAxes;
   }
 
-  static final int S = Tessera.SBP_SPLIT;
-  static final int B = Tessera.SBP_BROADCAST;
-  static final int P = Tessera.SBP_PARTIAL_SUM;
-  static final int PMAX = Tessera.SBP_PARTIAL_MAX;
-  static final int PMIN = Tessera.SBP_PARTIAL_MIN;
+  static final int S = NdSbp.SPLIT;
+  static final int B = NdSbp.BROADCAST;
+  static final int P = NdSbp.PARTIAL_SUM;
+  static final int PMAX = NdSbp.PARTIAL_MAX;
+  static final int PMIN = NdSbp.PARTIAL_MIN;
 
   /** 0, 1, ..., n-1. */
   static int[] ranksUpTo(int n) {
@@ -97,7 +97,7 @@ final class MpiLayout {
 
   /** A new placement handle; the caller closes it. */
   Placement placement() {
-    return Placement.create(Tessera.DEVICE_CPU, ranks, hierarchy);
+    return Placement.create(Placement.DEVICE_CPU, ranks, hierarchy);
   }
 
   /** A new nd-sbp handle; the caller closes it. */

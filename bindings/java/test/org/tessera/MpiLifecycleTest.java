@@ -21,7 +21,7 @@ public final class MpiLifecycleTest {
     MpiWorld w = MpiWorld.start(args); // worldRank(): the first use initialises MPI
     check(Tessera.isInitialized(), "initialised on first use");
     float[] data = {w.rank, 1};
-    Tessera.allreduce(data, Tessera.REDUCE_SUM, null, Tessera.ALLREDUCE_FLAT);
+    Collectives.allreduce(data, Collectives.REDUCE_SUM, null, Collectives.ALLREDUCE_FLAT);
     checkEq(data[0], (float) (w.size * (w.size - 1) / 2), "allreduce of ranks");
     checkEq(data[1], (float) w.size, "allreduce of ones");
     try (Placement outside = Placement.parse("cpu:[0-" + w.size + "]");

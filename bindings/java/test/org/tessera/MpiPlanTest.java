@@ -67,7 +67,7 @@ public final class MpiPlanTest {
       checkArray(inst.outputLocalFloatArray(0), piece, tag + ": runLocal with this rank's piece");
       if (mine.length > 0) {  // every rank: 7 rows over at most 4 ranks
         float[] shorter = java.util.Arrays.copyOf(mine, mine.length - 1);
-        checkThrows(() -> inst.runLocal(shorter), Tessera.INVALID_ARGUMENT,
+        checkThrows(() -> inst.runLocal(shorter), Status.INVALID_ARGUMENT,
             "tess_plan_instance_run_local: input #0 (\"x\") has " + 4 * shorter.length
                 + " bytes but this rank's piece has " + 4 * mine.length,
             tag + ": runLocal with a short piece");

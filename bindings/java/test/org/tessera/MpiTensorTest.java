@@ -25,7 +25,7 @@ public final class MpiTensorTest {
     // Each rank marks its own slot: all ones iff every rank has a distinct rank.
     int[] seen = new int[w.size];
     seen[w.rank] = 1;
-    Tessera.allreduce(seen, Tessera.REDUCE_SUM, null, Tessera.ALLREDUCE_FLAT);
+    Collectives.allreduce(seen, Collectives.REDUCE_SUM, null, Collectives.ALLREDUCE_FLAT);
     int[] ones = new int[w.size];
     java.util.Arrays.fill(ones, 1);
     checkArray(seen, ones, "one process per rank");
@@ -188,14 +188,14 @@ public final class MpiTensorTest {
       if (w.rank != w.size - 1) {
         checkThrows(()
                         -> x.localFloatArray(),
-            Tessera.FAILED_PRECONDITION, "rank " + w.rank + " holds no local piece",
+            Status.FAILED_PRECONDITION, "rank " + w.rank + " holds no local piece",
             "local piece outside");
       }
       if (w.size > 1) {
         Placement world = sc.add(MpiLayout.onWorld(w.size, B).placement());
         Tensor y = sc.add(Tensor.fromHost(a, new long[] {2, 3}, world, b));
         checkThrows(
-            () -> y.add(x), Tessera.INVALID_ARGUMENT, pl.toString(), "add across placements");
+            () -> y.add(x), Status.INVALID_ARGUMENT, pl.toString(), "add across placements");
       }
     }
   }
@@ -213,7 +213,7 @@ public final class MpiTensorTest {
       Tensor tx = sc.add(Tensor.fromHost(x, new long[] {4, 6}, p, sc.add(NdSbp.parse("S(0)"))));
       Tensor ty = sc.add(Tensor.fromHost(y, new long[] {4, 6}, p, sc.add(NdSbp.parse("S(1)"))));
       checkArray(sc.add(tx.add(ty)).toFloatArray(), sum, "S(0) + S(1)");
-      String text = sc.add(Tessera.explainLast()).text();
+      String text = sc.add(Inference.explainLast()).text();
       check(text.contains("add") && text.contains("S(1) -> S(0)"),
           "explain does not show the boxing:\n" + text);
     }
@@ -228,24 +228,24 @@ public final class MpiTensorTest {
       // Too little data, a too-small buffer: caught before any communication.
       checkThrows(()
                       -> Tensor.fromHost(values(13, 0), new long[] {7, 2}, p, n0),
-          Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT,
           "Tensor.fromHost: data has 13 elements but shape [7, 2] needs 14", "short host data");
       checkThrows(()
                       -> Tensor.fromLocal(
                           ByteBuffer.allocateDirect(12), new long[] {2, 2}, "f32", p, n0, null),
-          Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT,
           "Tensor.fromLocal: buffer has 12 bytes but 4 f32 elements need 16", "short local buffer");
       Tensor x = sc.add(Tensor.fromHost(values(14, 0), new long[] {7, 2}, p, n0));
       checkThrows(()
                       -> x.toHost(ByteBuffer.allocateDirect(52)),
-          Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT,
           "tess_tensor_to_host: out has 52 bytes but 14 f32 elements need 56", "short out buffer");
       // A local shape that is no rank's part of the given logical shape: every rank says so.
       long[] part = s0.localShape(new long[] {7, 2}, w.rank);
       checkThrows(
           ()
               -> Tensor.fromLocal(values(10, 0), new long[] {5, 2}, p, n0, new long[] {7, 2}),
-          Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT,
           "from_local: this rank's (" + w.rank + ") local shape [5,2] is not its part [" + part[0]
               + ",2] of logical shape [7,2] under S(0) on " + p,
           "local vs logical shape");
@@ -253,16 +253,16 @@ public final class MpiTensorTest {
       Placement outside = sc.add(MpiLayout.onWorld(w.size + 1, B).placement());
       checkThrows(()
                       -> Tensor.fromLocal(values(2, 0), new long[] {1, 2}, outside, n0, null),
-          Tessera.OUT_OF_RANGE,
+          Status.OUT_OF_RANGE,
           "from_local: placement " + outside + " names rank " + w.size + " but the world has "
               + w.size + " ranks",
           "rank outside the world");
       // Shapes that do not fit, on split inputs.
       Tensor m = sc.add(Tensor.fromHost(values(12, 0), new long[] {3, 4}, p, b));
       checkThrows(
-          () -> x.matmul(m), Tessera.INVALID_ARGUMENT, "tess_matmul: matmul", "matmul shapes");
+          () -> x.matmul(m), Status.INVALID_ARGUMENT, "tess_matmul: matmul", "matmul shapes");
       Tensor v = sc.add(Tensor.fromHost(values(3, 0), new long[] {3}, p, b));
-      checkThrows(() -> x.add(v), Tessera.INVALID_ARGUMENT, "tess_add: add", "add shapes");
+      checkThrows(() -> x.add(v), Status.INVALID_ARGUMENT, "tess_add: add", "add shapes");
       if (w.size == 1) {
         return; // one rank's locals always make a balanced split
       }
@@ -274,7 +274,7 @@ public final class MpiTensorTest {
       checkThrows(
           ()
               -> Tensor.fromLocal(values((int) (2 * local), 0), new long[] {local, 2}, p, n0, null),
-          Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT,
           "from_local: rank 0's local shape [1,2] is not its part [" + (part0[1] - part0[0])
               + ",2] of the balanced split of logical shape [" + rows + ",2] under S(0) on " + p,
           "unbalanced locals");
@@ -282,7 +282,7 @@ public final class MpiTensorTest {
       long[] ls = w.rank == 0 ? new long[] {2} : new long[] {1, 2};
       checkThrows(()
                       -> Tensor.fromLocal(values(2, 0), ls, p, n0, null),
-          Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT,
           "from_local: rank 1's local shape [1,2] has a different rank than rank 0's [2]",
           "locals of different ranks");
     }

@@ -94,7 +94,7 @@ public final class PlanTest {
       }
       checkArray(inst.outputLocalDoubleArray(0), reluNeg, "runLocalMixed relu");
       checkArray(inst.outputLocalLongArray(1), sumNeg, "runLocalMixed add");
-      inst.runLocal(Tensor.bufferOf(X), Tensor.bufferOf(I));
+      inst.runLocal(HostBuffers.bufferOf(X), HostBuffers.bufferOf(I));
       checkArray(inst.outputLocalDoubleArray(0), reluWant, "runLocal(ByteBuffer...) relu");
       checkArray(inst.outputLocalLongArray(1), sumWant, "runLocal(ByteBuffer...) add");
       checkEq(inst.stats().runs, 4L, "runs after runLocal");
@@ -119,7 +119,7 @@ public final class PlanTest {
       for (int k = 0; k < fa.length; ++k) faNeg[k] = -fa[k];
       checkArray(si.outputLocalIntArray(0), iaNeg, "runLocalMixed i32");
       checkArray(si.outputLocalFloatArray(1), faNeg, "runLocalMixed f32");
-      checkThrows(() -> si.outputLocalFloatArray(0), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> si.outputLocalFloatArray(0), Status.INVALID_ARGUMENT,
           "PlanInstance.outputLocalFloatArray: output #0 is i32, not f32", "wrong dtype out");
     }
   }
@@ -127,57 +127,57 @@ public final class PlanTest {
   private static void programBadInputs(Placement p, NdSbp s0, Tensor real) {
     try (Scope sc = new Scope()) {
       Program prog = sc.add(Program.create());
-      checkThrows(() -> prog.addInput(null, SHAPE, "f32", p, null), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> prog.addInput(null, SHAPE, "f32", p, null), Status.INVALID_ARGUMENT,
           "tess_program_add_input: argument \"name\" is NULL", "null input name");
-      checkThrows(() -> prog.addInput("x", SHAPE, "f8", p, null), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> prog.addInput("x", SHAPE, "f8", p, null), Status.INVALID_ARGUMENT,
           "unknown dtype \"f8\"", "bad dtype");
       checkThrows(() -> prog.addInput("x", new long[] {-1, 2}, "f32", p, null),
-          Tessera.INVALID_ARGUMENT, "tess_program_add_input", "negative dim");
-      checkThrows(() -> prog.addInput("x", SHAPE, "f32", null, null), Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT, "tess_program_add_input", "negative dim");
+      checkThrows(() -> prog.addInput("x", SHAPE, "f32", null, null), Status.INVALID_ARGUMENT,
           "argument \"placement\" is NULL", "null placement");
       try (NdSbp s7 = NdSbp.parse("S(7)")) {
-        checkThrows(() -> prog.addInput("x", SHAPE, "f32", p, s7), Tessera.INVALID_ARGUMENT,
+        checkThrows(() -> prog.addInput("x", SHAPE, "f32", p, s7), Status.INVALID_ARGUMENT,
             "S(7)", "nd-sbp that does not fit");
       }
       long x = prog.addInput("x", SHAPE, "f32", p, s0);
-      checkThrows(() -> prog.addInput("x", SHAPE, "f32", p, s0), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> prog.addInput("x", SHAPE, "f32", p, s0), Status.INVALID_ARGUMENT,
           "\"x\"", "repeated input name");
-      checkThrows(() -> prog.addVariable("w", null), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> prog.addVariable("w", null), Status.INVALID_ARGUMENT,
           "tess_program_add_variable: argument \"value\" is NULL", "null variable");
-      checkThrows(() -> prog.addVariable("", real), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> prog.addVariable("", real), Status.INVALID_ARGUMENT,
           "tess_program_add_variable", "empty variable name");
-      checkThrows(() -> prog.addOp("relu", 42), Tessera.INVALID_ARGUMENT, "42",
+      checkThrows(() -> prog.addOp("relu", 42), Status.INVALID_ARGUMENT, "42",
           "unknown value id");
-      checkThrows(() -> prog.addOp("relu", x, x), Tessera.INVALID_ARGUMENT, "tess_program_add_op",
+      checkThrows(() -> prog.addOp("relu", x, x), Status.INVALID_ARGUMENT, "tess_program_add_op",
           "too many inputs");
-      checkThrows(() -> prog.addOp("no_such_op", x), Tessera.NOT_FOUND, "no_such_op",
+      checkThrows(() -> prog.addOp("no_such_op", x), Status.NOT_FOUND, "no_such_op",
           "unknown op");
       try (OpCall withMeta = new OpCall("relu").input(SHAPE, "f32", p, s0)) {
-        checkThrows(() -> prog.addOp(withMeta, x), Tessera.INVALID_ARGUMENT, "input metas",
+        checkThrows(() -> prog.addOp(withMeta, x), Status.INVALID_ARGUMENT, "input metas",
             "op call with input metas");
       }
-      checkThrows(() -> prog.addOp((OpCall) null, x), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> prog.addOp((OpCall) null, x), Status.INVALID_ARGUMENT,
           "argument \"call\" is NULL", "null call");
-      checkThrows(() -> prog.addOp("matmul", x, x), Tessera.INVALID_ARGUMENT, "matmul",
+      checkThrows(() -> prog.addOp("matmul", x, x), Status.INVALID_ARGUMENT, "matmul",
           "inference error at the call");
       // A program without outputs does not compile.
-      checkThrows(() -> prog.compile(1), Tessera.INVALID_ARGUMENT, "tess_plan_compile",
+      checkThrows(() -> prog.compile(1), Status.INVALID_ARGUMENT, "tess_plan_compile",
           "program without outputs");
       long y = prog.addOp("relu", x)[0];
-      checkThrows(() -> prog.markOutput(99), Tessera.INVALID_ARGUMENT, "99", "unknown output id");
+      checkThrows(() -> prog.markOutput(99), Status.INVALID_ARGUMENT, "99", "unknown output id");
       prog.markOutput(y);
-      checkThrows(() -> prog.markOutput(y), Tessera.INVALID_ARGUMENT, "tess_program_mark_output",
+      checkThrows(() -> prog.markOutput(y), Status.INVALID_ARGUMENT, "tess_program_mark_output",
           "output marked twice");
-      checkThrows(() -> prog.compile(-1), Tessera.INVALID_ARGUMENT, "input_register_num",
+      checkThrows(() -> prog.compile(-1), Status.INVALID_ARGUMENT, "input_register_num",
           "negative register num");
-      checkThrows(() -> prog.compile(9), Tessera.INVALID_ARGUMENT, "input_register_num",
+      checkThrows(() -> prog.compile(9), Status.INVALID_ARGUMENT, "input_register_num",
           "register num 9");
-      checkThrows(() -> Plan.compile(null, 1), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> Plan.compile(null, 1), Status.INVALID_ARGUMENT,
           "tess_plan_compile: argument \"program\" is NULL", "null program");
       prog.close();
       prog.close();  // idempotent
       checkEq(prog.toString(), "", "closed program's text");
-      checkThrows(() -> prog.sizes(), Tessera.INVALID_ARGUMENT, "argument \"program\" is NULL",
+      checkThrows(() -> prog.sizes(), Status.INVALID_ARGUMENT, "argument \"program\" is NULL",
           "closed program");
     }
   }
@@ -189,38 +189,38 @@ public final class PlanTest {
       prog.markOutput(prog.addOp("relu", x)[0]);
       Plan plan = sc.add(prog.compile(1));
       PlanInstance inst = sc.add(plan.instantiate());
-      checkThrows(() -> inst.output(0), Tessera.FAILED_PRECONDITION, "tess_plan_instance_output",
+      checkThrows(() -> inst.output(0), Status.FAILED_PRECONDITION, "tess_plan_instance_output",
           "output before a run");
-      checkThrows(() -> inst.outputLocalFloatArray(0), Tessera.FAILED_PRECONDITION,
+      checkThrows(() -> inst.outputLocalFloatArray(0), Status.FAILED_PRECONDITION,
           "tess_plan_instance_output_local", "outputLocal before a run");
-      checkThrows(() -> inst.output(1), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> inst.output(1), Status.OUT_OF_RANGE,
           "output index 1 but the program has 1 outputs", "output index 1");
-      checkThrows(() -> inst.output(-1), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> inst.output(-1), Status.OUT_OF_RANGE,
           "PlanInstance.output: output index -1 is negative", "negative index");
-      checkThrows(() -> inst.run(), Tessera.INVALID_ARGUMENT, "1 inputs", "no inputs");
-      checkThrows(() -> inst.run((Tensor) null), Tessera.INVALID_ARGUMENT, "NULL", "null input");
+      checkThrows(() -> inst.run(), Status.INVALID_ARGUMENT, "1 inputs", "no inputs");
+      checkThrows(() -> inst.run((Tensor) null), Status.INVALID_ARGUMENT, "NULL", "null input");
       Tensor wrong = sc.add(Tensor.fromHost(new float[12], new long[] {3, 4}, p, s0));
-      checkThrows(() -> inst.run(wrong), Tessera.INVALID_ARGUMENT, "[3,4]", "wrong shape");
+      checkThrows(() -> inst.run(wrong), Status.INVALID_ARGUMENT, "[3,4]", "wrong shape");
       Tensor good = sc.add(Tensor.fromHost(new float[6], SHAPE, p, s0));
-      checkThrows(() -> inst.run(good, good), Tessera.INVALID_ARGUMENT, "2", "two inputs");
+      checkThrows(() -> inst.run(good, good), Status.INVALID_ARGUMENT, "2", "two inputs");
       try (Tensor f64 = Tensor.fromHost(X, SHAPE, p, s0)) {
-        checkThrows(() -> inst.run(f64), Tessera.INVALID_ARGUMENT, "f64", "wrong dtype");
+        checkThrows(() -> inst.run(f64), Status.INVALID_ARGUMENT, "f64", "wrong dtype");
       }
       // runLocal: the C API checks the count and each piece's byte size.
-      checkThrows(() -> inst.runLocal(new float[6], new float[6]), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.runLocal(new float[6], new float[6]), Status.INVALID_ARGUMENT,
           "tess_plan_instance_run_local: the program takes 1 inputs but got 2", "runLocal two pieces");
-      checkThrows(() -> inst.runLocal(new float[0][]), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.runLocal(new float[0][]), Status.INVALID_ARGUMENT,
           "the program takes 1 inputs but got 0", "runLocal no pieces");
-      checkThrows(() -> inst.runLocal((ByteBuffer[]) null), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.runLocal((ByteBuffer[]) null), Status.INVALID_ARGUMENT,
           "the program takes 1 inputs but got 0", "runLocal null array");
-      checkThrows(() -> inst.runLocal(new float[5]), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.runLocal(new float[5]), Status.INVALID_ARGUMENT,
           "tess_plan_instance_run_local: input #0 (\"x\") has 20 bytes but this rank's piece has 24",
           "runLocal short piece");
-      checkThrows(() -> inst.runLocal(Tensor.direct(28)), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.runLocal(HostBuffers.direct(28)), Status.INVALID_ARGUMENT,
           "input #0 (\"x\") has 28 bytes but this rank's piece has 24", "runLocal long buffer");
-      checkThrows(() -> inst.runLocal((float[]) null), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.runLocal((float[]) null), Status.INVALID_ARGUMENT,
           "input #0 (\"x\") has 0 bytes but this rank's piece has 24", "runLocal null piece");
-      checkThrows(() -> inst.runLocalMixed("x"), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.runLocalMixed("x"), Status.INVALID_ARGUMENT,
           "PlanInstance.runLocalMixed: locals[0] is a String, not a float[], double[], int[] or "
               + "long[]",
           "runLocalMixed of a String");
@@ -237,9 +237,9 @@ public final class PlanTest {
       for (int k = 0; k < piece.length; ++k) relu[k] = Math.max(piece[k], 0);
       checkArray(inst.outputLocalFloatArray(0), relu, "runLocal after bad inputs");
       inst.run(good);
-      checkThrows(() -> inst.outputLocal(0, Tensor.direct(23)), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.outputLocal(0, HostBuffers.direct(23)), Status.INVALID_ARGUMENT,
           "out_bytes is 23 but output #0's piece has 24 bytes", "small out buffer");
-      checkThrows(() -> inst.outputLocal(3, Tensor.direct(24)), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> inst.outputLocal(3, HostBuffers.direct(24)), Status.OUT_OF_RANGE,
           "output index 3", "outputLocal index 3");
       try {
         inst.outputLocal(0, ByteBuffer.allocate(24));
@@ -247,24 +247,24 @@ public final class PlanTest {
       } catch (IllegalArgumentException e) {
         check(e.getMessage().contains("direct"), "heap buffer message: " + e.getMessage());
       }
-      checkThrows(() -> inst.outputDType(3), Tessera.OUT_OF_RANGE, "output index 3",
+      checkThrows(() -> inst.outputDType(3), Status.OUT_OF_RANGE, "output index 3",
           "outputDType index 3");
-      checkThrows(() -> inst.outputLocalShape(3), Tessera.OUT_OF_RANGE, "output index 3",
+      checkThrows(() -> inst.outputLocalShape(3), Status.OUT_OF_RANGE, "output index 3",
           "outputLocalShape index 3");
-      checkThrows(() -> inst.outputLocalNumElements(3), Tessera.OUT_OF_RANGE, "output index 3",
+      checkThrows(() -> inst.outputLocalNumElements(3), Status.OUT_OF_RANGE, "output index 3",
           "outputLocalNumElements index 3");
-      checkThrows(() -> inst.outputLocalDoubleArray(0), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> inst.outputLocalDoubleArray(0), Status.INVALID_ARGUMENT,
           "PlanInstance.outputLocalDoubleArray: output #0 is f32, not f64", "wrong dtype out");
       try (PlanInstance again = plan.instantiate()) {
         checkEq(again.numOutputs(), 1L, "a second instance of one plan");
       }
       plan.close();
       checkEq(plan.toString(), "", "closed plan's text");
-      checkThrows(() -> plan.instantiate(), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> plan.instantiate(), Status.INVALID_ARGUMENT,
           "argument \"plan\" is NULL", "closed plan");
       inst.close();
       checkEq(inst.toString(), "PlanInstance(closed)", "closed instance's text");
-      checkThrows(() -> inst.stats(), Tessera.INVALID_ARGUMENT, "argument \"instance\" is NULL",
+      checkThrows(() -> inst.stats(), Status.INVALID_ARGUMENT, "argument \"instance\" is NULL",
           "closed instance");
     }
   }
@@ -275,32 +275,32 @@ public final class PlanTest {
     stale.abort();
     check(!stale.isOpen() && !Capture.active(), "aborted");
     // The C API reports a capture call without a capture.
-    checkThrows(() -> stale.placeholder("x", SHAPE, "f32", p, null), Tessera.FAILED_PRECONDITION,
+    checkThrows(() -> stale.placeholder("x", SHAPE, "f32", p, null), Status.FAILED_PRECONDITION,
         "no capture is active on this thread", "placeholder without a capture");
-    checkThrows(() -> stale.end(), Tessera.FAILED_PRECONDITION,
+    checkThrows(() -> stale.end(), Status.FAILED_PRECONDITION,
         "EndCapture: no capture is active on this thread", "end without a capture");
 
     try (Capture cap = Capture.begin();
         Scope sc = new Scope()) {
-      checkThrows(() -> Capture.begin(), Tessera.FAILED_PRECONDITION,
+      checkThrows(() -> Capture.begin(), Status.FAILED_PRECONDITION,
           "a capture is already active on this thread", "begin twice");
       // A stale Capture must not reach the live one.
       checkThrows(() -> stale.placeholder("x", SHAPE, "f32", p, null),
-          Tessera.FAILED_PRECONDITION,
+          Status.FAILED_PRECONDITION,
           "Capture.placeholder: this capture has ended, and another capture is active",
           "stale capture's placeholder");
       Tensor x = sc.add(cap.placeholder("x", SHAPE, "f32", p, s0));
-      checkThrows(() -> cap.placeholder("x", SHAPE, "f32", p, s0), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> cap.placeholder("x", SHAPE, "f32", p, s0), Status.INVALID_ARGUMENT,
           "\"x\"", "repeated placeholder name");
-      checkThrows(() -> x.toFloatArray(), Tessera.FAILED_PRECONDITION, "placeholder",
+      checkThrows(() -> x.toFloatArray(), Status.FAILED_PRECONDITION, "placeholder",
           "toHost of a placeholder");
-      checkThrows(() -> x.localFloatArray(), Tessera.FAILED_PRECONDITION, "placeholder",
+      checkThrows(() -> x.localFloatArray(), Status.FAILED_PRECONDITION, "placeholder",
           "copyLocal of a placeholder");
       try (Program other = Program.create()) {
-        checkThrows(() -> other.addVariable("v", x), Tessera.FAILED_PRECONDITION,
+        checkThrows(() -> other.addVariable("v", x), Status.FAILED_PRECONDITION,
             "is a placeholder; a variable needs a value", "placeholder as a variable");
       }
-      checkThrows(() -> x.matmul(x), Tessera.INVALID_ARGUMENT, "matmul", "bad op while capturing");
+      checkThrows(() -> x.matmul(x), Status.INVALID_ARGUMENT, "matmul", "bad op while capturing");
       // Another thread has no capture: the C API says so.
       Throwable[] fromThread = {null};
       Thread t = new Thread(() -> {
@@ -313,28 +313,28 @@ public final class PlanTest {
       t.start();
       t.join();
       check(fromThread[0] instanceof TesseraException
-              && ((TesseraException) fromThread[0]).getCode() == Tessera.FAILED_PRECONDITION
+              && ((TesseraException) fromThread[0]).getCode() == Status.FAILED_PRECONDITION
               && fromThread[0].getMessage().contains("no capture is active on this thread"),
           "placeholder from another thread: " + fromThread[0]);
       Tensor y = sc.add(x.neg());
-      checkThrows(() -> cap.end(real), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> cap.end(real), Status.INVALID_ARGUMENT,
           "is a real tensor, not a result of the capture", "end with a real tensor");
       check(!cap.isOpen() && !Capture.active(), "the capture ends anyway");
-      checkThrows(() -> y.neg(), Tessera.FAILED_PRECONDITION, "placeholder",
+      checkThrows(() -> y.neg(), Status.FAILED_PRECONDITION, "placeholder",
           "a placeholder after its capture");
     }
 
     try (Capture cap = Capture.begin();
         Scope sc = new Scope()) {
       Tensor y = sc.add(sc.add(cap.placeholder("x", SHAPE, "f32", p, null)).relu());
-      checkThrows(() -> cap.end(y, y), Tessera.INVALID_ARGUMENT, "tess_capture_end",
+      checkThrows(() -> cap.end(y, y), Status.INVALID_ARGUMENT, "tess_capture_end",
           "an output listed twice");
     }
     try (Capture cap = Capture.begin()) {
-      checkThrows(() -> cap.end(), Tessera.INVALID_ARGUMENT, "tess_capture_end", "no outputs");
+      checkThrows(() -> cap.end(), Status.INVALID_ARGUMENT, "tess_capture_end", "no outputs");
     }
     try (Capture cap = Capture.begin()) {
-      checkThrows(() -> cap.end((Tensor) null), Tessera.INVALID_ARGUMENT, "tess_capture_end",
+      checkThrows(() -> cap.end((Tensor) null), Status.INVALID_ARGUMENT, "tess_capture_end",
           "a null output");
     }
     // Leaving the scope with an exception aborts the capture.
@@ -386,10 +386,10 @@ public final class PlanTest {
       for (int e = 0; e < neg.length; ++e) {
         check(neg[e] == -X[e], "runLocal element " + e + ": got " + neg[e] + ", want " + -X[e]);
       }
-      checkThrows(() -> inst.runPushed(0), Tessera.DEADLINE_EXCEEDED, "nothing was pushed",
+      checkThrows(() -> inst.runPushed(0), Status.DEADLINE_EXCEEDED, "nothing was pushed",
           "runPushed with nothing pushed");
       inst.closePipeline();
-      checkThrows(() -> inst.push(0, inputs[0]), Tessera.CANCELLED, "tess_plan_instance_push",
+      checkThrows(() -> inst.push(0, inputs[0]), Status.CANCELLED, "tess_plan_instance_push",
           "push after closePipeline");
     }
   }

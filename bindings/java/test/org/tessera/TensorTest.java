@@ -58,7 +58,7 @@ public final class TensorTest {
         fb.copyLocal(local);
         local.asFloatBuffer().get(back);
         check(Arrays.equals(back, X), "copyLocal");
-        checkThrows(() -> fb.toHost(ByteBuffer.allocateDirect(8)), Tessera.INVALID_ARGUMENT,
+        checkThrows(() -> fb.toHost(ByteBuffer.allocateDirect(8)), Status.INVALID_ARGUMENT,
             "tess_tensor_to_host: out has 8 bytes but 6 f32 elements need 24", "small out");
         try {
           fb.toHost(ByteBuffer.allocate(24));
@@ -67,11 +67,11 @@ public final class TensorTest {
           check(e.getMessage().contains("direct"), "heap buffer message");
         }
       }
-      checkThrows(() -> f.toDoubleArray(), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> f.toDoubleArray(), Status.INVALID_ARGUMENT,
           "Tensor.toDoubleArray: the tensor is f32, not f64", "wrong dtype out");
-      checkThrows(() -> i.localFloatArray(), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> i.localFloatArray(), Status.INVALID_ARGUMENT,
           "the tensor is i32, not f32", "wrong local dtype");
-      checkThrows(() -> f.dim(2), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> f.dim(2), Status.OUT_OF_RANGE,
           "Tensor.dim: dim 2 is outside the shape [2,3] (2 dims)", "dim 2");
     }
     try (Tensor local = Tensor.fromLocal(X, new long[] {3, 2}, p, s0, null);
@@ -98,43 +98,43 @@ public final class TensorTest {
       for (double v : n.toDoubleArray()) neg |= v < 0;
       check(neg, "randn has negative values");
     }
-    checkThrows(() -> Tensor.fromHost(X, new long[] {4, 2}, p, s0), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Tensor.fromHost(X, new long[] {4, 2}, p, s0), Status.INVALID_ARGUMENT,
         "Tensor.fromHost: data has 6 elements but shape [4, 2] needs 8", "length mismatch");
     checkThrows(() -> Tensor.fromHost(ByteBuffer.allocateDirect(4), new long[] {2}, "f32", p, b),
-        Tessera.INVALID_ARGUMENT, "buffer has 4 bytes but 2 f32 elements need 8", "small buffer");
-    checkThrows(() -> Tensor.fromHost(X, new long[] {2, 3}, p, null), Tessera.INVALID_ARGUMENT,
+        Status.INVALID_ARGUMENT, "buffer has 4 bytes but 2 f32 elements need 8", "small buffer");
+    checkThrows(() -> Tensor.fromHost(X, new long[] {2, 3}, p, null), Status.INVALID_ARGUMENT,
         "tess_tensor_from_host: argument \"nd_sbp\" is NULL", "null nd-sbp");
-    checkThrows(() -> Tensor.fromHost(X, new long[] {2, 3}, null, s0), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Tensor.fromHost(X, new long[] {2, 3}, null, s0), Status.INVALID_ARGUMENT,
         "argument \"placement\" is NULL", "null placement");
-    checkThrows(() -> Tensor.fromHost(X, new long[] {-2, -3}, p, s0), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Tensor.fromHost(X, new long[] {-2, -3}, p, s0), Status.INVALID_ARGUMENT,
         "", "negative dims");
     checkThrows(() -> Tensor.fromHost(null, new long[] {2}, "bf16", p, b),
-        Tessera.UNIMPLEMENTED, "dtype bf16 is reserved", "bf16");
+        Status.UNIMPLEMENTED, "dtype bf16 is reserved", "bf16");
     checkThrows(() -> Tensor.fromHost(null, new long[] {2}, "f8", p, b),
-        Tessera.INVALID_ARGUMENT, "unknown dtype \"f8\"", "unknown dtype");
+        Status.INVALID_ARGUMENT, "unknown dtype \"f8\"", "unknown dtype");
     try (NdSbp s2 = NdSbp.parse("S(2)")) {
-      checkThrows(() -> Tensor.fromHost(X, new long[] {2, 3}, p, s2), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> Tensor.fromHost(X, new long[] {2, 3}, p, s2), Status.INVALID_ARGUMENT,
           "S(2)", "bad nd-sbp");
     }
     checkThrows(() -> Tensor.fromLocal(X, new long[] {3, 2}, p, s0, new long[] {4, 2}),
-        Tessera.INVALID_ARGUMENT, "local shape [3,2] is not its part [4,2]", "bad logical shape");
+        Status.INVALID_ARGUMENT, "local shape [3,2] is not its part [4,2]", "bad logical shape");
     checkThrows(() -> Tensor.fromLocal(X, new long[] {3, 2}, p, s0, new long[] {6}),
-        Tessera.INVALID_ARGUMENT, "logical shape [6] has 1 dims but the local shape", "ndim");
-    checkThrows(() -> Tensor.full(new long[] {2}, "i32", 0.5, p, b), Tessera.INVALID_ARGUMENT,
+        Status.INVALID_ARGUMENT, "logical shape [6] has 1 dims but the local shape", "ndim");
+    checkThrows(() -> Tensor.full(new long[] {2}, "i32", 0.5, p, b), Status.INVALID_ARGUMENT,
         "value 0.500000 is not representable as i32", "full 0.5");
-    checkThrows(() -> Tensor.arange(0, 1, 0, "f32", p, b), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Tensor.arange(0, 1, 0, "f32", p, b), Status.INVALID_ARGUMENT,
         "step non-zero", "arange step 0");
-    checkThrows(() -> Tensor.rand(new long[] {2}, "i64", 1, p, b), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Tensor.rand(new long[] {2}, "i64", 1, p, b), Status.INVALID_ARGUMENT,
         "dtype i64 is not a floating type", "rand i64");
     Tensor closed = Tensor.zeros(new long[] {1}, "f32", p, b);
     closed.close();
     closed.close();
-    checkThrows(() -> closed.numElements(), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> closed.numElements(), Status.INVALID_ARGUMENT,
         "tess_tensor_num_elements: argument \"tensor\" is NULL", "use after close");
     try (Placement other = Placement.parse("cpu:[1]");
         Tensor outside = Tensor.ones(new long[] {2}, "f32", other, b)) {
       check(!outside.hasLocal(), "outside has no local");
-      checkThrows(() -> outside.localFloatArray(), Tessera.FAILED_PRECONDITION,
+      checkThrows(() -> outside.localFloatArray(), Status.FAILED_PRECONDITION,
           "rank 0 holds no local piece", "outside local");
     }
   }
@@ -204,7 +204,7 @@ public final class TensorTest {
         check(Arrays.equals(m.shape(), new long[] {2, 2}), "matmul shape");
         checkNear(m.toFloatArray(), mm, 1e-6f, "matmul");
       }
-      checkThrows(() -> x.matmul(x), Tessera.INVALID_ARGUMENT, "tess_matmul: matmul",
+      checkThrows(() -> x.matmul(x), Status.INVALID_ARGUMENT, "tess_matmul: matmul",
           "matmul shapes");
       // Reductions over axis 1 and over everything; softmax along the last axis.
       float[] sum1 = new float[2], max1 = {-1e30f, -1e30f}, min1 = {1e30f, 1e30f};
@@ -236,17 +236,17 @@ public final class TensorTest {
         }
         checkNear(sm.toFloatArray(), want, 1e-5f, "softmax");
       }
-      checkThrows(() -> x.reduceSum(new long[] {5}, false), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> x.reduceSum(new long[] {5}, false), Status.INVALID_ARGUMENT,
           "tess_reduce_sum: reduce_sum", "reduce axis 5");
-      checkThrows(() -> x.softmax(4), Tessera.INVALID_ARGUMENT, "tess_softmax: softmax",
+      checkThrows(() -> x.softmax(4), Status.INVALID_ARGUMENT, "tess_softmax: softmax",
           "softmax axis 4");
       try (Tensor z = Tensor.fromHost(new float[] {1, 2}, new long[] {2}, p, b)) {
-        checkThrows(() -> x.add(z), Tessera.INVALID_ARGUMENT, "tess_add: add", "add shapes");
+        checkThrows(() -> x.add(z), Status.INVALID_ARGUMENT, "tess_add: add", "add shapes");
       }
-      checkThrows(() -> x.add(null), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> x.add(null), Status.INVALID_ARGUMENT,
           "tess_add: argument \"y\" is NULL", "add null");
       try (Tensor ints = Tensor.arange(0, 3, 1, "i32", p, b)) {
-        checkThrows(() -> ints.gelu(), Tessera.INVALID_ARGUMENT, "tess_gelu: gelu", "gelu i32");
+        checkThrows(() -> ints.gelu(), Status.INVALID_ARGUMENT, "tess_gelu: gelu", "gelu i32");
       }
       // The generic call, with an attribute and a constraint.
       try (OpCall call = new OpCall("scalar_mul").attr("value", -2.0)) {
@@ -263,18 +263,18 @@ public final class TensorTest {
           checkEq(s.toString(), "S(1)", "constrained output");
         }
         out[0].close();
-        try (Explanation e = Tessera.explainLast()) {
+        try (Explanation e = Inference.explainLast()) {
           check(e.text().contains("add"), "explainLast text");
           check(e.json().contains("\"op\": \"add\""), "explainLast json");
         }
       }
       try (OpCall call = new OpCall("relu").input(new long[] {2, 3}, "f32", p, s0)) {
-        checkThrows(() -> call.apply(x), Tessera.INVALID_ARGUMENT,
+        checkThrows(() -> call.apply(x), Status.INVALID_ARGUMENT,
             "tess_op_call_add_input is for inference", "apply with metas");
       }
       try (OpCall call = new OpCall("scalar_add")) {
-        checkThrows(() -> call.apply(x), Tessera.INVALID_ARGUMENT, "value", "missing attr");
-        checkThrows(() -> call.apply(x, null), Tessera.INVALID_ARGUMENT,
+        checkThrows(() -> call.apply(x), Status.INVALID_ARGUMENT, "value", "missing attr");
+        checkThrows(() -> call.apply(x, null), Status.INVALID_ARGUMENT,
             "tess_op_call_apply: inputs[1] is NULL", "null input");
       }
     }
@@ -285,7 +285,7 @@ public final class TensorTest {
    * CUDA build, UNAVAILABLE without a device, a round trip through add with one.
    */
   private static void cuda(NdSbp s0, NdSbp b) {
-    Tessera.CudaInfo info = Tessera.cudaInfo();
+    CudaInfo info = Tessera.cudaInfo();
     check(info.deviceCount >= 0, "deviceCount >= 0: " + info);
     check(info.builtWithCuda || info.deviceCount == 0, "no devices without CUDA: " + info);
     // BUILD sets it from the build configuration (tools/cuda.bzl's if_cuda).
@@ -299,14 +299,14 @@ public final class TensorTest {
     long[] shape = {2, 3};
     try (Placement cuda = Placement.parse("cuda:[0]")) {
       if (!info.builtWithCuda) {
-        checkThrows(() -> Tensor.fromHost(X, shape, cuda, s0), Tessera.UNIMPLEMENTED,
+        checkThrows(() -> Tensor.fromHost(X, shape, cuda, s0), Status.UNIMPLEMENTED,
             "tess_tensor_from_host: eager tensors on cuda:[0]: this Tessera was built without "
                 + "CUDA, so only cpu placements hold eager tensors (build with --config=cuda)",
             "cuda without a CUDA build");
         return;
       }
       if (info.deviceCount == 0) {
-        checkThrows(() -> Tensor.fromHost(X, shape, cuda, s0), Tessera.UNAVAILABLE,
+        checkThrows(() -> Tensor.fromHost(X, shape, cuda, s0), Status.UNAVAILABLE,
             "no CUDA device visible", "cuda without a device");
         return;
       }
@@ -352,7 +352,7 @@ public final class TensorTest {
         checkNear(mean.toFloatArray(), new float[] {1.0f / 3, 0}, 1e-6f, "layerNorm mean");
         check(y.toFloatArray().length == 6 && inv.toFloatArray().length == 2, "layerNorm shapes");
       }
-      checkThrows(() -> Ops.pow(x, null), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> Ops.pow(x, null), Status.INVALID_ARGUMENT,
           "tess_pow: argument \"y\" is NULL", "pow null");
     }
   }
@@ -366,8 +366,8 @@ public final class TensorTest {
       generatedOps(p, s0, b);
       cuda(s0, b);
     }
-    Thread fresh = new Thread(() -> checkThrows(() -> Tessera.explainLast(),
-        Tessera.FAILED_PRECONDITION, "this thread has run no op yet", "explainLast fresh"));
+    Thread fresh = new Thread(() -> checkThrows(() -> Inference.explainLast(),
+        Status.FAILED_PRECONDITION, "this thread has run no op yet", "explainLast fresh"));
     fresh.start();
     try {
       fresh.join();

@@ -12,12 +12,12 @@ public final class TesseraTest {
     checkEq(Tessera.version(),
         Tessera.VERSION_MAJOR + "." + Tessera.VERSION_MINOR + "." + Tessera.VERSION_PATCH, "version");
     checkEq(Tessera.versionNumber(), Tessera.VERSION_NUMBER, "versionNumber");
-    checkEq(Tessera.statusString(Tessera.OK), "OK", "status OK");
-    checkEq(Tessera.statusString(Tessera.INVALID_ARGUMENT), "INVALID_ARGUMENT", "status 3");
-    checkEq(Tessera.statusString(Tessera.DATA_LOSS), "DATA_LOSS", "status 15");
-    checkEq(Tessera.statusString(99), "UNKNOWN_CODE", "status 99");
-    checkEq(Tessera.INVALID_ARGUMENT, 3, "INVALID_ARGUMENT constant");
-    checkEq(Tessera.NOT_FOUND, 5, "NOT_FOUND constant");
+    checkEq(Status.name(Status.OK), "OK", "status OK");
+    checkEq(Status.name(Status.INVALID_ARGUMENT), "INVALID_ARGUMENT", "status 3");
+    checkEq(Status.name(Status.DATA_LOSS), "DATA_LOSS", "status 15");
+    checkEq(Status.name(99), "UNKNOWN_CODE", "status 99");
+    checkEq(Status.INVALID_ARGUMENT, 3, "INVALID_ARGUMENT constant");
+    checkEq(Status.NOT_FOUND, 5, "NOT_FOUND constant");
   }
 
   private static void runtime() {
@@ -37,19 +37,19 @@ public final class TesseraTest {
       checkEq(l.ndim(), 2L, "ndim");
       checkEq(l.localDim(1), 2L, "localDim");
       checkEq(l.numElements(), 6L, "numElements");
-      checkThrows(() -> l.localDim(2), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> l.localDim(2), Status.OUT_OF_RANGE,
           "Layout.localDim: dim 2 is outside the shape [3,2] (2 dims)", "localDim 2");
-      checkThrows(() -> l.range(5), Tessera.OUT_OF_RANGE, "dim 5", "range 5");
-      checkThrows(() -> Tessera.layout(p, s, new long[] {6, 5}, 9), Tessera.NOT_FOUND,
+      checkThrows(() -> l.range(5), Status.OUT_OF_RANGE, "dim 5", "range 5");
+      checkThrows(() -> Layout.create(p, s, new long[] {6, 5}, 9), Status.NOT_FOUND,
           "rank 9 is not in placement cpu:[[0,1],[2,3]]", "rank 9");
-      checkThrows(() -> Layout.create(p, s, new long[] {6, -5}, 0), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> Layout.create(p, s, new long[] {6, -5}, 0), Status.INVALID_ARGUMENT,
           "shape dim 1 is -5; dims must be >= 0", "negative dim");
-      checkThrows(() -> Layout.create(p, s, new long[] {6}, 0), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> Layout.create(p, s, new long[] {6}, 0), Status.INVALID_ARGUMENT,
           "splits tensor axis 1 but the tensor of shape [6] has 1 axes", "1-d shape");
-      checkThrows(() -> Layout.create(p, s, null, 0), Tessera.INVALID_ARGUMENT, "shape",
+      checkThrows(() -> Layout.create(p, s, null, 0), Status.INVALID_ARGUMENT, "shape",
           "null shape");
       try (NdSbp one = NdSbp.parse("S(0)")) {
-        checkThrows(() -> Layout.create(p, one, new long[] {6, 5}, 0), Tessera.INVALID_ARGUMENT,
+        checkThrows(() -> Layout.create(p, one, new long[] {6, 5}, 0), Status.INVALID_ARGUMENT,
             "has 1 axes but placement", "axes mismatch");
       }
     }
@@ -58,7 +58,7 @@ public final class TesseraTest {
   private static void placementQueries() {
     try (Placement p = Placement.parse("cpu:[[0,1,2],[3,4,5]]")) {
       checkEq(p.toString(), "cpu:[[0,1,2],[3,4,5]]", "placement string");
-      checkEq(p.deviceType(), Tessera.DEVICE_CPU, "deviceType");
+      checkEq(p.deviceType(), Placement.DEVICE_CPU, "deviceType");
       checkEq(p.numAxes(), 2L, "numAxes");
       checkEq(p.hierarchyDim(1), 3L, "hierarchyDim");
       check(Arrays.equals(p.hierarchy(), new long[] {2, 3}), "hierarchy");
@@ -68,7 +68,7 @@ public final class TesseraTest {
       check(p.contains(3), "contains 3");
       check(!p.contains(9), "!contains 9");
       try (Placement group = p.axisGroup(0, 4);
-          Placement same = Placement.create(Tessera.DEVICE_CPU, new int[] {0, 1, 2, 3, 4, 5},
+          Placement same = Placement.create(Placement.DEVICE_CPU, new int[] {0, 1, 2, 3, 4, 5},
               new long[] {2, 3})) {
         checkEq(group.toString(), "cpu:[1,4]", "axisGroup");
         check(p.equal(same) && p.equals(same), "equal");
@@ -76,65 +76,65 @@ public final class TesseraTest {
         checkEq(p.hash(), same.hash(), "hash");
         checkEq(p.hashCode(), same.hashCode(), "hashCode");
       }
-      checkThrows(() -> p.hierarchyDim(2), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> p.hierarchyDim(2), Status.OUT_OF_RANGE,
           "tess_placement_hierarchy_dim: axis 2 is outside cpu:[[0,1,2],[3,4,5]], which has 2 axes",
           "hierarchyDim 2");
-      checkThrows(() -> p.rankAt(6), Tessera.OUT_OF_RANGE, "6", "rankAt 6");
-      checkThrows(() -> p.indexOf(9), Tessera.NOT_FOUND,
+      checkThrows(() -> p.rankAt(6), Status.OUT_OF_RANGE, "6", "rankAt 6");
+      checkThrows(() -> p.indexOf(9), Status.NOT_FOUND,
           "rank 9 is not in placement cpu:[[0,1,2],[3,4,5]]", "indexOf 9");
-      checkThrows(() -> p.axisGroup(3, 0), Tessera.OUT_OF_RANGE, "3", "axisGroup axis 3");
-      checkThrows(() -> p.axisGroup(0, 7), Tessera.NOT_FOUND, "7", "axisGroup rank 7");
+      checkThrows(() -> p.axisGroup(3, 0), Status.OUT_OF_RANGE, "3", "axisGroup axis 3");
+      checkThrows(() -> p.axisGroup(0, 7), Status.NOT_FOUND, "7", "axisGroup rank 7");
     }
   }
 
   private static void placementBadInput() {
-    checkThrows(() -> Placement.parse("cpu:[0,0]"), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Placement.parse("cpu:[0,0]"), Status.INVALID_ARGUMENT,
         "lists rank 0 twice", "duplicate rank");
-    checkThrows(() -> Placement.parse("cpu:[[0,1],[2,3]"), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Placement.parse("cpu:[[0,1],[2,3]"), Status.INVALID_ARGUMENT,
         "expected ']'", "unclosed");
-    checkThrows(() -> Placement.parse("cpu:[]"), Tessera.INVALID_ARGUMENT, "empty rank list",
+    checkThrows(() -> Placement.parse("cpu:[]"), Status.INVALID_ARGUMENT, "empty rank list",
         "empty");
-    checkThrows(() -> Placement.parse(null), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> Placement.parse(null), Status.INVALID_ARGUMENT,
         "tess_placement_parse: argument \"text\" is NULL", "null text");
-    checkThrows(() -> Placement.create(Tessera.DEVICE_CPU, new int[] {0, 1, 2}, new long[] {2, 2}),
-        Tessera.INVALID_ARGUMENT, "placement hierarchy [2,2] does not hold 3 ranks", "bad create");
+    checkThrows(() -> Placement.create(Placement.DEVICE_CPU, new int[] {0, 1, 2}, new long[] {2, 2}),
+        Status.INVALID_ARGUMENT, "placement hierarchy [2,2] does not hold 3 ranks", "bad create");
     checkThrows(() -> Placement.create(5, new int[] {0, 1, 2}, new long[] {3}),
-        Tessera.INVALID_ARGUMENT, "placement device type 5 is not cpu (0) or cuda (1)",
+        Status.INVALID_ARGUMENT, "placement device type 5 is not cpu (0) or cuda (1)",
         "bad device");
     Placement closed = Placement.parse("cpu:[0,1]");
     closed.close();
     closed.close(); // idempotent
-    checkThrows(() -> closed.numAxes(), Tessera.INVALID_ARGUMENT, "NULL", "use after close");
+    checkThrows(() -> closed.numAxes(), Status.INVALID_ARGUMENT, "NULL", "use after close");
   }
 
   private static void ndSbp() {
     try (NdSbp s = NdSbp.parse("(S(1), P(max))");
-        NdSbp made = NdSbp.create(new int[] {Tessera.SBP_SPLIT, Tessera.SBP_PARTIAL_MAX},
+        NdSbp made = NdSbp.create(new int[] {NdSbp.SPLIT, NdSbp.PARTIAL_MAX},
             new int[] {1, 99})) {
       checkEq(s.toString(), "(S(1), P(max))", "nd_sbp string");
       checkEq(s.numAxes(), 2L, "nd_sbp numAxes");
-      check(Arrays.equals(s.get(0), new int[] {Tessera.SBP_SPLIT, 1}), "get 0");
-      checkEq(s.kind(1), Tessera.SBP_PARTIAL_MAX, "kind 1");
+      check(Arrays.equals(s.get(0), new int[] {NdSbp.SPLIT, 1}), "get 0");
+      checkEq(s.kind(1), NdSbp.PARTIAL_MAX, "kind 1");
       checkEq(s.splitAxis(1), -1, "splitAxis 1");
       check(s.equal(made) && s.equals(made), "nd_sbp equal");
-      checkThrows(() -> s.get(2), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> s.get(2), Status.OUT_OF_RANGE,
           "tess_nd_sbp_get: axis 2 is outside (S(1), P(max)), which has 2 axes", "get 2");
     }
-    checkThrows(() -> NdSbp.parse("P(avg)"), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> NdSbp.parse("P(avg)"), Status.INVALID_ARGUMENT,
         "\"sum\", \"max\" or \"min\"", "P(avg)");
-    checkThrows(() -> NdSbp.parse("S(-1)"), Tessera.INVALID_ARGUMENT, "got S(-1)", "S(-1)");
-    checkThrows(() -> NdSbp.parse("(S(0), B"), Tessera.INVALID_ARGUMENT, "", "unclosed");
-    checkThrows(() -> NdSbp.create(new int[] {Tessera.SBP_SPLIT}, new int[] {-2}),
-        Tessera.INVALID_ARGUMENT, "tess_nd_sbp_create: axis 0: split axis -2 is outside [0, 7]",
+    checkThrows(() -> NdSbp.parse("S(-1)"), Status.INVALID_ARGUMENT, "got S(-1)", "S(-1)");
+    checkThrows(() -> NdSbp.parse("(S(0), B"), Status.INVALID_ARGUMENT, "", "unclosed");
+    checkThrows(() -> NdSbp.create(new int[] {NdSbp.SPLIT}, new int[] {-2}),
+        Status.INVALID_ARGUMENT, "tess_nd_sbp_create: axis 0: split axis -2 is outside [0, 7]",
         "bad split axis");
-    checkThrows(() -> NdSbp.create(new int[] {Tessera.SBP_SPLIT, 17}, new int[] {0, 0}),
-        Tessera.INVALID_ARGUMENT, "axis 1: sbp kind 17", "bad kind");
-    checkThrows(() -> NdSbp.create(new int[0], new int[0]), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> NdSbp.create(new int[] {NdSbp.SPLIT, 17}, new int[] {0, 0}),
+        Status.INVALID_ARGUMENT, "axis 1: sbp kind 17", "bad kind");
+    checkThrows(() -> NdSbp.create(new int[0], new int[0]), Status.INVALID_ARGUMENT,
         "tess_nd_sbp_create: num_axes is 0; expected 1 to 8", "no axes");
   }
 
   private static void inference() {
-    Tessera.inferCacheClear();
+    Inference.cacheClear();
     try (Placement p = Placement.parse("cpu:[0,1]");
         NdSbp s0 = NdSbp.parse("S(0)");
         OpCall call = new OpCall("add").input(new long[] {4, 6}, "f32", p, s0)
@@ -161,10 +161,10 @@ public final class TesseraTest {
       check(e.text().contains("    y: S(1) -> S(0) (cost 48)\n"), "explain boxing");
       check(e.json().contains("\"chosen\": 0,"), "explain json");
       checkEq(e.failure(), "", "explain failure");
-      checkThrows(() -> r.outputShape(1), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> r.outputShape(1), Status.OUT_OF_RANGE,
           "tess_infer_result_output_shape: output 1 is outside a result with 1 output",
           "outputShape 1");
-      checkThrows(() -> r.inputNdSbp(2), Tessera.OUT_OF_RANGE,
+      checkThrows(() -> r.inputNdSbp(2), Status.OUT_OF_RANGE,
           "input 2 is outside a result with 2 inputs", "inputNdSbp 2");
     }
     try (OpCall call = new OpCall("matmul").attr("transpose_b", true)
@@ -193,60 +193,60 @@ public final class TesseraTest {
         OpCall g = new OpCall("gather").attr("axis", 1L)) {
       checkEq(cast.numInputs() + t.numInputs() + m.numInputs() + g.numInputs(), 0L, "attr kinds");
     }
-    Tessera.InferCacheStats stats = Tessera.inferCacheStats();
+    InferCacheStats stats = Inference.cacheStats();
     checkEq(stats.misses, 3L, "cache misses");
     try (OpCall call = new OpCall("relu").input(new long[] {8}, "f32", "cpu:[0,1]", "S(0)")) {
       call.infer().close();
       call.infer().close();
     }
-    stats = Tessera.inferCacheStats();
+    stats = Inference.cacheStats();
     checkEq(stats.misses, 4L, "cache miss");
     checkEq(stats.hits, 1L, "cache hit");
     checkEq(stats.size, 4L, "cache size");
-    Tessera.inferCacheSetCapacity(1);
-    checkEq(Tessera.inferCacheStats().capacity, 1L, "cache capacity");
-    checkThrows(() -> Tessera.inferCacheSetCapacity(0), Tessera.INVALID_ARGUMENT,
+    Inference.cacheSetCapacity(1);
+    checkEq(Inference.cacheStats().capacity, 1L, "cache capacity");
+    checkThrows(() -> Inference.cacheSetCapacity(0), Status.INVALID_ARGUMENT,
         "tess_infer_cache_set_capacity: capacity is 0; expected >= 1", "capacity 0");
-    Tessera.inferCacheSetCapacity(4096);
-    Tessera.inferCacheClear();
-    checkEq(Tessera.inferCacheStats().misses, 0L, "cache cleared");
-    check(Arrays.asList(Tessera.opNames()).contains("matmul"), "opNames");
-    checkEq(Tessera.dtypeParse("bf16"), Tessera.DTYPE_BF16, "dtypeParse");
-    checkEq(Tessera.dtypeName(Tessera.DTYPE_I32), "i32", "dtypeName");
+    Inference.cacheSetCapacity(4096);
+    Inference.cacheClear();
+    checkEq(Inference.cacheStats().misses, 0L, "cache cleared");
+    check(Arrays.asList(Inference.opNames()).contains("matmul"), "opNames");
+    checkEq(DType.parse("bf16"), DType.BF16, "dtypeParse");
+    checkEq(DType.name(DType.I32), "i32", "dtypeName");
   }
 
   private static void inferenceBadInput() {
-    checkThrows(() -> new OpCall("matmull"), Tessera.NOT_FOUND,
+    checkThrows(() -> new OpCall("matmull"), Status.NOT_FOUND,
         "no op named \"matmull\"; did you mean: ", "unknown op");
-    checkThrows(() -> Tessera.dtypeParse("float"), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> DType.parse("float"), Status.INVALID_ARGUMENT,
         "unknown dtype \"float\"", "bad dtype");
     try (OpCall call = new OpCall("matmul")) {
-      checkThrows(() -> call.attr("transpose_b", 1L), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> call.attr("transpose_b", 1L), Status.INVALID_ARGUMENT,
           "tess_op_call_set_attr_int: matmul: attribute \"transpose_b\" must be bool but got int 1",
           "wrong attr type");
-      checkThrows(() -> call.attr("alpha", 0.5), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> call.attr("alpha", 0.5), Status.INVALID_ARGUMENT,
           "matmul: unknown attribute \"alpha\"; known attributes: transpose_a, transpose_b",
           "unknown attr");
       checkThrows(() -> call.input(new long[] {4, -2}, "f32", "cpu:[0,1]", "B"),
-          Tessera.INVALID_ARGUMENT, "matmul: input \"a\": shape dim 1 is -2; dims must be >= 0",
+          Status.INVALID_ARGUMENT, "matmul: input \"a\": shape dim 1 is -2; dims must be >= 0",
           "negative dim");
       checkThrows(() -> call.input(new long[] {4, 2}, "f32", "cpu:[0,1]", "S(2)"),
-          Tessera.INVALID_ARGUMENT, "matmul: input \"a\": ", "bad nd-sbp");
+          Status.INVALID_ARGUMENT, "matmul: input \"a\": ", "bad nd-sbp");
       call.input(new long[] {4, 2}, "f32", "cpu:[0,1]", "B");
       checkThrows(() -> call.input(new long[] {2, 3}, "f32", "cpu:[0,1,2]", "B"),
-          Tessera.INVALID_ARGUMENT,
+          Status.INVALID_ARGUMENT,
           "matmul: input \"b\" is on placement cpu:[0,1,2] but input \"a\" is on cpu:[0,1]",
           "placement mismatch");
-      checkThrows(() -> call.infer(), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> call.infer(), Status.INVALID_ARGUMENT,
           "matmul: takes 2 inputs but got 1", "missing input");
-      checkThrows(() -> call.explain(), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> call.explain(), Status.INVALID_ARGUMENT,
           "matmul: takes 2 inputs but got 1", "explain missing input");
-      checkThrows(() -> call.constrainOutput(1, "B"), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> call.constrainOutput(1, "B"), Status.INVALID_ARGUMENT,
           "constraint names output slot 1 but the op has 1 output", "bad output slot");
     }
     try (OpCall call = new OpCall("relu").input(new long[] {1}, "f32", "cpu:[0,1]", "B")
             .constrainOutput(0, "S(0)")) {
-      checkThrows(() -> call.infer(), Tessera.INVALID_ARGUMENT,
+      checkThrows(() -> call.infer(), Status.INVALID_ARGUMENT,
           "relu: no SBP signature fits the inputs x: B [1] on cpu:[0,1] with constraints out = "
               + "S(0); candidates:\n  #0 x:S(0) -> out:S(0): input \"x\": S(0) splits axis 0",
           "no fitting signature");
@@ -256,7 +256,7 @@ public final class TesseraTest {
     }
     OpCall closed = new OpCall("relu");
     closed.close();
-    checkThrows(() -> closed.infer(), Tessera.INVALID_ARGUMENT,
+    checkThrows(() -> closed.infer(), Status.INVALID_ARGUMENT,
         "tess_op_call_infer: argument \"call\" is NULL", "closed call");
   }
 
