@@ -31,7 +31,8 @@
  *   element: NULL, 0 bytes). TESS_OPT_SHAPE is a long[] or null.
  * - tess_op_call_apply takes long[] handles for its inputs and a long[] whose length is the
  *   capacity for its outputs, filled from index 0 (the rest stay 0).
- * - Loading TesseraJNI loads libtessera_jni.so and initialises nothing: the Java
+ * - Loading TesseraJNI loads libtessera_jni.so (NativeLoader: -Dtessera.library.path,
+ *   java.library.path, else the jar's native/<os>-<arch>/ copy) and initialises nothing: the Java
  *   layer calls tess_runtime_init on first need (Tessera.init()).
  */
 
@@ -71,7 +72,7 @@ static int tess_java_check_out(JNIEnv* jenv, jarray array) {
 %pragma(java) jniclassclassmodifiers="final class"
 %pragma(java) jniclasscode=%{
   static {
-    System.loadLibrary("tessera_jni");
+    NativeLoader.load();
   }
 
   private TesseraJNI() {}

@@ -7,7 +7,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * ({@link #init()}, {@link #init(InitOptions)}) and stop ({@link #shutdown()}), the
  * world's rank and size, CUDA and the host allocators.
  *
- * <p>Loading the binding loads its native library and nothing more: the runtime (and MPI) starts
+ * <p>Loading the binding loads its native library and nothing more (from
+ * {@code -Dtessera.library.path}, {@code java.library.path} or, from the jar, a
+ * private temporary copy; see {@link #nativeLibrary()}): the runtime (and MPI) starts
  * on the first call that needs it (a tensor, a collective, the world's rank or size,
  * compiling a plan), or at an explicit {@code init}. Call {@link #shutdown()} before
  * exiting a program started by {@code mpirun}: mpirun fails a job whose ranks skip
@@ -137,6 +139,17 @@ public final class Tessera {
    */
   public static int versionNumber() {
     return TesseraJNI.version_number();
+  }
+
+  /**
+   * The file the JNI library was loaded from: in {@code -Dtessera.library.path}, on
+   * {@code java.library.path}, or a private temporary copy extracted from the jar
+   * (deleted once loaded).
+   *
+   * @return an absolute path
+   */
+  public static String nativeLibrary() {
+    return NativeLoader.loadedFrom();
   }
 
   /**
