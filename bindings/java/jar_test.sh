@@ -35,18 +35,20 @@ done
 grep -q "<groupId>org.tessera</groupId>" "$tmp/dist/pom.xml" || fail "pom groupId"
 grep -q "<artifactId>tessera</artifactId>" "$tmp/dist/pom.xml" || fail "pom artifactId"
 grep -q "<version>$v</version>" "$tmp/dist/pom.xml" || fail "pom version is not $v"
-unzip -p "$tmp/dist/$jar" META-INF/MANIFEST.MF | grep -q "^Implementation-Version: $v" ||
-  fail "manifest version is not $v"
+# (Listings go through variables: `unzip | grep -q` fails under pipefail when grep
+# stops reading early.)
+manifest="$(unzip -p "$tmp/dist/$jar" META-INF/MANIFEST.MF)"
+grep -q "^Implementation-Version: $v" <<<"$manifest" || fail "manifest version is not $v"
 listing="$(unzip -l "$tmp/dist/$jar")"
 native=native/linux-x86_64
 for f in org/tessera/Tessera.class org/tessera/TesseraJNI.class "$native/libraries" \
-    "$native/libtessera_jni.so" "$native/$(unzip -p "$tmp/dist/$jar" "$native/libraries" | head -1)"; do
+    "$native/libtessera_jni.so" "$native/$(unzip -p "$tmp/dist/$jar" "$native/libraries" | sed -n 1p)"; do
   grep -q " $f\$" <<<"$listing" || fail "$jar lacks $f"
 done
-unzip -l "$tmp/dist/tessera-$v-sources.jar" | grep -q " org/tessera/TesseraJNI.java$" ||
-  fail "the sources jar lacks TesseraJNI.java"
-unzip -l "$tmp/dist/tessera-$v-javadoc.jar" | grep -q " org/tessera/Tessera.html$" ||
-  fail "the javadoc jar lacks Tessera.html"
+sources="$(unzip -l "$tmp/dist/tessera-$v-sources.jar")"
+grep -q " org/tessera/TesseraJNI.java$" <<<"$sources" || fail "the sources jar lacks TesseraJNI.java"
+javadoc="$(unzip -l "$tmp/dist/tessera-$v-javadoc.jar")"
+grep -q " org/tessera/Tessera.html$" <<<"$javadoc" || fail "the javadoc jar lacks Tessera.html"
 
 # A user's program: only the jar.
 cp "$tmp/dist/$jar" "$prog" "$tmp/app/"
@@ -72,10 +74,12 @@ done
 # The overrides: the libraries unpacked into a directory of their own.
 (cd "$tmp/libs" && unzip -qj "$tmp/app/$jar" "$native/*")
 "${clean[@]}" java -Dtessera.library.path="$tmp/libs" -Djava.io.tmpdir="$tmp/jtmp" \
-  -cp "$jar:." Prog 1 | tee "$tmp/out.prop" | grep -q ": ok .*native=$tmp/libs/libtessera_jni.so$" ||
+  -cp "$jar:." Prog 1 >"$tmp/out.prop"
+grep -q ": ok .*native=$tmp/libs/libtessera_jni.so$" "$tmp/out.prop" ||
   fail "-Dtessera.library.path was not used: $(cat "$tmp/out.prop")"
 "${clean[@]}" java -Djava.library.path="$tmp/libs" -Djava.io.tmpdir="$tmp/jtmp" \
-  -cp "$jar:." Prog 1 | tee "$tmp/out.jlp" | grep -q ": ok .*native=$tmp/libs/libtessera_jni.so$" ||
+  -cp "$jar:." Prog 1 >"$tmp/out.jlp"
+grep -q ": ok .*native=$tmp/libs/libtessera_jni.so$" "$tmp/out.jlp" ||
   fail "java.library.path was not used: $(cat "$tmp/out.jlp")"
 if "${clean[@]}" java -Dtessera.library.path="$tmp/nowhere" -cp "$jar:." Prog 1 \
     >"$tmp/out.bad" 2>&1; then

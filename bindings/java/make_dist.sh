@@ -33,12 +33,13 @@ platform="linux-$arch"
 
 # The libtessera the JNI library needs, by the name it asks for, and $ORIGIN in its
 # RUNPATH so that it finds it beside itself.
-needed="$(readelf -d "$jni_so" | sed -n 's/.*(NEEDED).*\[\(libtessera[^]]*\)\]/\1/p')"
+dynamic="$(readelf -d "$jni_so")"
+needed="$(sed -n 's/.*(NEEDED).*\[\(libtessera[^]]*\)\]/\1/p' <<<"$dynamic")"
 if [[ -z "$needed" || "$needed" == *$'\n'* ]]; then
   echo "make_dist.sh: $jni_so must need exactly one libtessera (DT_NEEDED: '$needed')" >&2
   exit 1
 fi
-if ! readelf -d "$jni_so" | grep -E '\((RUNPATH|RPATH)\)' | grep -q '\$ORIGIN'; then
+if ! grep -qE '\((RUNPATH|RPATH)\).*\$ORIGIN' <<<"$dynamic"; then
   echo "make_dist.sh: $jni_so has no \$ORIGIN in its RUNPATH" >&2
   exit 1
 fi
