@@ -20,18 +20,13 @@ usage() {
 prefix="" cuda=() prebuilt=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --prefix)
+    --prefix | --prebuilt)
       [[ $# -ge 2 && -n "$2" ]] || usage
-      prefix="$2"
+      declare "${1#--}=$2"
       shift 2
       ;;
     --prefix=?*) prefix="${1#--prefix=}" && shift ;;
     --cuda) cuda=(--cuda) && shift ;;
-    --prebuilt)
-      [ $# -ge 2 ] || usage
-      prebuilt="$2"
-      shift 2
-      ;;
     -h | --help) usage ;;
     *) echo "install.sh: unknown argument '$1'" >&2 && usage ;;
   esac

@@ -22,9 +22,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --cuda) cuda=(--cuda) && shift ;;
     --prebuilt)
-      [ $# -ge 2 ] || usage
-      prebuilt="$2"
-      shift 2
+      [[ $# -ge 2 && -n "$2" ]] || usage
+      prebuilt="$2" && shift 2
       ;;
     -h | --help) usage ;;
     -*) echo "package.sh: unknown option '$1'" >&2 && usage ;;
