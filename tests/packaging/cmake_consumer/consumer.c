@@ -24,10 +24,10 @@ int main(void) {
   for (int j = 0; j < kInner; ++j)
     for (int k = 0; k < kCols; ++k) b[j * kCols + k] = 2 * j + k + 1;
 
-  CHECK(tess_init());
+  CHECK(tess_runtime_init());
   int32_t rank = 0, size = 1;
-  CHECK(tess_world_rank(&rank));
-  CHECK(tess_world_size(&size));
+  CHECK(tess_runtime_world_rank(&rank));
+  CHECK(tess_runtime_world_size(&size));
   char text[32];
   snprintf(text, sizeof(text), "cpu:0-%d", (int)size - 1);
   tess_placement *world;
@@ -60,6 +60,6 @@ int main(void) {
   tess_nd_sbp_destroy(split);
   tess_nd_sbp_destroy(broadcast);
   tess_placement_destroy(world);
-  CHECK(tess_finalize());
+  CHECK(tess_runtime_finalize());
   return EXIT_SUCCESS;
 }
