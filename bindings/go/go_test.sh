@@ -29,6 +29,14 @@ src="$tmp/src"
 mkdir -p "$src" "$tmp/lib" "$tmp/include/tessera"
 cp "$1" "$tmp/include/tessera/tessera.h"
 cp "$2" "$tmp/lib/libtessera.so"
+# The library's SONAME (libtessera.so.<major>) beside it: cgo links the plain name, and
+# the test binary then loads the SONAME.
+soname="$(objdump -p "$2" | awk '$1 == "SONAME" { print $2 }')"
+if [[ -z "$soname" ]]; then
+  echo "go_test.sh: $2 has no SONAME" >&2
+  exit 1
+fi
+ln -sf libtessera.so "$tmp/lib/$soname"
 shift 2
 for f in "$@"; do
   rel="${f##*bindings/go/tessera/}"
@@ -49,8 +57,10 @@ cd "$src"
 # Vet everything: the hand-written packages fully; SWIG's generated capi without the
 # unsafeptr check, which its uintptr-to-pointer conversions trip. Then gofmt the
 # hand-written files (the doc-comment check is TestEveryExportedNameHasADocComment).
+# shellcheck disable=SC2046  # one argument per package and file, split on purpose
 go vet $(go list ./... | grep -v /internal/capi)
 go vet -unsafeptr=false ./internal/capi
+# shellcheck disable=SC2046
 unformatted="$(gofmt -l $(find . -name '*.go' -not -path './internal/capi/*'))"
 if [[ -n "$unformatted" ]]; then
   echo "go_test.sh: not gofmt-formatted: $unformatted" >&2
