@@ -12,6 +12,8 @@
  * - Out-params are Go slices of at least one element that the wrapper fills
  *   (SWIG's OUTPUT convention): handles as []uintptr, int32_t as []int32,
  *   int64_t/size_t as []int64, uint64_t as []uint64, double as []float64.
+ * - Borrowed shapes (const int64_t** out_dims, size_t* out_ndim) are one *[]int64 the
+ *   wrapper sets to a Go-allocated copy of the dims.
  * - (const int64_t*, size_t) takes []int64, (const int32_t*, size_t) []int32, and
  *   tess_nd_sbp_create's (kinds, split_axes, num_axes) takes [][2]int32 pairs.
  *   An empty slice is passed on as (NULL, 0).
@@ -26,10 +28,10 @@
 
 %go_import("strconv", "strings")
 
-/* Include and library directories come from CGO_CFLAGS / CGO_LDFLAGS (the header's
- * capi/include folder, libtessera.so's folder). */
+/* Include and library flags come from pkg-config's tessera.pc (an installed prefix's
+ * lib/pkgconfig on PKG_CONFIG_PATH: tools/install.sh; docs/go.md). */
 %insert(cgo_comment_typedefs) %{
-#cgo LDFLAGS: -ltessera
+#cgo pkg-config: tessera
 %}
 
 %fragment("AllocateString");
@@ -113,6 +115,39 @@ TESS_GO_OUT(int64_t, "[]int64", int64_t)
 TESS_GO_OUT(uint64_t, "[]uint64", uint64_t)
 TESS_GO_OUT(size_t, "[]int64", int64_t)
 TESS_GO_OUT(double, "[]float64", double)
+
+/* --- Borrowed shapes ------------------------------------------------------------ */
+/* (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) -> one *[]int64 that the
+ * wrapper points at a Go-allocated copy of the dims (length ndim; empty, not nil, for
+ * a 0-d shape and on failure). The C side hands the borrowed pointer and ndim back
+ * through a two-element []uintptr; the Go side copies the dims out before the wrapper
+ * returns, while the caller still holds the handle they were lent from (the
+ * idiomatic layer's runtime.KeepAlive comes after the call). A nil *[]int64 is
+ * allowed: the shape is then only checked for, not copied. */
+%typemap(gotype) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) "*[]int64"
+%typemap(imtype) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) "[]uintptr"
+%typemap(goin) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) %{
+	$result = []uintptr{0, 0}
+%}
+%typemap(in) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM)
+    (const int64_t* dims = NULL, size_t ndim = 0) {
+  if ($input.len < 2) _swig_gopanic("shape holder must have two elements");
+  $1 = ($1_ltype)&dims;
+  $2 = &ndim;
+}
+%typemap(argout) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) {
+  ((uintptr_t*)$input.array)[0] = (uintptr_t)dims$argnum;
+  ((uintptr_t*)$input.array)[1] = (uintptr_t)ndim$argnum;
+}
+%typemap(goargout) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) %{
+	if $1 != nil {
+		shape := make([]int64, int($input[1]))
+		if len(shape) > 0 {
+			copy(shape, unsafe.Slice((*int64)(unsafe.Pointer($input[0])), len(shape)))
+		}
+		*$1 = shape
+	}
+%}
 
 /* --- Array inputs ---------------------------------------------------------------- */
 %define TESS_GO_ARRAY(CTYPE, GOSLICE)

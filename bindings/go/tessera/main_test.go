@@ -36,7 +36,11 @@ func runtimeRunning() (bool, error) {
 // on first use (WorldSize, here on the startup thread), runs the tests and
 // finalises: mpirun fails a job whose ranks exit without MPI_Finalize.
 func TestMain(m *testing.M) {
-	if os.Getenv(lifecycleChild) != "" {
+	switch os.Getenv(lifecycleChild) {
+	case "":
+	case initOptionsChild:
+		os.Exit(initOptionsLifecycle())
+	default:
 		os.Exit(lifecycle())
 	}
 	if running, err := runtimeRunning(); err != nil || running || started.Load() {
