@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -103,10 +102,7 @@ const initOptionsChild = "init-options"
 // start nothing; InitWithOptions starts the runtime with its timeout; Init is then a
 // no-op; Finalize. Returns the exit status.
 func initOptionsLifecycle() int {
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "init options: "+format+"\n", args...)
-		return 1
-	}
+	fail := childFailure("init options")
 	notRunning := func(after string) error {
 		if running, err := runtimeRunning(); err != nil || running || started.Load() {
 			return fmt.Errorf("running after %s: %v, %v", after, running, err)
@@ -151,13 +147,7 @@ func initOptionsLifecycle() int {
 }
 
 // TestInitWithOptionsLifecycle runs initOptionsLifecycle in a child process.
-func TestInitWithOptionsLifecycle(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), lifecycleChild+"="+initOptionsChild)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-}
+func TestInitWithOptionsLifecycle(t *testing.T) { runChild(t, initOptionsChild) }
 
 func TestAllocatorStats(t *testing.T) {
 	// The thread allocator is the OS thread's: stay on one.
