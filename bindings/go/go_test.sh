@@ -1,7 +1,9 @@
 #!/bin/bash
-# Runs the Go binding's tests: lays the module (bindings/go/tessera, with
-# internal/capi from SWIG) out under $TEST_TMPDIR with cgo pointed at tessera.h and
-# libtessera.so, vets it, and runs `go test`. Standard library only; no network.
+# Runs the Go binding's tests: lays the module (bindings/go/tessera, with its
+# checked-in internal/capi) out under $TEST_TMPDIR beside a prefix holding tessera.h,
+# libtessera.so and a tessera.pc naming them (the capi package's cgo flags come from
+# `#cgo pkg-config: tessera`), vets it, and runs `go test`. Standard library only; no
+# network.
 #
 # Usage: go_test.sh [--mpi|--program N MPIRUN_TEST_SH] TESSERA_H LIBTESSERA_SO \
 #                   MODULE_FILE...
@@ -37,6 +39,11 @@ if [[ -z "$soname" ]]; then
   exit 1
 fi
 ln -sf libtessera.so "$tmp/lib/$soname"
+# A minimal tessera.pc for this prefix (an installed one comes from tools/install.sh).
+mkdir -p "$tmp/lib/pkgconfig"
+printf '%s\n' "prefix=$tmp" "Name: Tessera" "Description: Tessera C API (test prefix)" \
+  "Version: 0" 'Cflags: -I${prefix}/include' 'Libs: -L${prefix}/lib -ltessera' \
+  >"$tmp/lib/pkgconfig/tessera.pc"
 shift 2
 for f in "$@"; do
   rel="${f##*bindings/go/tessera/}"
@@ -50,7 +57,7 @@ done
 
 export HOME="$tmp/home" GOPATH="$tmp/gopath" GOCACHE="$tmp/gocache" GOTMPDIR="$tmp"
 export GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off GO111MODULE=on CGO_ENABLED=1
-export CGO_CFLAGS="-I$tmp/include" CGO_LDFLAGS="-L$tmp/lib -Wl,-rpath,$tmp/lib"
+export PKG_CONFIG_PATH="$tmp/lib/pkgconfig" CGO_LDFLAGS="-Wl,-rpath,$tmp/lib"
 export PATH="/usr/lib/go/bin:/usr/bin:/bin:$PATH"
 mkdir -p "$HOME"
 cd "$src"
