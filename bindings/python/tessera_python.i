@@ -39,6 +39,7 @@
 %enddef
 /* Runtime. */
 TESS_PY_RELEASE_GIL(tess_runtime_init)
+TESS_PY_RELEASE_GIL(tess_shim_runtime_init_with_options)
 TESS_PY_RELEASE_GIL(tess_runtime_finalize)
 /* Tensors: creation (collective), data, layout changes. */
 TESS_PY_RELEASE_GIL(tess_tensor_from_host)
