@@ -33,6 +33,7 @@ packages=(
   golang-go            # Go binding
   clang-format         # formatting (.clang-format)
   abigail-tools        # abidw/abidiff: the C ABI baseline test (capi/abi)
+  patchelf             # tools/build_wheel.sh: the wheel's extension gets RUNPATH $ORIGIN
 )
 
 is_installed() {
