@@ -103,7 +103,8 @@ def main():
         "",
         "Imported as `tessera`. Needs Open MPI 4 (libmpi.so.40) and OpenBLAS (libopenblas.so.0)"
         " from the system (Debian: openmpi-bin, libopenblas0)" +
-        (", and the CUDA 12 runtime, cuBLAS and NCCL." if args.cuda else "."),
+        (", and the CUDA runtime, cuBLAS and NCCL the library was built with." if args.cuda
+         else "."),
         "",
     ])
     wheel = "\n".join([
