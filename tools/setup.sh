@@ -36,6 +36,7 @@ packages=(
   cmake                # the CMake consumer test (tests/packaging)
   pkg-config           # tessera.pc in the consumer tests (tests/packaging)
   dpkg-dev             # dpkg-shlibdeps: the .deb Depends (tools/package.sh)
+  patchelf             # tools/build_wheel.sh: the wheel's extension gets RUNPATH $ORIGIN
 )
 
 is_installed() {
