@@ -33,6 +33,10 @@ packages=(
   golang-go            # Go binding
   clang-format         # formatting (.clang-format)
   abigail-tools        # abidw/abidiff: the C ABI baseline test (capi/abi)
+  cmake                # the CMake consumer test (tests/packaging)
+  pkg-config           # tessera.pc in the consumer tests (tests/packaging)
+  dpkg-dev             # dpkg-shlibdeps: the .deb Depends (tools/package.sh)
+  patchelf             # tools/build_wheel.sh: the wheel's extension gets RUNPATH $ORIGIN
 )
 
 is_installed() {

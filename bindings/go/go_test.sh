@@ -1,7 +1,9 @@
 #!/bin/bash
-# Runs the Go binding's tests: lays the module (bindings/go/tessera, with
-# internal/capi from SWIG) out under $TEST_TMPDIR with cgo pointed at tessera.h and
-# libtessera.so, vets it, and runs `go test`. Standard library only; no network.
+# Runs the Go binding's tests: lays the module (bindings/go/tessera, with its
+# checked-in internal/capi) out under $TEST_TMPDIR beside a prefix holding tessera.h,
+# libtessera.so and a tessera.pc naming them (the capi package's cgo flags come from
+# `#cgo pkg-config: tessera`), vets it, and runs `go test`. Standard library only; no
+# network.
 #
 # Usage: go_test.sh [--mpi|--program N MPIRUN_TEST_SH] TESSERA_H LIBTESSERA_SO \
 #                   MODULE_FILE...
@@ -29,6 +31,19 @@ src="$tmp/src"
 mkdir -p "$src" "$tmp/lib" "$tmp/include/tessera"
 cp "$1" "$tmp/include/tessera/tessera.h"
 cp "$2" "$tmp/lib/libtessera.so"
+# The library's SONAME (libtessera.so.<major>) beside it: cgo links the plain name, and
+# the test binary then loads the SONAME.
+soname="$(objdump -p "$2" | awk '$1 == "SONAME" { print $2 }')"
+if [[ -z "$soname" ]]; then
+  echo "go_test.sh: $2 has no SONAME" >&2
+  exit 1
+fi
+ln -sf libtessera.so "$tmp/lib/$soname"
+# A minimal tessera.pc for this prefix (an installed one comes from tools/install.sh).
+mkdir -p "$tmp/lib/pkgconfig"
+printf '%s\n' "prefix=$tmp" "Name: Tessera" "Description: Tessera C API (test prefix)" \
+  "Version: 0" 'Cflags: -I${prefix}/include' 'Libs: -L${prefix}/lib -ltessera' \
+  >"$tmp/lib/pkgconfig/tessera.pc"
 shift 2
 for f in "$@"; do
   rel="${f##*bindings/go/tessera/}"
@@ -42,15 +57,17 @@ done
 
 export HOME="$tmp/home" GOPATH="$tmp/gopath" GOCACHE="$tmp/gocache" GOTMPDIR="$tmp"
 export GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off GO111MODULE=on CGO_ENABLED=1
-export CGO_CFLAGS="-I$tmp/include" CGO_LDFLAGS="-L$tmp/lib -Wl,-rpath,$tmp/lib"
+export PKG_CONFIG_PATH="$tmp/lib/pkgconfig" CGO_LDFLAGS="-Wl,-rpath,$tmp/lib"
 export PATH="/usr/lib/go/bin:/usr/bin:/bin:$PATH"
 mkdir -p "$HOME"
 cd "$src"
 # Vet everything: the hand-written packages fully; SWIG's generated capi without the
 # unsafeptr check, which its uintptr-to-pointer conversions trip. Then gofmt the
 # hand-written files (the doc-comment check is TestEveryExportedNameHasADocComment).
+# shellcheck disable=SC2046  # one argument per package and file, split on purpose
 go vet $(go list ./... | grep -v /internal/capi)
 go vet -unsafeptr=false ./internal/capi
+# shellcheck disable=SC2046
 unformatted="$(gofmt -l $(find . -name '*.go' -not -path './internal/capi/*'))"
 if [[ -n "$unformatted" ]]; then
   echo "go_test.sh: not gofmt-formatted: $unformatted" >&2

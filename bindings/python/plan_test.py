@@ -220,6 +220,19 @@ class CompileAndRunTest(PlanTestCase):
         self.assertTesseraError(ts.OutOfRangeError, "output index 1", instance.output, 1)
         self.assertTesseraError(ts.OutOfRangeError, "output index -2", instance.output, -2)
         self.assertTesseraError(ts.OutOfRangeError, "output index 3", instance.output_local, 3)
+        # The piece's shape is known before the first run (tess_plan_instance_output_local_shape).
+        self.assertEqual(ts.plan_instance_output_local_shape(instance, 0), (BATCH, IN))
+        self.assertTesseraError(ts.OutOfRangeError, "tess_plan_instance_output_local_shape: "
+                                "PlanInstance::OutputLocalPiece: output index 3",
+                                ts.plan_instance_output_local_shape, instance, 3)
+        elsewhere = ts.Program()
+        (y,) = elsewhere.add_op("relu", [elsewhere.add_input(
+            "x", (4, 3), "f32", ts.placement("cpu", ranks=[1]))])
+        elsewhere.mark_output(y)
+        self.assertTesseraError(ts.FailedPreconditionError,
+                                "tess_plan_instance_output_local_shape: this rank holds no "
+                                "piece of output #0 ([4,3] f32 cpu:[1] B)",
+                                ts.compile(elsewhere).instantiate().output_local, 0)
         # Wrong inputs.
         self.assertTesseraError(ts.InvalidArgumentError, "1 inputs", instance.run)
         x = self.tx(1)

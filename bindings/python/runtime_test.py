@@ -135,6 +135,55 @@ class LifeCycleTest(unittest.TestCase):
         self.assertNotEqual(rc, 0)
         self.assertIn("InvalidArgumentError", out)
 
+    def test_init_options_while_running(self):
+        # A later init() checks and applies its options: tess_runtime_init_with_options.
+        self.assertRuns("""
+            import tessera as ts
+            ts.init()
+            ts.init(collective_timeout=7)
+            print("timeout", ts.collective_timeout())
+            try:
+                ts.init(collective_timeout=float("nan"))
+            except ts.InvalidArgumentError as e:
+                print("nan:", e.message)
+            try:
+                ts.init(cuda_device=1.5)
+            except TypeError:
+                print("float device: TypeError")
+            """, "timeout 7.0", "nan: init: collective_timeout is nan; expected seconds >= 0 "
+            "(0: wait forever) or None", "float device: TypeError")
+
+    def test_init_cuda_device(self):
+        # A bad device starts nothing (and a later init works); device 0 follows the
+        # build: UnimplementedError without CUDA, UnavailableError without a GPU.
+        out = self.assertRuns("""
+            import tessera as ts
+            try:
+                ts.init(cuda_device=-2)
+            except ts.InvalidArgumentError as e:
+                print("-2:", e.message)
+            print("started", ts._runtime_started())
+            info = ts.cuda_info()
+            try:
+                ts.init(cuda_device=0)
+                print("0: ok", info.device_count > 0)
+            except (ts.UnimplementedError, ts.UnavailableError) as e:
+                print("0:", type(e).__name__, e.message, info.built_with_cuda, info.device_count)
+            ts.init()
+            print("started", ts._runtime_started(), ts.world_size())
+            """, "-2: tess_runtime_init_with_options: options->cuda_device is -2; expected -1 "
+            "(local rank % device count) or a device >= 0", "started False", "started True 1")
+        lines = [line for line in out.splitlines() if line.startswith("0:")]
+        self.assertEqual(len(lines), 1, out)
+        if not ts.cuda_info().built_with_cuda:
+            self.assertEqual(lines[0], "0: UnimplementedError tess_runtime_init_with_options: "
+                             "options->cuda_device is 0, but this library was built without "
+                             "CUDA (--config=cuda) False 0")
+        elif ts.cuda_info().device_count == 0:
+            self.assertTrue(lines[0].startswith("0: UnavailableError"), out)
+        else:
+            self.assertEqual(lines[0], "0: ok True")
+
     def test_finalize_is_idempotent_with_atexit(self):
         self.assertRuns("""
             import atexit

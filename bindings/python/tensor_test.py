@@ -190,11 +190,18 @@ class TensorMetadataTest(TensorTestCase):
         self.assertEqual(t.local_num_elements, 30)
         self.assertEqual(str(t), "[5,6] f32 cpu:[[0]] (S(1), S(0))")
         self.assertEqual(repr(t), "tessera.Tensor([5,6] f32 cpu:[[0]] (S(1), S(0)))")
-        self.assertTesseraError(ts.OutOfRangeError,
-                                "tess_tensor_dim: dim 2 is outside the tensor of shape [5,6]",
-                                t.dim, 2)
+        # Shapes come whole (tess_tensor_shape, tess_tensor_local_shape): no per-dim getter.
+        self.assertEqual((ts.tensor_shape(t), ts.tensor_local_shape(t)), ((5, 6), (5, 6)))
+        for name in ("dim", "local_dim"):
+            self.assertFalse(hasattr(t, name), name)
+        for name in ("tensor_ndim", "tensor_dim", "tensor_local_ndim", "tensor_local_dim",
+                     "layout_ndim", "layout_local_dim", "infer_result_output_ndim",
+                     "infer_result_output_dim", "plan_instance_output_local_ndim",
+                     "plan_instance_output_local_dim"):
+            self.assertFalse(hasattr(ts._capi, name), name)
         scalar = ts.tensor(1.0, placement=self.p, sbp="B")
         self.assertEqual(scalar.shape, ())
+        self.assertEqual((scalar.ndim, scalar.local_shape, scalar.local_ndim), (0, (), 0))
         np.testing.assert_array_equal(scalar.numpy(), np.float32(1.0))
         with self.assertRaises(TypeError):
             len(scalar)
@@ -203,6 +210,9 @@ class TensorMetadataTest(TensorTestCase):
         t = ts.ones(4, placement=ts.placement("cpu", ranks=[1]), sbp="B")
         self.assertFalse(t.has_local)
         self.assertEqual(t.shape, (4,))
+        self.assertTesseraError(ts.FailedPreconditionError,
+                                "tess_tensor_local_shape: rank 0 holds no local piece",
+                                getattr, t, "local_shape")
         self.assertTesseraError(ts.FailedPreconditionError, "rank 0 holds no local piece",
                                 t.to_local)
         self.assertTesseraError(ts.FailedPreconditionError, "rank 0 holds no local piece",
@@ -214,6 +224,50 @@ class TensorMetadataTest(TensorTestCase):
         t.close()
         with self.assertRaises(TypeError):
             t.numpy()
+
+
+class AllocatorStatsTest(TensorTestCase):
+    def test_thread_allocator_counts_a_tensor(self):
+        # A fresh thread's own allocator: 1000 f32 elements are one 4000-byte request,
+        # a 4096-byte block (requests round up to 512 bytes).
+        seen = []
+
+        def body():
+            seen.append(ts.allocator_stats("host_thread"))
+            t = ts.zeros(1000, placement=self.p, sbp="B")
+            seen.append(ts.allocator_stats("host_thread"))
+            t.close()
+            seen.append(ts.allocator_stats("host_thread"))
+
+        thread = threading.Thread(target=body)
+        thread.start()
+        thread.join()
+        before, held, after = seen
+        self.assertEqual(before, ts.AllocatorStats(0, 0, 0, 0, 0, 0, 0, 0, 0))
+        self.assertEqual((held.bytes_in_use, held.peak_bytes_in_use, held.num_allocs,
+                          held.num_frees, held.num_system_allocs, held.num_segments),
+                         (4096, 4096, 1, 0, 1, 1))
+        self.assertGreaterEqual(held.bytes_reserved, 4096)
+        self.assertEqual((after.bytes_in_use, after.peak_bytes_in_use, after.num_frees),
+                         (0, 4096, 1))
+
+    def test_process_allocator(self):
+        stats = ts.allocator_stats()
+        self.assertEqual(stats, ts.allocator_stats("host"))
+        self.assertEqual(stats._fields[0], "bytes_in_use")
+        self.assertEqual(len(stats), 9)
+        self.assertGreaterEqual(stats.peak_bytes_in_use, stats.bytes_in_use)
+        self.assertGreaterEqual(stats.bytes_reserved, stats.bytes_in_use)
+
+    def test_bad_allocator(self):
+        for which in ("gpu", "HOST", 0, None):
+            self.assertTesseraError(ts.InvalidArgumentError,
+                                    "allocator_stats: which is %r; expected \"host\" or "
+                                    "\"host_thread\"" % (which,), ts.allocator_stats, which)
+        self.assertTesseraError(ts.InvalidArgumentError,
+                                "tess_allocator_get_stats: allocator 7 is not a known allocator",
+                                ts.allocator_get_stats, 7)
+        self.assertEqual(len(ts.allocator_get_stats(ts.ALLOCATOR_HOST_THREAD)), 9)
 
 
 class DataTest(TensorTestCase):

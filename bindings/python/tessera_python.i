@@ -39,6 +39,7 @@
 %enddef
 /* Runtime. */
 TESS_PY_RELEASE_GIL(tess_runtime_init)
+TESS_PY_RELEASE_GIL(tess_shim_runtime_init_with_options)
 TESS_PY_RELEASE_GIL(tess_runtime_finalize)
 /* Tensors: creation (collective), data, layout changes. */
 TESS_PY_RELEASE_GIL(tess_tensor_from_host)
@@ -217,7 +218,7 @@ TESS_PY_OUT(double, PyFloat_FromDouble)
 /* --- Borrowed shapes: a tuple of ints, copied inside the call ------------------ */
 %typemap(in, numinputs=0) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM)
     (const int64_t* dims = NULL, size_t ndim = 0) {
-  $1 = &dims;
+  $1 = ($1_ltype)&dims; /* SWIG declares the argument without its const */
   $2 = &ndim;
 }
 %typemap(argout) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) {

@@ -59,16 +59,19 @@ class IssueExampleTest(TesseraTestCase):
             self.assertEqual(l.local_shape, (3, 2))
             self.assertEqual(l.ranges, ((3, 6), (3, 5)))
             self.assertEqual(l.ndim, 2)
-            self.assertEqual(l.local_dim(1), 2)
             self.assertEqual(l.range(0), (3, 6))
             self.assertEqual(l.num_elements, 6)
-            # The raw functions are there too.
+            # The raw functions are there too; the shape is one borrowed getter's tuple.
             self.assertEqual(tessera.layout_range(l, 1), (3, 5))
-            self.assertTesseraError(
-                tessera.OutOfRangeError, tessera.OUT_OF_RANGE,
-                "tess_layout_local_dim: dim 2 is outside a layout of 2 dims", l.local_dim, 2)
+            self.assertEqual(tessera.layout_local_shape(l), (3, 2))
             self.assertTesseraError(tessera.OutOfRangeError, tessera.OUT_OF_RANGE, "dim 5",
                                     l.range, 5)
+        # A rank past the end of an uneven split holds a 0-sized piece of every dim.
+        with tessera.layout(self.p, self.s, (1, 5), 3) as l:
+            self.assertEqual(l.local_shape, (0, 2))
+            self.assertEqual(l.ranges, ((1, 1), (3, 5)))
+        with tessera.layout(self.p, tessera.NdSbp.parse("(B, B)"), (), 0) as l:
+            self.assertEqual((l.local_shape, l.ndim, l.num_elements), ((), 0, 1))
 
     def test_bad_layouts(self):
         self.assertTesseraError(tessera.NotFoundError, tessera.NOT_FOUND,
@@ -320,12 +323,15 @@ class InferenceTest(TesseraTestCase):
 
     def test_out_of_range_getters(self):
         r = tessera.OpCall("relu").input([4, 2], "f32", "cpu:[0,1]", "S(0)").infer()
+        self.assertEqual(r.output_shape(0), (4, 2))
         self.assertTesseraError(
             tessera.OutOfRangeError, tessera.OUT_OF_RANGE,
-            "tess_infer_result_output_ndim: output 1 is outside a result with 1 output",
-            r.output_ndim, 1)
-        self.assertTesseraError(tessera.OutOfRangeError, tessera.OUT_OF_RANGE,
-                                "dim 2 is outside output 0 of shape [4,2]", r.output_dim, 0, 2)
+            "tess_infer_result_output_shape: output 1 is outside a result with 1 output",
+            r.output_shape, 1)
+        self.assertTesseraError(
+            tessera.OutOfRangeError, tessera.OUT_OF_RANGE,
+            "tess_infer_result_output_shape: output 1 is outside a result with 1 output",
+            r.output, 1)
         self.assertTesseraError(tessera.OutOfRangeError, tessera.OUT_OF_RANGE,
                                 "input 3 is outside a result with 1 input", r.input_nd_sbp, 3)
 

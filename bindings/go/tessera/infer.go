@@ -233,17 +233,9 @@ func (r *InferResult) NumOutputs() (int64, error) {
 // Output is output i's meta; an OutOfRange error past the last output.
 func (r *InferResult) Output(i int64) (TensorMeta, error) {
 	defer runtime.KeepAlive(r)
-	ndim := []int64{0}
-	if err := capi.Infer_result_output_ndim(ndim, r.c(), i); err != nil {
+	var meta TensorMeta
+	if err := capi.Infer_result_output_shape(&meta.Shape, r.c(), i); err != nil {
 		return TensorMeta{}, err
-	}
-	meta := TensorMeta{Shape: make([]int64, ndim[0])}
-	for d := range meta.Shape {
-		dim := []int64{0}
-		if err := capi.Infer_result_output_dim(dim, r.c(), i, int64(d)); err != nil {
-			return TensorMeta{}, err
-		}
-		meta.Shape[d] = dim[0]
 	}
 	dtype := []int32{0}
 	if err := capi.Infer_result_output_dtype(dtype, r.c(), i); err != nil {

@@ -36,7 +36,11 @@ func runtimeRunning() (bool, error) {
 // on first use (WorldSize, here on the startup thread), runs the tests and
 // finalises: mpirun fails a job whose ranks exit without MPI_Finalize.
 func TestMain(m *testing.M) {
-	if os.Getenv(lifecycleChild) != "" {
+	switch os.Getenv(lifecycleChild) {
+	case "":
+	case initOptionsChild:
+		os.Exit(initOptionsLifecycle())
+	default:
 		os.Exit(lifecycle())
 	}
 	if running, err := runtimeRunning(); err != nil || running || started.Load() {
@@ -71,10 +75,7 @@ const lifecycleChild = "TESSERA_GO_TEST_LIFECYCLE"
 // once; Finalize twice is fine; after it the runtime calls fail with
 // FailedPrecondition. Returns the exit status.
 func lifecycle() int {
-	fail := func(format string, args ...any) int {
-		fmt.Fprintf(os.Stderr, "lifecycle: "+format+"\n", args...)
-		return 1
-	}
+	fail := childFailure("lifecycle")
 	if running, err := runtimeRunning(); err != nil || running {
 		return fail("running before Init: %v, %v", running, err)
 	}
@@ -139,11 +140,24 @@ func lifecycle() int {
 	return 0
 }
 
-// TestLifecycle runs lifecycle in a child process of this test binary.
-func TestLifecycle(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), lifecycleChild+"=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
+// childFailure is a child's failure report: it prints the message under name and
+// returns the exit status 1.
+func childFailure(name string) func(format string, args ...any) int {
+	return func(format string, args ...any) int {
+		fmt.Fprintf(os.Stderr, name+": "+format+"\n", args...)
+		return 1
 	}
 }
+
+// runChild runs this test binary again with lifecycleChild set to mode, which runs
+// that child instead of the tests; it must exit 0.
+func runChild(t *testing.T, mode string) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), lifecycleChild+"="+mode)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child %s: %v\n%s", mode, err, out)
+	}
+}
+
+// TestLifecycle runs lifecycle in a child process of this test binary.
+func TestLifecycle(t *testing.T) { runChild(t, "1") }

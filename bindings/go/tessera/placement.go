@@ -304,35 +304,30 @@ func (l *Layout) String() string {
 	return s
 }
 
-// Ndim is the number of tensor dims.
+// Ndim is the number of tensor dims (len of LocalShape).
 func (l *Layout) Ndim() (int64, error) {
-	out := []int64{0}
-	err := capi.Layout_ndim(out, l.c())
-	runtime.KeepAlive(l)
-	return out[0], err
+	shape, err := l.LocalShape()
+	return int64(len(shape)), err
 }
 
-// LocalDim is the size of the local tensor along dim.
+// LocalDim is the size of the local tensor along dim; OutOfRange outside [0, Ndim).
 func (l *Layout) LocalDim(dim int64) (int64, error) {
-	out := []int64{0}
-	err := capi.Layout_local_dim(out, l.c(), dim)
-	runtime.KeepAlive(l)
-	return out[0], err
+	shape, err := l.LocalShape()
+	if err != nil {
+		return 0, err
+	}
+	return dimOf("Layout.LocalDim", shape, dim)
 }
 
-// LocalShape is the local tensor's shape.
+// LocalShape is the local tensor's shape (a new slice).
 func (l *Layout) LocalShape() ([]int64, error) {
-	n, err := l.Ndim()
+	var shape []int64
+	err := capi.Layout_local_shape(&shape, l.c())
+	runtime.KeepAlive(l)
 	if err != nil {
 		return nil, err
 	}
-	dims := make([]int64, n)
-	for dim := range dims {
-		if dims[dim], err = l.LocalDim(int64(dim)); err != nil {
-			return nil, err
-		}
-	}
-	return dims, nil
+	return shape, nil
 }
 
 // Range is the logical index range [begin, end) held along dim.

@@ -478,18 +478,13 @@ func (i *PlanInstance) OutputLocalShape(index int64) ([]int64, error) {
 	if err := checkIndex("OutputLocalShape", index); err != nil {
 		return nil, err
 	}
-	ndim := []int64{0}
-	err := capi.Plan_instance_output_local_ndim(ndim, i.c(), index)
+	var shape []int64
+	err := capi.Plan_instance_output_local_shape(&shape, i.c(), index)
 	runtime.KeepAlive(i)
 	if err != nil {
 		return nil, err
 	}
-	return dims(ndim[0], func(d int64) (int64, error) {
-		v := []int64{0}
-		err := capi.Plan_instance_output_local_dim(v, i.c(), index, d)
-		runtime.KeepAlive(i)
-		return v[0], err
-	})
+	return shape, nil
 }
 
 // OutputLocalNumElements is the element count of this rank's piece of output index

@@ -10,6 +10,8 @@ package tessera
 import (
 	"fmt"
 	"runtime"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/tessera-runtime/tessera/bindings/go/tessera/internal/capi"
@@ -217,42 +219,49 @@ func (t *Tensor) String() string {
 	return s
 }
 
-// Ndim is the number of logical dims.
+// Ndim is the number of logical dims (len of Shape).
 func (t *Tensor) Ndim() (int64, error) {
-	out := []int64{0}
-	err := capi.Tensor_ndim(out, t.c())
-	runtime.KeepAlive(t)
-	return out[0], err
+	shape, err := t.Shape()
+	return int64(len(shape)), err
 }
 
-// Dim is the logical size along dim.
+// Dim is the logical size along dim; OutOfRange outside [0, Ndim).
 func (t *Tensor) Dim(dim int64) (int64, error) {
-	out := []int64{0}
-	err := capi.Tensor_dim(out, t.c(), dim)
-	runtime.KeepAlive(t)
-	return out[0], err
-}
-
-// dims reads n dims through get.
-func dims(n int64, get func(int64) (int64, error)) ([]int64, error) {
-	shape := make([]int64, n)
-	for d := range shape {
-		v, err := get(int64(d))
-		if err != nil {
-			return nil, err
-		}
-		shape[d] = v
+	shape, err := t.Shape()
+	if err != nil {
+		return 0, err
 	}
-	return shape, nil
+	return dimOf("Tensor.Dim", shape, dim)
 }
 
-// Shape is the logical shape.
+// dimOf is shape[dim], or an OutOfRange error naming function, dim and shape.
+func dimOf(function string, shape []int64, dim int64) (int64, error) {
+	if dim < 0 || dim >= int64(len(shape)) {
+		return 0, &Error{Code: OutOfRange, Status: StatusString(OutOfRange),
+			Message: fmt.Sprintf("%s: dim %d is outside the shape %s, which has %d dims",
+				function, dim, shapeString(shape), len(shape))}
+	}
+	return shape[dim], nil
+}
+
+// shapeString is shape as the C API writes one: "[5,6]".
+func shapeString(shape []int64) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = strconv.FormatInt(d, 10)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// Shape is the logical shape (a new slice; empty for a 0-d tensor).
 func (t *Tensor) Shape() ([]int64, error) {
-	n, err := t.Ndim()
+	var shape []int64
+	err := capi.Tensor_shape(&shape, t.c())
+	runtime.KeepAlive(t)
 	if err != nil {
 		return nil, err
 	}
-	return dims(n, t.Dim)
+	return shape, nil
 }
 
 // NumElements is the number of logical elements.
@@ -306,20 +315,16 @@ func (t *Tensor) HasLocal() (bool, error) {
 	return out[0] != 0, err
 }
 
-// LocalShape is this rank's piece's shape; FailedPrecondition outside the placement.
+// LocalShape is this rank's piece's shape (a new slice); FailedPrecondition outside
+// the placement.
 func (t *Tensor) LocalShape() ([]int64, error) {
-	out := []int64{0}
-	err := capi.Tensor_local_ndim(out, t.c())
+	var shape []int64
+	err := capi.Tensor_local_shape(&shape, t.c())
 	runtime.KeepAlive(t)
 	if err != nil {
 		return nil, err
 	}
-	return dims(out[0], func(d int64) (int64, error) {
-		v := []int64{0}
-		err := capi.Tensor_local_dim(v, t.c(), d)
-		runtime.KeepAlive(t)
-		return v[0], err
-	})
+	return shape, nil
 }
 
 // LocalNumElements is the number of elements of this rank's piece.

@@ -121,7 +121,9 @@ func TestTensorMetadata(t *testing.T) {
 		t.Errorf("LocalNumElements() = %d", n)
 	}
 	_, err := x.Dim(2)
-	wantErr(t, "Dim(2)", err, OutOfRange, "tess_tensor_dim: dim 2 is outside the tensor of shape [5,6]")
+	wantErr(t, "Dim(2)", err, OutOfRange, "Tensor.Dim: dim 2 is outside the shape [5,6], which has 2 dims")
+	_, err = x.Dim(-1)
+	wantErr(t, "Dim(-1)", err, OutOfRange, "Tensor.Dim: dim -1 is outside the shape [5,6]")
 	_, err = ToHost[float64](x)
 	wantErr(t, "ToHost[float64]", err, InvalidArgument, "ToHost: the tensor is f32, not f64")
 	_, err = CopyLocal[int32](x)
@@ -136,11 +138,18 @@ func TestTensorMetadata(t *testing.T) {
 	}
 	_, err = CopyLocal[float32](outside)
 	wantErr(t, "outside CopyLocal", err, FailedPrecondition, "rank 0 holds no local piece")
+	_, err = outside.LocalShape()
+	wantErr(t, "outside LocalShape", err, FailedPrecondition, "tess_tensor_local_shape: ")
 
 	x.Close()
 	x.Close()
 	_, err = x.Ndim()
-	wantErr(t, "closed", err, InvalidArgument, "tess_tensor_ndim: argument \"tensor\" is NULL")
+	wantErr(t, "closed", err, InvalidArgument, "tess_tensor_shape: argument \"tensor\" is NULL")
+	_, err = x.Shape()
+	wantErr(t, "closed Shape", err, InvalidArgument, "tess_tensor_shape: argument \"tensor\" is NULL")
+	_, err = x.LocalShape()
+	wantErr(t, "closed LocalShape", err, InvalidArgument,
+		"tess_tensor_local_shape: argument \"tensor\" is NULL")
 	if x.String() != "" {
 		t.Errorf("closed String() = %q", x.String())
 	}

@@ -46,7 +46,8 @@ var (
 // Init starts the runtime if it is not running: it checks that the loaded
 // libtessera.so is the version the binding was built for, then calls tess_runtime_init,
 // which initialises MPI (unless the program already did; without mpirun the process
-// is a world of one rank). Idempotent and safe from several goroutines.
+// is a world of one rank). Idempotent and safe from several goroutines. It is
+// InitWithOptions(DefaultInitOptions()) once the runtime runs.
 //
 // Importing the package starts nothing: every function that needs the runtime
 // (WorldRank, WorldSize, tensor creation, Box, AllReduce, Capture, Compile, ...)
@@ -62,12 +63,59 @@ func Init() error {
 	if started.Load() {
 		return nil
 	}
+	return start(func() error { return capi.Runtime_init() })
+}
+
+// CUDADeviceAuto is InitOptions.CUDADevice's default: each rank drives device
+// local rank % visible devices.
+const CUDADeviceAuto int32 = -1
+
+// InitOptions are the settings InitWithOptions starts the runtime with. Start from
+// DefaultInitOptions and change the fields wanted: the zero value asks for CUDA
+// device 0 and collectives that wait forever.
+type InitOptions struct {
+	// CollectiveTimeout bounds every collective, in seconds, as SetCollectiveTimeout
+	// does, set before MPI starts: 0 waits forever. Negative (the default, -1) keeps
+	// the process default (the last SetCollectiveTimeout, else the environment's
+	// TESSERA_COLLECTIVE_TIMEOUT_S, else 0). NaN or infinite: InvalidArgument.
+	CollectiveTimeout float64
+	// CUDADevice is the CUDA device this process drives for cuda placements (each
+	// rank passes its own): CUDADeviceAuto (-1, the default), or a device >= 0,
+	// checked against the visible ones (OutOfRange past them, Unavailable without a
+	// GPU, Unimplemented in a library built without CUDA). Below -1:
+	// InvalidArgument. Chosen once per process: asking for another device later is
+	// FailedPrecondition.
+	CUDADevice int32
+}
+
+// DefaultInitOptions are the options Init starts the runtime with: the process
+// default collective timeout and CUDADeviceAuto.
+func DefaultInitOptions() InitOptions {
+	return InitOptions{CollectiveTimeout: -1, CUDADevice: CUDADeviceAuto}
+}
+
+// InitWithOptions is Init with options (tess_runtime_init_with_options). Invalid
+// options fail with InvalidArgument naming the field and value, and start nothing.
+// When the runtime already runs it still checks the options and applies
+// CollectiveTimeout. Safe from several goroutines; call it before the first use of
+// the runtime (any call that starts it uses DefaultInitOptions), from main with the
+// main goroutine locked to its OS thread, as for Init.
+func InitWithOptions(options InitOptions) error {
+	mu.Lock()
+	defer mu.Unlock()
+	return start(func() error {
+		return capi.Runtime_init_with_options(options.CollectiveTimeout, int(options.CUDADevice))
+	})
+}
+
+// start checks the library's version, then runs init and records success. mu held.
+func start(init func() error) error {
 	if v := capi.Version_number(); v != capi.VERSION_NUMBER {
 		return &Error{Code: FailedPrecondition, Status: StatusString(FailedPrecondition),
 			Message: fmt.Sprintf("tessera: binding built for %d but the library is %s (%d)",
 				capi.VERSION_NUMBER, capi.Version(), v)}
 	}
-	if err := capi.Runtime_init(); err != nil {
+	if err := init(); err != nil {
 		return err
 	}
 	started.Store(true)

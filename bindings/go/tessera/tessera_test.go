@@ -148,7 +148,7 @@ func TestIssueExample(t *testing.T) {
 		t.Errorf("NumElements() = %d", n)
 	}
 	_, err := l.LocalDim(2)
-	wantErr(t, "LocalDim(2)", err, OutOfRange, "tess_layout_local_dim: dim 2 is outside a layout of 2 dims")
+	wantErr(t, "LocalDim(2)", err, OutOfRange, "Layout.LocalDim: dim 2 is outside the shape [3,2], which has 2 dims")
 	_, _, err = l.Range(5)
 	wantErr(t, "Range(5)", err, OutOfRange, "dim 5")
 
@@ -513,7 +513,7 @@ func TestInferBadInput(t *testing.T) {
 	r := must(newCall(t, "relu", [4]any{[]int64{4, 2}, "f32", "cpu:[0,1]", "S(0)"}).Infer())
 	_, err = r.Output(1)
 	wantErr(t, "output 1", err, OutOfRange,
-		"tess_infer_result_output_ndim: output 1 is outside a result with 1 output")
+		"tess_infer_result_output_shape: output 1 is outside a result with 1 output")
 	_, err = r.InputNdSbp(3)
 	wantErr(t, "input 3", err, OutOfRange, "input 3 is outside a result with 1 input")
 	r.Close()

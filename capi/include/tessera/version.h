@@ -1,8 +1,8 @@
 /*
  * Tessera C API. Versions: the compile-time TESS_VERSION_* macros and the loaded library's
  * version. This file is the one place the version is written: the version-script
- * node of libtessera.so (capi/tessera.lds, TESSERA_<major>) is generated from
- * TESS_VERSION_MAJOR.
+ * node of libtessera.so (capi/tessera.lds, TESSERA_<major>), its SONAME and the
+ * packages' versions are generated from it (docs/packaging.md).
  *
  * Part of <tessera/tessera.h>, which includes every module; this header
  * compiles alone. Conventions: <tessera/common.h>.

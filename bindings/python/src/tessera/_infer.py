@@ -81,7 +81,7 @@ TensorMeta.__doc__ = "An output's logical shape, dtype name, Placement and NdSbp
 
 
 def _output(self, i):
-    return TensorMeta(tuple(self.output_dim(i, d) for d in range(self.output_ndim(i))),
+    return TensorMeta(self.output_shape(i),
                       _capi.dtype_name(self.output_dtype(i)), self.output_placement(i),
                       self.output_nd_sbp(i))
 

@@ -9,7 +9,7 @@ from ._handles import attach
 attach(Placement, "placement_", {"parse", "create"},
        {"string", "device_type", "num_axes", "parallel_num"})
 attach(NdSbp, "nd_sbp_", {"parse", "create"}, {"string", "num_axes"})
-attach(Layout, "layout_", {"create"}, {"string", "ndim", "num_elements"})
+attach(Layout, "layout_", {"create"}, {"string", "local_shape", "num_elements"})
 
 
 # Placement: the C API's 0/1 answers become bools; whole-array views.
@@ -47,10 +47,9 @@ NdSbp.sbps = property(
     doc="((kind, split_axis), ...) per hierarchy axis; split_axis is -1 unless a split.")
 NdSbp.__repr__ = lambda self: "tessera.NdSbp(%r)" % self.string
 
-# Layout: whole-shape views.
-Layout.local_shape = property(
-    lambda self: tuple(self.local_dim(d) for d in range(self.ndim)),
-    doc="The local tensor's shape as a tuple.")
+# Layout: whole-shape views; the shape from one borrowed getter (tess_layout_local_shape).
+Layout.local_shape.__doc__ = "The local tensor's shape as a tuple."
+Layout.ndim = property(lambda self: len(self.local_shape), doc="The number of dims.")
 Layout.ranges = property(
     lambda self: tuple(self.range(d) for d in range(self.ndim)),
     doc="((begin, end), ...): the logical index range held along each dim.")

@@ -280,8 +280,7 @@ def _instance_output_local(self, index, out=None):
     np = numpy()
     index = _output_index(self, index)
     dtype = numpy_dtype(_capi.plan_instance_output_dtype(self, index))
-    shape = tuple(_capi.plan_instance_output_local_dim(self, index, d)
-                  for d in range(_capi.plan_instance_output_local_ndim(self, index)))
+    shape = _capi.plan_instance_output_local_shape(self, index)
     if out is None:
         out = np.empty(shape, dtype=dtype)
     else:

@@ -10,11 +10,13 @@ it, so a call that needs the runtime after finalize() raises FailedPreconditionE
 import atexit
 import collections
 import functools
+import operator
 import os
 import sys
 import threading
 
 from . import _capi
+from ._errors import invalid_argument
 
 _lock = threading.Lock()
 _state = "new"  # new -> started -> finalized
@@ -29,12 +31,21 @@ def _runtime_started():
     return _state == "started"
 
 
-def _start():
+def _start(options=None):
+    """Starts the runtime: with the defaults (tess_runtime_init), or with `options`,
+    (collective_timeout_seconds, cuda_device) for tess_runtime_init_with_options, which
+    also checks them (and applies the timeout) when the runtime already runs."""
     global _state, _atexit_registered, _started_pid
     with _lock:
+        if _state == "started" and options is None:
+            return
+        # FailedPreconditionError after finalize: MPI cannot restart.
+        if options is None:
+            _capi.runtime_init()
+        else:
+            _capi.runtime_init_with_options(*options)
         if _state == "started":
             return
-        _capi.runtime_init()  # FailedPreconditionError after finalize: MPI cannot restart
         _state = "started"
         _started_pid = os.getpid()
         if not _atexit_registered:
@@ -60,19 +71,28 @@ def needs_runtime(fn):
     return wrapper
 
 
-def init(*, collective_timeout=None, finalize_at_exit=True):
-    """Starts the runtime now (tess_runtime_init): initialises MPI unless the host program
-    already did; without mpirun the process is a world of one rank. Idempotent.
-    Optional: `collective_timeout` seconds bounding every collective (0: wait
-    forever; tess_comm_set_collective_timeout, the same value on every rank), and
-    `finalize_at_exit=False` to leave the runtime running at interpreter exit (the
-    program then calls finalize() itself, say before mpi4py finalizes MPI).
-    The runtime also starts by itself on the first call that needs it."""
+def init(*, collective_timeout=None, cuda_device=None, finalize_at_exit=True):
+    """Starts the runtime now (tess_runtime_init_with_options): initialises MPI unless the
+    host program already did; without mpirun the process is a world of one rank.
+    Idempotent. Optional: `collective_timeout` seconds bounding every collective (>= 0;
+    0: wait forever; the same value on every rank; None keeps the process default, see
+    set_collective_timeout), `cuda_device` the CUDA device this rank drives for cuda
+    placements (None: local rank % visible devices; UnimplementedError in a build
+    without CUDA; chosen once per process), and `finalize_at_exit=False` to leave the
+    runtime running at interpreter exit (the program then calls finalize() itself, say
+    before mpi4py finalizes MPI). Called again while the runtime runs, it checks and
+    applies the options. The runtime also starts by itself, with the defaults, on the
+    first call that needs it."""
     global _finalize_at_exit
+    timeout = -1.0  # the C API's "keep the process default"
     if collective_timeout is not None:
-        _capi.comm_set_collective_timeout(float(collective_timeout))
+        timeout = float(collective_timeout)
+        if not timeout >= 0:  # also NaN
+            raise invalid_argument("init: collective_timeout is %r; expected seconds >= 0 "
+                                   "(0: wait forever) or None" % (collective_timeout,))
+    # The C API checks the device (InvalidArgumentError naming a negative one but -1).
+    _start((timeout, -1 if cuda_device is None else operator.index(cuda_device)))
     _finalize_at_exit = bool(finalize_at_exit)
-    ensure_started()
 
 
 def finalize():

@@ -102,7 +102,7 @@ def randn(*size, dtype=float32, seed=0, placement=None, sbp=None):
 
 
 attach(Tensor, "tensor_", {"full", "arange", "rand", "randn"},
-       {"ndim", "num_elements", "string", "local_ndim", "local_num_elements"},
+       {"shape", "num_elements", "string", "local_shape", "local_num_elements"},
        exclude={"from_host", "from_local"})
 Tensor.full = staticmethod(tensor_full)
 Tensor.arange = staticmethod(tensor_arange)
@@ -134,16 +134,20 @@ def _tensor_to_global(self, placement=None, sbp=None):
 
 
 def _tensor_len(self):
-    if self.ndim == 0:
+    shape = self.shape
+    if not shape:
         raise TypeError("len() of a 0-d tensor")
-    return self.dim(0)
+    return shape[0]
 
 
-Tensor.shape = property(lambda self: tuple(self.dim(d) for d in range(self.ndim)),
-                        doc="The logical shape as a tuple.")
-Tensor.local_shape = property(
-    lambda self: tuple(self.local_dim(d) for d in range(self.local_ndim)),
-    doc="This rank's local piece's shape (FailedPreconditionError outside the placement).")
+# Shapes come whole from the borrowed getters (tess_tensor_shape, tess_tensor_local_shape),
+# copied into a tuple inside the call.
+Tensor.shape.__doc__ = "The logical shape as a tuple."
+Tensor.local_shape.__doc__ = (
+    "This rank's local piece's shape (FailedPreconditionError outside the placement).")
+Tensor.ndim = property(lambda self: len(self.shape), doc="The number of logical dims.")
+Tensor.local_ndim = property(lambda self: len(self.local_shape),
+                             doc="The number of the local piece's dims (as ndim).")
 Tensor.dtype = property(lambda self: numpy_dtype(_capi.tensor_dtype(self)),
                         doc="The element type as a numpy dtype.")
 Tensor.placement = property(lambda self: _capi.tensor_placement(self), doc="The Placement.")
