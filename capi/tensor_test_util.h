@@ -81,14 +81,15 @@ TensorPtr FromHost(const std::vector<T>& data, const std::vector<int64_t>& shape
   return TensorPtr(t);
 }
 
-inline std::vector<int64_t> ShapeOf(const tess_tensor* t) {
+// The logical shape of `t`, or of this rank's piece of it (local = true), copied
+// out of the borrowed getters.
+inline std::vector<int64_t> ShapeOf(const tess_tensor* t, bool local = false) {
+  const int64_t* dims = nullptr;
   size_t ndim = 0;
-  EXPECT_EQ(tess_tensor_ndim(&ndim, t), TESS_OK) << LastError();
-  std::vector<int64_t> shape(ndim);
-  for (size_t d = 0; d < ndim; ++d) {
-    EXPECT_EQ(tess_tensor_dim(&shape[d], t, d), TESS_OK) << LastError();
-  }
-  return shape;
+  EXPECT_EQ(local ? tess_tensor_local_shape(&dims, &ndim, t) : tess_tensor_shape(&dims, &ndim, t),
+            TESS_OK)
+      << LastError();
+  return std::vector<int64_t>(dims, dims + ndim);
 }
 
 // The logical value of `t` (a collective: every rank calls).

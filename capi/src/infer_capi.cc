@@ -247,36 +247,6 @@ tess_status tess_infer_result_num_outputs(size_t* out, const tess_infer_result* 
   return TESS_OK;
 }
 
-tess_status tess_infer_result_output_ndim(size_t* out, const tess_infer_result* result,
-                                          size_t output) {
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(result);
-  TESS_CAPI_BEGIN
-  return GetIndexed(__func__, "output", out, result->value->outputs, output,
-                    [](const auto& item) { return static_cast<size_t>(item.shape.ndim()); });
-  TESS_CAPI_END
-}
-
-tess_status tess_infer_result_output_dim(int64_t* out, const tess_infer_result* result,
-                                         size_t output, size_t dim) {
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(result);
-  TESS_CAPI_BEGIN
-  const InferResult& r = *result->value;
-  Status s = CheckIndex(__func__, "output", output, r.outputs.size());
-  if (!s.ok()) return Report(s);
-  const tessera::Shape& shape = r.outputs[output].shape;
-  if (dim >= static_cast<size_t>(shape.ndim())) {
-    return Report(OutOfRange(std::string(__func__) + ": dim " + std::to_string(dim) +
-                             " is outside output " + std::to_string(output) + " of shape " +
-                             shape.ToString() + ", which has " + std::to_string(shape.ndim()) +
-                             " dims"));
-  }
-  *out = shape.dim(static_cast<int>(dim));
-  return TESS_OK;
-  TESS_CAPI_END
-}
-
 tess_status tess_infer_result_output_shape(const int64_t** out_dims, size_t* out_ndim,
                                            const tess_infer_result* result, size_t output) {
   TESS_CAPI_REQUIRE(out_dims);

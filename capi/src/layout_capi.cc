@@ -47,28 +47,12 @@ tess_status tess_layout_create(tess_layout** out, const tess_placement* placemen
 
 void tess_layout_destroy(tess_layout* layout) { delete layout; }
 
-tess_status tess_layout_ndim(size_t* out, const tess_layout* layout) {
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(layout);
-  *out = static_cast<size_t>(layout->value.local_shape.ndim());
-  return TESS_OK;
-}
-
 tess_status tess_layout_local_shape(const int64_t** out_dims, size_t* out_ndim,
                                     const tess_layout* layout) {
   TESS_CAPI_REQUIRE(out_dims);
   TESS_CAPI_REQUIRE(out_ndim);
   TESS_CAPI_REQUIRE(layout);
   return tessera::capi::LendShape(layout->value.local_shape, out_dims, out_ndim);
-}
-
-tess_status tess_layout_local_dim(int64_t* out, const tess_layout* layout, size_t dim) {
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(layout);
-  tess_status st = CheckDim(layout, dim, __func__);
-  if (st != TESS_OK) return st;
-  *out = layout->value.local_shape.dim(static_cast<int>(dim));
-  return TESS_OK;
 }
 
 tess_status tess_layout_range(int64_t* out_begin, int64_t* out_end, const tess_layout* layout,

@@ -483,36 +483,6 @@ tess_status tess_plan_instance_output_local_shape(const int64_t** out_dims, size
   TESS_CAPI_END
 }
 
-tess_status tess_plan_instance_output_local_ndim(size_t* out, const tess_plan_instance* instance,
-                                                 size_t index) {
-  TESS_CAPI_BEGIN
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(instance);
-  Result<PlanInstance::OutputPiece> piece = OutputPiece(*instance->value, index, true);
-  if (!piece.ok()) return ReportIn(__func__, piece.status());
-  *out = static_cast<size_t>(piece->shape.ndim());
-  return TESS_OK;
-  TESS_CAPI_END
-}
-
-tess_status tess_plan_instance_output_local_dim(int64_t* out, const tess_plan_instance* instance,
-                                                size_t index, size_t dim) {
-  TESS_CAPI_BEGIN
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(instance);
-  Result<PlanInstance::OutputPiece> piece = OutputPiece(*instance->value, index, true);
-  if (!piece.ok()) return ReportIn(__func__, piece.status());
-  const Shape& shape = piece->shape;
-  if (dim >= static_cast<size_t>(shape.ndim())) {
-    return ReportIn(__func__, OutOfRange("dim " + std::to_string(dim) + " but output #" +
-                                         std::to_string(index) + "'s piece " + shape.ToString() +
-                                         " has " + std::to_string(shape.ndim()) + " dims"));
-  }
-  *out = shape.dim(static_cast<int>(dim));
-  return TESS_OK;
-  TESS_CAPI_END
-}
-
 tess_status tess_plan_instance_get_stats(tess_plan_stats* out, const tess_plan_instance* instance) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(out);

@@ -12,7 +12,6 @@
 
 using tessera::DType;
 using tessera::InvalidArgument;
-using tessera::OutOfRange;
 using tessera::Result;
 using tessera::Shape;
 using tessera::Status;
@@ -36,14 +35,6 @@ Result<ShapeAndDType> ShapeAndDTypeArgs(const char* what, const int64_t* dims, s
   TESS_ASSIGN_OR_RETURN(Shape shape, ShapeArg(what, dims, ndim));
   TESS_ASSIGN_OR_RETURN(DType type, DTypeArg(dtype));
   return ShapeAndDType{shape, type};
-}
-
-// shape.dim(dim), or OUT_OF_RANGE past the last dim; `what` is "tensor" or "local
-// piece".
-Result<int64_t> DimOf(const char* what, const Shape& shape, size_t dim) {
-  if (dim < static_cast<size_t>(shape.ndim())) return shape.dim(static_cast<int>(dim));
-  return OutOfRange("dim " + std::to_string(dim) + " is outside the " + what + " of shape " +
-                    shape.ToString() + ", which has " + std::to_string(shape.ndim()) + " dims");
 }
 
 // The shape of the local getters: *out = get(tensor) on a rank that holds a piece.
@@ -163,13 +154,6 @@ tess_status tess_tensor_randn(tess_tensor** out, const int64_t* shape, size_t nd
 
 void tess_tensor_destroy(tess_tensor* tensor) { delete tensor; }
 
-tess_status tess_tensor_ndim(size_t* out, const tess_tensor* tensor) {
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(tensor);
-  *out = static_cast<size_t>(tensor->value->shape().ndim());
-  return TESS_OK;
-}
-
 tess_status tess_tensor_shape(const int64_t** out_dims, size_t* out_ndim,
                               const tess_tensor* tensor) {
   TESS_CAPI_REQUIRE(out_dims);
@@ -187,17 +171,6 @@ tess_status tess_tensor_local_shape(const int64_t** out_dims, size_t* out_ndim,
   Status s = RequireLocal(*tensor->value);
   if (!s.ok()) return ReportIn(__func__, s);
   return tessera::capi::LendShape(tensor->value->local_shape(), out_dims, out_ndim);
-  TESS_CAPI_END
-}
-
-tess_status tess_tensor_dim(int64_t* out, const tess_tensor* tensor, size_t dim) {
-  TESS_CAPI_REQUIRE(out);
-  TESS_CAPI_REQUIRE(tensor);
-  TESS_CAPI_BEGIN
-  Result<int64_t> d = DimOf("tensor", tensor->value->shape(), dim);
-  if (!d.ok()) return ReportIn(__func__, d.status());
-  *out = *d;
-  return TESS_OK;
   TESS_CAPI_END
 }
 
@@ -239,16 +212,6 @@ tess_status tess_tensor_has_local(int32_t* out, const tess_tensor* tensor) {
   TESS_CAPI_REQUIRE(tensor);
   *out = tensor->value->has_local() ? 1 : 0;
   return TESS_OK;
-}
-
-tess_status tess_tensor_local_ndim(size_t* out, const tess_tensor* tensor) {
-  return GetLocal(__func__, out, tensor,
-                  [](const Shape& local) -> Result<size_t> { return local.ndim(); });
-}
-
-tess_status tess_tensor_local_dim(int64_t* out, const tess_tensor* tensor, size_t dim) {
-  return GetLocal(__func__, out, tensor,
-                  [dim](const Shape& local) { return DimOf("local piece", local, dim); });
 }
 
 tess_status tess_tensor_local_num_elements(int64_t* out, const tess_tensor* tensor) {

@@ -26,8 +26,8 @@ int main(void) {
   int32_t rank = 0;
   int32_t size = 0;
   int32_t held = 0;
-  int64_t rows = 0;
-  int64_t cols = 0;
+  const int64_t* local_dims = NULL; /* borrowed from the layout */
+  size_t local_ndim = 0;
   int64_t row_begin = 0;
   int64_t row_end = 0;
   int64_t col_begin = 0;
@@ -46,17 +46,17 @@ int main(void) {
   } else if (!failed) {
     failed = check(tess_layout_create(&layout, placement, nd_sbp, shape, 2, rank),
                    "tess_layout_create") ||
-             check(tess_layout_local_dim(&rows, layout, 0), "tess_layout_local_dim") ||
-             check(tess_layout_local_dim(&cols, layout, 1), "tess_layout_local_dim") ||
+             check(tess_layout_local_shape(&local_dims, &local_ndim, layout),
+                   "tess_layout_local_shape") ||
              check(tess_layout_range(&row_begin, &row_end, layout, 0), "tess_layout_range") ||
              check(tess_layout_range(&col_begin, &col_end, layout, 1), "tess_layout_range");
     if (!failed) {
       printf(
           "rank %d of %d: local shape (%lld, %lld) = rows [%lld, %lld) x cols [%lld, %lld) of "
           "(6, 5) under %s on %s\n",
-          (int)rank, (int)size, (long long)rows, (long long)cols, (long long)row_begin,
-          (long long)row_end, (long long)col_begin, (long long)col_end, tess_nd_sbp_string(nd_sbp),
-          tess_placement_string(placement));
+          (int)rank, (int)size, (long long)local_dims[0], (long long)local_dims[1],
+          (long long)row_begin, (long long)row_end, (long long)col_begin, (long long)col_end,
+          tess_nd_sbp_string(nd_sbp), tess_placement_string(placement));
     }
   }
   tess_layout_destroy(layout);

@@ -80,14 +80,9 @@ TESS_API tess_status tess_op_call_infer(tess_infer_result** out, const tess_op_c
 TESS_API void tess_infer_result_destroy(tess_infer_result* result);
 TESS_API tess_status tess_infer_result_num_outputs(size_t* out, const tess_infer_result* result);
 /* Output `output`'s logical shape, dtype, placement (the inputs') and nd-sbp. The
- * handles are new and owned by the caller. OUT_OF_RANGE for an index past the last. */
-TESS_API tess_status tess_infer_result_output_ndim(size_t* out, const tess_infer_result* result,
-                                                   size_t output);
-TESS_API tess_status tess_infer_result_output_dim(int64_t* out, const tess_infer_result* result,
-                                                  size_t output, size_t dim);
-/* Output `output`'s logical shape, borrowed: *out_dims points at *out_ndim dims
- * (not NULL, also for 0 dims), valid while `result` lives. OUT_OF_RANGE for an index
- * past the last. */
+ * handles are new and owned by the caller. OUT_OF_RANGE for an index past the last.
+ * The shape is borrowed: *out_dims points at *out_ndim dims (not NULL, also for 0
+ * dims), valid while `result` lives. */
 TESS_API tess_status tess_infer_result_output_shape(const int64_t** out_dims, size_t* out_ndim,
                                                     const tess_infer_result* result, size_t output);
 TESS_API tess_status tess_infer_result_output_dtype(tess_dtype* out,

@@ -30,13 +30,10 @@ TESS_API tess_status tess_layout_create(tess_layout** out, const tess_placement*
                                         const tess_nd_sbp* nd_sbp, const int64_t* shape,
                                         size_t ndim, int32_t rank);
 TESS_API void tess_layout_destroy(tess_layout* layout);
-TESS_API tess_status tess_layout_ndim(size_t* out, const tess_layout* layout);
 /* The local tensor's shape, borrowed: *out_dims points at *out_ndim dims (not NULL,
  * also for 0 dims), valid while `layout` lives. */
 TESS_API tess_status tess_layout_local_shape(const int64_t** out_dims, size_t* out_ndim,
                                              const tess_layout* layout);
-/* Size of the local tensor along `dim`. */
-TESS_API tess_status tess_layout_local_dim(int64_t* out, const tess_layout* layout, size_t dim);
 /* The logical index range [begin, end) held along `dim`. */
 TESS_API tess_status tess_layout_range(int64_t* out_begin, int64_t* out_end,
                                        const tess_layout* layout, size_t dim);

@@ -208,11 +208,10 @@ TESS_API tess_status tess_plan_instance_output_local(void* out, size_t out_bytes
  * placement). */
 TESS_API tess_status tess_plan_instance_output_local_num_elements(
     int64_t* out, const tess_plan_instance* instance, size_t index);
-/* Output `index`'s dtype, and the rank and dims of this rank's piece of it (what
+/* Output `index`'s dtype and, below, the shape of this rank's piece of it (what
  * tess_plan_instance_output_local writes, row-major): enough to shape that buffer without
  * the collective tess_plan_instance_output. Valid before the first run. OUT_OF_RANGE for a
- * bad index or dim; FAILED_PRECONDITION for the piece's rank and dims on a rank the
- * output's placement lacks. Local. */
+ * bad index. Local. */
 TESS_API tess_status tess_plan_instance_output_dtype(tess_dtype* out,
                                                      const tess_plan_instance* instance,
                                                      size_t index);
@@ -223,12 +222,6 @@ TESS_API tess_status tess_plan_instance_output_local_shape(const int64_t** out_d
                                                            size_t* out_ndim,
                                                            const tess_plan_instance* instance,
                                                            size_t index);
-TESS_API tess_status tess_plan_instance_output_local_ndim(size_t* out,
-                                                          const tess_plan_instance* instance,
-                                                          size_t index);
-TESS_API tess_status tess_plan_instance_output_local_dim(int64_t* out,
-                                                         const tess_plan_instance* instance,
-                                                         size_t index, size_t dim);
 /* An instance's counters. The caller sets struct_size (TESS_PLAN_STATS_INIT); the
  * library fills the fields that fit in it (docs/c-api.md, "ABI"). Append only. */
 typedef struct tess_plan_stats {

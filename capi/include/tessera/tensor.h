@@ -99,9 +99,6 @@ TESS_API void tess_tensor_destroy(tess_tensor* tensor);
  * for 0 dims), valid while `tensor` lives. */
 TESS_API tess_status tess_tensor_shape(const int64_t** out_dims, size_t* out_ndim,
                                        const tess_tensor* tensor);
-TESS_API tess_status tess_tensor_ndim(size_t* out, const tess_tensor* tensor);
-/* Logical size along `dim`; OUT_OF_RANGE past the last dim. */
-TESS_API tess_status tess_tensor_dim(int64_t* out, const tess_tensor* tensor, size_t dim);
 TESS_API tess_status tess_tensor_num_elements(int64_t* out, const tess_tensor* tensor);
 TESS_API tess_status tess_tensor_dtype(tess_dtype* out, const tess_tensor* tensor);
 /* New handles, owned by the caller. */
@@ -113,8 +110,6 @@ TESS_API tess_status tess_tensor_has_local(int32_t* out, const tess_tensor* tens
  * placement; a piece past the end of an uneven split has 0 elements. */
 TESS_API tess_status tess_tensor_local_shape(const int64_t** out_dims, size_t* out_ndim,
                                              const tess_tensor* tensor);
-TESS_API tess_status tess_tensor_local_ndim(size_t* out, const tess_tensor* tensor);
-TESS_API tess_status tess_tensor_local_dim(int64_t* out, const tess_tensor* tensor, size_t dim);
 TESS_API tess_status tess_tensor_local_num_elements(int64_t* out, const tess_tensor* tensor);
 /* "[4,6] f32 cpu:[0,1] S(0)". Valid while `tensor` lives. */
 TESS_API const char* tess_tensor_string(const tess_tensor* tensor);

@@ -41,8 +41,10 @@ int main(void) {
   CHECK(tess_tensor_from_host(&ta, a, a_shape, 2, TESS_DTYPE_F64, world, split));
   CHECK(tess_tensor_from_host(&tb, b, b_shape, 2, TESS_DTYPE_F64, world, broadcast));
   CHECK(tess_matmul(&tc, ta, tb, 0, 0));
-  int64_t local_rows = 0;
-  CHECK(tess_tensor_local_dim(&local_rows, tc, 0));
+  const int64_t *local_dims; /* borrowed from tc */
+  size_t local_ndim;
+  CHECK(tess_tensor_local_shape(&local_dims, &local_ndim, tc));
+  const long long local_rows = (long long)local_dims[0];
   CHECK(tess_tensor_to_host(c, sizeof(c), tc));
 
   if (rank == 0) {
@@ -52,7 +54,7 @@ int main(void) {
     for (int i = 0; i < kRows * kCols; ++i) printf(" %g", c[i]);
     printf("\n");
   }
-  printf("rank %d of %d: %lld rows\n", (int)rank, (int)size, (long long)local_rows);
+  printf("rank %d of %d: %lld rows\n", (int)rank, (int)size, local_rows);
 
   tess_tensor_destroy(ta);
   tess_tensor_destroy(tb);

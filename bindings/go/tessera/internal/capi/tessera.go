@@ -94,168 +94,168 @@ typedef _gostring_ swig_type_61;
 typedef _goslice_ swig_type_62;
 typedef _gostring_ swig_type_63;
 typedef _goslice_ swig_type_64;
-typedef _gostring_ swig_type_65;
-typedef _goslice_ swig_type_66;
-typedef long long swig_type_67;
-typedef _gostring_ swig_type_68;
-typedef _goslice_ swig_type_69;
-typedef _goslice_ swig_type_70;
-typedef long long swig_type_71;
+typedef _goslice_ swig_type_65;
+typedef long long swig_type_66;
+typedef _gostring_ swig_type_67;
+typedef _goslice_ swig_type_68;
+typedef _gostring_ swig_type_69;
+typedef _gostring_ swig_type_70;
+typedef _goslice_ swig_type_71;
 typedef _gostring_ swig_type_72;
-typedef _goslice_ swig_type_73;
-typedef _gostring_ swig_type_74;
+typedef _gostring_ swig_type_73;
+typedef long long swig_type_74;
 typedef _gostring_ swig_type_75;
-typedef _goslice_ swig_type_76;
+typedef long long swig_type_76;
 typedef _gostring_ swig_type_77;
-typedef _gostring_ swig_type_78;
-typedef long long swig_type_79;
+typedef _goslice_ swig_type_78;
+typedef _gostring_ swig_type_79;
 typedef _gostring_ swig_type_80;
-typedef long long swig_type_81;
+typedef _gostring_ swig_type_81;
 typedef _gostring_ swig_type_82;
-typedef _goslice_ swig_type_83;
+typedef long long swig_type_83;
 typedef _gostring_ swig_type_84;
 typedef _gostring_ swig_type_85;
 typedef _gostring_ swig_type_86;
 typedef _gostring_ swig_type_87;
-typedef long long swig_type_88;
+typedef _gostring_ swig_type_88;
 typedef _gostring_ swig_type_89;
-typedef _gostring_ swig_type_90;
+typedef _goslice_ swig_type_90;
 typedef _gostring_ swig_type_91;
 typedef _gostring_ swig_type_92;
 typedef _gostring_ swig_type_93;
-typedef _gostring_ swig_type_94;
-typedef _goslice_ swig_type_95;
-typedef _gostring_ swig_type_96;
+typedef _goslice_ swig_type_94;
+typedef _gostring_ swig_type_95;
+typedef _goslice_ swig_type_96;
 typedef _gostring_ swig_type_97;
-typedef _gostring_ swig_type_98;
-typedef _goslice_ swig_type_99;
-typedef _gostring_ swig_type_100;
-typedef _goslice_ swig_type_101;
-typedef _gostring_ swig_type_102;
-typedef long long swig_type_103;
-typedef _gostring_ swig_type_104;
-typedef long long swig_type_105;
-typedef _gostring_ swig_type_106;
-typedef _goslice_ swig_type_107;
+typedef long long swig_type_98;
+typedef _gostring_ swig_type_99;
+typedef long long swig_type_100;
+typedef _gostring_ swig_type_101;
+typedef _goslice_ swig_type_102;
+typedef _gostring_ swig_type_103;
+typedef _goslice_ swig_type_104;
+typedef _gostring_ swig_type_105;
+typedef _goslice_ swig_type_106;
+typedef long long swig_type_107;
 typedef _gostring_ swig_type_108;
 typedef _goslice_ swig_type_109;
-typedef _gostring_ swig_type_110;
-typedef _goslice_ swig_type_111;
-typedef long long swig_type_112;
-typedef _gostring_ swig_type_113;
-typedef _goslice_ swig_type_114;
-typedef long long swig_type_115;
+typedef long long swig_type_110;
+typedef _gostring_ swig_type_111;
+typedef _goslice_ swig_type_112;
+typedef long long swig_type_113;
+typedef _gostring_ swig_type_114;
+typedef _goslice_ swig_type_115;
 typedef long long swig_type_116;
 typedef _gostring_ swig_type_117;
 typedef _goslice_ swig_type_118;
-typedef long long swig_type_119;
-typedef _gostring_ swig_type_120;
-typedef _goslice_ swig_type_121;
-typedef long long swig_type_122;
-typedef _gostring_ swig_type_123;
-typedef _goslice_ swig_type_124;
-typedef long long swig_type_125;
-typedef _gostring_ swig_type_126;
-typedef _goslice_ swig_type_127;
-typedef long long swig_type_128;
-typedef _gostring_ swig_type_129;
-typedef _goslice_ swig_type_130;
-typedef _gostring_ swig_type_131;
-typedef _goslice_ swig_type_132;
-typedef long long swig_type_133;
+typedef _gostring_ swig_type_119;
+typedef _goslice_ swig_type_120;
+typedef long long swig_type_121;
+typedef _gostring_ swig_type_122;
+typedef _goslice_ swig_type_123;
+typedef long long swig_type_124;
+typedef _gostring_ swig_type_125;
+typedef _goslice_ swig_type_126;
+typedef long long swig_type_127;
+typedef _gostring_ swig_type_128;
+typedef _goslice_ swig_type_129;
+typedef _gostring_ swig_type_130;
+typedef _goslice_ swig_type_131;
+typedef _gostring_ swig_type_132;
+typedef _goslice_ swig_type_133;
 typedef _gostring_ swig_type_134;
 typedef _goslice_ swig_type_135;
-typedef long long swig_type_136;
+typedef _gostring_ swig_type_136;
 typedef _gostring_ swig_type_137;
-typedef _goslice_ swig_type_138;
-typedef long long swig_type_139;
-typedef _gostring_ swig_type_140;
-typedef _goslice_ swig_type_141;
-typedef _gostring_ swig_type_142;
+typedef _gostring_ swig_type_138;
+typedef _gostring_ swig_type_139;
+typedef long long swig_type_140;
+typedef _gostring_ swig_type_141;
+typedef _goslice_ swig_type_142;
 typedef _goslice_ swig_type_143;
-typedef _gostring_ swig_type_144;
-typedef _goslice_ swig_type_145;
-typedef _gostring_ swig_type_146;
+typedef _goslice_ swig_type_144;
+typedef _gostring_ swig_type_145;
+typedef _goslice_ swig_type_146;
 typedef _goslice_ swig_type_147;
-typedef _gostring_ swig_type_148;
-typedef _gostring_ swig_type_149;
+typedef _goslice_ swig_type_148;
+typedef _goslice_ swig_type_149;
 typedef _gostring_ swig_type_150;
-typedef _gostring_ swig_type_151;
-typedef long long swig_type_152;
+typedef _goslice_ swig_type_151;
+typedef _goslice_ swig_type_152;
 typedef _gostring_ swig_type_153;
 typedef _goslice_ swig_type_154;
-typedef _goslice_ swig_type_155;
+typedef _gostring_ swig_type_155;
 typedef _goslice_ swig_type_156;
-typedef _gostring_ swig_type_157;
-typedef _goslice_ swig_type_158;
-typedef _goslice_ swig_type_159;
+typedef _goslice_ swig_type_157;
+typedef long long swig_type_158;
+typedef _gostring_ swig_type_159;
 typedef _goslice_ swig_type_160;
 typedef _goslice_ swig_type_161;
-typedef _gostring_ swig_type_162;
-typedef _goslice_ swig_type_163;
+typedef long long swig_type_162;
+typedef _gostring_ swig_type_163;
 typedef _goslice_ swig_type_164;
 typedef _gostring_ swig_type_165;
 typedef _goslice_ swig_type_166;
 typedef _gostring_ swig_type_167;
 typedef _goslice_ swig_type_168;
-typedef _goslice_ swig_type_169;
-typedef long long swig_type_170;
+typedef _gostring_ swig_type_169;
+typedef _goslice_ swig_type_170;
 typedef _gostring_ swig_type_171;
 typedef _goslice_ swig_type_172;
-typedef _goslice_ swig_type_173;
-typedef long long swig_type_174;
+typedef _gostring_ swig_type_173;
+typedef _goslice_ swig_type_174;
 typedef _gostring_ swig_type_175;
 typedef _goslice_ swig_type_176;
 typedef _gostring_ swig_type_177;
 typedef _goslice_ swig_type_178;
 typedef _gostring_ swig_type_179;
-typedef _goslice_ swig_type_180;
-typedef long long swig_type_181;
+typedef _gostring_ swig_type_180;
+typedef _goslice_ swig_type_181;
 typedef _gostring_ swig_type_182;
 typedef _goslice_ swig_type_183;
 typedef _gostring_ swig_type_184;
 typedef _goslice_ swig_type_185;
 typedef _gostring_ swig_type_186;
 typedef _goslice_ swig_type_187;
-typedef _gostring_ swig_type_188;
-typedef _goslice_ swig_type_189;
-typedef _gostring_ swig_type_190;
-typedef _goslice_ swig_type_191;
-typedef _gostring_ swig_type_192;
-typedef _goslice_ swig_type_193;
-typedef _gostring_ swig_type_194;
+typedef _goslice_ swig_type_188;
+typedef _gostring_ swig_type_189;
+typedef _goslice_ swig_type_190;
+typedef _gostring_ swig_type_191;
+typedef _goslice_ swig_type_192;
+typedef _gostring_ swig_type_193;
+typedef _goslice_ swig_type_194;
 typedef _goslice_ swig_type_195;
 typedef _gostring_ swig_type_196;
 typedef _goslice_ swig_type_197;
-typedef long long swig_type_198;
-typedef _gostring_ swig_type_199;
-typedef _goslice_ swig_type_200;
+typedef _gostring_ swig_type_198;
+typedef _goslice_ swig_type_199;
+typedef long long swig_type_200;
 typedef _gostring_ swig_type_201;
-typedef _gostring_ swig_type_202;
-typedef _goslice_ swig_type_203;
-typedef _gostring_ swig_type_204;
+typedef _goslice_ swig_type_202;
+typedef _gostring_ swig_type_203;
+typedef _goslice_ swig_type_204;
 typedef _goslice_ swig_type_205;
-typedef _gostring_ swig_type_206;
-typedef _goslice_ swig_type_207;
-typedef _gostring_ swig_type_208;
-typedef _goslice_ swig_type_209;
+typedef long long swig_type_206;
+typedef _gostring_ swig_type_207;
+typedef _goslice_ swig_type_208;
+typedef _gostring_ swig_type_209;
 typedef _goslice_ swig_type_210;
 typedef _gostring_ swig_type_211;
 typedef _goslice_ swig_type_212;
 typedef _gostring_ swig_type_213;
 typedef _goslice_ swig_type_214;
-typedef _gostring_ swig_type_215;
-typedef _goslice_ swig_type_216;
+typedef long long swig_type_215;
+typedef _gostring_ swig_type_216;
 typedef _goslice_ swig_type_217;
 typedef _gostring_ swig_type_218;
 typedef _goslice_ swig_type_219;
 typedef _gostring_ swig_type_220;
 typedef _goslice_ swig_type_221;
-typedef long long swig_type_222;
-typedef _gostring_ swig_type_223;
-typedef _goslice_ swig_type_224;
-typedef _gostring_ swig_type_225;
-typedef _goslice_ swig_type_226;
+typedef _goslice_ swig_type_222;
+typedef _goslice_ swig_type_223;
+typedef long long swig_type_224;
+typedef long long swig_type_225;
+typedef _gostring_ swig_type_226;
 typedef _goslice_ swig_type_227;
 typedef long long swig_type_228;
 typedef _gostring_ swig_type_229;
@@ -266,41 +266,41 @@ typedef _gostring_ swig_type_233;
 typedef _goslice_ swig_type_234;
 typedef _gostring_ swig_type_235;
 typedef _goslice_ swig_type_236;
-typedef long long swig_type_237;
-typedef _gostring_ swig_type_238;
-typedef _goslice_ swig_type_239;
-typedef _gostring_ swig_type_240;
-typedef _goslice_ swig_type_241;
-typedef _gostring_ swig_type_242;
+typedef _gostring_ swig_type_237;
+typedef _goslice_ swig_type_238;
+typedef _gostring_ swig_type_239;
+typedef _goslice_ swig_type_240;
+typedef _gostring_ swig_type_241;
+typedef _goslice_ swig_type_242;
 typedef _goslice_ swig_type_243;
-typedef _goslice_ swig_type_244;
+typedef _gostring_ swig_type_244;
 typedef _goslice_ swig_type_245;
-typedef long long swig_type_246;
-typedef long long swig_type_247;
-typedef _gostring_ swig_type_248;
+typedef _goslice_ swig_type_246;
+typedef _gostring_ swig_type_247;
+typedef _goslice_ swig_type_248;
 typedef _goslice_ swig_type_249;
-typedef long long swig_type_250;
-typedef _gostring_ swig_type_251;
+typedef _gostring_ swig_type_250;
+typedef _goslice_ swig_type_251;
 typedef _goslice_ swig_type_252;
 typedef _gostring_ swig_type_253;
 typedef _goslice_ swig_type_254;
 typedef _gostring_ swig_type_255;
 typedef _goslice_ swig_type_256;
-typedef _gostring_ swig_type_257;
-typedef _goslice_ swig_type_258;
-typedef _gostring_ swig_type_259;
-typedef _goslice_ swig_type_260;
-typedef _gostring_ swig_type_261;
-typedef _goslice_ swig_type_262;
-typedef _gostring_ swig_type_263;
-typedef _goslice_ swig_type_264;
+typedef _goslice_ swig_type_257;
+typedef _gostring_ swig_type_258;
+typedef _goslice_ swig_type_259;
+typedef _gostring_ swig_type_260;
+typedef _goslice_ swig_type_261;
+typedef _gostring_ swig_type_262;
+typedef _goslice_ swig_type_263;
+typedef _gostring_ swig_type_264;
 typedef _goslice_ swig_type_265;
-typedef _gostring_ swig_type_266;
+typedef _goslice_ swig_type_266;
 typedef _goslice_ swig_type_267;
 typedef _goslice_ swig_type_268;
 typedef _gostring_ swig_type_269;
 typedef _goslice_ swig_type_270;
-typedef _goslice_ swig_type_271;
+typedef long long swig_type_271;
 typedef _gostring_ swig_type_272;
 typedef _goslice_ swig_type_273;
 typedef _goslice_ swig_type_274;
@@ -308,10 +308,10 @@ typedef _gostring_ swig_type_275;
 typedef _goslice_ swig_type_276;
 typedef _gostring_ swig_type_277;
 typedef _goslice_ swig_type_278;
-typedef _goslice_ swig_type_279;
-typedef _gostring_ swig_type_280;
-typedef _goslice_ swig_type_281;
-typedef _gostring_ swig_type_282;
+typedef _gostring_ swig_type_279;
+typedef _goslice_ swig_type_280;
+typedef _gostring_ swig_type_281;
+typedef _goslice_ swig_type_282;
 typedef _goslice_ swig_type_283;
 typedef _gostring_ swig_type_284;
 typedef _goslice_ swig_type_285;
@@ -319,47 +319,47 @@ typedef _gostring_ swig_type_286;
 typedef _goslice_ swig_type_287;
 typedef _goslice_ swig_type_288;
 typedef _goslice_ swig_type_289;
-typedef _goslice_ swig_type_290;
-typedef _gostring_ swig_type_291;
+typedef _gostring_ swig_type_290;
+typedef _goslice_ swig_type_291;
 typedef _goslice_ swig_type_292;
-typedef long long swig_type_293;
+typedef _gostring_ swig_type_293;
 typedef _gostring_ swig_type_294;
 typedef _goslice_ swig_type_295;
-typedef _goslice_ swig_type_296;
-typedef _gostring_ swig_type_297;
-typedef _goslice_ swig_type_298;
-typedef _gostring_ swig_type_299;
-typedef _goslice_ swig_type_300;
-typedef _gostring_ swig_type_301;
-typedef _goslice_ swig_type_302;
+typedef _gostring_ swig_type_296;
+typedef long long swig_type_297;
+typedef _gostring_ swig_type_298;
+typedef _goslice_ swig_type_299;
+typedef _gostring_ swig_type_300;
+typedef _goslice_ swig_type_301;
+typedef long long swig_type_302;
 typedef _gostring_ swig_type_303;
 typedef _goslice_ swig_type_304;
 typedef _goslice_ swig_type_305;
 typedef _gostring_ swig_type_306;
-typedef _goslice_ swig_type_307;
-typedef _gostring_ swig_type_308;
-typedef _goslice_ swig_type_309;
+typedef _gostring_ swig_type_307;
+typedef _goslice_ swig_type_308;
+typedef _gostring_ swig_type_309;
 typedef _goslice_ swig_type_310;
-typedef _goslice_ swig_type_311;
-typedef _gostring_ swig_type_312;
-typedef _goslice_ swig_type_313;
+typedef _gostring_ swig_type_311;
+typedef _goslice_ swig_type_312;
+typedef _gostring_ swig_type_313;
 typedef _goslice_ swig_type_314;
 typedef _gostring_ swig_type_315;
-typedef _gostring_ swig_type_316;
-typedef _goslice_ swig_type_317;
+typedef _goslice_ swig_type_316;
+typedef _gostring_ swig_type_317;
 typedef _gostring_ swig_type_318;
-typedef long long swig_type_319;
-typedef _gostring_ swig_type_320;
+typedef _goslice_ swig_type_319;
+typedef _goslice_ swig_type_320;
 typedef _goslice_ swig_type_321;
 typedef _gostring_ swig_type_322;
-typedef _goslice_ swig_type_323;
-typedef long long swig_type_324;
-typedef _gostring_ swig_type_325;
+typedef long long swig_type_323;
+typedef _gostring_ swig_type_324;
+typedef _goslice_ swig_type_325;
 typedef _goslice_ swig_type_326;
 typedef _goslice_ swig_type_327;
-typedef _gostring_ swig_type_328;
+typedef _goslice_ swig_type_328;
 typedef _gostring_ swig_type_329;
-typedef _goslice_ swig_type_330;
+typedef _gostring_ swig_type_330;
 typedef _gostring_ swig_type_331;
 typedef _goslice_ swig_type_332;
 typedef _gostring_ swig_type_333;
@@ -368,300 +368,261 @@ typedef _gostring_ swig_type_335;
 typedef _goslice_ swig_type_336;
 typedef _gostring_ swig_type_337;
 typedef _goslice_ swig_type_338;
-typedef _gostring_ swig_type_339;
+typedef _goslice_ swig_type_339;
 typedef _gostring_ swig_type_340;
-typedef _goslice_ swig_type_341;
+typedef _gostring_ swig_type_341;
 typedef _goslice_ swig_type_342;
-typedef _goslice_ swig_type_343;
-typedef _gostring_ swig_type_344;
-typedef long long swig_type_345;
-typedef _gostring_ swig_type_346;
-typedef _goslice_ swig_type_347;
-typedef _goslice_ swig_type_348;
-typedef _goslice_ swig_type_349;
+typedef _gostring_ swig_type_343;
+typedef _goslice_ swig_type_344;
+typedef _gostring_ swig_type_345;
+typedef _goslice_ swig_type_346;
+typedef _gostring_ swig_type_347;
+typedef _gostring_ swig_type_348;
+typedef _gostring_ swig_type_349;
 typedef _goslice_ swig_type_350;
 typedef _gostring_ swig_type_351;
-typedef _gostring_ swig_type_352;
+typedef _goslice_ swig_type_352;
 typedef _gostring_ swig_type_353;
 typedef _goslice_ swig_type_354;
-typedef _gostring_ swig_type_355;
-typedef _goslice_ swig_type_356;
-typedef _gostring_ swig_type_357;
-typedef _goslice_ swig_type_358;
+typedef long long swig_type_355;
+typedef _gostring_ swig_type_356;
+typedef _goslice_ swig_type_357;
+typedef long long swig_type_358;
 typedef _gostring_ swig_type_359;
 typedef _goslice_ swig_type_360;
-typedef _goslice_ swig_type_361;
+typedef long long swig_type_361;
 typedef _gostring_ swig_type_362;
-typedef _gostring_ swig_type_363;
-typedef _goslice_ swig_type_364;
+typedef _goslice_ swig_type_363;
+typedef long long swig_type_364;
 typedef _gostring_ swig_type_365;
 typedef _goslice_ swig_type_366;
-typedef _gostring_ swig_type_367;
-typedef _goslice_ swig_type_368;
-typedef _gostring_ swig_type_369;
+typedef long long swig_type_367;
+typedef _gostring_ swig_type_368;
+typedef _goslice_ swig_type_369;
 typedef _gostring_ swig_type_370;
-typedef _gostring_ swig_type_371;
+typedef _goslice_ swig_type_371;
 typedef _goslice_ swig_type_372;
-typedef _gostring_ swig_type_373;
-typedef _goslice_ swig_type_374;
+typedef _goslice_ swig_type_373;
+typedef long long swig_type_374;
 typedef _gostring_ swig_type_375;
-typedef _goslice_ swig_type_376;
-typedef long long swig_type_377;
-typedef _gostring_ swig_type_378;
+typedef long long swig_type_376;
+typedef _gostring_ swig_type_377;
+typedef _goslice_ swig_type_378;
 typedef _goslice_ swig_type_379;
-typedef long long swig_type_380;
-typedef _gostring_ swig_type_381;
+typedef _goslice_ swig_type_380;
+typedef _goslice_ swig_type_381;
 typedef _goslice_ swig_type_382;
-typedef long long swig_type_383;
+typedef _gostring_ swig_type_383;
 typedef _gostring_ swig_type_384;
 typedef _goslice_ swig_type_385;
-typedef long long swig_type_386;
-typedef _gostring_ swig_type_387;
+typedef _goslice_ swig_type_386;
+typedef _goslice_ swig_type_387;
 typedef _goslice_ swig_type_388;
-typedef long long swig_type_389;
-typedef _gostring_ swig_type_390;
+typedef _goslice_ swig_type_389;
+typedef _goslice_ swig_type_390;
 typedef _goslice_ swig_type_391;
-typedef long long swig_type_392;
-typedef _gostring_ swig_type_393;
-typedef _goslice_ swig_type_394;
-typedef long long swig_type_395;
+typedef _goslice_ swig_type_392;
+typedef _goslice_ swig_type_393;
+typedef _gostring_ swig_type_394;
+typedef _goslice_ swig_type_395;
 typedef long long swig_type_396;
 typedef _gostring_ swig_type_397;
 typedef _goslice_ swig_type_398;
-typedef _gostring_ swig_type_399;
+typedef _goslice_ swig_type_399;
 typedef _goslice_ swig_type_400;
 typedef _goslice_ swig_type_401;
-typedef _goslice_ swig_type_402;
-typedef long long swig_type_403;
+typedef _gostring_ swig_type_402;
+typedef _goslice_ swig_type_403;
 typedef _gostring_ swig_type_404;
-typedef long long swig_type_405;
-typedef _gostring_ swig_type_406;
+typedef _goslice_ swig_type_405;
+typedef _goslice_ swig_type_406;
 typedef _goslice_ swig_type_407;
 typedef _goslice_ swig_type_408;
 typedef _goslice_ swig_type_409;
 typedef _goslice_ swig_type_410;
-typedef _goslice_ swig_type_411;
-typedef _gostring_ swig_type_412;
-typedef _gostring_ swig_type_413;
-typedef _goslice_ swig_type_414;
-typedef _goslice_ swig_type_415;
-typedef _goslice_ swig_type_416;
-typedef _goslice_ swig_type_417;
-typedef _goslice_ swig_type_418;
-typedef _goslice_ swig_type_419;
-typedef _goslice_ swig_type_420;
-typedef _goslice_ swig_type_421;
-typedef _goslice_ swig_type_422;
-typedef _gostring_ swig_type_423;
-typedef _goslice_ swig_type_424;
-typedef long long swig_type_425;
-typedef _gostring_ swig_type_426;
-typedef _goslice_ swig_type_427;
-typedef _goslice_ swig_type_428;
-typedef _goslice_ swig_type_429;
-typedef _goslice_ swig_type_430;
-typedef _gostring_ swig_type_431;
-typedef _goslice_ swig_type_432;
-typedef _gostring_ swig_type_433;
-typedef _goslice_ swig_type_434;
-typedef _goslice_ swig_type_435;
-typedef _goslice_ swig_type_436;
-typedef _goslice_ swig_type_437;
-typedef _goslice_ swig_type_438;
-typedef _goslice_ swig_type_439;
-extern void _wrap_Swig_free_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_2588e04c1d6f485e(swig_intgo arg1);
-extern void _wrap_delete_Placement_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_NdSbp_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_Layout_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_OpCall_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_InferResult_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_Explanation_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_Tensor_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_BoxingPlan_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_BucketedAllReducer_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_Program_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_Plan_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_delete_PlanInstance_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_intgo _wrap_VERSION_NUMBER_capi_2588e04c1d6f485e(void);
-extern swig_type_1 _wrap_version_capi_2588e04c1d6f485e(void);
-extern swig_intgo _wrap_version_number_capi_2588e04c1d6f485e(void);
-extern swig_type_2 _wrap_status_string_capi_2588e04c1d6f485e(swig_intgo arg1);
-extern swig_type_3 _wrap_runtime_init_capi_2588e04c1d6f485e(void);
-extern swig_type_4 _wrap_runtime_finalize_capi_2588e04c1d6f485e(void);
-extern swig_type_5 _wrap_runtime_world_rank_capi_2588e04c1d6f485e(swig_type_6 arg1);
-extern swig_type_7 _wrap_runtime_world_size_capi_2588e04c1d6f485e(swig_type_8 arg1);
-extern swig_type_9 _wrap_runtime_cuda_info_capi_2588e04c1d6f485e(swig_type_10 arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_placement_parse_capi_2588e04c1d6f485e(swig_type_13 arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_placement_create_capi_2588e04c1d6f485e(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_placement_string_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_20 _wrap_placement_device_type_capi_2588e04c1d6f485e(swig_type_21 arg1, uintptr_t arg2);
-extern swig_type_22 _wrap_placement_num_axes_capi_2588e04c1d6f485e(swig_type_23 arg1, uintptr_t arg2);
-extern swig_type_24 _wrap_placement_hierarchy_dim_capi_2588e04c1d6f485e(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_placement_parallel_num_capi_2588e04c1d6f485e(swig_type_28 arg1, uintptr_t arg2);
-extern swig_type_29 _wrap_placement_rank_at_capi_2588e04c1d6f485e(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
-extern swig_type_32 _wrap_placement_index_of_capi_2588e04c1d6f485e(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_34 _wrap_placement_contains_capi_2588e04c1d6f485e(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_36 _wrap_placement_axis_group_capi_2588e04c1d6f485e(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_type_39 _wrap_placement_equal_capi_2588e04c1d6f485e(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_41 _wrap_placement_hash_capi_2588e04c1d6f485e(swig_type_42 arg1, uintptr_t arg2);
-extern swig_type_43 _wrap_nd_sbp_parse_capi_2588e04c1d6f485e(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_nd_sbp_create_capi_2588e04c1d6f485e(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_nd_sbp_string_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_50 _wrap_nd_sbp_num_axes_capi_2588e04c1d6f485e(swig_type_51 arg1, uintptr_t arg2);
-extern swig_type_52 _wrap_nd_sbp_get_capi_2588e04c1d6f485e(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_nd_sbp_equal_capi_2588e04c1d6f485e(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_58 _wrap_layout_create_capi_2588e04c1d6f485e(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_type_61 _wrap_layout_ndim_capi_2588e04c1d6f485e(swig_type_62 arg1, uintptr_t arg2);
-extern swig_type_63 _wrap_layout_local_shape_capi_2588e04c1d6f485e(swig_type_64 arg1, uintptr_t arg2);
-extern swig_type_65 _wrap_layout_local_dim_capi_2588e04c1d6f485e(swig_type_66 arg1, uintptr_t arg2, swig_type_67 arg3);
-extern swig_type_68 _wrap_layout_range_capi_2588e04c1d6f485e(swig_type_69 arg1, swig_type_70 arg2, uintptr_t arg3, swig_type_71 arg4);
-extern swig_type_72 _wrap_layout_num_elements_capi_2588e04c1d6f485e(swig_type_73 arg1, uintptr_t arg2);
-extern swig_type_74 _wrap_layout_string_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_75 _wrap_dtype_parse_capi_2588e04c1d6f485e(swig_type_76 arg1, swig_type_77 arg2);
-extern swig_type_78 _wrap_dtype_name_capi_2588e04c1d6f485e(swig_intgo arg1);
-extern swig_type_79 _wrap_op_count_capi_2588e04c1d6f485e(void);
-extern swig_type_80 _wrap_op_name_capi_2588e04c1d6f485e(swig_type_81 arg1);
-extern swig_type_82 _wrap_op_call_create_capi_2588e04c1d6f485e(swig_type_83 arg1, swig_type_84 arg2);
-extern swig_type_85 _wrap_op_call_signature_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_86 _wrap_op_call_set_attr_int_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
-extern swig_type_89 _wrap_op_call_set_attr_float_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_90 arg2, double arg3);
-extern swig_type_91 _wrap_op_call_set_attr_bool_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
-extern swig_type_93 _wrap_op_call_set_attr_ints_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3);
-extern swig_type_96 _wrap_op_call_set_attr_dtype_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_97 arg2, swig_intgo arg3);
-extern swig_type_98 _wrap_op_call_add_input_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_99 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_100 _wrap_op_call_num_inputs_capi_2588e04c1d6f485e(swig_type_101 arg1, uintptr_t arg2);
-extern swig_type_102 _wrap_op_call_constrain_input_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_103 arg2, uintptr_t arg3);
-extern swig_type_104 _wrap_op_call_constrain_output_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_105 arg2, uintptr_t arg3);
-extern swig_type_106 _wrap_op_call_infer_capi_2588e04c1d6f485e(swig_type_107 arg1, uintptr_t arg2);
-extern swig_type_108 _wrap_infer_result_num_outputs_capi_2588e04c1d6f485e(swig_type_109 arg1, uintptr_t arg2);
-extern swig_type_110 _wrap_infer_result_output_ndim_capi_2588e04c1d6f485e(swig_type_111 arg1, uintptr_t arg2, swig_type_112 arg3);
-extern swig_type_113 _wrap_infer_result_output_dim_capi_2588e04c1d6f485e(swig_type_114 arg1, uintptr_t arg2, swig_type_115 arg3, swig_type_116 arg4);
-extern swig_type_117 _wrap_infer_result_output_shape_capi_2588e04c1d6f485e(swig_type_118 arg1, uintptr_t arg2, swig_type_119 arg3);
-extern swig_type_120 _wrap_infer_result_output_dtype_capi_2588e04c1d6f485e(swig_type_121 arg1, uintptr_t arg2, swig_type_122 arg3);
-extern swig_type_123 _wrap_infer_result_output_placement_capi_2588e04c1d6f485e(swig_type_124 arg1, uintptr_t arg2, swig_type_125 arg3);
-extern swig_type_126 _wrap_infer_result_output_nd_sbp_capi_2588e04c1d6f485e(swig_type_127 arg1, uintptr_t arg2, swig_type_128 arg3);
-extern swig_type_129 _wrap_infer_result_num_inputs_capi_2588e04c1d6f485e(swig_type_130 arg1, uintptr_t arg2);
-extern swig_type_131 _wrap_infer_result_input_nd_sbp_capi_2588e04c1d6f485e(swig_type_132 arg1, uintptr_t arg2, swig_type_133 arg3);
-extern swig_type_134 _wrap_infer_result_needs_boxing_capi_2588e04c1d6f485e(swig_type_135 arg1, uintptr_t arg2, swig_type_136 arg3);
-extern swig_type_137 _wrap_infer_result_input_cost_capi_2588e04c1d6f485e(swig_type_138 arg1, uintptr_t arg2, swig_type_139 arg3);
-extern swig_type_140 _wrap_infer_result_total_cost_capi_2588e04c1d6f485e(swig_type_141 arg1, uintptr_t arg2);
-extern swig_type_142 _wrap_infer_result_signature_index_capi_2588e04c1d6f485e(swig_type_143 arg1, uintptr_t arg2);
-extern swig_type_144 _wrap_infer_result_num_candidates_capi_2588e04c1d6f485e(swig_type_145 arg1, uintptr_t arg2);
-extern swig_type_146 _wrap_op_call_explain_capi_2588e04c1d6f485e(swig_type_147 arg1, uintptr_t arg2);
-extern swig_type_148 _wrap_explanation_text_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_149 _wrap_explanation_json_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_150 _wrap_explanation_failure_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern void _wrap_infer_cache_clear_capi_2588e04c1d6f485e(void);
-extern swig_type_151 _wrap_infer_cache_set_capacity_capi_2588e04c1d6f485e(swig_type_152 arg1);
-extern swig_type_153 _wrap_tensor_from_host_capi_2588e04c1d6f485e(swig_type_154 arg1, swig_type_155 arg2, swig_type_156 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_157 _wrap_tensor_from_local_capi_2588e04c1d6f485e(swig_type_158 arg1, swig_type_159 arg2, swig_type_160 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_161 arg7);
-extern swig_type_162 _wrap_tensor_full_capi_2588e04c1d6f485e(swig_type_163 arg1, swig_type_164 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_165 _wrap_tensor_arange_capi_2588e04c1d6f485e(swig_type_166 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_167 _wrap_tensor_rand_capi_2588e04c1d6f485e(swig_type_168 arg1, swig_type_169 arg2, swig_intgo arg3, swig_type_170 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_171 _wrap_tensor_randn_capi_2588e04c1d6f485e(swig_type_172 arg1, swig_type_173 arg2, swig_intgo arg3, swig_type_174 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_175 _wrap_tensor_shape_capi_2588e04c1d6f485e(swig_type_176 arg1, uintptr_t arg2);
-extern swig_type_177 _wrap_tensor_ndim_capi_2588e04c1d6f485e(swig_type_178 arg1, uintptr_t arg2);
-extern swig_type_179 _wrap_tensor_dim_capi_2588e04c1d6f485e(swig_type_180 arg1, uintptr_t arg2, swig_type_181 arg3);
-extern swig_type_182 _wrap_tensor_num_elements_capi_2588e04c1d6f485e(swig_type_183 arg1, uintptr_t arg2);
-extern swig_type_184 _wrap_tensor_dtype_capi_2588e04c1d6f485e(swig_type_185 arg1, uintptr_t arg2);
-extern swig_type_186 _wrap_tensor_placement_capi_2588e04c1d6f485e(swig_type_187 arg1, uintptr_t arg2);
-extern swig_type_188 _wrap_tensor_nd_sbp_capi_2588e04c1d6f485e(swig_type_189 arg1, uintptr_t arg2);
-extern swig_type_190 _wrap_tensor_has_local_capi_2588e04c1d6f485e(swig_type_191 arg1, uintptr_t arg2);
-extern swig_type_192 _wrap_tensor_local_shape_capi_2588e04c1d6f485e(swig_type_193 arg1, uintptr_t arg2);
-extern swig_type_194 _wrap_tensor_local_ndim_capi_2588e04c1d6f485e(swig_type_195 arg1, uintptr_t arg2);
-extern swig_type_196 _wrap_tensor_local_dim_capi_2588e04c1d6f485e(swig_type_197 arg1, uintptr_t arg2, swig_type_198 arg3);
-extern swig_type_199 _wrap_tensor_local_num_elements_capi_2588e04c1d6f485e(swig_type_200 arg1, uintptr_t arg2);
-extern swig_type_201 _wrap_tensor_string_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_202 _wrap_tensor_to_host_capi_2588e04c1d6f485e(swig_type_203 arg1, uintptr_t arg2);
-extern swig_type_204 _wrap_tensor_copy_local_capi_2588e04c1d6f485e(swig_type_205 arg1, uintptr_t arg2);
-extern swig_type_206 _wrap_tensor_to_global_capi_2588e04c1d6f485e(swig_type_207 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_208 _wrap_op_call_apply_capi_2588e04c1d6f485e(swig_type_209 arg1, uintptr_t arg2, swig_type_210 arg3);
-extern swig_type_211 _wrap_abs_capi_2588e04c1d6f485e(swig_type_212 arg1, uintptr_t arg2);
-extern swig_type_213 _wrap_add_capi_2588e04c1d6f485e(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_215 _wrap_add_n_capi_2588e04c1d6f485e(swig_type_216 arg1, swig_type_217 arg2);
-extern swig_type_218 _wrap_batch_matmul_capi_2588e04c1d6f485e(swig_type_219 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_220 _wrap_bias_add_capi_2588e04c1d6f485e(swig_type_221 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_222 arg4);
-extern swig_type_223 _wrap_cast_capi_2588e04c1d6f485e(swig_type_224 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_225 _wrap_concat_capi_2588e04c1d6f485e(swig_type_226 arg1, swig_type_227 arg2, swig_type_228 arg3);
-extern swig_type_229 _wrap_div_capi_2588e04c1d6f485e(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_231 _wrap_embedding_capi_2588e04c1d6f485e(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_233 _wrap_exp_capi_2588e04c1d6f485e(swig_type_234 arg1, uintptr_t arg2);
-extern swig_type_235 _wrap_gather_capi_2588e04c1d6f485e(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_237 arg4);
-extern swig_type_238 _wrap_gelu_capi_2588e04c1d6f485e(swig_type_239 arg1, uintptr_t arg2);
-extern swig_type_240 _wrap_identity_capi_2588e04c1d6f485e(swig_type_241 arg1, uintptr_t arg2);
-extern swig_type_242 _wrap_layer_norm_capi_2588e04c1d6f485e(swig_type_243 arg1, swig_type_244 arg2, swig_type_245 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_246 arg7, swig_type_247 arg8, double arg9);
-extern swig_type_248 _wrap_log_softmax_capi_2588e04c1d6f485e(swig_type_249 arg1, uintptr_t arg2, swig_type_250 arg3);
-extern swig_type_251 _wrap_matmul_capi_2588e04c1d6f485e(swig_type_252 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_253 _wrap_maximum_capi_2588e04c1d6f485e(swig_type_254 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_255 _wrap_minimum_capi_2588e04c1d6f485e(swig_type_256 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_257 _wrap_mul_capi_2588e04c1d6f485e(swig_type_258 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_259 _wrap_neg_capi_2588e04c1d6f485e(swig_type_260 arg1, uintptr_t arg2);
-extern swig_type_261 _wrap_pow_capi_2588e04c1d6f485e(swig_type_262 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_263 _wrap_reduce_max_capi_2588e04c1d6f485e(swig_type_264 arg1, uintptr_t arg2, swig_type_265 arg3, swig_intgo arg4);
-extern swig_type_266 _wrap_reduce_mean_capi_2588e04c1d6f485e(swig_type_267 arg1, uintptr_t arg2, swig_type_268 arg3, swig_intgo arg4);
-extern swig_type_269 _wrap_reduce_min_capi_2588e04c1d6f485e(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3, swig_intgo arg4);
-extern swig_type_272 _wrap_reduce_sum_capi_2588e04c1d6f485e(swig_type_273 arg1, uintptr_t arg2, swig_type_274 arg3, swig_intgo arg4);
-extern swig_type_275 _wrap_relu_capi_2588e04c1d6f485e(swig_type_276 arg1, uintptr_t arg2);
-extern swig_type_277 _wrap_reshape_capi_2588e04c1d6f485e(swig_type_278 arg1, uintptr_t arg2, swig_type_279 arg3);
-extern swig_type_280 _wrap_scalar_add_capi_2588e04c1d6f485e(swig_type_281 arg1, uintptr_t arg2, double arg3);
-extern swig_type_282 _wrap_scalar_mul_capi_2588e04c1d6f485e(swig_type_283 arg1, uintptr_t arg2, double arg3);
-extern swig_type_284 _wrap_sigmoid_capi_2588e04c1d6f485e(swig_type_285 arg1, uintptr_t arg2);
-extern swig_type_286 _wrap_slice_capi_2588e04c1d6f485e(swig_type_287 arg1, uintptr_t arg2, swig_type_288 arg3, swig_type_289 arg4, swig_type_290 arg5);
-extern swig_type_291 _wrap_softmax_capi_2588e04c1d6f485e(swig_type_292 arg1, uintptr_t arg2, swig_type_293 arg3);
-extern swig_type_294 _wrap_sparse_softmax_cross_entropy_capi_2588e04c1d6f485e(swig_type_295 arg1, swig_type_296 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_297 _wrap_sqrt_capi_2588e04c1d6f485e(swig_type_298 arg1, uintptr_t arg2);
-extern swig_type_299 _wrap_sub_capi_2588e04c1d6f485e(swig_type_300 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_301 _wrap_tanh_capi_2588e04c1d6f485e(swig_type_302 arg1, uintptr_t arg2);
-extern swig_type_303 _wrap_transpose_capi_2588e04c1d6f485e(swig_type_304 arg1, uintptr_t arg2, swig_type_305 arg3);
-extern swig_type_306 _wrap_explanation_last_capi_2588e04c1d6f485e(swig_type_307 arg1);
-extern swig_type_308 _wrap_boxing_run_capi_2588e04c1d6f485e(swig_type_309 arg1, swig_type_310 arg2, swig_type_311 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_312 _wrap_boxing_plan_create_capi_2588e04c1d6f485e(swig_type_313 arg1, swig_type_314 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_315 _wrap_boxing_plan_string_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_316 _wrap_boxing_plan_num_steps_capi_2588e04c1d6f485e(swig_type_317 arg1, uintptr_t arg2);
-extern swig_type_318 _wrap_boxing_plan_step_string_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_319 arg2);
-extern swig_type_320 _wrap_boxing_plan_cost_capi_2588e04c1d6f485e(swig_type_321 arg1, uintptr_t arg2);
-extern swig_type_322 _wrap_comm_allreduce_capi_2588e04c1d6f485e(swig_type_323 arg1, swig_type_324 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_325 _wrap_bucketed_allreducer_run_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_326 arg2, swig_type_327 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_328 _wrap_comm_set_collective_timeout_capi_2588e04c1d6f485e(double arg1);
-extern swig_type_329 _wrap_comm_collective_timeout_capi_2588e04c1d6f485e(swig_type_330 arg1);
-extern swig_type_331 _wrap_program_create_capi_2588e04c1d6f485e(swig_type_332 arg1);
-extern swig_type_333 _wrap_program_add_input_capi_2588e04c1d6f485e(swig_type_334 arg1, uintptr_t arg2, swig_type_335 arg3, swig_type_336 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_337 _wrap_program_add_variable_capi_2588e04c1d6f485e(swig_type_338 arg1, uintptr_t arg2, swig_type_339 arg3, uintptr_t arg4);
-extern swig_type_340 _wrap_program_add_op_capi_2588e04c1d6f485e(swig_type_341 arg1, swig_type_342 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_343 arg5);
-extern swig_type_344 _wrap_program_mark_output_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_345 arg2);
-extern swig_type_346 _wrap_program_sizes_capi_2588e04c1d6f485e(swig_type_347 arg1, swig_type_348 arg2, swig_type_349 arg3, swig_type_350 arg4, uintptr_t arg5);
-extern swig_type_351 _wrap_program_string_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_352 _wrap_capture_begin_capi_2588e04c1d6f485e(void);
-extern swig_type_353 _wrap_capture_active_capi_2588e04c1d6f485e(swig_type_354 arg1);
-extern swig_type_355 _wrap_capture_placeholder_capi_2588e04c1d6f485e(swig_type_356 arg1, swig_type_357 arg2, swig_type_358 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_359 _wrap_capture_end_capi_2588e04c1d6f485e(swig_type_360 arg1, swig_type_361 arg2);
-extern void _wrap_capture_abort_capi_2588e04c1d6f485e(void);
-extern swig_type_362 _wrap_plan_string_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_363 _wrap_plan_instantiate_capi_2588e04c1d6f485e(swig_type_364 arg1, uintptr_t arg2);
-extern swig_type_365 _wrap_plan_instance_run_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_366 arg2);
-extern swig_type_367 _wrap_plan_instance_push_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_368 arg2, double arg3);
-extern swig_type_369 _wrap_plan_instance_run_pushed_capi_2588e04c1d6f485e(uintptr_t arg1, double arg2);
-extern swig_type_370 _wrap_plan_instance_close_capi_2588e04c1d6f485e(uintptr_t arg1);
-extern swig_type_371 _wrap_plan_instance_run_local_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_372 arg2);
-extern swig_type_373 _wrap_plan_instance_num_outputs_capi_2588e04c1d6f485e(swig_type_374 arg1, uintptr_t arg2);
-extern swig_type_375 _wrap_plan_instance_output_capi_2588e04c1d6f485e(swig_type_376 arg1, uintptr_t arg2, swig_type_377 arg3);
-extern swig_type_378 _wrap_plan_instance_output_local_capi_2588e04c1d6f485e(swig_type_379 arg1, uintptr_t arg2, swig_type_380 arg3);
-extern swig_type_381 _wrap_plan_instance_output_local_num_elements_capi_2588e04c1d6f485e(swig_type_382 arg1, uintptr_t arg2, swig_type_383 arg3);
-extern swig_type_384 _wrap_plan_instance_output_dtype_capi_2588e04c1d6f485e(swig_type_385 arg1, uintptr_t arg2, swig_type_386 arg3);
-extern swig_type_387 _wrap_plan_instance_output_local_shape_capi_2588e04c1d6f485e(swig_type_388 arg1, uintptr_t arg2, swig_type_389 arg3);
-extern swig_type_390 _wrap_plan_instance_output_local_ndim_capi_2588e04c1d6f485e(swig_type_391 arg1, uintptr_t arg2, swig_type_392 arg3);
-extern swig_type_393 _wrap_plan_instance_output_local_dim_capi_2588e04c1d6f485e(swig_type_394 arg1, uintptr_t arg2, swig_type_395 arg3, swig_type_396 arg4);
-extern swig_type_397 _wrap_plan_instance_num_mem_cases_capi_2588e04c1d6f485e(swig_type_398 arg1, uintptr_t arg2);
-extern swig_type_399 _wrap_plan_instance_mem_case_bytes_capi_2588e04c1d6f485e(swig_type_400 arg1, swig_type_401 arg2, swig_type_402 arg3, uintptr_t arg4, swig_type_403 arg5);
-extern swig_type_404 _wrap_plan_instance_mem_case_name_capi_2588e04c1d6f485e(uintptr_t arg1, swig_type_405 arg2);
-extern swig_type_406 _wrap_infer_cache_get_stats_capi_2588e04c1d6f485e(swig_type_407 arg1, swig_type_408 arg2, swig_type_409 arg3, swig_type_410 arg4, swig_type_411 arg5);
-extern swig_type_412 _wrap_runtime_init_with_options_capi_2588e04c1d6f485e(double arg1, swig_intgo arg2);
-extern swig_type_413 _wrap_allocator_get_stats_capi_2588e04c1d6f485e(swig_type_414 arg1, swig_type_415 arg2, swig_type_416 arg3, swig_type_417 arg4, swig_type_418 arg5, swig_type_419 arg6, swig_type_420 arg7, swig_type_421 arg8, swig_type_422 arg9, swig_intgo arg10);
-extern swig_type_423 _wrap_bucketed_allreducer_create_capi_2588e04c1d6f485e(swig_type_424 arg1, swig_type_425 arg2);
-extern swig_type_426 _wrap_bucketed_allreducer_get_stats_capi_2588e04c1d6f485e(swig_type_427 arg1, swig_type_428 arg2, swig_type_429 arg3, swig_type_430 arg4, uintptr_t arg5);
-extern swig_type_431 _wrap_plan_compile_capi_2588e04c1d6f485e(swig_type_432 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_433 _wrap_plan_instance_get_stats_capi_2588e04c1d6f485e(swig_type_434 arg1, swig_type_435 arg2, swig_type_436 arg3, swig_type_437 arg4, swig_type_438 arg5, swig_type_439 arg6, uintptr_t arg7);
+extern void _wrap_Swig_free_capi_d5f765e067b903ee(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_d5f765e067b903ee(swig_intgo arg1);
+extern void _wrap_delete_Placement_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_NdSbp_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_Layout_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_OpCall_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_InferResult_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_Explanation_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_Tensor_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_BoxingPlan_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_BucketedAllReducer_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_Program_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_Plan_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_delete_PlanInstance_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_intgo _wrap_VERSION_NUMBER_capi_d5f765e067b903ee(void);
+extern swig_type_1 _wrap_version_capi_d5f765e067b903ee(void);
+extern swig_intgo _wrap_version_number_capi_d5f765e067b903ee(void);
+extern swig_type_2 _wrap_status_string_capi_d5f765e067b903ee(swig_intgo arg1);
+extern swig_type_3 _wrap_runtime_init_capi_d5f765e067b903ee(void);
+extern swig_type_4 _wrap_runtime_finalize_capi_d5f765e067b903ee(void);
+extern swig_type_5 _wrap_runtime_world_rank_capi_d5f765e067b903ee(swig_type_6 arg1);
+extern swig_type_7 _wrap_runtime_world_size_capi_d5f765e067b903ee(swig_type_8 arg1);
+extern swig_type_9 _wrap_runtime_cuda_info_capi_d5f765e067b903ee(swig_type_10 arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_placement_parse_capi_d5f765e067b903ee(swig_type_13 arg1, swig_type_14 arg2);
+extern swig_type_15 _wrap_placement_create_capi_d5f765e067b903ee(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_placement_string_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_20 _wrap_placement_device_type_capi_d5f765e067b903ee(swig_type_21 arg1, uintptr_t arg2);
+extern swig_type_22 _wrap_placement_num_axes_capi_d5f765e067b903ee(swig_type_23 arg1, uintptr_t arg2);
+extern swig_type_24 _wrap_placement_hierarchy_dim_capi_d5f765e067b903ee(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_placement_parallel_num_capi_d5f765e067b903ee(swig_type_28 arg1, uintptr_t arg2);
+extern swig_type_29 _wrap_placement_rank_at_capi_d5f765e067b903ee(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
+extern swig_type_32 _wrap_placement_index_of_capi_d5f765e067b903ee(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_34 _wrap_placement_contains_capi_d5f765e067b903ee(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_36 _wrap_placement_axis_group_capi_d5f765e067b903ee(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_type_39 _wrap_placement_equal_capi_d5f765e067b903ee(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_41 _wrap_placement_hash_capi_d5f765e067b903ee(swig_type_42 arg1, uintptr_t arg2);
+extern swig_type_43 _wrap_nd_sbp_parse_capi_d5f765e067b903ee(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_nd_sbp_create_capi_d5f765e067b903ee(swig_type_47 arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_nd_sbp_string_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_50 _wrap_nd_sbp_num_axes_capi_d5f765e067b903ee(swig_type_51 arg1, uintptr_t arg2);
+extern swig_type_52 _wrap_nd_sbp_get_capi_d5f765e067b903ee(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
+extern swig_type_56 _wrap_nd_sbp_equal_capi_d5f765e067b903ee(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_58 _wrap_layout_create_capi_d5f765e067b903ee(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
+extern swig_type_61 _wrap_layout_local_shape_capi_d5f765e067b903ee(swig_type_62 arg1, uintptr_t arg2);
+extern swig_type_63 _wrap_layout_range_capi_d5f765e067b903ee(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
+extern swig_type_67 _wrap_layout_num_elements_capi_d5f765e067b903ee(swig_type_68 arg1, uintptr_t arg2);
+extern swig_type_69 _wrap_layout_string_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_70 _wrap_dtype_parse_capi_d5f765e067b903ee(swig_type_71 arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_dtype_name_capi_d5f765e067b903ee(swig_intgo arg1);
+extern swig_type_74 _wrap_op_count_capi_d5f765e067b903ee(void);
+extern swig_type_75 _wrap_op_name_capi_d5f765e067b903ee(swig_type_76 arg1);
+extern swig_type_77 _wrap_op_call_create_capi_d5f765e067b903ee(swig_type_78 arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_op_call_signature_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_81 _wrap_op_call_set_attr_int_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_op_call_set_attr_float_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_85 arg2, double arg3);
+extern swig_type_86 _wrap_op_call_set_attr_bool_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_type_88 _wrap_op_call_set_attr_ints_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
+extern swig_type_93 _wrap_op_call_add_input_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_95 _wrap_op_call_num_inputs_capi_d5f765e067b903ee(swig_type_96 arg1, uintptr_t arg2);
+extern swig_type_97 _wrap_op_call_constrain_input_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
+extern swig_type_99 _wrap_op_call_constrain_output_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
+extern swig_type_101 _wrap_op_call_infer_capi_d5f765e067b903ee(swig_type_102 arg1, uintptr_t arg2);
+extern swig_type_103 _wrap_infer_result_num_outputs_capi_d5f765e067b903ee(swig_type_104 arg1, uintptr_t arg2);
+extern swig_type_105 _wrap_infer_result_output_shape_capi_d5f765e067b903ee(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_infer_result_output_dtype_capi_d5f765e067b903ee(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_infer_result_output_placement_capi_d5f765e067b903ee(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_d5f765e067b903ee(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_infer_result_num_inputs_capi_d5f765e067b903ee(swig_type_118 arg1, uintptr_t arg2);
+extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_d5f765e067b903ee(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_infer_result_needs_boxing_capi_d5f765e067b903ee(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
+extern swig_type_125 _wrap_infer_result_input_cost_capi_d5f765e067b903ee(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
+extern swig_type_128 _wrap_infer_result_total_cost_capi_d5f765e067b903ee(swig_type_129 arg1, uintptr_t arg2);
+extern swig_type_130 _wrap_infer_result_signature_index_capi_d5f765e067b903ee(swig_type_131 arg1, uintptr_t arg2);
+extern swig_type_132 _wrap_infer_result_num_candidates_capi_d5f765e067b903ee(swig_type_133 arg1, uintptr_t arg2);
+extern swig_type_134 _wrap_op_call_explain_capi_d5f765e067b903ee(swig_type_135 arg1, uintptr_t arg2);
+extern swig_type_136 _wrap_explanation_text_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_137 _wrap_explanation_json_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_138 _wrap_explanation_failure_capi_d5f765e067b903ee(uintptr_t arg1);
+extern void _wrap_infer_cache_clear_capi_d5f765e067b903ee(void);
+extern swig_type_139 _wrap_infer_cache_set_capacity_capi_d5f765e067b903ee(swig_type_140 arg1);
+extern swig_type_141 _wrap_tensor_from_host_capi_d5f765e067b903ee(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_145 _wrap_tensor_from_local_capi_d5f765e067b903ee(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
+extern swig_type_150 _wrap_tensor_full_capi_d5f765e067b903ee(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_153 _wrap_tensor_arange_capi_d5f765e067b903ee(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_155 _wrap_tensor_rand_capi_d5f765e067b903ee(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_159 _wrap_tensor_randn_capi_d5f765e067b903ee(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_163 _wrap_tensor_shape_capi_d5f765e067b903ee(swig_type_164 arg1, uintptr_t arg2);
+extern swig_type_165 _wrap_tensor_num_elements_capi_d5f765e067b903ee(swig_type_166 arg1, uintptr_t arg2);
+extern swig_type_167 _wrap_tensor_dtype_capi_d5f765e067b903ee(swig_type_168 arg1, uintptr_t arg2);
+extern swig_type_169 _wrap_tensor_placement_capi_d5f765e067b903ee(swig_type_170 arg1, uintptr_t arg2);
+extern swig_type_171 _wrap_tensor_nd_sbp_capi_d5f765e067b903ee(swig_type_172 arg1, uintptr_t arg2);
+extern swig_type_173 _wrap_tensor_has_local_capi_d5f765e067b903ee(swig_type_174 arg1, uintptr_t arg2);
+extern swig_type_175 _wrap_tensor_local_shape_capi_d5f765e067b903ee(swig_type_176 arg1, uintptr_t arg2);
+extern swig_type_177 _wrap_tensor_local_num_elements_capi_d5f765e067b903ee(swig_type_178 arg1, uintptr_t arg2);
+extern swig_type_179 _wrap_tensor_string_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_180 _wrap_tensor_to_host_capi_d5f765e067b903ee(swig_type_181 arg1, uintptr_t arg2);
+extern swig_type_182 _wrap_tensor_copy_local_capi_d5f765e067b903ee(swig_type_183 arg1, uintptr_t arg2);
+extern swig_type_184 _wrap_tensor_to_global_capi_d5f765e067b903ee(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_186 _wrap_op_call_apply_capi_d5f765e067b903ee(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
+extern swig_type_189 _wrap_abs_capi_d5f765e067b903ee(swig_type_190 arg1, uintptr_t arg2);
+extern swig_type_191 _wrap_add_capi_d5f765e067b903ee(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_193 _wrap_add_n_capi_d5f765e067b903ee(swig_type_194 arg1, swig_type_195 arg2);
+extern swig_type_196 _wrap_batch_matmul_capi_d5f765e067b903ee(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_198 _wrap_bias_add_capi_d5f765e067b903ee(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
+extern swig_type_201 _wrap_cast_capi_d5f765e067b903ee(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_203 _wrap_concat_capi_d5f765e067b903ee(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
+extern swig_type_207 _wrap_div_capi_d5f765e067b903ee(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_209 _wrap_embedding_capi_d5f765e067b903ee(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_211 _wrap_exp_capi_d5f765e067b903ee(swig_type_212 arg1, uintptr_t arg2);
+extern swig_type_213 _wrap_gather_capi_d5f765e067b903ee(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_215 arg4);
+extern swig_type_216 _wrap_gelu_capi_d5f765e067b903ee(swig_type_217 arg1, uintptr_t arg2);
+extern swig_type_218 _wrap_identity_capi_d5f765e067b903ee(swig_type_219 arg1, uintptr_t arg2);
+extern swig_type_220 _wrap_layer_norm_capi_d5f765e067b903ee(swig_type_221 arg1, swig_type_222 arg2, swig_type_223 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_224 arg7, swig_type_225 arg8, double arg9);
+extern swig_type_226 _wrap_log_softmax_capi_d5f765e067b903ee(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3);
+extern swig_type_229 _wrap_matmul_capi_d5f765e067b903ee(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_231 _wrap_maximum_capi_d5f765e067b903ee(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_233 _wrap_minimum_capi_d5f765e067b903ee(swig_type_234 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_235 _wrap_mul_capi_d5f765e067b903ee(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_237 _wrap_neg_capi_d5f765e067b903ee(swig_type_238 arg1, uintptr_t arg2);
+extern swig_type_239 _wrap_pow_capi_d5f765e067b903ee(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_241 _wrap_reduce_max_capi_d5f765e067b903ee(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_intgo arg4);
+extern swig_type_244 _wrap_reduce_mean_capi_d5f765e067b903ee(swig_type_245 arg1, uintptr_t arg2, swig_type_246 arg3, swig_intgo arg4);
+extern swig_type_247 _wrap_reduce_min_capi_d5f765e067b903ee(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3, swig_intgo arg4);
+extern swig_type_250 _wrap_reduce_sum_capi_d5f765e067b903ee(swig_type_251 arg1, uintptr_t arg2, swig_type_252 arg3, swig_intgo arg4);
+extern swig_type_253 _wrap_relu_capi_d5f765e067b903ee(swig_type_254 arg1, uintptr_t arg2);
+extern swig_type_255 _wrap_reshape_capi_d5f765e067b903ee(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3);
+extern swig_type_258 _wrap_scalar_add_capi_d5f765e067b903ee(swig_type_259 arg1, uintptr_t arg2, double arg3);
+extern swig_type_260 _wrap_scalar_mul_capi_d5f765e067b903ee(swig_type_261 arg1, uintptr_t arg2, double arg3);
+extern swig_type_262 _wrap_sigmoid_capi_d5f765e067b903ee(swig_type_263 arg1, uintptr_t arg2);
+extern swig_type_264 _wrap_slice_capi_d5f765e067b903ee(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3, swig_type_267 arg4, swig_type_268 arg5);
+extern swig_type_269 _wrap_softmax_capi_d5f765e067b903ee(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3);
+extern swig_type_272 _wrap_sparse_softmax_cross_entropy_capi_d5f765e067b903ee(swig_type_273 arg1, swig_type_274 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_275 _wrap_sqrt_capi_d5f765e067b903ee(swig_type_276 arg1, uintptr_t arg2);
+extern swig_type_277 _wrap_sub_capi_d5f765e067b903ee(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_279 _wrap_tanh_capi_d5f765e067b903ee(swig_type_280 arg1, uintptr_t arg2);
+extern swig_type_281 _wrap_transpose_capi_d5f765e067b903ee(swig_type_282 arg1, uintptr_t arg2, swig_type_283 arg3);
+extern swig_type_284 _wrap_explanation_last_capi_d5f765e067b903ee(swig_type_285 arg1);
+extern swig_type_286 _wrap_boxing_run_capi_d5f765e067b903ee(swig_type_287 arg1, swig_type_288 arg2, swig_type_289 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_290 _wrap_boxing_plan_create_capi_d5f765e067b903ee(swig_type_291 arg1, swig_type_292 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_293 _wrap_boxing_plan_string_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_294 _wrap_boxing_plan_num_steps_capi_d5f765e067b903ee(swig_type_295 arg1, uintptr_t arg2);
+extern swig_type_296 _wrap_boxing_plan_step_string_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_297 arg2);
+extern swig_type_298 _wrap_boxing_plan_cost_capi_d5f765e067b903ee(swig_type_299 arg1, uintptr_t arg2);
+extern swig_type_300 _wrap_comm_allreduce_capi_d5f765e067b903ee(swig_type_301 arg1, swig_type_302 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_303 _wrap_bucketed_allreducer_run_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_304 arg2, swig_type_305 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_306 _wrap_comm_set_collective_timeout_capi_d5f765e067b903ee(double arg1);
+extern swig_type_307 _wrap_comm_collective_timeout_capi_d5f765e067b903ee(swig_type_308 arg1);
+extern swig_type_309 _wrap_program_create_capi_d5f765e067b903ee(swig_type_310 arg1);
+extern swig_type_311 _wrap_program_add_input_capi_d5f765e067b903ee(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_315 _wrap_program_add_variable_capi_d5f765e067b903ee(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, uintptr_t arg4);
+extern swig_type_318 _wrap_program_add_op_capi_d5f765e067b903ee(swig_type_319 arg1, swig_type_320 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_321 arg5);
+extern swig_type_322 _wrap_program_mark_output_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_323 arg2);
+extern swig_type_324 _wrap_program_sizes_capi_d5f765e067b903ee(swig_type_325 arg1, swig_type_326 arg2, swig_type_327 arg3, swig_type_328 arg4, uintptr_t arg5);
+extern swig_type_329 _wrap_program_string_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_330 _wrap_capture_begin_capi_d5f765e067b903ee(void);
+extern swig_type_331 _wrap_capture_active_capi_d5f765e067b903ee(swig_type_332 arg1);
+extern swig_type_333 _wrap_capture_placeholder_capi_d5f765e067b903ee(swig_type_334 arg1, swig_type_335 arg2, swig_type_336 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_337 _wrap_capture_end_capi_d5f765e067b903ee(swig_type_338 arg1, swig_type_339 arg2);
+extern void _wrap_capture_abort_capi_d5f765e067b903ee(void);
+extern swig_type_340 _wrap_plan_string_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_341 _wrap_plan_instantiate_capi_d5f765e067b903ee(swig_type_342 arg1, uintptr_t arg2);
+extern swig_type_343 _wrap_plan_instance_run_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_344 arg2);
+extern swig_type_345 _wrap_plan_instance_push_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_346 arg2, double arg3);
+extern swig_type_347 _wrap_plan_instance_run_pushed_capi_d5f765e067b903ee(uintptr_t arg1, double arg2);
+extern swig_type_348 _wrap_plan_instance_close_capi_d5f765e067b903ee(uintptr_t arg1);
+extern swig_type_349 _wrap_plan_instance_run_local_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_350 arg2);
+extern swig_type_351 _wrap_plan_instance_num_outputs_capi_d5f765e067b903ee(swig_type_352 arg1, uintptr_t arg2);
+extern swig_type_353 _wrap_plan_instance_output_capi_d5f765e067b903ee(swig_type_354 arg1, uintptr_t arg2, swig_type_355 arg3);
+extern swig_type_356 _wrap_plan_instance_output_local_capi_d5f765e067b903ee(swig_type_357 arg1, uintptr_t arg2, swig_type_358 arg3);
+extern swig_type_359 _wrap_plan_instance_output_local_num_elements_capi_d5f765e067b903ee(swig_type_360 arg1, uintptr_t arg2, swig_type_361 arg3);
+extern swig_type_362 _wrap_plan_instance_output_dtype_capi_d5f765e067b903ee(swig_type_363 arg1, uintptr_t arg2, swig_type_364 arg3);
+extern swig_type_365 _wrap_plan_instance_output_local_shape_capi_d5f765e067b903ee(swig_type_366 arg1, uintptr_t arg2, swig_type_367 arg3);
+extern swig_type_368 _wrap_plan_instance_num_mem_cases_capi_d5f765e067b903ee(swig_type_369 arg1, uintptr_t arg2);
+extern swig_type_370 _wrap_plan_instance_mem_case_bytes_capi_d5f765e067b903ee(swig_type_371 arg1, swig_type_372 arg2, swig_type_373 arg3, uintptr_t arg4, swig_type_374 arg5);
+extern swig_type_375 _wrap_plan_instance_mem_case_name_capi_d5f765e067b903ee(uintptr_t arg1, swig_type_376 arg2);
+extern swig_type_377 _wrap_infer_cache_get_stats_capi_d5f765e067b903ee(swig_type_378 arg1, swig_type_379 arg2, swig_type_380 arg3, swig_type_381 arg4, swig_type_382 arg5);
+extern swig_type_383 _wrap_runtime_init_with_options_capi_d5f765e067b903ee(double arg1, swig_intgo arg2);
+extern swig_type_384 _wrap_allocator_get_stats_capi_d5f765e067b903ee(swig_type_385 arg1, swig_type_386 arg2, swig_type_387 arg3, swig_type_388 arg4, swig_type_389 arg5, swig_type_390 arg6, swig_type_391 arg7, swig_type_392 arg8, swig_type_393 arg9, swig_intgo arg10);
+extern swig_type_394 _wrap_bucketed_allreducer_create_capi_d5f765e067b903ee(swig_type_395 arg1, swig_type_396 arg2);
+extern swig_type_397 _wrap_bucketed_allreducer_get_stats_capi_d5f765e067b903ee(swig_type_398 arg1, swig_type_399 arg2, swig_type_400 arg3, swig_type_401 arg4, uintptr_t arg5);
+extern swig_type_402 _wrap_plan_compile_capi_d5f765e067b903ee(swig_type_403 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_404 _wrap_plan_instance_get_stats_capi_d5f765e067b903ee(swig_type_405 arg1, swig_type_406 arg2, swig_type_407 arg3, swig_type_408 arg4, swig_type_409 arg5, swig_type_410 arg6, uintptr_t arg7);
 #undef intgo
 */
 import "C"
@@ -695,8 +656,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_2588e04c1d6f485e
-func cgo_panic__capi_2588e04c1d6f485e(p *byte) {
+//export cgo_panic__capi_d5f765e067b903ee
+func cgo_panic__capi_d5f765e067b903ee(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -717,13 +678,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_2588e04c1d6f485e(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_d5f765e067b903ee(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -766,7 +727,7 @@ func (p SwigcptrPlacement) SwigIsPlacement() {
 
 func DeletePlacement(arg1 Placement) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Placement_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Placement_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type Placement interface {
@@ -785,7 +746,7 @@ func (p SwigcptrNdSbp) SwigIsNdSbp() {
 
 func DeleteNdSbp(arg1 NdSbp) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_NdSbp_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_NdSbp_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type NdSbp interface {
@@ -804,7 +765,7 @@ func (p SwigcptrLayout) SwigIsLayout() {
 
 func DeleteLayout(arg1 Layout) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Layout_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Layout_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type Layout interface {
@@ -823,7 +784,7 @@ func (p SwigcptrOpCall) SwigIsOpCall() {
 
 func DeleteOpCall(arg1 OpCall) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_OpCall_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_OpCall_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type OpCall interface {
@@ -842,7 +803,7 @@ func (p SwigcptrInferResult) SwigIsInferResult() {
 
 func DeleteInferResult(arg1 InferResult) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_InferResult_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_InferResult_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type InferResult interface {
@@ -861,7 +822,7 @@ func (p SwigcptrExplanation) SwigIsExplanation() {
 
 func DeleteExplanation(arg1 Explanation) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Explanation_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Explanation_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type Explanation interface {
@@ -880,7 +841,7 @@ func (p SwigcptrTensor) SwigIsTensor() {
 
 func DeleteTensor(arg1 Tensor) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Tensor_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Tensor_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type Tensor interface {
@@ -899,7 +860,7 @@ func (p SwigcptrBoxingPlan) SwigIsBoxingPlan() {
 
 func DeleteBoxingPlan(arg1 BoxingPlan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BoxingPlan_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BoxingPlan_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type BoxingPlan interface {
@@ -918,7 +879,7 @@ func (p SwigcptrBucketedAllReducer) SwigIsBucketedAllReducer() {
 
 func DeleteBucketedAllReducer(arg1 BucketedAllReducer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BucketedAllReducer_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BucketedAllReducer_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type BucketedAllReducer interface {
@@ -937,7 +898,7 @@ func (p SwigcptrProgram) SwigIsProgram() {
 
 func DeleteProgram(arg1 Program) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Program_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Program_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type Program interface {
@@ -956,7 +917,7 @@ func (p SwigcptrPlan) SwigIsPlan() {
 
 func DeletePlan(arg1 Plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Plan_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Plan_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type Plan interface {
@@ -975,7 +936,7 @@ func (p SwigcptrPlanInstance) SwigIsPlanInstance() {
 
 func DeletePlanInstance(arg1 PlanInstance) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_PlanInstance_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_PlanInstance_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 }
 
 type PlanInstance interface {
@@ -988,14 +949,14 @@ const VERSION_MINOR int = 3
 const VERSION_PATCH int = 0
 func _swig_getVERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_2588e04c1d6f485e())
+	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_d5f765e067b903ee())
 	return swig_r
 }
 
 var VERSION_NUMBER int = _swig_getVERSION_NUMBER()
 func Version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_capi_2588e04c1d6f485e()
+	swig_r_p := C._wrap_version_capi_d5f765e067b903ee()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1004,7 +965,7 @@ func Version() (_swig_ret string) {
 
 func Version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_version_number_capi_2588e04c1d6f485e())
+	swig_r = (int)(C._wrap_version_number_capi_d5f765e067b903ee())
 	return swig_r
 }
 
@@ -1027,7 +988,7 @@ const DATA_LOSS int = 15
 func Status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_status_string_capi_2588e04c1d6f485e(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_status_string_capi_d5f765e067b903ee(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1036,7 +997,7 @@ func Status_string(arg1 int) (_swig_ret string) {
 
 func Runtime_init() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_init_capi_2588e04c1d6f485e()
+	swig_r_p := C._wrap_runtime_init_capi_d5f765e067b903ee()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1045,7 +1006,7 @@ func Runtime_init() (_swig_ret error) {
 
 func Runtime_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_finalize_capi_2588e04c1d6f485e()
+	swig_r_p := C._wrap_runtime_finalize_capi_d5f765e067b903ee()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1055,7 +1016,7 @@ func Runtime_finalize() (_swig_ret error) {
 func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_rank_capi_2588e04c1d6f485e(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_rank_capi_d5f765e067b903ee(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1068,7 +1029,7 @@ func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_size_capi_2588e04c1d6f485e(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_size_capi_d5f765e067b903ee(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1082,7 +1043,7 @@ func Runtime_cuda_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_cuda_info_capi_2588e04c1d6f485e(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_runtime_cuda_info_capi_d5f765e067b903ee(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1101,7 +1062,7 @@ func Placement_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_placement_parse_capi_2588e04c1d6f485e(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_placement_parse_capi_d5f765e067b903ee(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1120,7 +1081,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_create_capi_2588e04c1d6f485e(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_placement_create_capi_d5f765e067b903ee(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1139,7 +1100,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 func Placement_string(arg1 Placement) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_placement_string_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_placement_string_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1150,7 +1111,7 @@ func Placement_device_type(arg1 []int32, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_device_type_capi_2588e04c1d6f485e(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_device_type_capi_d5f765e067b903ee(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1164,7 +1125,7 @@ func Placement_num_axes(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_num_axes_capi_2588e04c1d6f485e(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_num_axes_capi_d5f765e067b903ee(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1179,7 +1140,7 @@ func Placement_hierarchy_dim(arg1 []int64, arg2 Placement, arg3 int64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_hierarchy_dim_capi_2588e04c1d6f485e(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
+	swig_r_p := C._wrap_placement_hierarchy_dim_capi_d5f765e067b903ee(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1193,7 +1154,7 @@ func Placement_parallel_num(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_parallel_num_capi_2588e04c1d6f485e(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_parallel_num_capi_d5f765e067b903ee(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1208,7 +1169,7 @@ func Placement_rank_at(arg1 []int32, arg2 Placement, arg3 int64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_rank_at_capi_2588e04c1d6f485e(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
+	swig_r_p := C._wrap_placement_rank_at_capi_d5f765e067b903ee(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1223,7 +1184,7 @@ func Placement_index_of(arg1 []int64, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_index_of_capi_2588e04c1d6f485e(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_index_of_capi_d5f765e067b903ee(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1238,7 +1199,7 @@ func Placement_contains(arg1 []int32, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_contains_capi_2588e04c1d6f485e(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_contains_capi_d5f765e067b903ee(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1254,7 +1215,7 @@ func Placement_axis_group(arg1 []uintptr, arg2 Placement, arg3 int64, arg4 int) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_axis_group_capi_2588e04c1d6f485e(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_placement_axis_group_capi_d5f765e067b903ee(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1269,7 +1230,7 @@ func Placement_equal(arg1 []int32, arg2 Placement, arg3 Placement) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_placement_equal_capi_2588e04c1d6f485e(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_placement_equal_capi_d5f765e067b903ee(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1283,7 +1244,7 @@ func Placement_hash(arg1 []uint64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_hash_capi_2588e04c1d6f485e(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_hash_capi_d5f765e067b903ee(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1302,7 +1263,7 @@ func Nd_sbp_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_parse_capi_2588e04c1d6f485e(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_parse_capi_d5f765e067b903ee(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1319,7 +1280,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_create_capi_2588e04c1d6f485e(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_create_capi_d5f765e067b903ee(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1335,7 +1296,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 func Nd_sbp_string(arg1 NdSbp) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_nd_sbp_string_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_nd_sbp_string_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1346,7 +1307,7 @@ func Nd_sbp_num_axes(arg1 []int64, arg2 NdSbp) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_nd_sbp_num_axes_capi_2588e04c1d6f485e(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_nd_sbp_num_axes_capi_d5f765e067b903ee(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1362,7 +1323,7 @@ func Nd_sbp_get(arg1 []int32, arg2 []int32, arg3 NdSbp, arg4 int64) (_swig_ret e
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nd_sbp_get_capi_2588e04c1d6f485e(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
+	swig_r_p := C._wrap_nd_sbp_get_capi_d5f765e067b903ee(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1380,7 +1341,7 @@ func Nd_sbp_equal(arg1 []int32, arg2 NdSbp, arg3 NdSbp) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_nd_sbp_equal_capi_2588e04c1d6f485e(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_nd_sbp_equal_capi_d5f765e067b903ee(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1397,27 +1358,13 @@ func Layout_create(arg1 []uintptr, arg2 Placement, arg3 NdSbp, arg4 []int64, arg
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_layout_create_capi_2588e04c1d6f485e(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_layout_create_capi_d5f765e067b903ee(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
-func Layout_ndim(arg1 []int64, arg2 Layout) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_ndim_capi_2588e04c1d6f485e(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
 	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1431,7 +1378,7 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_local_shape_capi_2588e04c1d6f485e(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_local_shape_capi_d5f765e067b903ee(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1450,28 +1397,13 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	return swig_r_1
 }
 
-func Layout_local_dim(arg1 []int64, arg2 Layout, arg3 int64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_layout_local_dim_capi_2588e04c1d6f485e(*(*C.swig_type_66)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_67(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
 func Layout_range(arg1 []int64, arg2 []int64, arg3 Layout, arg4 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_layout_range_capi_2588e04c1d6f485e(*(*C.swig_type_69)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_71(_swig_i_3))
+	swig_r_p := C._wrap_layout_range_capi_d5f765e067b903ee(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1488,7 +1420,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_num_elements_capi_2588e04c1d6f485e(*(*C.swig_type_73)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_num_elements_capi_d5f765e067b903ee(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1501,7 +1433,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 func Layout_string(arg1 Layout) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_layout_string_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_layout_string_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1518,7 +1450,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_dtype_parse_capi_2588e04c1d6f485e(*(*C.swig_type_76)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_dtype_parse_capi_d5f765e067b903ee(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1534,7 +1466,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 func Dtype_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_dtype_name_capi_2588e04c1d6f485e(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_dtype_name_capi_d5f765e067b903ee(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1543,14 +1475,14 @@ func Dtype_name(arg1 int) (_swig_ret string) {
 
 func Op_count() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_op_count_capi_2588e04c1d6f485e())
+	swig_r = (int64)(C._wrap_op_count_capi_d5f765e067b903ee())
 	return swig_r
 }
 
 func Op_name(arg1 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_op_name_capi_2588e04c1d6f485e(C.swig_type_81(_swig_i_0))
+	swig_r_p := C._wrap_op_name_capi_d5f765e067b903ee(C.swig_type_76(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1561,7 +1493,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_op_call_create_capi_2588e04c1d6f485e(*(*C.swig_type_83)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_op_call_create_capi_d5f765e067b903ee(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1577,7 +1509,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 func Op_call_signature(arg1 OpCall) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_op_call_signature_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_op_call_signature_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1589,7 +1521,7 @@ func Op_call_set_attr_int(arg1 OpCall, arg2 string, arg3 int64) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_int_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_type_88(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_int_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1604,7 +1536,7 @@ func Op_call_set_attr_float(arg1 OpCall, arg2 string, arg3 float64) (_swig_ret e
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_float_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_float_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1619,7 +1551,7 @@ func Op_call_set_attr_bool(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error)
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_bool_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_bool_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1634,7 +1566,7 @@ func Op_call_set_attr_ints(arg1 OpCall, arg2 string, arg3 []int64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_ints_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_set_attr_ints_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1652,7 +1584,7 @@ func Op_call_set_attr_dtype(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1669,7 +1601,7 @@ func Op_call_add_input(arg1 OpCall, arg2 []int64, arg3 int, arg4 Placement, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_op_call_add_input_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_op_call_add_input_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1683,7 +1615,7 @@ func Op_call_num_inputs(arg1 []int64, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_num_inputs_capi_2588e04c1d6f485e(*(*C.swig_type_101)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_num_inputs_capi_d5f765e067b903ee(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1698,7 +1630,7 @@ func Op_call_constrain_input(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret err
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_input_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), C.swig_type_103(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_input_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1710,7 +1642,7 @@ func Op_call_constrain_output(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_output_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), C.swig_type_105(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_output_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1721,7 +1653,7 @@ func Op_call_infer(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_infer_capi_2588e04c1d6f485e(*(*C.swig_type_107)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_infer_capi_d5f765e067b903ee(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1735,38 +1667,7 @@ func Infer_result_num_outputs(arg1 []int64, arg2 InferResult) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_outputs_capi_2588e04c1d6f485e(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
-func Infer_result_output_ndim(arg1 []int64, arg2 InferResult, arg3 int64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_ndim_capi_2588e04c1d6f485e(*(*C.swig_type_111)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_112(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
-func Infer_result_output_dim(arg1 []int64, arg2 InferResult, arg3 int64, arg4 int64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r_p := C._wrap_infer_result_output_dim_capi_2588e04c1d6f485e(*(*C.swig_type_114)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_115(_swig_i_2), C.swig_type_116(_swig_i_3))
+	swig_r_p := C._wrap_infer_result_num_outputs_capi_d5f765e067b903ee(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1784,7 +1685,7 @@ func Infer_result_output_shape(arg1 *[]int64, arg2 InferResult, arg3 int64) (_sw
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_shape_capi_2588e04c1d6f485e(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_119(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_shape_capi_d5f765e067b903ee(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1808,7 +1709,7 @@ func Infer_result_output_dtype(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_dtype_capi_2588e04c1d6f485e(*(*C.swig_type_121)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_122(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_dtype_capi_d5f765e067b903ee(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1823,7 +1724,7 @@ func Infer_result_output_placement(arg1 []uintptr, arg2 InferResult, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_placement_capi_2588e04c1d6f485e(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_125(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_placement_capi_d5f765e067b903ee(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1838,7 +1739,7 @@ func Infer_result_output_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_2588e04c1d6f485e(*(*C.swig_type_127)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_128(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_d5f765e067b903ee(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1852,7 +1753,7 @@ func Infer_result_num_inputs(arg1 []int64, arg2 InferResult) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_inputs_capi_2588e04c1d6f485e(*(*C.swig_type_130)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_inputs_capi_d5f765e067b903ee(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1867,7 +1768,7 @@ func Infer_result_input_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_2588e04c1d6f485e(*(*C.swig_type_132)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_133(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_d5f765e067b903ee(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1882,7 +1783,7 @@ func Infer_result_needs_boxing(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_needs_boxing_capi_2588e04c1d6f485e(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_136(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_needs_boxing_capi_d5f765e067b903ee(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1897,7 +1798,7 @@ func Infer_result_input_cost(arg1 []float64, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_cost_capi_2588e04c1d6f485e(*(*C.swig_type_138)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_139(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_cost_capi_d5f765e067b903ee(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1911,7 +1812,7 @@ func Infer_result_total_cost(arg1 []float64, arg2 InferResult) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_total_cost_capi_2588e04c1d6f485e(*(*C.swig_type_141)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_total_cost_capi_d5f765e067b903ee(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1925,7 +1826,7 @@ func Infer_result_signature_index(arg1 []int32, arg2 InferResult) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_signature_index_capi_2588e04c1d6f485e(*(*C.swig_type_143)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_signature_index_capi_d5f765e067b903ee(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1939,7 +1840,7 @@ func Infer_result_num_candidates(arg1 []int32, arg2 InferResult) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_candidates_capi_2588e04c1d6f485e(*(*C.swig_type_145)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_candidates_capi_d5f765e067b903ee(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1953,7 +1854,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_explain_capi_2588e04c1d6f485e(*(*C.swig_type_147)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_explain_capi_d5f765e067b903ee(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1966,7 +1867,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 func Explanation_text(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_text_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_text_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1976,7 +1877,7 @@ func Explanation_text(arg1 Explanation) (_swig_ret string) {
 func Explanation_json(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_json_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_json_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1986,7 +1887,7 @@ func Explanation_json(arg1 Explanation) (_swig_ret string) {
 func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_failure_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_failure_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1994,13 +1895,13 @@ func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 }
 
 func Infer_cache_clear() {
-	C._wrap_infer_cache_clear_capi_2588e04c1d6f485e()
+	C._wrap_infer_cache_clear_capi_d5f765e067b903ee()
 }
 
 func Infer_cache_set_capacity(arg1 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_infer_cache_set_capacity_capi_2588e04c1d6f485e(C.swig_type_152(_swig_i_0))
+	swig_r_p := C._wrap_infer_cache_set_capacity_capi_d5f765e067b903ee(C.swig_type_140(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2015,7 +1916,7 @@ func Tensor_from_host(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_from_host_capi_2588e04c1d6f485e(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_from_host_capi_d5f765e067b903ee(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2040,7 +1941,7 @@ func Tensor_from_local(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_tensor_from_local_capi_2588e04c1d6f485e(*(*C.swig_type_158)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_tensor_from_local_capi_d5f765e067b903ee(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2067,7 +1968,7 @@ func Tensor_full(arg1 []uintptr, arg2 []int64, arg3 int, arg4 float64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_full_capi_2588e04c1d6f485e(*(*C.swig_type_163)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_full_capi_d5f765e067b903ee(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2089,7 +1990,7 @@ func Tensor_arange(arg1 []uintptr, arg2 float64, arg3 float64, arg4 float64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_tensor_arange_capi_2588e04c1d6f485e(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_tensor_arange_capi_d5f765e067b903ee(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2107,7 +2008,7 @@ func Tensor_rand(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Place
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_rand_capi_2588e04c1d6f485e(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_170(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_rand_capi_d5f765e067b903ee(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2128,7 +2029,7 @@ func Tensor_randn(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_randn_capi_2588e04c1d6f485e(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_174(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_randn_capi_d5f765e067b903ee(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2148,7 +2049,7 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_shape_capi_2588e04c1d6f485e(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_shape_capi_d5f765e067b903ee(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2167,40 +2068,11 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	return swig_r_1
 }
 
-func Tensor_ndim(arg1 []int64, arg2 Tensor) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_ndim_capi_2588e04c1d6f485e(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
-func Tensor_dim(arg1 []int64, arg2 Tensor, arg3 int64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_tensor_dim_capi_2588e04c1d6f485e(*(*C.swig_type_180)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_181(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
 func Tensor_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_num_elements_capi_2588e04c1d6f485e(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_num_elements_capi_d5f765e067b903ee(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2214,7 +2086,7 @@ func Tensor_dtype(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_dtype_capi_2588e04c1d6f485e(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_dtype_capi_d5f765e067b903ee(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2228,7 +2100,7 @@ func Tensor_placement(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_placement_capi_2588e04c1d6f485e(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_placement_capi_d5f765e067b903ee(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2242,7 +2114,7 @@ func Tensor_nd_sbp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_nd_sbp_capi_2588e04c1d6f485e(*(*C.swig_type_189)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_nd_sbp_capi_d5f765e067b903ee(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2256,7 +2128,7 @@ func Tensor_has_local(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_has_local_capi_2588e04c1d6f485e(*(*C.swig_type_191)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_has_local_capi_d5f765e067b903ee(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2273,7 +2145,7 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_shape_capi_2588e04c1d6f485e(*(*C.swig_type_193)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_shape_capi_d5f765e067b903ee(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2292,40 +2164,11 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	return swig_r_1
 }
 
-func Tensor_local_ndim(arg1 []int64, arg2 Tensor) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_ndim_capi_2588e04c1d6f485e(*(*C.swig_type_195)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
-func Tensor_local_dim(arg1 []int64, arg2 Tensor, arg3 int64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_tensor_local_dim_capi_2588e04c1d6f485e(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_198(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
 func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_num_elements_capi_2588e04c1d6f485e(*(*C.swig_type_200)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_num_elements_capi_d5f765e067b903ee(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2338,7 +2181,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 func Tensor_string(arg1 Tensor) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_string_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_string_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2349,7 +2192,7 @@ func Tensor_to_host(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_to_host_capi_2588e04c1d6f485e(*(*C.swig_type_203)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_to_host_capi_d5f765e067b903ee(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2363,7 +2206,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_copy_local_capi_2588e04c1d6f485e(*(*C.swig_type_205)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_copy_local_capi_d5f765e067b903ee(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2379,7 +2222,7 @@ func Tensor_to_global(arg1 []uintptr, arg2 Tensor, arg3 Placement, arg4 NdSbp) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_tensor_to_global_capi_2588e04c1d6f485e(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_tensor_to_global_capi_d5f765e067b903ee(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2394,7 +2237,7 @@ func Op_call_apply(arg1 []uintptr, arg2 OpCall, arg3 []uintptr) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_apply_capi_2588e04c1d6f485e(*(*C.swig_type_209)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_apply_capi_d5f765e067b903ee(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2411,7 +2254,7 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_abs_capi_2588e04c1d6f485e(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_abs_capi_d5f765e067b903ee(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2426,7 +2269,7 @@ func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_2588e04c1d6f485e(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_d5f765e067b903ee(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2440,7 +2283,7 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_2588e04c1d6f485e(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_d5f765e067b903ee(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2460,7 +2303,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_2588e04c1d6f485e(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_d5f765e067b903ee(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2476,7 +2319,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_2588e04c1d6f485e(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_222(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_d5f765e067b903ee(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2491,7 +2334,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_2588e04c1d6f485e(*(*C.swig_type_224)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_d5f765e067b903ee(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2506,7 +2349,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_2588e04c1d6f485e(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1)), C.swig_type_228(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_d5f765e067b903ee(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2524,7 +2367,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_2588e04c1d6f485e(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_d5f765e067b903ee(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2539,7 +2382,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_2588e04c1d6f485e(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_d5f765e067b903ee(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2553,7 +2396,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_2588e04c1d6f485e(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_d5f765e067b903ee(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2569,7 +2412,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_2588e04c1d6f485e(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_237(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_d5f765e067b903ee(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_215(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2583,7 +2426,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_2588e04c1d6f485e(*(*C.swig_type_239)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_d5f765e067b903ee(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2597,7 +2440,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_2588e04c1d6f485e(*(*C.swig_type_241)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_d5f765e067b903ee(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2618,7 +2461,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_2588e04c1d6f485e(*(*C.swig_type_243)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_246(_swig_i_6), C.swig_type_247(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_d5f765e067b903ee(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_224(_swig_i_6), C.swig_type_225(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2639,7 +2482,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_2588e04c1d6f485e(*(*C.swig_type_249)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_250(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_d5f765e067b903ee(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2656,7 +2499,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_2588e04c1d6f485e(*(*C.swig_type_252)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_d5f765e067b903ee(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2671,7 +2514,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_2588e04c1d6f485e(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_d5f765e067b903ee(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2686,7 +2529,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_2588e04c1d6f485e(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_d5f765e067b903ee(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2701,7 +2544,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_2588e04c1d6f485e(*(*C.swig_type_258)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_d5f765e067b903ee(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2715,7 +2558,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_2588e04c1d6f485e(*(*C.swig_type_260)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_d5f765e067b903ee(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2730,7 +2573,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_2588e04c1d6f485e(*(*C.swig_type_262)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_d5f765e067b903ee(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2746,7 +2589,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_2588e04c1d6f485e(*(*C.swig_type_264)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_d5f765e067b903ee(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2765,7 +2608,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_2588e04c1d6f485e(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_d5f765e067b903ee(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2784,7 +2627,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_2588e04c1d6f485e(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_d5f765e067b903ee(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2803,7 +2646,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_2588e04c1d6f485e(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_d5f765e067b903ee(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2820,7 +2663,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_2588e04c1d6f485e(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_d5f765e067b903ee(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2835,7 +2678,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_2588e04c1d6f485e(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_d5f765e067b903ee(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2853,7 +2696,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_2588e04c1d6f485e(*(*C.swig_type_281)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_d5f765e067b903ee(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2868,7 +2711,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_2588e04c1d6f485e(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_d5f765e067b903ee(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2882,7 +2725,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_2588e04c1d6f485e(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_d5f765e067b903ee(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2899,7 +2742,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_2588e04c1d6f485e(*(*C.swig_type_287)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_290)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_d5f765e067b903ee(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2923,7 +2766,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_2588e04c1d6f485e(*(*C.swig_type_292)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_293(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_d5f765e067b903ee(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_271(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2939,7 +2782,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_2588e04c1d6f485e(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_d5f765e067b903ee(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2956,7 +2799,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_2588e04c1d6f485e(*(*C.swig_type_298)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_d5f765e067b903ee(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2971,7 +2814,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_2588e04c1d6f485e(*(*C.swig_type_300)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_d5f765e067b903ee(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2985,7 +2828,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_2588e04c1d6f485e(*(*C.swig_type_302)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_d5f765e067b903ee(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3000,7 +2843,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_2588e04c1d6f485e(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_d5f765e067b903ee(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3016,7 +2859,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_2588e04c1d6f485e(*(*C.swig_type_307)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_d5f765e067b903ee(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3036,7 +2879,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_2588e04c1d6f485e(*(*C.swig_type_309)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_d5f765e067b903ee(*(*C.swig_type_287)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3061,7 +2904,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_2588e04c1d6f485e(*(*C.swig_type_313)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_d5f765e067b903ee(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3077,7 +2920,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 func Boxing_plan_string(arg1 BoxingPlan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_boxing_plan_string_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_boxing_plan_string_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3088,7 +2931,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_2588e04c1d6f485e(*(*C.swig_type_317)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_d5f765e067b903ee(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3102,7 +2945,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), C.swig_type_319(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), C.swig_type_297(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3113,7 +2956,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_2588e04c1d6f485e(*(*C.swig_type_321)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_d5f765e067b903ee(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3137,7 +2980,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_2588e04c1d6f485e(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), C.swig_type_324(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_d5f765e067b903ee(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.swig_type_302(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3155,7 +2998,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3171,7 +3014,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_set_collective_timeout_capi_2588e04c1d6f485e(C.double(_swig_i_0))
+	swig_r_p := C._wrap_comm_set_collective_timeout_capi_d5f765e067b903ee(C.double(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3181,7 +3024,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_2588e04c1d6f485e(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_d5f765e067b903ee(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3194,7 +3037,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_2588e04c1d6f485e(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_d5f765e067b903ee(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3213,7 +3056,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_2588e04c1d6f485e(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_d5f765e067b903ee(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3235,7 +3078,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_2588e04c1d6f485e(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_d5f765e067b903ee(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3255,7 +3098,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_2588e04c1d6f485e(*(*C.swig_type_341)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_d5f765e067b903ee(*(*C.swig_type_319)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3275,7 +3118,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), C.swig_type_345(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), C.swig_type_323(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3289,7 +3132,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_2588e04c1d6f485e(*(*C.swig_type_347)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_d5f765e067b903ee(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3311,7 +3154,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 func Program_string(arg1 Program) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_program_string_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_program_string_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3320,7 +3163,7 @@ func Program_string(arg1 Program) (_swig_ret string) {
 
 func Capture_begin() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_capture_begin_capi_2588e04c1d6f485e()
+	swig_r_p := C._wrap_capture_begin_capi_d5f765e067b903ee()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3330,7 +3173,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_2588e04c1d6f485e(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_d5f765e067b903ee(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3348,7 +3191,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_2588e04c1d6f485e(*(*C.swig_type_356)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_d5f765e067b903ee(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3368,7 +3211,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_2588e04c1d6f485e(*(*C.swig_type_360)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_d5f765e067b903ee(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3382,13 +3225,13 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 }
 
 func Capture_abort() {
-	C._wrap_capture_abort_capi_2588e04c1d6f485e()
+	C._wrap_capture_abort_capi_d5f765e067b903ee()
 }
 
 func Plan_string(arg1 Plan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_string_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_string_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3399,7 +3242,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_2588e04c1d6f485e(*(*C.swig_type_364)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_d5f765e067b903ee(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3413,7 +3256,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3428,7 +3271,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3442,7 +3285,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_pushed_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_run_pushed_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3452,7 +3295,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 func Plan_instance_close(arg1 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_instance_close_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_instance_close_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3463,7 +3306,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3477,7 +3320,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_2588e04c1d6f485e(*(*C.swig_type_374)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_d5f765e067b903ee(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3492,7 +3335,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_2588e04c1d6f485e(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_377(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_d5f765e067b903ee(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_355(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3507,7 +3350,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_2588e04c1d6f485e(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_380(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_d5f765e067b903ee(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_358(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3522,7 +3365,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_2588e04c1d6f485e(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_383(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_d5f765e067b903ee(*(*C.swig_type_360)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_361(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3537,7 +3380,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_2588e04c1d6f485e(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_386(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_d5f765e067b903ee(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_364(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3555,7 +3398,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_2588e04c1d6f485e(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_389(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_d5f765e067b903ee(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_367(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3574,42 +3417,11 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 	return swig_r_1
 }
 
-func Plan_instance_output_local_ndim(arg1 []int64, arg2 PlanInstance, arg3 int64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_ndim_capi_2588e04c1d6f485e(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_392(_swig_i_2))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
-func Plan_instance_output_local_dim(arg1 []int64, arg2 PlanInstance, arg3 int64, arg4 int64) (_swig_ret error) {
-	var swig_r string
-	_swig_i_0 := arg1
-	_swig_i_1 := getSwigcptr(arg2)
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	swig_r_p := C._wrap_plan_instance_output_local_dim_capi_2588e04c1d6f485e(*(*C.swig_type_394)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_395(_swig_i_2), C.swig_type_396(_swig_i_3))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg1
-	}
-	var swig_r_1 error
- swig_r_1 = statusError(swigCopyString(swig_r)) 
-	return swig_r_1
-}
-
 func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_2588e04c1d6f485e(*(*C.swig_type_398)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_d5f765e067b903ee(*(*C.swig_type_369)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3626,7 +3438,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_2588e04c1d6f485e(*(*C.swig_type_400)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_402)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_403(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_d5f765e067b903ee(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_374(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3646,7 +3458,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_2588e04c1d6f485e(C.uintptr_t(_swig_i_0), C.swig_type_405(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_d5f765e067b903ee(C.uintptr_t(_swig_i_0), C.swig_type_376(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3662,7 +3474,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_2588e04c1d6f485e(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_d5f765e067b903ee(*(*C.swig_type_378)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_380)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3688,7 +3500,7 @@ func Runtime_init_with_options(arg1 float64, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_init_with_options_capi_2588e04c1d6f485e(C.double(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_runtime_init_with_options_capi_d5f765e067b903ee(C.double(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3707,7 +3519,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_2588e04c1d6f485e(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_d5f765e067b903ee(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_387)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3745,7 +3557,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_2588e04c1d6f485e(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.swig_type_425(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_d5f765e067b903ee(*(*C.swig_type_395)(unsafe.Pointer(&_swig_i_0)), C.swig_type_396(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3762,7 +3574,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_2588e04c1d6f485e(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_d5f765e067b903ee(*(*C.swig_type_398)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3786,7 +3598,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_2588e04c1d6f485e(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_d5f765e067b903ee(*(*C.swig_type_403)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3805,7 +3617,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_2588e04c1d6f485e(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_435)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_d5f765e067b903ee(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

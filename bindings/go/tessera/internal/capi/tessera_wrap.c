@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_2588e04c1d6f485e(const char*);
+  void cgo_panic__capi_d5f765e067b903ee(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_2588e04c1d6f485e(p);
+  cgo_panic__capi_d5f765e067b903ee(p);
 }
 
 
@@ -331,7 +331,7 @@ static tess_status tess_shim_plan_instance_get_stats(
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_2588e04c1d6f485e(void *_swig_go_0) {
+void _wrap_Swig_free_capi_d5f765e067b903ee(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -341,7 +341,7 @@ void _wrap_Swig_free_capi_2588e04c1d6f485e(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_2588e04c1d6f485e(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_d5f765e067b903ee(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -354,7 +354,7 @@ void *_wrap_Swig_malloc_capi_2588e04c1d6f485e(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_2588e04c1d6f485e(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_d5f765e067b903ee(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -364,7 +364,7 @@ void _wrap_delete_Placement_capi_2588e04c1d6f485e(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_2588e04c1d6f485e(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_d5f765e067b903ee(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -374,7 +374,7 @@ void _wrap_delete_NdSbp_capi_2588e04c1d6f485e(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_2588e04c1d6f485e(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_d5f765e067b903ee(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -384,7 +384,7 @@ void _wrap_delete_Layout_capi_2588e04c1d6f485e(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -394,7 +394,7 @@ void _wrap_delete_OpCall_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_2588e04c1d6f485e(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_d5f765e067b903ee(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -404,7 +404,7 @@ void _wrap_delete_InferResult_capi_2588e04c1d6f485e(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_2588e04c1d6f485e(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_d5f765e067b903ee(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -414,7 +414,7 @@ void _wrap_delete_Explanation_capi_2588e04c1d6f485e(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_2588e04c1d6f485e(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_d5f765e067b903ee(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -424,7 +424,7 @@ void _wrap_delete_Tensor_capi_2588e04c1d6f485e(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_2588e04c1d6f485e(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_d5f765e067b903ee(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -434,7 +434,7 @@ void _wrap_delete_BoxingPlan_capi_2588e04c1d6f485e(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_2588e04c1d6f485e(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_d5f765e067b903ee(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -444,7 +444,7 @@ void _wrap_delete_BucketedAllReducer_capi_2588e04c1d6f485e(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_2588e04c1d6f485e(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_d5f765e067b903ee(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -454,7 +454,7 @@ void _wrap_delete_Program_capi_2588e04c1d6f485e(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_2588e04c1d6f485e(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_d5f765e067b903ee(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -464,7 +464,7 @@ void _wrap_delete_Plan_capi_2588e04c1d6f485e(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_2588e04c1d6f485e(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -474,7 +474,7 @@ void _wrap_delete_PlanInstance_capi_2588e04c1d6f485e(struct tess_plan_instance *
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_2588e04c1d6f485e() {
+intgo _wrap_VERSION_NUMBER_capi_d5f765e067b903ee() {
   int result;
   intgo _swig_go_result;
   
@@ -485,7 +485,7 @@ intgo _wrap_VERSION_NUMBER_capi_2588e04c1d6f485e() {
 }
 
 
-_gostring_ _wrap_version_capi_2588e04c1d6f485e() {
+_gostring_ _wrap_version_capi_d5f765e067b903ee() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -496,7 +496,7 @@ _gostring_ _wrap_version_capi_2588e04c1d6f485e() {
 }
 
 
-intgo _wrap_version_number_capi_2588e04c1d6f485e() {
+intgo _wrap_version_number_capi_d5f765e067b903ee() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -507,7 +507,7 @@ intgo _wrap_version_number_capi_2588e04c1d6f485e() {
 }
 
 
-_gostring_ _wrap_status_string_capi_2588e04c1d6f485e(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_d5f765e067b903ee(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -520,7 +520,7 @@ _gostring_ _wrap_status_string_capi_2588e04c1d6f485e(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_2588e04c1d6f485e() {
+_gostring_ _wrap_runtime_init_capi_d5f765e067b903ee() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -531,7 +531,7 @@ _gostring_ _wrap_runtime_init_capi_2588e04c1d6f485e() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_2588e04c1d6f485e() {
+_gostring_ _wrap_runtime_finalize_capi_d5f765e067b903ee() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -542,7 +542,7 @@ _gostring_ _wrap_runtime_finalize_capi_2588e04c1d6f485e() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -562,7 +562,7 @@ _gostring_ _wrap_runtime_world_rank_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -582,7 +582,7 @@ _gostring_ _wrap_runtime_world_size_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -611,7 +611,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -638,7 +638,7 @@ _gostring_ _wrap_placement_parse_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -672,7 +672,7 @@ _gostring_ _wrap_placement_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_2588e04c1d6f485e(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_d5f765e067b903ee(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -685,7 +685,7 @@ _gostring_ _wrap_placement_string_capi_2588e04c1d6f485e(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -707,7 +707,7 @@ _gostring_ _wrap_placement_device_type_capi_2588e04c1d6f485e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -729,7 +729,7 @@ _gostring_ _wrap_placement_num_axes_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -753,7 +753,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_2588e04c1d6f485e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -775,7 +775,7 @@ _gostring_ _wrap_placement_parallel_num_capi_2588e04c1d6f485e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -799,7 +799,7 @@ _gostring_ _wrap_placement_rank_at_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -823,7 +823,7 @@ _gostring_ _wrap_placement_index_of_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -847,7 +847,7 @@ _gostring_ _wrap_placement_contains_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -873,7 +873,7 @@ _gostring_ _wrap_placement_axis_group_capi_2588e04c1d6f485e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -897,7 +897,7 @@ _gostring_ _wrap_placement_equal_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -919,7 +919,7 @@ _gostring_ _wrap_placement_hash_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -946,7 +946,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -989,7 +989,7 @@ _gostring_ _wrap_nd_sbp_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_2588e04c1d6f485e(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_d5f765e067b903ee(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1002,7 +1002,7 @@ _gostring_ _wrap_nd_sbp_string_capi_2588e04c1d6f485e(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1024,7 +1024,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1057,7 +1057,7 @@ _gostring_ _wrap_nd_sbp_get_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1081,7 +1081,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1113,29 +1113,7 @@ _gostring_ _wrap_layout_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_ndim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
-  size_t *arg1 = (size_t *) 0 ;
-  tess_layout *arg2 = (tess_layout *) 0 ;
-  size_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_layout **)&_swig_go_1; 
-  
-  result = (tess_status)tess_layout_ndim(arg1,(struct tess_layout const *)arg2);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_layout_local_shape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1161,31 +1139,7 @@ _gostring_ _wrap_layout_local_shape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_local_dim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1, long long _swig_go_2) {
-  int64_t *arg1 = (int64_t *) 0 ;
-  tess_layout *arg2 = (tess_layout *) 0 ;
-  size_t arg3 ;
-  int64_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_layout **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (tess_status)tess_layout_local_dim(arg1,(struct tess_layout const *)arg2,arg3);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_layout_range_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1218,7 +1172,7 @@ _gostring_ _wrap_layout_range_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1240,7 +1194,7 @@ _gostring_ _wrap_layout_num_elements_capi_2588e04c1d6f485e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_2588e04c1d6f485e(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_d5f765e067b903ee(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1253,7 +1207,7 @@ _gostring_ _wrap_layout_string_capi_2588e04c1d6f485e(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1280,7 +1234,7 @@ _gostring_ _wrap_dtype_parse_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_2588e04c1d6f485e(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_d5f765e067b903ee(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1293,7 +1247,7 @@ _gostring_ _wrap_dtype_name_capi_2588e04c1d6f485e(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_2588e04c1d6f485e() {
+long long _wrap_op_count_capi_d5f765e067b903ee() {
   size_t result;
   long long _swig_go_result;
   
@@ -1304,7 +1258,7 @@ long long _wrap_op_count_capi_2588e04c1d6f485e() {
 }
 
 
-_gostring_ _wrap_op_name_capi_2588e04c1d6f485e(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_d5f765e067b903ee(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1317,7 +1271,7 @@ _gostring_ _wrap_op_name_capi_2588e04c1d6f485e(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1344,7 +1298,7 @@ _gostring_ _wrap_op_call_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1357,7 +1311,7 @@ _gostring_ _wrap_op_call_signature_capi_2588e04c1d6f485e(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1379,7 +1333,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_2588e04c1d6f485e(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1401,7 +1355,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_2588e04c1d6f485e(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1423,7 +1377,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_2588e04c1d6f485e(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1449,7 +1403,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_2588e04c1d6f485e(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1471,7 +1425,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_2588e04c1d6f485e(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1496,7 +1450,7 @@ _gostring_ _wrap_op_call_add_input_capi_2588e04c1d6f485e(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1518,7 +1472,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1535,7 +1489,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_2588e04c1d6f485e(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_2588e04c1d6f485e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1552,7 +1506,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_2588e04c1d6f485e(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1574,7 +1528,7 @@ _gostring_ _wrap_op_call_infer_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1596,57 +1550,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_2588e04c1d6f485e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_ndim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
-  size_t *arg1 = (size_t *) 0 ;
-  tess_infer_result *arg2 = (tess_infer_result *) 0 ;
-  size_t arg3 ;
-  size_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_infer_result **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (tess_status)tess_infer_result_output_ndim(arg1,(struct tess_infer_result const *)arg2,arg3);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_infer_result_output_dim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
-  int64_t *arg1 = (int64_t *) 0 ;
-  tess_infer_result *arg2 = (tess_infer_result *) 0 ;
-  size_t arg3 ;
-  size_t arg4 ;
-  int64_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_infer_result **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
-  arg4 = (size_t)_swig_go_3; 
-  
-  result = (tess_status)tess_infer_result_output_dim(arg1,(struct tess_infer_result const *)arg2,arg3,arg4);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_infer_result_output_shape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1674,7 +1578,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_2588e04c1d6f485e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1698,7 +1602,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_2588e04c1d6f485e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1722,7 +1626,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_2588e04c1d6f485e(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1746,7 +1650,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_2588e04c1d6f485e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1768,7 +1672,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_2588e04c1d6f485e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1792,7 +1696,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_2588e04c1d6f485e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1816,7 +1720,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_2588e04c1d6f485e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1840,7 +1744,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_2588e04c1d6f485e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1862,7 +1766,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_2588e04c1d6f485e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1884,7 +1788,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_2588e04c1d6f485e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1906,7 +1810,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_2588e04c1d6f485e(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -1928,7 +1832,7 @@ _gostring_ _wrap_op_call_explain_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_2588e04c1d6f485e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_d5f765e067b903ee(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1941,7 +1845,7 @@ _gostring_ _wrap_explanation_text_capi_2588e04c1d6f485e(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_2588e04c1d6f485e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_d5f765e067b903ee(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1954,7 +1858,7 @@ _gostring_ _wrap_explanation_json_capi_2588e04c1d6f485e(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_2588e04c1d6f485e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_d5f765e067b903ee(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1967,13 +1871,13 @@ _gostring_ _wrap_explanation_failure_capi_2588e04c1d6f485e(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_2588e04c1d6f485e() {
+void _wrap_infer_cache_clear_capi_d5f765e067b903ee() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_2588e04c1d6f485e(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_d5f765e067b903ee(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -1986,7 +1890,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_2588e04c1d6f485e(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2022,7 +1926,7 @@ _gostring_ _wrap_tensor_from_host_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2062,7 +1966,7 @@ _gostring_ _wrap_tensor_from_local_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2096,7 +2000,7 @@ _gostring_ _wrap_tensor_full_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_d5f765e067b903ee(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2128,7 +2032,7 @@ _gostring_ _wrap_tensor_arange_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2162,7 +2066,7 @@ _gostring_ _wrap_tensor_rand_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2196,7 +2100,7 @@ _gostring_ _wrap_tensor_randn_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2222,53 +2126,7 @@ _gostring_ _wrap_tensor_shape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_ndim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
-  size_t *arg1 = (size_t *) 0 ;
-  tess_tensor *arg2 = (tess_tensor *) 0 ;
-  size_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_tensor **)&_swig_go_1; 
-  
-  result = (tess_status)tess_tensor_ndim(arg1,(struct tess_tensor const *)arg2);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_tensor_dim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
-  int64_t *arg1 = (int64_t *) 0 ;
-  tess_tensor *arg2 = (tess_tensor *) 0 ;
-  size_t arg3 ;
-  int64_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_tensor **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (tess_status)tess_tensor_dim(arg1,(struct tess_tensor const *)arg2,arg3);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_tensor_num_elements_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2290,7 +2148,7 @@ _gostring_ _wrap_tensor_num_elements_capi_2588e04c1d6f485e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2312,7 +2170,7 @@ _gostring_ _wrap_tensor_dtype_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2334,7 +2192,7 @@ _gostring_ _wrap_tensor_placement_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2356,7 +2214,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2378,7 +2236,7 @@ _gostring_ _wrap_tensor_has_local_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2404,53 +2262,7 @@ _gostring_ _wrap_tensor_local_shape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_ndim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
-  size_t *arg1 = (size_t *) 0 ;
-  tess_tensor *arg2 = (tess_tensor *) 0 ;
-  size_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_tensor **)&_swig_go_1; 
-  
-  result = (tess_status)tess_tensor_local_ndim(arg1,(struct tess_tensor const *)arg2);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_tensor_local_dim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
-  int64_t *arg1 = (int64_t *) 0 ;
-  tess_tensor *arg2 = (tess_tensor *) 0 ;
-  size_t arg3 ;
-  int64_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_tensor **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (tess_status)tess_tensor_local_dim(arg1,(struct tess_tensor const *)arg2,arg3);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_tensor_local_num_elements_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2472,7 +2284,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_2588e04c1d6f485e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_2588e04c1d6f485e(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_d5f765e067b903ee(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2485,7 +2297,7 @@ _gostring_ _wrap_tensor_string_capi_2588e04c1d6f485e(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2504,7 +2316,7 @@ _gostring_ _wrap_tensor_to_host_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2523,7 +2335,7 @@ _gostring_ _wrap_tensor_copy_local_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2549,7 +2361,7 @@ _gostring_ _wrap_tensor_to_global_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2579,7 +2391,7 @@ _gostring_ _wrap_op_call_apply_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2601,7 +2413,7 @@ _gostring_ _wrap_abs_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2625,7 +2437,7 @@ _gostring_ _wrap_add_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2651,7 +2463,7 @@ _gostring_ _wrap_add_n_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2679,7 +2491,7 @@ _gostring_ _wrap_batch_matmul_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2705,7 +2517,7 @@ _gostring_ _wrap_bias_add_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2729,7 +2541,7 @@ _gostring_ _wrap_cast_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2757,7 +2569,7 @@ _gostring_ _wrap_concat_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_div_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2781,7 +2593,7 @@ _gostring_ _wrap_div_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2805,7 +2617,7 @@ _gostring_ _wrap_embedding_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_exp_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2827,7 +2639,7 @@ _gostring_ _wrap_exp_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_gather_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2853,7 +2665,7 @@ _gostring_ _wrap_gather_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gelu_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2875,7 +2687,7 @@ _gostring_ _wrap_gelu_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_identity_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2897,7 +2709,7 @@ _gostring_ _wrap_identity_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2947,7 +2759,7 @@ _gostring_ _wrap_layer_norm_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_log_softmax_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2971,7 +2783,7 @@ _gostring_ _wrap_log_softmax_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2999,7 +2811,7 @@ _gostring_ _wrap_matmul_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3023,7 +2835,7 @@ _gostring_ _wrap_maximum_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3047,7 +2859,7 @@ _gostring_ _wrap_minimum_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3071,7 +2883,7 @@ _gostring_ _wrap_mul_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3093,7 +2905,7 @@ _gostring_ _wrap_neg_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_pow_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3117,7 +2929,7 @@ _gostring_ _wrap_pow_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3147,7 +2959,7 @@ _gostring_ _wrap_reduce_max_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3177,7 +2989,7 @@ _gostring_ _wrap_reduce_mean_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3207,7 +3019,7 @@ _gostring_ _wrap_reduce_min_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3237,7 +3049,7 @@ _gostring_ _wrap_reduce_sum_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3259,7 +3071,7 @@ _gostring_ _wrap_relu_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_reshape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3287,7 +3099,7 @@ _gostring_ _wrap_reshape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3311,7 +3123,7 @@ _gostring_ _wrap_scalar_add_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3335,7 +3147,7 @@ _gostring_ _wrap_scalar_mul_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sigmoid_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3357,7 +3169,7 @@ _gostring_ _wrap_sigmoid_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_slice_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3397,7 +3209,7 @@ _gostring_ _wrap_slice_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_softmax_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3421,7 +3233,7 @@ _gostring_ _wrap_softmax_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3454,7 +3266,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_2588e04c1d6f485e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sqrt_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3476,7 +3288,7 @@ _gostring_ _wrap_sqrt_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_sub_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3500,7 +3312,7 @@ _gostring_ _wrap_sub_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3522,7 +3334,7 @@ _gostring_ _wrap_tanh_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3550,7 +3362,7 @@ _gostring_ _wrap_transpose_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_explanation_last_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -3570,7 +3382,7 @@ _gostring_ _wrap_explanation_last_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3609,7 +3421,7 @@ _gostring_ _wrap_boxing_run_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3645,7 +3457,7 @@ _gostring_ _wrap_boxing_plan_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_2588e04c1d6f485e(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_d5f765e067b903ee(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3658,7 +3470,7 @@ _gostring_ _wrap_boxing_plan_string_capi_2588e04c1d6f485e(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -3680,7 +3492,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_2588e04c1d6f485e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_2588e04c1d6f485e(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_d5f765e067b903ee(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3695,7 +3507,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_2588e04c1d6f485e(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -3717,7 +3529,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_d5f765e067b903ee(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -3742,7 +3554,7 @@ _gostring_ _wrap_comm_allreduce_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_2588e04c1d6f485e(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_d5f765e067b903ee(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3771,7 +3583,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_2588e04c1d6f485e(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_2588e04c1d6f485e(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_d5f765e067b903ee(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -3784,7 +3596,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_2588e04c1d6f485e(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -3804,7 +3616,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_2588e04c1d6f485e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -3824,7 +3636,7 @@ _gostring_ _wrap_program_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3865,7 +3677,7 @@ _gostring_ _wrap_program_add_input_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3896,7 +3708,7 @@ _gostring_ _wrap_program_add_variable_capi_2588e04c1d6f485e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -3935,7 +3747,7 @@ _gostring_ _wrap_program_add_op_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_2588e04c1d6f485e(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_d5f765e067b903ee(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -3950,7 +3762,7 @@ _gostring_ _wrap_program_mark_output_capi_2588e04c1d6f485e(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3999,7 +3811,7 @@ _gostring_ _wrap_program_sizes_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_2588e04c1d6f485e(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_d5f765e067b903ee(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4012,7 +3824,7 @@ _gostring_ _wrap_program_string_capi_2588e04c1d6f485e(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_2588e04c1d6f485e() {
+_gostring_ _wrap_capture_begin_capi_d5f765e067b903ee() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -4023,7 +3835,7 @@ _gostring_ _wrap_capture_begin_capi_2588e04c1d6f485e() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4043,7 +3855,7 @@ _gostring_ _wrap_capture_active_capi_2588e04c1d6f485e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4082,7 +3894,7 @@ _gostring_ _wrap_capture_placeholder_capi_2588e04c1d6f485e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4108,13 +3920,13 @@ _gostring_ _wrap_capture_end_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_2588e04c1d6f485e() {
+void _wrap_capture_abort_capi_d5f765e067b903ee() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_plan_string_capi_2588e04c1d6f485e(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_d5f765e067b903ee(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4127,7 +3939,7 @@ _gostring_ _wrap_plan_string_capi_2588e04c1d6f485e(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -4149,7 +3961,7 @@ _gostring_ _wrap_plan_instantiate_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_2588e04c1d6f485e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4168,7 +3980,7 @@ _gostring_ _wrap_plan_instance_run_capi_2588e04c1d6f485e(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_2588e04c1d6f485e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4189,7 +4001,7 @@ _gostring_ _wrap_plan_instance_push_capi_2588e04c1d6f485e(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_2588e04c1d6f485e(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4204,7 +4016,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_2588e04c1d6f485e(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_2588e04c1d6f485e(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4217,7 +4029,7 @@ _gostring_ _wrap_plan_instance_close_capi_2588e04c1d6f485e(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_2588e04c1d6f485e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4253,7 +4065,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_2588e04c1d6f485e(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4275,7 +4087,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_2588e04c1d6f485e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4299,7 +4111,7 @@ _gostring_ _wrap_plan_instance_output_capi_2588e04c1d6f485e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4320,7 +4132,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_2588e04c1d6f485e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4344,7 +4156,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_2588e04c1d6f485e(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4368,7 +4180,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_2588e04c1d6f485e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4396,57 +4208,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_2588e04c1d6f485e(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_ndim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
-  size_t *arg1 = (size_t *) 0 ;
-  tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
-  size_t arg3 ;
-  size_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_plan_instance **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
-  
-  result = (tess_status)tess_plan_instance_output_local_ndim(arg1,(struct tess_plan_instance const *)arg2,arg3);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_plan_instance_output_local_dim_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
-  int64_t *arg1 = (int64_t *) 0 ;
-  tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
-  size_t arg3 ;
-  size_t arg4 ;
-  int64_t value1 = 0 ;
-  tess_status result;
-  _gostring_ _swig_go_result;
-  
-  {
-    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
-    arg1 = &value1;
-  }
-  arg2 = *(tess_plan_instance **)&_swig_go_1; 
-  arg3 = (size_t)_swig_go_2; 
-  arg4 = (size_t)_swig_go_3; 
-  
-  result = (tess_status)tess_plan_instance_output_local_dim(arg1,(struct tess_plan_instance const *)arg2,arg3,arg4);
-  _swig_go_result = tess_go_status(result); 
-  {
-    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
-  }
-  return _swig_go_result;
-}
-
-
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4468,7 +4230,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_2588e04c1d6f485e(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4510,7 +4272,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_2588e04c1d6f485e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_2588e04c1d6f485e(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4525,7 +4287,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_2588e04c1d6f485e(struct tess_p
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_infer_cache_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4581,7 +4343,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_2588e04c1d6f485e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_2588e04c1d6f485e(double _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_runtime_init_with_options_capi_d5f765e067b903ee(double _swig_go_0, intgo _swig_go_1) {
   double arg1 ;
   int32_t arg2 ;
   tess_status result;
@@ -4596,7 +4358,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_2588e04c1d6f485e(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4690,7 +4452,7 @@ _gostring_ _wrap_allocator_get_stats_capi_2588e04c1d6f485e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -4712,7 +4474,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_2588e04c1d6f485e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4761,7 +4523,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_2588e04c1d6f485e(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -4785,7 +4547,7 @@ _gostring_ _wrap_plan_compile_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_2588e04c1d6f485e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
