@@ -1,0 +1,82 @@
+/* Run by tessera_mpi_test on N ranks. Rank r all-reduces (sums) the values
+ * (r + 1) * (k + 1), k < 4: every rank must get N (N + 1) / 2 * (k + 1). Then a
+ * length-(2N + 1) tensor split over the world (uneven for N > 1) holding 0, 1, ...,
+ * 2N is summed: every rank must get N (2N + 1). Exits 0 on every rank or fails. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/tessera.h"
+
+static int check(tess_status status, const char* what) {
+  if (status == TESS_OK) return 0;
+  fprintf(stderr, "%s failed: %s: %s\n", what, tess_status_string(status),
+          tess_last_error_message());
+  return 1;
+}
+
+int main(void) {
+  int32_t rank = 0;
+  int32_t size = 0;
+  double buffer[4];
+  double* values = NULL;
+  double total = 0.0;
+  int64_t length = 0;
+  int64_t k;
+  tess_placement* world = NULL;
+  tess_nd_sbp* split = NULL;
+  tess_tensor* tensor = NULL;
+  tess_tensor* sum = NULL;
+  int failed = 0;
+
+  if (check(tess_init(), "tess_init")) return EXIT_FAILURE;
+  failed = check(tess_world_rank(&rank), "tess_world_rank") ||
+           check(tess_world_size(&size), "tess_world_size");
+  for (k = 0; !failed && k < 4; ++k) buffer[k] = (double)((rank + 1) * (k + 1));
+  failed = failed || check(tess_allreduce(buffer, 4, TESS_DTYPE_F64, TESS_REDUCE_SUM, NULL,
+                                          TESS_ALLREDUCE_FLAT),
+                           "tess_allreduce");
+  for (k = 0; !failed && k < 4; ++k) {
+    const double want = (double)size * (size + 1) / 2 * (double)(k + 1);
+    if (buffer[k] != want) {
+      fprintf(stderr, "rank %d: allreduce[%lld] = %g, want %g\n", (int)rank, (long long)k,
+              buffer[k], want);
+      failed = 1;
+    }
+  }
+
+  if (!failed) {
+    char text[16 * 8 + 8] = "cpu:[";
+    int32_t r;
+    for (r = 0; r < size && r < 16; ++r) {
+      snprintf(text + strlen(text), sizeof text - strlen(text), r ? ",%d" : "%d", (int)r);
+    }
+    strcat(text, "]");
+    length = 2 * (int64_t)size + 1;
+    values = malloc((size_t)length * sizeof *values);
+    for (k = 0; values != NULL && k < length; ++k) values[k] = (double)k;
+    failed = values == NULL ||
+             check(tess_placement_parse(&world, text), "tess_placement_parse") ||
+             check(tess_nd_sbp_parse(&split, "S(0)"), "tess_nd_sbp_parse") ||
+             check(tess_tensor_from_host(&tensor, values, &length, 1, TESS_DTYPE_F64, world,
+                                         split),
+                   "tess_tensor_from_host") ||
+             check(tess_reduce_sum(&sum, tensor, NULL, 0, 0), "tess_reduce_sum") ||
+             check(tess_tensor_to_host(&total, sizeof total, sum), "tess_tensor_to_host");
+  }
+  if (!failed && total != (double)size * (2 * size + 1)) {
+    fprintf(stderr, "rank %d: sum of 0..%lld = %g, want %g\n", (int)rank,
+            (long long)(length - 1), total, (double)size * (2 * size + 1));
+    failed = 1;
+  }
+  if (!failed) {
+    printf("rank %d of %d: allreduce and split sum ok (%g)\n", (int)rank, (int)size, total);
+  }
+  free(values);
+  tess_tensor_destroy(sum);
+  tess_tensor_destroy(tensor);
+  tess_nd_sbp_destroy(split);
+  tess_placement_destroy(world);
+  failed = check(tess_finalize(), "tess_finalize") || failed;
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
