@@ -25,11 +25,13 @@ CUDA_GENCODE = [
 
 _CUDA_ENABLED = str(Label("//tools:cuda_enabled"))
 
+_INCOMPATIBLE = str(Label("@platforms//:incompatible"))
+
 def requires_cuda():
     """`target_compatible_with` value: compatible only under --config=cuda."""
     return select({
         _CUDA_ENABLED: [],
-        "//conditions:default": ["@platforms//:incompatible"],
+        "//conditions:default": [_INCOMPATIBLE],
     })
 
 def if_cuda(if_true, if_false = []):
@@ -48,6 +50,13 @@ def _nvcc_objects_impl(ctx):
     headers = depset(ctx.files.hdrs, transitive = [compilation.headers])
 
     include_dirs = [".", ctx.genfiles_dir.path]
+    if ctx.label.workspace_root:
+        # Built from another workspace: this repository's root and its generated files
+        # are under external/<name>, not at the execroot.
+        include_dirs += [
+            ctx.label.workspace_root,
+            ctx.genfiles_dir.path + "/" + ctx.label.workspace_root,
+        ]
     include_dirs += compilation.quote_includes.to_list()
     include_dirs += compilation.includes.to_list()
 
