@@ -37,6 +37,13 @@ bazel_test() {
 step "bazel test //... (all tests)"
 bazel_test //...
 
+# A workspace of its own (so its own output base) that uses Tessera as the external
+# repository @tessera; it shares the .bazelrc disk cache. See docs/bazel.md.
+step "examples/bazel_consumer: bazel test //... from another workspace (@tessera)"
+pushd examples/bazel_consumer >/dev/null
+bazel_test //...
+popd >/dev/null
+
 step "tools/check_layers.sh (the build rejects back edges between layers)"
 tools/check_layers.sh
 passed=$((passed + 1))
