@@ -4,22 +4,16 @@
  * 2N is summed: every rank must get N (2N + 1). Exits 0 on every rank or fails. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "check.h"
 #include "tessera/tessera.h"
-
-static int check(tess_status status, const char* what) {
-  if (status == TESS_OK) return 0;
-  fprintf(stderr, "%s failed: %s: %s\n", what, tess_status_string(status),
-          tess_last_error_message());
-  return 1;
-}
 
 int main(void) {
   int32_t rank = 0;
   int32_t size = 0;
   double buffer[4];
   double* values = NULL;
+  int32_t* ranks = NULL;
   double total = 0.0;
   int64_t length = 0;
   int64_t k;
@@ -46,17 +40,16 @@ int main(void) {
   }
 
   if (!failed) {
-    char text[16 * 8 + 8] = "cpu:[";
-    int32_t r;
-    for (r = 0; r < size && r < 16; ++r) {
-      snprintf(text + strlen(text), sizeof text - strlen(text), r ? ",%d" : "%d", (int)r);
-    }
-    strcat(text, "]");
+    const int64_t hierarchy = size;
+    ranks = malloc((size_t)size * sizeof *ranks);
+    for (k = 0; ranks != NULL && k < size; ++k) ranks[k] = (int32_t)k;
     length = 2 * (int64_t)size + 1;
     values = malloc((size_t)length * sizeof *values);
     for (k = 0; values != NULL && k < length; ++k) values[k] = (double)k;
-    failed = values == NULL ||
-             check(tess_placement_parse(&world, text), "tess_placement_parse") ||
+    failed = ranks == NULL || values == NULL ||
+             check(tess_placement_create(&world, TESS_DEVICE_CPU, ranks, (size_t)size,
+                                         &hierarchy, 1),
+                   "tess_placement_create") ||
              check(tess_nd_sbp_parse(&split, "S(0)"), "tess_nd_sbp_parse") ||
              check(tess_tensor_from_host(&tensor, values, &length, 1, TESS_DTYPE_F64, world,
                                          split),
@@ -73,6 +66,7 @@ int main(void) {
     printf("rank %d of %d: allreduce and split sum ok (%g)\n", (int)rank, (int)size, total);
   }
   free(values);
+  free(ranks);
   tess_tensor_destroy(sum);
   tess_tensor_destroy(tensor);
   tess_nd_sbp_destroy(split);

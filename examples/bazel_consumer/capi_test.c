@@ -3,16 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check.h"
 #include "tessera/tessera.h"
 
 #define N 6
-
-static int check(tess_status status, const char* what) {
-  if (status == TESS_OK) return 0;
-  fprintf(stderr, "%s failed: %s: %s\n", what, tess_status_string(status),
-          tess_last_error_message());
-  return 1;
-}
 
 int main(void) {
   const int64_t shape[1] = {N};
