@@ -23,13 +23,13 @@ int main(void) {
   tess_tensor* sum = NULL;
   int failed = 0;
 
-  if (check(tess_init(), "tess_init")) return EXIT_FAILURE;
-  failed = check(tess_world_rank(&rank), "tess_world_rank") ||
-           check(tess_world_size(&size), "tess_world_size");
+  if (check(tess_runtime_init(), "tess_runtime_init")) return EXIT_FAILURE;
+  failed = check(tess_runtime_world_rank(&rank), "tess_runtime_world_rank") ||
+           check(tess_runtime_world_size(&size), "tess_runtime_world_size");
   for (k = 0; !failed && k < 4; ++k) buffer[k] = (double)((rank + 1) * (k + 1));
-  failed = failed || check(tess_allreduce(buffer, 4, TESS_DTYPE_F64, TESS_REDUCE_SUM, NULL,
+  failed = failed || check(tess_comm_allreduce(buffer, 4, TESS_DTYPE_F64, TESS_REDUCE_SUM, NULL,
                                           TESS_ALLREDUCE_FLAT),
-                           "tess_allreduce");
+                           "tess_comm_allreduce");
   for (k = 0; !failed && k < 4; ++k) {
     const double want = (double)size * (size + 1) / 2 * (double)(k + 1);
     if (buffer[k] != want) {
@@ -71,6 +71,6 @@ int main(void) {
   tess_tensor_destroy(tensor);
   tess_nd_sbp_destroy(split);
   tess_placement_destroy(world);
-  failed = check(tess_finalize(), "tess_finalize") || failed;
+  failed = check(tess_runtime_finalize(), "tess_runtime_finalize") || failed;
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

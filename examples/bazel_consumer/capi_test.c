@@ -26,7 +26,7 @@ int main(void) {
     x[i] = 0.5f * (float)i - 1.0f;
     y[i] = (float)(i * i) * 0.25f;
   }
-  if (check(tess_init(), "tess_init")) return EXIT_FAILURE;
+  if (check(tess_runtime_init(), "tess_runtime_init")) return EXIT_FAILURE;
   failed = check(tess_placement_parse(&world, "cpu:[0]"), "tess_placement_parse") ||
            check(tess_nd_sbp_parse(&broadcast, "B"), "tess_nd_sbp_parse") ||
            check(tess_tensor_from_host(&tx, x, shape, 1, TESS_DTYPE_F32, world, broadcast),
@@ -51,6 +51,6 @@ int main(void) {
   tess_tensor_destroy(tx);
   tess_nd_sbp_destroy(broadcast);
   tess_placement_destroy(world);
-  failed = check(tess_finalize(), "tess_finalize") || failed;
+  failed = check(tess_runtime_finalize(), "tess_runtime_finalize") || failed;
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
