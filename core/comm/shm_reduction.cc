@@ -16,6 +16,7 @@
 
 #include "core/comm/comm_checks.h"
 #include "core/comm/mpi_world.h"
+#include "core/common/exact_minmax.h"
 
 namespace tessera::comm {
 namespace {
@@ -66,16 +67,17 @@ struct Sum {
     }
   }
 };
+// NaN-propagating, -0.0 < +0.0: the same bits in any combining order.
 struct Max {
   template <typename T>
   T operator()(T a, T b) const {
-    return a > b ? a : b;
+    return ExactMax(a, b);
   }
 };
 struct Min {
   template <typename T>
   T operator()(T a, T b) const {
-    return a < b ? a : b;
+    return ExactMin(a, b);
   }
 };
 
