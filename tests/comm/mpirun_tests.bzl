@@ -1,6 +1,6 @@
 """mpirun_tests: one sh_test per rank count around an MPI test program."""
 
-def mpirun_tests(name, binary, nps = [1, 2, 3, 4], env = {}, target_compatible_with = []):
+def mpirun_tests(name, binary, nps = [1, 2, 3, 4], env = {}, target_compatible_with = [], size = "small"):
     """Runs `binary` under tests/comm/mpirun_test.sh as `<name>_np<N>` for N in nps.
 
     Tagged exclusive: each run starts up to 4 ranks on a 2-core machine, so runs
@@ -17,7 +17,7 @@ def mpirun_tests(name, binary, nps = [1, 2, 3, 4], env = {}, target_compatible_w
     for np in nps:
         native.sh_test(
             name = "%s_np%d" % (name, np),
-            size = "small",
+            size = size,
             srcs = ["//tests/comm:mpirun_test.sh"],
             args = [
                 str(np),
