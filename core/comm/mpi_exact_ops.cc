@@ -24,12 +24,36 @@ struct MinOf {
 // ops are commutative up to which NaN comes out), so the ops are created commutative
 // and MPI may use its reordering algorithms.
 template <typename T, typename Op>
-void Combine(void* in_v, void* inout_v, int* len, MPI_Datatype*) {
+__attribute__((always_inline)) inline void CombineBody(void* in_v, void* inout_v, int* len) {
   const T* __restrict in = static_cast<const T*>(in_v);
   T* __restrict inout = static_cast<T*>(inout_v);
   const Op op;
   const int n = *len;
   for (int i = 0; i < n; ++i) inout[i] = op(inout[i], in[i]);
+}
+
+template <typename T, typename Op>
+void Combine(void* in, void* inout, int* len, MPI_Datatype*) {
+  CombineBody<T, Op>(in, inout, len);
+}
+
+// The build targets baseline x86-64 (SSE2), while Open MPI's built-in MPI_MAX runs
+// AVX code where the CPU has it; twice the vector width, chosen at run time, keeps
+// the exact op level with it on data in cache.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TESSERA_EXACT_OPS_AVX2 1
+template <typename T, typename Op>
+__attribute__((target("avx2"))) void CombineAvx2(void* in, void* inout, int* len, MPI_Datatype*) {
+  CombineBody<T, Op>(in, inout, len);
+}
+#endif
+
+template <typename T, typename Op>
+MPI_User_function* CombineFor() {
+#ifdef TESSERA_EXACT_OPS_AVX2
+  if (__builtin_cpu_supports("avx2")) return &CombineAvx2<T, Op>;
+#endif
+  return &Combine<T, Op>;
 }
 
 struct Ops {
@@ -42,10 +66,10 @@ const Ops& ExactOps() {
   static std::once_flag once;
   std::call_once(once, [] {
     // A failed creation leaves MPI_OP_NULL, which the collective then reports.
-    MPI_Op_create(&Combine<float, MaxOf>, /*commute=*/1, &ops.max_f32);
-    MPI_Op_create(&Combine<double, MaxOf>, /*commute=*/1, &ops.max_f64);
-    MPI_Op_create(&Combine<float, MinOf>, /*commute=*/1, &ops.min_f32);
-    MPI_Op_create(&Combine<double, MinOf>, /*commute=*/1, &ops.min_f64);
+    MPI_Op_create(CombineFor<float, MaxOf>(), /*commute=*/1, &ops.max_f32);
+    MPI_Op_create(CombineFor<double, MaxOf>(), /*commute=*/1, &ops.max_f64);
+    MPI_Op_create(CombineFor<float, MinOf>(), /*commute=*/1, &ops.min_f32);
+    MPI_Op_create(CombineFor<double, MinOf>(), /*commute=*/1, &ops.min_f64);
   });
   return ops;
 }
