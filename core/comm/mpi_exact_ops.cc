@@ -7,19 +7,6 @@
 namespace tessera::comm {
 namespace {
 
-struct MaxOf {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return ExactMax(a, b);
-  }
-};
-struct MinOf {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return ExactMin(a, b);
-  }
-};
-
 // MPI's user function: inout[i] = in[i] op inout[i]. The order is immaterial (the
 // ops are commutative up to which NaN comes out), so the ops are created commutative
 // and MPI may use its reordering algorithms.
@@ -66,10 +53,10 @@ const Ops& ExactOps() {
   static std::once_flag once;
   std::call_once(once, [] {
     // A failed creation leaves MPI_OP_NULL, which the collective then reports.
-    MPI_Op_create(CombineFor<float, MaxOf>(), /*commute=*/1, &ops.max_f32);
-    MPI_Op_create(CombineFor<double, MaxOf>(), /*commute=*/1, &ops.max_f64);
-    MPI_Op_create(CombineFor<float, MinOf>(), /*commute=*/1, &ops.min_f32);
-    MPI_Op_create(CombineFor<double, MinOf>(), /*commute=*/1, &ops.min_f64);
+    MPI_Op_create(CombineFor<float, ExactMaxOp>(), /*commute=*/1, &ops.max_f32);
+    MPI_Op_create(CombineFor<double, ExactMaxOp>(), /*commute=*/1, &ops.max_f64);
+    MPI_Op_create(CombineFor<float, ExactMinOp>(), /*commute=*/1, &ops.min_f32);
+    MPI_Op_create(CombineFor<double, ExactMinOp>(), /*commute=*/1, &ops.min_f64);
   });
   return ops;
 }

@@ -67,19 +67,6 @@ struct Sum {
     }
   }
 };
-// NaN-propagating, -0.0 < +0.0: the same bits in any combining order.
-struct Max {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return ExactMax(a, b);
-  }
-};
-struct Min {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return ExactMin(a, b);
-  }
-};
 
 // Elements per tile when there are several peers: the partial result stays in L1
 // between passes.
@@ -226,8 +213,8 @@ template <typename T>
 Kernels ForOp(ReduceOp op) {
   switch (op) {
     case ReduceOp::kSum: return Variant<T, Sum>();
-    case ReduceOp::kMax: return Variant<T, Max>();
-    case ReduceOp::kMin: return Variant<T, Min>();
+    case ReduceOp::kMax: return Variant<T, ExactMaxOp>();  // NaN-exact
+    case ReduceOp::kMin: return Variant<T, ExactMinOp>();
   }
   return {};
 }

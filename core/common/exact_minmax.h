@@ -45,6 +45,20 @@ TESS_HOST_DEVICE inline T ExactMin(T a, T b) {
   }
 }
 
+// The two as function objects, for loops templated on their combining op.
+struct ExactMaxOp {
+  template <typename T>
+  TESS_HOST_DEVICE T operator()(T a, T b) const {
+    return ExactMax(a, b);
+  }
+};
+struct ExactMinOp {
+  template <typename T>
+  TESS_HOST_DEVICE T operator()(T a, T b) const {
+    return ExactMin(a, b);
+  }
+};
+
 }  // namespace tessera
 
 #endif  // TESSERA_CORE_COMMON_EXACT_MINMAX_H_
