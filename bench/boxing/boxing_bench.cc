@@ -59,6 +59,8 @@ enum class Baseline {
   // as the conversion moves between them: the intersections of the source and
   // destination pieces. For split-only nd-sbps on one placement of all ranks.
   kSameBlocks,
+  kAllreduceMax,  // MPI_Allreduce with the built-in MPI_MAX (which drops NaN)
+  kReduceScatterBlockMax,
   kMemcpyLocal,   // memcpy of the rank's destination piece (a local slice)
   kMpiPackLocal,  // MPI_Pack of the same strided rows (a local slice, MPI's way)
   kHalvesAcross,  // MPI_Alltoallv: rank r < 2 sends its half to rank r + 2
@@ -78,6 +80,9 @@ const Case kCases[] = {
     {"S(0)->B", "", "S(0)", "", "B", 0, Baseline::kAllgather},
     {"P->B", "", "P", "", "B", 0, Baseline::kAllreduce},
     {"P->S(0)", "", "P", "", "S(0)", 0, Baseline::kReduceScatterBlock},
+    // NaN-exact max against MPI's built-in MPI_MAX (docs/numerics.md).
+    {"P(max)->B", "", "P(max)", "", "B", 0, Baseline::kAllreduceMax},
+    {"P(max)->S(0)", "", "P(max)", "", "S(0)", 0, Baseline::kReduceScatterBlockMax},
     {"S(0)->S(1)", "", "S(0)", "", "S(1)", 0, Baseline::kAlltoall},
     // Parts not contiguous in the output: received in place into strided slabs.
     {"S(1)->B", "", "S(1)", "", "B", 0, Baseline::kAllgather},
@@ -248,6 +253,16 @@ void Run(const std::string& filter, int scale) {
             case Baseline::kReduceScatterBlock:
               CheckMpi(
                   MPI_Reduce_scatter_block(in.data(), out.data(), block, MPI_FLOAT, MPI_SUM, raw),
+                  "MPI_Reduce_scatter_block");
+              break;
+            case Baseline::kAllreduceMax:
+              CheckMpi(MPI_Allreduce(in.data(), out.data(), static_cast<int>(total), MPI_FLOAT,
+                                     MPI_MAX, raw),
+                       "MPI_Allreduce");
+              break;
+            case Baseline::kReduceScatterBlockMax:
+              CheckMpi(
+                  MPI_Reduce_scatter_block(in.data(), out.data(), block, MPI_FLOAT, MPI_MAX, raw),
                   "MPI_Reduce_scatter_block");
               break;
             case Baseline::kAlltoall:

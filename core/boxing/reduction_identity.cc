@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace tessera::boxing {
 namespace {
@@ -11,7 +12,9 @@ template <typename T>
 T Identity(comm::ReduceOp op) {
   using Limits = std::numeric_limits<T>;
   switch (op) {
-    case comm::ReduceOp::kSum: return T(0);
+    // -0.0, not +0.0: x + (-0.0) is x for every x, -0.0 included, where -0.0 + (+0.0)
+    // is +0.0. So a value a rank owns alone (B -> P, S -> P) sums back bit-exactly.
+    case comm::ReduceOp::kSum: return Limits::is_iec559 ? -T(0) : T(0);
     case comm::ReduceOp::kMax: return Limits::has_infinity ? -Limits::infinity() : Limits::lowest();
     case comm::ReduceOp::kMin: return Limits::has_infinity ? Limits::infinity() : Limits::max();
   }
@@ -20,8 +23,8 @@ T Identity(comm::ReduceOp op) {
 
 template <typename T>
 void Fill(void* buffer, int64_t count, comm::ReduceOp op) {
-  if (op == comm::ReduceOp::kSum) {
-    // All-zero bytes are 0 for every supported type; memset is the fastest fill.
+  if (op == comm::ReduceOp::kSum && std::is_integral_v<T>) {
+    // All-zero bytes are an integer 0; memset is the fastest fill.
     std::memset(buffer, 0, static_cast<size_t>(count) * sizeof(T));
     return;
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -20,7 +21,13 @@ std::vector<T> Filled(DType dtype, ReduceOp op) {
 
 TEST(ReductionIdentityTest, Floats) {
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(Filled<float>(DType::kF32, ReduceOp::kSum), std::vector<float>(5, 0.0f));
+  // -0.0, the IEEE additive identity: x + (-0.0) is x for every x, -0.0 included.
+  for (float v : Filled<float>(DType::kF32, ReduceOp::kSum)) {
+    EXPECT_TRUE(v == 0.0f && std::signbit(v)) << v;
+  }
+  for (double v : Filled<double>(DType::kF64, ReduceOp::kSum)) {
+    EXPECT_TRUE(v == 0.0 && std::signbit(v)) << v;
+  }
   EXPECT_EQ(Filled<float>(DType::kF32, ReduceOp::kMax), std::vector<float>(5, -inf));
   EXPECT_EQ(Filled<float>(DType::kF32, ReduceOp::kMin), std::vector<float>(5, inf));
   const double dinf = std::numeric_limits<double>::infinity();

@@ -11,6 +11,7 @@
 
 #include "core/comm/block_layout.h"
 #include "core/comm/comm_checks.h"
+#include "core/comm/mpi_exact_ops.h"
 #include "core/comm/mpi_world.h"
 
 namespace tessera::comm {
@@ -99,15 +100,6 @@ Result<MPI_Datatype> ToMpiDatatype(DType dtype) {
   }
   return InvalidArgument(std::string("dtype ") + DTypeName(dtype) +
                          " has no MPI datatype (supported: f32, f64, i32, i64)");
-}
-
-MPI_Op ToMpiOp(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kSum: return MPI_SUM;
-    case ReduceOp::kMax: return MPI_MAX;
-    case ReduceOp::kMin: return MPI_MIN;
-  }
-  return MPI_OP_NULL;
 }
 
 Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::Wrap(MPI_Comm comm, bool owned) {
@@ -298,10 +290,10 @@ Status MpiCommunicator::DoAllReduce(const void* send, void* recv, int64_t count,
   const int n = static_cast<int>(count);
   MPI_Request request = MPI_REQUEST_NULL;
   if (bounded()) {
-    int rc = MPI_Iallreduce(s, recv, n, type, ToMpiOp(op), comm_, &request);
+    int rc = MPI_Iallreduce(s, recv, n, type, ToMpiOp(op, dtype), comm_, &request);
     return Finish(rc, "MPI_Iallreduce", &request, "AllReduce");
   }
-  int rc = MPI_Allreduce(s, recv, n, type, ToMpiOp(op), comm_);
+  int rc = MPI_Allreduce(s, recv, n, type, ToMpiOp(op, dtype), comm_);
   return Finish(rc, "MPI_Allreduce", &request, "AllReduce");
 }
 
@@ -312,10 +304,10 @@ Status MpiCommunicator::DoReduce(const void* send, void* recv, int64_t count, DT
   const int n = static_cast<int>(count);
   MPI_Request request = MPI_REQUEST_NULL;
   if (bounded()) {
-    int rc = MPI_Ireduce(s, recv, n, type, ToMpiOp(op), root, comm_, &request);
+    int rc = MPI_Ireduce(s, recv, n, type, ToMpiOp(op, dtype), root, comm_, &request);
     return Finish(rc, "MPI_Ireduce", &request, "Reduce");
   }
-  int rc = MPI_Reduce(s, recv, n, type, ToMpiOp(op), root, comm_);
+  int rc = MPI_Reduce(s, recv, n, type, ToMpiOp(op, dtype), root, comm_);
   return Finish(rc, "MPI_Reduce", &request, "Reduce");
 }
 
@@ -337,18 +329,19 @@ Status MpiCommunicator::DoReduceScatterV(const void* send, void* recv,
   if (AllEqual(recv_counts)) {
     const int n = static_cast<int>(recv_counts[0]);
     if (bounded()) {
-      int rc = MPI_Ireduce_scatter_block(send, recv, n, type, ToMpiOp(op), comm_, &request);
+      int rc = MPI_Ireduce_scatter_block(send, recv, n, type, ToMpiOp(op, dtype), comm_, &request);
       return Finish(rc, "MPI_Ireduce_scatter_block", &request, "ReduceScatterV");
     }
-    int rc = MPI_Reduce_scatter_block(send, recv, n, type, ToMpiOp(op), comm_);
+    int rc = MPI_Reduce_scatter_block(send, recv, n, type, ToMpiOp(op, dtype), comm_);
     return Finish(rc, "MPI_Reduce_scatter_block", &request, "ReduceScatterV");
   }
   ToInts(recv_counts, ints_[0]);
   if (bounded()) {
-    int rc = MPI_Ireduce_scatter(send, recv, ints_[0].data(), type, ToMpiOp(op), comm_, &request);
+    int rc =
+        MPI_Ireduce_scatter(send, recv, ints_[0].data(), type, ToMpiOp(op, dtype), comm_, &request);
     return Finish(rc, "MPI_Ireduce_scatter", &request, "ReduceScatterV");
   }
-  int rc = MPI_Reduce_scatter(send, recv, ints_[0].data(), type, ToMpiOp(op), comm_);
+  int rc = MPI_Reduce_scatter(send, recv, ints_[0].data(), type, ToMpiOp(op, dtype), comm_);
   return Finish(rc, "MPI_Reduce_scatter", &request, "ReduceScatterV");
 }
 
@@ -375,7 +368,7 @@ Status MpiCommunicator::PairwiseReduceScatter(const void* send, void* recv,
   const char* in = static_cast<const char*>(send);
   // Two ranks need no scratch: the one block received goes straight into recv.
   if (n > 2 && scratch_.size() < mine * elem) scratch_.resize(mine * elem);
-  const MPI_Op mpi_op = ToMpiOp(op);
+  const MPI_Op mpi_op = ToMpiOp(op, dtype);
   for (int k = 1; k < n; ++k) {
     const int to = (me + k) % n, from = (me - k + n) % n;
     void* into = k == 1 ? recv : static_cast<void*>(scratch_.data());

@@ -60,7 +60,6 @@ class ShmReduction;  // shm_reduction.h
 
 // MPI_FLOAT, MPI_DOUBLE, MPI_INT32_T, MPI_INT64_T; INVALID_ARGUMENT otherwise.
 Result<MPI_Datatype> ToMpiDatatype(DType dtype);
-MPI_Op ToMpiOp(ReduceOp op);
 
 class MpiCommunicator final : public Communicator {
  public:

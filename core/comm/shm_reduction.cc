@@ -16,6 +16,7 @@
 
 #include "core/comm/comm_checks.h"
 #include "core/comm/mpi_world.h"
+#include "core/common/exact_minmax.h"
 
 namespace tessera::comm {
 namespace {
@@ -64,18 +65,6 @@ struct Sum {
     } else {
       return a + b;
     }
-  }
-};
-struct Max {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return a > b ? a : b;
-  }
-};
-struct Min {
-  template <typename T>
-  T operator()(T a, T b) const {
-    return a < b ? a : b;
   }
 };
 
@@ -224,8 +213,8 @@ template <typename T>
 Kernels ForOp(ReduceOp op) {
   switch (op) {
     case ReduceOp::kSum: return Variant<T, Sum>();
-    case ReduceOp::kMax: return Variant<T, Max>();
-    case ReduceOp::kMin: return Variant<T, Min>();
+    case ReduceOp::kMax: return Variant<T, ExactMaxOp>();  // NaN-exact
+    case ReduceOp::kMin: return Variant<T, ExactMinOp>();
   }
   return {};
 }

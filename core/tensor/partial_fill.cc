@@ -1,7 +1,6 @@
 #include "core/tensor/partial_fill.h"
 
-#include <cstring>
-
+#include "core/boxing/reduction_identity.h"
 #include "core/comm/mpi_world.h"
 
 namespace tessera {
@@ -14,8 +13,9 @@ Status ApplyPartialOwnership(const GlobalTensor& t, void* local) {
   const int64_t index = p.index_of(rank);
   for (int axis = 0; axis < t.nd_sbp().num_axes(); ++axis) {
     if (t.nd_sbp()[axis].kind == SbpKind::kPartialSum && p.Coordinate(index, axis) != 0) {
-      // All-zero bytes are 0 in every supported dtype (IEEE +0.0 and integer 0).
-      std::memset(local, 0, static_cast<size_t>(t.local_bytes()));
+      // The sum's identity: -0.0 for floats (so the owner's -0.0 sums back to -0.0).
+      boxing::FillReductionIdentity(local, t.local_shape().num_elements(), t.dtype(),
+                                    comm::ReduceOp::kSum);
       return Status::Ok();
     }
   }

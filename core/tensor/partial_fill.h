@@ -1,6 +1,7 @@
 // Partial values for tensors built locally (the creation functions): every rank holds
 // a copy of its piece of the value, except that on each P (sum) hierarchy axis only
-// coordinate 0 keeps it and the other coordinates hold 0. P(max) and P(min) axes keep
+// coordinate 0 keeps it and the other coordinates hold 0 (-0.0 for floats: the IEEE
+// additive identity, so an owned -0.0 sums back to -0.0). P(max) and P(min) axes keep
 // the copy on every coordinate, because max and min are idempotent: max(v, v) = v.
 //
 // Copies rather than the reduction's identity (-inf / lowest for max) keep every value

@@ -1,9 +1,9 @@
 // Element arithmetic with defined results for every input, shared by the CPU and CUDA
 // kernels (every function but IsExactInteger also compiles as device code under nvcc):
 // integer add/sub/mul/neg wrap (two's complement, as NumPy), max/min propagate NaN (as
-// NumPy's maximum/minimum), and conversions saturate (float -> int truncates toward
-// zero, NaN -> 0; int -> narrower int clamps). Saturation keeps every conversion
-// non-decreasing, which cast's P(max)/P(min) signatures rely on.
+// NumPy's maximum/minimum) and order -0.0 below +0.0, and conversions saturate (float
+// -> int truncates toward zero, NaN -> 0; int -> narrower int clamps). Saturation keeps
+// every conversion non-decreasing, which cast's P(max)/P(min) signatures rely on.
 #ifndef TESSERA_KERNELS_COMMON_ARITH_H_
 #define TESSERA_KERNELS_COMMON_ARITH_H_
 
@@ -12,12 +12,8 @@
 #include <limits>
 #include <type_traits>
 
-// __host__ __device__ under nvcc, nothing under a plain C++ compiler.
-#if defined(__CUDACC__)
-#define TESS_HOST_DEVICE __host__ __device__
-#else
-#define TESS_HOST_DEVICE
-#endif
+// TESS_HOST_DEVICE (__host__ __device__ under nvcc) comes from exact_minmax.h.
+#include "core/common/exact_minmax.h"
 
 namespace tessera {
 namespace kernels {
@@ -73,14 +69,16 @@ TESS_HOST_DEVICE inline T Div(T a, T b) {
   }
 }
 
+// NaN propagates and -0.0 < +0.0, so every combining order gives the same bits
+// (core/common/exact_minmax.h).
 template <typename T>
 TESS_HOST_DEVICE inline T Max(T a, T b) {
-  return (b > a || b != b) ? b : a;  // b != b: b is NaN
+  return ExactMax(a, b);
 }
 
 template <typename T>
 TESS_HOST_DEVICE inline T Min(T a, T b) {
-  return (b < a || b != b) ? b : a;
+  return ExactMin(a, b);
 }
 
 // The identities of Max and Min: what an empty max (min) reduces to.

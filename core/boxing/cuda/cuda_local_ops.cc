@@ -60,8 +60,8 @@ Status CudaLocalOps::FillReductionIdentity(void* buffer, int64_t count, DType dt
   const size_t elem = DTypeSize(dtype);
   DeviceScope scope;
   TESS_RETURN_IF_ERROR(scope.Enter(device_));
-  if (op == comm::ReduceOp::kSum) {
-    // All-zero bytes are 0 in every supported dtype.
+  if (op == comm::ReduceOp::kSum && dtype != DType::kF32 && dtype != DType::kF64) {
+    // All-zero bytes are an integer 0 (float sums fill -0.0, below).
     return Checked("cudaMemsetAsync",
                    cudaMemsetAsync(buffer, 0, static_cast<size_t>(count) * elem, stream_));
   }
