@@ -6,15 +6,12 @@
 
 namespace tessera {
 
-Status CheckTimeoutSeconds(const char* what, double seconds) {
-  if (std::isfinite(seconds) && seconds >= 0 && seconds <= kMaxTimeoutSeconds) {
-    return Status::Ok();
-  }
-  char buf[160];
-  std::snprintf(buf, sizeof buf,
-                "%s is %g; expected a finite number of seconds >= 0 and <= %g (~11.6 days)", what,
-                seconds, kMaxTimeoutSeconds);
-  return InvalidArgument(buf);
+Status CheckTimeoutAtMostMax(const char* what, double seconds) {
+  if (seconds <= kMaxTimeoutSeconds) return Status::Ok();
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%g; the longest timeout is %g s (~11.6 days)", seconds,
+                kMaxTimeoutSeconds);
+  return InvalidArgument(std::string(what) + " is " + buf);
 }
 
 }  // namespace tessera

@@ -22,9 +22,11 @@ inline constexpr int64_t kMaxPlacementRanks = int64_t{1} << 20;
 // Longest placement or nd-SBP text accepted by the parsers.
 inline constexpr size_t kMaxParsedTextLength = size_t{1} << 16;
 
-// OK when `seconds` is finite, >= 0 and <= kMaxTimeoutSeconds; otherwise
-// INVALID_ARGUMENT "<what> is <seconds>; expected ...".
-Status CheckTimeoutSeconds(const char* what, double seconds);
+// OK when `seconds` <= kMaxTimeoutSeconds; otherwise (also for NaN and +inf)
+// INVALID_ARGUMENT "<what> is <seconds>; the longest timeout is 1e+06 s (~11.6 days)".
+// What a negative value means differs by caller (no limit, keep the default, wait
+// forever), so each checks the low end itself, then this.
+Status CheckTimeoutAtMostMax(const char* what, double seconds);
 
 }  // namespace tessera
 
