@@ -74,6 +74,17 @@ TEST_F(OverflowCapiTest, FullOfAHugeShape) {
   EXPECT_EQ(out, nullptr);
 }
 
+TEST_F(OverflowCapiTest, ArangeWhoseCountOverflows) {
+  tess_tensor* out = nullptr;
+  // (stop - start) overflows double to inf; a count past 2^63 is undefined as int64.
+  EXPECT_TRUE(
+      Refused(tess_tensor_arange(&out, -1e308, 1e308, 1.0, TESS_DTYPE_F64, p_.get(), s0_.get()),
+              "arange: (stop - start) / step is inf elements"));
+  EXPECT_TRUE(Refused(tess_tensor_arange(&out, 0, 1e19, 1.0, TESS_DTYPE_F64, p_.get(), s0_.get()),
+                      "the element count overflows int64"));
+  EXPECT_EQ(out, nullptr);
+}
+
 TEST_F(OverflowCapiTest, TensorEntryPointsRefuseOverflowingShapes) {
   tess_tensor* out = nullptr;
   const float data[4] = {1, 2, 3, 4};
