@@ -59,11 +59,6 @@ Shape::Shape(std::initializer_list<int64_t> dims) {
     }
     dims_[ndim_++] = d;
   }
-  int64_t product = 0;
-  if (!NonzeroProduct(dims_, ndim_, &product)) {
-    std::fprintf(stderr, "tessera: Shape literal whose element count overflows\n");
-    std::abort();
-  }
 }
 
 int64_t Shape::num_elements() const {

@@ -26,15 +26,16 @@ class Shape {
   static Result<Shape> Make(const std::vector<int64_t>& dims) {
     return Make(dims.data(), dims.size());
   }
-  // For literals in code and tests; CHECK-fails on a bad literal (a programmer bug),
-  // including one whose element count overflows.
+  // For literals in code and tests; CHECK-fails on a bad literal (a programmer bug).
+  // The element count is not checked here: tests build overflowing shapes on purpose
+  // to exercise the checks of the layers below Make (register layouts, Blob).
   Shape(std::initializer_list<int64_t> dims);
 
   int ndim() const { return ndim_; }
   int64_t dim(int i) const { return dims_[i]; }
   void set_dim(int i, int64_t value) { dims_[i] = value; }
   const int64_t* data() const { return dims_; }
-  // Never overflows for a shape from Make or a literal (their dims are checked).
+  // Never overflows for a shape from Make (input always enters through it).
   int64_t num_elements() const;
   std::vector<int64_t> ToVector() const { return {dims_, dims_ + ndim_}; }
 
