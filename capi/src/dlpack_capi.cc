@@ -8,6 +8,7 @@
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
+#include "core/common/checked_math.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/cuda_device.h"
 #include "tessera/dlpack.h"
@@ -161,15 +162,35 @@ struct Span {
   int64_t begin = 0;
   int64_t end = 1;
 };
-Span SpanOf(const DLTensor& dl) {
+// `dl.shape` is checked (its element count fits) and non-empty. INVALID_ARGUMENT when
+// an element offset or its byte offset (`elem` bytes each) overflows int64: every
+// offset GatherStrided and the device copy compute lies in the span, so checking its
+// ends checks them all.
+Result<Span> SpanOf(const DLTensor& dl, const Shape& shape, size_t elem) {
   Span span;
   int64_t compact = 1;
-  for (int d = dl.ndim - 1; d >= 0; --d) {
+  bool fits = true;
+  for (int d = dl.ndim - 1; d >= 0 && fits; --d) {
     const int64_t stride = dl.strides != nullptr ? dl.strides[d] : compact;
-    const int64_t reach = (dl.shape[d] - 1) * stride;
-    if (reach < 0) span.begin += reach;
-    if (reach > 0) span.end += reach;
+    int64_t reach = 0;
+    fits = tessera::CheckedMul(dl.shape[d] - 1, stride, &reach) &&
+           tessera::CheckedAdd(reach < 0 ? span.begin : span.end, reach,
+                               reach < 0 ? &span.begin : &span.end);
     compact *= dl.shape[d];
+  }
+  int64_t bytes = 0;
+  fits = fits && tessera::CheckedMul(span.begin, static_cast<int64_t>(elem), &bytes) &&
+         tessera::CheckedMul(span.end, static_cast<int64_t>(elem), &bytes) &&
+         tessera::CheckedMul(span.end - span.begin, static_cast<int64_t>(elem), &bytes);
+  if (!fits) {
+    std::string strides = dl.strides != nullptr ? "[" : "NULL (compact)";
+    for (int d = 0; dl.strides != nullptr && d < dl.ndim; ++d) {
+      strides += (d ? "," : "") + std::to_string(dl.strides[d]);
+    }
+    if (dl.strides != nullptr) strides += "]";
+    return InvalidArgument("DLPack strides " + strides + " over shape " + shape.ToString() +
+                           " of " + std::to_string(elem) +
+                           "-byte elements: an element's byte offset overflows int64");
   }
   return span;
 }
@@ -200,10 +221,13 @@ Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* p
   if (base != nullptr) base += dl.byte_offset;
   const size_t elem = tessera::DTypeSize(dtype);
   std::vector<char> from_device;
+  Span span;
+  if (local_shape.num_elements() > 0) {
+    TESS_ASSIGN_OR_RETURN(span, SpanOf(dl, local_shape, elem));
+  }
   if (on_device && base != nullptr && local_shape.num_elements() > 0) {
     // Device memory comes to the host first (FromLocal takes host memory): the span
     // of elements the strides reach, so base keeps addressing them.
-    const Span span = SpanOf(dl);
     from_device.resize(static_cast<size_t>(span.end - span.begin) * elem);
     Status s = tessera::tensor::CopyForeignDeviceToHost(
         dl.device.device_id, base + span.begin * static_cast<int64_t>(elem), from_device.size(),

@@ -405,6 +405,12 @@ tess_status tess_infer_cache_set_capacity(size_t capacity) {
   if (capacity < 1) {
     return Report(InvalidArgument("tess_infer_cache_set_capacity: capacity is 0; expected >= 1"));
   }
+  constexpr size_t kMax = tessera::infer::InferCache::kMaxCapacity;
+  if (capacity > kMax) {
+    return Report(InvalidArgument("tess_infer_cache_set_capacity: capacity is " +
+                                  std::to_string(capacity) + "; the largest is " +
+                                  std::to_string(kMax) + " (2^30)"));
+  }
   tessera::infer::ThreadLocalInferCache().SetCapacity(capacity);
   return TESS_OK;
   TESS_CAPI_END

@@ -6,6 +6,7 @@
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
 #include "core/comm/mpi_world.h"
+#include "core/common/limits.h"
 #include "core/device/device_selection.h"
 #include "tessera/tessera.h"
 #if defined(TESSERA_WITH_CUDA)
@@ -55,6 +56,12 @@ tess_status tess_runtime_init_with_options(const tess_runtime_init_options* opti
         std::string(__func__) + ": options->collective_timeout_seconds is " +
         std::to_string(o.collective_timeout_seconds) +
         "; expected a finite number (>= 0 to set it, negative to keep the default)"));
+  }
+  if (tessera::Status t = tessera::CheckTimeoutAtMostMax(
+          (std::string(__func__) + ": options->collective_timeout_seconds").c_str(),
+          o.collective_timeout_seconds);
+      !t.ok()) {
+    return Report(t);
   }
   if (o.mpi_thread_level != TESS_MPI_THREAD_MULTIPLE) {
     return Report(tessera::InvalidArgument(

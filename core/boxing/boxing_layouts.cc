@@ -48,6 +48,9 @@ Result<BoxingLayouts> BoxingLayouts::Make(const char* caller, const Shape& shape
                                           const Placement& src_placement, const NdSbp& src,
                                           const Placement& dst_placement, const NdSbp& dst) {
   if (!IsValidDType(static_cast<int>(dtype))) return DTypeNotSupported(caller, dtype);
+  if (Status s = shape.CheckByteSize(DTypeSize(dtype), DTypeName(dtype)); !s.ok()) {
+    return InvalidArgument(std::string(caller) + ": " + s.message());
+  }
   // Both sides' sbp values before either side's fit: ValidateNdSbp reads them.
   TESS_RETURN_IF_ERROR(CheckSbpValues(caller, "src", src));
   TESS_RETURN_IF_ERROR(CheckSbpValues(caller, "dst", dst));

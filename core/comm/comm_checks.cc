@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+
+#include "core/common/limits.h"
 
 namespace tessera::comm {
 
@@ -108,7 +111,7 @@ Status CheckTimeout(const char* method, double seconds) {
     return InvalidArgument(std::string(method) + ": seconds is " + SecondsText(seconds) +
                            "; it must be a finite number >= 0 (0 = no limit)");
   }
-  return Status::Ok();
+  return CheckTimeoutAtMostMax((std::string(method) + ": seconds").c_str(), seconds);
 }
 
 }  // namespace tessera::comm

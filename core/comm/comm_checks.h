@@ -32,7 +32,7 @@ Status CheckToSelf(const char* method, int32_t rank, int64_t sent, const char* r
 // `total` receives their element count.
 Status CheckBlocks(const char* method, const char* name, const std::vector<BlockView>& blocks,
                    int32_t size, int64_t max, int64_t* total);
-// A timeout: a finite number of seconds >= 0 (0 = no limit).
+// A timeout: a finite number of seconds >= 0 (0 = no limit), at most kMaxTimeoutSeconds.
 Status CheckTimeout(const char* method, double seconds);
 // std::to_string, shorter at call sites that build messages.
 std::string Str(int64_t value);

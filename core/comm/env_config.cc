@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/common/limits.h"
+
 namespace tessera::comm {
 namespace {
 
@@ -38,6 +40,8 @@ Result<std::optional<double>> EnvSeconds(const char* name) {
   if (end == value || *end != '\0' || errno == ERANGE || !std::isfinite(parsed) || parsed < 0) {
     return BadValue(name, value, kExpected);
   }
+  TESS_RETURN_IF_ERROR(
+      CheckTimeoutAtMostMax((std::string("environment variable ") + name).c_str(), parsed));
   return std::optional<double>(parsed);
 }
 

@@ -15,7 +15,7 @@ namespace tessera::comm {
 // A decimal integer >= min_value.
 Result<std::optional<int64_t>> EnvInt64(const char* name, int64_t min_value);
 
-// A finite number of seconds >= 0 ("30", "0.25", "1e-3").
+// A finite number of seconds >= 0 and <= kMaxTimeoutSeconds ("30", "0.25", "1e-3").
 Result<std::optional<double>> EnvSeconds(const char* name);
 
 }  // namespace tessera::comm

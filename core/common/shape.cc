@@ -3,9 +3,23 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/common/checked_math.h"
 #include "core/common/hash.h"
 
 namespace tessera {
+namespace {
+
+// The product of the nonzero dims; false when it overflows int64_t.
+bool NonzeroProduct(const int64_t* dims, int ndim, int64_t* out) {
+  int64_t p = 1;
+  for (int i = 0; i < ndim; ++i) {
+    if (dims[i] != 0 && !CheckedMul(p, dims[i], &p)) return false;
+  }
+  *out = p;
+  return true;
+}
+
+}  // namespace
 
 Result<Shape> Shape::Make(const int64_t* dims, size_t ndim) {
   if (ndim > static_cast<size_t>(kMaxDims)) {
@@ -23,6 +37,12 @@ Result<Shape> Shape::Make(const int64_t* dims, size_t ndim) {
                              "; dims must be >= 0");
     }
     s.dims_[i] = dims[i];
+  }
+  int64_t product = 0;
+  if (!NonzeroProduct(s.dims_, s.ndim_, &product)) {
+    return InvalidArgument("shape " + s.ToString() +
+                           ": the element count overflows int64 (the product of the nonzero "
+                           "dims must be at most 2^63-1)");
   }
   return s;
 }
@@ -45,6 +65,17 @@ int64_t Shape::num_elements() const {
   int64_t n = 1;
   for (int i = 0; i < ndim_; ++i) n *= dims_[i];
   return n;
+}
+
+Status Shape::CheckByteSize(size_t dtype_size, const char* dtype_name) const {
+  int64_t bytes = 0;
+  if (!CheckedMul(num_elements(), static_cast<int64_t>(dtype_size), &bytes)) {
+    return InvalidArgument("shape " + ToString() + " of " + dtype_name + " has " +
+                           std::to_string(num_elements()) + " elements of " +
+                           std::to_string(dtype_size) +
+                           " bytes: the byte size overflows int64 (at most 2^63-1 bytes)");
+  }
+  return Status::Ok();
 }
 
 std::string Shape::ToString() const {

@@ -35,6 +35,9 @@ InferCache::Stats InferCache::stats() const { return cache_.stats(); }
 
 void InferCache::Clear() { cache_.Clear(); }
 
+static_assert(InferCache::kMaxCapacity <= LruCache<int, int>::kMaxCapacity,
+              "InferCache::kMaxCapacity must be one LruCache holds");
+
 void InferCache::SetCapacity(size_t capacity) { cache_.SetCapacity(capacity); }
 
 InferCache& ThreadLocalInferCache() {

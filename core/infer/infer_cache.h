@@ -36,6 +36,9 @@ namespace infer {
 class InferCache {
  public:
   static constexpr size_t kDefaultCapacity = 4096;
+  // The largest capacity (docs/c-api.md, "Limits"); LruCache clamps to it. Entries are
+  // allocated as they are added, never in proportion to the capacity.
+  static constexpr size_t kMaxCapacity = size_t{1} << 30;
 
   explicit InferCache(size_t capacity = kDefaultCapacity);
   InferCache(const InferCache&) = delete;
@@ -52,7 +55,8 @@ class InferCache {
 
   // Drops every entry and zeroes the counters.
   void Clear();
-  // Drops every entry (counters kept) and sets a new capacity (>= 1).
+  // Drops every entry (counters kept) and sets a new capacity, clamped to
+  // [1, kMaxCapacity] (the C API refuses values outside it).
   void SetCapacity(size_t capacity);
 
  private:

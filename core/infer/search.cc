@@ -161,6 +161,17 @@ Result<op::OpContext> CheckCall(const op::OpDef& def, const std::vector<TensorMe
     }
   }
   TESS_RETURN_IF_ERROR(def.shape_fn()(&ctx));
+  // Shape functions build outputs dim by dim (broadcasting, matmul, concat); inputs
+  // whose counts fit can still give an output whose count or byte size does not.
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    const op::TensorDesc& out = ctx.output(i);
+    Result<Shape> checked = Shape::Make(out.shape.data(), static_cast<size_t>(out.shape.ndim()));
+    Status s = checked.ok() ? out.shape.CheckByteSize(DTypeSize(out.dtype), DTypeName(out.dtype))
+                            : checked.status();
+    if (!s.ok()) {
+      return InvalidArgument(def.name() + ": output \"" + ctx.OutputName(i) + "\": " + s.message());
+    }
+  }
   return ctx;
 }
 

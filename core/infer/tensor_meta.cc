@@ -10,6 +10,7 @@ Result<TensorMeta> TensorMeta::Make(Shape shape, DType dtype, Placement placemen
     return InvalidArgument("dtype value " + std::to_string(static_cast<int>(dtype)) +
                            " is not a known dtype");
   }
+  TESS_RETURN_IF_ERROR(shape.CheckByteSize(DTypeSize(dtype), DTypeName(dtype)));
   TESS_RETURN_IF_ERROR(ValidateNdSbp(nd_sbp, placement, shape));
   return TensorMeta{shape, dtype, std::move(placement), nd_sbp};
 }

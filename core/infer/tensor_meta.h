@@ -22,7 +22,8 @@ struct TensorMeta {
   Placement placement;
   NdSbp nd_sbp;
 
-  // Checks the nd-sbp against the placement and shape.
+  // Checks the dtype, that the byte size fits int64 (Shape::CheckByteSize) and the
+  // nd-sbp against the placement and shape.
   static Result<TensorMeta> Make(Shape shape, DType dtype, Placement placement, NdSbp nd_sbp);
 
   // Logical size in bytes: the T of the cost model.

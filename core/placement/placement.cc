@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/common/checked_math.h"
 #include "core/common/hash.h"
+#include "core/common/limits.h"
 #include "core/common/text_cursor.h"
 
 namespace tessera {
@@ -30,7 +32,9 @@ struct Node {
   std::vector<Node> children;
 };
 
-Status ParseRankOrRange(TextCursor* cur, std::vector<int32_t>* out) {
+// `*total` counts the ranks parsed so far in the whole text: a range is refused before
+// any rank is stored when the text would hold more than kMaxPlacementRanks.
+Status ParseRankOrRange(TextCursor* cur, int64_t* total, std::vector<int32_t>* out) {
   TESS_ASSIGN_OR_RETURN(int64_t first, cur->ParseInt());
   int64_t last = first;
   if (cur->Consume('-')) {
@@ -43,11 +47,18 @@ Status ParseRankOrRange(TextCursor* cur, std::vector<int32_t>* out) {
   if (last > std::numeric_limits<int32_t>::max()) {
     return cur->Error("ranks below 2^31");
   }
+  *total += last - first + 1;  // both below 2^31: no overflow
+  if (*total > kMaxPlacementRanks) {
+    return cur->Error("at most " + std::to_string(kMaxPlacementRanks) +
+                      " ranks in a placement (this range, " + std::to_string(first) + "-" +
+                      std::to_string(last) + ", brings the count to " + std::to_string(*total) +
+                      ")");
+  }
   for (int64_t r = first; r <= last; ++r) out->push_back(static_cast<int32_t>(r));
   return Status::Ok();
 }
 
-Status ParseList(TextCursor* cur, int depth, Node* node) {
+Status ParseList(TextCursor* cur, int depth, int64_t* total, Node* node) {
   if (depth > Placement::kMaxAxes) {
     return cur->Error("at most " + std::to_string(Placement::kMaxAxes) + " levels of brackets");
   }
@@ -57,10 +68,10 @@ Status ParseList(TextCursor* cur, int depth, Node* node) {
     if (cur->Peek() == '[') {
       if (!node->ranks.empty()) return cur->Error("a rank, not a nested list");
       node->children.emplace_back();
-      TESS_RETURN_IF_ERROR(ParseList(cur, depth + 1, &node->children.back()));
+      TESS_RETURN_IF_ERROR(ParseList(cur, depth + 1, total, &node->children.back()));
     } else {
       if (!node->children.empty()) return cur->Error("'[' (a nested list)");
-      TESS_RETURN_IF_ERROR(ParseRankOrRange(cur, &node->ranks));
+      TESS_RETURN_IF_ERROR(ParseRankOrRange(cur, total, &node->ranks));
     }
   } while (cur->Consume(','));
   return cur->Expect(']');
@@ -108,6 +119,10 @@ Result<Placement> Placement::Make(DeviceType device_type, std::vector<int32_t> r
                            " is not cpu (0) or cuda (1)");
   }
   if (ranks.empty()) return InvalidArgument("placement has an empty rank list");
+  if (ranks.size() > static_cast<size_t>(kMaxPlacementRanks)) {
+    return InvalidArgument("placement has " + std::to_string(ranks.size()) + " ranks; at most " +
+                           std::to_string(kMaxPlacementRanks) + " are supported");
+  }
   if (hierarchy.empty() || hierarchy.size() > static_cast<size_t>(kMaxAxes)) {
     return InvalidArgument("placement hierarchy has " + std::to_string(hierarchy.size()) +
                            " axes; expected 1 to " + std::to_string(kMaxAxes));
@@ -118,8 +133,10 @@ Result<Placement> Placement::Make(DeviceType device_type, std::vector<int32_t> r
       return InvalidArgument("placement hierarchy axis " + std::to_string(i) + " is " +
                              std::to_string(hierarchy[i]) + "; axes must be >= 1");
     }
-    product *= hierarchy[i];
-    if (product > static_cast<int64_t>(ranks.size())) break;
+    if (!CheckedMul(product, hierarchy[i], &product)) {
+      product = -1;  // overflows int64: it cannot equal ranks.size()
+      break;
+    }
   }
   if (product != static_cast<int64_t>(ranks.size())) {
     std::string h;
@@ -156,6 +173,11 @@ Result<Placement> Placement::Make(DeviceType device_type, std::vector<int32_t> r
 }
 
 Result<Placement> Placement::Parse(std::string_view text) {
+  if (text.size() > kMaxParsedTextLength) {
+    return InvalidArgument("placement text is " + std::to_string(text.size()) +
+                           " characters long; at most " + std::to_string(kMaxParsedTextLength) +
+                           " are accepted");
+  }
   TextCursor cur(text, "placement");
   DeviceType type;
   if (cur.ConsumeWord("cpu")) {
@@ -168,12 +190,13 @@ Result<Placement> Placement::Parse(std::string_view text) {
   TESS_RETURN_IF_ERROR(cur.Expect(':'));
   std::vector<int32_t> ranks;
   std::vector<int64_t> hierarchy;
+  int64_t total = 0;
   if (cur.Peek() == '[') {
     Node root;
-    TESS_RETURN_IF_ERROR(ParseList(&cur, 1, &root));
+    TESS_RETURN_IF_ERROR(ParseList(&cur, 1, &total, &root));
     TESS_RETURN_IF_ERROR(Flatten(root, 0, &hierarchy, &ranks, std::string(text)));
   } else {
-    TESS_RETURN_IF_ERROR(ParseRankOrRange(&cur, &ranks));
+    TESS_RETURN_IF_ERROR(ParseRankOrRange(&cur, &total, &ranks));
     hierarchy.push_back(static_cast<int64_t>(ranks.size()));
   }
   TESS_RETURN_IF_ERROR(cur.ExpectEnd());

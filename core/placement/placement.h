@@ -26,10 +26,13 @@ class Placement {
  public:
   static constexpr int kMaxAxes = 8;
 
-  // `ranks` in row-major order over `hierarchy`; checks: at least one rank, no
-  // duplicates, ranks >= 0, product(hierarchy) == ranks.size(), 1..kMaxAxes axes.
+  // `ranks` in row-major order over `hierarchy`; checks: 1..kMaxPlacementRanks ranks
+  // (core/common/limits.h), no duplicates, ranks >= 0, product(hierarchy) ==
+  // ranks.size() (computed with overflow checks), 1..kMaxAxes axes.
   static Result<Placement> Make(DeviceType device_type, std::vector<int32_t> ranks,
                                 std::vector<int64_t> hierarchy);
+  // At most kMaxParsedTextLength characters; ranges are counted before they are
+  // expanded, so "cpu:0-N" past kMaxPlacementRanks ranks allocates nothing.
   static Result<Placement> Parse(std::string_view text);
 
   DeviceType device_type() const { return impl_->device_type; }

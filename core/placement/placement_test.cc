@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/common/limits.h"
+
 namespace tessera {
 namespace {
 
@@ -124,6 +126,39 @@ TEST(PlacementTest, MakeChecksArguments) {
             "placement rank -2 is negative");
   EXPECT_EQ(Placement::Make(static_cast<DeviceType>(7), {0}, {1}).status().message(),
             "placement device type 7 is not cpu (0) or cuda (1)");
+}
+
+TEST(PlacementTest, OverflowingHierarchyIsRefused) {
+  // 4 * (2^62 + 1) wraps to 4 unchecked, which matched the 4 ranks.
+  const int64_t big = (int64_t{1} << 62) + 1;
+  Result<Placement> p = Placement::Make(DeviceType::kCpu, {0, 1, 2, 3}, {4, big});
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.status().message(),
+            "placement hierarchy [4,4611686018427387905] does not hold 4 ranks");
+  EXPECT_FALSE(Placement::Make(DeviceType::kCpu, {0, 1, 2, 3}, {big, 4}).ok());
+  EXPECT_FALSE(
+      Placement::Make(DeviceType::kCpu, {0}, {int64_t{1} << 32, int64_t{1} << 32, 1}).ok());
+}
+
+TEST(PlacementTest, ParsingBoundsItsWork) {
+  // 844674408 ranks would be 3.4 GB of rank ids; refused before any is stored.
+  EXPECT_EQ(ParseError("cpu:0-844674407"),
+            "bad placement \"cpu:0-844674407\": expected at most 1048576 ranks in a placement "
+            "(this range, 0-844674407, brings the count to 844674408) at position 15, found end "
+            "of text");
+  // Many ranges add up.
+  EXPECT_NE(ParseError("cpu:[0-600000,600001-1200000]").find("brings the count to 1200001"),
+            std::string::npos);
+  EXPECT_TRUE(Placement::Parse("cpu:0-1048575").ok());
+  EXPECT_NE(ParseError("cpu:0-1048576").find("at most 1048576 ranks"), std::string::npos);
+  const std::string long_text = "cpu:[0" + std::string(70000, ' ') + "]";
+  EXPECT_EQ(ParseError(long_text.c_str()),
+            "placement text is 70007 characters long; at most 65536 are accepted");
+  std::vector<int32_t> ranks(kMaxPlacementRanks + 1);
+  for (size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int32_t>(i);
+  EXPECT_EQ(Placement::Make(DeviceType::kCpu, ranks, {kMaxPlacementRanks + 1}).status().message(),
+            "placement has 1048577 ranks; at most 1048576 are supported");
 }
 
 }  // namespace

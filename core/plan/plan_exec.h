@@ -119,7 +119,8 @@ struct PlanStats {
 
 class PlanInstance {
  public:
-  // Push's and RunPushed's timeout that never expires (any negative or infinite value).
+  // Push's and RunPushed's timeout that never expires (any negative value; a finite
+  // one is at most kMaxTimeoutSeconds, and +inf or NaN is INVALID_ARGUMENT).
   static constexpr double kWaitForever = -1;
 
   // Errors: INVALID_ARGUMENT for a null plan; RegisterManager::Create's.

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/common/limits.h"
 #include "core/memory/caching_allocator.h"
 #include "core/plan/exec_util.h"
 #include "core/plan/plan_exec.h"
@@ -59,7 +60,8 @@ Status CheckTimeout(const char* where, double timeout_seconds) {
   if (std::isnan(timeout_seconds)) {
     return InvalidArgument(std::string(where) + ": timeout_seconds is NaN");
   }
-  return Status::Ok();
+  // Negative waits forever; a finite bound past the maximum would overflow the clock.
+  return CheckTimeoutAtMostMax((std::string(where) + ": timeout_seconds").c_str(), timeout_seconds);
 }
 
 // Waits on `cv` until `ready`; false when `timeout_seconds` passed first. Negative or

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "core/common/checked_math.h"
+
 namespace tessera::plan {
 namespace {
 
@@ -32,7 +34,7 @@ Result<int64_t> CheckedAlignUp(int64_t x, int64_t multiple, const std::string& w
 
 Result<int64_t> CheckedMul(int64_t a, int64_t b, const std::string& what) {
   int64_t product = 0;
-  if (__builtin_mul_overflow(a, b, &product)) {
+  if (!tessera::CheckedMul(a, b, &product)) {
     return Overflow(what, std::to_string(a) + " * " + std::to_string(b));
   }
   return product;
@@ -40,7 +42,7 @@ Result<int64_t> CheckedMul(int64_t a, int64_t b, const std::string& what) {
 
 Result<int64_t> CheckedAdd(int64_t a, int64_t b, const std::string& what) {
   int64_t sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) {
+  if (!tessera::CheckedAdd(a, b, &sum)) {
     return Overflow(what, std::to_string(a) + " + " + std::to_string(b));
   }
   return sum;

@@ -182,6 +182,12 @@ Result<Tensor> Arange(double start, double stop, double step, DType dtype,
                            " and step " + std::to_string(step));
   }
   const double count = std::ceil((stop - start) / step);
+  // 2^63: converting a double at or past it (or inf) to int64_t is undefined.
+  if (!(count < 9223372036854775808.0)) {
+    return InvalidArgument("arange: (stop - start) / step is " + std::to_string(count) +
+                           " elements for (" + std::to_string(start) + ", " + std::to_string(stop) +
+                           ", " + std::to_string(step) + "); the element count overflows int64");
+  }
   const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   if (IsInteger(dtype) && n > 0 &&
       !Representable(start + static_cast<double>(n - 1) * step, dtype)) {

@@ -6,6 +6,7 @@
 
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
+#include "core/common/checked_math.h"
 #include "core/sbp/physical_layout.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/cuda_device.h"
@@ -46,7 +47,13 @@ Result<Shape> LogicalShapeFromLocals(const std::vector<int64_t>& records,
         const bool splits_d = nd_sbp[a].is_split() && nd_sbp[a].axis == d;
         if (!splits_d && placement.Coordinate(i, a) != 0) tiles = false;
       }
-      if (tiles) total += records[static_cast<size_t>(placement.rank_at(i)) * kRecord + 3 + d];
+      const int64_t part = records[static_cast<size_t>(placement.rank_at(i)) * kRecord + 3 + d];
+      if (tiles && !CheckedAdd(total, part, &total)) {
+        // Every rank sums the same records, so every rank returns this error.
+        return InvalidArgument("the local dims along split dim " + std::to_string(d) +
+                               " add up to more than int64 holds (the logical shape's dim " +
+                               std::to_string(d) + " would overflow)");
+      }
     }
     dims[d] = total;
   }

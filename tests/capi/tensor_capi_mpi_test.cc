@@ -203,6 +203,22 @@ TEST(TensorCapiMpiTest, FromLocalInfersUnevenShards) {
   EXPECT_EQ(ToHost<float>(t), want);
 }
 
+// Local shapes that each fit but whose split dim sums past int64 (issue 16): every
+// rank refuses the same way, none wraps around.
+TEST(TensorCapiMpiTest, FromLocalRefusesALogicalDimThatOverflows) {
+  if (WorldSize() < 2) GTEST_SKIP() << "needs 2 ranks";
+  PlacementPtr world = Placement(WorldText());
+  NdSbpPtr s0 = NdSbp("S(0)");
+  const int64_t local_shape[] = {int64_t{1} << 62, 0};  // no elements: data may be NULL
+  tess_tensor* t = nullptr;
+  EXPECT_EQ(tess_tensor_from_local(&t, nullptr, local_shape, 2, TESS_DTYPE_F32, world.get(),
+                                   s0.get(), nullptr),
+            TESS_INVALID_ARGUMENT);
+  EXPECT_TRUE(ErrorHas("the local dims along split dim 0 add up to more than int64 holds"))
+      << LastError();
+  EXPECT_EQ(t, nullptr);
+}
+
 TEST(TensorCapiMpiTest, SubPlacementLeavesOtherRanksWithMetadata) {
   if (WorldSize() < 2) GTEST_SKIP() << "needs 2 ranks";
   const std::string last = "cpu:[" + std::to_string(WorldSize() - 1) + "]";

@@ -53,6 +53,13 @@ TEST(EnvConfigTest, Seconds) {
                                             std::string(bad) +
                                             "\"; it must be a finite number of seconds >= 0");
   }
+  // Finite but past the maximum: std::chrono's integer ticks would overflow.
+  setenv(kName, "1e10", 1);
+  EXPECT_EQ(EnvSeconds(kName).status().message(),
+            "environment variable TESSERA_ENV_CONFIG_TEST is 1e+10; the longest timeout is 1e+06 s "
+            "(~11.6 days)");
+  setenv(kName, "1e6", 1);
+  EXPECT_EQ(EnvSeconds(kName).value(), 1e6);
   unsetenv(kName);
 }
 

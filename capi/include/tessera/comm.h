@@ -116,13 +116,14 @@ TESS_API tess_status tess_bucketed_allreducer_get_stats(tess_bucketed_allreducer
  * communicator it ran on fails every later call with FAILED_PRECONDITION (MPI cannot
  * cancel the stuck operation; its buffers must outlive it). A timeout costs speed:
  * collectives then run as nonblocking calls polled to the deadline (all-reduce
- * measured 1.3-1.8x slower). INVALID_ARGUMENT for a negative, NaN or infinite value.
+ * measured 1.3-1.8x slower). INVALID_ARGUMENT for a negative, NaN or infinite value, or
+ * one above 1e6 s (~11.6 days; docs/c-api.md, "Limits").
  * Local (no communication), but call it with the same value on every rank. Works
  * before tess_runtime_init. Must not race with collective calls. */
 TESS_API tess_status tess_comm_set_collective_timeout(double seconds);
 /* The process default: the last tess_comm_set_collective_timeout value, else
  * TESSERA_COLLECTIVE_TIMEOUT_S, else 0. INVALID_ARGUMENT, naming the variable, when
- * it is not a number >= 0. Thread safety: any thread. */
+ * it is not a number >= 0 and <= 1e6. Thread safety: any thread. */
 TESS_API tess_status tess_comm_collective_timeout(double* out);
 
 #ifdef __cplusplus

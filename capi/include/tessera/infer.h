@@ -150,7 +150,9 @@ typedef struct tess_infer_cache_stats {
 TESS_API tess_status tess_infer_cache_get_stats(tess_infer_cache_stats* out);
 /* Drops every entry and zeroes the counters. */
 TESS_API void tess_infer_cache_clear(void);
-/* Drops every entry (counters kept) and sets the capacity; INVALID_ARGUMENT for 0. */
+/* Drops every entry (counters kept) and sets the capacity; INVALID_ARGUMENT for 0 or
+ * above 2^30 (docs/c-api.md, "Limits"). Memory grows with the entries held, not with
+ * the capacity. */
 TESS_API tess_status tess_infer_cache_set_capacity(size_t capacity);
 
 #ifdef __cplusplus

@@ -164,8 +164,8 @@ TESS_API tess_status tess_plan_instance_run(tess_plan_instance* instance,
  * until every set pushed before it has run, so the collectives keep one order on
  * every rank (it overlaps nothing; push tensors already in the program's nd-sbp to
  * overlap). DEADLINE_EXCEEDED when the wait times out; CANCELLED after
- * tess_plan_instance_close; INVALID_ARGUMENT as tess_plan_instance_run, or for a NaN timeout;
- * nothing is pushed on error. */
+ * tess_plan_instance_close; INVALID_ARGUMENT as tess_plan_instance_run, or for a NaN timeout
+ * or one above 1e6 s (docs/c-api.md, "Limits"); nothing is pushed on error. */
 TESS_API tess_status tess_plan_instance_push(tess_plan_instance* instance,
                                              const tess_tensor* const* inputs, size_t num_inputs,
                                              double timeout_seconds);
@@ -173,7 +173,8 @@ TESS_API tess_status tess_plan_instance_push(tess_plan_instance* instance,
  * the plan on it and frees its slot; the outputs then read as after tess_plan_instance_run
  * and stay valid until the next run (input_register_num >= 2). DEADLINE_EXCEEDED
  * when nothing was pushed in time; CANCELLED after tess_plan_instance_close. tess_plan_instance_run
- * fails with FAILED_PRECONDITION while pushed sets wait. */
+ * fails with FAILED_PRECONDITION while pushed sets wait. INVALID_ARGUMENT for a NaN
+ * timeout or one above 1e6 s. */
 TESS_API tess_status tess_plan_instance_run_pushed(tess_plan_instance* instance,
                                                    double timeout_seconds);
 /* Wakes every waiting push and run_pushed with CANCELLED and makes later ones fail

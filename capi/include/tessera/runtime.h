@@ -38,7 +38,8 @@ typedef struct tess_runtime_init_options {
   /* Bound of every collective, as tess_comm_set_collective_timeout(seconds) sets it, applied
    * before MPI starts: >= 0 (0: wait forever). Negative (the default, -1): keep the
    * process default (the last tess_comm_set_collective_timeout, else
-   * TESSERA_COLLECTIVE_TIMEOUT_S, else 0). NaN or infinite: INVALID_ARGUMENT. */
+   * TESSERA_COLLECTIVE_TIMEOUT_S, else 0). NaN, infinite or above 1e6 (docs/c-api.md,
+   * "Limits"): INVALID_ARGUMENT. */
   double collective_timeout_seconds;
   /* The MPI thread level requested from MPI_Init_thread. Only
    * TESS_MPI_THREAD_MULTIPLE (the default) is accepted today: Tessera's pipelined
@@ -62,8 +63,8 @@ typedef struct tess_runtime_init_options {
 /* tess_runtime_init with options; `options` NULL means the defaults
  * (TESS_RUNTIME_INIT_OPTIONS_INIT). INVALID_ARGUMENT, naming the field and value, for a bad
  * struct_size (below the first version's size, or larger than this library's with nonzero bytes
- * past it), a NaN or infinite timeout or a thread level other than TESS_MPI_THREAD_MULTIPLE;
- * nothing is started then. When already initialised it still checks the options and applies the
+ * past it), a NaN, infinite or above-1e6 timeout or a thread level other than
+ * TESS_MPI_THREAD_MULTIPLE; nothing is started then. When already initialised it still checks the options and applies the
  * timeout (TESS_OK). Thread safety: as tess_runtime_init. */
 TESS_API tess_status tess_runtime_init_with_options(const tess_runtime_init_options* options);
 /* Stops the runtime; finalises MPI only if tess_runtime_init initialised it. A no-op

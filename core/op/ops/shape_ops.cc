@@ -3,6 +3,7 @@
 // three partial reductions (P, P(max), P(min)).
 #include <vector>
 
+#include "core/common/checked_math.h"
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
 #include "core/op/ops/register_ops.h"
@@ -74,8 +75,9 @@ Status ReshapeShape(OpContext* ctx) {
     } else if (dims[i] < 0) {
       return ctx->Error("attribute \"shape\" " + IntsToString(dims) + " has dim " +
                         std::to_string(dims[i]) + "; dims must be >= 0 or a single -1");
-    } else {
-      known *= dims[i];
+    } else if (!CheckedMul(known, dims[i], &known)) {
+      return ctx->Error("attribute \"shape\" " + IntsToString(dims) +
+                        ": the element count overflows int64");
     }
   }
   const int64_t total = x.num_elements();
@@ -162,7 +164,10 @@ Status ConcatShape(OpContext* ctx) {
                         " but \"in[0]\" has " + first.shape.ToString() +
                         "; shapes must match except on axis " + std::to_string(axis));
     }
-    sum += d.shape.dim(axis);
+    if (!CheckedAdd(sum, d.shape.dim(axis), &sum)) {
+      return ctx->Error("the inputs' dims on axis " + std::to_string(axis) +
+                        " add up to more than int64 holds");
+    }
   }
   out.set_dim(axis, sum);
   *ctx->mutable_output("out") = {out, first.dtype};

@@ -101,6 +101,17 @@ TEST(ConcatTest, ShapesSignaturesErrors) {
       "concat: input \"in\" repeats at least 1 times but the call gives it 0 (0 inputs in all)");
 }
 
+TEST(ShapeOpsTest, OverflowingCountsAreErrors) {
+  constexpr int64_t kBig = (int64_t{1} << 62) + 1;
+  // Unchecked, the attribute's product wraps to 4 and matches x's 4 elements.
+  EXPECT_EQ(ShapeError("reshape", Descs({{4}}), Ints("shape", {kBig, 4})),
+            "reshape: attribute \"shape\" [4611686018427387905,4]: the element count overflows "
+            "int64");
+  constexpr int64_t kHalf = int64_t{1} << 62;
+  EXPECT_EQ(ShapeError("concat", Descs({{kHalf}, {kHalf}})),
+            "concat: the inputs' dims on axis 0 add up to more than int64 holds");
+}
+
 AttrMap SliceAttrs(std::vector<int64_t> start, std::vector<int64_t> stop,
                    std::vector<int64_t> step) {
   return {{"start", AttrValue::Ints(std::move(start))},
