@@ -58,8 +58,7 @@ tess_status tess_runtime_init_with_options(const tess_runtime_init_options* opti
         "; expected a finite number (>= 0 to set it, negative to keep the default)"));
   }
   if (tessera::Status t = tessera::CheckTimeoutAtMostMax(
-          (std::string(__func__) + ": options->collective_timeout_seconds").c_str(),
-          o.collective_timeout_seconds);
+          __func__, ": options->collective_timeout_seconds", o.collective_timeout_seconds);
       !t.ok()) {
     return Report(t);
   }

@@ -111,7 +111,7 @@ Status CheckTimeout(const char* method, double seconds) {
     return InvalidArgument(std::string(method) + ": seconds is " + SecondsText(seconds) +
                            "; it must be a finite number >= 0 (0 = no limit)");
   }
-  return CheckTimeoutAtMostMax((std::string(method) + ": seconds").c_str(), seconds);
+  return CheckTimeoutAtMostMax(method, ": seconds", seconds);
 }
 
 }  // namespace tessera::comm

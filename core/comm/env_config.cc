@@ -40,8 +40,7 @@ Result<std::optional<double>> EnvSeconds(const char* name) {
   if (end == value || *end != '\0' || errno == ERANGE || !std::isfinite(parsed) || parsed < 0) {
     return BadValue(name, value, kExpected);
   }
-  TESS_RETURN_IF_ERROR(
-      CheckTimeoutAtMostMax((std::string("environment variable ") + name).c_str(), parsed));
+  TESS_RETURN_IF_ERROR(CheckTimeoutAtMostMax("environment variable ", name, parsed));
   return std::optional<double>(parsed);
 }
 

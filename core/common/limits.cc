@@ -6,12 +6,12 @@
 
 namespace tessera {
 
-Status CheckTimeoutAtMostMax(const char* what, double seconds) {
+Status CheckTimeoutAtMostMax(std::string_view where, std::string_view field, double seconds) {
   if (seconds <= kMaxTimeoutSeconds) return Status::Ok();
   char buf[96];
   std::snprintf(buf, sizeof buf, "%g; the longest timeout is %g s (~11.6 days)", seconds,
                 kMaxTimeoutSeconds);
-  return InvalidArgument(std::string(what) + " is " + buf);
+  return InvalidArgument(std::string(where) + std::string(field) + " is " + buf);
 }
 
 }  // namespace tessera

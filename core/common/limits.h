@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "core/common/status.h"
 
@@ -23,10 +24,12 @@ inline constexpr int64_t kMaxPlacementRanks = int64_t{1} << 20;
 inline constexpr size_t kMaxParsedTextLength = size_t{1} << 16;
 
 // OK when `seconds` <= kMaxTimeoutSeconds; otherwise (also for NaN and +inf)
-// INVALID_ARGUMENT "<what> is <seconds>; the longest timeout is 1e+06 s (~11.6 days)".
-// What a negative value means differs by caller (no limit, keep the default, wait
-// forever), so each checks the low end itself, then this.
-Status CheckTimeoutAtMostMax(const char* what, double seconds);
+// INVALID_ARGUMENT "<where><field> is <seconds>; the longest timeout is 1e+06 s (~11.6
+// days)". What a negative value means differs by caller (no limit, keep the default,
+// wait forever), so each checks the low end itself, then this. The name comes in two
+// parts, joined only for the error: plan pushes and collectives call this on every
+// call, and the passing check allocates nothing.
+Status CheckTimeoutAtMostMax(std::string_view where, std::string_view field, double seconds);
 
 }  // namespace tessera
 

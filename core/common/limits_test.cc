@@ -9,15 +9,15 @@ namespace tessera {
 namespace {
 
 TEST(LimitsTest, TimeoutAtMostMax) {
-  EXPECT_TRUE(CheckTimeoutAtMostMax("t", 0).ok());
-  EXPECT_TRUE(CheckTimeoutAtMostMax("t", 3.5).ok());
-  EXPECT_TRUE(CheckTimeoutAtMostMax("t", kMaxTimeoutSeconds).ok());
-  Status s = CheckTimeoutAtMostMax("timeout", 1e10);
+  EXPECT_TRUE(CheckTimeoutAtMostMax("t", "", 0).ok());
+  EXPECT_TRUE(CheckTimeoutAtMostMax("t", "", 3.5).ok());
+  EXPECT_TRUE(CheckTimeoutAtMostMax("t", "", kMaxTimeoutSeconds).ok());
+  Status s = CheckTimeoutAtMostMax("time", "out", 1e10);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "timeout is 1e+10; the longest timeout is 1e+06 s (~11.6 days)");
-  EXPECT_FALSE(CheckTimeoutAtMostMax("t", std::nextafter(kMaxTimeoutSeconds, 2e6)).ok());
-  EXPECT_FALSE(CheckTimeoutAtMostMax("t", std::nan("")).ok());
-  EXPECT_FALSE(CheckTimeoutAtMostMax("t", std::numeric_limits<double>::infinity()).ok());
+  EXPECT_FALSE(CheckTimeoutAtMostMax("t", "", std::nextafter(kMaxTimeoutSeconds, 2e6)).ok());
+  EXPECT_FALSE(CheckTimeoutAtMostMax("t", "", std::nan("")).ok());
+  EXPECT_FALSE(CheckTimeoutAtMostMax("t", "", std::numeric_limits<double>::infinity()).ok());
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ Status CheckTimeout(const char* where, double timeout_seconds) {
     return InvalidArgument(std::string(where) + ": timeout_seconds is NaN");
   }
   // Negative waits forever; a finite bound past the maximum would overflow the clock.
-  return CheckTimeoutAtMostMax((std::string(where) + ": timeout_seconds").c_str(), timeout_seconds);
+  return CheckTimeoutAtMostMax(where, ": timeout_seconds", timeout_seconds);
 }
 
 // Waits on `cv` until `ready`; false when `timeout_seconds` passed first. Negative or
