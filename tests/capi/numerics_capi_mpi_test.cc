@@ -424,6 +424,11 @@ void LargeCase(Op op) {
 }
 
 TEST(NumericsBoxing, LargeMaxMin) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Its element-by-element reference check allocates per element: under ASan it took
+  // more than the 280 s bound at 4 ranks on 2 cores. The plain build runs it.
+  GTEST_SKIP() << "the large case runs in the plain build, not under AddressSanitizer";
+#endif
   LargeCase<float>(Op::kMax);
   LargeCase<float>(Op::kMin);
   LargeCase<double>(Op::kMax);
