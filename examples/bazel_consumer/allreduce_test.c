@@ -28,7 +28,7 @@ int main(void) {
            check(tess_runtime_world_size(&size), "tess_runtime_world_size");
   for (k = 0; !failed && k < 4; ++k) buffer[k] = (double)((rank + 1) * (k + 1));
   failed = failed || check(tess_comm_allreduce(buffer, 4, TESS_DTYPE_F64, TESS_REDUCE_SUM, NULL,
-                                          TESS_ALLREDUCE_FLAT),
+                                               TESS_ALLREDUCE_FLAT),
                            "tess_comm_allreduce");
   for (k = 0; !failed && k < 4; ++k) {
     const double want = (double)size * (size + 1) / 2 * (double)(k + 1);
@@ -46,20 +46,19 @@ int main(void) {
     length = 2 * (int64_t)size + 1;
     values = malloc((size_t)length * sizeof *values);
     for (k = 0; values != NULL && k < length; ++k) values[k] = (double)k;
-    failed = ranks == NULL || values == NULL ||
-             check(tess_placement_create(&world, TESS_DEVICE_CPU, ranks, (size_t)size,
-                                         &hierarchy, 1),
-                   "tess_placement_create") ||
-             check(tess_nd_sbp_parse(&split, "S(0)"), "tess_nd_sbp_parse") ||
-             check(tess_tensor_from_host(&tensor, values, &length, 1, TESS_DTYPE_F64, world,
-                                         split),
-                   "tess_tensor_from_host") ||
-             check(tess_reduce_sum(&sum, tensor, NULL, 0, 0), "tess_reduce_sum") ||
-             check(tess_tensor_to_host(&total, sizeof total, sum), "tess_tensor_to_host");
+    failed =
+        ranks == NULL || values == NULL ||
+        check(tess_placement_create(&world, TESS_DEVICE_CPU, ranks, (size_t)size, &hierarchy, 1),
+              "tess_placement_create") ||
+        check(tess_nd_sbp_parse(&split, "S(0)"), "tess_nd_sbp_parse") ||
+        check(tess_tensor_from_host(&tensor, values, &length, 1, TESS_DTYPE_F64, world, split),
+              "tess_tensor_from_host") ||
+        check(tess_reduce_sum(&sum, tensor, NULL, 0, 0), "tess_reduce_sum") ||
+        check(tess_tensor_to_host(&total, sizeof total, sum), "tess_tensor_to_host");
   }
   if (!failed && total != (double)size * (2 * size + 1)) {
-    fprintf(stderr, "rank %d: sum of 0..%lld = %g, want %g\n", (int)rank,
-            (long long)(length - 1), total, (double)size * (2 * size + 1));
+    fprintf(stderr, "rank %d: sum of 0..%lld = %g, want %g\n", (int)rank, (long long)(length - 1),
+            total, (double)size * (2 * size + 1));
     failed = 1;
   }
   if (!failed) {

@@ -64,8 +64,8 @@ typedef struct tess_runtime_init_options {
  * (TESS_RUNTIME_INIT_OPTIONS_INIT). INVALID_ARGUMENT, naming the field and value, for a bad
  * struct_size (below the first version's size, or larger than this library's with nonzero bytes
  * past it), a NaN, infinite or above-1e6 timeout or a thread level other than
- * TESS_MPI_THREAD_MULTIPLE; nothing is started then. When already initialised it still checks the options and applies the
- * timeout (TESS_OK). Thread safety: as tess_runtime_init. */
+ * TESS_MPI_THREAD_MULTIPLE; nothing is started then. When already initialised it still checks the
+ * options and applies the timeout (TESS_OK). Thread safety: as tess_runtime_init. */
 TESS_API tess_status tess_runtime_init_with_options(const tess_runtime_init_options* options);
 /* Stops the runtime; finalises MPI only if tess_runtime_init initialised it. A no-op
  * when not initialised. After it, tess_runtime_init fails (MPI cannot restart). */
