@@ -5,7 +5,8 @@
 // within kRssSlack of what it was after the first tenth, which a leak of 8 bytes per
 // handle breaks over kCount handles (1.8 MB). ASan's quarantine holds freed memory
 // back on purpose (256 MiB by default), so there RSS says nothing and LSan is the
-// check, over a tenth of the count (the loop is 5-10x slower there).
+// check, over a 25th of the count (the loop is 5-10x slower there; one leaked handle
+// is enough for LSan).
 //
 // Counts. Measured in the fastbuild on the 2-core machine under other builds' load, a
 // placement or nd-sbp costs about 3 us to parse and free, a layout or a 4-element
@@ -57,7 +58,7 @@ int64_t RssBytes() {
 
 // Runs `make_and_destroy` `count` times (a tenth of it under ASan) and checks RSS.
 void Churn(const char* kind, int64_t count, const std::function<void()>& make_and_destroy) {
-  if (kAsan) count /= 10;
+  if (kAsan) count /= 25;
   const int64_t warm = count / 10;
   for (int64_t i = 0; i < warm; ++i) make_and_destroy();
   const int64_t before = RssBytes();
