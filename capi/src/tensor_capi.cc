@@ -6,6 +6,7 @@
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
+#include "core/comm/call_check.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/global_cast.h"
 #include "tessera/tessera.h"
@@ -267,8 +268,14 @@ tess_status tess_tensor_to_global(tess_tensor** out, const tess_tensor* tensor,
   TESS_CAPI_REQUIRE(placement);
   TESS_CAPI_REQUIRE(nd_sbp);
   TESS_CAPI_BEGIN
-  return EmitTensor(__func__, out,
-                    tessera::tensor::ToGlobal(tensor->value, placement->value, nd_sbp->value));
+  const tessera::tensor::Tensor& x = tensor->value;
+  if (tessera::comm::CheckModeEnabled() && !x->is_placeholder()) {
+    Status agreed =
+        tessera::comm::AgreeBoxingCall("to_global", x->shape(), x->dtype(), x->placement(),
+                                       x->nd_sbp(), placement->value, nd_sbp->value);
+    if (!agreed.ok()) return ReportIn(__func__, agreed);
+  }
+  return EmitTensor(__func__, out, tessera::tensor::ToGlobal(x, placement->value, nd_sbp->value));
   TESS_CAPI_END
 }
 

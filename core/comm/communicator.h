@@ -157,6 +157,11 @@ class Communicator {
   const Status& poison() const { return poison_; }
   bool poisoned() const { return !poison_.ok(); }
 
+  // Check mode (call_check.h): the number of calls agreed on this communicator so far,
+  // then one more. Members agree calls in the same order, so the numbers match on
+  // every member until one rank skips or adds a call. Same threading as collectives.
+  uint64_t NextCheckSequence() { return check_sequence_++; }
+
  protected:
   Communicator(int32_t rank, int32_t size) : rank_(rank), size_(size) {}
 
@@ -209,6 +214,7 @@ class Communicator {
   int32_t size_;
   double timeout_s_ = 0;
   Status poison_;
+  uint64_t check_sequence_ = 0;
   std::vector<int64_t> send_displs_scratch_;
   std::vector<int64_t> recv_displs_scratch_;
 };

@@ -277,12 +277,13 @@ func TestMPITensorBadInput(t *testing.T) {
 	wantErr(t, "short host data", err, InvalidArgument, "FromHost: data has 13 elements but shape [7 2] needs 14")
 	_, err = FromLocal(quarters[float32](3, 0), []int64{2, 2}, p, s0, nil)
 	wantErr(t, "short local", err, InvalidArgument, "FromLocal: local has 3 elements but local shape [2 2] needs 4")
-	// A local shape that is no rank's part of the given logical shape: every rank says so.
+	// A local shape that is no rank's part of the given logical shape: every rank returns
+	// the error of the lowest failing rank, 0.
 	_, err = FromLocal(quarters[float32](10, 0), []int64{5, 2}, p, s0, []int64{7, 2})
-	begin, end, _ := onWorld(size, split(0)).bounds([]int64{7, 2}, rank)
+	begin, end, _ := onWorld(size, split(0)).bounds([]int64{7, 2}, 0)
 	wantErr(t, "local vs logical", err, InvalidArgument, fmt.Sprintf(
-		"from_local: this rank's (%d) local shape [5,2] is not its part [%d,2] of logical shape [7,2] under S(0) on %s",
-		rank, end[0]-begin[0], world))
+		"from_local: rank 0's local shape [5,2] is not its part [%d,2] of logical shape [7,2] under S(0) on %s",
+		end[0]-begin[0], world))
 	// A placement naming a rank the world lacks.
 	outside := must(NewPlacement(DeviceCPU, ranksUpTo(size+1), []int64{int64(size) + 1}))
 	defer outside.Close()

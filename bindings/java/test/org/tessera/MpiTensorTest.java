@@ -240,13 +240,14 @@ public final class MpiTensorTest {
                       -> x.toHost(ByteBuffer.allocateDirect(52)),
           Status.INVALID_ARGUMENT,
           "tess_tensor_to_host: out has 52 bytes but 14 f32 elements need 56", "short out buffer");
-      // A local shape that is no rank's part of the given logical shape: every rank says so.
-      long[] part = s0.localShape(new long[] {7, 2}, w.rank);
+      // A local shape that is no rank's part of the given logical shape: every rank returns
+      // the error of the lowest failing rank, 0.
+      long[] part = s0.localShape(new long[] {7, 2}, 0);
       checkThrows(
           ()
               -> Tensor.fromLocal(values(10, 0), new long[] {5, 2}, p, n0, new long[] {7, 2}),
           Status.INVALID_ARGUMENT,
-          "from_local: this rank's (" + w.rank + ") local shape [5,2] is not its part [" + part[0]
+          "from_local: rank 0's local shape [5,2] is not its part [" + part[0]
               + ",2] of logical shape [7,2] under S(0) on " + p,
           "local vs logical shape");
       // A placement naming a rank the world lacks.
