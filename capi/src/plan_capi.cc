@@ -60,7 +60,7 @@ struct tess_plan_instance {
   std::vector<tessera::tensor::Tensor> inputs;
   std::vector<tessera::tensor::Tensor> push_inputs;
   std::vector<tessera::kernels::LocalTensor> locals;
-  // Check mode: the plan's identity (a hash of its text) and the world ranks of its
+  // Check mode: the plan's identity (a hash of its program's text) and the world ranks of its
   // placements, which agree each run.
   uint64_t check_hash = 0;
   std::vector<int32_t> check_ranks;
@@ -336,7 +336,9 @@ tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* pla
     if (!piece.ok()) return ReportIn(__func__, piece.status());
     handle->output_local_shapes.push_back(piece->has_local ? piece->shape : Shape());
   }
-  handle->check_hash = tessera::comm::HashBytes(plan->text.data(), plan->text.size());
+  // The program's text, not the plan's: the plan's shows this rank's pieces and memory.
+  const std::string program_text = plan->value->program.ToString();
+  handle->check_hash = tessera::comm::HashBytes(program_text.data(), program_text.size());
   for (const tessera::plan::ProgramValue& v : plan->value->program.values()) {
     const std::vector<int32_t>& ranks = v.meta.placement.ranks();
     handle->check_ranks.insert(handle->check_ranks.end(), ranks.begin(), ranks.end());

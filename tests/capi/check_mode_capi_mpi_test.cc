@@ -212,6 +212,57 @@ TEST_F(CheckModeTest, SkippedCall) {
   EXPECT_EQ(ToHost<float>(y), want);
 }
 
+// A compiled and instantiated one-op plan: out = op(x, x) for x a [6] f32 S(0) input.
+struct OneOpPlan {
+  tess_program* program = nullptr;
+  tess_plan* plan = nullptr;
+  tess_plan_instance* instance = nullptr;
+  explicit OneOpPlan(const char* op) {
+    PlacementPtr p = Placement(WorldText());
+    NdSbpPtr s0 = NdSbp("S(0)");
+    const int64_t shape[] = {6};
+    EXPECT_EQ(tess_program_create(&program), TESS_OK) << LastError();
+    int64_t x = -1, out = -1;
+    size_t n = 0;
+    EXPECT_EQ(tess_program_add_input(&x, program, "x", shape, 1, TESS_DTYPE_F32, p.get(), s0.get()),
+              TESS_OK)
+        << LastError();
+    tess_op_call* call = nullptr;
+    EXPECT_EQ(tess_op_call_create(&call, op), TESS_OK) << LastError();
+    OpCallPtr owned(call);
+    const int64_t inputs[] = {x, x};
+    EXPECT_EQ(tess_program_add_op(&out, &n, program, call, inputs, 2), TESS_OK) << LastError();
+    EXPECT_EQ(tess_program_mark_output(program, out), TESS_OK) << LastError();
+    EXPECT_EQ(tess_plan_compile(&plan, program, nullptr), TESS_OK) << LastError();
+    EXPECT_EQ(tess_plan_instantiate(&instance, plan), TESS_OK) << LastError();
+  }
+  ~OneOpPlan() {
+    tess_plan_instance_destroy(instance);
+    tess_plan_destroy(plan);
+    tess_program_destroy(program);
+  }
+};
+
+// The last rank runs another plan than the others (mul, not add): every rank refuses
+// before the run; then all run the same plan and get x + x.
+TEST_F(CheckModeTest, DifferentPlanRun) {
+  OneOpPlan add("add");
+  OneOpPlan mul("mul");
+  TensorPtr x = FromHost(Iota(6, 1), {6}, WorldText(), "S(0)");
+  const tess_tensor* inputs[] = {x.get()};
+  tess_plan_instance* mine = IsLast() ? mul.instance : add.instance;
+  ExpectDivergence(tess_plan_instance_run(mine, inputs, 1), "op");
+  EXPECT_TRUE(ErrorHas("tess_plan_instance_run of plan "));
+  ASSERT_EQ(tess_plan_instance_run(add.instance, inputs, 1), TESS_OK) << LastError();
+  tess_tensor* out = nullptr;
+  ASSERT_EQ(tess_plan_instance_output(&out, add.instance, 0), TESS_OK) << LastError();
+  TensorPtr owned(out);
+  std::vector<float> want = Iota(6, 1);
+  for (float& v : want) v *= 2;
+  EXPECT_EQ(ToHost<float>(out), want);
+  ExpectInStep();
+}
+
 // A B tensor from other data on one rank: only the copy at coordinate 0 would be kept
 // without check mode; with it, every rank refuses.
 TEST_F(CheckModeTest, BroadcastFromDifferentData) {

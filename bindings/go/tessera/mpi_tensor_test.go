@@ -268,6 +268,48 @@ func TestMPIExplainShowsBoxing(t *testing.T) {
 	}
 }
 
+// TestMPICheckMode: with InitOptions.CheckMode 1, the last rank's Mul against the others'
+// Add fails on every rank with FailedPrecondition naming it; afterwards a call all ranks
+// make alike works.
+func TestMPICheckMode(t *testing.T) {
+	rank, size := worldOf(t)
+	on := DefaultInitOptions()
+	on.CheckMode = 1
+	if err := InitWithOptions(on); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		off := DefaultInitOptions()
+		off.CheckMode = 0
+		if err := InitWithOptions(off); err != nil {
+			t.Error(err)
+		}
+	}()
+	p, s0 := onWorld(size, split(0)).open(t)
+	x := must(FromHost(quarters[float32](6, 0), []int64{6}, p, s0))
+	defer x.Close()
+	var err error
+	if rank == size-1 {
+		_, err = Mul(x, x)
+	} else {
+		_, err = Add(x, x)
+	}
+	if size > 1 {
+		wantErr(t, "divergent op", err, FailedPrecondition,
+			fmt.Sprintf("did not issue the same call: op: rank %d differs from rank", size-1))
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	y := must(Add(x, x))
+	defer y.Close()
+	got := must(ToHost[float32](y))
+	for i, v := range quarters[float32](6, 0) {
+		if got[i] != 2*v {
+			t.Fatalf("after the divergence, x + x = %v", got)
+		}
+	}
+}
+
 func TestMPITensorBadInput(t *testing.T) {
 	rank, size := worldOf(t)
 	p, s0 := onWorld(size, split(0)).open(t)

@@ -219,6 +219,30 @@ public final class MpiTensorTest {
     }
   }
 
+  // InitOptions.check(true): the last rank's mul against the others' add fails on every
+  // rank with FAILED_PRECONDITION naming it; then a call all ranks make alike works.
+  private static void checkMode() {
+    Tessera.init(InitOptions.builder().check(true).build());
+    float[] x = values(6, 0);
+    float[] twice = new float[6];
+    for (int i = 0; i < 6; ++i) twice[i] = 2 * x[i];
+    try (Scope sc = new Scope()) {
+      Placement p = sc.add(MpiLayout.onWorld(w.size, B).placement());
+      Tensor t = sc.add(Tensor.fromHost(x, new long[] {6}, p, sc.add(NdSbp.parse("S(0)"))));
+      boolean last = w.rank == w.size - 1;
+      if (w.size > 1) {
+        checkThrows(()
+                        -> sc.add(last ? t.mul(t) : t.add(t)),
+            Status.FAILED_PRECONDITION,
+            "did not issue the same call: op: rank " + (w.size - 1) + " differs from rank",
+            "divergent op");
+      }
+      checkArray(sc.add(t.add(t)).toFloatArray(), twice, "in step after the divergence");
+    } finally {
+      Tessera.init(InitOptions.builder().check(false).build());
+    }
+  }
+
   private static void badInput() {
     try (Scope sc = new Scope()) {
       MpiLayout s0 = MpiLayout.onWorld(w.size, S, 0);
@@ -299,6 +323,7 @@ public final class MpiTensorTest {
     fromLocalUneven();
     subPlacement();
     explainShowsBoxing();
+    checkMode();
     badInput();
     w.finish();
   }
