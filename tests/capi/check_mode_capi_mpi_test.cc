@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "capi/tensor_test_util.h"
+#include "core/memory/heap_counter.h"
 #include "tessera/tessera.h"
 #include "tests/capi/world_test_util.h"
 
@@ -126,6 +127,54 @@ TEST_F(CheckModeOneRankTest, AgreeingCallsWork) {
       << LastError();
   TensorPtr owned_t(t);
   EXPECT_EQ(ToHost<float>(t), local);
+}
+
+// Heap allocations of `call` run 20 times after three warm-up runs (this binary links the
+// per-thread counter).
+template <typename Call>
+long WarmAllocations(Call call) {
+  for (int i = 0; i < 3; ++i) call();
+  const long before = memory::ThreadHeapAllocations();
+  for (int i = 0; i < 20; ++i) call();
+  return memory::ThreadHeapAllocations() - before;
+}
+
+// Once warm, check mode adds no heap allocation: an op (which allocates only its output),
+// a boxing and an all-reduce allocate exactly as many times with it as without.
+TEST_F(CheckModeOneRankTest, AddsNoHeapAllocation) {
+  TensorPtr x = FromHost(Iota(6, 1), {6}, WorldText(), "S(0)");
+  PlacementPtr p = Placement(WorldText());
+  NdSbpPtr s0 = NdSbp("S(0)"), b = NdSbp("B");
+  const int64_t n = 3 * WorldSize();
+  std::vector<float> in = Iota(3, 0), out(static_cast<size_t>(n));
+  std::vector<double> buffer(4, 1.0);
+  auto op = [&] {
+    tess_tensor* y = nullptr;
+    ASSERT_EQ(tess_add(&y, x.get(), x.get()), TESS_OK) << LastError();
+    tess_tensor_destroy(y);
+  };
+  auto box = [&] {
+    ASSERT_EQ(tess_boxing_run(out.data(), out.size() * sizeof(float), in.data(),
+                              in.size() * sizeof(float), &n, 1, TESS_DTYPE_F32, p.get(), s0.get(),
+                              p.get(), b.get()),
+              TESS_OK)
+        << LastError();
+  };
+  auto allreduce = [&] {
+    ASSERT_EQ(tess_comm_allreduce(buffer.data(), 4, TESS_DTYPE_F64, TESS_REDUCE_SUM, nullptr,
+                                  TESS_ALLREDUCE_FLAT),
+              TESS_OK)
+        << LastError();
+  };
+  const long on[] = {WarmAllocations(op), WarmAllocations(box), WarmAllocations(allreduce)};
+  ASSERT_EQ(InitWithCheckMode(0), TESS_OK) << LastError();
+  const long off[] = {WarmAllocations(op), WarmAllocations(box), WarmAllocations(allreduce)};
+  EXPECT_EQ(on[0], off[0]) << "op";
+  EXPECT_EQ(on[1], 0) << "boxing";
+  EXPECT_EQ(off[1], 0) << "boxing";
+  EXPECT_EQ(on[2], 0) << "all-reduce";
+  EXPECT_EQ(off[2], 0) << "all-reduce";
+  if (EnvTurnsCheckModeOn()) ASSERT_EQ(InitWithCheckMode(1), TESS_OK) << LastError();
 }
 
 TEST_F(CheckModeTest, DifferentOp) {
