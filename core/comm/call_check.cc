@@ -201,6 +201,7 @@ Status AgreeCall(Communicator& group, const CallFingerprint& fingerprint) {
 }
 
 Status AgreeCallOnPlacement(const Placement& placement, const CallFingerprint& fingerprint) {
+  if (placement.parallel_num() == 1) return Status::Ok();  // nobody to disagree with
   TESS_ASSIGN_OR_RETURN(int32_t me, WorldRank());
   if (!placement.contains(me)) return Status::Ok();
   TESS_ASSIGN_OR_RETURN(MpiCommunicator * group, MpiCommRegistry::Global().ForPlacement(placement));
@@ -212,6 +213,7 @@ Status AgreeCallOnUnion(const Placement& a, const Placement& b,
   TESS_ASSIGN_OR_RETURN(int32_t me, WorldRank());
   if (!a.contains(me) && !b.contains(me)) return Status::Ok();
   if (a.ranks() == b.ranks()) return AgreeCallOnPlacement(a, fingerprint);
+  if (a.parallel_num() == 1 && b.parallel_num() == 1) return Status::Ok();  // one rank: me
   // Per thread, so a repeated call allocates nothing.
   thread_local std::vector<int32_t> ranks;
   ranks.assign(a.ranks().begin(), a.ranks().end());
@@ -223,6 +225,7 @@ Status AgreeCallOnUnion(const Placement& a, const Placement& b,
 
 Status AgreeCallOnRanks(const std::vector<int32_t>& sorted_ranks,
                         const CallFingerprint& fingerprint) {
+  if (sorted_ranks.size() <= 1) return Status::Ok();  // only this rank, or none
   TESS_ASSIGN_OR_RETURN(int32_t me, WorldRank());
   if (!std::binary_search(sorted_ranks.begin(), sorted_ranks.end(), me)) return Status::Ok();
   TESS_ASSIGN_OR_RETURN(MpiCommunicator * group, MpiCommRegistry::Global().ForRanks(sorted_ranks));

@@ -126,7 +126,8 @@ class CallFingerprint {
 Status AgreeCall(Communicator& group, const CallFingerprint& fingerprint);
 
 // AgreeCall over the ranks of `placement` (their communicator from the registry). OK
-// at once on a rank outside the placement: it takes no part in the call.
+// at once on a rank outside the placement (it takes no part in the call) and for a
+// placement of one rank (no communicator is looked up).
 Status AgreeCallOnPlacement(const Placement& placement, const CallFingerprint& fingerprint);
 
 // AgreeCall over the world ranks `sorted_ranks` (ascending, no duplicates). OK at
