@@ -29,9 +29,19 @@ uint64_t Fold(const uint64_t* fields) {
   return h;
 }
 
+// At most this many ranks are listed, and this many ranks' calls shown, so a large
+// world's message stays readable.
+constexpr size_t kMaxListed = 16;
+constexpr int32_t kMaxCallsShown = 8;
+
 std::string RankList(const std::vector<int64_t>& ranks) {
   std::string s = ranks.size() == 1 ? "rank " : "ranks ";
-  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? ", " : "") + std::to_string(ranks[i]);
+  for (size_t i = 0; i < ranks.size() && i < kMaxListed; ++i) {
+    s += (i ? ", " : "") + std::to_string(ranks[i]);
+  }
+  if (ranks.size() > kMaxListed) {
+    s += " and " + std::to_string(ranks.size() - kMaxListed) + " more";
+  }
   return s;
 }
 
@@ -65,11 +75,16 @@ std::string MismatchMessage(const std::vector<int64_t>& records, int32_t size) {
     msg += ": " + RankList(differ) + (differ.size() == 1 ? " differs" : " differ") + " from " +
            RankList(agree);
   }
+  // The calls: the first rank's, then those of the ranks whose call differs from it.
   msg += ". Calls:";
-  for (int32_t r = 0; r < size; ++r) {
+  int32_t shown = 0;
+  for (int32_t r = 0; r < size && shown < kMaxCallsShown; ++r) {
+    if (r > 0 && std::equal(rec(r) + kHeaderWords, rec(r) + kRecordWords, rec(0) + kHeaderWords)) {
+      continue;
+    }
     const char* text = reinterpret_cast<const char*>(rec(r) + kHeaderWords + kFields);
-    msg += " rank " + std::to_string(world[r]) + " call #" + std::to_string(rec(r)[1]) + ": " +
-           std::string(text, strnlen(text, kTextBytes - 1)) + (r + 1 < size ? ";" : "");
+    msg += std::string(shown++ ? "; " : " ") + "rank " + std::to_string(world[r]) + " call #" +
+           std::to_string(rec(r)[1]) + ": " + std::string(text, strnlen(text, kTextBytes - 1));
   }
   return msg;
 }
