@@ -241,6 +241,12 @@ tess_status tess_tensor_to_host(void* out, size_t out_bytes, const tess_tensor* 
     s = InvalidArgument("argument \"out\" is NULL but " + t->meta().ToString() + " has " +
                         std::to_string(t->shape().num_elements()) + " elements");
   }
+  if (s.ok() && tessera::comm::CheckModeEnabled() && !t->is_placeholder()) {
+    // ToHost boxes to B on the whole world.
+    tessera::comm::CallFingerprint fp("boxing", "to_host");
+    fp.AddLayout(t->shape(), t->dtype(), t->placement(), t->nd_sbp());
+    s = tessera::comm::AgreeCallOnWorld(fp);
+  }
   if (s.ok()) s = tessera::tensor::ToHost(t, out);
   return ReportIn(__func__, s);
   TESS_CAPI_END

@@ -211,6 +211,18 @@ TEST_F(CheckModeTest, DifferentNdSbp) {
   ExpectInStep();
 }
 
+// to_host gathers the value on every rank (a boxing to B on the world).
+TEST_F(CheckModeTest, DifferentToHost) {
+  TensorPtr s0 = FromHost(Iota(6, 1), {6}, WorldText(), "S(0)");
+  TensorPtr b = FromHost(Iota(6, 1), {6}, WorldText(), "B");
+  std::vector<float> out(6);
+  ExpectDivergence(
+      tess_tensor_to_host(out.data(), out.size() * sizeof(float), IsLast() ? b.get() : s0.get()),
+      "nd-sbps");
+  EXPECT_TRUE(ErrorHas("boxing to_host"));
+  ExpectInStep();
+}
+
 TEST_F(CheckModeTest, DifferentBoxingRun) {
   PlacementPtr p = Placement(WorldText());
   NdSbpPtr s0 = NdSbp("S(0)");
