@@ -20,6 +20,7 @@
 
 #include "capi/tensor_test_util.h"
 #include "core/memory/heap_counter.h"
+#include "tessera/dlpack.h"
 #include "tessera/tessera.h"
 #include "tests/capi/world_test_util.h"
 
@@ -366,6 +367,31 @@ TEST(EveryModeTest, FromLocalPieceWrongOnOneRank) {
   if (n > 1) {
     EXPECT_TRUE(ErrorHas("(the error of world rank " + Last() + "; all " + std::to_string(n) +
                          " ranks of this call return it)"));
+  }
+  ExpectInStep();
+}
+
+// Every mode: one rank's DLPack tensor cannot be imported (2 lanes). The ranks that
+// exchange local shapes next (the world, for a NULL logical shape) agree on it first:
+// every rank returns that rank's INVALID_ARGUMENT, and they stay in step.
+TEST(EveryModeTest, FromDlpackBadOnOneRank) {
+  if (!EnvTurnsCheckModeOn()) {
+    ASSERT_EQ(InitWithCheckMode(0), TESS_OK) << LastError();
+  }
+  TensorPtr x = FromHost(Iota(3 * WorldSize(), 1), {3 * WorldSize()}, WorldText(), "S(0)");
+  DLManagedTensorVersioned* m = nullptr;
+  ASSERT_EQ(tess_tensor_to_dlpack(&m, x.get()), TESS_OK) << LastError();
+  if (IsLast()) m->dl_tensor.dtype.lanes = 2;
+  PlacementPtr p = Placement(WorldText());
+  NdSbpPtr s0 = NdSbp("S(0)");
+  tess_tensor* t = nullptr;
+  EXPECT_EQ(tess_tensor_from_dlpack(&t, m, p.get(), s0.get(), nullptr), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(t, nullptr);
+  if (WorldRank() == 0) std::printf("rank 0's error: %s\n", LastError().c_str());
+  EXPECT_TRUE(ErrorHas("DLPack dtype (code 2, bits 32, lanes 2) has no Tessera dtype"));
+  if (WorldSize() > 1) {
+    EXPECT_TRUE(ErrorHas("(the error of world rank " + Last() + "; all " +
+                         std::to_string(WorldSize()) + " ranks of this call return it)"));
   }
   ExpectInStep();
 }
