@@ -436,10 +436,11 @@ static tess_status tess_shim_infer_cache_get_stats(uint64_t* out_hits, uint64_t*
 }
 
 static tess_status tess_shim_runtime_init_with_options(double collective_timeout_seconds,
-                                                       int32_t cuda_device) {
+                                                       int32_t cuda_device, int32_t check_mode) {
   tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
   o.collective_timeout_seconds = collective_timeout_seconds;
   o.cuda_device = cuda_device;
+  o.check_mode = check_mode;
   return tess_runtime_init_with_options(&o);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
@@ -47,19 +48,24 @@ TEST(CollectivesBeforeInitTest, InitWithOptions) {
     ASSERT_EQ(tess_comm_collective_timeout(&seconds), TESS_OK);
     EXPECT_EQ(seconds, 0) << "a refused call may not set the timeout";
   };
+  const std::string own = std::to_string(sizeof(tess_runtime_init_options));
   tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
   o.struct_size = 0;
   expect_refused(&o,
                  "tess_runtime_init_with_options: options->struct_size is 0 but "
                  "tess_runtime_init_options needs "
-                 "at least 24 (its first version; this library's is 24): set it to "
-                 "sizeof(tess_runtime_init_options) or start from its _INIT macro");
+                 "at least 24 (its first version; this library's is " +
+                     own +
+                     "): set it to "
+                     "sizeof(tess_runtime_init_options) or start from its _INIT macro");
   o.struct_size = 23;
   expect_refused(&o,
                  "tess_runtime_init_with_options: options->struct_size is 23 but "
                  "tess_runtime_init_options needs "
-                 "at least 24 (its first version; this library's is 24): set it to "
-                 "sizeof(tess_runtime_init_options) or start from its _INIT macro");
+                 "at least 24 (its first version; this library's is " +
+                     own +
+                     "): set it to "
+                     "sizeof(tess_runtime_init_options) or start from its _INIT macro");
   o = TESS_RUNTIME_INIT_OPTIONS_INIT;
   o.mpi_thread_level = TESS_MPI_THREAD_SERIALIZED;
   o.collective_timeout_seconds = 3;
@@ -83,6 +89,27 @@ TEST(CollectivesBeforeInitTest, InitWithOptions) {
   expect_refused(&o,
                  "tess_runtime_init_with_options: options->cuda_device is -2; expected -1 (local "
                  "rank % device count) or a device >= 0");
+  o = TESS_RUNTIME_INIT_OPTIONS_INIT;
+  o.check_mode = 2;
+  expect_refused(&o,
+                 "tess_runtime_init_with_options: options->check_mode is 2; expected 1 (on), 0 "
+                 "(off) or -1 (TESSERA_CHECK decides)");
+  o = TESS_RUNTIME_INIT_OPTIONS_INIT;
+  o.reserved = -1;
+  expect_refused(&o, "tess_runtime_init_with_options: options->reserved is -1; it must be 0");
+  // check_mode -1 reads TESSERA_CHECK: a bad value is refused, naming it.
+  setenv("TESSERA_CHECK", "true", 1);
+  o = TESS_RUNTIME_INIT_OPTIONS_INIT;
+  expect_refused(&o,
+                 "tess_runtime_init_with_options: environment variable TESSERA_CHECK is "
+                 "\"true\"; it must be 0 (off) or 1 (on)");
+  o.check_mode = 0;  // an explicit mode does not read it
+  o.cuda_device = -2;
+  expect_refused(&o,
+                 "tess_runtime_init_with_options: options->cuda_device is -2; expected -1 (local "
+                 "rank % device count) or a device >= 0");
+  unsetenv("TESSERA_CHECK");
+  o = TESS_RUNTIME_INIT_OPTIONS_INIT;
   int32_t built_with_cuda = -1, device_count = -1;
   ASSERT_EQ(tess_runtime_cuda_info(&built_with_cuda, &device_count), TESS_OK);
   if (!built_with_cuda) {
@@ -109,11 +136,12 @@ TEST(CollectivesBeforeInitTest, InitWithOptions) {
     int64_t future_field;
   } newer = {TESS_RUNTIME_INIT_OPTIONS_INIT, 1};
   newer.base.struct_size = sizeof(Newer);
-  expect_refused(&newer.base,
-                 "tess_runtime_init_with_options: options->struct_size is 32 but "
-                 "tess_runtime_init_options is 24 "
-                 "bytes in this library, and the caller's byte 24 past that is not zero: a newer "
-                 "field this library does not implement was set");
+  expect_refused(&newer.base, "tess_runtime_init_with_options: options->struct_size is " +
+                                  std::to_string(sizeof(Newer)) +
+                                  " but tess_runtime_init_options is " + own +
+                                  " bytes in this library, and the caller's byte " + own +
+                                  " past that is not zero: a newer field this library does not "
+                                  "implement was set");
 
   // A newer caller's zero tail is fine; the timeout takes effect with the runtime.
   newer.future_field = 0;

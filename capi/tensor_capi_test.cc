@@ -150,7 +150,7 @@ TEST_F(TensorCapiTest, FromLocalWithAndWithoutLogicalShape) {
                                    other),
             TESS_INVALID_ARGUMENT);
   EXPECT_TRUE(
-      ErrorHas("tess_tensor_from_local: from_local: this rank's (0) local shape [3,2] is "
+      ErrorHas("tess_tensor_from_local: from_local: rank 0's local shape [3,2] is "
                "not its part [4,2] of logical shape [4,2]"));
   const int64_t negative[] = {-4, 2};
   EXPECT_EQ(tess_tensor_from_local(&out, data.data(), shape, 2, TESS_DTYPE_F32, p_.get(), s0_.get(),

@@ -153,6 +153,35 @@ class LifeCycleTest(unittest.TestCase):
             """, "timeout 7.0", "nan: init: collective_timeout is nan; expected seconds >= 0 "
             "(0: wait forever) or None", "float device: TypeError")
 
+    def test_init_check_mode(self):
+        # check=True/False reach tess_runtime_init_options.check_mode; another value is
+        # refused here, and a bad TESSERA_CHECK by the C library, naming it.
+        self.assertRuns("""
+            import os
+            import tessera as ts
+            try:
+                ts.init(check="yes")
+            except ts.InvalidArgumentError as e:
+                print("str:", e.message)
+            ts.init(check=True)
+            import numpy as np
+            x = ts.tensor(np.array([1.0, 2.0], dtype=np.float32), placement=ts.placement("cpu", ranks=[0]),
+                          sbp=ts.sbp.broadcast)
+            print("sum", (x + x).numpy().tolist())
+            ts.init(check=False)
+            """, "str: init: check is 'yes'; expected True, False or None", "sum [2.0, 4.0]")
+        rc, out = run_python("""
+            import os
+            os.environ["TESSERA_CHECK"] = "on"
+            import tessera as ts
+            try:
+                ts.init()
+            except ts.InvalidArgumentError as e:
+                print("env:", e.message)
+            """)
+        self.assertIn('env: tess_runtime_init_with_options: environment variable TESSERA_CHECK '
+                      'is "on"; it must be 0 (off) or 1 (on)', out.splitlines(), out)
+
     def test_init_cuda_device(self):
         # A bad device starts nothing (and a later init works); device 0 follows the
         # build: UnimplementedError without CUDA, UnavailableError without a GPU.

@@ -53,6 +53,21 @@ class MpiTensorTest(unittest.TestCase):
                 np.testing.assert_array_equal(moved.to_local(), want)
                 np.testing.assert_allclose((tx / 2 - 1).numpy(), x / 2 - 1)
 
+    def test_check_mode(self):
+        # ts.init(check=True): the last rank's mul against the others' add raises
+        # FailedPreconditionError on every rank, naming it; then the ranks stay in step.
+        ts.init(check=True)
+        try:
+            x = ts.tensor(values((6,)), placement=WORLD, sbp=ts.sbp.split(0))
+            last = RANK == SIZE - 1
+            with self.assertRaises(ts.FailedPreconditionError) as caught:
+                _ = x * x if last else x + x
+            self.assertIn("did not issue the same call: op: rank %d differs from rank" %
+                          (SIZE - 1), caught.exception.message)
+            np.testing.assert_array_equal((x + x).numpy(), 2 * values((6,)))
+        finally:
+            ts.init(check=False)
+
     def test_to_global_between_layouts(self):
         a = values((7, 5), 3)
         for p_in, s_in in layouts():

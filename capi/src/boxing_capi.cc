@@ -13,6 +13,7 @@
 #include "core/boxing/boxing_layouts.h"
 #include "core/boxing/boxing_plan.h"
 #include "core/boxing/boxing_workspace.h"
+#include "core/comm/call_check.h"
 #include "core/comm/mpi_world.h"
 #include "tessera/tessera.h"
 
@@ -117,6 +118,12 @@ tess_status tess_boxing_run(void* out_local, size_t out_bytes, const void* in_lo
   Result<BoxingLayouts> layouts =
       LayoutsArg(__func__, args, src_placement, src, dst_placement, dst);
   if (!layouts.ok()) return tessera::capi::Report(layouts.status());
+  if (tessera::comm::CheckModeEnabled()) {
+    Status agreed = tessera::comm::AgreeBoxingCall("tess_boxing_run", layouts->shape(),
+                                                   layouts->dtype(), src_placement->value,
+                                                   src->value, dst_placement->value, dst->value);
+    if (!agreed.ok()) return ReportIn(__func__, agreed);
+  }
   Status s = CheckPieceBytes("in_bytes", in_bytes, *layouts, Side::kSrc, *me);
   if (s.ok()) s = CheckPieceBytes("out_bytes", out_bytes, *layouts, Side::kDst, *me);
   if (s.ok()) {

@@ -15,6 +15,7 @@
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
 #include "core/comm/bucketed_allreduce.h"
+#include "core/comm/call_check.h"
 #include "core/comm/comm_checks.h"
 #include "core/comm/communicator.h"
 #include "core/comm/hierarchical_communicator.h"
@@ -101,6 +102,42 @@ Result<MpiCommunicator*> GroupOf(const tess_placement* placement) {
   return registry.ForPlacement(p);
 }
 
+struct CollectiveCall {
+  const char* name;
+  const int64_t* counts;
+  size_t num_counts;
+  DType dtype;
+  ReduceOp op;
+};
+
+std::string DescribeCollective(const void* context) {
+  const CollectiveCall& c = *static_cast<const CollectiveCall*>(context);
+  std::string text = std::string(c.name) + " " + tessera::comm::ReduceOpName(c.op) + " of " +
+                     tessera::DTypeName(c.dtype) + " counts [";
+  for (size_t i = 0; i < c.num_counts && i < 8; ++i) {
+    text += (i ? "," : "") + std::to_string(c.counts[i]);
+  }
+  return text + (c.num_counts > 8 ? ",...]" : "]");
+}
+
+// Check mode: the group agrees on the collective (its element counts, dtype, reduce op
+// and algorithm) before making it.
+Status AgreeCollective(const char* name, tessera::comm::Communicator& group, const int64_t* counts,
+                       size_t num_counts, DType dtype, ReduceOp op,
+                       tess_allreduce_algorithm algorithm) {
+  const CollectiveCall call{name, counts, num_counts, dtype, op};
+  tessera::comm::CallFingerprint fp("collective", name);
+  fp.Add(tessera::comm::CallField::kAttributes,
+         static_cast<uint64_t>(op) * 16 + static_cast<uint64_t>(algorithm));
+  fp.Add(tessera::comm::CallField::kShapes, num_counts);
+  for (size_t i = 0; i < num_counts; ++i) {
+    fp.Add(tessera::comm::CallField::kShapes, static_cast<uint64_t>(counts[i]));
+  }
+  fp.AddDType(dtype);
+  fp.SetDescribe(&DescribeCollective, &call);
+  return tessera::comm::AgreeCall(group, fp);
+}
+
 // The host-by-host communicators of tess_comm_allreduce, one per (group, algorithm), made on
 // first use and freed before MPI is finalised. Keyed by the registry's communicator,
 // which lives as long (until FinalizeWorld).
@@ -178,6 +215,10 @@ tess_status tess_comm_allreduce(void* buffer, int64_t count, tess_dtype dtype, t
   Result<MpiCommunicator*> group = GroupOf(placement);
   if (!group.ok()) return ReportIn(__func__, group.status());
   if (*group == nullptr) return TESS_OK;
+  if (tessera::comm::CheckModeEnabled()) {
+    Status agreed = AgreeCollective("allreduce", **group, &count, 1, *type, *reduce, algorithm);
+    if (!agreed.ok()) return ReportIn(__func__, agreed);
+  }
   Communicator* comm = *group;
   if (algorithm != TESS_ALLREDUCE_FLAT) {
     Result<Communicator*> hierarchical = HierarchicalCache::Global().Get(
@@ -236,6 +277,11 @@ tess_status tess_bucketed_allreducer_run(tess_bucketed_allreducer* reducer, void
   Result<MpiCommunicator*> group = GroupOf(placement);
   if (!group.ok()) return ReportIn(__func__, group.status());
   if (*group == nullptr) return TESS_OK;
+  if (tessera::comm::CheckModeEnabled()) {
+    Status agreed = AgreeCollective("bucketed allreduce", **group, counts, num_tensors, *type,
+                                    *reduce, TESS_ALLREDUCE_FLAT);
+    if (!agreed.ok()) return ReportIn(__func__, agreed);
+  }
   std::vector<BucketTensor>& tensors = reducer->tensors;
   tensors.resize(num_tensors);
   for (size_t i = 0; i < num_tensors; ++i) tensors[i] = BucketTensor{buffers[i], counts[i], *type};

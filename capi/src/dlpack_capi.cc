@@ -219,9 +219,20 @@ Status CheckAddresses(const DLTensor& dl, const Span& span, size_t elem, bool no
                          "around the address space");
 }
 
+// What a DLPack tensor gives FromLocal: its piece as compact host memory.
+struct ImportedPiece {
+  const char* base = nullptr;
+  Shape local_shape;
+  DType dtype = DType::kF32;
+  Shape logical;
+  std::vector<char> from_device;  // device memory brought to the host
+  std::vector<char> compact;      // a strided piece gathered
+};
+
+// Reads `m` into `piece`. Its errors depend on this rank's tensor alone, so the caller
+// hands them to FromLocal, which agrees them across the ranks that communicate next.
 template <typename Managed>
-Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* placement,
-                                       const tess_nd_sbp* nd_sbp, const int64_t* logical_shape) {
+Status PrepareImport(const Managed& m, const int64_t* logical_shape, ImportedPiece* piece) {
   TESS_RETURN_IF_ERROR(CheckVersion(m));
   const DLTensor& dl = m.dl_tensor;
   const bool on_device = dl.device.device_type == kDLCUDA;
@@ -233,12 +244,13 @@ Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* p
   if (dl.ndim < 0) {
     return InvalidArgument("DLPack ndim is " + std::to_string(dl.ndim) + "; expected >= 0");
   }
-  TESS_ASSIGN_OR_RETURN(Shape local_shape,
+  TESS_ASSIGN_OR_RETURN(piece->local_shape,
                         ShapeArg("DLPack shape", dl.shape, static_cast<size_t>(dl.ndim)));
-  TESS_ASSIGN_OR_RETURN(DType dtype, DTypeOfDl(dl.dtype));
-  Shape logical;
+  const Shape& local_shape = piece->local_shape;
+  TESS_ASSIGN_OR_RETURN(piece->dtype, DTypeOfDl(dl.dtype));
+  const DType dtype = piece->dtype;
   if (logical_shape != nullptr) {
-    TESS_ASSIGN_OR_RETURN(logical,
+    TESS_ASSIGN_OR_RETURN(piece->logical,
                           ShapeArg("logical_shape", logical_shape, static_cast<size_t>(dl.ndim)));
   }
   const size_t elem = tessera::DTypeSize(dtype);
@@ -249,7 +261,7 @@ Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* p
   TESS_RETURN_IF_ERROR(CheckAddresses(dl, span, elem, local_shape.num_elements() > 0));
   const char* base = static_cast<const char*>(dl.data);
   if (base != nullptr) base += dl.byte_offset;
-  std::vector<char> from_device;
+  std::vector<char>& from_device = piece->from_device;
   if (on_device && base != nullptr && local_shape.num_elements() > 0) {
     // Device memory comes to the host first (FromLocal takes host memory): the span
     // of elements the strides reach, so base keeps addressing them.
@@ -262,14 +274,24 @@ Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* p
     }
     base = from_device.data() - span.begin * static_cast<int64_t>(elem);
   }
-  std::vector<char> compact;
+  std::vector<char>& compact = piece->compact;
   if (base != nullptr && local_shape.num_elements() > 0 && !IsCompact(dl)) {
     compact.resize(static_cast<size_t>(local_shape.num_elements()) * elem);
     GatherStrided(dl, base, elem, compact.data());
     base = compact.data();
   }
-  return tessera::tensor::FromLocal(base, local_shape, dtype, placement->value, nd_sbp->value,
-                                    logical_shape != nullptr ? &logical : nullptr);
+  piece->base = base;
+  return Status::Ok();
+}
+
+template <typename Managed>
+Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* placement,
+                                       const tess_nd_sbp* nd_sbp, const int64_t* logical_shape) {
+  ImportedPiece piece;
+  const Status prepared = PrepareImport(m, logical_shape, &piece);
+  return tessera::tensor::FromLocal(piece.base, piece.local_shape, piece.dtype, placement->value,
+                                    nd_sbp->value,
+                                    logical_shape != nullptr ? &piece.logical : nullptr, &prepared);
 }
 
 template <typename Managed>

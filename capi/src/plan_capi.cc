@@ -1,5 +1,7 @@
 // Plan mode through the C API: programs (explicit or captured), compiled plans and
 // their runnable instances, over core/plan.
+#include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +12,7 @@
 #include "capi/src/handles.h"
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
+#include "core/comm/call_check.h"
 #include "core/plan/capture.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
@@ -57,6 +60,10 @@ struct tess_plan_instance {
   std::vector<tessera::tensor::Tensor> inputs;
   std::vector<tessera::tensor::Tensor> push_inputs;
   std::vector<tessera::kernels::LocalTensor> locals;
+  // Check mode: the plan's identity (a hash of its program's text) and the world ranks of its
+  // placements, which agree each run.
+  uint64_t check_hash = 0;
+  std::vector<int32_t> check_ranks;
 };
 
 namespace {
@@ -329,6 +336,16 @@ tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* pla
     if (!piece.ok()) return ReportIn(__func__, piece.status());
     handle->output_local_shapes.push_back(piece->has_local ? piece->shape : Shape());
   }
+  // The program's text, not the plan's: the plan's shows this rank's pieces and memory.
+  const std::string program_text = plan->value->program.ToString();
+  handle->check_hash = tessera::comm::HashBytes(program_text.data(), program_text.size());
+  for (const tessera::plan::ProgramValue& v : plan->value->program.values()) {
+    const std::vector<int32_t>& ranks = v.meta.placement.ranks();
+    handle->check_ranks.insert(handle->check_ranks.end(), ranks.begin(), ranks.end());
+  }
+  std::sort(handle->check_ranks.begin(), handle->check_ranks.end());
+  handle->check_ranks.erase(std::unique(handle->check_ranks.begin(), handle->check_ranks.end()),
+                            handle->check_ranks.end());
   const size_t num_inputs = plan->value->program.inputs().size();
   handle->inputs.reserve(num_inputs);
   handle->push_inputs.reserve(num_inputs);
@@ -340,13 +357,59 @@ tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* pla
 
 void tess_plan_instance_destroy(tess_plan_instance* instance) { delete instance; }
 
+namespace {
+
+struct PlanRunCall {
+  const char* function;
+  const tess_plan_instance* instance;
+  const tessera::tensor::Tensor* inputs;  // NULL for local inputs
+  size_t num_inputs;
+};
+
+std::string DescribePlanRun(const void* context) {
+  const PlanRunCall& c = *static_cast<const PlanRunCall*>(context);
+  char hash[20];
+  std::snprintf(hash, sizeof(hash), "%016llx",
+                static_cast<unsigned long long>(c.instance->check_hash));
+  std::string text = std::string(c.function) + " of plan " + hash + " with " +
+                     std::to_string(c.num_inputs) + " inputs";
+  for (size_t i = 0; c.inputs != nullptr && i < c.num_inputs; ++i) {
+    text += (i ? ", " : ": ") + (c.inputs[i] ? c.inputs[i]->meta().ToString() : "NULL");
+  }
+  return text;
+}
+
+// Check mode: the ranks of the plan's placements agree on the plan and its inputs.
+Status AgreePlanRun(const PlanRunCall& call) {
+  tessera::comm::CallFingerprint fp("plan run", call.function);
+  fp.Add(tessera::comm::CallField::kOp, call.instance->check_hash);
+  fp.Add(tessera::comm::CallField::kShapes, call.num_inputs);
+  for (size_t i = 0; call.inputs != nullptr && i < call.num_inputs; ++i) {
+    if (call.inputs[i] == nullptr) {  // refused by the run itself, on every rank alike
+      fp.Add(tessera::comm::CallField::kShapes, 0x6e756c6cULL);
+      continue;
+    }
+    const tessera::infer::TensorMeta& m = call.inputs[i]->meta();
+    fp.AddLayout(m.shape, m.dtype, m.placement, m.nd_sbp);
+  }
+  fp.SetDescribe(&DescribePlanRun, &call);
+  return tessera::comm::AgreeCallOnRanks(call.instance->check_ranks, fp);
+}
+
+}  // namespace
+
 tess_status tess_plan_instance_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
                                    size_t num_inputs) {
   TESS_CAPI_BEGIN
   TESS_CAPI_REQUIRE(instance);
   if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
   std::vector<tessera::tensor::Tensor>& scratch = Unwrapped(inputs, num_inputs, instance->inputs);
-  Status s = instance->value->Run(scratch.data(), scratch.size());
+  Status s;
+  if (tessera::comm::CheckModeEnabled()) {
+    s = AgreePlanRun(
+        PlanRunCall{"tess_plan_instance_run", instance, scratch.data(), scratch.size()});
+  }
+  if (s.ok()) s = instance->value->Run(scratch.data(), scratch.size());
   scratch.clear();
   return s.ok() ? TESS_OK : ReportIn(__func__, s);
   TESS_CAPI_END
@@ -359,7 +422,12 @@ tess_status tess_plan_instance_push(tess_plan_instance* instance, const tess_ten
   if (num_inputs > 0 && inputs == nullptr) return NullArgument(__func__, "inputs");
   std::vector<tessera::tensor::Tensor>& scratch =
       Unwrapped(inputs, num_inputs, instance->push_inputs);
-  Status s = instance->value->Push(scratch.data(), scratch.size(), timeout_seconds);
+  Status s;
+  if (tessera::comm::CheckModeEnabled()) {
+    s = AgreePlanRun(
+        PlanRunCall{"tess_plan_instance_push", instance, scratch.data(), scratch.size()});
+  }
+  if (s.ok()) s = instance->value->Push(scratch.data(), scratch.size(), timeout_seconds);
   scratch.clear();
   return s.ok() ? TESS_OK : ReportIn(__func__, s);
   TESS_CAPI_END
@@ -410,6 +478,11 @@ tess_status tess_plan_instance_run_local(tess_plan_instance* instance, const voi
     }
     instance->locals.push_back(
         tessera::kernels::LocalTensor{const_cast<void*>(locals[i]), shape, dtype});
+  }
+  if (tessera::comm::CheckModeEnabled()) {
+    Status agreed =
+        AgreePlanRun(PlanRunCall{"tess_plan_instance_run_local", instance, nullptr, num_inputs});
+    if (!agreed.ok()) return ReportIn(__func__, agreed);
   }
   Status s = instance->value->Run(instance->locals.data(), instance->locals.size());
   return s.ok() ? TESS_OK : ReportIn(__func__, s);

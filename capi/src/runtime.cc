@@ -1,10 +1,12 @@
 // tess_runtime_init / tess_runtime_finalize, the world queries and what CUDA this process has.
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "capi/src/capi_error.h"
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
+#include "core/comm/call_check.h"
 #include "core/comm/mpi_world.h"
 #include "core/common/limits.h"
 #include "core/device/device_selection.h"
@@ -38,6 +40,27 @@ tessera::Status CheckCudaDevice(const char* function, int32_t device) {
 #endif
 }
 
+// options->check_mode (and reserved): whether check mode is on, TESSERA_CHECK deciding
+// for -1.
+tessera::Result<bool> CheckModeOption(const char* function, const tess_runtime_init_options& o) {
+  if (o.reserved != 0) {
+    return tessera::InvalidArgument(std::string(function) + ": options->reserved is " +
+                                    std::to_string(o.reserved) + "; it must be 0");
+  }
+  if (o.check_mode == 0 || o.check_mode == 1) return o.check_mode == 1;
+  if (o.check_mode != -1) {
+    return tessera::InvalidArgument(std::string(function) + ": options->check_mode is " +
+                                    std::to_string(o.check_mode) +
+                                    "; expected 1 (on), 0 (off) or -1 (TESSERA_CHECK decides)");
+  }
+  tessera::Result<std::optional<bool>> env = tessera::comm::CheckModeFromEnv();
+  if (!env.ok()) {
+    return tessera::Status(env.status().code(),
+                           std::string(function) + ": " + env.status().message());
+  }
+  return env->value_or(false);
+}
+
 }  // namespace
 
 extern "C" {
@@ -69,6 +92,8 @@ tess_status tess_runtime_init_with_options(const tess_runtime_init_options* opti
         "; only TESS_MPI_THREAD_MULTIPLE (3) is supported: Tessera calls MPI from several "
         "threads without serialising"));
   }
+  tessera::Result<bool> check_mode = CheckModeOption(__func__, o);
+  if (!check_mode.ok()) return Report(check_mode.status());
   if (tessera::Status d = CheckCudaDevice(__func__, o.cuda_device); !d.ok()) return Report(d);
   if (tessera::Status d = tessera::device::SelectDevice(o.cuda_device); !d.ok()) {
     return Report(tessera::Status(
@@ -77,6 +102,10 @@ tess_status tess_runtime_init_with_options(const tess_runtime_init_options* opti
   if (o.collective_timeout_seconds >= 0) {
     tess_status st = tess_comm_set_collective_timeout(o.collective_timeout_seconds);
     if (st != TESS_OK) return st;
+  }
+  // -1 on a running runtime (a default init from a binding) keeps the mode chosen.
+  if (o.check_mode != -1 || !tessera::comm::WorldInitialized()) {
+    tessera::comm::SetCheckMode(*check_mode);
   }
   return Report(tessera::comm::InitWorld());
   TESS_CAPI_END

@@ -6,6 +6,7 @@
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
+#include "core/comm/call_check.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/global_cast.h"
 #include "tessera/tessera.h"
@@ -240,6 +241,12 @@ tess_status tess_tensor_to_host(void* out, size_t out_bytes, const tess_tensor* 
     s = InvalidArgument("argument \"out\" is NULL but " + t->meta().ToString() + " has " +
                         std::to_string(t->shape().num_elements()) + " elements");
   }
+  if (s.ok() && tessera::comm::CheckModeEnabled() && !t->is_placeholder()) {
+    // ToHost boxes to B on the whole world.
+    tessera::comm::CallFingerprint fp("boxing", "to_host");
+    fp.AddLayout(t->shape(), t->dtype(), t->placement(), t->nd_sbp());
+    s = tessera::comm::AgreeCallOnWorld(fp);
+  }
   if (s.ok()) s = tessera::tensor::ToHost(t, out);
   return ReportIn(__func__, s);
   TESS_CAPI_END
@@ -267,8 +274,14 @@ tess_status tess_tensor_to_global(tess_tensor** out, const tess_tensor* tensor,
   TESS_CAPI_REQUIRE(placement);
   TESS_CAPI_REQUIRE(nd_sbp);
   TESS_CAPI_BEGIN
-  return EmitTensor(__func__, out,
-                    tessera::tensor::ToGlobal(tensor->value, placement->value, nd_sbp->value));
+  const tessera::tensor::Tensor& x = tensor->value;
+  if (tessera::comm::CheckModeEnabled() && !x->is_placeholder()) {
+    Status agreed =
+        tessera::comm::AgreeBoxingCall("to_global", x->shape(), x->dtype(), x->placement(),
+                                       x->nd_sbp(), placement->value, nd_sbp->value);
+    if (!agreed.ok()) return ReportIn(__func__, agreed);
+  }
+  return EmitTensor(__func__, out, tessera::tensor::ToGlobal(x, placement->value, nd_sbp->value));
   TESS_CAPI_END
 }
 

@@ -176,6 +176,11 @@ class Communicator {
   // The lock every public method takes for its whole call (see Threads above).
   std::recursive_mutex& call_mutex() const { return call_mu_; }
 
+  // Check mode (call_check.h): the number of calls agreed on this communicator so far,
+  // then one more. Members agree calls in the same order, so the numbers match on
+  // every member until one rank skips or adds a call. Same threading as collectives.
+  uint64_t NextCheckSequence() { return check_sequence_.fetch_add(1, std::memory_order_relaxed); }
+
  protected:
   Communicator(int32_t rank, int32_t size) : rank_(rank), size_(size) {}
 
@@ -230,6 +235,7 @@ class Communicator {
   std::atomic<double> timeout_s_{0};
   std::atomic<bool> poisoned_{false};
   Status poison_;  // written once by Poison, under call_mu_, before poisoned_
+  std::atomic<uint64_t> check_sequence_{0};
   std::vector<int64_t> send_displs_scratch_;
   std::vector<int64_t> recv_displs_scratch_;
 };

@@ -30,6 +30,15 @@ Result<std::optional<int64_t>> EnvInt64(const char* name, int64_t min_value) {
   return std::optional<int64_t>(parsed);
 }
 
+Result<std::optional<bool>> EnvFlag(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::optional<bool>();
+  const std::string text = value;
+  if (text == "0") return std::optional<bool>(false);
+  if (text == "1") return std::optional<bool>(true);
+  return BadValue(name, value, "0 (off) or 1 (on)");
+}
+
 Result<std::optional<double>> EnvSeconds(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::optional<double>();

@@ -15,6 +15,9 @@ namespace tessera::comm {
 // A decimal integer >= min_value.
 Result<std::optional<int64_t>> EnvInt64(const char* name, int64_t min_value);
 
+// A switch: "0" (false) or "1" (true).
+Result<std::optional<bool>> EnvFlag(const char* name);
+
 // A finite number of seconds >= 0 and <= kMaxTimeoutSeconds ("30", "0.25", "1e-3").
 Result<std::optional<double>> EnvSeconds(const char* name);
 

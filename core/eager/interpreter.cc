@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/comm/call_check.h"
 #include "core/comm/mpi_world.h"
 #include "core/infer/infer_cache.h"
 #include "core/kernel/kernel.h"
@@ -35,6 +36,46 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
+// Check mode: what an op call's fingerprint covers, and its text for a mismatch.
+struct OpCall {
+  const op::OpDef* def;
+  const std::vector<infer::TensorMeta>* metas;
+  const op::AttrMap* attrs;
+  const std::vector<infer::SbpConstraint>* constraints;
+};
+
+std::string DescribeOpCall(const void* context) {
+  const OpCall& call = *static_cast<const OpCall*>(context);
+  std::string text = "op " + call.def->name() + "(";
+  for (size_t i = 0; i < call.metas->size(); ++i) {
+    text += (i ? ", " : "") + (*call.metas)[i].ToString();
+  }
+  text += ")";
+  if (!call.attrs->empty()) text += " " + call.attrs->ToString();
+  for (const infer::SbpConstraint& c : *call.constraints) {
+    text += std::string(" pin ") + (c.is_output ? "out" : "in") + std::to_string(c.slot) + "=" +
+            c.nd_sbp.ToString();
+  }
+  return text;
+}
+
+// The ranks of the inputs' placement agree on the call before anything collective.
+Status AgreeOpCall(const OpCall& call) {
+  comm::CallFingerprint fp("op", call.def->name());
+  fp.Add(comm::CallField::kAttributes, call.attrs->Hash());
+  for (const infer::SbpConstraint& c : *call.constraints) {
+    fp.Add(comm::CallField::kAttributes, (c.is_output ? 1000 : 0) + static_cast<uint64_t>(c.slot));
+    fp.Add(comm::CallField::kNdSbps, c.nd_sbp.Hash());
+  }
+  for (const infer::TensorMeta& m : *call.metas) {
+    fp.AddLayout(m.shape, m.dtype, m.placement, m.nd_sbp);
+  }
+  fp.SetDescribe(&DescribeOpCall, &call);
+  Status s = comm::AgreeCallOnPlacement((*call.metas)[0].placement, fp);
+  if (s.ok()) return s;
+  return Status(s.code(), call.def->name() + ": " + s.message());
+}
+
 }  // namespace
 
 Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
@@ -58,6 +99,9 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
   }
   if (captured)
     return tensor::RecordCapturedCall(def, inputs, num_inputs, attrs, constraints, outputs);
+  if (comm::CheckModeEnabled() && num_inputs > 0) {
+    TESS_RETURN_IF_ERROR(AgreeOpCall(OpCall{&def, &s.metas, &attrs, &constraints}));
+  }
   TESS_ASSIGN_OR_RETURN(
       std::shared_ptr<const infer::InferResult> result,
       infer::ThreadLocalInferCache().GetOrInfer(def, s.metas, attrs, constraints));

@@ -38,9 +38,19 @@ Result<Tensor> FromLogical(const void* host, const Shape& shape, DType dtype,
 // shape (a collective over the WORLD: every rank calls, outside ranks pass anything)
 // and must be exactly the balanced split's; otherwise the given shape is checked
 // against this rank's local shape without communication.
+//
+// Errors that depend on one rank's piece (a local shape that is not its part of the
+// given logical shape, a NULL buffer) are agreed across the placement in every mode:
+// all its ranks return the lowest failing rank's error (comm::AgreeLocalStatus). A
+// caller that prepared the piece itself (a DLPack import) passes the outcome as
+// `prepared`; the ranks that would communicate next (the world without a logical
+// shape, else the placement) agree on it first. Check mode (comm/call_check.h) also
+// agrees the call (dtype, placement, nd-sbp, logical shape) and, on each B axis, a hash
+// of the local data: ranks that pass different data for a B tensor get
+// FAILED_PRECONDITION.
 Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtype,
                          const Placement& placement, const NdSbp& nd_sbp,
-                         const Shape* logical_shape);
+                         const Shape* logical_shape, const Status* prepared = nullptr);
 
 // Every element `value` (converted to dtype; a value the dtype cannot hold exactly,
 // such as 0.5 for i32 or NaN for an integer type, is INVALID_ARGUMENT).

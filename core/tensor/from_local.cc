@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/comm/call_check.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
 #include "core/common/checked_math.h"
@@ -60,15 +61,80 @@ Result<Shape> LogicalShapeFromLocals(const std::vector<int64_t>& records,
   return Shape::Make(dims);
 }
 
+// This rank's piece against its part of the tensor `t` being made.
+Status CheckPiece(const GlobalTensor& t, const void* local, const Shape& local_shape,
+                  int32_t rank) {
+  if (t.local_shape() != local_shape) {
+    return InvalidArgument("from_local: rank " + std::to_string(rank) + "'s local shape " +
+                           local_shape.ToString() + " is not its part " +
+                           t.local_shape().ToString() + " of logical shape " +
+                           t.shape().ToString() + " under " + t.nd_sbp().ToString() + " on " +
+                           t.placement().ToString());
+  }
+  if (t.local_bytes() > 0 && local == nullptr) {
+    return InvalidArgument("from_local: rank " + std::to_string(rank) +
+                           "'s local buffer is NULL but its local shape " + local_shape.ToString() +
+                           " has elements");
+  }
+  return Status::Ok();
+}
+
+// Check mode: the placement agrees on what is made. Local shapes may differ (uneven
+// splits); everything else must not.
+Status AgreeFromLocalCall(DType dtype, const Placement& placement, const NdSbp& nd_sbp,
+                          const Shape* logical_shape) {
+  comm::CallFingerprint fp(
+      "from_local", logical_shape != nullptr ? "with a logical shape" : "from the local shapes");
+  fp.AddDType(dtype).AddPlacement(placement).AddNdSbp(nd_sbp);
+  if (logical_shape != nullptr) fp.AddShape(*logical_shape);
+  return comm::AgreeCallOnPlacement(placement, fp);
+}
+
+// Check mode: along every broadcast axis the ranks of a group must pass equal data
+// (only the copy at coordinate 0 is kept, so a difference would vanish silently).
+Status AgreeBroadcastData(const GlobalTensor& t, const void* local) {
+  const NdSbp& nd_sbp = t.nd_sbp();
+  for (int axis = 0; axis < nd_sbp.num_axes(); ++axis) {
+    if (!nd_sbp[axis].is_broadcast() || t.placement().hierarchy()[axis] == 1) continue;
+    TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * group,
+                          comm::MpiCommRegistry::Global().ForAxis(t.placement(), axis));
+    comm::CallFingerprint fp("from_local", "B data");
+    fp.Add(comm::CallField::kData, comm::HashBytes(local, static_cast<size_t>(t.local_bytes())));
+    Status s = comm::AgreeCall(*group, fp);
+    if (!s.ok()) {
+      return Status(s.code(), "from_local: the ranks of hierarchy axis " + std::to_string(axis) +
+                                  " (B) must pass equal local data; " + s.message());
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtype,
                          const Placement& placement, const NdSbp& nd_sbp,
-                         const Shape* logical_shape) {
+                         const Shape* logical_shape, const Status* prepared) {
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
   // Before the shape exchange, so every rank of an unsupported placement fails alike.
   TESS_RETURN_IF_ERROR(CheckDeviceBuild(placement));
   const bool inside = placement.contains(rank);
+  if (prepared != nullptr) {
+    // The ranks that communicate next agree first whether every one of them could
+    // read its piece: the world when it exchanges local shapes, else the placement.
+    if (logical_shape == nullptr) {
+      TESS_ASSIGN_OR_RETURN(comm::Communicator * world, comm::WorldGroup());
+      TESS_RETURN_IF_ERROR(comm::AgreeLocalStatus(*world, *prepared));
+    } else if (inside) {
+      TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * group,
+                            comm::MpiCommRegistry::Global().ForPlacement(placement));
+      TESS_RETURN_IF_ERROR(comm::AgreeLocalStatus(*group, *prepared));
+    } else {
+      TESS_RETURN_IF_ERROR(*prepared);
+    }
+  }
+  if (comm::CheckModeEnabled() && inside) {
+    TESS_RETURN_IF_ERROR(AgreeFromLocalCall(dtype, placement, nd_sbp, logical_shape));
+  }
   Shape logical;
   if (logical_shape != nullptr) {
     logical = *logical_shape;
@@ -123,16 +189,12 @@ Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtyp
                         infer::TensorMeta::Make(logical, dtype, placement, nd_sbp));
   TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> t, GlobalTensor::Allocate(meta, rank));
   if (!inside) return Tensor(t);
-  if (t->local_shape() != local_shape) {
-    return InvalidArgument("from_local: this rank's (" + std::to_string(rank) + ") local shape " +
-                           local_shape.ToString() + " is not its part " +
-                           t->local_shape().ToString() + " of logical shape " + logical.ToString() +
-                           " under " + nd_sbp.ToString() + " on " + placement.ToString());
-  }
-  if (t->local_bytes() > 0 && local == nullptr) {
-    return InvalidArgument("from_local: local buffer is NULL but the local shape " +
-                           local_shape.ToString() + " has elements");
-  }
+  // A wrong piece is this rank's alone: the placement agrees on it (in every mode), so
+  // no rank goes on into the broadcast below or the next call while another returns.
+  TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * members,
+                        comm::MpiCommRegistry::Global().ForPlacement(placement));
+  TESS_RETURN_IF_ERROR(comm::AgreeLocalStatus(*members, CheckPiece(*t, local, local_shape, rank)));
+  if (comm::CheckModeEnabled()) TESS_RETURN_IF_ERROR(AgreeBroadcastData(*t, local));
   TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(t.get()));
   if (t->local_bytes() > 0) {
     std::memcpy(staging.data(), local, static_cast<size_t>(t->local_bytes()));

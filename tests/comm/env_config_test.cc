@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 namespace tessera::comm {
@@ -34,6 +35,25 @@ TEST(EnvConfigTest, Integers) {
     EXPECT_EQ(value.status().code(), StatusCode::kInvalidArgument) << bad;
     EXPECT_EQ(value.status().message(), "environment variable TESSERA_ENV_CONFIG_TEST is \"" +
                                             std::string(bad) + "\"; it must be an integer >= 1");
+  }
+  unsetenv(kName);
+}
+
+TEST(EnvConfigTest, Flags) {
+  unsetenv(kName);
+  EXPECT_FALSE(EnvFlag(kName).value().has_value());
+  setenv(kName, "", 1);
+  EXPECT_FALSE(EnvFlag(kName).value().has_value());
+  setenv(kName, "1", 1);
+  EXPECT_EQ(EnvFlag(kName).value(), std::optional<bool>(true));
+  setenv(kName, "0", 1);
+  EXPECT_EQ(EnvFlag(kName).value(), std::optional<bool>(false));
+  for (const char* bad : {"yes", "2", "01", "1 ", "true", "-1"}) {
+    setenv(kName, bad, 1);
+    auto value = EnvFlag(kName);
+    EXPECT_EQ(value.status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(value.status().message(), "environment variable TESSERA_ENV_CONFIG_TEST is \"" +
+                                            std::string(bad) + "\"; it must be 0 (off) or 1 (on)");
   }
   unsetenv(kName);
 }

@@ -172,11 +172,17 @@ TEST(EagerTest, FromLocalRejectsShardsThatAreNotTheBalancedSplit) {
                  .status();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("balanced split"), std::string::npos) << s.message();
-  // Explicit logical shape: each rank checks its own piece.
+  // Explicit logical shape: each rank checks its own piece, and the placement agrees on
+  // the outcome, so every rank (not only rank 0) returns rank 0's error.
   const Shape logical = Sh({3 * WorldSize()});
   s = FromLocal(local.data(), Sh({mine}), DType::kF32, WorldPlacement(), S("S(0)"), &logical)
           .status();
-  EXPECT_EQ(s.code() == StatusCode::kInvalidArgument, WorldRank() == 0) << s.ToString();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("from_local: rank 0's local shape [1] is not its part [3] of "
+                             "logical shape [" +
+                             std::to_string(3 * WorldSize()) + "]"),
+            std::string::npos)
+      << s.message();
 }
 
 TEST(EagerTest, ToGlobalMovesBetweenEveryPairOfLayouts) {

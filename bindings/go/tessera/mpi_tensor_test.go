@@ -268,6 +268,48 @@ func TestMPIExplainShowsBoxing(t *testing.T) {
 	}
 }
 
+// TestMPICheckMode: with InitOptions.CheckMode 1, the last rank's Mul against the others'
+// Add fails on every rank with FailedPrecondition naming it; afterwards a call all ranks
+// make alike works.
+func TestMPICheckMode(t *testing.T) {
+	rank, size := worldOf(t)
+	on := DefaultInitOptions()
+	on.CheckMode = 1
+	if err := InitWithOptions(on); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		off := DefaultInitOptions()
+		off.CheckMode = 0
+		if err := InitWithOptions(off); err != nil {
+			t.Error(err)
+		}
+	}()
+	p, s0 := onWorld(size, split(0)).open(t)
+	x := must(FromHost(quarters[float32](6, 0), []int64{6}, p, s0))
+	defer x.Close()
+	var err error
+	if rank == size-1 {
+		_, err = Mul(x, x)
+	} else {
+		_, err = Add(x, x)
+	}
+	if size > 1 {
+		wantErr(t, "divergent op", err, FailedPrecondition,
+			fmt.Sprintf("did not issue the same call: op: rank %d differs from rank", size-1))
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	y := must(Add(x, x))
+	defer y.Close()
+	got := must(ToHost[float32](y))
+	for i, v := range quarters[float32](6, 0) {
+		if got[i] != 2*v {
+			t.Fatalf("after the divergence, x + x = %v", got)
+		}
+	}
+}
+
 func TestMPITensorBadInput(t *testing.T) {
 	rank, size := worldOf(t)
 	p, s0 := onWorld(size, split(0)).open(t)
@@ -277,12 +319,13 @@ func TestMPITensorBadInput(t *testing.T) {
 	wantErr(t, "short host data", err, InvalidArgument, "FromHost: data has 13 elements but shape [7 2] needs 14")
 	_, err = FromLocal(quarters[float32](3, 0), []int64{2, 2}, p, s0, nil)
 	wantErr(t, "short local", err, InvalidArgument, "FromLocal: local has 3 elements but local shape [2 2] needs 4")
-	// A local shape that is no rank's part of the given logical shape: every rank says so.
+	// A local shape that is no rank's part of the given logical shape: every rank returns
+	// the error of the lowest failing rank, 0.
 	_, err = FromLocal(quarters[float32](10, 0), []int64{5, 2}, p, s0, []int64{7, 2})
-	begin, end, _ := onWorld(size, split(0)).bounds([]int64{7, 2}, rank)
+	begin, end, _ := onWorld(size, split(0)).bounds([]int64{7, 2}, 0)
 	wantErr(t, "local vs logical", err, InvalidArgument, fmt.Sprintf(
-		"from_local: this rank's (%d) local shape [5,2] is not its part [%d,2] of logical shape [7,2] under S(0) on %s",
-		rank, end[0]-begin[0], world))
+		"from_local: rank 0's local shape [5,2] is not its part [%d,2] of logical shape [7,2] under S(0) on %s",
+		end[0]-begin[0], world))
 	// A placement naming a rank the world lacks.
 	outside := must(NewPlacement(DeviceCPU, ranksUpTo(size+1), []int64{int64(size) + 1}))
 	defer outside.Close()

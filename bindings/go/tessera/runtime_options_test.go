@@ -38,6 +38,12 @@ func TestInitWithOptionsRefusals(t *testing.T) {
 	bad.CUDADevice = -2
 	wantCode(t, "CUDADevice -2", InitWithOptions(bad), ErrInvalidArgument,
 		"options->cuda_device is -2; expected -1")
+	for _, mode := range []int32{2, -2} {
+		bad = DefaultInitOptions()
+		bad.CheckMode = mode
+		wantCode(t, fmt.Sprint("CheckMode ", mode), InitWithOptions(bad), ErrInvalidArgument,
+			fmt.Sprintf("options->check_mode is %d; expected 1 (on), 0 (off) or -1", mode))
+	}
 	for _, timeout := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		bad = DefaultInitOptions()
 		bad.CollectiveTimeout = timeout
@@ -62,7 +68,7 @@ func TestInitWithOptionsRefusals(t *testing.T) {
 		wantCode(t, "CUDADevice past the last", InitWithOptions(past), ErrOutOfRange,
 			fmt.Sprintf("options->cuda_device is %d", devices))
 	}
-	if got := DefaultInitOptions(); got != (InitOptions{CollectiveTimeout: -1, CUDADevice: -1}) {
+	if got := DefaultInitOptions(); got != (InitOptions{CollectiveTimeout: -1, CUDADevice: -1, CheckMode: -1}) {
 		t.Errorf("DefaultInitOptions() = %+v", got)
 	}
 }

@@ -86,12 +86,18 @@ type InitOptions struct {
 	// InvalidArgument. Chosen once per process: asking for another device later is
 	// FailedPrecondition.
 	CUDADevice int32
+	// CheckMode turns divergence detection on (1) or off (0), or leaves it to the
+	// environment's TESSERA_CHECK (-1, the default; unset: off). On, the ranks of every
+	// op, boxing, collective and plan run agree the call first, and ranks that issued
+	// different calls all get FailedPrecondition naming the ranks and what differed
+	// (docs/reliability.md). Every rank must choose alike. Other values: InvalidArgument.
+	CheckMode int32
 }
 
 // DefaultInitOptions are the options Init starts the runtime with: the process
-// default collective timeout and CUDADeviceAuto.
+// default collective timeout, CUDADeviceAuto and check mode as TESSERA_CHECK says.
 func DefaultInitOptions() InitOptions {
-	return InitOptions{CollectiveTimeout: -1, CUDADevice: CUDADeviceAuto}
+	return InitOptions{CollectiveTimeout: -1, CUDADevice: CUDADeviceAuto, CheckMode: -1}
 }
 
 // InitWithOptions is Init with options (tess_runtime_init_with_options). Invalid
@@ -104,7 +110,8 @@ func InitWithOptions(options InitOptions) error {
 	mu.Lock()
 	defer mu.Unlock()
 	return start(func() error {
-		return capi.Runtime_init_with_options(options.CollectiveTimeout, int(options.CUDADevice))
+		return capi.Runtime_init_with_options(options.CollectiveTimeout, int(options.CUDADevice),
+			int(options.CheckMode))
 	})
 }
 

@@ -55,17 +55,31 @@ typedef struct tess_runtime_init_options {
    * process: a later init asking for another device is FAILED_PRECONDITION, since
    * streams, communicators and memory made for one device cannot move. Added in 0.3. */
   int32_t cuda_device;
+  /* Check mode (docs/reliability.md, "Divergence detection (check mode)"): before every
+   * op, boxing, collective and plan run, the ranks involved agree a fingerprint of the
+   * call (op, attributes, shapes, dtypes, placements, nd-SBPs, call number) with one
+   * small all-reduce, and ranks that issued different calls all get FAILED_PRECONDITION
+   * naming the ranks and what differed, instead of garbage or a hang; from_local and
+   * from_dlpack check that the ranks of a B axis hold equal data. 1: on, 0: off, -1 (the
+   * default): TESSERA_CHECK (1 on, 0 or unset off; another value is INVALID_ARGUMENT
+   * naming it). Any other value: INVALID_ARGUMENT. Every rank must choose alike. Applies
+   * from this call on, also when already initialised. Added in 0.3. */
+  int32_t check_mode;
+  /* Must be 0 (INVALID_ARGUMENT otherwise). Holds the place of what would be tail
+   * padding, so a member added later is never read from a caller's padding bytes. */
+  int32_t reserved;
 } tess_runtime_init_options;
 
 #define TESS_RUNTIME_INIT_OPTIONS_INIT \
-  { sizeof(tess_runtime_init_options), -1.0, TESS_MPI_THREAD_MULTIPLE, -1 }
+  { sizeof(tess_runtime_init_options), -1.0, TESS_MPI_THREAD_MULTIPLE, -1, -1, 0 }
 
 /* tess_runtime_init with options; `options` NULL means the defaults
  * (TESS_RUNTIME_INIT_OPTIONS_INIT). INVALID_ARGUMENT, naming the field and value, for a bad
  * struct_size (below the first version's size, or larger than this library's with nonzero bytes
- * past it), a NaN, infinite or above-1e6 timeout or a thread level other than
- * TESS_MPI_THREAD_MULTIPLE; nothing is started then. When already initialised it still checks the
- * options and applies the timeout (TESS_OK). Thread safety: as tess_runtime_init. */
+ * past it), a NaN, infinite or above-1e6 timeout, a thread level other than
+ * TESS_MPI_THREAD_MULTIPLE, a check_mode other than -1, 0 or 1 (or -1 with a bad
+ * TESSERA_CHECK) or a nonzero reserved; nothing is started then. When already initialised it still
+ * checks the options and applies the timeout (TESS_OK). Thread safety: as tess_runtime_init. */
 TESS_API tess_status tess_runtime_init_with_options(const tess_runtime_init_options* options);
 /* Stops the runtime; finalises MPI only if tess_runtime_init initialised it. A no-op
  * when not initialised. After it, tess_runtime_init fails (MPI cannot restart). */

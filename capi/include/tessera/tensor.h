@@ -29,7 +29,11 @@ extern "C" {
  * collective: every rank of the world makes the same calls, in the same order,
  * with the same arguments (except the local data of tess_tensor_from_local and
  * tess_tensor_from_dlpack). A call that fails on one rank only (say, a too-small
- * buffer) leaves the others waiting, as in MPI.
+ * buffer) leaves the others waiting, as in MPI; the exceptions are the errors of
+ * from_local / from_dlpack that depend on one rank's piece, which every rank of the
+ * placement agrees on and returns alike. Check mode (tess_runtime_init_options.check_mode,
+ * TESSERA_CHECK; docs/reliability.md) turns calls that differ across ranks into
+ * FAILED_PRECONDITION on every rank involved.
  *
  * Thread safety (<tessera/common.h>). Collective calls: any thread, also several
  * at once on one tensor or placement; calls communicating over overlapping ranks
@@ -63,11 +67,14 @@ TESS_API tess_status tess_tensor_from_host(tess_tensor** out, const void* data,
                                            const tess_nd_sbp* nd_sbp);
 /* The global tensor whose piece on this rank is `local` (row-major, the product of
  * `local_shape`'s ndim dims elements): shards for S, partial values for P, copies
- * for B (the copy at coordinate 0 of each broadcast axis wins). `logical_shape`
- * (ndim dims) states the logical shape, checked against this rank's piece without
- * communication; NULL infers it from every rank's local shape, a collective over
- * the world that must find exactly the balanced split's shapes. Ranks outside the
- * placement pass any local shape (and NULL data). Collective. */
+ * for B (the copy at coordinate 0 of each broadcast axis wins; in check mode the
+ * ranks of a B axis must pass equal data, else FAILED_PRECONDITION on all of them).
+ * `logical_shape` (ndim dims) states the logical shape, checked against each rank's
+ * piece, the placement agreeing the outcome with one small all-reduce: when one rank's
+ * piece is wrong (or NULL with elements), every rank of the placement returns the
+ * lowest such rank's INVALID_ARGUMENT. NULL infers it from every rank's local shape,
+ * a collective over the world that must find exactly the balanced split's shapes.
+ * Ranks outside the placement pass any local shape (and NULL data). Collective. */
 TESS_API tess_status tess_tensor_from_local(tess_tensor** out, const void* local,
                                             const int64_t* local_shape, size_t ndim,
                                             tess_dtype dtype, const tess_placement* placement,
@@ -157,7 +164,9 @@ TESS_API tess_status tess_tensor_to_dlpack_legacy(struct DLManagedTensor** out,
  * INVALID_ARGUMENT for a major version other than 1, another device type, kDLCUDA
  * data that is not memory of the named device, lanes != 1 or an element type
  * Tessera lacks (the message names it); UNIMPLEMENTED for kDLCUDA without a CUDA
- * build. Collective. */
+ * build. These depend on one rank's tensor, so the ranks that exchange next (the
+ * world for a NULL logical_shape, else the placement) agree on them: every one returns
+ * the lowest failing rank's error. Collective. */
 TESS_API tess_status tess_tensor_from_dlpack(tess_tensor** out,
                                              struct DLManagedTensorVersioned* local,
                                              const tess_placement* placement,

@@ -33,7 +33,7 @@ def _runtime_started():
 
 def _start(options=None):
     """Starts the runtime: with the defaults (tess_runtime_init), or with `options`,
-    (collective_timeout_seconds, cuda_device) for tess_runtime_init_with_options, which
+    (collective_timeout_seconds, cuda_device, check_mode) for tess_runtime_init_with_options, which
     also checks them (and applies the timeout) when the runtime already runs."""
     global _state, _atexit_registered, _started_pid
     with _lock:
@@ -71,14 +71,19 @@ def needs_runtime(fn):
     return wrapper
 
 
-def init(*, collective_timeout=None, cuda_device=None, finalize_at_exit=True):
+def init(*, collective_timeout=None, cuda_device=None, check=None, finalize_at_exit=True):
     """Starts the runtime now (tess_runtime_init_with_options): initialises MPI unless the
     host program already did; without mpirun the process is a world of one rank.
     Idempotent. Optional: `collective_timeout` seconds bounding every collective (>= 0;
     0: wait forever; the same value on every rank; None keeps the process default, see
     set_collective_timeout), `cuda_device` the CUDA device this rank drives for cuda
     placements (None: local rank % visible devices; UnimplementedError in a build
-    without CUDA; chosen once per process), and `finalize_at_exit=False` to leave the
+    without CUDA; chosen once per process), `check` True or False to turn check mode
+    (divergence detection: the ranks of every op, boxing, collective and plan run agree
+    the call first, and ranks that issued different calls all raise
+    FailedPreconditionError; docs/reliability.md) on or off for every rank alike (None:
+    the environment's TESSERA_CHECK decides, unset meaning off), and
+    `finalize_at_exit=False` to leave the
     runtime running at interpreter exit (the program then calls finalize() itself, say
     before mpi4py finalizes MPI). Called again while the runtime runs, it checks and
     applies the options. The runtime also starts by itself, with the defaults, on the
@@ -90,8 +95,11 @@ def init(*, collective_timeout=None, cuda_device=None, finalize_at_exit=True):
         if not timeout >= 0:  # also NaN
             raise invalid_argument("init: collective_timeout is %r; expected seconds >= 0 "
                                    "(0: wait forever) or None" % (collective_timeout,))
+    if check is not None and not isinstance(check, bool):
+        raise invalid_argument("init: check is %r; expected True, False or None" % (check,))
+    check_mode = -1 if check is None else int(check)
     # The C API checks the device (InvalidArgumentError naming a negative one but -1).
-    _start((timeout, -1 if cuda_device is None else operator.index(cuda_device)))
+    _start((timeout, -1 if cuda_device is None else operator.index(cuda_device), check_mode))
     _finalize_at_exit = bool(finalize_at_exit)
 
 

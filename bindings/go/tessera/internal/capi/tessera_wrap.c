@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_d5f765e067b903ee(const char*);
+  void cgo_panic__capi_b99f76b2c0b4bcbd(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_d5f765e067b903ee(p);
+  cgo_panic__capi_b99f76b2c0b4bcbd(p);
 }
 
 
@@ -257,10 +257,11 @@ static tess_status tess_shim_infer_cache_get_stats(uint64_t* out_hits, uint64_t*
 }
 
 static tess_status tess_shim_runtime_init_with_options(double collective_timeout_seconds,
-                                                       int32_t cuda_device) {
+                                                       int32_t cuda_device, int32_t check_mode) {
   tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
   o.collective_timeout_seconds = collective_timeout_seconds;
   o.cuda_device = cuda_device;
+  o.check_mode = check_mode;
   return tess_runtime_init_with_options(&o);
 }
 
@@ -331,7 +332,7 @@ static tess_status tess_shim_plan_instance_get_stats(
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_d5f765e067b903ee(void *_swig_go_0) {
+void _wrap_Swig_free_capi_b99f76b2c0b4bcbd(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -341,7 +342,7 @@ void _wrap_Swig_free_capi_d5f765e067b903ee(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_d5f765e067b903ee(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -354,7 +355,7 @@ void *_wrap_Swig_malloc_capi_d5f765e067b903ee(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_d5f765e067b903ee(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_b99f76b2c0b4bcbd(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -364,7 +365,7 @@ void _wrap_delete_Placement_capi_d5f765e067b903ee(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_d5f765e067b903ee(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_b99f76b2c0b4bcbd(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -374,7 +375,7 @@ void _wrap_delete_NdSbp_capi_d5f765e067b903ee(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_d5f765e067b903ee(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_b99f76b2c0b4bcbd(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -384,7 +385,7 @@ void _wrap_delete_Layout_capi_d5f765e067b903ee(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -394,7 +395,7 @@ void _wrap_delete_OpCall_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_d5f765e067b903ee(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_b99f76b2c0b4bcbd(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -404,7 +405,7 @@ void _wrap_delete_InferResult_capi_d5f765e067b903ee(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_d5f765e067b903ee(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_b99f76b2c0b4bcbd(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -414,7 +415,7 @@ void _wrap_delete_Explanation_capi_d5f765e067b903ee(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_d5f765e067b903ee(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_b99f76b2c0b4bcbd(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -424,7 +425,7 @@ void _wrap_delete_Tensor_capi_d5f765e067b903ee(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_d5f765e067b903ee(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_b99f76b2c0b4bcbd(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -434,7 +435,7 @@ void _wrap_delete_BoxingPlan_capi_d5f765e067b903ee(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_d5f765e067b903ee(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_b99f76b2c0b4bcbd(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -444,7 +445,7 @@ void _wrap_delete_BucketedAllReducer_capi_d5f765e067b903ee(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_d5f765e067b903ee(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_b99f76b2c0b4bcbd(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -454,7 +455,7 @@ void _wrap_delete_Program_capi_d5f765e067b903ee(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_d5f765e067b903ee(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_b99f76b2c0b4bcbd(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -464,7 +465,7 @@ void _wrap_delete_Plan_capi_d5f765e067b903ee(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -474,7 +475,7 @@ void _wrap_delete_PlanInstance_capi_d5f765e067b903ee(struct tess_plan_instance *
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_d5f765e067b903ee() {
+intgo _wrap_VERSION_NUMBER_capi_b99f76b2c0b4bcbd() {
   int result;
   intgo _swig_go_result;
   
@@ -485,7 +486,7 @@ intgo _wrap_VERSION_NUMBER_capi_d5f765e067b903ee() {
 }
 
 
-_gostring_ _wrap_version_capi_d5f765e067b903ee() {
+_gostring_ _wrap_version_capi_b99f76b2c0b4bcbd() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -496,7 +497,7 @@ _gostring_ _wrap_version_capi_d5f765e067b903ee() {
 }
 
 
-intgo _wrap_version_number_capi_d5f765e067b903ee() {
+intgo _wrap_version_number_capi_b99f76b2c0b4bcbd() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -507,7 +508,7 @@ intgo _wrap_version_number_capi_d5f765e067b903ee() {
 }
 
 
-_gostring_ _wrap_status_string_capi_d5f765e067b903ee(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -520,7 +521,7 @@ _gostring_ _wrap_status_string_capi_d5f765e067b903ee(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_d5f765e067b903ee() {
+_gostring_ _wrap_runtime_init_capi_b99f76b2c0b4bcbd() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -531,7 +532,7 @@ _gostring_ _wrap_runtime_init_capi_d5f765e067b903ee() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_d5f765e067b903ee() {
+_gostring_ _wrap_runtime_finalize_capi_b99f76b2c0b4bcbd() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -542,7 +543,7 @@ _gostring_ _wrap_runtime_finalize_capi_d5f765e067b903ee() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -562,7 +563,7 @@ _gostring_ _wrap_runtime_world_rank_capi_d5f765e067b903ee(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -582,7 +583,7 @@ _gostring_ _wrap_runtime_world_size_capi_d5f765e067b903ee(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -611,7 +612,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -638,7 +639,7 @@ _gostring_ _wrap_placement_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -672,7 +673,7 @@ _gostring_ _wrap_placement_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_d5f765e067b903ee(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_b99f76b2c0b4bcbd(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -685,7 +686,7 @@ _gostring_ _wrap_placement_string_capi_d5f765e067b903ee(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -707,7 +708,7 @@ _gostring_ _wrap_placement_device_type_capi_d5f765e067b903ee(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -729,7 +730,7 @@ _gostring_ _wrap_placement_num_axes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -753,7 +754,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_d5f765e067b903ee(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -775,7 +776,7 @@ _gostring_ _wrap_placement_parallel_num_capi_d5f765e067b903ee(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -799,7 +800,7 @@ _gostring_ _wrap_placement_rank_at_capi_d5f765e067b903ee(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -823,7 +824,7 @@ _gostring_ _wrap_placement_index_of_capi_d5f765e067b903ee(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -847,7 +848,7 @@ _gostring_ _wrap_placement_contains_capi_d5f765e067b903ee(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -873,7 +874,7 @@ _gostring_ _wrap_placement_axis_group_capi_d5f765e067b903ee(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -897,7 +898,7 @@ _gostring_ _wrap_placement_equal_capi_d5f765e067b903ee(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -919,7 +920,7 @@ _gostring_ _wrap_placement_hash_capi_d5f765e067b903ee(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -946,7 +947,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -989,7 +990,7 @@ _gostring_ _wrap_nd_sbp_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_d5f765e067b903ee(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_b99f76b2c0b4bcbd(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1002,7 +1003,7 @@ _gostring_ _wrap_nd_sbp_string_capi_d5f765e067b903ee(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1024,7 +1025,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1057,7 +1058,7 @@ _gostring_ _wrap_nd_sbp_get_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1081,7 +1082,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1113,7 +1114,7 @@ _gostring_ _wrap_layout_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1139,7 +1140,7 @@ _gostring_ _wrap_layout_local_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1172,7 +1173,7 @@ _gostring_ _wrap_layout_range_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1194,7 +1195,7 @@ _gostring_ _wrap_layout_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_d5f765e067b903ee(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_b99f76b2c0b4bcbd(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1207,7 +1208,7 @@ _gostring_ _wrap_layout_string_capi_d5f765e067b903ee(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1234,7 +1235,7 @@ _gostring_ _wrap_dtype_parse_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_d5f765e067b903ee(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1247,7 +1248,7 @@ _gostring_ _wrap_dtype_name_capi_d5f765e067b903ee(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_d5f765e067b903ee() {
+long long _wrap_op_count_capi_b99f76b2c0b4bcbd() {
   size_t result;
   long long _swig_go_result;
   
@@ -1258,7 +1259,7 @@ long long _wrap_op_count_capi_d5f765e067b903ee() {
 }
 
 
-_gostring_ _wrap_op_name_capi_d5f765e067b903ee(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_b99f76b2c0b4bcbd(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1271,7 +1272,7 @@ _gostring_ _wrap_op_name_capi_d5f765e067b903ee(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1298,7 +1299,7 @@ _gostring_ _wrap_op_call_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1311,7 +1312,7 @@ _gostring_ _wrap_op_call_signature_capi_d5f765e067b903ee(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1333,7 +1334,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_d5f765e067b903ee(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1355,7 +1356,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_d5f765e067b903ee(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1377,7 +1378,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_d5f765e067b903ee(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1403,7 +1404,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_d5f765e067b903ee(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1425,7 +1426,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_d5f765e067b903ee(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1450,7 +1451,7 @@ _gostring_ _wrap_op_call_add_input_capi_d5f765e067b903ee(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1472,7 +1473,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1489,7 +1490,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_d5f765e067b903ee(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_d5f765e067b903ee(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1506,7 +1507,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_d5f765e067b903ee(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1528,7 +1529,7 @@ _gostring_ _wrap_op_call_infer_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1550,7 +1551,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_d5f765e067b903ee(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1578,7 +1579,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_d5f765e067b903ee(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1602,7 +1603,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_d5f765e067b903ee(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1626,7 +1627,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_d5f765e067b903ee(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1650,7 +1651,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1672,7 +1673,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_d5f765e067b903ee(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1696,7 +1697,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1720,7 +1721,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_d5f765e067b903ee(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1744,7 +1745,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_d5f765e067b903ee(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1766,7 +1767,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_d5f765e067b903ee(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1788,7 +1789,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_d5f765e067b903ee(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1810,7 +1811,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_d5f765e067b903ee(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -1832,7 +1833,7 @@ _gostring_ _wrap_op_call_explain_capi_d5f765e067b903ee(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_d5f765e067b903ee(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_b99f76b2c0b4bcbd(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1845,7 +1846,7 @@ _gostring_ _wrap_explanation_text_capi_d5f765e067b903ee(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_d5f765e067b903ee(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_b99f76b2c0b4bcbd(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1858,7 +1859,7 @@ _gostring_ _wrap_explanation_json_capi_d5f765e067b903ee(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_d5f765e067b903ee(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_b99f76b2c0b4bcbd(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1871,13 +1872,13 @@ _gostring_ _wrap_explanation_failure_capi_d5f765e067b903ee(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_d5f765e067b903ee() {
+void _wrap_infer_cache_clear_capi_b99f76b2c0b4bcbd() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_d5f765e067b903ee(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_b99f76b2c0b4bcbd(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -1890,7 +1891,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_d5f765e067b903ee(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1926,7 +1927,7 @@ _gostring_ _wrap_tensor_from_host_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1966,7 +1967,7 @@ _gostring_ _wrap_tensor_from_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2000,7 +2001,7 @@ _gostring_ _wrap_tensor_full_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_d5f765e067b903ee(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2032,7 +2033,7 @@ _gostring_ _wrap_tensor_arange_capi_d5f765e067b903ee(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2066,7 +2067,7 @@ _gostring_ _wrap_tensor_rand_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2100,7 +2101,7 @@ _gostring_ _wrap_tensor_randn_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2126,7 +2127,7 @@ _gostring_ _wrap_tensor_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2148,7 +2149,7 @@ _gostring_ _wrap_tensor_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2170,7 +2171,7 @@ _gostring_ _wrap_tensor_dtype_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2192,7 +2193,7 @@ _gostring_ _wrap_tensor_placement_capi_d5f765e067b903ee(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2214,7 +2215,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2236,7 +2237,7 @@ _gostring_ _wrap_tensor_has_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2262,7 +2263,7 @@ _gostring_ _wrap_tensor_local_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2284,7 +2285,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_d5f765e067b903ee(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_d5f765e067b903ee(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_b99f76b2c0b4bcbd(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2297,7 +2298,7 @@ _gostring_ _wrap_tensor_string_capi_d5f765e067b903ee(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2316,7 +2317,7 @@ _gostring_ _wrap_tensor_to_host_capi_d5f765e067b903ee(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2335,7 +2336,7 @@ _gostring_ _wrap_tensor_copy_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2361,7 +2362,7 @@ _gostring_ _wrap_tensor_to_global_capi_d5f765e067b903ee(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2391,7 +2392,7 @@ _gostring_ _wrap_op_call_apply_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2413,7 +2414,7 @@ _gostring_ _wrap_abs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2437,7 +2438,7 @@ _gostring_ _wrap_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2463,7 +2464,7 @@ _gostring_ _wrap_add_n_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2491,7 +2492,7 @@ _gostring_ _wrap_batch_matmul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2517,7 +2518,7 @@ _gostring_ _wrap_bias_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2541,7 +2542,7 @@ _gostring_ _wrap_cast_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2569,7 +2570,7 @@ _gostring_ _wrap_concat_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_div_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2593,7 +2594,7 @@ _gostring_ _wrap_div_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2617,7 +2618,7 @@ _gostring_ _wrap_embedding_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_exp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2639,7 +2640,7 @@ _gostring_ _wrap_exp_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_gather_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2665,7 +2666,7 @@ _gostring_ _wrap_gather_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gelu_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2687,7 +2688,7 @@ _gostring_ _wrap_gelu_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_identity_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2709,7 +2710,7 @@ _gostring_ _wrap_identity_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2759,7 +2760,7 @@ _gostring_ _wrap_layer_norm_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_log_softmax_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2783,7 +2784,7 @@ _gostring_ _wrap_log_softmax_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2811,7 +2812,7 @@ _gostring_ _wrap_matmul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2835,7 +2836,7 @@ _gostring_ _wrap_maximum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2859,7 +2860,7 @@ _gostring_ _wrap_minimum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2883,7 +2884,7 @@ _gostring_ _wrap_mul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2905,7 +2906,7 @@ _gostring_ _wrap_neg_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_pow_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2929,7 +2930,7 @@ _gostring_ _wrap_pow_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2959,7 +2960,7 @@ _gostring_ _wrap_reduce_max_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2989,7 +2990,7 @@ _gostring_ _wrap_reduce_mean_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3019,7 +3020,7 @@ _gostring_ _wrap_reduce_min_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3049,7 +3050,7 @@ _gostring_ _wrap_reduce_sum_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3071,7 +3072,7 @@ _gostring_ _wrap_relu_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_reshape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3099,7 +3100,7 @@ _gostring_ _wrap_reshape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3123,7 +3124,7 @@ _gostring_ _wrap_scalar_add_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3147,7 +3148,7 @@ _gostring_ _wrap_scalar_mul_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sigmoid_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3169,7 +3170,7 @@ _gostring_ _wrap_sigmoid_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_slice_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3209,7 +3210,7 @@ _gostring_ _wrap_slice_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_softmax_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3233,7 +3234,7 @@ _gostring_ _wrap_softmax_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3266,7 +3267,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_d5f765e067b903ee(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sqrt_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3288,7 +3289,7 @@ _gostring_ _wrap_sqrt_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_sub_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3312,7 +3313,7 @@ _gostring_ _wrap_sub_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3334,7 +3335,7 @@ _gostring_ _wrap_tanh_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3362,7 +3363,7 @@ _gostring_ _wrap_transpose_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_explanation_last_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -3382,7 +3383,7 @@ _gostring_ _wrap_explanation_last_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3421,7 +3422,7 @@ _gostring_ _wrap_boxing_run_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3457,7 +3458,7 @@ _gostring_ _wrap_boxing_plan_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_d5f765e067b903ee(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_b99f76b2c0b4bcbd(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3470,7 +3471,7 @@ _gostring_ _wrap_boxing_plan_string_capi_d5f765e067b903ee(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -3492,7 +3493,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_d5f765e067b903ee(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_d5f765e067b903ee(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_b99f76b2c0b4bcbd(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3507,7 +3508,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_d5f765e067b903ee(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -3529,7 +3530,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_d5f765e067b903ee(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_d5f765e067b903ee(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -3554,7 +3555,7 @@ _gostring_ _wrap_comm_allreduce_capi_d5f765e067b903ee(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_d5f765e067b903ee(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_b99f76b2c0b4bcbd(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3583,7 +3584,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_d5f765e067b903ee(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_d5f765e067b903ee(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_b99f76b2c0b4bcbd(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -3596,7 +3597,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_d5f765e067b903ee(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -3616,7 +3617,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_d5f765e067b903ee(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -3636,7 +3637,7 @@ _gostring_ _wrap_program_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3677,7 +3678,7 @@ _gostring_ _wrap_program_add_input_capi_d5f765e067b903ee(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3708,7 +3709,7 @@ _gostring_ _wrap_program_add_variable_capi_d5f765e067b903ee(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -3747,7 +3748,7 @@ _gostring_ _wrap_program_add_op_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_d5f765e067b903ee(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_b99f76b2c0b4bcbd(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -3762,7 +3763,7 @@ _gostring_ _wrap_program_mark_output_capi_d5f765e067b903ee(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3811,7 +3812,7 @@ _gostring_ _wrap_program_sizes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_d5f765e067b903ee(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_b99f76b2c0b4bcbd(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3824,7 +3825,7 @@ _gostring_ _wrap_program_string_capi_d5f765e067b903ee(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_d5f765e067b903ee() {
+_gostring_ _wrap_capture_begin_capi_b99f76b2c0b4bcbd() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -3835,7 +3836,7 @@ _gostring_ _wrap_capture_begin_capi_d5f765e067b903ee() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -3855,7 +3856,7 @@ _gostring_ _wrap_capture_active_capi_d5f765e067b903ee(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3894,7 +3895,7 @@ _gostring_ _wrap_capture_placeholder_capi_d5f765e067b903ee(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -3920,13 +3921,13 @@ _gostring_ _wrap_capture_end_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_d5f765e067b903ee() {
+void _wrap_capture_abort_capi_b99f76b2c0b4bcbd() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_plan_string_capi_d5f765e067b903ee(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_b99f76b2c0b4bcbd(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3939,7 +3940,7 @@ _gostring_ _wrap_plan_string_capi_d5f765e067b903ee(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -3961,7 +3962,7 @@ _gostring_ _wrap_plan_instantiate_capi_d5f765e067b903ee(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -3980,7 +3981,7 @@ _gostring_ _wrap_plan_instance_run_capi_d5f765e067b903ee(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4001,7 +4002,7 @@ _gostring_ _wrap_plan_instance_push_capi_d5f765e067b903ee(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4016,7 +4017,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_d5f765e067b903ee(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4029,7 +4030,7 @@ _gostring_ _wrap_plan_instance_close_capi_d5f765e067b903ee(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4065,7 +4066,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_d5f765e067b903ee(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4087,7 +4088,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_d5f765e067b903ee(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4111,7 +4112,7 @@ _gostring_ _wrap_plan_instance_output_capi_d5f765e067b903ee(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4132,7 +4133,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_d5f765e067b903ee(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4156,7 +4157,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_d5f765e067b903ee(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4180,7 +4181,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_d5f765e067b903ee(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4208,7 +4209,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_d5f765e067b903ee(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4230,7 +4231,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_d5f765e067b903ee(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4272,7 +4273,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_d5f765e067b903ee(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_d5f765e067b903ee(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4287,7 +4288,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_d5f765e067b903ee(struct tess_p
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_infer_cache_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4343,22 +4344,24 @@ _gostring_ _wrap_infer_cache_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_d5f765e067b903ee(double _swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_runtime_init_with_options_capi_b99f76b2c0b4bcbd(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
+  int32_t arg3 ;
   tess_status result;
   _gostring_ _swig_go_result;
   
   arg1 = (double)_swig_go_0; 
   arg2 = (int32_t)_swig_go_1; 
+  arg3 = (int32_t)_swig_go_2; 
   
-  result = (tess_status)tess_shim_runtime_init_with_options(arg1,arg2);
+  result = (tess_status)tess_shim_runtime_init_with_options(arg1,arg2,arg3);
   _swig_go_result = tess_go_status(result); 
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4452,7 +4455,7 @@ _gostring_ _wrap_allocator_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_d5f765e067b903ee(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -4474,7 +4477,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_d5f765e067b903ee(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4523,7 +4526,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_d5f765e067b903ee(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -4547,7 +4550,7 @@ _gostring_ _wrap_plan_compile_capi_d5f765e067b903ee(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_d5f765e067b903ee(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;

@@ -71,7 +71,8 @@ public final class Tessera {
    * Starts the runtime with {@code options} (tess_runtime_init_with_options): as
    * {@link #init()}, the options applied before MPI starts. Called again once started,
    * the library still checks the options and applies the timeout. INVALID_ARGUMENT,
-   * naming the field, for a bad value (a cudaDevice below -1, a NaN timeout);
+   * naming the field, for a bad value (a cudaDevice below -1, a NaN timeout, a
+   * checkMode other than -1, 0 or 1);
    * UNIMPLEMENTED for a cudaDevice in a build without CUDA; nothing starts then.
    *
    * @param options the options; see {@link InitOptions#builder()}
@@ -82,7 +83,7 @@ public final class Tessera {
     }
     synchronized (Tessera.class) {
       start(() -> TesseraJNI.runtime_init_with_options(options.collectiveTimeoutSeconds(),
-          options.cudaDevice()));
+          options.cudaDevice(), options.checkMode()));
     }
   }
 

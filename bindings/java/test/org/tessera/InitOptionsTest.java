@@ -26,6 +26,10 @@ public final class InitOptionsTest {
       check(e.getStatusMessage().contains("cuda_device is -2"),
           "cudaDevice -2 named: " + e.getStatusMessage());
     }
+    checkThrows(()
+                    -> Tessera.init(InitOptions.builder().checkMode(2).build()),
+        Status.INVALID_ARGUMENT,
+        "options->check_mode is 2; expected 1 (on), 0 (off) or -1", "checkMode 2");
     checkThrows(() -> Tessera.init(InitOptions.builder().collectiveTimeoutSeconds(Double.NaN)
         .build()), Status.INVALID_ARGUMENT, "collective_timeout_seconds", "NaN timeout");
     if (!Tessera.cudaInfo().builtWithCuda) {
@@ -45,6 +49,9 @@ public final class InitOptionsTest {
     InitOptions defaults = InitOptions.builder().build();
     checkEq(defaults.collectiveTimeoutSeconds(), -1.0, "default timeout");
     checkEq(defaults.cudaDevice(), -1, "default cudaDevice");
+    checkEq(defaults.checkMode(), -1, "default checkMode");
+    checkEq(InitOptions.builder().check(true).build().checkMode(), 1, "check(true)");
+    checkEq(InitOptions.builder().check(false).build().checkMode(), 0, "check(false)");
     InitOptions o = InitOptions.builder().collectiveTimeoutSeconds(7.5).build();
     Tessera.init(o);
     check(Tessera.isInitialized(), "initialised");

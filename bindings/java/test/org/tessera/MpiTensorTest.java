@@ -219,6 +219,30 @@ public final class MpiTensorTest {
     }
   }
 
+  // InitOptions.check(true): the last rank's mul against the others' add fails on every
+  // rank with FAILED_PRECONDITION naming it; then a call all ranks make alike works.
+  private static void checkMode() {
+    Tessera.init(InitOptions.builder().check(true).build());
+    float[] x = values(6, 0);
+    float[] twice = new float[6];
+    for (int i = 0; i < 6; ++i) twice[i] = 2 * x[i];
+    try (Scope sc = new Scope()) {
+      Placement p = sc.add(MpiLayout.onWorld(w.size, B).placement());
+      Tensor t = sc.add(Tensor.fromHost(x, new long[] {6}, p, sc.add(NdSbp.parse("S(0)"))));
+      boolean last = w.rank == w.size - 1;
+      if (w.size > 1) {
+        checkThrows(()
+                        -> sc.add(last ? t.mul(t) : t.add(t)),
+            Status.FAILED_PRECONDITION,
+            "did not issue the same call: op: rank " + (w.size - 1) + " differs from rank",
+            "divergent op");
+      }
+      checkArray(sc.add(t.add(t)).toFloatArray(), twice, "in step after the divergence");
+    } finally {
+      Tessera.init(InitOptions.builder().check(false).build());
+    }
+  }
+
   private static void badInput() {
     try (Scope sc = new Scope()) {
       MpiLayout s0 = MpiLayout.onWorld(w.size, S, 0);
@@ -240,13 +264,14 @@ public final class MpiTensorTest {
                       -> x.toHost(ByteBuffer.allocateDirect(52)),
           Status.INVALID_ARGUMENT,
           "tess_tensor_to_host: out has 52 bytes but 14 f32 elements need 56", "short out buffer");
-      // A local shape that is no rank's part of the given logical shape: every rank says so.
-      long[] part = s0.localShape(new long[] {7, 2}, w.rank);
+      // A local shape that is no rank's part of the given logical shape: every rank returns
+      // the error of the lowest failing rank, 0.
+      long[] part = s0.localShape(new long[] {7, 2}, 0);
       checkThrows(
           ()
               -> Tensor.fromLocal(values(10, 0), new long[] {5, 2}, p, n0, new long[] {7, 2}),
           Status.INVALID_ARGUMENT,
-          "from_local: this rank's (" + w.rank + ") local shape [5,2] is not its part [" + part[0]
+          "from_local: rank 0's local shape [5,2] is not its part [" + part[0]
               + ",2] of logical shape [7,2] under S(0) on " + p,
           "local vs logical shape");
       // A placement naming a rank the world lacks.
@@ -298,6 +323,7 @@ public final class MpiTensorTest {
     fromLocalUneven();
     subPlacement();
     explainShowsBoxing();
+    checkMode();
     badInput();
     w.finish();
   }
