@@ -129,8 +129,10 @@ MpiCommunicator::~MpiCommunicator() {
   MPI_Finalized(&finalized);
   if (finalized) return;  // shm_'s window went with MPI; deleting shm_ knows that
   // Freeing the window is collective: after a timeout some members may never get
-  // there, so a poisoned communicator keeps it for the rest of the process.
-  if (poisoned()) {
+  // there, so a poisoned communicator keeps it for the rest of the process. So does
+  // every other one once any timeout was noted in this process: a healthy
+  // communicator may share the late or dead member (FinalizeWorld frees them all).
+  if (poisoned() || FaultNoted()) {
     (void)shm_.release();
   } else {
     shm_.reset();
@@ -258,6 +260,7 @@ Status MpiCommunicator::TimedOut(const char* method) {
       " ranks (this is rank " + Str(rank()) +
       "); another member is late, hung or dead, and this communicator is now unusable");
   Poison(error);
+  NoteFault(timeout_seconds());
   return error;
 }
 
