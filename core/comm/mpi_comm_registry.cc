@@ -16,8 +16,6 @@
 namespace tessera::comm {
 namespace {
 
-// Every creation is ordered by the SPMD rule, so one tag serves them all.
-constexpr int kCreateGroupTag = 0x7e55;
 // The arrival tokens of a bounded creation, on AgreementComm().
 constexpr int kArrivalTag = 0x7e56;
 
@@ -41,6 +39,21 @@ uint64_t ListToken(const std::vector<int32_t>& ranks) {
     }
   }
   return h;
+}
+
+// The tag of MPI_Comm_create_group for `ranks`: derived from the list, so that a
+// creation abandoned inside MPI (phase 2 below timed out, its helper thread still
+// blocked) cannot match the messages of a later creation of another list. The same
+// list is never created again after a failure (failed_). Every member computes it
+// from the same list, so it agrees.
+int CreateGroupTag(const std::vector<int32_t>& ranks) {
+  static const int tag_ub = [] {
+    int* value = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+    return found && value != nullptr ? *value : 32767;  // the least MPI allows
+  }();
+  return static_cast<int>(ListToken(ranks) % (static_cast<uint64_t>(tag_ub) + 1));
 }
 
 Clock::time_point DeadlineAfter(double seconds) {
@@ -125,7 +138,8 @@ Status AwaitArrivals(const std::vector<int32_t>& ranks, int32_t me, Clock::time_
 // `*comm` and the thread is left blocked inside MPI (its communicator, if it ever
 // completes, is leaked); FinalizeWorld is bounded after a fault, so it cannot hang
 // on that thread.
-Status CreateGroupUntil(MPI_Group group, Clock::time_point deadline, MPI_Comm* comm, bool* late) {
+Status CreateGroupUntil(MPI_Group group, int tag, Clock::time_point deadline, MPI_Comm* comm,
+                        bool* late) {
   struct Shared {
     std::mutex mu;
     std::condition_variable cv;
@@ -134,9 +148,9 @@ Status CreateGroupUntil(MPI_Group group, Clock::time_point deadline, MPI_Comm* c
     MPI_Comm comm = MPI_COMM_NULL;
   };
   auto shared = std::make_shared<Shared>();
-  std::thread([shared, group]() mutable {
+  std::thread([shared, group, tag]() mutable {
     MPI_Comm created = MPI_COMM_NULL;
-    const int rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, kCreateGroupTag, &created);
+    const int rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, tag, &created);
     MPI_Group_free(&group);
     std::lock_guard<std::mutex> lock(shared->mu);
     shared->rc = rc;
@@ -223,7 +237,7 @@ Result<MpiCommunicator*> MpiCommRegistry::GetOrCreate(const std::vector<int32_t>
       bool late = false;
       // Its own full timeout: every member was here a moment ago, so it takes
       // milliseconds unless a member stalls or dies in between.
-      error = CreateGroupUntil(group, DeadlineAfter(timeout), &comm, &late);
+      error = CreateGroupUntil(group, CreateGroupTag(ranks), DeadlineAfter(timeout), &comm, &late);
       group = MPI_GROUP_NULL;  // the helper thread frees it
       if (error.ok() && late) {
         error = DeadlineExceeded(
@@ -241,7 +255,7 @@ Result<MpiCommunicator*> MpiCommRegistry::GetOrCreate(const std::vector<int32_t>
       return error;
     }
   } else {
-    rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, kCreateGroupTag, &comm);
+    rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, CreateGroupTag(ranks), &comm);
     MPI_Group_free(&group);
     if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_create_group", rc);
   }
