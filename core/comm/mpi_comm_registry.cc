@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/comm/comm_checks.h"
+#include "core/comm/deadline.h"
 #include "core/comm/mpi_world.h"
 
 namespace tessera::comm {
@@ -19,7 +20,7 @@ namespace {
 // The arrival tokens of a bounded creation, on AgreementComm().
 constexpr int kArrivalTag = 0x7e56;
 
-using Clock = std::chrono::steady_clock;
+using Clock = PollClock;
 
 std::string RankList(const std::vector<int32_t>& ranks) {
   std::string text = "[";
@@ -56,10 +57,7 @@ int CreateGroupTag(const std::vector<int32_t>& ranks) {
   return static_cast<int>(ListToken(ranks) % (static_cast<uint64_t>(tag_ub) + 1));
 }
 
-Clock::time_point DeadlineAfter(double seconds) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
+Clock::time_point DeadlineAfter(double seconds) { return DeadlineFrom(Clock::now(), seconds); }
 
 // Phase 1 of a bounded creation: every member sends every other member a token and
 // waits for all of theirs, until `deadline`. A member that never arrives is named in
@@ -93,18 +91,14 @@ Status AwaitArrivals(const std::vector<int32_t>& ranks, int32_t me, Clock::time_
       return MpiError("MPI_Isend/MPI_Irecv", rc);
     }
   }
-  int all = 0;
-  for (int polls = 0;; ++polls) {
+  Result<bool> all = PollUntil(deadline, /*forever=*/false, [&]() -> Result<bool> {
+    int done = 0;
     int rc =
-        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &all, MPI_STATUSES_IGNORE);
+        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return MpiError("MPI_Testall", rc);
-    if (all || Clock::now() >= deadline) break;
-    // Creation is rare: yield at once, so a late member sharing this core can run.
-    if (polls > 100)
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    else
-      std::this_thread::yield();
-  }
+    return done != 0;
+  });
+  // Whatever is still pending (on a timeout or an error) is cancelled or released.
   bool send_pending = false;
   for (size_t i = 0; i < n; ++i) {
     if (requests[i] != MPI_REQUEST_NULL) {
@@ -125,6 +119,7 @@ Status AwaitArrivals(const std::vector<int32_t>& ranks, int32_t me, Clock::time_
   } else {
     delete token;
   }
+  if (!all.ok()) return all.status();
   for (size_t i = 0; i < n; ++i) {
     if (ranks[i] == me) continue;
     if (std::find(missing->begin(), missing->end(), ranks[i]) != missing->end()) continue;
