@@ -158,7 +158,9 @@ Status FinalizeWorld(double timeout_seconds) {
     std::lock_guard<std::mutex> lock(s.fault_mu);
     if (s.fault) bound = std::max(bound, s.fault_timeout);
   }
-  if (bound > 0) return BoundedFinalize(bound);
+  // The helper thread needs MPI_THREAD_MULTIPLE (MPI asks that MPI_Finalize run on
+  // the thread that initialised MPI where less was granted).
+  if (bound > 0 && s.thread_level == MPI_THREAD_MULTIPLE) return BoundedFinalize(bound);
   int rc = MPI_Finalize();
   if (rc != MPI_SUCCESS) return MpiError("MPI_Finalize", rc);
   return Status::Ok();

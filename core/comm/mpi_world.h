@@ -21,7 +21,8 @@ Status InitWorld();
 // Finalises MPI if InitWorld initialised it. A no-op if not initialised.
 //
 // Bounded when `timeout_seconds` > 0 or a fault was noted (NoteFault; the bound is
-// then the larger of the two): MPI_Finalize runs on a helper thread and this call
+// then the larger of the two), and MPI granted MPI_THREAD_MULTIPLE (always, when
+// InitWorld initialised MPI): MPI_Finalize runs on a helper thread and this call
 // waits at most that long. Why: Open MPI 4.1's MPI_Finalize ends in a fence over
 // every process of the job, so it waits for as long as a peer is stopped (SIGSTOP,
 // a debugger, a swapped-out node); a peer that was killed does not hold it up (the
