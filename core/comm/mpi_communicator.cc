@@ -102,10 +102,9 @@ MpiCommunicator::~MpiCommunicator() {
   MPI_Finalized(&finalized);
   if (finalized) return;  // shm_'s window went with MPI; deleting shm_ knows that
   // Freeing the window is collective: after a timeout some members may never get
-  // there, so a poisoned communicator keeps it for the rest of the process. So does
-  // every other one once any timeout was noted in this process: a healthy
-  // communicator may share the late or dead member (FinalizeWorld frees them all).
-  if (poisoned() || FaultNoted()) {
+  // there, so a poisoned communicator keeps it for the rest of the process. (A
+  // healthy one whose member is gone would wait here: FinalizeWorld bounds that.)
+  if (poisoned()) {
     (void)shm_.release();
   } else {
     shm_.reset();

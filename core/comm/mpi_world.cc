@@ -67,9 +67,10 @@ Status MpiError(const char* call, int code) {
 
 namespace {
 
-// MPI_Finalize on a helper thread, waited for at most `seconds`. The state is shared
-// with the thread, which outlives this call when the bound passes.
-Status BoundedFinalize(double seconds) {
+// `teardown` (the pre-finalize hooks, then MPI_Finalize) on a helper thread, waited
+// for at most `seconds`. The state is shared with the thread, which outlives this
+// call when the bound passes.
+Status BoundedFinalize(int (*teardown)(), double seconds) {
   struct Shared {
     std::mutex mu;
     std::condition_variable cv;
@@ -77,8 +78,8 @@ Status BoundedFinalize(double seconds) {
     int rc = MPI_SUCCESS;
   };
   auto shared = std::make_shared<Shared>();
-  std::thread([shared] {
-    const int rc = MPI_Finalize();
+  std::thread([shared, teardown] {
+    const int rc = teardown();
     std::lock_guard<std::mutex> lock(shared->mu);
     shared->rc = rc;
     shared->done = true;
@@ -91,7 +92,9 @@ Status BoundedFinalize(double seconds) {
     char text[32];
     std::snprintf(text, sizeof(text), "%g", seconds);
     return DeadlineExceeded(
-        std::string("FinalizeWorld: MPI_Finalize did not complete within ") + text +
+        std::string("FinalizeWorld: freeing communicators and MPI_Finalize did not complete "
+                    "within ") +
+        text +
         " s: another rank is stopped or unreachable (Open MPI's MPI_Finalize waits for every "
         "process of the job). MPI stays initialised and this process should exit; mpirun will "
         "report that it exited without calling finalize");
@@ -144,15 +147,26 @@ Status InitWorld() {
   return Status::Ok();
 }
 
-Status FinalizeWorld(double timeout_seconds) {
+namespace {
+
+// Frees what Tessera holds (hooks: communicator caches, whose shared-memory windows
+// are freed collectively) and its agreement communicator, then finalises MPI if
+// InitWorld initialised it. Returns MPI_Finalize's code.
+int Teardown() {
   WorldState& s = State();
-  if (!s.initialized.load()) return Status::Ok();
-  s.initialized.store(false);
   RunPreFinalizeHooks();
   // Local in Open MPI (no communication), so safe with a peer gone; messages of an
   // agreement that timed out may still be queued on it, which MPI allows.
   if (s.agreement != MPI_COMM_NULL) MPI_Comm_free(&s.agreement);
-  if (!s.owns_mpi) return Status::Ok();
+  return s.owns_mpi ? MPI_Finalize() : MPI_SUCCESS;
+}
+
+}  // namespace
+
+Status FinalizeWorld(double timeout_seconds) {
+  WorldState& s = State();
+  if (!s.initialized.load()) return Status::Ok();
+  s.initialized.store(false);
   double bound = timeout_seconds > 0 ? timeout_seconds : 0;
   {
     std::lock_guard<std::mutex> lock(s.fault_mu);
@@ -160,8 +174,8 @@ Status FinalizeWorld(double timeout_seconds) {
   }
   // The helper thread needs MPI_THREAD_MULTIPLE (MPI asks that MPI_Finalize run on
   // the thread that initialised MPI where less was granted).
-  if (bound > 0 && s.thread_level == MPI_THREAD_MULTIPLE) return BoundedFinalize(bound);
-  int rc = MPI_Finalize();
+  if (bound > 0 && s.thread_level == MPI_THREAD_MULTIPLE) return BoundedFinalize(Teardown, bound);
+  int rc = Teardown();
   if (rc != MPI_SUCCESS) return MpiError("MPI_Finalize", rc);
   return Status::Ok();
 }

@@ -18,21 +18,24 @@ namespace tessera::comm {
 // call before other threads use Tessera. FAILED_PRECONDITION after a FinalizeWorld
 // whose MPI_Finalize did not complete.
 Status InitWorld();
-// Finalises MPI if InitWorld initialised it. A no-op if not initialised.
+// Frees Tessera's communicators (pre-finalize hooks) and finalises MPI if InitWorld
+// initialised it. A no-op if not initialised.
 //
 // Bounded when `timeout_seconds` > 0 or a fault was noted (NoteFault; the bound is
 // then the larger of the two), and MPI granted MPI_THREAD_MULTIPLE (always, when
-// InitWorld initialised MPI): MPI_Finalize runs on a helper thread and this call
-// waits at most that long. Why: Open MPI 4.1's MPI_Finalize ends in a fence over
-// every process of the job, so it waits for as long as a peer is stopped (SIGSTOP,
-// a debugger, a swapped-out node); a peer that was killed does not hold it up (the
-// fence completes within about 50 ms under mpirun --enable-recovery). When the bound
+// InitWorld initialised it): the hooks and MPI_Finalize run on a helper thread and
+// this call waits at most that long. Why: freeing a communicator's shared-memory
+// window is collective (a gone peer never joins it; a poisoned communicator skips it,
+// a healthy one cannot know), and Open MPI 4.1's MPI_Finalize ends in a fence over
+// every process of the job, so it waits for as long as a peer is stopped (SIGSTOP, a
+// debugger, a swapped-out node); a killed peer usually does not hold it up (the fence
+// completes within about 50 ms under mpirun --enable-recovery). When the bound
 // passes: DEADLINE_EXCEEDED, MPI stays initialised (the thread keeps waiting in the
 // background, and completes if the peer comes back), InitWorld refuses from then on,
 // and the process should exit: mpirun then reports that the rank "exited without
-// calling finalize", and its exit status is non-zero unless the job was started
-// with --enable-recovery (docs/reliability.md, "Timeouts and faults"). Without a
-// bound and without a fault, MPI_Finalize is called directly, as before.
+// calling finalize", and its exit status is non-zero unless the job was started with
+// --enable-recovery (docs/reliability.md, "Timeouts and faults"). Without a bound and
+// without a fault, everything runs on the calling thread, as before.
 Status FinalizeWorld(double timeout_seconds = 0);
 bool WorldInitialized();
 // FAILED_PRECONDITION before InitWorld.
@@ -52,10 +55,8 @@ void AddPreFinalizeHook(void (*hook)());
 MPI_Comm AgreementComm();
 
 // Records that a call or a communicator creation gave up after `timeout_seconds`
-// (a member is late, stopped or dead). From then on FaultNoted() is true, frees that
-// would be collective are skipped (MPI_Win_free of shared-memory windows: a gone
-// peer never joins them), and FinalizeWorld is bounded by at least that long.
-// Thread-safe.
+// (a member is late, stopped or dead). From then on FaultNoted() is true and
+// FinalizeWorld is bounded by at least that long. Thread-safe.
 void NoteFault(double timeout_seconds);
 bool FaultNoted();
 

@@ -67,6 +67,7 @@ void ExpectTimedOutAndPoisoned(MpiCommunicator& c, const Status& status, double 
   EXPECT_LT(elapsed, kTimeout + 5.0) << "the wait overran its deadline by far";
   EXPECT_TRUE(c.poisoned());
   EXPECT_EQ(c.poison().message(), status.message());
+  EXPECT_TRUE(FaultNoted()) << "a timeout bounds FinalizeWorld from then on";
 
   const Clock::time_point start = Clock::now();
   int64_t x = 1;

@@ -249,7 +249,7 @@ int Run(const std::string& mode, const std::string& dir) {
   c.Expect(finalize_s <= kTimeout + kSlack, "finalize took " + std::to_string(finalize_s) + " s");
   if (mode == "stall") {
     c.Expect(finalized.code() == StatusCode::kDeadlineExceeded &&
-                 Contains(finalized.message(), "MPI_Finalize did not complete within 1 s"),
+                 Contains(finalized.message(), "and MPI_Finalize did not complete within 1 s"),
              "finalize with a stopped peer: " + finalized.ToString());
     // Let the stopped rank continue: it fails its own call, and its MPI_Finalize
     // completes the survivors' (still running in the background).
