@@ -17,9 +17,6 @@
 namespace tessera::comm {
 namespace {
 
-// The arrival tokens of a bounded creation, on AgreementComm().
-constexpr int kArrivalTag = 0x7e56;
-
 using Clock = PollClock;
 
 std::string RankList(const std::vector<int32_t>& ranks) {
@@ -29,8 +26,8 @@ std::string RankList(const std::vector<int32_t>& ranks) {
 }
 
 // FNV-1a over the rank list: what a member's arrival token carries, so a token left
-// over from another creation (one that timed out) is recognised, not taken as an
-// arrival.
+// over from another creation (one that timed out) whose tag happens to be the same
+// is recognised, not taken as an arrival.
 uint64_t ListToken(const std::vector<int32_t>& ranks) {
   uint64_t h = 1469598103934665603ull;
   for (int32_t r : ranks) {
@@ -42,12 +39,13 @@ uint64_t ListToken(const std::vector<int32_t>& ranks) {
   return h;
 }
 
-// The tag of MPI_Comm_create_group for `ranks`: derived from the list, so that a
-// creation abandoned inside MPI (phase 2 below timed out, its helper thread still
-// blocked) cannot match the messages of a later creation of another list. The same
-// list is never created again after a failure (failed_). Every member computes it
-// from the same list, so it agrees.
-int CreateGroupTag(const std::vector<int32_t>& ranks) {
+// The tag of a creation of `ranks`, for its arrival tokens (on AgreementComm()) and
+// for MPI_Comm_create_group: derived from the list, so that what a creation that
+// timed out leaves behind (tokens nobody received, a helper thread still blocked in
+// MPI) cannot match the messages of a later creation of another list. The same list
+// is never created again after a failure (failed_). Every member computes it from
+// the same list, so it agrees.
+int CreationTag(const std::vector<int32_t>& ranks) {
   static const int tag_ub = [] {
     int* value = nullptr;
     int found = 0;
@@ -70,15 +68,16 @@ Status AwaitArrivals(const std::vector<int32_t>& ranks, int32_t me, Clock::time_
   MPI_Comm agree = AgreementComm();
   if (agree == MPI_COMM_NULL) return FailedPrecondition("the runtime is not initialised");
   const size_t n = ranks.size();
+  const int tag = CreationTag(ranks);
   // Heap-held: a send abandoned below may read its token after this returns.
   auto* token = new uint64_t(ListToken(ranks));
   std::vector<uint64_t> got(n, 0);
   std::vector<MPI_Request> requests(2 * n, MPI_REQUEST_NULL);  // [recv..., send...]
   for (size_t i = 0; i < n; ++i) {
     if (ranks[i] == me) continue;
-    int rc = MPI_Irecv(&got[i], 1, MPI_UINT64_T, ranks[i], kArrivalTag, agree, &requests[i]);
+    int rc = MPI_Irecv(&got[i], 1, MPI_UINT64_T, ranks[i], tag, agree, &requests[i]);
     if (rc == MPI_SUCCESS) {
-      rc = MPI_Isend(token, 1, MPI_UINT64_T, ranks[i], kArrivalTag, agree, &requests[n + i]);
+      rc = MPI_Isend(token, 1, MPI_UINT64_T, ranks[i], tag, agree, &requests[n + i]);
     }
     if (rc != MPI_SUCCESS) {
       for (MPI_Request& r : requests) {
@@ -232,7 +231,7 @@ Result<MpiCommunicator*> MpiCommRegistry::GetOrCreate(const std::vector<int32_t>
       bool late = false;
       // Its own full timeout: every member was here a moment ago, so it takes
       // milliseconds unless a member stalls or dies in between.
-      error = CreateGroupUntil(group, CreateGroupTag(ranks), DeadlineAfter(timeout), &comm, &late);
+      error = CreateGroupUntil(group, CreationTag(ranks), DeadlineAfter(timeout), &comm, &late);
       group = MPI_GROUP_NULL;  // the helper thread frees it
       if (error.ok() && late) {
         error = DeadlineExceeded(
@@ -250,7 +249,7 @@ Result<MpiCommunicator*> MpiCommRegistry::GetOrCreate(const std::vector<int32_t>
       return error;
     }
   } else {
-    rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, CreateGroupTag(ranks), &comm);
+    rc = MPI_Comm_create_group(MPI_COMM_WORLD, group, CreationTag(ranks), &comm);
     MPI_Group_free(&group);
     if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_create_group", rc);
   }
