@@ -10,7 +10,7 @@
 //   4. get DEADLINE_EXCEEDED within timeout + 1 s when creating a communicator that
 //      includes the faulty rank, naming it, and FAILED_PRECONDITION at once when
 //      asking for that communicator again;
-//   5. return from FinalizeWorld within timeout + 1 s: in "stall" mode while the
+//   5. return from tess_runtime_finalize within timeout + 1 s: in "stall" mode while the
 //      faulty rank is still stopped (MPI_Finalize cannot complete then, so
 //      DEADLINE_EXCEEDED), in "kill" mode with the faulty rank dead (OK, or
 //      DEADLINE_EXCEEDED at the bound: see the end of Run).
@@ -46,6 +46,7 @@
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_communicator.h"
 #include "core/comm/mpi_world.h"
+#include "tessera/tessera.h"
 
 namespace tessera::comm {
 namespace {
@@ -101,9 +102,11 @@ double ReadFaultTime(const std::string& dir) {
 }
 
 int Run(const std::string& mode, const std::string& dir) {
-  Status s = InitWorld();
-  if (!s.ok()) {
-    std::fprintf(stderr, "InitWorld: %s\n", s.ToString().c_str());
+  // Through the C API, as a program would: the timeout comes from the init option.
+  tess_runtime_init_options options = TESS_RUNTIME_INIT_OPTIONS_INIT;
+  options.collective_timeout_seconds = kTimeout;
+  if (tess_runtime_init_with_options(&options) != TESS_OK) {
+    std::fprintf(stderr, "tess_runtime_init_with_options: %s\n", tess_last_error_message());
     return 2;
   }
   const int32_t me = WorldRank().value(), n = WorldSize().value();
@@ -114,7 +117,7 @@ int Run(const std::string& mode, const std::string& dir) {
   const int32_t faulty = n - 1;
   Checks c;
   c.rank = me;
-  c.Expect(SetDefaultCollectiveTimeout(kTimeout).ok(), "SetDefaultCollectiveTimeout");
+  c.Expect(DefaultCollectiveTimeout().value() == kTimeout, "the init option set the timeout");
   int pid = static_cast<int>(getpid());
   std::vector<int> pids(n);
   MPI_Allgather(&pid, 1, MPI_INT, pids.data(), 1, MPI_INT, MPI_COMM_WORLD);
@@ -166,7 +169,7 @@ int Run(const std::string& mode, const std::string& dir) {
       std::ofstream out(dir + "/rank" + std::to_string(me));
       out << (c.failures == 0 ? "PASS" : "FAIL") << " mode=" << mode << c.figures.str() << "\n";
     }
-    (void)FinalizeWorld(kTimeout);
+    (void)tess_runtime_finalize();
     return c.failures == 0 ? 0 : 1;
   }
 
@@ -241,9 +244,12 @@ int Run(const std::string& mode, const std::string& dir) {
     c.Expect((*after)->Barrier().ok(), "survivors' barrier before finalize");
   }
 
-  // 5. FinalizeWorld returns within the timeout (+ 1 s).
+  // 5. tess_runtime_finalize returns within the timeout (+ 1 s).
   const double finalize_start = Now();
-  Status finalized = FinalizeWorld(kTimeout);
+  const tess_status code = tess_runtime_finalize();
+  const Status finalized = code == TESS_OK
+                               ? Status::Ok()
+                               : Status(static_cast<StatusCode>(code), tess_last_error_message());
   const double finalize_s = Now() - finalize_start;
   c.Figure("finalize_s", finalize_s);
   c.Expect(finalize_s <= kTimeout + kSlack, "finalize took " + std::to_string(finalize_s) + " s");
