@@ -225,7 +225,7 @@ TEST_F(TensorCapiTest, FullArangeRand) {
   tess_tensor* out = kSentinel;
   EXPECT_EQ(tess_tensor_full(&out, shape, 2, TESS_DTYPE_I32, 0.5, p_.get(), s0_.get()),
             TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "tess_tensor_full: full: value 0.500000 is not representable as i32");
+  EXPECT_EQ(LastError(), "tess_tensor_full: full: value 0.5 is not representable as i32");
   EXPECT_EQ(tess_tensor_full(&out, nullptr, 2, TESS_DTYPE_I32, 0, p_.get(), s0_.get()),
             TESS_INVALID_ARGUMENT);
   EXPECT_EQ(tess_tensor_arange(&out, 0, 1, 0, TESS_DTYPE_F32, p_.get(), s0_.get()),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: the whole suite, the unit and MPI tests under AddressSanitizer + UBSan,
-# and the CUDA build (its GPU tests run on a GPU and skip, saying so, without one).
+# the multi-threaded tests under ThreadSanitizer, and the CUDA build (its GPU tests run on a GPU and skip, saying so, without one).
 # Ends with one line "tessera: N passed, N failed, N skipped" over all steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +51,11 @@ passed=$((passed + 1))
 step "bazel test --config=asan (unit and MPI tests under AddressSanitizer + UBSan)"
 bazel_test --config=asan --test_tag_filters=-no-sandbox \
   //core/... //capi/... //kernels/... //tests/...
+
+# Only the multi-threaded tests (tagged "tsan"): a ThreadSanitizer build of their
+# dependencies, then a few seconds of running. See docs/reliability.md, "Threads".
+step "bazel test --config=tsan (multi-threaded tests under ThreadSanitizer)"
+bazel_test --config=tsan --test_tag_filters=tsan //tests/...
 
 step "bazel test --config=cuda (CUDA kernels and NCCL; GPU tests skip without a GPU)"
 bazel_test --config=cuda //kernels/... //core/...

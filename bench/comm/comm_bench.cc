@@ -8,7 +8,12 @@
 //   hierarchical/...  HierarchicalCommunicator (sharded hosts form, 2 pretend hosts)
 //                     vs the flat all-reduce, 1 / 16 / 64 MB f32 (even rank counts >= 4);
 //   nonblocking/...   a communicator with a timeout (MPI_I* + MPI_Test polling) vs the
-//                     same calls blocking, all-reduce and all-to-all, 1 KB / 1 MB / 16 MB.
+//                     same calls blocking, all-reduce and all-to-all, 1 KB / 1 MB / 16 MB;
+//   small/...         one Communicator::AllReduce of 8 B / 1 KB f32 vs MPI_Allreduce on the
+//                     same MPI communicator: the per-call cost of the Communicator layer
+//                     (argument checks, the per-communicator call lock), where it is
+//                     largest relative to the collective. Compare two builds of it with
+//                     bench/compare.py to see what a change to that layer costs.
 //
 // Each sample is the slowest rank's time for `batch` calls between two barriers,
 // divided by batch; value and baseline samples alternate so both see the same
@@ -170,7 +175,26 @@ void Nonblocking(int n) {
   }
 }
 
-// `only`: run just the section of that name (bucketed, hierarchical, nonblocking).
+// One small all-reduce through Communicator (checks, call lock) vs the raw MPI call.
+void Small(MpiCommunicator& world, int n) {
+  for (int64_t count : {int64_t{2}, int64_t{256}}) {
+    std::vector<float> send(count, 1.0f), recv(count, 0.0f);
+    const std::string size = count == 2 ? "8B" : "1KB";
+    Compare(
+        "small/allreduce/" + size + "/f32/np" + std::to_string(n),
+        [&] {
+          Check(world.AllReduce(send.data(), recv.data(), count, DType::kF32, ReduceOp::kSum),
+                "AllReduce");
+        },
+        [&] {
+          MPI_Allreduce(send.data(), recv.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
+                        world.comm());
+        },
+        11, 2000);
+  }
+}
+
+// `only`: run just the section of that name (bucketed, hierarchical, nonblocking, small).
 void Run(const std::string& only) {
   Check(InitWorld(), "InitWorld");
   const int n = WorldSize().value();
@@ -183,6 +207,7 @@ void Run(const std::string& only) {
     }
     if (wanted("hierarchical")) Hierarchical(world, n);
     if (wanted("nonblocking")) Nonblocking(n);
+    if (wanted("small")) Small(world, n);
   }
   Check(FinalizeWorld(), "FinalizeWorld");
 }

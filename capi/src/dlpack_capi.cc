@@ -1,7 +1,9 @@
 // tess_tensor_to_dlpack* / tess_tensor_from_dlpack*: zero-copy export of a rank's
 // local piece (kDLCPU, or kDLCUDA for a cuda tensor) and import of one as
 // tess_tensor_from_local (host memory, or a kDLCUDA tensor copied to the host first).
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -195,6 +197,28 @@ Result<Span> SpanOf(const DLTensor& dl, const Shape& shape, size_t elem) {
   return span;
 }
 
+// INVALID_ARGUMENT when the addresses `dl` names wrap around: data + byte_offset, and
+// the first and last byte the span reaches from there, must all be addresses (no
+// overflow of the pointer arithmetic). Whether they are mapped memory is the caller's
+// promise, as with any pointer.
+Status CheckAddresses(const DLTensor& dl, const Span& span, size_t elem, bool nonempty) {
+  const uint64_t data = reinterpret_cast<uintptr_t>(dl.data);
+  const uint64_t limit = std::numeric_limits<uintptr_t>::max();
+  bool fits = dl.byte_offset <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
+              dl.byte_offset <= limit - data;
+  if (fits && nonempty && dl.data != nullptr) {
+    const uint64_t start = data + dl.byte_offset;
+    // span.begin <= 0 < span.end, and their byte offsets fit int64 (SpanOf).
+    const uint64_t below = (uint64_t{0} - static_cast<uint64_t>(span.begin)) * elem;
+    const uint64_t above = static_cast<uint64_t>(span.end) * elem;
+    fits = below <= start && above <= limit - start;
+  }
+  if (fits) return Status::Ok();
+  return InvalidArgument("DLPack byte_offset " + std::to_string(dl.byte_offset) +
+                         " with these data, strides and shape: the element addresses wrap "
+                         "around the address space");
+}
+
 template <typename Managed>
 Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* placement,
                                        const tess_nd_sbp* nd_sbp, const int64_t* logical_shape) {
@@ -217,14 +241,15 @@ Result<tessera::tensor::Tensor> Import(const Managed& m, const tess_placement* p
     TESS_ASSIGN_OR_RETURN(logical,
                           ShapeArg("logical_shape", logical_shape, static_cast<size_t>(dl.ndim)));
   }
-  const char* base = static_cast<const char*>(dl.data);
-  if (base != nullptr) base += dl.byte_offset;
   const size_t elem = tessera::DTypeSize(dtype);
-  std::vector<char> from_device;
   Span span;
   if (local_shape.num_elements() > 0) {
     TESS_ASSIGN_OR_RETURN(span, SpanOf(dl, local_shape, elem));
   }
+  TESS_RETURN_IF_ERROR(CheckAddresses(dl, span, elem, local_shape.num_elements() > 0));
+  const char* base = static_cast<const char*>(dl.data);
+  if (base != nullptr) base += dl.byte_offset;
+  std::vector<char> from_device;
   if (on_device && base != nullptr && local_shape.num_elements() > 0) {
     // Device memory comes to the host first (FromLocal takes host memory): the span
     // of elements the strides reach, so base keeps addressing them.

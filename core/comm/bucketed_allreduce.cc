@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "core/comm/comm_checks.h"
@@ -178,6 +179,9 @@ Status BucketedAllReducer::RunStaged(Communicator& comm, const Plan& plan, const
 
 Status BucketedAllReducer::Run(Communicator& comm, const Plan& plan,
                                const std::vector<BucketTensor>& tensors, ReduceOp op) {
+  // The buckets run as one unit on `comm`: another thread's call cannot land between
+  // them, nor use the shared-memory window (the communicator's) meanwhile.
+  std::lock_guard<std::recursive_mutex> lock(comm.call_mutex());
   stats_.buckets = static_cast<int64_t>(plan.buckets.size());
   stats_.in_place_buckets = stats_.shared_memory_buckets = stats_.zero_copy_buckets = 0;
   // Decided from the communicator and the options only, so the same on every rank.

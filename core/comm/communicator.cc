@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,6 +72,7 @@ const std::vector<int64_t>& Communicator::PackedDispls(const std::vector<int64_t
 
 Status Communicator::AllReduce(const void* send, void* recv, int64_t count, DType dtype,
                                ReduceOp op) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "AllReduce";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -83,6 +85,7 @@ Status Communicator::AllReduce(const void* send, void* recv, int64_t count, DTyp
 
 Status Communicator::Reduce(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op,
                             int32_t root) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "Reduce";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -97,6 +100,7 @@ Status Communicator::Reduce(const void* send, void* recv, int64_t count, DType d
 Status Communicator::ReduceScatterV(const void* send, void* recv,
                                     const std::vector<int64_t>& recv_counts, DType dtype,
                                     ReduceOp op) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "ReduceScatterV";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -113,6 +117,7 @@ Status Communicator::ReduceScatterV(const void* send, void* recv,
 Status Communicator::AllGatherV(const void* send, int64_t send_count, void* recv,
                                 const std::vector<int64_t>& recv_counts,
                                 const std::vector<int64_t>& recv_displs, DType dtype) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "AllGatherV";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -143,6 +148,7 @@ Status Communicator::AllToAllV(const void* send, const std::vector<int64_t>& sen
                                const std::vector<int64_t>& send_displs, void* recv,
                                const std::vector<int64_t>& recv_counts,
                                const std::vector<int64_t>& recv_displs, DType dtype) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "AllToAllV";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -197,6 +203,7 @@ BlockView BlockView::Box(const Shape& tensor, const int64_t* begin, const Shape&
 Status Communicator::AllToAllBlocks(const void* send, const std::vector<BlockView>& send_blocks,
                                     void* recv, const std::vector<BlockView>& recv_blocks,
                                     DType dtype) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "AllToAllBlocks";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -222,6 +229,7 @@ Status Communicator::DoAllToAllBlocks(const void* /*send*/,
 }
 
 Status Communicator::Broadcast(void* buffer, int64_t count, DType dtype, int32_t root) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "Broadcast";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -233,6 +241,7 @@ Status Communicator::Broadcast(void* buffer, int64_t count, DType dtype, int32_t
 
 Status Communicator::Send(const void* buffer, int64_t count, DType dtype, int32_t peer,
                           int32_t tag) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "Send";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -248,6 +257,7 @@ Status Communicator::Send(const void* buffer, int64_t count, DType dtype, int32_
 }
 
 Status Communicator::Recv(void* buffer, int64_t count, DType dtype, int32_t peer, int32_t tag) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   constexpr const char* kMethod = "Recv";
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
@@ -263,6 +273,7 @@ Status Communicator::Recv(void* buffer, int64_t count, DType dtype, int32_t peer
 }
 
 Status Communicator::Barrier() {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   if (poisoned()) return PoisonedError("Barrier");
   return DoBarrier();
 }
@@ -281,9 +292,10 @@ Status SetDefaultCollectiveTimeout(double seconds) {
 }
 
 Status Communicator::SetTimeout(double seconds) {
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
   TESS_RETURN_IF_ERROR(CheckTimeout("SetTimeout", seconds));
   TESS_RETURN_IF_ERROR(DoSetTimeout(seconds));
-  timeout_s_ = seconds;
+  timeout_s_.store(seconds, std::memory_order_relaxed);
   return Status::Ok();
 }
 
@@ -292,7 +304,10 @@ Status Communicator::DoSetTimeout(double /*seconds*/) {
 }
 
 void Communicator::Poison(Status why) {
-  if (!poisoned()) poison_ = std::move(why);
+  std::lock_guard<std::recursive_mutex> lock(call_mu_);
+  if (poisoned()) return;
+  poison_ = std::move(why);
+  poisoned_.store(true, std::memory_order_release);
 }
 
 Status Communicator::PoisonedError(const char* method) const {

@@ -18,9 +18,19 @@
 // The checks are local, so a rank whose arguments are wrong returns an error while
 // the others enter the collective and wait: arguments must agree across ranks (SPMD).
 //
-// Threads. Collectives on one communicator must be issued in the same order on every
-// member; so one thread at a time may use a communicator. Distinct communicators may
-// be used from distinct threads.
+// Threads. Every public method may be called from any thread. A communicator
+// serialises its own calls with a per-communicator mutex (call_mutex(); uncontended,
+// it costs one atomic exchange each way, see docs/reliability.md "Threads"), so its
+// scratch state (displacement arrays, datatype cache, scratch blocks, the shared-memory
+// window) is never used by two calls at once. What the lock cannot give is ORDER:
+// collectives on one communicator must be issued in the same order on every member,
+// and threads racing for the lock reach it in an order that differs between ranks. So
+// a program that issues collectives on one communicator from several threads must
+// order them itself (one thread, or its own lock or turn taken in the same order on
+// every rank); the lock then keeps them from tearing each other's state. Distinct
+// communicators may be used from distinct threads with no ordering between them.
+// Callers that must run several calls as one unit (the bucketed all-reducer's buckets,
+// the shared-memory reduction) hold call_mutex() across them; it is recursive.
 //
 // Timeouts (the one statement of them; backends' headers add only what is theirs).
 // A member that crashed or stopped issuing collectives would leave the others
@@ -38,7 +48,9 @@
 #ifndef TESSERA_CORE_COMM_COMMUNICATOR_H_
 #define TESSERA_CORE_COMM_COMMUNICATOR_H_
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "core/common/dtype.h"
@@ -152,10 +164,17 @@ class Communicator {
   // UNIMPLEMENTED from a backend that cannot bound its calls. Allowed on a poisoned
   // communicator (it changes nothing there). Local: no communication.
   Status SetTimeout(double seconds);
-  double timeout_seconds() const { return timeout_s_; }
-  // OK while usable; after a timeout, the DEADLINE_EXCEEDED error that poisoned it.
-  const Status& poison() const { return poison_; }
-  bool poisoned() const { return !poison_.ok(); }
+  double timeout_seconds() const { return timeout_s_.load(std::memory_order_relaxed); }
+  // OK while usable; after a timeout, the DEADLINE_EXCEEDED error that poisoned it
+  // (written once, before poisoned() turns true, and never again).
+  const Status& poison() const {
+    static const Status kOk;
+    return poisoned() ? poison_ : kOk;
+  }
+  bool poisoned() const { return poisoned_.load(std::memory_order_acquire); }
+
+  // The lock every public method takes for its whole call (see Threads above).
+  std::recursive_mutex& call_mutex() const { return call_mu_; }
 
  protected:
   Communicator(int32_t rank, int32_t size) : rank_(rank), size_(size) {}
@@ -207,8 +226,10 @@ class Communicator {
 
   int32_t rank_;
   int32_t size_;
-  double timeout_s_ = 0;
-  Status poison_;
+  mutable std::recursive_mutex call_mu_;
+  std::atomic<double> timeout_s_{0};
+  std::atomic<bool> poisoned_{false};
+  Status poison_;  // written once by Poison, under call_mu_, before poisoned_
   std::vector<int64_t> send_displs_scratch_;
   std::vector<int64_t> recv_displs_scratch_;
 };

@@ -250,6 +250,7 @@ Status MpiCommunicator::WaitAbandoned(double seconds) {
     return InvalidArgument("WaitAbandoned: seconds is " + SecondsText(seconds) +
                            "; it must be a finite number >= 0");
   }
+  std::lock_guard<std::recursive_mutex> lock(call_mutex());
   if (abandoned_ == MPI_REQUEST_NULL) return Status::Ok();
   TESS_ASSIGN_OR_RETURN(bool done, PollUntil(&abandoned_, nullptr, seconds, "MPI_Test"));
   if (done) return Status::Ok();  // MPI_Test reset abandoned_ to MPI_REQUEST_NULL

@@ -39,6 +39,13 @@
 // when full), so a steady stream of the same exchange builds none. It is always
 // MPI_Alltoallw, even where every block is contiguous: a rank sees only its own
 // blocks, and all ranks must enter the same collective.
+//
+// Threads. Every member below that a call uses as scratch (ints_, types_, datatypes_,
+// scratch_, p2p_, abandoned_, shm_) belongs to the communicator, not to a call: the
+// base class's call_mutex() (communicator.h, "Threads") is held by every public
+// method, WaitAbandoned, has_abandoned and ShmReduction, so no two threads touch them
+// at once. Calling from several threads needs MPI_THREAD_MULTIPLE (tess_runtime_init's
+// mpi_thread_level); at a lower level MPI itself is not safe to enter concurrently.
 #ifndef TESSERA_CORE_COMM_MPI_COMMUNICATOR_H_
 #define TESSERA_CORE_COMM_MPI_COMMUNICATOR_H_
 
@@ -47,6 +54,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -82,7 +90,10 @@ class MpiCommunicator final : public Communicator {
   // non-finite `seconds`. The communicator stays poisoned either way.
   Status WaitAbandoned(double seconds);
   // True while an operation abandoned by a timeout has not completed.
-  bool has_abandoned() const { return abandoned_ != MPI_REQUEST_NULL; }
+  bool has_abandoned() const {
+    std::lock_guard<std::recursive_mutex> lock(call_mutex());
+    return abandoned_ != MPI_REQUEST_NULL;
+  }
 
  protected:
   Status DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,

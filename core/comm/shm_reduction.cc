@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -246,6 +247,7 @@ Status CheckUsable(const MpiCommunicator& comm, const char* method) {
 }  // namespace
 
 Result<ShmReduction*> ShmReduction::For(MpiCommunicator& comm) {
+  std::lock_guard<std::recursive_mutex> lock(comm.call_mutex());  // shm_ is comm's
   TESS_RETURN_IF_ERROR(CheckUsable(comm, "ShmReduction::For"));
   if (comm.shm_checked_) return comm.shm_.get();
   bool shared = false;

@@ -14,4 +14,11 @@ Status CheckTimeoutAtMostMax(std::string_view where, std::string_view field, dou
   return InvalidArgument(std::string(where) + std::string(field) + " is " + buf);
 }
 
+Status CheckParsedTextLength(std::string_view what, std::string_view text) {
+  if (text.size() <= kMaxParsedTextLength) return Status::Ok();
+  return InvalidArgument(std::string(what) + " text is " + std::to_string(text.size()) +
+                         " characters long; at most " + std::to_string(kMaxParsedTextLength) +
+                         " are accepted");
+}
+
 }  // namespace tessera

@@ -31,6 +31,11 @@ inline constexpr size_t kMaxParsedTextLength = size_t{1} << 16;
 // call, and the passing check allocates nothing.
 Status CheckTimeoutAtMostMax(std::string_view where, std::string_view field, double seconds);
 
+// OK when `text` is at most kMaxParsedTextLength characters; otherwise INVALID_ARGUMENT
+// "<what> text is N characters long; at most 65536 are accepted". Every parser of
+// input text checks this first, so its work is bounded whatever the text holds.
+Status CheckParsedTextLength(std::string_view what, std::string_view text);
+
 }  // namespace tessera
 
 #endif  // TESSERA_CORE_COMMON_LIMITS_H_

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 namespace tessera {
 namespace {
@@ -18,6 +19,13 @@ TEST(LimitsTest, TimeoutAtMostMax) {
   EXPECT_FALSE(CheckTimeoutAtMostMax("t", "", std::nextafter(kMaxTimeoutSeconds, 2e6)).ok());
   EXPECT_FALSE(CheckTimeoutAtMostMax("t", "", std::nan("")).ok());
   EXPECT_FALSE(CheckTimeoutAtMostMax("t", "", std::numeric_limits<double>::infinity()).ok());
+}
+
+TEST(LimitsTest, ParsedTextLength) {
+  EXPECT_TRUE(CheckParsedTextLength("nd-sbp", std::string(kMaxParsedTextLength, ' ')).ok());
+  Status s = CheckParsedTextLength("nd-sbp", std::string(kMaxParsedTextLength + 1, ' '));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "nd-sbp text is 65537 characters long; at most 65536 are accepted");
 }
 
 }  // namespace

@@ -173,11 +173,7 @@ Result<Placement> Placement::Make(DeviceType device_type, std::vector<int32_t> r
 }
 
 Result<Placement> Placement::Parse(std::string_view text) {
-  if (text.size() > kMaxParsedTextLength) {
-    return InvalidArgument("placement text is " + std::to_string(text.size()) +
-                           " characters long; at most " + std::to_string(kMaxParsedTextLength) +
-                           " are accepted");
-  }
+  TESS_RETURN_IF_ERROR(CheckParsedTextLength("placement", text));
   TextCursor cur(text, "placement");
   DeviceType type;
   if (cur.ConsumeWord("cpu")) {

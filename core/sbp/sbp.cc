@@ -1,6 +1,7 @@
 #include "core/sbp/sbp.h"
 
 #include "core/common/hash.h"
+#include "core/common/limits.h"
 #include "core/common/text_cursor.h"
 
 namespace tessera {
@@ -86,6 +87,7 @@ Result<NdSbp> NdSbp::Make(const Sbp* sbps, int num_axes) {
 }
 
 Result<NdSbp> NdSbp::Parse(std::string_view text) {
+  TESS_RETURN_IF_ERROR(CheckParsedTextLength("nd-sbp", text));
   TextCursor cur(text, "nd-sbp");
   NdSbp nd;
   if (cur.Consume('(')) {

@@ -72,6 +72,16 @@ TEST(NdSbpTest, ParsesTuplesAndBareValues) {
   EXPECT_FALSE(NdSbp::Parse("(B, P)")->all_broadcast());
 }
 
+TEST(NdSbpTest, LongTextIsRefusedBeforeItIsRead) {
+  // Spaces between tokens are legal, so without the bound a parse reads any length.
+  const std::string text = "(B" + std::string(100000, ' ') + ")";
+  Result<NdSbp> r = NdSbp::Parse(text);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "nd-sbp text is 100003 characters long; at most 65536 are accepted");
+  EXPECT_TRUE(NdSbp::Parse("(B" + std::string(60000, ' ') + ")").ok());
+}
+
 TEST(NdSbpTest, EqualityAndHash) {
   EXPECT_EQ(*NdSbp::Parse("(S(0), B)"), *NdSbp::Parse("(S(0),B)"));
   EXPECT_NE(*NdSbp::Parse("(S(0), B)"), *NdSbp::Parse("(B, S(0))"));

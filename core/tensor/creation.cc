@@ -10,6 +10,7 @@
 #include "core/boxing/strided_copy.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
+#include "core/common/double_text.h"
 #include "core/sbp/physical_layout.h"
 #include "core/tensor/counter_rng.h"
 #include "core/tensor/host_staging.h"
@@ -150,7 +151,7 @@ Result<Tensor> Full(const Shape& shape, DType dtype, double value, const Placeme
                     const NdSbp& nd_sbp) {
   TESS_RETURN_IF_ERROR(CheckFillableDType("full", dtype));
   if (!Representable(value, dtype)) {
-    return InvalidArgument("full: value " + std::to_string(value) + " is not representable as " +
+    return InvalidArgument("full: value " + DoubleText(value) + " is not representable as " +
                            DTypeName(dtype));
   }
   TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> t,
@@ -173,26 +174,26 @@ Result<Tensor> Arange(double start, double stop, double step, DType dtype,
   TESS_RETURN_IF_ERROR(CheckFillableDType("arange", dtype));
   if (!(step != 0) || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop)) {
     return InvalidArgument("arange: start, stop and step must be finite and step non-zero, got (" +
-                           std::to_string(start) + ", " + std::to_string(stop) + ", " +
-                           std::to_string(step) + ")");
+                           DoubleText(start) + ", " + DoubleText(stop) + ", " + DoubleText(step) +
+                           ")");
   }
   if (IsInteger(dtype) && (!Representable(start, dtype) || !Representable(step, dtype))) {
     return InvalidArgument("arange: " + std::string(DTypeName(dtype)) +
-                           " needs integral start and step, got start " + std::to_string(start) +
-                           " and step " + std::to_string(step));
+                           " needs integral start and step, got start " + DoubleText(start) +
+                           " and step " + DoubleText(step));
   }
   const double count = std::ceil((stop - start) / step);
   // 2^63: converting a double at or past it (or inf) to int64_t is undefined.
   if (!(count < 9223372036854775808.0)) {
-    return InvalidArgument("arange: (stop - start) / step is " + std::to_string(count) +
-                           " elements for (" + std::to_string(start) + ", " + std::to_string(stop) +
-                           ", " + std::to_string(step) + "); the element count overflows int64");
+    return InvalidArgument("arange: (stop - start) / step is " + DoubleText(count) +
+                           " elements for (" + DoubleText(start) + ", " + DoubleText(stop) + ", " +
+                           DoubleText(step) + "); the element count overflows int64");
   }
   const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   if (IsInteger(dtype) && n > 0 &&
       !Representable(start + static_cast<double>(n - 1) * step, dtype)) {
     return InvalidArgument("arange: the last value " +
-                           std::to_string(start + static_cast<double>(n - 1) * step) +
+                           DoubleText(start + static_cast<double>(n - 1) * step) +
                            " does not fit " + DTypeName(dtype));
   }
   TESS_ASSIGN_OR_RETURN(Shape shape, Shape::Make({n}));

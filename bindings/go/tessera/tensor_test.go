@@ -224,7 +224,7 @@ func TestTensorCreation(t *testing.T) {
 	_, err = FromLocal(xVals, []int64{7}, f.p, f.s0, nil)
 	wantErr(t, "local length", err, InvalidArgument, "FromLocal: local has 6 elements")
 	_, err = Full([]int64{2}, "i32", 0.5, f.p, f.b)
-	wantErr(t, "Full 0.5", err, InvalidArgument, "value 0.500000 is not representable as i32")
+	wantErr(t, "Full 0.5", err, InvalidArgument, "value 0.5 is not representable as i32")
 	_, err = Full([]int64{2}, "f8", 0, f.p, f.b)
 	wantErr(t, "dtype f8", err, InvalidArgument, "unknown dtype \"f8\"")
 	_, err = Full([]int64{2}, "bf16", 0, f.p, f.b)

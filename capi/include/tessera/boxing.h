@@ -40,8 +40,10 @@ extern "C" {
  * buffers; a rank in neither returns at once (it need not call). Staging is kept
  * per thread (until it exits) and reused, so repeating a boxing allocates nothing
  * after the first.
- * Thread safety: collectives on shared ranks must come in the same order on every
- * rank, so box between overlapping placements from one thread at a time. */
+ * Thread safety (<tessera/common.h>): any thread, several at once; boxings between
+ * overlapping placements from several threads must reach every rank in the same
+ * order, which the program ensures (Tessera serialises them, it does not order
+ * them). */
 TESS_API tess_status tess_boxing_run(void* out_local, size_t out_bytes, const void* in_local,
                                      size_t in_bytes, const int64_t* shape, size_t ndim,
                                      tess_dtype dtype, const tess_placement* src_placement,

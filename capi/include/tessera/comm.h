@@ -47,7 +47,9 @@ typedef int32_t tess_allreduce_algorithm;
  * rank the world lacks; UNIMPLEMENTED for f16/bf16 and cuda placements;
  * DEADLINE_EXCEEDED after the collective timeout (tess_comm_set_collective_timeout).
  * Collective over the placement, with the same count, dtype, op and algorithm on
- * every rank. Thread safety: one thread at a time per placement's ranks. */
+ * every rank. Thread safety (<tessera/common.h>): any thread, several at once;
+ * calls on overlapping ranks from several threads must reach every rank in the same
+ * order, which the program ensures. */
 TESS_API tess_status tess_comm_allreduce(void* buffer, int64_t count, tess_dtype dtype,
                                          tess_reduce_op op, const tess_placement* placement,
                                          tess_allreduce_algorithm algorithm);

@@ -43,8 +43,8 @@ typedef struct tess_runtime_init_options {
   double collective_timeout_seconds;
   /* The MPI thread level requested from MPI_Init_thread. Only
    * TESS_MPI_THREAD_MULTIPLE (the default) is accepted today: Tessera's pipelined
-   * plans and per-thread caches call MPI from several threads and do not serialise
-   * those calls, so a lower level is refused with INVALID_ARGUMENT (naming the level)
+   * plans and callers' threads enter MPI at once (each communicator serialises only
+   * its own calls), so a lower level is refused with INVALID_ARGUMENT (naming the level)
    * rather than granted and broken. Ignored when the host program initialised MPI
    * itself (Tessera then uses the level the host chose). */
   int32_t mpi_thread_level;

@@ -31,9 +31,12 @@ extern "C" {
  * tess_tensor_from_dlpack). A call that fails on one rank only (say, a too-small
  * buffer) leaves the others waiting, as in MPI.
  *
- * Thread safety. Collective calls: one thread per rank at a time (their order must
- * match across ranks). Local calls (metadata, copy_local, the DLPack export,
- * destroy, tess_explanation_last): any thread, on any tensor not being destroyed.
+ * Thread safety (<tessera/common.h>). Collective calls: any thread, also several
+ * at once on one tensor or placement; calls communicating over overlapping ranks
+ * must reach every rank in the same order, which the program ensures (Tessera
+ * serialises them per communicator but does not order them). Local calls
+ * (metadata, copy_local, the DLPack export, destroy, tess_explanation_last): any
+ * thread, on any tensor not being destroyed.
  *
  * Ownership. Tensors, placements, nd-sbps and explanations returned through `T**
  * out` are new handles owned by the caller; a tensor handle shares the immutable

@@ -15,6 +15,7 @@
 #include "core/comm/nccl/group_agreement.h"
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_error.h"
+#include "core/comm/nccl/ordered_keys.h"
 #include "core/device/cuda_error.h"
 #include "core/device/device_scope.h"
 #include "core/memory/device_caching_allocator.h"
@@ -96,6 +97,9 @@ class NcclCommunicator::Call {
     if (err == cudaSuccess) return Status::Ok();
     return Prefixed(method_, CudaError(call, err));
   }
+
+  // A local step's error, named by the method.
+  Status Wrap(Status status) { return status.ok() ? status : Prefixed(method_, status); }
 
   // Runs `body` (which enqueues NCCL calls) between ncclGroupStart and ncclGroupEnd, so
   // NCCL schedules the calls together; the group is closed even when body fails.
@@ -303,6 +307,29 @@ Status NcclCommunicator::EnqueueCopy(Call& call, const void* src, void* dst,
                           });
 }
 
+// NCCL's float max / min are maxNum / minNum and drop a NaN unless every operand is
+// NaN; its integer max / min are exact. So an f32 / f64 max or min reduces the
+// operands' order-preserving keys (core/common/ordered_key.h) instead: `send`'s keys
+// go to scratch, NCCL reduces them as int32 / int64 (*type), and FloatsIfKeyed maps
+// the result back in place. ExactMax / ExactMin bit for bit, NaN and -0.0 < +0.0
+// included, in any combining order. Otherwise returns `send` unchanged.
+Result<const void*> NcclCommunicator::KeysIfNeeded(Call& call, const void* send, int64_t count,
+                                                   DType dtype, ReduceOp op, ncclDataType_t* type) {
+  if (op == ReduceOp::kSum || (dtype != DType::kF32 && dtype != DType::kF64)) return send;
+  TESS_RETURN_IF_ERROR(ReserveScratch(static_cast<size_t>(count) * DTypeSize(dtype)));
+  TESS_RETURN_IF_ERROR(call.Wrap(
+      ToOrderedKeysAsync(send, scratch_, count, dtype,
+                         op == ReduceOp::kMax ? NanKey::kHighest : NanKey::kLowest, stream_)));
+  *type = dtype == DType::kF32 ? ncclInt32 : ncclInt64;
+  return static_cast<const void*>(scratch_);
+}
+
+Status NcclCommunicator::FloatsIfKeyed(Call& call, bool keyed, void* recv, int64_t count,
+                                       DType dtype) {
+  if (!keyed || count == 0) return Status::Ok();
+  return call.Wrap(FromOrderedKeysAsync(recv, count, dtype, stream_));
+}
+
 Status NcclCommunicator::DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
                                      ReduceOp op) {
   Call call(*this, "AllReduce");
@@ -311,8 +338,10 @@ Status NcclCommunicator::DoAllReduce(const void* send, void* recv, int64_t count
   TESS_ASSIGN_OR_RETURN(ncclRedOp_t red, ToNcclRedOp(op));
   // Counts agree across ranks, so every rank skips an empty call alike.
   if (count == 0) return Status::Ok();
+  TESS_ASSIGN_OR_RETURN(const void* in, KeysIfNeeded(call, send, count, dtype, op, &type));
   TESS_RETURN_IF_ERROR(
-      call.Nccl("ncclAllReduce", ncclAllReduce(send, recv, count, type, red, comm_, stream_)));
+      call.Nccl("ncclAllReduce", ncclAllReduce(in, recv, count, type, red, comm_, stream_)));
+  TESS_RETURN_IF_ERROR(FloatsIfKeyed(call, in != send, recv, count, dtype));
   return call.Wait();
 }
 
@@ -323,9 +352,11 @@ Status NcclCommunicator::DoReduce(const void* send, void* recv, int64_t count, D
   TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
   TESS_ASSIGN_OR_RETURN(ncclRedOp_t red, ToNcclRedOp(op));
   if (count == 0) return Status::Ok();
+  TESS_ASSIGN_OR_RETURN(const void* in, KeysIfNeeded(call, send, count, dtype, op, &type));
   // NCCL reads recvbuff on the root only; elsewhere it may be NULL.
   TESS_RETURN_IF_ERROR(
-      call.Nccl("ncclReduce", ncclReduce(send, recv, count, type, red, root, comm_, stream_)));
+      call.Nccl("ncclReduce", ncclReduce(in, recv, count, type, red, root, comm_, stream_)));
+  if (rank() == root) TESS_RETURN_IF_ERROR(FloatsIfKeyed(call, in != send, recv, count, dtype));
   return call.Wait();
 }
 
@@ -336,11 +367,16 @@ Status NcclCommunicator::DoReduceScatterV(const void* send, void* recv,
   TESS_RETURN_IF_ERROR(call.Begin());
   TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
   TESS_ASSIGN_OR_RETURN(ncclRedOp_t red, ToNcclRedOp(op));
+  int64_t total = 0;
+  for (int64_t c : recv_counts) total += c;
+  const int64_t mine = recv_counts[rank()];
+  if (total == 0) return Status::Ok();
+  TESS_ASSIGN_OR_RETURN(const void* in, KeysIfNeeded(call, send, total, dtype, op, &type));
   if (AllEqual(recv_counts)) {
-    if (recv_counts[0] == 0) return Status::Ok();
     TESS_RETURN_IF_ERROR(
         call.Nccl("ncclReduceScatter",
-                  ncclReduceScatter(send, recv, recv_counts[0], type, red, comm_, stream_)));
+                  ncclReduceScatter(in, recv, recv_counts[0], type, red, comm_, stream_)));
+    TESS_RETURN_IF_ERROR(FloatsIfKeyed(call, in != send, recv, mine, dtype));
     return call.Wait();
   }
   const size_t element = DTypeSize(dtype);
@@ -350,13 +386,14 @@ Status NcclCommunicator::DoReduceScatterV(const void* send, void* recv,
       if (recv_counts[r] > 0) {
         void* out = r == rank() ? recv : nullptr;
         TESS_RETURN_IF_ERROR(
-            call.Nccl("ncclReduce", ncclReduce(At(send, offset, element), out, recv_counts[r], type,
+            call.Nccl("ncclReduce", ncclReduce(At(in, offset, element), out, recv_counts[r], type,
                                                red, r, comm_, stream_)));
       }
       offset += recv_counts[r];
     }
     return Status::Ok();
   }));
+  TESS_RETURN_IF_ERROR(FloatsIfKeyed(call, in != send, recv, mine, dtype));
   return call.Wait();
 }
 

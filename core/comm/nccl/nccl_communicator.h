@@ -145,6 +145,12 @@ class NcclCommunicator final : public Communicator {
   Status Init(const ncclUniqueId& id);
   // Makes scratch_ hold at least `bytes`.
   Status ReserveScratch(size_t bytes);
+  // For an f32 / f64 max or min: queues `send`'s order-preserving keys into scratch_,
+  // sets *type to their integer type and returns scratch_; otherwise returns `send`.
+  Result<const void*> KeysIfNeeded(Call& call, const void* send, int64_t count, DType dtype,
+                                   ReduceOp op, ncclDataType_t* type);
+  // When `keyed`, queues the inverse map of recv's `count` keys back to floats.
+  Status FloatsIfKeyed(Call& call, bool keyed, void* recv, int64_t count, DType dtype);
   // Makes staging_ hold at least `bytes`, from the device caching allocator.
   Status ReserveStaging(size_t bytes);
   // Enqueues `copy` from src to dst on the stream, one CUDA call per piece.
@@ -156,7 +162,8 @@ class NcclCommunicator final : public Communicator {
   int device_;
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
-  // Device memory for Barrier's word and AllGatherV's packed detour.
+  // Device memory for Barrier's word, AllGatherV's packed detour and the keys of a
+  // float max / min.
   void* scratch_ = nullptr;
   size_t scratch_bytes_ = 0;
   // cudaDevAttrMaxPitch: the widest row pitch a 2-d / 3-d copy accepts.

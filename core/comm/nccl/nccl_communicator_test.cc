@@ -12,9 +12,11 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -30,6 +32,7 @@
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_comm_registry.h"
 #include "core/comm/nccl/nccl_error.h"
+#include "core/common/exact_minmax.h"
 #include "core/device/device.h"
 #include "core/memory/caching_allocator.h"
 #include "core/memory/device_caching_allocator.h"
@@ -378,6 +381,81 @@ TYPED_TEST(NcclTypedTest, ReduceScatterVEvenAndUneven) {
       }
       EXPECT_EQ(got[mine], T(99)) << "wrote past its block";
     }
+  }
+}
+
+// f32 / f64 max and min go through order-preserving integer keys (ordered_keys.h):
+// NaN held by one rank wins, -0.0 orders below +0.0, and ±inf, subnormals and other
+// values come back bit for bit, on all-reduce, reduce and reduce-scatter alike. The
+// reference is ExactMax / ExactMin over the ranks' host values (exact_minmax.h, the
+// definition every other path uses and tests against NumPy's rules).
+template <typename T>
+T SpecialInput(int32_t rank, int64_t k) {
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(),
+                        T(0.0),
+                        T(-0.0),
+                        std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(),
+                        std::numeric_limits<T>::denorm_min(),
+                        -std::numeric_limits<T>::denorm_min(),
+                        std::numeric_limits<T>::max(),
+                        T(1.5),
+                        T(-2.25)};
+  return specials[(k * 7 + rank * 3 + k / 10) % 10];
+}
+
+template <typename T>
+bool SameValue(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <typename T>
+class NcclFloatTest : public NcclGpuTest {};
+using NcclFloatTypes = testing::Types<float, double>;
+TYPED_TEST_SUITE(NcclFloatTest, NcclFloatTypes);
+
+TYPED_TEST(NcclFloatTest, MaxMinKeepNaNAndSignedZeroOnEveryReduction) {
+  using T = TypeParam;
+  NcclCommunicator& c = *this->comm_;
+  const DType dtype = DTypeOf<T>::value;
+  const int32_t n = c.size(), me = c.rank();
+  const int64_t count = 1000;
+  for (ReduceOp op : {ReduceOp::kMax, ReduceOp::kMin}) {
+    std::vector<T> mine(count), expected(count);
+    for (int64_t k = 0; k < count; ++k) {
+      mine[k] = SpecialInput<T>(me, k);
+      expected[k] = SpecialInput<T>(0, k);
+      for (int32_t r = 1; r < n; ++r) {
+        const T v = SpecialInput<T>(r, k);
+        expected[k] = op == ReduceOp::kMax ? ExactMax(expected[k], v) : ExactMin(expected[k], v);
+      }
+    }
+    DeviceArray<T> send(mine);
+    DeviceArray<T> all(std::vector<T>(count, T(99)));
+    ASSERT_TRUE(c.AllReduce(send.get(), all.get(), count, dtype, op).ok());
+    DeviceArray<T> root(std::vector<T>(count, T(99)));
+    ASSERT_TRUE(c.Reduce(send.get(), me == 0 ? root.get() : nullptr, count, dtype, op, 0).ok());
+    const std::vector<int64_t> counts = UnevenCounts(n);
+    const int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t{0});
+    const int64_t begin = std::accumulate(counts.begin(), counts.begin() + me, int64_t{0});
+    ASSERT_LE(total, count);
+    DeviceArray<T> scattered(std::vector<T>(counts[me] + 1, T(99)));
+    ASSERT_TRUE(c.ReduceScatterV(send.get(), scattered.get(), counts, dtype, op).ok());
+    // The send buffer is left as it was (the keys live in scratch).
+    const std::vector<T> sent = send.ToHost(), got = all.ToHost(), got_root = root.ToHost(),
+                         got_scattered = scattered.ToHost();
+    int64_t wrong = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      wrong += !SameValue(sent[k], mine[k]);
+      wrong += !SameValue(got[k], expected[k]);
+      if (me == 0) wrong += !SameValue(got_root[k], expected[k]);
+    }
+    for (int64_t k = 0; k < counts[me]; ++k) {
+      wrong += !SameValue(got_scattered[k], expected[begin + k]);
+    }
+    EXPECT_EQ(got_scattered[counts[me]], T(99)) << "wrote past its block";
+    EXPECT_EQ(wrong, 0) << ReduceOpName(op);
   }
 }
 

@@ -121,7 +121,7 @@ public final class TensorTest {
     checkThrows(() -> Tensor.fromLocal(X, new long[] {3, 2}, p, s0, new long[] {6}),
         Status.INVALID_ARGUMENT, "logical shape [6] has 1 dims but the local shape", "ndim");
     checkThrows(() -> Tensor.full(new long[] {2}, "i32", 0.5, p, b), Status.INVALID_ARGUMENT,
-        "value 0.500000 is not representable as i32", "full 0.5");
+        "value 0.5 is not representable as i32", "full 0.5");
     checkThrows(() -> Tensor.arange(0, 1, 0, "f32", p, b), Status.INVALID_ARGUMENT,
         "step non-zero", "arange step 0");
     checkThrows(() -> Tensor.rand(new long[] {2}, "i64", 1, p, b), Status.INVALID_ARGUMENT,
