@@ -7,6 +7,7 @@
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
 #include "core/comm/call_check.h"
+#include "core/comm/communicator.h"
 #include "core/comm/mpi_world.h"
 #include "core/common/limits.h"
 #include "core/device/device_selection.h"
@@ -113,7 +114,9 @@ tess_status tess_runtime_init_with_options(const tess_runtime_init_options* opti
 
 tess_status tess_runtime_finalize(void) {
   TESS_CAPI_BEGIN
-  return Report(tessera::comm::FinalizeWorld());
+  // Bounded by the process timeout (and by any timeout that expired): mpi_world.h.
+  tessera::Result<double> timeout = tessera::comm::DefaultCollectiveTimeout();
+  return Report(tessera::comm::FinalizeWorld(timeout.ok() ? *timeout : 0));
   TESS_CAPI_END
 }
 

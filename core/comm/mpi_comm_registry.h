@@ -9,6 +9,19 @@
 // placements with the same ranks in the same order (cpu:[0,1,2,3],
 // cpu:[[0,1],[2,3]], cuda:0-3) share one, and no collective on one placement can
 // match a collective on another.
+//
+// Timeouts. With a timeout set (DefaultCollectiveTimeout() > 0 when the communicator
+// is first asked for), creating a communicator of several ranks is bounded like a
+// collective: a member that does not arrive within the timeout gives
+// DEADLINE_EXCEEDED on the members waiting for it, naming what was being created
+// (placement, axis or rank list), its world ranks and the ranks that never arrived.
+// A member that arrives and then stalls or dies before MPI has made the communicator
+// can make it take up to twice the timeout (see GetOrCreate). A failed creation is
+// not cached as good: the rank list is remembered as failed, and every later request
+// for it (any placement with those ranks in that order) fails at once with
+// FAILED_PRECONDITION quoting the first error; other rank lists are unaffected. The
+// fault is noted (mpi_world.h NoteFault), so FinalizeWorld is bounded afterwards.
+// Without a timeout, creation is MPI's blocking call, as every collective is.
 #ifndef TESSERA_CORE_COMM_MPI_COMM_REGISTRY_H_
 #define TESSERA_CORE_COMM_MPI_COMM_REGISTRY_H_
 
@@ -53,8 +66,8 @@ class MpiCommRegistry {
   // race with collectives on those communicators.
   Status SetTimeout(double seconds);
 
-  // Frees every cached communicator; pointers handed out become dangling. Runs
-  // automatically inside FinalizeWorld.
+  // Frees every cached communicator and forgets failed creations; pointers handed out
+  // become dangling. Runs automatically inside FinalizeWorld.
   void Clear();
 
  private:
@@ -66,13 +79,16 @@ class MpiCommRegistry {
   };
 
   Status CheckWorldRanks(const Placement& placement, int32_t world_size) const;
-  // Cached or newly created communicator over `ranks` (must hold `my_rank`).
-  Result<MpiCommunicator*> GetOrCreate(const std::vector<int32_t>& ranks);
+  // Cached or newly created communicator over `ranks` (must hold this rank); `what`
+  // names it in errors ("placement cpu:0-2").
+  Result<MpiCommunicator*> GetOrCreate(const std::vector<int32_t>& ranks, const std::string& what);
   PlacementEntry& EntryFor(const Placement& placement);
 
   std::mutex mu_;
   bool hook_registered_ = false;
   std::map<std::vector<int32_t>, std::unique_ptr<MpiCommunicator>> by_ranks_;
+  // Rank lists whose creation failed, with the error (see Timeouts above).
+  std::map<std::vector<int32_t>, Status> failed_;
   std::unordered_map<std::string, PlacementEntry> by_placement_;
 };
 

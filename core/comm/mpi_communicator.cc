@@ -1,16 +1,15 @@
 #include "core/comm/mpi_communicator.h"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "core/comm/block_layout.h"
 #include "core/comm/comm_checks.h"
+#include "core/comm/deadline.h"
 #include "core/comm/mpi_exact_ops.h"
 #include "core/comm/mpi_world.h"
 
@@ -37,42 +36,16 @@ bool Packed(const std::vector<int64_t>& counts, const std::vector<int64_t>& disp
   return true;
 }
 
-// Most operations finish within microseconds, so the first polls spin. After that
-// the waiting rank yields, which lets a rank sharing its core run yet keeps polling
-// often: Open MPI's nonblocking collectives (libnbc) advance only inside MPI calls,
-// so a sleeping poller stalls its own operation. Only past kYieldFor, when a member
-// is more likely late than slow, does it sleep, with doubling pauses.
-constexpr int kSpinPolls = 200;
-constexpr std::chrono::milliseconds kYieldFor(100);
-constexpr std::chrono::microseconds kFirstPause(50);
-constexpr std::chrono::microseconds kMaxPause(1000);
-
 // True when `request` (issued by MPI function `call`) completed within `seconds`;
-// polled at least once.
+// polled at least once (deadline.h: spin, then yield, then short sleeps).
 Result<bool> PollUntil(MPI_Request* request, MPI_Status* status, double seconds, const char* call) {
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-  std::chrono::microseconds pause = kFirstPause;
-  for (int spins = 0;;) {
-    int done = 0;
-    int rc = MPI_Test(request, &done, status == nullptr ? MPI_STATUS_IGNORE : status);
-    if (rc != MPI_SUCCESS) return MpiError(call, rc);
-    if (done) return true;
-    if (spins < kSpinPolls) {
-      ++spins;
-      continue;
-    }
-    const Clock::time_point now = Clock::now();
-    if (now >= deadline) return false;
-    if (now - start < kYieldFor) {
-      std::this_thread::yield();
-      continue;
-    }
-    std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
-    pause = std::min(pause * 2, kMaxPause);
-  }
+  return comm::PollUntil(
+      DeadlineFrom(PollClock::now(), seconds), /*forever=*/false, [&]() -> Result<bool> {
+        int done = 0;
+        int rc = MPI_Test(request, &done, status == nullptr ? MPI_STATUS_IGNORE : status);
+        if (rc != MPI_SUCCESS) return MpiError(call, rc);
+        return done != 0;
+      });
 }
 
 // Arrays an incomplete abandoned operation may still read: kept until exit.
@@ -129,7 +102,8 @@ MpiCommunicator::~MpiCommunicator() {
   MPI_Finalized(&finalized);
   if (finalized) return;  // shm_'s window went with MPI; deleting shm_ knows that
   // Freeing the window is collective: after a timeout some members may never get
-  // there, so a poisoned communicator keeps it for the rest of the process.
+  // there, so a poisoned communicator keeps it for the rest of the process. (A
+  // healthy one whose member is gone would wait here: FinalizeWorld bounds that.)
   if (poisoned()) {
     (void)shm_.release();
   } else {
@@ -258,6 +232,7 @@ Status MpiCommunicator::TimedOut(const char* method) {
       " ranks (this is rank " + Str(rank()) +
       "); another member is late, hung or dead, and this communicator is now unusable");
   Poison(error);
+  NoteFault(timeout_seconds());
   return error;
 }
 

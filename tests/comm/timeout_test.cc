@@ -67,6 +67,7 @@ void ExpectTimedOutAndPoisoned(MpiCommunicator& c, const Status& status, double 
   EXPECT_LT(elapsed, kTimeout + 5.0) << "the wait overran its deadline by far";
   EXPECT_TRUE(c.poisoned());
   EXPECT_EQ(c.poison().message(), status.message());
+  EXPECT_TRUE(FaultNoted()) << "a timeout bounds FinalizeWorld from then on";
 
   const Clock::time_point start = Clock::now();
   int64_t x = 1;
@@ -250,6 +251,48 @@ TEST(TimeoutTest, ProcessDefaultAndRegistryWideTimeouts) {
   ASSERT_TRUE(registry.SetTimeout(0).ok());
   ASSERT_TRUE(SetDefaultCollectiveTimeout(0).ok());
   EXPECT_EQ(world->timeout_seconds(), 0);
+  SyncWorld();
+}
+
+// Communicator creation with a timeout (mpi_comm_registry.h): the last rank never
+// asks for a communicator of every rank (in reverse order, so not the cached world);
+// the others get DEADLINE_EXCEEDED naming it, then FAILED_PRECONDITION at once on the
+// next request for the same ranks, while communicators already made keep working.
+TEST(TimeoutTest, CreationTimesOutWhenAMemberNeverArrives) {
+  MpiCommRegistry& registry = MpiCommRegistry::Global();
+  const int32_t size = registry.World().value()->size(), me = registry.World().value()->rank();
+  if (size < 2) GTEST_SKIP() << "needs 2 ranks";
+  const int32_t late = size - 1;
+  std::vector<int32_t> reversed;
+  std::string list = "[";
+  for (int32_t r = size - 1; r >= 0; --r) {
+    reversed.push_back(r);
+    list += std::to_string(r) + (r > 0 ? ", " : "]");
+  }
+  ASSERT_TRUE(SetDefaultCollectiveTimeout(kTimeout).ok());
+  if (me != late) {
+    const Clock::time_point start = Clock::now();
+    Result<MpiCommunicator*> made = registry.ForRanks(reversed);
+    const double elapsed = SecondsSince(start);
+    const std::string first = "creating the communicator of ranks " + list + " (world ranks " +
+                              list + "): rank(s) [" + std::to_string(late) +
+                              "] did not arrive within the timeout of 0.5 s (this is rank " +
+                              std::to_string(me) + "); they are late, stopped or dead";
+    EXPECT_EQ(made.status().code(), StatusCode::kDeadlineExceeded);
+    EXPECT_EQ(made.status().message(), first);
+    EXPECT_GE(elapsed, kTimeout);
+    EXPECT_LT(elapsed, kTimeout + 5.0) << "the creation overran its deadline by far";
+
+    const Clock::time_point again_start = Clock::now();
+    Result<MpiCommunicator*> again = registry.ForRanks(reversed);
+    EXPECT_EQ(again.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_EQ(again.status().message(),
+              "creating the communicator of ranks " + list + " (world ranks " + list +
+                  ") failed earlier, so every request for it fails: " + first);
+    EXPECT_LT(SecondsSince(again_start), 0.1) << "a refusal must not wait";
+  }
+  ASSERT_TRUE(SetDefaultCollectiveTimeout(0).ok());
+  // Everyone, the late rank included: the cached world was not touched.
   SyncWorld();
 }
 

@@ -82,7 +82,12 @@ typedef struct tess_runtime_init_options {
  * checks the options and applies the timeout (TESS_OK). Thread safety: as tess_runtime_init. */
 TESS_API tess_status tess_runtime_init_with_options(const tess_runtime_init_options* options);
 /* Stops the runtime; finalises MPI only if tess_runtime_init initialised it. A no-op
- * when not initialised. After it, tess_runtime_init fails (MPI cannot restart). */
+ * when not initialised. After it, tess_runtime_init fails (MPI cannot restart).
+ * Bounded when a collective timeout is set (or one has expired): it returns within that
+ * many seconds; DEADLINE_EXCEEDED when MPI_Finalize could not complete in time (a peer
+ * is stopped or unreachable): MPI stays initialised and the process should exit, which
+ * mpirun reports as an exit without finalize (docs/reliability.md, "Timeouts and
+ * faults"). */
 TESS_API tess_status tess_runtime_finalize(void);
 /* This process's rank in the world. FAILED_PRECONDITION before tess_runtime_init. */
 TESS_API tess_status tess_runtime_world_rank(int32_t* out_rank);

@@ -6,9 +6,11 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <thread>
 #include <utility>
 
+#include "core/comm/comm_checks.h"
+#include "core/comm/deadline.h"
+#include "core/comm/mpi_world.h"
 #include "core/comm/nccl/copy_piece_cuda.h"
 #include "core/comm/nccl/group_agreement.h"
 #include "core/comm/nccl/local_device.h"
@@ -125,28 +127,31 @@ class NcclCommunicator::Call {
   // released) and the error kept for every later call.
   Status Wait() {
     const double timeout = c_.timeout_seconds();
-    for (;;) {
-      if (timeout > 0 &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >
-              timeout) {
-        Status expired = DeadlineExceeded(std::string(method_) + ": not complete after " +
-                                          std::to_string(timeout) + " s on a communicator of " +
-                                          std::to_string(c_.size()) +
-                                          " ranks (NCCL); the communicator was aborted");
-        c_.Poison(expired);
-        return c_.Break(expired);
-      }
-      const cudaError_t err = cudaStreamQuery(c_.stream_);
-      if (err == cudaSuccess) return Status::Ok();
-      if (err != cudaErrorNotReady) return c_.Break(Cuda("cudaStreamQuery", err));
-      ncclResult_t async = ncclSuccess;
-      const ncclResult_t result = ncclCommGetAsyncError(c_.comm_, &async);
-      if (result != ncclSuccess) return c_.Break(Nccl("ncclCommGetAsyncError", result));
-      if (async != ncclSuccess && async != ncclInProgress) {
-        return c_.Break(Nccl("the NCCL operation (asynchronous error)", async));
-      }
-      std::this_thread::yield();
-    }
+    // deadline.h's loop: spin, yield, then pauses of at most 1 ms.
+    Result<bool> done =
+        PollUntil(DeadlineFrom(start_, timeout), /*forever=*/timeout <= 0, [&]() -> Result<bool> {
+          const cudaError_t err = cudaStreamQuery(c_.stream_);
+          if (err == cudaSuccess) return true;
+          if (err != cudaErrorNotReady) return Cuda("cudaStreamQuery", err);
+          ncclResult_t async = ncclSuccess;
+          const ncclResult_t result = ncclCommGetAsyncError(c_.comm_, &async);
+          if (result != ncclSuccess) return Nccl("ncclCommGetAsyncError", result);
+          if (async != ncclSuccess && async != ncclInProgress) {
+            return Nccl("the NCCL operation (asynchronous error)", async);
+          }
+          return false;
+        });
+    if (!done.ok()) return c_.Break(done.status());
+    if (*done) return Status::Ok();
+    // Worded as the MPI backend's timeout (mpi_communicator.cc TimedOut).
+    Status expired = DeadlineExceeded(
+        std::string(method_) + ": not complete after the timeout of " + SecondsText(timeout) +
+        " s on a communicator of " + Str(c_.size()) + " ranks (this is rank " + Str(c_.rank()) +
+        "); another member is late, hung or dead, and this communicator is now unusable (NCCL: "
+        "it was aborted)");
+    c_.Poison(expired);
+    NoteFault(timeout);
+    return c_.Break(expired);
   }
 
  private:

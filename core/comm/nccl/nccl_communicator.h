@@ -13,9 +13,14 @@
 // an endless wait; after such an error the communicator is aborted and every later call
 // returns that error at once.
 //
-// Timeouts (communicator.h). The deadline covers the wait for the call's device work;
-// when it passes, ncclCommAbort stops the communicator's kernels, so the call's
-// buffers are free again. Limit: NCCL's blocking communicators can also wait inside an
+// Timeouts (communicator.h). The deadline covers the wait for the call's device work
+// (a cudaStreamQuery loop that also polls ncclCommGetAsyncError, deadline.h's policy);
+// when it passes, the call returns DEADLINE_EXCEEDED worded as the MPI backend's, the
+// communicator is poisoned (every later call: FAILED_PRECONDITION saying so), the
+// fault is noted (mpi_world.h NoteFault: finalize is bounded afterwards) and
+// ncclCommAbort stops the communicator's kernels, so the call's buffers are free again.
+// An asynchronous NCCL error (a peer gone) ends the wait at once, with or without a
+// timeout. Limit: NCCL's blocking communicators can also wait inside an
 // enqueue (ncclGroupEnd connecting to a peer on first use), which the deadline does
 // not cover. There is no asynchronous form yet: a caller that needs to overlap can
 // enqueue its own NCCL work on comm() / stream().
