@@ -1005,6 +1005,12 @@ const std::vector<Case>& Cases() {
     CASE("tess_runtime_init_with_options", "cuda_device -7", kInvalid, "-7",
          tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
          o.cuda_device = -7; return tess_runtime_init_with_options(&o);),
+    CASE("tess_runtime_init_with_options", "check_mode 5", kInvalid, "5",
+         tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
+         o.check_mode = 5; return tess_runtime_init_with_options(&o);),
+    CASE("tess_runtime_init_with_options", "reserved 1", kInvalid, "reserved",
+         tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
+         o.reserved = 1; return tess_runtime_init_with_options(&o);),
     CASE("tess_runtime_world_rank", "out_rank is NULL", kInvalid, "out_rank",
          return tess_runtime_world_rank(nullptr);),
     CASE("tess_runtime_world_size", "out_size is NULL", kInvalid, "out_size",
