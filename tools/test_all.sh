@@ -52,6 +52,13 @@ step "bazel test --config=asan (unit and MPI tests under AddressSanitizer + UBSa
 bazel_test --config=asan --test_tag_filters=-no-sandbox \
   //core/... //capi/... //kernels/... //tests/...
 
+# The libFuzzer targets (fuzz/), built with clang + ASan/UBSan in their own output base,
+# 10 s each: any crash, sanitizer report or leak fails CI. Their corpora also replay in
+# every `bazel test` above (//fuzz:*_fuzz_test). docs/reliability.md, "Fuzzing".
+step "tools/fuzz.sh (each libFuzzer target for 10 s)"
+tools/fuzz.sh --seconds 10
+passed=$((passed + 1))
+
 step "bazel test --config=cuda (CUDA kernels and NCCL; GPU tests skip without a GPU)"
 bazel_test --config=cuda //kernels/... //core/...
 bazel build "${bazel_flags[@]}" --config=cuda //...
