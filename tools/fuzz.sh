@@ -91,7 +91,9 @@ run_target() {
   end=$(date +%s.%N)
   local execs crashes
   execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "${log}" | tail -n 1)
-  crashes=$(find "${artifacts}" -name "${t}-*" -type f | wc -l)
+  # What libFuzzer writes for a failure (slow-unit-* files are only reports).
+  crashes=$(find "${artifacts}" -type f \( -name "${t}-crash-*" -o -name "${t}-leak-*" \
+    -o -name "${t}-timeout-*" -o -name "${t}-oom-*" \) | wc -l)
   if [ "${rc}" -ne 0 ] && [ "${crashes}" -eq 0 ]; then crashes=1; fi
   if [ -n "${keep}" ]; then mkdir -p "${keep}/${t}" && cp -r "${corpus}/." "${keep}/${t}/"; fi
   printf '%s %s %s %s %s\n' "${t}" "${execs:-0}" "${start}" "${end}" "${crashes}" >"${work}/${t}.result"
