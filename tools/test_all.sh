@@ -50,7 +50,7 @@ passed=$((passed + 1))
 
 step "bazel test --config=asan (unit and MPI tests under AddressSanitizer + UBSan)"
 bazel_test --config=asan --test_tag_filters=-no-sandbox \
-  //core/... //capi/... //kernels/... //tests/...
+  //core/... //capi/... //kernels/... //tests/... //fuzz/...
 
 # The libFuzzer targets (fuzz/), built with clang + ASan/UBSan in their own output base,
 # 10 s each: any crash, sanitizer report or leak fails CI. Their corpora also replay in
