@@ -18,6 +18,7 @@
 #include "core/placement/placement.h"
 #include "core/sbp/physical_layout.h"
 #include "core/sbp/sbp.h"
+#include "fuzz/core_values.h"
 #include "fuzz/fuzz_input.h"
 
 namespace tessera::fuzz {
@@ -36,16 +37,6 @@ Placement RandomPlacement(FuzzInput& in) {
   pool.resize(n);
   const DeviceType device = in.Byte() % 32 == 0 ? DeviceType::kCuda : DeviceType::kCpu;
   return Placement::Make(device, pool, hierarchy).value();
-}
-
-NdSbp RandomNdSbp(FuzzInput& in, int axes) {
-  NdSbp nd;
-  if (in.Byte() % 32 == 0) axes = axes % NdSbp::kMaxAxes + 1;  // sometimes the wrong count
-  for (int a = 0; a < axes; ++a) {
-    nd.Append(Sbp::Make(static_cast<int>(in.InRange(0, 4)), static_cast<int32_t>(in.InRange(0, 4)))
-                  .value());
-  }
-  return nd;
 }
 
 bool HasPartial(const NdSbp& nd) {
@@ -88,9 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Result<std::shared_ptr<const boxing::BoxingPlan>> plan =
       boxing::FindBoxingPlan(*shape, dtype, src_placement, src, dst_placement, dst);
   if (!plan.ok()) {
-    FUZZ_CHECK(
-        plan.status().code() == StatusCode::kInvalidArgument && !plan.status().message().empty(),
-        what + ": " + plan.status().ToString());
+    fuzz::CheckInvalidArgument(plan.status(), what);
     return 0;
   }
   const boxing::BoxingPlan& p = **plan;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/op/op_registry.h"
+#include "fuzz/capi_runtime.h"
 #include "fuzz/fuzz_input.h"
 #include "tessera/tessera.h"
 
@@ -185,8 +186,7 @@ tess_tensor* RandomTensor(FuzzInput& in, const tess_placement* placement) {
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   using namespace tessera::fuzz;
-  FUZZ_CHECK(tess_runtime_init() == TESS_OK,
-             std::string("tess_runtime_init: ") + tess_last_error_message());
+  StartRuntime();
   world = new World;
   // One-rank layouts, and one naming a rank this world lacks.
   for (const char* text : {"cpu:[0]", "cpu:[[0]]", "cpu:[[[0]]]", "cpu:[1]"}) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/capi_runtime.h"
 #include "fuzz/fuzz_input.h"
 #include "tessera/dlpack.h"
 #include "tessera/tessera.h"
@@ -182,8 +183,7 @@ void RunOne(FuzzInput& in) {
 
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
   using namespace tessera::fuzz;
-  FUZZ_CHECK(tess_runtime_init() == TESS_OK,
-             std::string("tess_runtime_init: ") + tess_last_error_message());
+  StartRuntime();
   FUZZ_CHECK(tess_placement_parse(&placement, "cpu:[0]") == TESS_OK, "cpu:[0]");
   FUZZ_CHECK(tess_nd_sbp_parse(&broadcast, "B") == TESS_OK, "B");
   return 0;

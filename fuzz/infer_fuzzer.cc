@@ -18,6 +18,7 @@
 #include "core/op/op_registry.h"
 #include "core/placement/placement.h"
 #include "core/sbp/sbp.h"
+#include "fuzz/core_values.h"
 #include "fuzz/fuzz_input.h"
 
 namespace tessera::fuzz {
@@ -34,16 +35,6 @@ const std::vector<Placement>& Placements() {
     return v;
   }();
   return *placements;
-}
-
-NdSbp RandomNdSbp(FuzzInput& in, int axes) {
-  NdSbp nd;
-  if (in.Byte() % 16 == 0) axes = axes % NdSbp::kMaxAxes + 1;  // sometimes the wrong count
-  for (int a = 0; a < axes; ++a) {
-    nd.Append(Sbp::Make(static_cast<int>(in.InRange(0, 4)), static_cast<int32_t>(in.InRange(0, 4)))
-                  .value());
-  }
-  return nd;
 }
 
 op::AttrValue RandomValue(FuzzInput& in, op::AttrType type) {
@@ -65,11 +56,6 @@ op::AttrValue RandomValue(FuzzInput& in, op::AttrType type) {
   return op::AttrValue::Int(0);
 }
 
-void CheckFailure(const Status& s, const std::string& what) {
-  FUZZ_CHECK(s.code() == StatusCode::kInvalidArgument && !s.message().empty(),
-             what + " failed without INVALID_ARGUMENT and a message: " + s.ToString());
-}
-
 }  // namespace
 }  // namespace tessera::fuzz
 
@@ -88,10 +74,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (how < 2) continue;
     const op::AttrType type = how == 7 ? static_cast<op::AttrType>(in.InRange(0, 4)) : a.type;
     Status s = call.SetAttr(a.name, fuzz::RandomValue(in, type));
-    if (!s.ok()) fuzz::CheckFailure(s, name + ": SetAttr " + a.name);
+    if (!s.ok()) fuzz::CheckInvalidArgument(s, name + ": SetAttr " + a.name);
   }
   if (in.Byte() % 16 == 0) {
-    fuzz::CheckFailure(call.SetAttr("no_such_attr", op::AttrValue::Int(1)), "unknown attribute");
+    fuzz::CheckInvalidArgument(call.SetAttr("no_such_attr", op::AttrValue::Int(1)),
+                               "unknown attribute");
   }
 
   const std::vector<Placement>& placements = fuzz::Placements();
@@ -105,21 +92,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Placement& p =
         in.Byte() % 16 == 0 ? placements[in.Byte() % placements.size()] : placement;
     Status s = call.AddInput(shape, dtype, p, fuzz::RandomNdSbp(in, p.num_axes()));
-    if (!s.ok()) fuzz::CheckFailure(s, name + ": AddInput");
+    if (!s.ok()) fuzz::CheckInvalidArgument(s, name + ": AddInput");
   }
   const int num_constraints = static_cast<int>(in.InRange(0, 2));
   for (int i = 0; i < num_constraints; ++i) {
     const bool output = in.Bool();
     const int slot = static_cast<int>(in.InRange(-1, 3));
     Status s = call.Constrain(output, slot, fuzz::RandomNdSbp(in, placement.num_axes()));
-    if (!s.ok()) fuzz::CheckFailure(s, name + ": Constrain");
+    if (!s.ok()) fuzz::CheckInvalidArgument(s, name + ": Constrain");
   }
 
   Result<infer::InferResult> result =
       infer::InferSignature(call.def(), call.inputs(), call.attrs(), call.constraints());
   Result<infer::Explanation> explanation = call.Explain();
   if (!explanation.ok()) {
-    fuzz::CheckFailure(explanation.status(), name + ": Explain");
+    fuzz::CheckInvalidArgument(explanation.status(), name + ": Explain");
     FUZZ_CHECK(!result.ok(), name + ": Explain fails where InferSignature succeeds: " +
                                  explanation.status().message());
   } else {
@@ -129,7 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                name + ": InferSignature and Explain disagree on whether a signature fits");
   }
   if (!result.ok()) {
-    fuzz::CheckFailure(result.status(), name + ": InferSignature");
+    fuzz::CheckInvalidArgument(result.status(), name + ": InferSignature");
     return 0;
   }
   const std::string what = name + call.attrs().ToString() + " on " +

@@ -15,6 +15,7 @@
 #include "core/sbp/balanced_split.h"
 #include "core/sbp/physical_layout.h"
 #include "core/sbp/sbp.h"
+#include "fuzz/core_values.h"
 #include "fuzz/fuzz_input.h"
 
 namespace tessera::fuzz {
@@ -52,8 +53,7 @@ void CheckLayouts(FuzzInput& in) {
   for (int64_t& d : dims) d = in.Edgy();
   Result<Shape> shape = Shape::Make(dims);
   if (!shape.ok()) {
-    FUZZ_CHECK(shape.status().code() == StatusCode::kInvalidArgument,
-               "Shape::Make: " + shape.status().ToString());
+    CheckInvalidArgument(shape.status(), "Shape::Make");
     return;
   }
   // Independently: the element count (the product of the nonzero dims must fit).
@@ -97,7 +97,7 @@ void CheckLayouts(FuzzInput& in) {
       shape->ToString() + " on " + placement->ToString() + " as " + nd.ToString();
   Status valid = ValidateNdSbp(nd, *placement, *shape);
   if (!valid.ok()) {
-    FUZZ_CHECK(valid.code() == StatusCode::kInvalidArgument, what + ": " + valid.ToString());
+    CheckInvalidArgument(valid, what + ": ValidateNdSbp");
     FUZZ_CHECK(!PhysicalLayoutAt(*shape, *placement, nd, 0).ok(),
                what + ": PhysicalLayoutAt accepts what ValidateNdSbp rejects");
     return;

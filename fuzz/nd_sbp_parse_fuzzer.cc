@@ -6,15 +6,11 @@
 
 #include "core/common/status.h"
 #include "core/sbp/sbp.h"
+#include "fuzz/core_values.h"
 #include "fuzz/fuzz_input.h"
 
 namespace tessera::fuzz {
 namespace {
-
-void CheckFailure(const Status& s, const char* what) {
-  FUZZ_CHECK(s.code() == StatusCode::kInvalidArgument && !s.message().empty(),
-             std::string(what) + " failed without INVALID_ARGUMENT and a message: " + s.ToString());
-}
 
 void CheckSbp(const Sbp& sbp) {
   FUZZ_CHECK(static_cast<int>(sbp.kind) >= 0 && static_cast<int>(sbp.kind) <= 4,
@@ -49,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (nd.ok()) {
         fuzz::CheckNdSbp(*nd);
       } else {
-        fuzz::CheckFailure(nd.status(), "NdSbp::Parse");
+        fuzz::CheckInvalidArgument(nd.status(), "NdSbp::Parse");
       }
       break;
     }
@@ -58,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (sbp.ok()) {
         fuzz::CheckSbp(*sbp);
       } else {
-        fuzz::CheckFailure(sbp.status(), "Sbp::Parse");
+        fuzz::CheckInvalidArgument(sbp.status(), "Sbp::Parse");
       }
       break;
     }
@@ -73,14 +69,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (one.ok()) {
           fuzz::CheckSbp(*one);
         } else {
-          fuzz::CheckFailure(one.status(), "Sbp::Make");
+          fuzz::CheckInvalidArgument(one.status(), "Sbp::Make");
         }
       }
       Result<NdSbp> nd = NdSbp::Make(sbps, num_axes);
       if (nd.ok()) {
         fuzz::CheckNdSbp(*nd);
       } else {
-        fuzz::CheckFailure(nd.status(), "NdSbp::Make");
+        fuzz::CheckInvalidArgument(nd.status(), "NdSbp::Make");
       }
       break;
     }

@@ -9,6 +9,7 @@
 #include "core/common/limits.h"
 #include "core/common/status.h"
 #include "core/placement/placement.h"
+#include "fuzz/core_values.h"
 #include "fuzz/fuzz_input.h"
 
 namespace tessera::fuzz {
@@ -71,8 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (p.ok()) {
       fuzz::CheckPlacement(*p);
     } else {
-      FUZZ_CHECK(p.status().code() == StatusCode::kInvalidArgument && !p.status().message().empty(),
-                 "Parse failed without INVALID_ARGUMENT and a message: " + p.status().ToString());
+      fuzz::CheckInvalidArgument(p.status(), "Placement::Parse");
     }
     return 0;
   }
@@ -88,8 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                "Make stored other ranks or another hierarchy than it was given");
     fuzz::CheckPlacement(*p);
   } else {
-    FUZZ_CHECK(p.status().code() == StatusCode::kInvalidArgument && !p.status().message().empty(),
-               "Make failed without INVALID_ARGUMENT and a message: " + p.status().ToString());
+    fuzz::CheckInvalidArgument(p.status(), "Placement::Make");
   }
   return 0;
 }
