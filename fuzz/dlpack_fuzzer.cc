@@ -103,14 +103,17 @@ void RunOne(FuzzInput& in) {
   bool offsets_overflow = false;
   if (!invalid && count > 0) {
     i128 step = 1;
-    for (int d = nd - 1; d >= 0; --d) {
+    // Each reach is below 2^126 in magnitude, and the sums stop once past int64, so
+    // nothing here overflows 128 bits.
+    for (int d = nd - 1; d >= 0 && !offsets_overflow; --d) {
       const i128 stride = compact ? step : strides[d];
       const i128 reach = (static_cast<i128>(shape[d]) - 1) * stride;
       (reach < 0 ? lo : hi) += reach;
       step *= shape[d];
       if (lo < kInt64Min || hi > kInt64Max) offsets_overflow = true;
     }
-    if (lo * elem < kInt64Min || hi * elem > kInt64Max || (hi - lo) * elem > kInt64Max) {
+    if (offsets_overflow || lo * elem < kInt64Min || hi * elem > kInt64Max ||
+        (hi - lo) * elem > kInt64Max) {
       offsets_overflow = true;
     }
     if (known_type && offsets_overflow) invalid = true;
