@@ -47,6 +47,8 @@ if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/l
   exit 2
 fi
 
+# The sources the binaries are built from (what the JSON lines name).
+commit=$(git describe --always --dirty 2>/dev/null || echo unknown)
 output_base="${TESSERA_FUZZ_OUTPUT_BASE:-$HOME/.cache/tessera/fuzz-output-base}"
 bazel_flags=(--noshow_progress)
 [ -n "${CI:-}" ] && bazel_flags+=(--curses=no --color=no)
@@ -117,7 +119,6 @@ wait || true
 total_execs=0
 total_crashes=0
 stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 printf '%-16s %14s %10s %10s %8s\n' target executions seconds exec/s crashes
 for t in "${targets[@]}"; do
   read -r name execs start end crashes <"${work}/${t}.result"
