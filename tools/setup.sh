@@ -32,6 +32,8 @@ packages=(
   default-jdk-headless # javac/jar/java for the Java binding
   golang-go            # Go binding
   clang-format         # formatting (.clang-format)
+  clang                # tools/fuzz.sh: builds fuzz/ with --config=fuzz (libFuzzer needs clang)
+  libclang-rt-14-dev   # libFuzzer and clang's ASan/UBSan runtimes (-fsanitize=fuzzer,...)
   abigail-tools        # abidw/abidiff: the C ABI baseline test (capi/abi)
   cmake                # the CMake consumer test (tests/packaging)
   pkg-config           # tessera.pc in the consumer tests (tests/packaging)

@@ -50,7 +50,14 @@ passed=$((passed + 1))
 
 step "bazel test --config=asan (unit and MPI tests under AddressSanitizer + UBSan)"
 bazel_test --config=asan --test_tag_filters=-no-sandbox \
-  //core/... //capi/... //kernels/... //tests/...
+  //core/... //capi/... //kernels/... //tests/... //fuzz/...
+
+# The libFuzzer targets (fuzz/), built with clang + ASan/UBSan in their own output base,
+# 10 s each: any crash, sanitizer report or leak fails CI. Their corpora also replay in
+# every `bazel test` above (//fuzz:*_fuzz_test). docs/reliability.md, "Fuzzing".
+step "tools/fuzz.sh (each libFuzzer target for 10 s)"
+tools/fuzz.sh --seconds 10
+passed=$((passed + 1))
 
 # Only the multi-threaded tests (tagged "tsan"): a ThreadSanitizer build of their
 # dependencies, then a few seconds of running. See docs/reliability.md, "Threads".

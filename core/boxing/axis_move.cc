@@ -1,5 +1,6 @@
 #include "core/boxing/axis_move.h"
 
+#include <limits>
 #include <string>
 
 #include "core/sbp/balanced_split.h"
@@ -272,7 +273,12 @@ AxisMoveCost CostOfAxisMove(const Shape& group_shape, size_t elem_size, int64_t 
     local = t / (nn * nn);
   }
   cost.seconds = CollectiveSeconds(cost.collective, n, t, local);
-  cost.wire_bytes = static_cast<int64_t>(wire);
+  // An all-reduce moves twice what it sheds, which for a tensor near 2^63 bytes is past
+  // int64: saturate ("at least"), as the reshard's load does (converting a double past
+  // the range is undefined; found by fuzz/boxing_plan_fuzzer.cc).
+  constexpr double kPastInt64 = 9223372036854775808.0;  // 2^63
+  cost.wire_bytes =
+      wire >= kPastInt64 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(wire);
   return cost;
 }
 

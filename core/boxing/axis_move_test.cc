@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 namespace tessera::boxing {
@@ -156,6 +158,21 @@ TEST(GroupTest, RanksShapeAndSize) {
             (Shape{5, 3, 3}));
   EXPECT_EQ(FirstAxis(AxisBit(2) | AxisBit(5)), 2);
   EXPECT_EQ(AxisCount(AxisBit(2) | AxisBit(5)), 2);
+}
+
+TEST(CostOfAxisMoveTest, WireBytesPastInt64Saturate) {
+  // [1.5 * 2^60] f32 is 1.5 * 2^62 bytes (fits int64); all-reducing it over 8 ranks moves
+  // 2 * 7/8 of that, about 1.2e19 bytes, past int64 (fuzz/boxing_plan_fuzzer.cc found the
+  // undefined double -> int64 conversion).
+  const Shape group{(int64_t{1} << 60) + (int64_t{1} << 59)};
+  AxisMoveCost cost = CostOfAxisMove(group, 4, 8, S("P"), S("B"));
+  EXPECT_EQ(cost.collective, Collective::kAllReduce);
+  EXPECT_EQ(cost.wire_bytes, std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(std::isfinite(cost.seconds));
+  // Below the limit the figure stays exact: S -> B over 2 ranks of [2^20] f32 gathers
+  // half of 4 MiB.
+  EXPECT_EQ(CostOfAxisMove(Shape{int64_t{1} << 20}, 4, 2, S("S(0)"), S("B")).wire_bytes,
+            int64_t{1} << 21);
 }
 
 TEST(CostOfAxisMoveTest, PicksBox1dsCollective) {

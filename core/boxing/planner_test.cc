@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -80,6 +81,17 @@ void CheckChain(const BoxingPlan& plan) {
   }
   EXPECT_EQ(plan.placement(side), plan.dst_placement());
   EXPECT_EQ(state, plan.dst());
+}
+
+TEST(PlannerTest, PlansAHugeBroadcastToManyRanks) {
+  // 2^62 bytes from one rank to each of eight: the reshard's per-rank byte total is past
+  // int64 and saturates (reshard_test.cc); the plan is found with a finite cost
+  // (fuzz/corpus/boxing_plan/regression_reshard_load_overflow was signed overflow).
+  auto plan = Plan(Shape{int64_t{1} << 60}, "cpu:[0]", "B", "cpu:[1,2,3,4,5,6,7,8]", "B");
+  ASSERT_NE(plan, nullptr);
+  CheckChain(*plan);
+  EXPECT_TRUE(std::isfinite(plan->total_seconds())) << plan->ToString();
+  EXPECT_GT(plan->total_seconds(), 0) << plan->ToString();
 }
 
 TEST(PlannerTest, BroadcastToSplitOnOneAxisIsOneLocalSlice) {

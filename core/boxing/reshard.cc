@@ -1,12 +1,22 @@
 #include "core/boxing/reshard.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
+#include "core/common/checked_math.h"
 #include "core/sbp/physical_layout.h"
 
 namespace tessera::boxing {
 namespace {
+
+// Adds to a per-rank total of the cost model, saturating at INT64_MAX ("at least that
+// much"). Each piece fits int64 bytes, but one rank sending a large piece to many
+// peers can total more: a [2^60] f32 on one rank, B -> B on eight others, sends 2^65
+// bytes (found by fuzz/boxing_plan_fuzzer.cc; signed overflow before).
+void AddSaturating(int64_t* total, int64_t add) {
+  if (!CheckedAdd(*total, add, total)) *total = std::numeric_limits<int64_t>::max();
+}
 
 Region RegionOf(const Shape& shape, const Placement& placement, const NdSbp& nd_sbp,
                 int64_t index) {
@@ -125,7 +135,7 @@ void ForEachTransfer(const Shape& shape, const Placement& src_placement, const N
           const int64_t candidate = h[(static_cast<size_t>(d) + k) % h.size()];
           if (best < 0 || load[candidate] < load[best]) best = candidate;
         }
-        load[best] += t.region.num_elements();
+        AddSaturating(&load[best], t.region.num_elements());
         t.src_index = best;
         t.local = false;
       }
@@ -146,13 +156,13 @@ ReshardLoad LoadOfReshard(const Shape& shape, size_t elem_size, const Placement&
     const int64_t bytes = t.region.num_elements() * static_cast<int64_t>(elem_size);
     PerRank& from = per[UnionIndex(ranks, src_placement.rank_at(t.src_index))];
     if (t.local) {
-      from.local += bytes;
+      AddSaturating(&from.local, bytes);
       return;
     }
     PerRank& to = per[UnionIndex(ranks, dst_placement.rank_at(t.dst_index))];
-    from.sent += bytes;
+    AddSaturating(&from.sent, bytes);
     ++from.sends;
-    to.received += bytes;
+    AddSaturating(&to.received, bytes);
     ++to.receives;
   });
   ReshardLoad load;

@@ -62,7 +62,8 @@ void ForEachTransfer(const Shape& shape, const Placement& src_placement, const N
                      const Placement& dst_placement, const NdSbp& dst,
                      const std::function<void(const Transfer&)>& visit);
 
-// What the busiest ranks of a reshard do, for its cost (boxing_cost.h).
+// What the busiest ranks of a reshard do, for its cost (boxing_cost.h). Byte totals
+// saturate at INT64_MAX: a rank sending one huge piece to many peers can total more.
 struct ReshardLoad {
   int64_t ranks = 0;            // the union's size
   int64_t max_peers = 0;        // most ranks one rank sends to or receives from

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -107,6 +108,27 @@ TEST(ReshardTest, BroadcastCopiesShareTheSending) {
                   [&](const Transfer& t) { sent_by[t.src_index] += t.region.num_elements(); });
   ASSERT_EQ(sent_by.size(), 4u);
   for (const auto& [index, elements] : sent_by) EXPECT_EQ(elements, 6) << "holder " << index;
+}
+
+TEST(ReshardTest, LoadSaturatesWhereOneRankSendsMoreThanInt64Bytes) {
+  // One rank holds a [2^60] f32 (2^62 bytes) and sends all of it to each of 8 others:
+  // 8 x 2^62 = 2^65 bytes, past int64 (found by fuzz/boxing_plan_fuzzer.cc; the sum
+  // overflowed). Each receiver gets its 2^62 bytes exactly; the sender's total
+  // saturates.
+  const int64_t n = int64_t{1} << 60;
+  const Placement to8 = P("cpu:[1,2,3,4,5,6,7,8]");
+  ReshardLoad load = LoadOfReshard(Shape{n}, 4, P("cpu:[0]"), Nd("B"), to8, Nd("B"));
+  EXPECT_EQ(load.ranks, 9);
+  EXPECT_EQ(load.max_peers, 8);
+  EXPECT_EQ(load.max_wire_bytes, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(load.max_local_bytes, 0);
+  std::map<int64_t, int64_t> received;
+  ForEachTransfer(Shape{n}, P("cpu:[0]"), Nd("B"), to8, Nd("B"), [&](const Transfer& t) {
+    EXPECT_EQ(t.src_index, 0);
+    received[t.dst_index] += t.region.num_elements();
+  });
+  ASSERT_EQ(received.size(), 8u);
+  for (const auto& [index, elements] : received) EXPECT_EQ(elements, n) << "destination " << index;
 }
 
 TEST(ReshardTest, LoadOfADisjointMove) {
