@@ -91,7 +91,9 @@ class CheckModeTest : public ::testing::Test {
     if (WorldSize() < 2 && !allow_one_rank_) GTEST_SKIP() << "divergence needs two ranks";
   }
   void TearDown() override {
-    if (!EnvTurnsCheckModeOn()) EXPECT_EQ(InitWithCheckMode(0), TESS_OK) << LastError();
+    if (!EnvTurnsCheckModeOn()) {
+      EXPECT_EQ(InitWithCheckMode(0), TESS_OK) << LastError();
+    }
   }
   bool allow_one_rank_ = false;
 };
@@ -175,7 +177,9 @@ TEST_F(CheckModeOneRankTest, AddsNoHeapAllocation) {
   EXPECT_EQ(off[1], 0) << "boxing";
   EXPECT_EQ(on[2], 0) << "all-reduce";
   EXPECT_EQ(off[2], 0) << "all-reduce";
-  if (EnvTurnsCheckModeOn()) ASSERT_EQ(InitWithCheckMode(1), TESS_OK) << LastError();
+  if (EnvTurnsCheckModeOn()) {
+    ASSERT_EQ(InitWithCheckMode(1), TESS_OK) << LastError();
+  }
 }
 
 TEST_F(CheckModeTest, DifferentOp) {
