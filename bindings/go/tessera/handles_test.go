@@ -214,9 +214,9 @@ func rssBytes(t *testing.T) int64 {
 // was after the first (measured: within 0.4 MB). Without the finalizers the native
 // objects (a placement is over 100 bytes in C++, a tensor several hundred) would add
 // 20 MB and more. Counts: a native create costs 3-10 us in the test's fastbuild
-// library, and a chunk's finalizers run on one goroutine, so 250,000 placements and
-// 50,000 of each costlier kind keep the test to a few seconds on 2 cores (a million
-// placements took 26 s with the machine loaded by other builds).
+// library, and a chunk's finalizers run on one goroutine: a million placements (26 s
+// with the machine loaded by other builds, so the test target is medium) and 50,000 of
+// each costlier kind.
 func TestUnclosedHandlesKeepMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -235,7 +235,7 @@ func TestUnclosedHandlesKeepMemoryBounded(t *testing.T) {
 		count int
 		make  func() interface{ Close() }
 	}{
-		{"Placement", 250000, func() interface{ Close() } { return must(ParsePlacement("cpu:[0]")) }},
+		{"Placement", 1000000, func() interface{ Close() } { return must(ParsePlacement("cpu:[0]")) }},
 		{"NdSbp", 50000, func() interface{ Close() } { return must(ParseNdSbp("S(0)")) }},
 		{"Tensor", 50000, func() interface{ Close() } { return must(Full([]int64{4}, "f32", 1, p, s)) }},
 		{"OpCall", 50000, func() interface{ Close() } { return must(NewOpCall("relu")) }},

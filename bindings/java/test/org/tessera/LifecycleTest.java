@@ -224,7 +224,7 @@ public final class LifecycleTest {
    */
   static void unclosedMany() throws InterruptedException {
     settle();
-    final int chunks = 10;
+    final int chunks = 40;  // a million placements in all
     final int perChunk = 25_000;
     long collected0 = Handle.collectedCount.get();
     long before = 0;
