@@ -357,6 +357,9 @@ tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* pla
 
 void tess_plan_instance_destroy(tess_plan_instance* instance) { delete instance; }
 
+}  // extern "C"
+
+// C++ helpers of the runs below, outside the extern "C" block (they return Status).
 namespace {
 
 struct PlanRunCall {
@@ -397,6 +400,8 @@ Status AgreePlanRun(const PlanRunCall& call) {
 }
 
 }  // namespace
+
+extern "C" {
 
 tess_status tess_plan_instance_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
                                    size_t num_inputs) {
