@@ -10,6 +10,7 @@
 
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
+#include "capi/src/plan_run_check.h"
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
 #include "core/comm/call_check.h"
@@ -27,6 +28,7 @@ using tessera::OutOfRange;
 using tessera::Result;
 using tessera::Shape;
 using tessera::Status;
+using tessera::capi::AgreePlanRun;
 using tessera::capi::NewTensorHandle;
 using tessera::capi::NullArgument;
 using tessera::capi::Report;
@@ -357,52 +359,6 @@ tess_status tess_plan_instantiate(tess_plan_instance** out, const tess_plan* pla
 
 void tess_plan_instance_destroy(tess_plan_instance* instance) { delete instance; }
 
-}  // extern "C"
-
-// C++ helpers of the runs below, outside the extern "C" block (they return Status).
-namespace {
-
-struct PlanRunCall {
-  const char* function;
-  const tess_plan_instance* instance;
-  const tessera::tensor::Tensor* inputs;  // NULL for local inputs
-  size_t num_inputs;
-};
-
-std::string DescribePlanRun(const void* context) {
-  const PlanRunCall& c = *static_cast<const PlanRunCall*>(context);
-  char hash[20];
-  std::snprintf(hash, sizeof(hash), "%016llx",
-                static_cast<unsigned long long>(c.instance->check_hash));
-  std::string text = std::string(c.function) + " of plan " + hash + " with " +
-                     std::to_string(c.num_inputs) + " inputs";
-  for (size_t i = 0; c.inputs != nullptr && i < c.num_inputs; ++i) {
-    text += (i ? ", " : ": ") + (c.inputs[i] ? c.inputs[i]->meta().ToString() : "NULL");
-  }
-  return text;
-}
-
-// Check mode: the ranks of the plan's placements agree on the plan and its inputs.
-Status AgreePlanRun(const PlanRunCall& call) {
-  tessera::comm::CallFingerprint fp("plan run", call.function);
-  fp.Add(tessera::comm::CallField::kOp, call.instance->check_hash);
-  fp.Add(tessera::comm::CallField::kShapes, call.num_inputs);
-  for (size_t i = 0; call.inputs != nullptr && i < call.num_inputs; ++i) {
-    if (call.inputs[i] == nullptr) {  // refused by the run itself, on every rank alike
-      fp.Add(tessera::comm::CallField::kShapes, 0x6e756c6cULL);
-      continue;
-    }
-    const tessera::infer::TensorMeta& m = call.inputs[i]->meta();
-    fp.AddLayout(m.shape, m.dtype, m.placement, m.nd_sbp);
-  }
-  fp.SetDescribe(&DescribePlanRun, &call);
-  return tessera::comm::AgreeCallOnRanks(call.instance->check_ranks, fp);
-}
-
-}  // namespace
-
-extern "C" {
-
 tess_status tess_plan_instance_run(tess_plan_instance* instance, const tess_tensor* const* inputs,
                                    size_t num_inputs) {
   TESS_CAPI_BEGIN
@@ -411,8 +367,8 @@ tess_status tess_plan_instance_run(tess_plan_instance* instance, const tess_tens
   std::vector<tessera::tensor::Tensor>& scratch = Unwrapped(inputs, num_inputs, instance->inputs);
   Status s;
   if (tessera::comm::CheckModeEnabled()) {
-    s = AgreePlanRun(
-        PlanRunCall{"tess_plan_instance_run", instance, scratch.data(), scratch.size()});
+    s = AgreePlanRun({"tess_plan_instance_run", instance->check_hash, &instance->check_ranks,
+                      scratch.data(), scratch.size()});
   }
   if (s.ok()) s = instance->value->Run(scratch.data(), scratch.size());
   scratch.clear();
@@ -429,8 +385,8 @@ tess_status tess_plan_instance_push(tess_plan_instance* instance, const tess_ten
       Unwrapped(inputs, num_inputs, instance->push_inputs);
   Status s;
   if (tessera::comm::CheckModeEnabled()) {
-    s = AgreePlanRun(
-        PlanRunCall{"tess_plan_instance_push", instance, scratch.data(), scratch.size()});
+    s = AgreePlanRun({"tess_plan_instance_push", instance->check_hash, &instance->check_ranks,
+                      scratch.data(), scratch.size()});
   }
   if (s.ok()) s = instance->value->Push(scratch.data(), scratch.size(), timeout_seconds);
   scratch.clear();
@@ -485,8 +441,8 @@ tess_status tess_plan_instance_run_local(tess_plan_instance* instance, const voi
         tessera::kernels::LocalTensor{const_cast<void*>(locals[i]), shape, dtype});
   }
   if (tessera::comm::CheckModeEnabled()) {
-    Status agreed =
-        AgreePlanRun(PlanRunCall{"tess_plan_instance_run_local", instance, nullptr, num_inputs});
+    Status agreed = AgreePlanRun({"tess_plan_instance_run_local", instance->check_hash,
+                                  &instance->check_ranks, nullptr, num_inputs});
     if (!agreed.ok()) return ReportIn(__func__, agreed);
   }
   Status s = instance->value->Run(instance->locals.data(), instance->locals.size());

@@ -15,7 +15,6 @@
 #include "core/comm/nccl/group_agreement.h"
 #include "core/comm/nccl/local_device.h"
 #include "core/comm/nccl/nccl_error.h"
-#include "core/comm/nccl/ordered_keys.h"
 #include "core/device/cuda_error.h"
 #include "core/device/device_scope.h"
 #include "core/memory/device_caching_allocator.h"
@@ -307,29 +306,6 @@ Status NcclCommunicator::EnqueueCopy(Call& call, const void* src, void* dst,
                           });
 }
 
-// NCCL's float max / min are maxNum / minNum and drop a NaN unless every operand is
-// NaN; its integer max / min are exact. So an f32 / f64 max or min reduces the
-// operands' order-preserving keys (core/common/ordered_key.h) instead: `send`'s keys
-// go to scratch, NCCL reduces them as int32 / int64 (*type), and FloatsIfKeyed maps
-// the result back in place. ExactMax / ExactMin bit for bit, NaN and -0.0 < +0.0
-// included, in any combining order. Otherwise returns `send` unchanged.
-Result<const void*> NcclCommunicator::KeysIfNeeded(Call& call, const void* send, int64_t count,
-                                                   DType dtype, ReduceOp op, ncclDataType_t* type) {
-  if (op == ReduceOp::kSum || (dtype != DType::kF32 && dtype != DType::kF64)) return send;
-  TESS_RETURN_IF_ERROR(ReserveScratch(static_cast<size_t>(count) * DTypeSize(dtype)));
-  TESS_RETURN_IF_ERROR(call.Wrap(
-      ToOrderedKeysAsync(send, scratch_, count, dtype,
-                         op == ReduceOp::kMax ? NanKey::kHighest : NanKey::kLowest, stream_)));
-  *type = dtype == DType::kF32 ? ncclInt32 : ncclInt64;
-  return static_cast<const void*>(scratch_);
-}
-
-Status NcclCommunicator::FloatsIfKeyed(Call& call, bool keyed, void* recv, int64_t count,
-                                       DType dtype) {
-  if (!keyed || count == 0) return Status::Ok();
-  return call.Wrap(FromOrderedKeysAsync(recv, count, dtype, stream_));
-}
-
 Status NcclCommunicator::DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
                                      ReduceOp op) {
   Call call(*this, "AllReduce");
@@ -338,10 +314,12 @@ Status NcclCommunicator::DoAllReduce(const void* send, void* recv, int64_t count
   TESS_ASSIGN_OR_RETURN(ncclRedOp_t red, ToNcclRedOp(op));
   // Counts agree across ranks, so every rank skips an empty call alike.
   if (count == 0) return Status::Ok();
-  TESS_ASSIGN_OR_RETURN(const void* in, KeysIfNeeded(call, send, count, dtype, op, &type));
+  Result<const void*> keyed = KeysIfNeeded(send, count, dtype, op, &type);
+  TESS_RETURN_IF_ERROR(call.Wrap(keyed.status()));
+  const void* in = *keyed;
   TESS_RETURN_IF_ERROR(
       call.Nccl("ncclAllReduce", ncclAllReduce(in, recv, count, type, red, comm_, stream_)));
-  TESS_RETURN_IF_ERROR(FloatsIfKeyed(call, in != send, recv, count, dtype));
+  TESS_RETURN_IF_ERROR(call.Wrap(FloatsIfKeyed(in != send, recv, count, dtype)));
   return call.Wait();
 }
 
@@ -352,11 +330,14 @@ Status NcclCommunicator::DoReduce(const void* send, void* recv, int64_t count, D
   TESS_ASSIGN_OR_RETURN(ncclDataType_t type, ToNcclDataType(dtype));
   TESS_ASSIGN_OR_RETURN(ncclRedOp_t red, ToNcclRedOp(op));
   if (count == 0) return Status::Ok();
-  TESS_ASSIGN_OR_RETURN(const void* in, KeysIfNeeded(call, send, count, dtype, op, &type));
+  Result<const void*> keyed = KeysIfNeeded(send, count, dtype, op, &type);
+  TESS_RETURN_IF_ERROR(call.Wrap(keyed.status()));
+  const void* in = *keyed;
   // NCCL reads recvbuff on the root only; elsewhere it may be NULL.
   TESS_RETURN_IF_ERROR(
       call.Nccl("ncclReduce", ncclReduce(in, recv, count, type, red, root, comm_, stream_)));
-  if (rank() == root) TESS_RETURN_IF_ERROR(FloatsIfKeyed(call, in != send, recv, count, dtype));
+  if (rank() == root)
+    TESS_RETURN_IF_ERROR(call.Wrap(FloatsIfKeyed(in != send, recv, count, dtype)));
   return call.Wait();
 }
 
@@ -371,12 +352,14 @@ Status NcclCommunicator::DoReduceScatterV(const void* send, void* recv,
   for (int64_t c : recv_counts) total += c;
   const int64_t mine = recv_counts[rank()];
   if (total == 0) return Status::Ok();
-  TESS_ASSIGN_OR_RETURN(const void* in, KeysIfNeeded(call, send, total, dtype, op, &type));
+  Result<const void*> keyed = KeysIfNeeded(send, total, dtype, op, &type);
+  TESS_RETURN_IF_ERROR(call.Wrap(keyed.status()));
+  const void* in = *keyed;
   if (AllEqual(recv_counts)) {
     TESS_RETURN_IF_ERROR(
         call.Nccl("ncclReduceScatter",
                   ncclReduceScatter(in, recv, recv_counts[0], type, red, comm_, stream_)));
-    TESS_RETURN_IF_ERROR(FloatsIfKeyed(call, in != send, recv, mine, dtype));
+    TESS_RETURN_IF_ERROR(call.Wrap(FloatsIfKeyed(in != send, recv, mine, dtype)));
     return call.Wait();
   }
   const size_t element = DTypeSize(dtype);
@@ -393,7 +376,7 @@ Status NcclCommunicator::DoReduceScatterV(const void* send, void* recv,
     }
     return Status::Ok();
   }));
-  TESS_RETURN_IF_ERROR(FloatsIfKeyed(call, in != send, recv, mine, dtype));
+  TESS_RETURN_IF_ERROR(call.Wrap(FloatsIfKeyed(in != send, recv, mine, dtype)));
   return call.Wait();
 }
 

@@ -146,11 +146,12 @@ class NcclCommunicator final : public Communicator {
   // Makes scratch_ hold at least `bytes`.
   Status ReserveScratch(size_t bytes);
   // For an f32 / f64 max or min: queues `send`'s order-preserving keys into scratch_,
-  // sets *type to their integer type and returns scratch_; otherwise returns `send`.
-  Result<const void*> KeysIfNeeded(Call& call, const void* send, int64_t count, DType dtype,
-                                   ReduceOp op, ncclDataType_t* type);
+  // sets *type to their integer type and returns scratch_; otherwise returns `send`
+  // (nccl_keyed_minmax.cc).
+  Result<const void*> KeysIfNeeded(const void* send, int64_t count, DType dtype, ReduceOp op,
+                                   ncclDataType_t* type);
   // When `keyed`, queues the inverse map of recv's `count` keys back to floats.
-  Status FloatsIfKeyed(Call& call, bool keyed, void* recv, int64_t count, DType dtype);
+  Status FloatsIfKeyed(bool keyed, void* recv, int64_t count, DType dtype);
   // Makes staging_ hold at least `bytes`, from the device caching allocator.
   Status ReserveStaging(size_t bytes);
   // Enqueues `copy` from src to dst on the stream, one CUDA call per piece.
