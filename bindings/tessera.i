@@ -122,6 +122,8 @@ TESS_HANDLE(tess_bucketed_allreducer, BucketedAllReducer)
 TESS_HANDLE(tess_program, Program)
 TESS_HANDLE(tess_plan, Plan)
 TESS_HANDLE(tess_plan_instance, PlanInstance)
+TESS_HANDLE(tess_server, Server)
+TESS_HANDLE(tess_serve_request, ServeRequest)
 
 /* Versions. */
 %tess_expose(tess_version)
@@ -321,6 +323,28 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
 %tess_expose(tess_plan_instance_mem_case_name)
 %tess_expose(tess_plan_instance_run_local)
 
+/* Serving: a driver rank takes requests, followers run in lockstep. */
+%rename(server_create) tess_shim_server_create;
+%tess_expose(tess_server_is_driver)
+%rename(server_add_plan) tess_shim_server_add_plan;
+%tess_expose(tess_server_num_plans)
+%rename(server_get_plan_info) tess_shim_server_get_plan_info;
+%tess_expose(tess_server_plan_input_width)
+%tess_expose(tess_server_plan_output_width)
+%tess_expose(tess_server_plan_input_dtype)
+%tess_expose(tess_server_plan_output_dtype)
+%tess_expose(tess_server_follow)
+%tess_expose(tess_server_stop)
+%tess_expose(tess_server_check_health)
+%rename(server_get_stats) tess_shim_server_get_stats;
+%tess_expose(tess_serve_request_create)
+%tess_expose(tess_serve_request_set_input)
+%tess_expose(tess_serve_request_rows)
+%tess_expose(tess_server_run)
+%tess_expose(tess_serve_request_output_bytes)
+%tess_expose(tess_serve_request_output)
+%rename(serve_request_get_info) tess_shim_serve_request_get_info;
+
 /* Host allocator counters. */
 %tess_expose_constant(TESS_ALLOCATOR_HOST)
 %tess_expose_constant(TESS_ALLOCATOR_HOST_THREAD)
@@ -350,7 +374,11 @@ TESS_HANDLE(tess_plan_instance, PlanInstance)
   T* out_heap_allocations, T* out_block_bytes, T* out_lower_bound, T* out_no_reuse_bytes,
   T* out_built_with_cuda, T* out_device_count, T* out_bytes_in_use, T* out_peak_bytes_in_use,
   T* out_bytes_reserved, T* out_num_allocs, T* out_num_frees, T* out_num_cache_hits,
-  T* out_num_system_allocs, T* out_num_system_frees, T* out_num_segments
+  T* out_num_system_allocs, T* out_num_system_frees, T* out_num_segments,
+  T* out_num_inputs, T* out_capacity_rows, T* out_max_batch_rows, T* out_max_queue_delay_us,
+  T* out_max_queued_requests, T* out_batching, T* out_requests, T* out_failed_requests,
+  T* out_rows, T* out_queued_requests, T* out_health_checks, T* out_available, T* out_stopped,
+  T* out_batch_rows, T* out_batch_requests, T* out_queue_seconds, T* out_run_seconds
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)
@@ -396,6 +424,10 @@ TESS_OUT_PARAMS(double)
         size_t TESS_LIST_LEN) {
   (const void* const* locals, const size_t* local_bytes, size_t num_inputs)
 };
+/* tess_serve_request_set_input's rows. */
+%apply (const void* TESS_IN_BUFFER, size_t TESS_IN_BYTES) {
+  (const void* rows_data, size_t rows_bytes)
+};
 
 /* SWIG does not follow #include: each module header of tessera/tessera.h, in its order. */
 %include "tessera/common.h"
@@ -413,6 +445,7 @@ TESS_OUT_PARAMS(double)
 %include "tessera/comm.h"
 %include "tessera/plan.h"
 %include "tessera/memory.h"
+%include "tessera/serve.h"
 
 /* Option and stats structs (struct_size first; docs/c-api.md, "ABI") do not cross into
  * the languages: each function taking one is wrapped through a shim below that fills
@@ -504,6 +537,79 @@ static tess_status tess_shim_plan_instance_get_stats(
   *out_runs = s.runs;
   *out_allocator_calls = s.allocator_calls_last_run;
   *out_heap_allocations = s.heap_allocations_last_run;
+  return TESS_OK;
+}
+
+static tess_status tess_shim_server_create(tess_server** out, int32_t driver_rank,
+                                           double follower_timeout_seconds,
+                                           int64_t follower_poll_max_us) {
+  tess_server_options o = TESS_SERVER_OPTIONS_INIT;
+  o.driver_rank = driver_rank;
+  o.follower_timeout_seconds = follower_timeout_seconds;
+  o.follower_poll_max_us = follower_poll_max_us;
+  return tess_server_create(out, &o);
+}
+
+static tess_status tess_shim_server_add_plan(int32_t* out, tess_server* server,
+                                             const tess_plan* plan, int32_t batching,
+                                             int64_t max_batch_rows, int64_t max_queue_delay_us,
+                                             int64_t max_queued_requests) {
+  tess_serve_plan_options o = TESS_SERVE_PLAN_OPTIONS_INIT;
+  o.batching = batching;
+  o.max_batch_rows = max_batch_rows;
+  o.max_queue_delay_us = max_queue_delay_us;
+  o.max_queued_requests = max_queued_requests;
+  return tess_server_add_plan(out, server, plan, &o);
+}
+
+static tess_status tess_shim_server_get_plan_info(
+    int64_t* out_num_inputs, int64_t* out_num_outputs, int64_t* out_capacity_rows,
+    int64_t* out_max_batch_rows, int64_t* out_max_queue_delay_us,
+    int64_t* out_max_queued_requests, int32_t* out_batching, const tess_server* server,
+    int32_t plan_id) {
+  tess_serve_plan_info s = TESS_SERVE_PLAN_INFO_INIT;
+  tess_status status = tess_server_get_plan_info(&s, server, plan_id);
+  if (status != TESS_OK) return status;
+  *out_num_inputs = s.num_inputs;
+  *out_num_outputs = s.num_outputs;
+  *out_capacity_rows = s.capacity_rows;
+  *out_max_batch_rows = s.max_batch_rows;
+  *out_max_queue_delay_us = s.max_queue_delay_us;
+  *out_max_queued_requests = s.max_queued_requests;
+  *out_batching = s.batching;
+  return TESS_OK;
+}
+
+static tess_status tess_shim_server_get_stats(
+    int64_t* out_requests, int64_t* out_failed_requests, int64_t* out_runs, int64_t* out_rows,
+    int64_t* out_queued_requests, int64_t* out_health_checks, int32_t* out_available,
+    int32_t* out_stopped, const tess_server* server) {
+  tess_server_stats s = TESS_SERVER_STATS_INIT;
+  tess_status status = tess_server_get_stats(&s, server);
+  if (status != TESS_OK) return status;
+  *out_requests = s.requests;
+  *out_failed_requests = s.failed_requests;
+  *out_runs = s.runs;
+  *out_rows = s.rows;
+  *out_queued_requests = s.queued_requests;
+  *out_health_checks = s.health_checks;
+  *out_available = s.available;
+  *out_stopped = s.stopped;
+  return TESS_OK;
+}
+
+static tess_status tess_shim_serve_request_get_info(int64_t* out_batch_rows,
+                                                    int64_t* out_batch_requests,
+                                                    double* out_queue_seconds,
+                                                    double* out_run_seconds,
+                                                    const tess_serve_request* request) {
+  tess_serve_request_info s = TESS_SERVE_REQUEST_INFO_INIT;
+  tess_status status = tess_serve_request_get_info(&s, request);
+  if (status != TESS_OK) return status;
+  *out_batch_rows = s.batch_rows;
+  *out_batch_requests = s.batch_requests;
+  *out_queue_seconds = s.queue_seconds;
+  *out_run_seconds = s.run_seconds;
   return TESS_OK;
 }
 %}

@@ -10,6 +10,7 @@
 
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
+#include "capi/src/plan_handle.h"
 #include "capi/src/plan_run_check.h"
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
@@ -44,11 +45,6 @@ struct tess_program {
   Program value;
   mutable std::string text;
   mutable bool text_stale = true;
-};
-
-struct tess_plan {
-  std::shared_ptr<const CompiledPlan> value;
-  std::string text;
 };
 
 struct tess_plan_instance {

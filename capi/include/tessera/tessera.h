@@ -27,6 +27,7 @@
 #include "tessera/comm.h"
 #include "tessera/plan.h"
 #include "tessera/memory.h"
+#include "tessera/serve.h"
 /* clang-format on */
 
 #endif /* TESSERA_TESSERA_H_ */

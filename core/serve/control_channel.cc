@@ -1,0 +1,143 @@
+#include "core/serve/control_channel.h"
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "core/comm/deadline.h"
+#include "core/comm/mpi_world.h"
+
+namespace tessera::serve {
+namespace {
+
+constexpr int kCommandTag = 1;
+constexpr int kAnswerTag = 2;
+
+std::string MpiError(const char* call, int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(call) + " failed: " + std::string(text, static_cast<size_t>(length));
+}
+
+// Waits for requests_[ranks other than the driver] until `deadline`; on timeout lists the
+// ranks still pending.
+Status WaitAll(std::vector<MPI_Request>& requests, int32_t skip, double timeout_seconds,
+               const std::string& what) {
+  const comm::PollClock::time_point deadline =
+      comm::DeadlineFrom(comm::PollClock::now(), timeout_seconds);
+  Result<bool> done = comm::PollUntil(deadline, false, [&]() -> Result<bool> {
+    int flag = 0;
+    const int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag,
+                               MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Testall", rc));
+    return flag != 0;
+  });
+  if (!done.ok()) return done.status();
+  if (*done) return Status::Ok();
+  std::string late;
+  for (size_t r = 0; r < requests.size(); ++r) {
+    if (static_cast<int32_t>(r) == skip || requests[r] == MPI_REQUEST_NULL) continue;
+    int flag = 0;
+    MPI_Test(&requests[r], &flag, MPI_STATUS_IGNORE);
+    if (flag) continue;
+    late += (late.empty() ? "" : ",") + std::to_string(r);
+  }
+  comm::NoteFault(timeout_seconds);
+  return DeadlineExceeded(what + ": rank(s) [" + late + "] did not answer within " +
+                          std::to_string(timeout_seconds) + " s");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ControlChannel>> ControlChannel::Create(int32_t driver_rank,
+                                                               int64_t poll_max_us) {
+  if (!comm::WorldInitialized()) {
+    return FailedPrecondition("tess_server_create: call tess_runtime_init first");
+  }
+  std::unique_ptr<ControlChannel> c(new ControlChannel());
+  TESS_ASSIGN_OR_RETURN(c->rank_, comm::WorldRank());
+  TESS_ASSIGN_OR_RETURN(c->size_, comm::WorldSize());
+  c->driver_ = driver_rank;
+  c->poll_max_us_ = poll_max_us;
+  const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &c->comm_);
+  if (rc != MPI_SUCCESS) return Unavailable("tess_server_create: " + MpiError("MPI_Comm_dup", rc));
+  MPI_Comm_set_errhandler(c->comm_, MPI_ERRORS_RETURN);
+  c->requests_.assign(static_cast<size_t>(c->size_), MPI_REQUEST_NULL);
+  c->buffers_->answers.assign(static_cast<size_t>(c->size_), 0);
+  return c;
+}
+
+ControlChannel::~ControlChannel() {
+  if (!comm::WorldInitialized()) return;
+  // A send or receive abandoned by a timeout may still be pending, and MPI may write an
+  // answer later: release the requests and leave their buffers to the process.
+  bool pending = false;
+  for (MPI_Request& r : requests_) {
+    if (r == MPI_REQUEST_NULL) continue;
+    pending = true;
+    MPI_Request_free(&r);
+  }
+  if (pending) buffers_.release();  // intentionally leaked (see above)
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+Status ControlChannel::Broadcast(const Command& command, double timeout_seconds) {
+  buffers_->outgoing = command;
+  for (int32_t r = 0; r < size_; ++r) {
+    if (r == driver_) continue;
+    const int rc = MPI_Isend(&buffers_->outgoing, sizeof(Command), MPI_BYTE, r, kCommandTag, comm_,
+                             &requests_[static_cast<size_t>(r)]);
+    if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Isend", rc));
+  }
+  return WaitAll(requests_, driver_, timeout_seconds, "sending a command to the followers");
+}
+
+Status ControlChannel::Ping(double timeout_seconds) {
+  Command ping;
+  ping.kind = CommandKind::kPing;
+  ping.sequence = ++ping_sequence_;
+  TESS_RETURN_IF_ERROR(Broadcast(ping, timeout_seconds));
+  for (int32_t r = 0; r < size_; ++r) {
+    if (r == driver_) continue;
+    buffers_->answers[static_cast<size_t>(r)] = 0;
+    const int rc = MPI_Irecv(&buffers_->answers[static_cast<size_t>(r)], 1, MPI_INT64_T, r, kAnswerTag,
+                             comm_, &requests_[static_cast<size_t>(r)]);
+    if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Irecv", rc));
+  }
+  TESS_RETURN_IF_ERROR(WaitAll(requests_, driver_, timeout_seconds, "health check"));
+  for (int32_t r = 0; r < size_; ++r) {
+    if (r != driver_ && buffers_->answers[static_cast<size_t>(r)] != ping.sequence) {
+      return Internal("health check: rank " + std::to_string(r) + " answered check " +
+                      std::to_string(buffers_->answers[static_cast<size_t>(r)]) + ", expected " +
+                      std::to_string(ping.sequence));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Command> ControlChannel::Next() {
+  for (;;) {
+    Command command;
+    MPI_Request request = MPI_REQUEST_NULL;
+    int rc = MPI_Irecv(&command, sizeof(Command), MPI_BYTE, driver_, kCommandTag, comm_, &request);
+    if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Irecv", rc));
+    // Spin briefly (a command often follows the last at once), then sleep with pauses
+    // doubling from 10 us to poll_max_us.
+    int64_t pause_us = 10;
+    for (int polls = 0;; ++polls) {
+      int flag = 0;
+      rc = MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Test", rc));
+      if (flag) break;
+      if (polls < 100) continue;
+      std::this_thread::sleep_for(std::chrono::microseconds(pause_us));
+      pause_us = pause_us * 2 < poll_max_us_ ? pause_us * 2 : poll_max_us_;
+    }
+    if (command.kind != CommandKind::kPing) return command;
+    rc = MPI_Send(&command.sequence, 1, MPI_INT64_T, driver_, kAnswerTag, comm_);
+    if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Send", rc));
+  }
+}
+
+}  // namespace tessera::serve

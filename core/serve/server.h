@@ -1,0 +1,159 @@
+// Server: the driver/follower serving model (capi/include/tessera/serve.h states the
+// contract; docs/serving.md the design). Every rank creates the server and adds the same
+// plans in the same order. On the driver, any number of threads call Run; requests wait
+// in one FIFO, and one dispatcher thread takes them in order, batches those of one plan
+// when the plan's options say so, tells the followers which plan runs next and runs it
+// with them (ServedPlan::RunStaged). Followers sit in Follow, executing each command in
+// lockstep until the driver's Stop sends kStop.
+//
+// The dispatcher alone issues the driver's collectives, so every rank sees one order. It
+// sleeps on a condition variable while nothing is queued. Threads waiting in Run sleep on
+// their request's own condition variable. All of it under the server's mutex: no global
+// lock, and nothing allocated per request once a Request has served a request of its
+// size.
+#ifndef TESSERA_CORE_SERVE_SERVER_H_
+#define TESSERA_CORE_SERVE_SERVER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/common/status.h"
+#include "core/plan/compile.h"
+#include "core/serve/control_channel.h"
+#include "core/serve/served_plan.h"
+
+namespace tessera::serve {
+
+struct ServerOptions {
+  int32_t driver_rank = 0;
+  double follower_timeout_seconds = 0;  // 0: the collective timeout, else 30
+  int64_t follower_poll_max_us = 0;     // 0: 500
+};
+
+inline constexpr double kDefaultFollowerTimeoutSeconds = 30;
+inline constexpr int64_t kDefaultFollowerPollMaxUs = 500;
+inline constexpr int64_t kMaxFollowerPollMaxUs = 100000;
+
+struct ServerStats {
+  int64_t requests = 0;
+  int64_t failed_requests = 0;
+  int64_t runs = 0;
+  int64_t rows = 0;
+  int64_t queued_requests = 0;
+  int64_t health_checks = 0;
+  bool available = true;
+  bool stopped = false;
+};
+
+class Server;
+
+// One call's rows and, after a run, its answer. Owned by the caller; one thread at a time.
+class Request {
+ public:
+  Request(const Server* server, int32_t plan_id, const ServedPlan* plan);
+
+  const Server* server() const { return server_; }
+  int32_t plan_id() const { return plan_id_; }
+  // OUT_OF_RANGE for a bad index; INVALID_ARGUMENT for a size that is not 1 to
+  // max_batch_rows whole rows.
+  Status SetInput(size_t index, const void* data, size_t bytes);
+  int64_t rows() const { return input_rows_.empty() || input_rows_[0] < 0 ? 0 : input_rows_[0]; }
+  // Output `index` of the last successful run.
+  Result<const std::vector<char>*> Output(size_t index) const;
+
+  struct Info {
+    int64_t batch_rows = 0;
+    int64_t batch_requests = 0;
+    double queue_seconds = 0;
+    double run_seconds = 0;
+  };
+  // FAILED_PRECONDITION before a successful run.
+  Result<Info> info() const;
+
+ private:
+  friend class Server;
+
+  const Server* server_;
+  int32_t plan_id_;
+  const ServedPlan* plan_;
+  std::vector<std::vector<char>> inputs_;
+  std::vector<int64_t> input_rows_;  // -1: never set
+  std::vector<std::vector<char>> outputs_;
+  bool answered_ = false;  // the last run succeeded
+  Info info_;
+  // Queue state, under the server's mutex.
+  Request* next_ = nullptr;
+  bool done_ = false;
+  Status status_;
+  std::chrono::steady_clock::time_point enqueued_;
+  std::condition_variable done_cv_;
+};
+
+class Server {
+ public:
+  // Collective over the world. INVALID_ARGUMENT for bad options (naming the field).
+  static Result<std::unique_ptr<Server>> Create(const ServerOptions& options);
+  // Driver: Stop(), ignoring its status.
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  bool is_driver() const { return channel_->is_driver(); }
+  Result<int32_t> AddPlan(std::shared_ptr<const plan::CompiledPlan> plan,
+                          const ServePlanOptions& options);
+  int32_t num_plans() const;
+  // OUT_OF_RANGE for an unknown id (naming `where`).
+  Result<const ServedPlan*> plan(const char* where, int32_t plan_id) const;
+
+  Status Follow();
+  Status Stop();
+  Status Run(Request* request);
+  Status CheckHealth(double timeout_seconds);
+  ServerStats stats() const;
+
+ private:
+  explicit Server(std::unique_ptr<ControlChannel> channel, double follower_timeout_seconds)
+      : channel_(std::move(channel)), follower_timeout_(follower_timeout_seconds) {}
+
+  void Dispatch();  // the dispatcher thread
+  // Under mu_: takes the next batch off the queue into batch_ (empty when none is due yet;
+  // *wake is then when to look again).
+  void TakeBatch(std::unique_lock<std::mutex>& lock);
+  Status RunBatch(ServedPlan* plan, int32_t plan_id, int64_t rows);
+  void Fail(const Status& why);  // under mu_
+  void Complete(Request* r, const Status& s);  // under mu_
+  Status SendStop();
+
+  std::unique_ptr<ControlChannel> channel_;
+  const double follower_timeout_;
+  std::vector<std::unique_ptr<ServedPlan>> plans_;
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;    // the dispatcher waits here
+  std::condition_variable health_cv_;  // health checks wait here
+  Request* head_ = nullptr;
+  Request* tail_ = nullptr;
+  std::vector<int64_t> queued_by_plan_;       // requests
+  std::vector<int64_t> queued_rows_by_plan_;  // rows
+  std::vector<Request*> batch_;               // the dispatcher's current batch
+  bool serving_ = false;                      // a Run happened: no more plans
+  bool following_ = false;
+  bool stopping_ = false;
+  bool stopped_ = false;
+  Status failure_;  // OK while available
+  int64_t ping_requested_ = 0;
+  int64_t ping_done_ = 0;
+  Status ping_status_;
+  Status stop_status_;  // what telling the followers to stop gave
+  ServerStats stats_;
+  std::thread dispatcher_;
+};
+
+}  // namespace tessera::serve
+
+#endif  // TESSERA_CORE_SERVE_SERVER_H_
