@@ -1,0 +1,3 @@
+module tessera.dev/bench/serve/loadgen
+
+go 1.19
