@@ -72,8 +72,13 @@ func newChecker(cfg config) *checker {
 // requestBody is the JSON of {"inputs": x}, each value printed so it parses back to
 // the same f32.
 func requestBody(x [][]float32) []byte {
+	return rowsObject("inputs", x)
+}
+
+// rowsObject is {"key":[[v, ...], ...]} with each f32 printed so it parses back to itself.
+func rowsObject(key string, x [][]float32) []byte {
 	var b bytes.Buffer
-	b.WriteString(`{"inputs":[`)
+	fmt.Fprintf(&b, `{%q:[`, key)
 	for r, row := range x {
 		if r > 0 {
 			b.WriteByte(',')

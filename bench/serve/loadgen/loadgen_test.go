@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,8 +103,7 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	var b strings.Builder
-	b.WriteString(`{"outputs": [`)
+	out := make([][]float32, len(req.Inputs))
 	for r, row := range req.Inputs {
 		y := f.model.forward(row)
 		if fault == "perturb" && r == len(req.Inputs)-1 {
@@ -114,19 +112,8 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if fault == "short" && r == 0 {
 			y = y[:7]
 		}
-		if r > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('[')
-		for j, v := range y {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.FormatFloat(float64(v), 'g', -1, 32))
-		}
-		b.WriteByte(']')
+		out[r] = y
 	}
-	b.WriteString("]}")
 	switch fault {
 	case "perturb":
 		f.perturbed.Add(1)
@@ -134,7 +121,7 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.short.Add(1)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprint(w, b.String())
+	w.Write(rowsObject("outputs", out))
 }
 
 func startFake(t *testing.T, seed uint64, fault func(int64) string) (*fakeService, string) {
