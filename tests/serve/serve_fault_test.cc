@@ -84,7 +84,8 @@ tess_plan* Compile(Checks& c, const ModelWeights& w, int world) {
   c.Expect(tess_nd_sbp_parse(&rows, "(S(0), B)") == TESS_OK, "nd-sbp");
   c.Expect(tess_nd_sbp_parse(&s1, "(B, S(1))") == TESS_OK, "nd-sbp");
   c.Expect(tess_nd_sbp_parse(&s0, "(B, S(0))") == TESS_OK, "nd-sbp");
-  const int64_t w1_shape[] = {kIn, kHidden}, w2_shape[] = {kHidden, kOut}, x_shape[] = {kCapacity, kIn};
+  const int64_t w1_shape[] = {kIn, kHidden}, w2_shape[] = {kHidden, kOut},
+                x_shape[] = {kCapacity, kIn};
   tess_tensor *w1 = nullptr, *w2 = nullptr;
   c.Expect(tess_tensor_from_host(&w1, w.w1.data(), w1_shape, 2, TESS_DTYPE_F32, placement, s1) ==
                TESS_OK,
@@ -96,9 +97,9 @@ tess_plan* Compile(Checks& c, const ModelWeights& w, int world) {
   c.Expect(tess_program_create(&p) == TESS_OK, "program");
   int64_t x = -1, v1 = -1, v2 = -1, h = -1;
   size_t n = 0;
-  c.Expect(tess_program_add_input(&x, p, "x", x_shape, 2, TESS_DTYPE_F32, placement, rows) ==
-               TESS_OK,
-           "input");
+  c.Expect(
+      tess_program_add_input(&x, p, "x", x_shape, 2, TESS_DTYPE_F32, placement, rows) == TESS_OK,
+      "input");
   c.Expect(tess_program_add_variable(&v1, p, "w1", w1) == TESS_OK, "w1 variable");
   c.Expect(tess_program_add_variable(&v2, p, "w2", w2) == TESS_OK, "w2 variable");
   const char* ops[] = {"matmul", "relu", "matmul"};
@@ -236,8 +237,8 @@ int Run(const char* mode, const std::string& dir) {
       });
     }
     for (std::thread& t : pool) t.join();
-    c.Expect(errors.load() >= 16, "at least 16 of 20 requests failed after the fault: " +
-                                      std::to_string(errors.load()));
+    c.Expect(errors.load() >= 16,
+             "at least 16 of 20 requests failed after the fault: " + std::to_string(errors.load()));
     const double to_first = first_error.load() - fault_time;
     const double to_last = last_error.load() - fault_time;
     c.Figure("first_error_s", to_first);
