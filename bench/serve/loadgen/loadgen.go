@@ -24,6 +24,7 @@ type config struct {
 	rows     int           // rows per request
 	seed     uint64        // the service's weight seed (and the inputs' seed)
 	timeout  time.Duration // per-request timeout
+	metrics  bool          // scrape /metrics around the window
 }
 
 // result is what a run counts. Latencies are of the requests answered 200 (right or
@@ -36,6 +37,10 @@ type result struct {
 	latency  []float64
 	// firstErrors keeps the first few error and wrong-answer messages, to print.
 	firstErrors []string
+	// server are the service's figures over the window (serverFields), when scraped.
+	server []field
+	// metricsErr says why they are missing.
+	metricsErr error
 }
 
 const keptMessages = 5
@@ -166,7 +171,19 @@ func run(cfg config) result {
 		wg  sync.WaitGroup
 		// lastEnd is when the last counted request ended.
 		lastEnd = windowStart
+		// The scrape at the window's start, by its own goroutine.
+		scraped       = make(chan struct{})
+		metricsBefore map[string]float64
 	)
+	if cfg.metrics {
+		go func() {
+			defer close(scraped)
+			time.Sleep(time.Until(windowStart))
+			metricsBefore, res.metricsErr = c.scrape(context.Background())
+		}()
+	} else {
+		close(scraped)
+	}
 	for client := 0; client < cfg.clients; client++ {
 		wg.Add(1)
 		go func(client int) {
@@ -217,6 +234,13 @@ func run(cfg config) result {
 	}
 	wg.Wait()
 	res.elapsed = lastEnd.Sub(windowStart).Seconds()
+	<-scraped
+	if cfg.metrics && res.metricsErr == nil {
+		var after map[string]float64
+		if after, res.metricsErr = c.scrape(context.Background()); res.metricsErr == nil {
+			res.server = serverFields(metricsBefore, after)
+		}
+	}
 	return res
 }
 
@@ -258,7 +282,7 @@ func summary(cfg config, res result, labels []label) ([]byte, error) {
 		{"p99_ms", ms(percentile(sorted, 99))},
 		{"max_ms", ms(percentile(sorted, 100))},
 	}
-	return jsonLine(fields, labels)
+	return jsonLine(append(fields, res.server...), labels)
 }
 
 // idleResult is one idle probe: a warm request, an idle wait, the first request

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,11 +66,26 @@ type fakeService struct {
 	fault func(n int64) string // "", "500", "perturb", "short", "hangup"
 	// What it did.
 	received, status500, perturbed, short, hungUp atomic.Int64
+	withMetrics                                   atomic.Bool
 	mu                                            sync.Mutex
 	arrivals                                      []time.Time
+	served, rowsServed                            int64 // under mu, for /metrics
 }
 
 func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/metrics" && f.withMetrics.Load() {
+		// Each request is its own batch: batch_rows observes its rows, batch_requests 1.
+		f.mu.Lock()
+		n, rows := f.served, f.rowsServed
+		f.mu.Unlock()
+		fmt.Fprintf(w, "# HELP tessera_serve_requests_total predict requests\n# TYPE tessera_serve_requests_total counter\n"+
+			"tessera_serve_requests_total %d\ntessera_serve_runs_total %d\n"+
+			"tessera_serve_batch_rows_bucket{le=\"1\"} 0\ntessera_serve_batch_rows_sum %d\ntessera_serve_batch_rows_count %d\n"+
+			"tessera_serve_batch_requests_sum %d\ntessera_serve_batch_requests_count %d 1700000000\n"+
+			"tessera_serve_plan_run_seconds_sum %g\ntessera_serve_plan_run_seconds_count %d\n",
+			n, n, rows, n, n, n, 0.002*float64(n), n)
+		return
+	}
 	if r.URL.Path != "/v1/predict" || r.Method != http.MethodPost {
 		http.Error(w, "not found", http.StatusNotFound)
 		return
@@ -120,6 +136,10 @@ func (f *fakeService) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "short":
 		f.short.Add(1)
 	}
+	f.mu.Lock()
+	f.served++
+	f.rowsServed += int64(len(req.Inputs))
+	f.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(rowsObject("outputs", out))
 }
@@ -368,6 +388,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-url", url, "-label", "=v"}, `"=v"`},
 		{[]string{"-url", url, "-label", "a=1", "-label", "a=2"}, `key "a" given twice`},
 		{[]string{"-url", url, "-label", "requests=3"}, `-label requests=3`},
+		{[]string{"-url", url, "-label", "server_runs=3"}, `-label server_runs=3`},
 		{[]string{"-url", url, "-idle-probe", "1", "-label", "first_after_idle_ms=3"}, `-label first_after_idle_ms=3`},
 		{[]string{"-url", url, "extra"}, `"extra"`},
 	} {
@@ -381,5 +402,67 @@ func TestBadFlags(t *testing.T) {
 	o, err := parseFlags([]string{"-url", url, "-duration", "1.5", "-warmup", "250ms", "-idle-probe", "0"}, &bytes.Buffer{})
 	if err != nil || o.cfg.duration != 1500*time.Millisecond || o.cfg.warmup != 250*time.Millisecond || !o.probe || o.idleProbe != 0 {
 		t.Fatalf("parseFlags: %+v, %v", o, err)
+	}
+}
+
+func TestParseMetrics(t *testing.T) {
+	got, err := parseMetrics("# HELP a x\n# TYPE a counter\na 3\n\nb_bucket{le=\"+Inf\"} 9\nc 1.5e-3 1700000000\nd +Inf\n")
+	if err != nil || len(got) != 3 || got["a"] != 3 || got["c"] != 1.5e-3 || !math.IsInf(got["d"], 1) {
+		t.Fatalf("parseMetrics: %v, %v", got, err)
+	}
+	for _, bad := range []string{"a\n", "a b\n", "a 1 2 3\n"} {
+		if _, err := parseMetrics(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(strings.TrimSpace(bad))) {
+			t.Errorf("parseMetrics(%q): %v, want an error quoting the line", bad, err)
+		}
+	}
+}
+
+func TestServerFields(t *testing.T) {
+	before := map[string]float64{"tessera_serve_requests_total": 10, "tessera_serve_batch_rows_sum": 20,
+		"tessera_serve_batch_rows_count": 10, "tessera_serve_queue_seconds_sum": 1, "tessera_serve_queue_seconds_count": 5}
+	after := map[string]float64{"tessera_serve_requests_total": 14, "tessera_serve_batch_rows_sum": 50,
+		"tessera_serve_batch_rows_count": 15, "tessera_serve_queue_seconds_sum": 1, "tessera_serve_queue_seconds_count": 5,
+		"tessera_serve_runs_total": 3}
+	got := fmt.Sprint(serverFields(before, after))
+	// runs_total is missing before; the queue histogram saw nothing new.
+	if want := "[{server_requests 4} {server_mean_batch_rows 6}]"; got != want {
+		t.Fatalf("serverFields = %s, want %s", got, want)
+	}
+}
+
+func TestRunScrapesMetrics(t *testing.T) {
+	f, url := startFake(t, 0, nil)
+	f.withMetrics.Store(true)
+	res := run(config{url: url, clients: 2, duration: 200 * time.Millisecond, warmup: 50 * time.Millisecond,
+		rows: 5, timeout: 5 * time.Second, metrics: true})
+	if res.metricsErr != nil || res.errors+res.wrong != 0 {
+		t.Fatalf("metrics error %v, errors %d, wrong %d", res.metricsErr, res.errors, res.wrong)
+	}
+	got := map[string]float64{}
+	for _, fl := range res.server {
+		got[fl.key] = fl.value.(float64)
+	}
+	// The first scrape ends a little after the window starts, and requests of the
+	// warmup may still be in flight then: the service's count is close, not equal.
+	if d := got["server_requests"] - float64(res.requests); d < -0.2*float64(res.requests)-2 || d > 2 || got["server_runs"] != got["server_requests"] {
+		t.Errorf("server_requests %v server_runs %v for %d requests", got["server_requests"], got["server_runs"], res.requests)
+	}
+	if got["server_mean_batch_rows"] != 5 || got["server_mean_batch_requests"] != 1 || got["server_mean_run_ms"] != 2 {
+		t.Errorf("server figures %v, want mean batch rows 5, requests 1, run 2 ms", got)
+	}
+	if _, ok := got["server_mean_queue_ms"]; ok {
+		t.Errorf("server_mean_queue_ms %v from a service without that histogram", got["server_mean_queue_ms"])
+	}
+
+	// A service without /metrics: the run stands, without server figures, and says why.
+	f.withMetrics.Store(false)
+	var out, errOut bytes.Buffer
+	status := mainWithArgs([]string{"-url", url, "-duration", "0.05", "-warmup", "0"}, &out, &errOut)
+	if status != 0 || strings.Contains(out.String(), "server_") || !strings.Contains(errOut.String(), "GET /metrics: status 404") {
+		t.Fatalf("without /metrics: status %d, stdout %s, stderr %s", status, out.String(), errOut.String())
+	}
+	out.Reset()
+	if status := mainWithArgs([]string{"-url", url, "-duration", "0.05", "-warmup", "0", "-metrics=false"}, &out, &errOut); status != 0 {
+		t.Fatalf("-metrics=false: status %d", status)
 	}
 }

@@ -150,6 +150,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.cfg.rows, "rows", o.cfg.rows, fmt.Sprintf("rows per request (1..%d)", maxRows))
 	fs.Uint64Var(&o.cfg.seed, "seed", 0, "the service's --seed (weights of the reference)")
 	fs.Var(seconds{&o.cfg.timeout}, "timeout", "per-request timeout")
+	fs.BoolVar(&o.cfg.metrics, "metrics", true, "scrape the service's /metrics at the window's start and end and add its server_* figures")
 	fs.Var(labelFlag{&o.labels}, "label", "k=v added to the output line (repeatable)")
 	fs.Var(seconds{&o.idleProbe}, "idle-probe", "instead of a load run: one request, N seconds idle, then time the next request")
 	err := fs.Parse(args)
@@ -192,7 +193,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.probe {
 		_, err = idleSummary(o.cfg, idleResult{}, o.labels)
 	} else {
-		_, err = summary(o.cfg, result{}, o.labels)
+		every := result{}
+		for _, name := range serverFieldNames {
+			every.server = append(every.server, field{name, 0})
+		}
+		_, err = summary(o.cfg, every, o.labels)
 	}
 	return o, err
 }
@@ -220,6 +225,9 @@ func mainWithArgs(args []string, stdout, stderr io.Writer) int {
 		res := run(o.cfg)
 		line, err = summary(o.cfg, res, o.labels)
 		bad, messages = res.errors+res.wrong, res.firstErrors
+		if res.metricsErr != nil {
+			messages = append(messages, fmt.Sprintf("no server_* figures: %v", res.metricsErr))
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
