@@ -1,7 +1,7 @@
 package org.tessera.examples.service;
 
 /**
- * The service's flags (/work/notes/serve_spec.md, "Flags"): {@code --name value} or
+ * The service's flags (docs/serving.md, "Flags"): {@code --name value} or
  * {@code --name=value}; a bad one throws {@link Bad}, which Main reports with exit 2.
  */
 final class Flags {

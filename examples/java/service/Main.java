@@ -6,7 +6,6 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.tessera.InitOptions;
 import org.tessera.Placement;
 import org.tessera.Plan;
@@ -16,7 +15,7 @@ import org.tessera.Tessera;
 import sun.misc.Signal;
 
 /**
- * The example service (/work/notes/serve_spec.md): {@code mpirun -np N service --port P}.
+ * The example service (docs/serving.md): {@code mpirun -np N service --port P}.
  * Every rank initialises Tessera, compiles the model, creates the server and adds the
  * plan; rank 0 (the driver) then serves HTTP until SIGTERM or SIGINT, the other ranks
  * follow until the driver stops the server. Every rank exits 0.
@@ -88,13 +87,16 @@ public final class Main {
     System.out.flush();
 
     stopSignal.await();
-    // New requests are refused (503) from here; those in flight finish (their Tessera
-    // requests are answered), then the listener and every connection close.
+    // From here every new exchange is answered 503 without reaching Tessera; the
+    // listener closes at once (HttpServer.stop, on a thread of its own: with nothing in
+    // flight it would wait out its whole delay), and the handlers in flight finish (their
+    // Tessera requests are answered). Then the server stops and the process exits, which
+    // closes what connections remain.
     service.beginStopping();
+    Thread closer = new Thread(() -> http.stop((int) DRAIN_SECONDS), "http-stop");
+    closer.setDaemon(true);
+    closer.start();
     service.awaitIdle(DRAIN_SECONDS);
-    http.stop(0);
-    executor.shutdown();
-    executor.awaitTermination(5, TimeUnit.SECONDS);
     server.stop();  // answers anything still queued and releases the followers
     service.close();
   }

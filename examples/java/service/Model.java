@@ -7,7 +7,7 @@ import org.tessera.Program;
 import org.tessera.Tensor;
 
 /**
- * The example model (/work/notes/serve_spec.md, "The model"): y = relu(x W1) W2, x [rows,
+ * The example model (docs/serving.md, "The example model"): y = relu(x W1) W2, x [rows,
  * 16], W1 [16, 64], W2 [64, 8], f32, weights from splitmix64(seed), laid out over the
  * world as a [dp, mp] grid, compiled for CAPACITY rows. Built the same way on every rank.
  */

@@ -20,7 +20,7 @@ import org.tessera.Status;
 import org.tessera.TesseraException;
 
 /**
- * The driver's HTTP API (/work/notes/serve_spec.md, "HTTP API"): POST /v1/predict, GET
+ * The driver's HTTP API (docs/serving.md, "HTTP API (driver only)"): POST /v1/predict, GET
  * /v1/model, GET /healthz, GET /metrics. Handlers run concurrently on the HTTP server's
  * executor; each predict takes a ServeRequest from a pool (one per concurrent handler at
  * most), runs it and puts it back.
@@ -92,6 +92,15 @@ final class Service implements HttpHandler {
       String path = exchange.getRequestURI().getPath();
       String method = exchange.getRequestMethod();
       Reply reply;
+      if (stopping) {
+        // Counted in flight before this check, so the driver waits for what passed it.
+        if (path.equals("/v1/predict")) {
+          metrics.requests.incrementAndGet();
+          metrics.errors.incrementAndGet();
+        }
+        send(exchange, Reply.error(503, "the service is stopping"));
+        return;
+      }
       switch (path) {
         case "/v1/predict":
           reply = predict(exchange, method);
@@ -174,17 +183,14 @@ final class Service implements HttpHandler {
       Object body = Json.parse(readBody(exchange.getRequestBody()));
       List<?> inputs = inputsOf(body);
       rows = inputs.size();
-      x = new float[rows * Model.IN];
-      for (int r = 0; r < rows; ++r) readRow(inputs.get(r), r, x);
       if (rows > maxBatchRows) {
         throw new BadRequest("\"inputs\" has " + rows + " rows; at most " + maxBatchRows
             + " (--max-batch-rows) are taken");
       }
+      x = new float[rows * Model.IN];
+      for (int r = 0; r < rows; ++r) readRow(inputs.get(r), r, x);
     } catch (BadRequest | Json.Malformed e) {
       return Reply.error(400, e.getMessage());
-    }
-    if (stopping) {
-      return Reply.error(503, "the service is stopping");
     }
     ServeRequest request = pool.poll();
     float[] y;
@@ -299,7 +305,7 @@ final class Service implements HttpHandler {
     }
   }
 
-  /** From now on predict answers 503 without reaching Tessera. */
+  /** From now on every exchange is answered 503 without reaching Tessera. */
   void beginStopping() {
     stopping = true;
   }
