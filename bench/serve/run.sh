@@ -19,6 +19,7 @@
 #   SEED=0             the service's --seed (loadgen checks against the same)
 #   IDLE_SECONDS=10    the idle window (CPU per rank, then the first request after it)
 #   SERVICE_ARGS=""    more flags for the service, e.g. "--max-queue-delay-us 500"
+#   LABELS=""          more k=v labels for every line, space-separated, e.g. "note=nodelay"
 #   STARTUP_TIMEOUT=180, STOP_TIMEOUT=30   seconds
 #   RESULTS=bench/results/$(date +%F)-serve.jsonl
 # The goal run of issue 15: T=60 RANKS=4 CLIENTS=64 BATCHING=on bench/serve/run.sh
@@ -37,6 +38,7 @@ ROWS="${ROWS:-1}"
 SEED="${SEED:-0}"
 IDLE_SECONDS="${IDLE_SECONDS:-10}"
 SERVICE_ARGS="${SERVICE_ARGS:-}"
+LABELS="${LABELS:-}"
 STARTUP_TIMEOUT="${STARTUP_TIMEOUT:-180}"
 STOP_TIMEOUT="${STOP_TIMEOUT:-30}"
 RESULTS="${RESULTS:-bench/results/$(date +%F)-serve.jsonl}"
@@ -52,6 +54,7 @@ done
 for n in $RANKS; do [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "RANKS has $n, not a rank count"; done
 for c in $CLIENTS; do [[ "$c" =~ ^[1-9][0-9]*$ ]] || die "CLIENTS has $c, not a client count"; done
 for b in $BATCHING; do [[ "$b" == on || "$b" == off ]] || die "BATCHING has $b, not on or off"; done
+for l in $LABELS; do [[ "$l" =~ ^[A-Za-z_][A-Za-z0-9_]*=[^\"]*$ ]] || die "LABELS has $l, not key=value (a value without quotes or backslashes)"; done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/serve-bench.XXXXXX")"
 mpirun_pid=""
@@ -100,6 +103,7 @@ set_labels() {  # ranks batching
   labels=(-label "ranks=$1" -label "batching=$2" -label "run_id=$run_id"
     -label "program=$program" -label "host_cores=$host_cores"
     -label "loadavg_1m=$l1" -label "loadavg_5m=$l5" -label "loadavg_15m=$l15")
+  for l in $LABELS; do labels+=(-label "$l"); done
 }
 # The same labels as JSON members, for the lines written here.
 labels_json() {
