@@ -363,7 +363,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     flight, never for idle keep-alive connections)."""
 
     server_version = "tessera-service"
-    timeout = 30  # seconds a client may take to send its request
+    timeout = 5  # seconds a client may take to send its request (bounds shutdown's wait)
 
     def log_message(self, format, *args):  # no access log
         pass
@@ -487,7 +487,8 @@ def main(argv):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     grid = grid_placement(world)
     plan = compile_model(grid, flags.seed)
-    server = ts.Server(driver_rank=0, follower_timeout=flags.timeout)
+    # Default options: the follower timeout is then the collective timeout (--timeout).
+    server = ts.Server()
     plan_id = server.add_plan(plan, batching=flags.batching == "on",
                               max_batch_rows=flags.max_batch_rows,
                               max_queue_delay_us=flags.max_queue_delay_us)
