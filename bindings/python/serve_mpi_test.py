@@ -8,14 +8,13 @@ inputs. Exits non-zero on any failure."""
 
 import array
 import struct
-import sys
 import threading
 import unittest
 
 import numpy as np
 
 import tessera as ts
-from tessera_test_util import TesseraTestCase
+from tessera_test_util import TesseraTestCase, mpi_main
 
 RANK = ts.world_rank()
 SIZE = ts.world_size()
@@ -271,14 +270,5 @@ class ServeMpiTest(TesseraTestCase):
         self.assertRaises(TypeError, request.set_input, 0, f32_bytes(x))
 
 
-def main():
-    result = unittest.main(exit=False, verbosity=2 if RANK == 0 else 1).result
-    ok = result.wasSuccessful()
-    ts.finalize()
-    if not ok:
-        print("rank %d: FAILED (world size %d)" % (RANK, SIZE), file=sys.stderr)
-    sys.exit(0 if ok else 1)
-
-
 if __name__ == "__main__":
-    main()
+    mpi_main()
