@@ -23,7 +23,7 @@ std::string MpiError(const char* call, int code) {
 // Waits for requests_[ranks other than the driver] until `deadline`; on timeout lists the
 // ranks still pending.
 Status WaitAll(std::vector<MPI_Request>& requests, int32_t skip, double timeout_seconds,
-               const std::string& what) {
+               const char* what) {
   const comm::PollClock::time_point deadline =
       comm::DeadlineFrom(comm::PollClock::now(), timeout_seconds);
   Result<bool> done = comm::PollUntil(deadline, false, [&]() -> Result<bool> {
@@ -44,7 +44,7 @@ Status WaitAll(std::vector<MPI_Request>& requests, int32_t skip, double timeout_
     late += (late.empty() ? "" : ",") + std::to_string(r);
   }
   comm::NoteFault(timeout_seconds);
-  return DeadlineExceeded(what + ": rank(s) [" + late + "] did not answer within " +
+  return DeadlineExceeded(std::string(what) + ": rank(s) [" + late + "] did not answer within " +
                           std::to_string(timeout_seconds) + " s");
 }
 

@@ -8,6 +8,7 @@
 #include "core/comm/communicator.h"
 #include "core/comm/deadline.h"
 #include "core/common/limits.h"
+#include "core/memory/heap_count.h"
 
 namespace tessera::serve {
 namespace {
@@ -194,9 +195,12 @@ Status Server::Follow() {
                       std::to_string(plans_.size()) +
                       " plan(s)): every rank must add the same plans in the same order");
     }
+    const long before = memory::ThreadHeapAllocationsIfCounted();
     const Status s = plans_[static_cast<size_t>(command.plan_id)]->RunStaged();
+    const long after = memory::ThreadHeapAllocationsIfCounted();
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.runs;
+    stats_.heap_allocations_last_batch = before < 0 ? -1 : after - before;
     // The driver reports the failure to its callers; this rank keeps following so that
     // the driver can still stop it.
     if (!s.ok()) Fail(s);
@@ -424,6 +428,7 @@ void Server::Dispatch() {
     }
     lock.unlock();
     // The waiting callers are blocked in Run: their buffers are ours until Complete.
+    const long heap_before = memory::ThreadHeapAllocationsIfCounted();
     const Clock::time_point start = Clock::now();
     int64_t rows = 0;
     for (Request* r : batch_) {
@@ -461,8 +466,10 @@ void Server::Dispatch() {
       }
       offset += r->rows();
     }
+    const long heap_after = memory::ThreadHeapAllocationsIfCounted();
     lock.lock();
     ++stats_.runs;
+    stats_.heap_allocations_last_batch = heap_before < 0 ? -1 : heap_after - heap_before;
     if (s.ok()) {
       stats_.rows += rows;
       for (Request* r : batch_) Complete(r, Status::Ok());

@@ -48,6 +48,7 @@ struct ServerStats {
   int64_t health_checks = 0;
   bool available = true;
   bool stopped = false;
+  int64_t heap_allocations_last_batch = -1;  // -1: the binary does not count
 };
 
 class Server;

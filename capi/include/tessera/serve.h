@@ -192,10 +192,15 @@ typedef struct tess_server_stats {
   int64_t health_checks;   /* answered by every follower */
   int32_t available;       /* 0 once the server has failed */
   int32_t stopped;         /* 1 once stopped (driver) or released (follower) */
+  /* Heap allocations the last batch made on the thread that ran it (the driver's
+   * dispatcher, or the follower): 0 once warm, with request objects reused. -1: not
+   * counted (libtessera.so does not replace operator new; tests linking Tessera
+   * statically do). */
+  int64_t heap_allocations_last_batch;
 } tess_server_stats;
 
 #define TESS_SERVER_STATS_INIT \
-  { sizeof(tess_server_stats), 0, 0, 0, 0, 0, 0, 0, 0 }
+  { sizeof(tess_server_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Fills the fields of *out that its struct_size covers. */
 TESS_API tess_status tess_server_get_stats(tess_server_stats* out, const tess_server* server);
