@@ -28,7 +28,7 @@ from ._capi import Plan, ServeRequest, Server
 from ._dtypes import has_numpy_array, numpy, numpy_dtype
 from ._errors import OutOfRangeError, invalid_argument
 from ._handles import handle_protocols
-from ._runtime import ensure_started
+from ._runtime import before_finalize, ensure_started
 
 ServePlanInfo = collections.namedtuple(
     "ServePlanInfo", "num_inputs num_outputs capacity_rows max_batch_rows max_queue_delay_us "
@@ -78,6 +78,20 @@ def _check_plan_id(function, plan_id):
     return plan_id
 
 
+# Every open server, closed by finalize() (and so at interpreter exit) while MPI still
+# runs: a driver's destroy stops it, which talks to its followers.
+_open_servers = weakref.WeakSet()
+_open_servers_lock = threading.Lock()
+
+
+@before_finalize
+def _close_open_servers():
+    with _open_servers_lock:
+        servers = list(_open_servers)
+    for server in servers:
+        server.close()
+
+
 def _server_init(self, driver_rank=0, follower_timeout=0.0, follower_poll_max_us=0):
     """Server(driver_rank=0, follower_timeout=0.0, follower_poll_max_us=0): a server
     over every rank of the world; rank `driver_rank` drives, the others follow.
@@ -94,6 +108,8 @@ def _server_init(self, driver_rank=0, follower_timeout=0.0, follower_poll_max_us
     self.this = _capi.server_create(driver_rank, follower_timeout, follower_poll_max_us).this
     self._requests = weakref.WeakSet()
     self._requests_lock = threading.Lock()
+    with _open_servers_lock:
+        _open_servers.add(self)
 
 
 def _server_add_plan(self, plan, batching=False, max_batch_rows=0, max_queue_delay_us=0,
@@ -161,7 +177,8 @@ def _server_run(self, request):
 def _server_close(self):
     """Closes the requests made for this server, then destroys it (a driver not yet
     stopped is stopped first: queued requests are answered, followers released).
-    Idempotent. No other thread may be using the server or its requests."""
+    Idempotent; finalize() (and so interpreter exit) closes every open server. No
+    other thread may be using the server or its requests."""
     requests = self.__dict__.get("_requests")
     if requests is not None:
         with self._requests_lock:
@@ -172,6 +189,8 @@ def _server_close(self):
     if this is not None and this.own():
         self.__swig_destroy__(self)
     self.__dict__["this"] = None
+    with _open_servers_lock:
+        _open_servers.discard(self)
 
 
 def _server_string(self):
