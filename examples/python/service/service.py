@@ -242,8 +242,10 @@ def _row_values(index, row):
             f = float(v)
         except OverflowError:
             f = math.inf
-        if not math.isfinite(f) or abs(f) > FLOAT32_MAX:
-            raise BadRequest("inputs[%d][%d]: %s is not a finite float32" % (index, j, v))
+        if not math.isfinite(f):
+            raise BadRequest("inputs[%d][%d]: %s is not finite" % (index, j, v))
+        if abs(f) > FLOAT32_MAX:
+            raise BadRequest("inputs[%d][%d]: %s is beyond float32's range" % (index, j, v))
         values.append(f)
     return values
 
