@@ -74,7 +74,8 @@ def _index(function, name, value):
 def _check_plan_id(function, plan_id):
     plan_id = operator.index(plan_id)
     if not -2**31 <= plan_id < 2**31:
-        raise OutOfRangeError(_capi.OUT_OF_RANGE, "%s: plan id %d is unknown" % (function, plan_id))
+        raise OutOfRangeError(_capi.OUT_OF_RANGE, "%s: plan id %d is unknown"
+                              % (function, plan_id))
     return plan_id
 
 
@@ -86,10 +87,13 @@ _open_servers_lock = threading.Lock()
 
 @before_finalize
 def _close_open_servers():
+    """Closes every driver, and every follower the driver has released (one still in
+    follow() on another thread is left alone: closing it would free what it uses)."""
     with _open_servers_lock:
         servers = list(_open_servers)
     for server in servers:
-        server.close()
+        if server.is_driver or server.stats().stopped:
+            server.close()
 
 
 def _server_init(self, driver_rank=0, follower_timeout=0.0, follower_poll_max_us=0):
