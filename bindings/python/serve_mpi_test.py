@@ -9,7 +9,6 @@ inputs. Exits non-zero on any failure."""
 import array
 import struct
 import threading
-import unittest
 
 import numpy as np
 
