@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <string>
 #include <utility>
 
 #include "core/comm/communicator.h"
 #include "core/comm/deadline.h"
+#include "core/comm/mpi_world.h"
 #include "core/common/limits.h"
 #include "core/memory/heap_count.h"
 
@@ -19,6 +21,27 @@ using Clock = std::chrono::steady_clock;
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 Status Cancelled(std::string message) { return Status(StatusCode::kCancelled, std::move(message)); }
+
+// Live servers, so that tess_runtime_finalize can stop the ones the program did not (a
+// driver's dispatcher must not send keep-alives after MPI_Finalize). Touched only at
+// creation, destruction and finalize: never on a request's path.
+std::mutex& LiveMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::set<Server*>& LiveServers() {
+  static std::set<Server*> servers;
+  return servers;
+}
+
+// A pre-finalize hook (comm::AddPreFinalizeHook): stops every live driver while MPI still
+// works (queued requests are answered, followers released).
+void StopLiveServers() {
+  std::lock_guard<std::mutex> lock(LiveMutex());
+  for (Server* server : LiveServers()) {
+    if (server->is_driver()) (void)server->Stop();
+  }
+}
 
 }  // namespace
 
@@ -129,13 +152,24 @@ Server::Server(std::unique_ptr<ControlChannel> channel, double follower_timeout_
       last_command_(Clock::now()) {
   // The driver's dispatcher runs from the start: it keeps the followers' silence
   // deadline from passing while the service has not taken its first request yet.
+  {
+    static std::once_flag hook;
+    std::call_once(hook, [] { comm::AddPreFinalizeHook(&StopLiveServers); });
+    std::lock_guard<std::mutex> lock(LiveMutex());
+    LiveServers().insert(this);
+  }
   if (channel_->is_driver() && channel_->size() > 1) {
     dispatcher_ = std::thread(&Server::Dispatch, this);
   }
 }
 
 Server::~Server() {
-  if (is_driver()) (void)Stop();
+  {
+    std::lock_guard<std::mutex> lock(LiveMutex());
+    LiveServers().erase(this);
+  }
+  // After tess_runtime_finalize the hook has stopped it already (no MPI call here then).
+  if (is_driver() && comm::WorldInitialized()) (void)Stop();
   if (dispatcher_.joinable()) dispatcher_.join();
 }
 
