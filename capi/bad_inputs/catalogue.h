@@ -46,6 +46,8 @@ struct Fixture {
   tess_plan_instance* instance = nullptr;
   tess_boxing_plan* boxing = nullptr;  // [2,3] f32 B -> S(0) on cpu:[0]
   tess_bucketed_allreducer* reducer = nullptr;
+  tess_server* server = nullptr;          // 1 rank (the driver), serving `plan` as plan 0
+  tess_serve_request* request = nullptr;  // for plan 0, no input set
   float data[64] = {};
 };
 extern Fixture f;
@@ -86,6 +88,7 @@ std::vector<Case> ValueCases();   // values.cc
 std::vector<Case> TensorCases();  // tensors.cc
 std::vector<Case> OpCases();      // ops.cc
 std::vector<Case> RunCases();     // runs.cc
+std::vector<Case> ServeCases();   // serve.cc
 
 }  // namespace tessera::bad_inputs
 

@@ -26,7 +26,8 @@ namespace {
 const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = [] {
     std::vector<Case> all;
-    for (std::vector<Case> (*group)() : {&ValueCases, &TensorCases, &OpCases, &RunCases}) {
+    for (std::vector<Case> (*group)() :
+         {&ValueCases, &TensorCases, &OpCases, &RunCases, &ServeCases}) {
       const std::vector<Case> some = group();
       all.insert(all.end(), some.begin(), some.end());
     }
@@ -83,10 +84,18 @@ bool MakeFixture() {
          ok(tess_plan_instantiate(&f.instance, f.plan), "plan instance") &&
          ok(tess_boxing_plan_create(&f.boxing, kShape23, 2, TESS_DTYPE_F32, f.p, f.b, f.p, f.s0),
             "boxing plan") &&
-         ok(tess_bucketed_allreducer_create(&f.reducer, nullptr), "bucketed all-reducer");
+         ok(tess_bucketed_allreducer_create(&f.reducer, nullptr), "bucketed all-reducer") &&
+         ok(tess_server_create(&f.server, nullptr), "server") &&
+         [] {
+           int32_t id = -1;
+           return tess_server_add_plan(&id, f.server, f.plan, nullptr) == TESS_OK;
+         }() &&
+         ok(tess_serve_request_create(&f.request, f.server, 0), "serve request");
 }
 
 void DestroyFixture() {
+  tess_serve_request_destroy(f.request);
+  tess_server_destroy(f.server);
   tess_bucketed_allreducer_destroy(f.reducer);
   tess_boxing_plan_destroy(f.boxing);
   tess_plan_instance_destroy(f.instance);

@@ -271,10 +271,9 @@ tess_status tess_serve_request_output(void* out, size_t out_bytes,
   if (!o.ok()) return Report(o.status());
   const size_t need = (*o)->size();
   if (out_bytes < need) {
-    return Report(InvalidArgument(std::string(__func__) + ": out_bytes is " +
-                                  std::to_string(out_bytes) + " but output " +
-                                  std::to_string(index) + " holds " + std::to_string(need) +
-                                  " bytes"));
+    return Report(InvalidArgument(
+        std::string(__func__) + ": out_bytes is " + std::to_string(out_bytes) + " but output " +
+        std::to_string(index) + " holds " + std::to_string(need) + " bytes"));
   }
   TESS_CAPI_REQUIRE(out);
   std::memcpy(out, (*o)->data(), need);

@@ -28,8 +28,8 @@ Status WaitAll(std::vector<MPI_Request>& requests, int32_t skip, double timeout_
       comm::DeadlineFrom(comm::PollClock::now(), timeout_seconds);
   Result<bool> done = comm::PollUntil(deadline, false, [&]() -> Result<bool> {
     int flag = 0;
-    const int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag,
-                               MPI_STATUSES_IGNORE);
+    const int rc =
+        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Testall", rc));
     return flag != 0;
   });
@@ -101,8 +101,8 @@ Status ControlChannel::Ping(double timeout_seconds) {
   for (int32_t r = 0; r < size_; ++r) {
     if (r == driver_) continue;
     buffers_->answers[static_cast<size_t>(r)] = 0;
-    const int rc = MPI_Irecv(&buffers_->answers[static_cast<size_t>(r)], 1, MPI_INT64_T, r, kAnswerTag,
-                             comm_, &requests_[static_cast<size_t>(r)]);
+    const int rc = MPI_Irecv(&buffers_->answers[static_cast<size_t>(r)], 1, MPI_INT64_T, r,
+                             kAnswerTag, comm_, &requests_[static_cast<size_t>(r)]);
     if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Irecv", rc));
   }
   TESS_RETURN_IF_ERROR(WaitAll(requests_, driver_, timeout_seconds, "health check"));

@@ -52,12 +52,11 @@ Status Describe(const plan::CompiledPlan& plan, plan::ValueId vid, const char* s
   TESS_ASSIGN_OR_RETURN(Placement twin, HostTwin(v.meta.placement));
   const NdSbp whole(Sbp::Broadcast());
   TESS_ASSIGN_OR_RETURN(boxing::BoxingLayouts layouts,
-                        to_driver ? boxing::BoxingLayouts::Make("tess_server_add_plan", shape,
-                                                                t->dtype, twin, v.meta.nd_sbp,
-                                                                driver, whole)
-                                  : boxing::BoxingLayouts::Make("tess_server_add_plan", shape,
-                                                                t->dtype, driver, whole, twin,
-                                                                v.meta.nd_sbp));
+                        to_driver
+                            ? boxing::BoxingLayouts::Make("tess_server_add_plan", shape, t->dtype,
+                                                          twin, v.meta.nd_sbp, driver, whole)
+                            : boxing::BoxingLayouts::Make("tess_server_add_plan", shape, t->dtype,
+                                                          driver, whole, twin, v.meta.nd_sbp));
   t->layouts = std::move(layouts);
   const size_t id = static_cast<size_t>(vid);
   t->has_local = plan.has_local[id];
@@ -94,8 +93,8 @@ Result<std::unique_ptr<ServedPlan>> ServedPlan::Create(
                                   &p->capacity_, &p->inputs_[i]));
   }
   for (size_t i = 0; i < program.outputs().size(); ++i) {
-    TESS_RETURN_IF_ERROR(Describe(*plan, program.outputs()[i], "output", i, driver, true,
-                                  is_driver, &p->capacity_, &p->outputs_[i]));
+    TESS_RETURN_IF_ERROR(Describe(*plan, program.outputs()[i], "output", i, driver, true, is_driver,
+                                  &p->capacity_, &p->outputs_[i]));
   }
   ServePlanOptions o = options;
   if (o.max_batch_rows < 0 || o.max_batch_rows > p->capacity_) {
@@ -153,8 +152,7 @@ Status ServedPlan::RunStaged() {
         piece = t.local.data();
       }
     }
-    boxing::BoxingRequest r{*t.layouts, piece, is_driver_ ? t.driver.data() : nullptr,
-                            &workspace_};
+    boxing::BoxingRequest r{*t.layouts, piece, is_driver_ ? t.driver.data() : nullptr, &workspace_};
     TESS_RETURN_IF_ERROR(boxing::Box(r));
   }
   return Status::Ok();

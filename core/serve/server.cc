@@ -40,16 +40,15 @@ Status Request::SetInput(size_t index, const void* data, size_t bytes) {
   if (bytes == 0 || bytes % t.row_bytes != 0) {
     return InvalidArgument("tess_serve_request_set_input: input " + std::to_string(index) +
                            " got " + std::to_string(bytes) + " bytes, not a whole number of " +
-                           std::to_string(t.row_bytes) + "-byte rows (" +
-                           std::to_string(t.width) + " " + DTypeName(t.dtype) +
-                           " each), at least one");
+                           std::to_string(t.row_bytes) + "-byte rows (" + std::to_string(t.width) +
+                           " " + DTypeName(t.dtype) + " each), at least one");
   }
   const int64_t rows = static_cast<int64_t>(bytes / t.row_bytes);
   if (rows > max_rows) {
     return InvalidArgument("tess_serve_request_set_input: input " + std::to_string(index) +
                            " has " + std::to_string(rows) + " rows; plan " +
-                           std::to_string(plan_id_) + " takes at most " +
-                           std::to_string(max_rows) + " rows a request (max_batch_rows)");
+                           std::to_string(plan_id_) + " takes at most " + std::to_string(max_rows) +
+                           " rows a request (max_batch_rows)");
   }
   if (data == nullptr) {
     return InvalidArgument("tess_serve_request_set_input: rows_data is NULL with rows_bytes " +
@@ -68,8 +67,9 @@ Result<const std::vector<char>*> Request::Output(size_t index) const {
                       std::to_string(outputs_.size()) + " output(s)");
   }
   if (!answered_) {
-    return FailedPrecondition("tess_serve_request_output: the request has no answer yet (run it "
-                              "with tess_server_run first)");
+    return FailedPrecondition(
+        "tess_serve_request_output: the request has no answer yet (run it "
+        "with tess_server_run first)");
   }
   return &outputs_[index];
 }
@@ -128,12 +128,14 @@ Result<int32_t> Server::AddPlan(std::shared_ptr<const plan::CompiledPlan> plan,
   std::lock_guard<std::mutex> lock(mu_);
   if (following_ || stopping_ || serving_) {
     return FailedPrecondition(std::string("tess_server_add_plan: the server is already ") +
-                              (following_ ? "following" : stopping_ ? "stopped" : "serving") +
+                              (following_  ? "following"
+                               : stopping_ ? "stopped"
+                                           : "serving") +
                               "; add every plan before tess_server_follow / tess_server_run");
   }
-  TESS_ASSIGN_OR_RETURN(std::unique_ptr<ServedPlan> served,
-                        ServedPlan::Create(std::move(plan), options, channel_->driver(),
-                                           channel_->is_driver()));
+  TESS_ASSIGN_OR_RETURN(
+      std::unique_ptr<ServedPlan> served,
+      ServedPlan::Create(std::move(plan), options, channel_->driver(), channel_->is_driver()));
   plans_.push_back(std::move(served));
   queued_by_plan_.push_back(0);
   queued_rows_by_plan_.push_back(0);
@@ -149,8 +151,7 @@ Result<const ServedPlan*> Server::plan(const char* where, int32_t plan_id) const
   std::lock_guard<std::mutex> lock(mu_);
   if (plan_id < 0 || static_cast<size_t>(plan_id) >= plans_.size()) {
     return OutOfRange(std::string(where) + ": plan id " + std::to_string(plan_id) +
-                      " is unknown; the server has " + std::to_string(plans_.size()) +
-                      " plan(s)");
+                      " is unknown; the server has " + std::to_string(plans_.size()) + " plan(s)");
   }
   return plans_[static_cast<size_t>(plan_id)].get();
 }
@@ -322,7 +323,8 @@ Status Server::SendStop() {
   Command stop;
   stop.kind = CommandKind::kStop;
   Status s = channel_->Broadcast(stop, follower_timeout_);
-  if (!s.ok()) return Unavailable("tess_server_stop: the followers were not told to stop: " + s.message());
+  if (!s.ok())
+    return Unavailable("tess_server_stop: the followers were not told to stop: " + s.message());
   return Status::Ok();
 }
 
@@ -415,8 +417,8 @@ void Server::Dispatch() {
     TakeBatch(lock);
     if (!failure_.ok()) {
       for (Request* r : batch_) {
-        Complete(r, Unavailable("tess_server_run: the server is unavailable: " +
-                                failure_.message()));
+        Complete(r,
+                 Unavailable("tess_server_run: the server is unavailable: " + failure_.message()));
       }
       continue;
     }
@@ -469,8 +471,10 @@ void Server::Dispatch() {
       // later run can be trusted: the server fails (serve.h, "Faults").
       Fail(s);
       for (Request* r : batch_) {
-        Complete(r, Status(s.code(), "tess_server_run: the run failed and the server is now "
-                                     "unavailable: " + s.message()));
+        Complete(r, Status(s.code(),
+                           "tess_server_run: the run failed and the server is now "
+                           "unavailable: " +
+                               s.message()));
       }
     }
   }

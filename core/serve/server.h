@@ -125,7 +125,7 @@ class Server {
   // *wake is then when to look again).
   void TakeBatch(std::unique_lock<std::mutex>& lock);
   Status RunBatch(ServedPlan* plan, int32_t plan_id, int64_t rows);
-  void Fail(const Status& why);  // under mu_
+  void Fail(const Status& why);                // under mu_
   void Complete(Request* r, const Status& s);  // under mu_
   Status SendStop();
 

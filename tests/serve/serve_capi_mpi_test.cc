@@ -64,9 +64,9 @@ PlanPtr CompileModel(const ModelWeights& w) {
   capi_test::NdSbpPtr rows = capi_test::NdSbp("(S(0), B)");
   const int64_t shape[] = {kCapacity, kIn};
   int64_t x = -1, v1 = -1, v2 = -1;
-  EXPECT_EQ(tess_program_add_input(&x, p, "x", shape, 2, TESS_DTYPE_F32, placement.get(),
-                                   rows.get()),
-            TESS_OK)
+  EXPECT_EQ(
+      tess_program_add_input(&x, p, "x", shape, 2, TESS_DTYPE_F32, placement.get(), rows.get()),
+      TESS_OK)
       << LastError();
   EXPECT_EQ(tess_program_add_variable(&v1, p, "w1", w1.get()), TESS_OK) << LastError();
   EXPECT_EQ(tess_program_add_variable(&v2, p, "w2", w2.get()), TESS_OK) << LastError();
