@@ -1,5 +1,5 @@
-// Command service is Tessera's example model service in Go (docs/serving.md; the
-// spec every language's example follows: docs/go.md, "Serving").
+// Command service is Tessera's example model service in Go (docs/serving.md, "The
+// example services"; how to build and run it: docs/go.md, "Serving").
 //
 //	tools/mpirun.sh -np N service --port P [--host H] [--seed S] [--batching on|off]
 //	    [--max-batch-rows R] [--max-queue-delay-us U] [--timeout S]
@@ -67,7 +67,7 @@ func parseFlags(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("service", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	port := fs.Int("port", -1, "TCP port (0: the OS picks one); required")
+	port := fs.Int("port", 0, "TCP port (0: the OS picks one); required")
 	fs.StringVar(&c.host, "host", "127.0.0.1", "address to listen on")
 	fs.Uint64Var(&c.seed, "seed", 0, "weight seed")
 	batching := fs.String("batching", "on", "dynamic batching: on or off")
@@ -77,10 +77,12 @@ func parseFlags(args []string) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	portSet := false
+	fs.Visit(func(f *flag.Flag) { portSet = portSet || f.Name == "port" })
 	switch {
 	case fs.NArg() > 0:
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	case *port == -1:
+	case !portSet:
 		return c, errors.New("--port is required")
 	case *port < 0 || *port > 65535:
 		return c, fmt.Errorf("--port %d is not in 0..65535", *port)
