@@ -97,7 +97,7 @@ type Server struct {
 }
 
 func (s *Server) c() capi.Server {
-	if s == nil || s.h == nil || s.closed.Load() {
+	if s == nil || s.closed.Load() || s.h == nil {
 		return capi.SwigcptrServer(0)
 	}
 	return s.h
