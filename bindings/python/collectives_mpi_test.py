@@ -5,12 +5,12 @@ ts.layout's ranges; for partial sum, rank 0 of the placement holds the value and
 others zeros) and compares the result with numpy. Values are multiples of 1/4, so
 float sums are exact in any order. Exits non-zero on any failure."""
 
-import sys
 import unittest
 
 import numpy as np
 
 import tessera as ts
+from tessera_test_util import mpi_main
 
 RANK = ts.world_rank()
 SIZE = ts.world_size()
@@ -95,14 +95,5 @@ class MpiCollectivesTest(unittest.TestCase):
         self.assertGreater(reducer.stats.buckets, reducer.stats.in_place_buckets)
 
 
-def main():
-    result = unittest.main(exit=False, verbosity=2 if RANK == 0 else 1).result
-    ok = result.wasSuccessful()
-    ts.finalize()
-    if not ok:
-        print("rank %d: FAILED" % RANK, file=sys.stderr)
-    sys.exit(0 if ok else 1)
-
-
 if __name__ == "__main__":
-    main()
+    mpi_main()

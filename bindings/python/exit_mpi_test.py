@@ -63,4 +63,18 @@ if n >= 2:
     if rank == 0:
         np.testing.assert_array_equal(np.from_dlpack(only0), np.ones(3, np.float32))
 
+# A server the program neither stops nor closes: the exit hook closes it before it
+# finalizes (the driver's close stops it, which releases the followers from follow()).
+program = ts.Program()
+rows = program.add_input("x", (4, 3), "f32", world, ts.sbp.split(0))
+program.mark_output(program.add_op("relu", [rows])[0])
+server = ts.Server()
+server.add_plan(ts.compile(program))
+if server.is_driver:
+    request = server.request(0)
+    server.run(request.set_input(0, np.array([[-1, 2, -3]], np.float32)))
+    np.testing.assert_array_equal(request.output(0), [[0, 2, 0]])
+else:
+    server.follow()
+
 print("rank %d of %d: ok, exiting without finalize()" % (rank, n))

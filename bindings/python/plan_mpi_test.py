@@ -4,13 +4,13 @@ checks the outputs against the same model run eagerly and against its own numpy
 oracle, whole (output().numpy()) and piece by piece (output_local()). Exits non-zero
 on any failure."""
 
-import sys
 import threading
 import unittest
 
 import numpy as np
 
 import tessera as ts
+from tessera_test_util import mpi_main
 from plan_test_util import BATCH, IN, OUT, Mlp, values
 
 RANK = ts.world_rank()
@@ -138,14 +138,5 @@ class MpiPlanTest(unittest.TestCase):
                                    atol=1e-5)
 
 
-def main():
-    result = unittest.main(exit=False, verbosity=2 if RANK == 0 else 1).result
-    ok = result.wasSuccessful() and SIZE > 1
-    ts.finalize()
-    if not ok:
-        print("rank %d: FAILED (world size %d)" % (RANK, SIZE), file=sys.stderr)
-    sys.exit(0 if ok else 1)
-
-
 if __name__ == "__main__":
-    main()
+    mpi_main(min_world_size=2)

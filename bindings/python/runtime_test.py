@@ -390,5 +390,55 @@ class DlpackTest(unittest.TestCase):
         np.testing.assert_array_equal(back.numpy(), np.arange(6))
 
 
+class WithoutNumpyTest(unittest.TestCase):
+    def test_tensor_and_serving_with_the_standard_library(self):
+        # numpy blocked: ts.tensor takes nested lists, a server takes array.array and
+        # bytes and answers as array.array / bytes; output() alone needs numpy. The
+        # values are small multiples of 1/4, so the answers are exact.
+        rc, out = run_python("""
+            import array, struct, sys
+            sys.modules["numpy"] = None
+            import tessera as ts
+            p = ts.placement("cpu:[[0]]")
+            w = ts.tensor([[1.0, -2.0, 0.5], [0.25, 3.0, -1.0]], placement=p, sbp="(B, S(1))")
+            def dtype(t):
+                return ts.dtype_name(ts.tensor_dtype(t))
+            assert (w.shape, dtype(w)) == ((2, 3), "f32"), (w.shape, dtype(w))
+            assert dtype(ts.tensor([[1, 2]], placement=p, sbp="(B, B)")) == "i64"
+            assert dtype(ts.tensor([1, 2], dtype="f64", placement=p, sbp="(B, B)")) == "f64"
+            for bad, error, text in (
+                    ([[1.0], [1.0, 2.0]], ts.InvalidArgumentError, "not rectangular"),
+                    ([["a"]], TypeError, "nested lists of numbers"),
+                    ([1.0], ts.InvalidArgumentError, "f16 needs numpy")):
+                try:
+                    ts.tensor(bad, dtype="f16" if "f16" in text else None, placement=p,
+                              sbp="(B, B)")
+                    print("no error for", bad)
+                except error as e:
+                    assert text in str(e), e
+            program = ts.Program()
+            x = program.add_input("x", (4, 2), "f32", p, "(S(0), B)")
+            (y,) = program.add_op("matmul", [x, program.add_variable("w", w)])
+            program.mark_output(y)
+            with ts.Server() as server:
+                server.add_plan(ts.compile(program), batching=True)
+                with server.request() as request:
+                    request.set_input(0, array.array("f", [1.0, 1.0, 2.0, 0.0]))
+                    server.run(request)
+                    print("array", request.output_array(0).tolist())
+                    request.set_input(0, struct.pack("2f", 0.0, -4.0))
+                    server.run(request)
+                    print("bytes", struct.unpack("3f", request.output_bytes(0)))
+                    try:
+                        request.output(0)
+                    except ImportError as e:
+                        print("output needs numpy")
+                server.stop()
+            """)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines(), ["array [1.25, 1.0, -0.5, 2.0, -4.0, 1.0]",
+                                            "bytes (-1.0, -12.0, 4.0)", "output needs numpy"])
+
+
 if __name__ == "__main__":
     unittest.main()

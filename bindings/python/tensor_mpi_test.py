@@ -3,12 +3,12 @@ so every collective call happens everywhere in the same order. Results are check
 against numpy on the logical values each rank builds itself; values are multiples of
 1/4, so float sums are exact in any order. Exits non-zero on any failure."""
 
-import sys
 import unittest
 
 import numpy as np
 
 import tessera as ts
+from tessera_test_util import mpi_main
 
 RANK = ts.world_rank()
 SIZE = ts.world_size()
@@ -128,14 +128,5 @@ class MpiTensorTest(unittest.TestCase):
         self.assertIn("S(1) -> S(0)", text)
 
 
-def main():
-    result = unittest.main(exit=False, verbosity=2 if RANK == 0 else 1).result
-    ok = result.wasSuccessful()
-    ts.finalize()
-    if not ok:
-        print("rank %d: FAILED" % RANK, file=sys.stderr)
-    sys.exit(0 if ok else 1)
-
-
 if __name__ == "__main__":
-    main()
+    mpi_main()

@@ -21,10 +21,12 @@
  * - DLPack capsules: python/tessera_python_dlpack.i.
  * - The GIL is released around every call that computes or communicates (runtime
  *   start and stop, tensor creation and data movement, ops, inference, boxing,
- *   collectives, plan compile / instantiate / runs / outputs: TESS_PY_RELEASE_GIL
- *   below; the DLPack helpers release it around their C calls themselves), so other
- *   Python threads run meanwhile and a pusher thread can feed a plan while
- *   run_pushed waits. Cheap local getters (metadata, strings, handle destroy) keep
+ *   collectives, plan compile / instantiate / runs / outputs, serving's create /
+ *   add_plan / follow / stop / run / check_health and the server's destroy:
+ *   TESS_PY_RELEASE_GIL below; the DLPack helpers release it around their C calls
+ *   themselves), so other Python threads run meanwhile, a pusher thread can feed a
+ *   plan while run_pushed waits, and many threads can wait in server_run at once.
+ *   Cheap local getters (metadata, strings, other handles' destroy) keep
  *   it. The C call then touches only C data: every argument has been converted, and
  *   the status is turned into an exception after the GIL is back, on the same OS
  *   thread, so tess_last_error_message() is still the call's.
@@ -73,6 +75,16 @@ TESS_PY_RELEASE_GIL(tess_plan_instance_run_pushed)
 TESS_PY_RELEASE_GIL(tess_plan_instance_close)
 TESS_PY_RELEASE_GIL(tess_plan_instance_output)
 TESS_PY_RELEASE_GIL(tess_plan_instance_output_local)
+/* Serving: create is collective; add_plan instantiates the plan; follow, stop, run and
+ * check_health block until followers, the dispatcher or a batch answer; destroy stops a
+ * driver that was not stopped (and so waits for its followers). */
+TESS_PY_RELEASE_GIL(tess_shim_server_create)
+TESS_PY_RELEASE_GIL(tess_shim_server_add_plan)
+TESS_PY_RELEASE_GIL(tess_server_follow)
+TESS_PY_RELEASE_GIL(tess_server_stop)
+TESS_PY_RELEASE_GIL(tess_server_run)
+TESS_PY_RELEASE_GIL(tess_server_check_health)
+TESS_PY_RELEASE_GIL(tess_server::~tess_server)
 
 %{
 /* Returned by the helpers below when they have raised a Python error themselves. */

@@ -201,8 +201,10 @@ tess_status tess_server_get_stats(tess_server_stats* out, const tess_server* ser
   full.health_checks = s.health_checks;
   full.available = s.available ? 1 : 0;
   full.stopped = s.stopped ? 1 : 0;
+  full.heap_allocations_last_batch = s.heap_allocations_last_batch;
   return Report(WriteStats(__func__, "out", "tess_server_stats", full,
-                           TESS_STRUCT_SIZE_UP_TO(tess_server_stats, stopped), out));
+                           TESS_STRUCT_SIZE_UP_TO(tess_server_stats, heap_allocations_last_batch),
+                           out));
   TESS_CAPI_END
 }
 

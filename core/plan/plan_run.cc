@@ -9,14 +9,9 @@
 
 #include "core/common/limits.h"
 #include "core/memory/caching_allocator.h"
+#include "core/memory/heap_count.h"
 #include "core/plan/exec_util.h"
 #include "core/plan/plan_exec.h"
-
-// Declared weak so the library links without //core/memory:heap_counter (test-only):
-// the symbol is null unless a binary links the counter in.
-namespace tessera::memory {
-long ThreadHeapAllocations() __attribute__((weak));
-}  // namespace tessera::memory
 
 namespace tessera::plan {
 namespace {
@@ -34,7 +29,7 @@ struct AllocCount {
 // `device`: the plan's CUDA device, whose allocator counts too; null for none.
 AllocCount CountAllocations(const tensor::CudaDevice* device) {
   AllocCount c;
-  c.heap = &memory::ThreadHeapAllocations != nullptr ? memory::ThreadHeapAllocations() : -1;
+  c.heap = memory::ThreadHeapAllocationsIfCounted();
   const memory::AllocatorStats s = memory::ThreadHostCachingAllocator().stats();
   c.allocator_calls = s.num_allocs + s.num_frees;
   if (device != nullptr) {

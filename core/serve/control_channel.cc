@@ -23,7 +23,7 @@ std::string MpiError(const char* call, int code) {
 // Waits for requests_[ranks other than the driver] until `deadline`; on timeout lists the
 // ranks still pending.
 Status WaitAll(std::vector<MPI_Request>& requests, int32_t skip, double timeout_seconds,
-               const std::string& what) {
+               const char* what) {
   const comm::PollClock::time_point deadline =
       comm::DeadlineFrom(comm::PollClock::now(), timeout_seconds);
   Result<bool> done = comm::PollUntil(deadline, false, [&]() -> Result<bool> {
@@ -44,14 +44,15 @@ Status WaitAll(std::vector<MPI_Request>& requests, int32_t skip, double timeout_
     late += (late.empty() ? "" : ",") + std::to_string(r);
   }
   comm::NoteFault(timeout_seconds);
-  return DeadlineExceeded(what + ": rank(s) [" + late + "] did not answer within " +
+  return DeadlineExceeded(std::string(what) + ": rank(s) [" + late + "] did not answer within " +
                           std::to_string(timeout_seconds) + " s");
 }
 
 }  // namespace
 
 Result<std::unique_ptr<ControlChannel>> ControlChannel::Create(int32_t driver_rank,
-                                                               int64_t poll_max_us) {
+                                                               int64_t poll_max_us,
+                                                               double timeout_seconds) {
   if (!comm::WorldInitialized()) {
     return FailedPrecondition("tess_server_create: call tess_runtime_init first");
   }
@@ -60,10 +61,35 @@ Result<std::unique_ptr<ControlChannel>> ControlChannel::Create(int32_t driver_ra
   TESS_ASSIGN_OR_RETURN(c->size_, comm::WorldSize());
   c->driver_ = driver_rank;
   c->poll_max_us_ = poll_max_us;
-  const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &c->comm_);
-  if (rc != MPI_SUCCESS) return Unavailable("tess_server_create: " + MpiError("MPI_Comm_dup", rc));
-  MPI_Comm_set_errhandler(c->comm_, MPI_ERRORS_RETURN);
   c->requests_.assign(static_cast<size_t>(c->size_), MPI_REQUEST_NULL);
+  // Nonblocking, so that a rank that never joins gives an error, not a hang.
+  int rc = MPI_Comm_idup(MPI_COMM_WORLD, &c->comm_, &c->requests_[0]);
+  if (rc != MPI_SUCCESS) return Unavailable("tess_server_create: " + MpiError("MPI_Comm_idup", rc));
+  std::vector<MPI_Request> dup(1, c->requests_[0]);
+  c->requests_[0] = MPI_REQUEST_NULL;
+  if (timeout_seconds > 0) {
+    Result<bool> done = comm::PollUntil(
+        comm::DeadlineFrom(comm::PollClock::now(), timeout_seconds), false, [&]() -> Result<bool> {
+          int flag = 0;
+          const int test = MPI_Test(&dup[0], &flag, MPI_STATUS_IGNORE);
+          if (test != MPI_SUCCESS) return Unavailable(MpiError("MPI_Test", test));
+          return flag != 0;
+        });
+    if (!done.ok() || !*done) {
+      // MPI still owns the pending duplication: leave it (and the handle) to the process.
+      c->comm_ = MPI_COMM_NULL;
+      if (!done.ok()) return done.status();
+      comm::NoteFault(timeout_seconds);
+      return DeadlineExceeded("tess_server_create: not every rank of the world (" +
+                              std::to_string(c->size_) + ") called it within " +
+                              std::to_string(timeout_seconds) +
+                              " s (the collective timeout); every rank must create the server");
+    }
+  } else {
+    rc = MPI_Wait(&dup[0], MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return Unavailable("tess_server_create: " + MpiError("MPI_Wait", rc));
+  }
+  MPI_Comm_set_errhandler(c->comm_, MPI_ERRORS_RETURN);
   c->buffers_->answers.assign(static_cast<size_t>(c->size_), 0);
   return c;
 }
@@ -116,24 +142,46 @@ Status ControlChannel::Ping(double timeout_seconds) {
   return Status::Ok();
 }
 
-Result<Command> ControlChannel::Next() {
+Result<Command> ControlChannel::Next(double silence_seconds) {
   for (;;) {
     Command command;
     MPI_Request request = MPI_REQUEST_NULL;
     int rc = MPI_Irecv(&command, sizeof(Command), MPI_BYTE, driver_, kCommandTag, comm_, &request);
     if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Irecv", rc));
     // Spin briefly (a command often follows the last at once), then sleep with pauses
-    // doubling from 10 us to poll_max_us.
+    // doubling from 10 us to poll_max_us, until the driver has been silent too long.
+    comm::PollClock::time_point silent_until =
+        comm::DeadlineFrom(comm::PollClock::now(), silence_seconds);
+    comm::PollClock::time_point last_poll = comm::PollClock::now();
     int64_t pause_us = 10;
     for (int polls = 0;; ++polls) {
       int flag = 0;
       rc = MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Test", rc));
       if (flag) break;
+      // Silence counts only while this process runs: a gap between two polls far longer
+      // than the pause means it was stopped (SIGSTOP, a debugger, swapped out), and the
+      // driver's messages of that time are still to be read.
+      const comm::PollClock::time_point now = comm::PollClock::now();
+      const comm::PollClock::duration gap = now - last_poll;
+      if (gap > std::chrono::microseconds(pause_us) + std::chrono::milliseconds(100)) {
+        silent_until += gap;
+      }
+      last_poll = now;
       if (polls < 100) continue;
+      if (now >= silent_until) {
+        // The receive stays posted into `command`, which dies with this frame: cancel it.
+        MPI_Cancel(&request);
+        MPI_Wait(&request, MPI_STATUS_IGNORE);
+        comm::NoteFault(silence_seconds);
+        return Unavailable("tess_server_follow: nothing from the driver (rank " +
+                           std::to_string(driver_) + ") for " + std::to_string(silence_seconds) +
+                           " s, not even a keep-alive: the driver is gone or stalled");
+      }
       std::this_thread::sleep_for(std::chrono::microseconds(pause_us));
       pause_us = pause_us * 2 < poll_max_us_ ? pause_us * 2 : poll_max_us_;
     }
+    if (command.kind == CommandKind::kKeepAlive) continue;
     if (command.kind != CommandKind::kPing) return command;
     rc = MPI_Send(&command.sequence, 1, MPI_INT64_T, driver_, kAnswerTag, comm_);
     if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Send", rc));

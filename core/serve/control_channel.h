@@ -17,7 +17,9 @@
 
 namespace tessera::serve {
 
-enum class CommandKind : int32_t { kRun = 1, kPing = 2, kStop = 3 };
+// kKeepAlive: sent by an idle driver so that followers can tell a quiet driver from a
+// gone one (Next's deadline).
+enum class CommandKind : int32_t { kRun = 1, kPing = 2, kStop = 3, kKeepAlive = 4 };
 
 struct Command {
   CommandKind kind = CommandKind::kStop;
@@ -27,8 +29,11 @@ struct Command {
 
 class ControlChannel {
  public:
-  // Collective over the world (MPI_Comm_dup). FAILED_PRECONDITION without an MPI world.
-  static Result<std::unique_ptr<ControlChannel>> Create(int32_t driver_rank, int64_t poll_max_us);
+  // Collective over the world (MPI_Comm_idup), bounded by `timeout_seconds` (0: none):
+  // DEADLINE_EXCEEDED when a rank does not join in time. FAILED_PRECONDITION without an
+  // MPI world.
+  static Result<std::unique_ptr<ControlChannel>> Create(int32_t driver_rank, int64_t poll_max_us,
+                                                        double timeout_seconds);
   ~ControlChannel();
   ControlChannel(const ControlChannel&) = delete;
   ControlChannel& operator=(const ControlChannel&) = delete;
@@ -45,9 +50,10 @@ class ControlChannel {
   // Driver: a kPing with a new sequence number, then waits up to `timeout_seconds` for
   // every follower's answer. DEADLINE_EXCEEDED naming the ranks that did not answer.
   Status Ping(double timeout_seconds);
-  // Follower: blocks until the next command arrives (no deadline: the driver decides
-  // when serving ends). kPing is answered here and not returned.
-  Result<Command> Next();
+  // Follower: blocks until the next command arrives. kPing is answered and kKeepAlive
+  // taken here; neither is returned. UNAVAILABLE when nothing at all (not even a
+  // keep-alive) came for `silence_seconds`: the driver is gone or stopped.
+  Result<Command> Next(double silence_seconds);
 
  private:
   ControlChannel() = default;

@@ -1,5 +1,6 @@
 #include "core/serve/server.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -8,6 +9,7 @@
 #include "core/comm/communicator.h"
 #include "core/comm/deadline.h"
 #include "core/common/limits.h"
+#include "core/memory/heap_count.h"
 
 namespace tessera::serve {
 namespace {
@@ -107,8 +109,9 @@ Result<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
     return InvalidArgument("tess_server_create: options->driver_rank is " +
                            std::to_string(options.driver_rank) + "; it must be a world rank");
   }
+  TESS_ASSIGN_OR_RETURN(double collective_timeout, comm::DefaultCollectiveTimeout());
   TESS_ASSIGN_OR_RETURN(std::unique_ptr<ControlChannel> channel,
-                        ControlChannel::Create(options.driver_rank, poll_max));
+                        ControlChannel::Create(options.driver_rank, poll_max, collective_timeout));
   if (options.driver_rank >= channel->size()) {
     // Every rank sees the same world size, so every rank returns here alike.
     return InvalidArgument("tess_server_create: options->driver_rank is " +
@@ -116,6 +119,19 @@ Result<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
                            std::to_string(channel->size()) + " rank(s)");
   }
   return std::unique_ptr<Server>(new Server(std::move(channel), timeout));
+}
+
+Server::Server(std::unique_ptr<ControlChannel> channel, double follower_timeout_seconds)
+    : channel_(std::move(channel)),
+      follower_timeout_(follower_timeout_seconds),
+      keepalive_interval_(std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(std::min(1.0, follower_timeout_seconds / 4)))),
+      last_command_(Clock::now()) {
+  // The driver's dispatcher runs from the start: it keeps the followers' silence
+  // deadline from passing while the service has not taken its first request yet.
+  if (channel_->is_driver() && channel_->size() > 1) {
+    dispatcher_ = std::thread(&Server::Dispatch, this);
+  }
 }
 
 Server::~Server() {
@@ -180,7 +196,7 @@ Status Server::Follow() {
     following_ = true;
   }
   for (;;) {
-    TESS_ASSIGN_OR_RETURN(Command command, channel_->Next());
+    TESS_ASSIGN_OR_RETURN(Command command, channel_->Next(follower_timeout_));
     if (command.kind == CommandKind::kStop) {
       std::lock_guard<std::mutex> lock(mu_);
       stopped_ = true;
@@ -194,9 +210,12 @@ Status Server::Follow() {
                       std::to_string(plans_.size()) +
                       " plan(s)): every rank must add the same plans in the same order");
     }
+    const long before = memory::ThreadHeapAllocationsIfCounted();
     const Status s = plans_[static_cast<size_t>(command.plan_id)]->RunStaged();
+    const long after = memory::ThreadHeapAllocationsIfCounted();
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.runs;
+    stats_.heap_allocations_last_batch = before < 0 ? -1 : after - before;
     // The driver reports the failure to its callers; this rank keeps following so that
     // the driver can still stop it.
     if (!s.ok()) Fail(s);
@@ -319,6 +338,11 @@ Status Server::Stop() {
   return stop_status_;
 }
 
+Status Server::Issue(const Command& command) {
+  last_command_ = Clock::now();
+  return channel_->Broadcast(command, follower_timeout_);
+}
+
 Status Server::SendStop() {
   Command stop;
   stop.kind = CommandKind::kStop;
@@ -384,6 +408,7 @@ void Server::Dispatch() {
         s = failure_;
       } else {
         lock.unlock();
+        last_command_ = Clock::now();
         s = channel_->Ping(follower_timeout_);
         lock.lock();
         if (s.ok()) {
@@ -397,9 +422,24 @@ void Server::Dispatch() {
       health_cv_.notify_all();
       continue;
     }
+    const bool keepalives = channel_->size() > 1 && !stopping_;
+    const Clock::time_point keepalive_due = last_command_ + keepalive_interval_;
+    if (keepalives && Clock::now() >= keepalive_due) {
+      Command keepalive;
+      keepalive.kind = CommandKind::kKeepAlive;
+      lock.unlock();
+      const Status s = Issue(keepalive);
+      lock.lock();
+      if (!s.ok()) Fail(s);
+      continue;
+    }
     if (head_ == nullptr) {
       if (stopping_) break;
-      work_cv_.wait(lock);
+      if (keepalives) {
+        work_cv_.wait_until(lock, keepalive_due);
+      } else {
+        work_cv_.wait(lock);
+      }
       continue;
     }
     const int32_t plan_id = head_->plan_id_;
@@ -410,7 +450,7 @@ void Server::Dispatch() {
       const Clock::time_point due =
           head_->enqueued_ + std::chrono::microseconds(o.max_queue_delay_us);
       if (Clock::now() < due) {
-        work_cv_.wait_until(lock, due);
+        work_cv_.wait_until(lock, keepalives ? std::min(due, keepalive_due) : due);
         continue;
       }
     }
@@ -424,6 +464,7 @@ void Server::Dispatch() {
     }
     lock.unlock();
     // The waiting callers are blocked in Run: their buffers are ours until Complete.
+    const long heap_before = memory::ThreadHeapAllocationsIfCounted();
     const Clock::time_point start = Clock::now();
     int64_t rows = 0;
     for (Request* r : batch_) {
@@ -442,7 +483,7 @@ void Server::Dispatch() {
     Command run;
     run.kind = CommandKind::kRun;
     run.plan_id = plan_id;
-    Status s = channel_->Broadcast(run, follower_timeout_);
+    Status s = Issue(run);
     if (s.ok()) s = plan->RunStaged();
     const Clock::time_point end = Clock::now();
     int64_t offset = 0;
@@ -461,8 +502,10 @@ void Server::Dispatch() {
       }
       offset += r->rows();
     }
+    const long heap_after = memory::ThreadHeapAllocationsIfCounted();
     lock.lock();
     ++stats_.runs;
+    stats_.heap_allocations_last_batch = heap_before < 0 ? -1 : heap_after - heap_before;
     if (s.ok()) {
       stats_.rows += rows;
       for (Request* r : batch_) Complete(r, Status::Ok());

@@ -48,6 +48,7 @@ struct ServerStats {
   int64_t health_checks = 0;
   bool available = true;
   bool stopped = false;
+  int64_t heap_allocations_last_batch = -1;  // -1: the binary does not count
 };
 
 class Server;
@@ -117,8 +118,7 @@ class Server {
   ServerStats stats() const;
 
  private:
-  explicit Server(std::unique_ptr<ControlChannel> channel, double follower_timeout_seconds)
-      : channel_(std::move(channel)), follower_timeout_(follower_timeout_seconds) {}
+  Server(std::unique_ptr<ControlChannel> channel, double follower_timeout_seconds);
 
   void Dispatch();  // the dispatcher thread
   // Under mu_: takes the next batch off the queue into batch_ (empty when none is due yet;
@@ -128,9 +128,15 @@ class Server {
   void Fail(const Status& why);                // under mu_
   void Complete(Request* r, const Status& s);  // under mu_
   Status SendStop();
+  // Broadcast on the dispatcher thread, noting when the followers last heard from it.
+  Status Issue(const Command& command);
 
   std::unique_ptr<ControlChannel> channel_;
   const double follower_timeout_;
+  // An idle driver sends kKeepAlive this often, so that followers waiting in Follow can
+  // tell it from a gone one (they give up after follower_timeout_ of silence).
+  const std::chrono::steady_clock::duration keepalive_interval_;
+  std::chrono::steady_clock::time_point last_command_;
   std::vector<std::unique_ptr<ServedPlan>> plans_;
 
   mutable std::mutex mu_;

@@ -221,6 +221,34 @@ TEST(ServeCapi, BatchingJoinsRequestsOfOnePlan) {
   }
 }
 
+// With request objects reused, a warm batch allocates nothing on the thread that runs it
+// (the driver's dispatcher; each follower). This binary links the heap counter.
+TEST(ServeCapi, WarmBatchesAllocateNothing) {
+  const ModelWeights w(5);
+  PlanPtr plan = CompileModel(w);
+  ServerPtr server = NewServer();
+  const int32_t id = AddPlan(server.get(), plan.get(), 0, 0);
+  if (WorldRank() == 0) {
+    tess_serve_request* r = nullptr;
+    ASSERT_EQ(tess_serve_request_create(&r, server.get(), id), TESS_OK);
+    RequestPtr request(r);
+    const std::vector<float> x = Rows(3, 9);
+    std::vector<float> y(3 * kOut);
+    ASSERT_EQ(tess_serve_request_set_input(r, 0, x.data(), x.size() * sizeof(float)), TESS_OK);
+    for (int i = 0; i < 12; ++i) {
+      ASSERT_EQ(tess_server_run(server.get(), r), TESS_OK) << LastError();
+      ASSERT_EQ(tess_serve_request_output(y.data(), y.size() * sizeof(float), r, 0), TESS_OK);
+      if (i >= 4) {
+        EXPECT_EQ(Stats(server.get()).heap_allocations_last_batch, 0) << "batch " << i;
+      }
+    }
+    ASSERT_EQ(tess_server_stop(server.get()), TESS_OK) << LastError();
+  } else {
+    ASSERT_EQ(tess_server_follow(server.get()), TESS_OK) << LastError();
+    EXPECT_EQ(Stats(server.get()).heap_allocations_last_batch, 0) << "the follower's last run";
+  }
+}
+
 TEST(ServeCapi, StopAnswersQueuedRequestsThenRefuses) {
   const ModelWeights w(3);
   PlanPtr plan = CompileModel(w);

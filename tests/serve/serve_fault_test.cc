@@ -10,9 +10,12 @@
 //   5. the surviving follower returns from tess_server_follow with TESS_OK (released by
 //      the driver) and finalizes; in stall mode the stopped rank, continued by rank 0,
 //      does the same.
+// Mode driver-stall: the driver stops (SIGSTOP, sent by follower 1) while idle; every
+// follower's tess_server_follow must return UNAVAILABLE within the follower timeout + 1 s
+// (no keep-alive came), and once continued the driver must stop and finalize.
 // Each rank writes "<dir>/rank<R>" holding PASS or FAIL and its figures.
 //
-// Usage: serve_fault_test MODE DIR, MODE = stall | kill.
+// Usage: serve_fault_test MODE DIR, MODE = stall | kill | driver-stall.
 #include <signal.h>
 #include <unistd.h>
 
@@ -149,8 +152,60 @@ tess_status Serve(Checks& c, tess_server* server, tess_serve_request* r, const M
   return s;
 }
 
+// The driver stalls while idle: followers give up on their own. (Server set up.)
+void DriverStall(Checks& c, tess_server* server, int32_t id, const ModelWeights& w, int me,
+                 const std::string& dir) {
+  if (me == 0) {
+    tess_serve_request* r = nullptr;
+    (void)tess_serve_request_create(&r, server, id);
+    for (int i = 0; i < 5; ++i) {
+      std::string m;
+      c.Expect(Serve(c, server, r, w, i, &m) == TESS_OK, "request before the stall: " + m);
+    }
+    tess_serve_request_destroy(r);
+    std::ofstream(dir + "/driver_ready") << "\n";
+    // Stopped here by follower 1, continued once the followers gave up.
+    c.Expect(WaitForFile(dir + "/followers_gone", 60), "the followers reported");
+    const double s0 = Now();
+    (void)tess_server_stop(server);
+    c.Figure("stop_s", Now() - s0);
+    c.Expect(Now() - s0 <= kTimeout + kSlack, "stop within the bound");
+    return;
+  }
+  std::thread stopper;
+  double stopped_at = 0;
+  if (me == 1) {
+    stopper = std::thread([&] {
+      if (!WaitForFile(dir + "/driver_ready", 30)) return;
+      std::string pid;
+      std::ifstream(dir + "/faulty_pid") >> pid;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      stopped_at = Now();
+      std::ofstream(dir + "/fault_time") << std::to_string(stopped_at) << "\n";
+      kill(std::stoi(pid), SIGSTOP);
+    });
+  }
+  const tess_status s = tess_server_follow(server);
+  const double returned = Now();
+  c.Expect(s == TESS_UNAVAILABLE,
+           std::string("follow while the driver is stopped: ") + tess_last_error_message());
+  c.Expect(Contains(tess_last_error_message(), "nothing from the driver"),
+           std::string("message: ") + tess_last_error_message());
+  if (me == 1) {
+    stopper.join();
+    c.Figure("follow_returned_s", returned - stopped_at);
+    c.Expect(returned - stopped_at <= kTimeout + kSlack, "follow returned within the bound");
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the other followers too
+    std::ofstream(dir + "/followers_gone") << "\n";
+    std::string pid;
+    std::ifstream(dir + "/faulty_pid") >> pid;
+    kill(std::stoi(pid), SIGCONT);
+  }
+}
+
 int Run(const char* mode, const std::string& dir) {
   const bool stall = std::strcmp(mode, "stall") == 0;
+  const bool driver_stall = std::strcmp(mode, "driver-stall") == 0;
   tess_runtime_init_options init = TESS_RUNTIME_INIT_OPTIONS_INIT;
   init.collective_timeout_seconds = kTimeout;
   if (tess_runtime_init_with_options(&init) != TESS_OK) return 1;
@@ -159,7 +214,7 @@ int Run(const char* mode, const std::string& dir) {
   (void)tess_runtime_world_size(&world);
   Checks c;
   c.rank = me;
-  const int faulty = world - 1;
+  const int faulty = driver_stall ? 0 : world - 1;
   if (me == faulty) std::ofstream(dir + "/faulty_pid") << getpid() << "\n";
 
   const ModelWeights w(11);
@@ -172,7 +227,9 @@ int Run(const char* mode, const std::string& dir) {
   int32_t id = -1;
   c.Expect(tess_server_add_plan(&id, server, plan, &po) == TESS_OK, "add_plan");
 
-  if (me == faulty) {
+  if (driver_stall) {
+    DriverStall(c, server, id, w, me, dir);
+  } else if (me == faulty) {
     // The fault comes from a watcher thread while the main thread follows.
     std::thread watcher([&] {
       if (!WaitForFile(dir + "/fault_now", 30)) return;
@@ -276,8 +333,9 @@ int Run(const char* mode, const std::string& dir) {
 }  // namespace tessera::serve_test
 
 int main(int argc, char** argv) {
-  if (argc != 3 || (std::strcmp(argv[1], "stall") != 0 && std::strcmp(argv[1], "kill") != 0)) {
-    std::fprintf(stderr, "usage: %s stall|kill DIR\n", argv[0]);
+  if (argc != 3 || (std::strcmp(argv[1], "stall") != 0 && std::strcmp(argv[1], "kill") != 0 &&
+                    std::strcmp(argv[1], "driver-stall") != 0)) {
+    std::fprintf(stderr, "usage: %s stall|kill|driver-stall DIR\n", argv[0]);
     return 2;
   }
   return tessera::serve_test::Run(argv[1], argv[2]);

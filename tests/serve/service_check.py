@@ -9,6 +9,12 @@ endpoint: /healthz, /v1/model, /v1/predict (answers against this file's own refe
 the model, from many threads at once; bad requests get 400 and harm nobody), /metrics; and
 finally sends SIGTERM to the driver while requests are in flight and expects every rank,
 and so mpirun, to exit 0. Standard library only. Exit status 0 when all checks pass.
+
+With --fault kill|stall (3 or more ranks) the job runs under mpirun --enable-recovery
+with a 1 s collective timeout, and after the first checks one follower is killed
+(SIGKILL) or stopped (SIGSTOP): predict must then answer 503 within the timeout + 1.5 s,
+/healthz 503 at once, /metrics must say unavailable, and the driver must still exit on
+SIGTERM within a bound.
 """
 import argparse
 import http.client
@@ -264,6 +270,75 @@ class Checker:
             self.fail("mpirun exited %d after SIGTERM, want 0" % rc)
 
 
+def children_of(pid):
+    """The processes whose parent is `pid` (the ranks, for mpirun on one host)."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(entry))
+    return kids
+
+
+def check_fault(checker, proc, driver_pid, mode, timeout):
+    followers = [p for p in children_of(proc.pid) if p != driver_pid]
+    if not followers:
+        return checker.fail("fault: no follower process found under mpirun %d" % proc.pid)
+    victim = followers[0]
+    os.kill(victim, signal.SIGKILL if mode == "kill" else signal.SIGSTOP)
+    start = time.time()
+    status, body = 200, b""
+    while time.time() - start < timeout + 10:
+        rows = rows_for(int(time.time() * 1000) % 997, 1)
+        status, _, body = checker.predict(rows)
+        if status != 200:
+            break
+        checker.check_answer(rows, status, body, "request just after the fault")
+    took = time.time() - start
+    print("fault (%s): first failed predict after %.3f s: %d %s" % (
+        mode, took, status, body[:200]), flush=True)
+    if status != 503 or took > timeout + 1.5:
+        checker.fail("after the fault: predict status %d after %.3f s, want 503 within %.1f s" % (
+            status, took, timeout + 1.5))
+    elif not json.loads(body).get("error"):
+        checker.fail("after the fault: 503 without an error message")
+    t0 = time.time()
+    status, _, body = checker.request("GET", "/healthz")
+    if status != 503 or time.time() - t0 > 1.0:
+        checker.fail("after the fault: /healthz %d in %.3f s, want 503 at once" % (
+            status, time.time() - t0))
+    status, _, body = checker.request("GET", "/metrics")
+    if b"tessera_serve_available 0" not in body:
+        checker.fail("after the fault: /metrics does not say tessera_serve_available 0")
+    t0 = time.time()
+    os.kill(driver_pid, signal.SIGTERM)
+    while time.time() - t0 < timeout + 15 and os.path.exists("/proc/%d" % driver_pid):
+        try:
+            with open("/proc/%d/stat" % driver_pid) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+        except OSError:
+            break
+        time.sleep(0.05)
+    print("fault: the driver exited %.3f s after SIGTERM" % (time.time() - t0), flush=True)
+    if time.time() - t0 >= timeout + 15:
+        checker.fail("after the fault: the driver did not exit within %.0f s of SIGTERM" % (
+            timeout + 15))
+    if mode == "stall":
+        os.kill(victim, signal.SIGCONT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ranks", type=int, required=True)
@@ -271,6 +346,7 @@ def main():
     parser.add_argument("--mpirun", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "mpirun.sh"))
     parser.add_argument("--startup-timeout", type=float, default=180)
+    parser.add_argument("--fault", choices=["kill", "stall"])
     parser.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
@@ -278,8 +354,11 @@ def main():
         parser.error("no program")
     env = dict(os.environ)
     env.setdefault("OMPI_MCA_mpi_yield_when_idle", "1")
-    cmd = [args.mpirun, "-np", str(args.ranks)] + program[:1] + [
-        "--port", "0", "--seed", str(args.seed)] + program[1:]
+    fault_timeout = 1.0
+    mpirun = [args.mpirun, "--enable-recovery"] if args.fault else [args.mpirun]
+    extra = ["--timeout", str(fault_timeout)] if args.fault else []
+    cmd = mpirun + ["-np", str(args.ranks)] + program[:1] + [
+        "--port", "0", "--seed", str(args.seed)] + extra + program[1:]
     print("starting:", " ".join(cmd), flush=True)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env, text=True)
     found = {}
@@ -304,6 +383,19 @@ def main():
     checker = Checker(found["port"], args.ranks, args.seed)
     if found["ranks"] != args.ranks:
         checker.fail("startup line says ranks=%d, want %d" % (found["ranks"], args.ranks))
+    if args.fault:
+        try:
+            checker.check_health()
+            checker.check_predict()
+        except Exception as e:
+            checker.fail("exception: %r" % (e,))
+        check_fault(checker, proc, found["pid"], args.fault, fault_timeout)
+        reader.join(timeout=10)
+        if checker.failures:
+            print("%d check(s) failed" % len(checker.failures))
+            return 1
+        print("all fault checks passed (%s, ranks %d)" % (args.fault, args.ranks))
+        return 0
     try:
         checker.check_health()
         checker.check_model()

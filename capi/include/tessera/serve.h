@@ -82,7 +82,8 @@ typedef struct tess_server_options {
  * creations. INVALID_ARGUMENT, naming the field and value, for a bad struct_size, a
  * driver_rank outside the world, a nonzero reserved, a follower_timeout_seconds that
  * is negative, NaN or above 1e6, or a follower_poll_max_us outside [0, 100000];
- * FAILED_PRECONDITION before tess_runtime_init. */
+ * FAILED_PRECONDITION before tess_runtime_init; DEADLINE_EXCEEDED when a collective
+ * timeout is set and not every rank called it within that time. */
 TESS_API tess_status tess_server_create(tess_server** out, const tess_server_options* options);
 /* On the driver: tess_server_stop first (queued requests are answered, the followers
  * released). On a follower: call it after tess_server_follow returned. NULL is a
@@ -162,8 +163,11 @@ TESS_API tess_status tess_server_plan_output_dtype(tess_dtype* out, const tess_s
 /* Followers: executes, in lockstep with the driver, what it issues (plan runs, health
  * checks) until the driver stops the server; then returns TESS_OK. A failed run is
  * the driver's to report (it fails the requests); the follower goes on following.
- * FAILED_PRECONDITION on the driver or when called twice. Blocks; costs no CPU while
- * the driver is idle (see follower_poll_max_us). */
+ * An idle driver sends a keep-alive at least every second (a quarter of
+ * follower_timeout_seconds when that is shorter); UNAVAILABLE when nothing came from it
+ * for follower_timeout_seconds (the driver died or is stopped; time this process itself
+ * was stopped does not count). FAILED_PRECONDITION on the driver or when called twice.
+ * Blocks; costs no CPU while the driver is idle (see follower_poll_max_us). */
 TESS_API tess_status tess_server_follow(tess_server* server);
 
 /* Driver: stops taking requests (tess_server_run fails with CANCELLED from now on),
@@ -192,10 +196,15 @@ typedef struct tess_server_stats {
   int64_t health_checks;   /* answered by every follower */
   int32_t available;       /* 0 once the server has failed */
   int32_t stopped;         /* 1 once stopped (driver) or released (follower) */
+  /* Heap allocations the last batch made on the thread that ran it (the driver's
+   * dispatcher, or the follower): 0 once warm, with request objects reused. -1: not
+   * counted (libtessera.so does not replace operator new; tests linking Tessera
+   * statically do). */
+  int64_t heap_allocations_last_batch;
 } tess_server_stats;
 
 #define TESS_SERVER_STATS_INIT \
-  { sizeof(tess_server_stats), 0, 0, 0, 0, 0, 0, 0, 0 }
+  { sizeof(tess_server_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Fills the fields of *out that its struct_size covers. */
 TESS_API tess_status tess_server_get_stats(tess_server_stats* out, const tess_server* server);

@@ -16,6 +16,11 @@ def numpy():
     return _np
 
 
+def has_numpy():
+    """Whether numpy can be imported."""
+    return _np is not None
+
+
 def has_numpy_array(value):
     return _np is not None and isinstance(value, _np.ndarray)
 

@@ -23,6 +23,13 @@ _state = "new"  # new -> started -> finalized
 _finalize_at_exit = True
 _atexit_registered = False
 _started_pid = None  # a forked child inherits the state, not the right to finalize
+_before_finalize = []  # callables run by finalize() first (closing live servers)
+
+
+def before_finalize(fn):
+    """Registers fn() to run at the start of finalize(), while the runtime still runs."""
+    _before_finalize.append(fn)
+    return fn
 
 
 def _runtime_started():
@@ -106,11 +113,14 @@ def init(*, collective_timeout=None, cuda_device=None, check=None, finalize_at_e
 def finalize():
     """Stops the runtime (tess_runtime_finalize; MPI_Finalize if tess_runtime_init initialised MPI).
     Idempotent, and a no-op if it never started; the atexit hook then does nothing.
-    Calls that need the runtime afterwards raise FailedPreconditionError."""
+    Calls that need the runtime afterwards raise FailedPreconditionError. Servers
+    still open are closed first (a driver stops, releasing its followers)."""
     global _state
     with _lock:
         if _state != "started":
             return
+        for fn in _before_finalize:
+            fn()
         _state = "finalized"
         _capi.runtime_finalize()
 

@@ -3,23 +3,61 @@ rand/randn), the Tensor class's metadata and data movement (numpy, to_local,
 to_global). Every creation, to_global and numpy() is collective: every rank of the
 world runs the same calls in the same order. Creation starts the runtime."""
 
+import array
 import numbers
 
 from . import _capi
 from ._capi import Tensor
-from ._dtypes import dtype_code, float32, int64, numpy, numpy_dtype
+from ._dtypes import dtype_code, float32, has_numpy, int64, numpy, numpy_dtype
 from ._errors import invalid_argument
 from ._handles import attach
 from ._placement import Sbp, as_placement, nd_sbp, require
 from ._runtime import ensure_started, needs_runtime
 
 
+def _nested(function, data):
+    """(flat list, shape) of a number or a rectangular nested list/tuple of numbers."""
+    if isinstance(data, numbers.Number) and not isinstance(data, bool):
+        return [data], []
+    if not isinstance(data, (list, tuple)):
+        raise TypeError("%s: without numpy, data must be a number or nested lists of numbers, "
+                        "not %s" % (function, type(data).__name__))
+    parts = [_nested(function, item) for item in data]
+    inner = parts[0][1] if parts else []
+    for i, (_, shape) in enumerate(parts):
+        if shape != inner:
+            raise invalid_argument("%s: data is not rectangular: element %d has shape %s but "
+                                   "element 0 has %s" % (function, i, tuple(shape), tuple(inner)))
+    return [x for flat, _ in parts for x in flat], [len(parts)] + inner
+
+
+# array.array typecodes of the dtypes a tensor can be made from without numpy.
+_ARRAY_TYPECODES = {_capi.DTYPE_F32: "f", _capi.DTYPE_F64: "d", _capi.DTYPE_I32: "i",
+                    _capi.DTYPE_I64: "q"}
+
+
+def _tensor_without_numpy(data, dtype, p, s):
+    """tensor() of nested lists of Python numbers, with the standard library alone: ints
+    become int64 and any float makes float32, as with numpy."""
+    flat, shape = _nested("tensor", data)
+    if dtype is None:
+        dtype = int64 if all(isinstance(x, numbers.Integral) for x in flat) else float32
+    code = dtype_code(dtype)
+    if code not in _ARRAY_TYPECODES:
+        raise invalid_argument("tensor: dtype %s needs numpy" % _capi.dtype_name(code))
+    ensure_started()
+    return _capi.tensor_from_host(array.array(_ARRAY_TYPECODES[code], flat), shape, code, p, s)
+
+
 def tensor(data, dtype=None, placement=None, sbp=None):
     """The global tensor whose logical value is `data` (a numpy array, or anything
     numpy.asarray takes; Python floats become float32), held as `sbp` on `placement`.
-    Every rank passes the same value."""
-    np = numpy()
+    Every rank passes the same value. Without numpy, `data` may be a number or nested
+    lists of numbers (dtype f32, f64, i32 or i64)."""
     p, s = require("tensor", placement, sbp)
+    if not has_numpy():
+        return _tensor_without_numpy(data, dtype, p, s)
+    np = numpy()
     if dtype is None and not isinstance(data, np.ndarray):
         data = np.asarray(data)
         if data.dtype == np.float64:

@@ -37,6 +37,19 @@ abstract class Handle implements AutoCloseable {
   }
 
   /**
+   * {@code index}, for a size_t parameter: size_t would turn a negative index into a
+   * huge one, so OutOfRangeException names the one the caller gave ("{@code function}:
+   * {@code what} -1 is negative").
+   */
+  static long sizeIndex(String function, String what, long index) {
+    if (index < 0) {
+      throw TesseraException.of(Status.OUT_OF_RANGE,
+          function + ": " + what + " " + index + " is negative");
+    }
+    return index;
+  }
+
+  /**
    * The pointer and how to destroy it. It must not refer to the Handle (the Cleaner
    * would then keep it reachable forever).
    */

@@ -142,13 +142,8 @@ public final class PlanInstance extends Handle {
     return out[0];
   }
 
-  /** size_t would turn a negative index into a huge one; name the one the caller gave. */
   private static long index(String function, long index) {
-    if (index < 0) {
-      throw TesseraException.of(Status.OUT_OF_RANGE,
-          "PlanInstance." + function + ": output index " + index + " is negative");
-    }
-    return index;
+    return Handle.sizeIndex("PlanInstance." + function, "output index", index);
   }
 
   /** Output {@code index} of the last run as a new tensor (a copy). Collective. */
