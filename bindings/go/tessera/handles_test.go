@@ -80,8 +80,11 @@ func handleMakers(t *testing.T) map[string]func() interface{ Close() } {
 		t.Fatal(err)
 	}
 	plan := must(Compile(prog, 1))
+	served := servePlan(t, 0, 2)
+	server := must(NewServer(ServerOptions{}))
+	must(server.AddPlan(served, ServePlanOptions{}))
 	t.Cleanup(func() {
-		for _, h := range []interface{ Close() }{p, s, b, call, prog, plan} {
+		for _, h := range []interface{ Close() }{p, s, b, call, prog, plan, server} {
 			h.Close()
 		}
 	})
@@ -100,6 +103,8 @@ func handleMakers(t *testing.T) map[string]func() interface{ Close() } {
 		"Program":            func() interface{ Close() } { return must(NewProgram()) },
 		"Plan":               func() interface{ Close() } { return must(Compile(prog, 1)) },
 		"PlanInstance":       func() interface{ Close() } { return must(plan.Instantiate()) },
+		"Server":             func() interface{ Close() } { return must(NewServer(ServerOptions{})) },
+		"ServeRequest":       func() interface{ Close() } { return must(server.NewRequest(0)) },
 	}
 }
 
@@ -129,7 +134,7 @@ func TestHandlesFreedOnce(t *testing.T) {
 	const n = 20
 	c := countDestroys(t)
 	makers := handleMakers(t)
-	if len(makers) != 12 {
+	if len(makers) != 14 {
 		t.Fatalf("%d handle kinds", len(makers))
 	}
 	for kind, make := range makers {

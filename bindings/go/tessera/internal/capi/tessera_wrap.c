@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_b99f76b2c0b4bcbd(const char*);
+  void cgo_panic__capi_2cf5e51b33e7601d(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_b99f76b2c0b4bcbd(p);
+  cgo_panic__capi_2cf5e51b33e7601d(p);
 }
 
 
@@ -241,6 +241,8 @@ SWIGINTERN void delete_tess_bucketed_allreducer(struct tess_bucketed_allreducer 
 SWIGINTERN void delete_tess_program(struct tess_program *self){ tess_program_destroy(self); }
 SWIGINTERN void delete_tess_plan(struct tess_plan *self){ tess_plan_destroy(self); }
 SWIGINTERN void delete_tess_plan_instance(struct tess_plan_instance *self){ tess_plan_instance_destroy(self); }
+SWIGINTERN void delete_tess_server(struct tess_server *self){ tess_server_destroy(self); }
+SWIGINTERN void delete_tess_serve_request(struct tess_serve_request *self){ tess_serve_request_destroy(self); }
 
 static tess_status tess_shim_infer_cache_get_stats(uint64_t* out_hits, uint64_t* out_misses,
                                                    uint64_t* out_evictions, size_t* out_size,
@@ -328,11 +330,84 @@ static tess_status tess_shim_plan_instance_get_stats(
   return TESS_OK;
 }
 
+static tess_status tess_shim_server_create(tess_server** out, int32_t driver_rank,
+                                           double follower_timeout_seconds,
+                                           int64_t follower_poll_max_us) {
+  tess_server_options o = TESS_SERVER_OPTIONS_INIT;
+  o.driver_rank = driver_rank;
+  o.follower_timeout_seconds = follower_timeout_seconds;
+  o.follower_poll_max_us = follower_poll_max_us;
+  return tess_server_create(out, &o);
+}
+
+static tess_status tess_shim_server_add_plan(int32_t* out, tess_server* server,
+                                             const tess_plan* plan, int32_t batching,
+                                             int64_t max_batch_rows, int64_t max_queue_delay_us,
+                                             int64_t max_queued_requests) {
+  tess_serve_plan_options o = TESS_SERVE_PLAN_OPTIONS_INIT;
+  o.batching = batching;
+  o.max_batch_rows = max_batch_rows;
+  o.max_queue_delay_us = max_queue_delay_us;
+  o.max_queued_requests = max_queued_requests;
+  return tess_server_add_plan(out, server, plan, &o);
+}
+
+static tess_status tess_shim_server_get_plan_info(
+    int64_t* out_num_inputs, int64_t* out_num_outputs, int64_t* out_capacity_rows,
+    int64_t* out_max_batch_rows, int64_t* out_max_queue_delay_us,
+    int64_t* out_max_queued_requests, int32_t* out_batching, const tess_server* server,
+    int32_t plan_id) {
+  tess_serve_plan_info s = TESS_SERVE_PLAN_INFO_INIT;
+  tess_status status = tess_server_get_plan_info(&s, server, plan_id);
+  if (status != TESS_OK) return status;
+  *out_num_inputs = s.num_inputs;
+  *out_num_outputs = s.num_outputs;
+  *out_capacity_rows = s.capacity_rows;
+  *out_max_batch_rows = s.max_batch_rows;
+  *out_max_queue_delay_us = s.max_queue_delay_us;
+  *out_max_queued_requests = s.max_queued_requests;
+  *out_batching = s.batching;
+  return TESS_OK;
+}
+
+static tess_status tess_shim_server_get_stats(
+    int64_t* out_requests, int64_t* out_failed_requests, int64_t* out_runs, int64_t* out_rows,
+    int64_t* out_queued_requests, int64_t* out_health_checks, int32_t* out_available,
+    int32_t* out_stopped, const tess_server* server) {
+  tess_server_stats s = TESS_SERVER_STATS_INIT;
+  tess_status status = tess_server_get_stats(&s, server);
+  if (status != TESS_OK) return status;
+  *out_requests = s.requests;
+  *out_failed_requests = s.failed_requests;
+  *out_runs = s.runs;
+  *out_rows = s.rows;
+  *out_queued_requests = s.queued_requests;
+  *out_health_checks = s.health_checks;
+  *out_available = s.available;
+  *out_stopped = s.stopped;
+  return TESS_OK;
+}
+
+static tess_status tess_shim_serve_request_get_info(int64_t* out_batch_rows,
+                                                    int64_t* out_batch_requests,
+                                                    double* out_queue_seconds,
+                                                    double* out_run_seconds,
+                                                    const tess_serve_request* request) {
+  tess_serve_request_info s = TESS_SERVE_REQUEST_INFO_INIT;
+  tess_status status = tess_serve_request_get_info(&s, request);
+  if (status != TESS_OK) return status;
+  *out_batch_rows = s.batch_rows;
+  *out_batch_requests = s.batch_requests;
+  *out_queue_seconds = s.queue_seconds;
+  *out_run_seconds = s.run_seconds;
+  return TESS_OK;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_b99f76b2c0b4bcbd(void *_swig_go_0) {
+void _wrap_Swig_free_capi_2cf5e51b33e7601d(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -342,7 +417,7 @@ void _wrap_Swig_free_capi_b99f76b2c0b4bcbd(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_2cf5e51b33e7601d(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -355,7 +430,7 @@ void *_wrap_Swig_malloc_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_b99f76b2c0b4bcbd(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_2cf5e51b33e7601d(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -365,7 +440,7 @@ void _wrap_delete_Placement_capi_b99f76b2c0b4bcbd(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_b99f76b2c0b4bcbd(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_2cf5e51b33e7601d(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -375,7 +450,7 @@ void _wrap_delete_NdSbp_capi_b99f76b2c0b4bcbd(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_b99f76b2c0b4bcbd(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_2cf5e51b33e7601d(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -385,7 +460,7 @@ void _wrap_delete_Layout_capi_b99f76b2c0b4bcbd(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -395,7 +470,7 @@ void _wrap_delete_OpCall_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_b99f76b2c0b4bcbd(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_2cf5e51b33e7601d(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -405,7 +480,7 @@ void _wrap_delete_InferResult_capi_b99f76b2c0b4bcbd(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_b99f76b2c0b4bcbd(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_2cf5e51b33e7601d(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -415,7 +490,7 @@ void _wrap_delete_Explanation_capi_b99f76b2c0b4bcbd(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_b99f76b2c0b4bcbd(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_2cf5e51b33e7601d(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -425,7 +500,7 @@ void _wrap_delete_Tensor_capi_b99f76b2c0b4bcbd(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_b99f76b2c0b4bcbd(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_2cf5e51b33e7601d(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -435,7 +510,7 @@ void _wrap_delete_BoxingPlan_capi_b99f76b2c0b4bcbd(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_b99f76b2c0b4bcbd(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_2cf5e51b33e7601d(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -445,7 +520,7 @@ void _wrap_delete_BucketedAllReducer_capi_b99f76b2c0b4bcbd(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_b99f76b2c0b4bcbd(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_2cf5e51b33e7601d(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -455,7 +530,7 @@ void _wrap_delete_Program_capi_b99f76b2c0b4bcbd(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_b99f76b2c0b4bcbd(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_2cf5e51b33e7601d(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -465,7 +540,7 @@ void _wrap_delete_Plan_capi_b99f76b2c0b4bcbd(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_2cf5e51b33e7601d(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -475,7 +550,27 @@ void _wrap_delete_PlanInstance_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_b99f76b2c0b4bcbd() {
+void _wrap_delete_Server_capi_2cf5e51b33e7601d(struct tess_server *_swig_go_0) {
+  struct tess_server *arg1 = (struct tess_server *) 0 ;
+  
+  arg1 = *(struct tess_server **)&_swig_go_0; 
+  
+  delete_tess_server(arg1);
+  
+}
+
+
+void _wrap_delete_ServeRequest_capi_2cf5e51b33e7601d(struct tess_serve_request *_swig_go_0) {
+  struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
+  
+  arg1 = *(struct tess_serve_request **)&_swig_go_0; 
+  
+  delete_tess_serve_request(arg1);
+  
+}
+
+
+intgo _wrap_VERSION_NUMBER_capi_2cf5e51b33e7601d() {
   int result;
   intgo _swig_go_result;
   
@@ -486,7 +581,7 @@ intgo _wrap_VERSION_NUMBER_capi_b99f76b2c0b4bcbd() {
 }
 
 
-_gostring_ _wrap_version_capi_b99f76b2c0b4bcbd() {
+_gostring_ _wrap_version_capi_2cf5e51b33e7601d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -497,7 +592,7 @@ _gostring_ _wrap_version_capi_b99f76b2c0b4bcbd() {
 }
 
 
-intgo _wrap_version_number_capi_b99f76b2c0b4bcbd() {
+intgo _wrap_version_number_capi_2cf5e51b33e7601d() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -508,7 +603,7 @@ intgo _wrap_version_number_capi_b99f76b2c0b4bcbd() {
 }
 
 
-_gostring_ _wrap_status_string_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_2cf5e51b33e7601d(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -521,7 +616,7 @@ _gostring_ _wrap_status_string_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_b99f76b2c0b4bcbd() {
+_gostring_ _wrap_runtime_init_capi_2cf5e51b33e7601d() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -532,7 +627,7 @@ _gostring_ _wrap_runtime_init_capi_b99f76b2c0b4bcbd() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_b99f76b2c0b4bcbd() {
+_gostring_ _wrap_runtime_finalize_capi_2cf5e51b33e7601d() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -543,7 +638,7 @@ _gostring_ _wrap_runtime_finalize_capi_b99f76b2c0b4bcbd() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -563,7 +658,7 @@ _gostring_ _wrap_runtime_world_rank_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -583,7 +678,7 @@ _gostring_ _wrap_runtime_world_size_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -612,7 +707,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -639,7 +734,7 @@ _gostring_ _wrap_placement_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -673,7 +768,7 @@ _gostring_ _wrap_placement_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_b99f76b2c0b4bcbd(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_2cf5e51b33e7601d(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -686,7 +781,7 @@ _gostring_ _wrap_placement_string_capi_b99f76b2c0b4bcbd(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -708,7 +803,7 @@ _gostring_ _wrap_placement_device_type_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -730,7 +825,7 @@ _gostring_ _wrap_placement_num_axes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -754,7 +849,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_b99f76b2c0b4bcbd(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -776,7 +871,7 @@ _gostring_ _wrap_placement_parallel_num_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -800,7 +895,7 @@ _gostring_ _wrap_placement_rank_at_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -824,7 +919,7 @@ _gostring_ _wrap_placement_index_of_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -848,7 +943,7 @@ _gostring_ _wrap_placement_contains_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -874,7 +969,7 @@ _gostring_ _wrap_placement_axis_group_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -898,7 +993,7 @@ _gostring_ _wrap_placement_equal_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -920,7 +1015,7 @@ _gostring_ _wrap_placement_hash_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -947,7 +1042,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -990,7 +1085,7 @@ _gostring_ _wrap_nd_sbp_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_b99f76b2c0b4bcbd(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_2cf5e51b33e7601d(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1003,7 +1098,7 @@ _gostring_ _wrap_nd_sbp_string_capi_b99f76b2c0b4bcbd(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1025,7 +1120,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1058,7 +1153,7 @@ _gostring_ _wrap_nd_sbp_get_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1082,7 +1177,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1114,7 +1209,7 @@ _gostring_ _wrap_layout_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1140,7 +1235,7 @@ _gostring_ _wrap_layout_local_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1173,7 +1268,7 @@ _gostring_ _wrap_layout_range_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1195,7 +1290,7 @@ _gostring_ _wrap_layout_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_b99f76b2c0b4bcbd(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_2cf5e51b33e7601d(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1208,7 +1303,7 @@ _gostring_ _wrap_layout_string_capi_b99f76b2c0b4bcbd(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1235,7 +1330,7 @@ _gostring_ _wrap_dtype_parse_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_2cf5e51b33e7601d(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1248,7 +1343,7 @@ _gostring_ _wrap_dtype_name_capi_b99f76b2c0b4bcbd(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_b99f76b2c0b4bcbd() {
+long long _wrap_op_count_capi_2cf5e51b33e7601d() {
   size_t result;
   long long _swig_go_result;
   
@@ -1259,7 +1354,7 @@ long long _wrap_op_count_capi_b99f76b2c0b4bcbd() {
 }
 
 
-_gostring_ _wrap_op_name_capi_b99f76b2c0b4bcbd(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_2cf5e51b33e7601d(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1272,7 +1367,7 @@ _gostring_ _wrap_op_name_capi_b99f76b2c0b4bcbd(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1299,7 +1394,7 @@ _gostring_ _wrap_op_call_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1312,7 +1407,7 @@ _gostring_ _wrap_op_call_signature_capi_b99f76b2c0b4bcbd(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1334,7 +1429,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_b99f76b2c0b4bcbd(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1356,7 +1451,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_b99f76b2c0b4bcbd(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1378,7 +1473,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_b99f76b2c0b4bcbd(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1404,7 +1499,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_b99f76b2c0b4bcbd(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1426,7 +1521,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_b99f76b2c0b4bcbd(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1451,7 +1546,7 @@ _gostring_ _wrap_op_call_add_input_capi_b99f76b2c0b4bcbd(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1473,7 +1568,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1490,7 +1585,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_b99f76b2c0b4bcbd(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_b99f76b2c0b4bcbd(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_2cf5e51b33e7601d(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1507,7 +1602,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_b99f76b2c0b4bcbd(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1529,7 +1624,7 @@ _gostring_ _wrap_op_call_infer_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1551,7 +1646,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1579,7 +1674,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1603,7 +1698,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1627,7 +1722,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_b99f76b2c0b4bcbd(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1651,7 +1746,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1673,7 +1768,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1697,7 +1792,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1721,7 +1816,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_b99f76b2c0b4bcbd(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1745,7 +1840,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1767,7 +1862,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1789,7 +1884,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_b99f76b2c0b4bcbd(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1811,7 +1906,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_b99f76b2c0b4bcbd(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -1833,7 +1928,7 @@ _gostring_ _wrap_op_call_explain_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_b99f76b2c0b4bcbd(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_2cf5e51b33e7601d(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1846,7 +1941,7 @@ _gostring_ _wrap_explanation_text_capi_b99f76b2c0b4bcbd(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_b99f76b2c0b4bcbd(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_2cf5e51b33e7601d(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1859,7 +1954,7 @@ _gostring_ _wrap_explanation_json_capi_b99f76b2c0b4bcbd(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_b99f76b2c0b4bcbd(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_2cf5e51b33e7601d(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1872,13 +1967,13 @@ _gostring_ _wrap_explanation_failure_capi_b99f76b2c0b4bcbd(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_b99f76b2c0b4bcbd() {
+void _wrap_infer_cache_clear_capi_2cf5e51b33e7601d() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_b99f76b2c0b4bcbd(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_2cf5e51b33e7601d(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -1891,7 +1986,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_b99f76b2c0b4bcbd(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1927,7 +2022,7 @@ _gostring_ _wrap_tensor_from_host_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1967,7 +2062,7 @@ _gostring_ _wrap_tensor_from_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2001,7 +2096,7 @@ _gostring_ _wrap_tensor_full_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2033,7 +2128,7 @@ _gostring_ _wrap_tensor_arange_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2067,7 +2162,7 @@ _gostring_ _wrap_tensor_rand_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2101,7 +2196,7 @@ _gostring_ _wrap_tensor_randn_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2127,7 +2222,7 @@ _gostring_ _wrap_tensor_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2149,7 +2244,7 @@ _gostring_ _wrap_tensor_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2171,7 +2266,7 @@ _gostring_ _wrap_tensor_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2193,7 +2288,7 @@ _gostring_ _wrap_tensor_placement_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2215,7 +2310,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2237,7 +2332,7 @@ _gostring_ _wrap_tensor_has_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2263,7 +2358,7 @@ _gostring_ _wrap_tensor_local_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2285,7 +2380,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_b99f76b2c0b4bcbd(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_2cf5e51b33e7601d(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2298,7 +2393,7 @@ _gostring_ _wrap_tensor_string_capi_b99f76b2c0b4bcbd(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2317,7 +2412,7 @@ _gostring_ _wrap_tensor_to_host_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2336,7 +2431,7 @@ _gostring_ _wrap_tensor_copy_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2362,7 +2457,7 @@ _gostring_ _wrap_tensor_to_global_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2392,7 +2487,7 @@ _gostring_ _wrap_op_call_apply_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2414,7 +2509,7 @@ _gostring_ _wrap_abs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2438,7 +2533,7 @@ _gostring_ _wrap_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2464,7 +2559,7 @@ _gostring_ _wrap_add_n_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2492,7 +2587,7 @@ _gostring_ _wrap_batch_matmul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2518,7 +2613,7 @@ _gostring_ _wrap_bias_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2542,7 +2637,7 @@ _gostring_ _wrap_cast_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2570,7 +2665,7 @@ _gostring_ _wrap_concat_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_div_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2594,7 +2689,7 @@ _gostring_ _wrap_div_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2618,7 +2713,7 @@ _gostring_ _wrap_embedding_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_exp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2640,7 +2735,7 @@ _gostring_ _wrap_exp_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_gather_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2666,7 +2761,7 @@ _gostring_ _wrap_gather_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gelu_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2688,7 +2783,7 @@ _gostring_ _wrap_gelu_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_identity_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2710,7 +2805,7 @@ _gostring_ _wrap_identity_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2760,7 +2855,7 @@ _gostring_ _wrap_layer_norm_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_log_softmax_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2784,7 +2879,7 @@ _gostring_ _wrap_log_softmax_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2812,7 +2907,7 @@ _gostring_ _wrap_matmul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2836,7 +2931,7 @@ _gostring_ _wrap_maximum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2860,7 +2955,7 @@ _gostring_ _wrap_minimum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2884,7 +2979,7 @@ _gostring_ _wrap_mul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2906,7 +3001,7 @@ _gostring_ _wrap_neg_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_pow_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2930,7 +3025,7 @@ _gostring_ _wrap_pow_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2960,7 +3055,7 @@ _gostring_ _wrap_reduce_max_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2990,7 +3085,7 @@ _gostring_ _wrap_reduce_mean_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3020,7 +3115,7 @@ _gostring_ _wrap_reduce_min_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3050,7 +3145,7 @@ _gostring_ _wrap_reduce_sum_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3072,7 +3167,7 @@ _gostring_ _wrap_relu_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_reshape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3100,7 +3195,7 @@ _gostring_ _wrap_reshape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3124,7 +3219,7 @@ _gostring_ _wrap_scalar_add_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3148,7 +3243,7 @@ _gostring_ _wrap_scalar_mul_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sigmoid_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3170,7 +3265,7 @@ _gostring_ _wrap_sigmoid_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_slice_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3210,7 +3305,7 @@ _gostring_ _wrap_slice_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_softmax_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3234,7 +3329,7 @@ _gostring_ _wrap_softmax_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3267,7 +3362,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_b99f76b2c0b4bcbd(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sqrt_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3289,7 +3384,7 @@ _gostring_ _wrap_sqrt_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_sub_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3313,7 +3408,7 @@ _gostring_ _wrap_sub_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3335,7 +3430,7 @@ _gostring_ _wrap_tanh_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3363,7 +3458,7 @@ _gostring_ _wrap_transpose_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_explanation_last_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -3383,7 +3478,7 @@ _gostring_ _wrap_explanation_last_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3422,7 +3517,7 @@ _gostring_ _wrap_boxing_run_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3458,7 +3553,7 @@ _gostring_ _wrap_boxing_plan_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_b99f76b2c0b4bcbd(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_2cf5e51b33e7601d(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3471,7 +3566,7 @@ _gostring_ _wrap_boxing_plan_string_capi_b99f76b2c0b4bcbd(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -3493,7 +3588,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_b99f76b2c0b4bcbd(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_2cf5e51b33e7601d(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3508,7 +3603,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_b99f76b2c0b4bcbd(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -3530,7 +3625,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -3555,7 +3650,7 @@ _gostring_ _wrap_comm_allreduce_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_b99f76b2c0b4bcbd(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_2cf5e51b33e7601d(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3584,7 +3679,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_b99f76b2c0b4bcbd(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_b99f76b2c0b4bcbd(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_2cf5e51b33e7601d(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -3597,7 +3692,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_b99f76b2c0b4bcbd(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -3617,7 +3712,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_b99f76b2c0b4bcbd(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -3637,7 +3732,7 @@ _gostring_ _wrap_program_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3678,7 +3773,7 @@ _gostring_ _wrap_program_add_input_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3709,7 +3804,7 @@ _gostring_ _wrap_program_add_variable_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -3748,7 +3843,7 @@ _gostring_ _wrap_program_add_op_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_b99f76b2c0b4bcbd(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_2cf5e51b33e7601d(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -3763,7 +3858,7 @@ _gostring_ _wrap_program_mark_output_capi_b99f76b2c0b4bcbd(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3812,7 +3907,7 @@ _gostring_ _wrap_program_sizes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_b99f76b2c0b4bcbd(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_2cf5e51b33e7601d(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3825,7 +3920,7 @@ _gostring_ _wrap_program_string_capi_b99f76b2c0b4bcbd(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_b99f76b2c0b4bcbd() {
+_gostring_ _wrap_capture_begin_capi_2cf5e51b33e7601d() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -3836,7 +3931,7 @@ _gostring_ _wrap_capture_begin_capi_b99f76b2c0b4bcbd() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -3856,7 +3951,7 @@ _gostring_ _wrap_capture_active_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3895,7 +3990,7 @@ _gostring_ _wrap_capture_placeholder_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -3921,13 +4016,13 @@ _gostring_ _wrap_capture_end_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_b99f76b2c0b4bcbd() {
+void _wrap_capture_abort_capi_2cf5e51b33e7601d() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_plan_string_capi_b99f76b2c0b4bcbd(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_2cf5e51b33e7601d(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3940,7 +4035,7 @@ _gostring_ _wrap_plan_string_capi_b99f76b2c0b4bcbd(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -3962,7 +4057,7 @@ _gostring_ _wrap_plan_instantiate_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_2cf5e51b33e7601d(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -3981,7 +4076,7 @@ _gostring_ _wrap_plan_instance_run_capi_b99f76b2c0b4bcbd(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_2cf5e51b33e7601d(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4002,7 +4097,7 @@ _gostring_ _wrap_plan_instance_push_capi_b99f76b2c0b4bcbd(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_2cf5e51b33e7601d(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4017,7 +4112,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_b99f76b2c0b4bcbd(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_2cf5e51b33e7601d(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4030,7 +4125,7 @@ _gostring_ _wrap_plan_instance_close_capi_b99f76b2c0b4bcbd(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_2cf5e51b33e7601d(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4066,7 +4161,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_b99f76b2c0b4bcbd(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4088,7 +4183,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_b99f76b2c0b4bcbd(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4112,7 +4207,7 @@ _gostring_ _wrap_plan_instance_output_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4133,7 +4228,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_b99f76b2c0b4bcbd(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4157,7 +4252,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_b99f76b2c0b4bcbd(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4181,7 +4276,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_b99f76b2c0b4bcbd(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4209,7 +4304,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_b99f76b2c0b4bcbd(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4231,7 +4326,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_b99f76b2c0b4bcbd(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4273,7 +4368,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_b99f76b2c0b4bcbd(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_b99f76b2c0b4bcbd(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_2cf5e51b33e7601d(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4288,7 +4383,323 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_b99f76b2c0b4bcbd(struct tess_p
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_server_is_driver_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+  int32_t *arg1 = (int32_t *) 0 ;
+  tess_server *arg2 = (tess_server *) 0 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_server **)&_swig_go_1; 
+  
+  result = (tess_status)tess_server_is_driver(arg1,(struct tess_server const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_num_plans_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+  int32_t *arg1 = (int32_t *) 0 ;
+  tess_server *arg2 = (tess_server *) 0 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_server **)&_swig_go_1; 
+  
+  result = (tess_status)tess_server_num_plans(arg1,(struct tess_server const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_plan_input_width_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+  int64_t *arg1 = (int64_t *) 0 ;
+  tess_server *arg2 = (tess_server *) 0 ;
+  int32_t arg3 ;
+  size_t arg4 ;
+  int64_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_server **)&_swig_go_1; 
+  arg3 = (int32_t)_swig_go_2; 
+  arg4 = (size_t)_swig_go_3; 
+  
+  result = (tess_status)tess_server_plan_input_width(arg1,(struct tess_server const *)arg2,arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_plan_output_width_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+  int64_t *arg1 = (int64_t *) 0 ;
+  tess_server *arg2 = (tess_server *) 0 ;
+  int32_t arg3 ;
+  size_t arg4 ;
+  int64_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_server **)&_swig_go_1; 
+  arg3 = (int32_t)_swig_go_2; 
+  arg4 = (size_t)_swig_go_3; 
+  
+  result = (tess_status)tess_server_plan_output_width(arg1,(struct tess_server const *)arg2,arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_plan_input_dtype_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+  tess_dtype *arg1 = (tess_dtype *) 0 ;
+  tess_server *arg2 = (tess_server *) 0 ;
+  int32_t arg3 ;
+  size_t arg4 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_server **)&_swig_go_1; 
+  arg3 = (int32_t)_swig_go_2; 
+  arg4 = (size_t)_swig_go_3; 
+  
+  result = (tess_status)tess_server_plan_input_dtype(arg1,(struct tess_server const *)arg2,arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_plan_output_dtype_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+  tess_dtype *arg1 = (tess_dtype *) 0 ;
+  tess_server *arg2 = (tess_server *) 0 ;
+  int32_t arg3 ;
+  size_t arg4 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_server **)&_swig_go_1; 
+  arg3 = (int32_t)_swig_go_2; 
+  arg4 = (size_t)_swig_go_3; 
+  
+  result = (tess_status)tess_server_plan_output_dtype(arg1,(struct tess_server const *)arg2,arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_follow_capi_2cf5e51b33e7601d(struct tess_server *_swig_go_0) {
+  tess_server *arg1 = (tess_server *) 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_server **)&_swig_go_0; 
+  
+  result = (tess_status)tess_server_follow(arg1);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_stop_capi_2cf5e51b33e7601d(struct tess_server *_swig_go_0) {
+  tess_server *arg1 = (tess_server *) 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_server **)&_swig_go_0; 
+  
+  result = (tess_status)tess_server_stop(arg1);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_check_health_capi_2cf5e51b33e7601d(struct tess_server *_swig_go_0, double _swig_go_1) {
+  tess_server *arg1 = (tess_server *) 0 ;
+  double arg2 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_server **)&_swig_go_0; 
+  arg2 = (double)_swig_go_1; 
+  
+  result = (tess_status)tess_server_check_health(arg1,arg2);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_serve_request_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+  tess_serve_request **arg1 = (tess_serve_request **) 0 ;
+  tess_server *arg2 = (tess_server *) 0 ;
+  int32_t arg3 ;
+  tess_serve_request *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_server **)&_swig_go_1; 
+  arg3 = (int32_t)_swig_go_2; 
+  
+  result = (tess_status)tess_serve_request_create(arg1,(struct tess_server const *)arg2,arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_serve_request_set_input_capi_2cf5e51b33e7601d(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  tess_serve_request *arg1 = (tess_serve_request *) 0 ;
+  size_t arg2 ;
+  void *arg3 = (void *) 0 ;
+  size_t arg4 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_serve_request **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? _swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  
+  result = (tess_status)tess_serve_request_set_input(arg1,arg2,(void const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_serve_request_rows_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+  int64_t *arg1 = (int64_t *) 0 ;
+  tess_serve_request *arg2 = (tess_serve_request *) 0 ;
+  int64_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_serve_request **)&_swig_go_1; 
+  
+  result = (tess_status)tess_serve_request_rows(arg1,(struct tess_serve_request const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_run_capi_2cf5e51b33e7601d(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+  tess_server *arg1 = (tess_server *) 0 ;
+  tess_serve_request *arg2 = (tess_serve_request *) 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_server **)&_swig_go_0; 
+  arg2 = *(tess_serve_request **)&_swig_go_1; 
+  
+  result = (tess_status)tess_server_run(arg1,arg2);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_serve_request_output_bytes_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+  size_t *arg1 = (size_t *) 0 ;
+  tess_serve_request *arg2 = (tess_serve_request *) 0 ;
+  size_t arg3 ;
+  size_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_serve_request **)&_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (tess_status)tess_serve_request_output_bytes(arg1,(struct tess_serve_request const *)arg2,arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_serve_request_output_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+  void *arg1 = (void *) 0 ;
+  size_t arg2 ;
+  tess_serve_request *arg3 = (tess_serve_request *) 0 ;
+  size_t arg4 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    arg1 = _swig_go_0.array;
+    arg2 = (size_t)_swig_go_0.len;
+  }
+  arg3 = *(tess_serve_request **)&_swig_go_1; 
+  arg4 = (size_t)_swig_go_2; 
+  
+  result = (tess_status)tess_serve_request_output(arg1,arg2,(struct tess_serve_request const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_infer_cache_get_stats_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4344,7 +4755,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_b99f76b2c0b4bcbd(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_2cf5e51b33e7601d(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -4361,7 +4772,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_b99f76b2c0b4bcbd(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4455,7 +4866,7 @@ _gostring_ _wrap_allocator_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -4477,7 +4888,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_b99f76b2c0b4bcbd(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4526,7 +4937,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -4550,7 +4961,7 @@ _gostring_ _wrap_plan_compile_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4612,6 +5023,276 @@ _gostring_ _wrap_plan_instance_get_stats_capi_b99f76b2c0b4bcbd(_goslice_ _swig_g
   }
   {
     ((int64_t*)_swig_go_5.array)[0] = (int64_t)value6; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_create_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+  tess_server **arg1 = (tess_server **) 0 ;
+  int32_t arg2 ;
+  double arg3 ;
+  int64_t arg4 ;
+  tess_server *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = (int32_t)_swig_go_1; 
+  arg3 = (double)_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (tess_status)tess_shim_server_create(arg1,arg2,arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_add_plan_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+  int32_t *arg1 = (int32_t *) 0 ;
+  tess_server *arg2 = (tess_server *) 0 ;
+  tess_plan *arg3 = (tess_plan *) 0 ;
+  int32_t arg4 ;
+  int64_t arg5 ;
+  int64_t arg6 ;
+  int64_t arg7 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_server **)&_swig_go_1; 
+  arg3 = *(tess_plan **)&_swig_go_2; 
+  arg4 = (int32_t)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (int64_t)_swig_go_5; 
+  arg7 = (int64_t)_swig_go_6; 
+  
+  result = (tess_status)tess_shim_server_add_plan(arg1,arg2,(struct tess_plan const *)arg3,arg4,arg5,arg6,arg7);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_get_plan_info_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+  int64_t *arg1 = (int64_t *) 0 ;
+  int64_t *arg2 = (int64_t *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  int64_t *arg4 = (int64_t *) 0 ;
+  int64_t *arg5 = (int64_t *) 0 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  int32_t *arg7 = (int32_t *) 0 ;
+  tess_server *arg8 = (tess_server *) 0 ;
+  int32_t arg9 ;
+  int64_t value1 = 0 ;
+  int64_t value2 = 0 ;
+  int64_t value3 = 0 ;
+  int64_t value4 = 0 ;
+  int64_t value5 = 0 ;
+  int64_t value6 = 0 ;
+  int32_t value7 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &value2;
+  }
+  {
+    if (_swig_go_2.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg3 = &value3;
+  }
+  {
+    if (_swig_go_3.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg4 = &value4;
+  }
+  {
+    if (_swig_go_4.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg5 = &value5;
+  }
+  {
+    if (_swig_go_5.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg6 = &value6;
+  }
+  {
+    if (_swig_go_6.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg7 = &value7;
+  }
+  arg8 = *(tess_server **)&_swig_go_7; 
+  arg9 = (int32_t)_swig_go_8; 
+  
+  result = (tess_status)tess_shim_server_get_plan_info(arg1,arg2,arg3,arg4,arg5,arg6,arg7,(struct tess_server const *)arg8,arg9);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  {
+    ((int64_t*)_swig_go_1.array)[0] = (int64_t)value2; 
+  }
+  {
+    ((int64_t*)_swig_go_2.array)[0] = (int64_t)value3; 
+  }
+  {
+    ((int64_t*)_swig_go_3.array)[0] = (int64_t)value4; 
+  }
+  {
+    ((int64_t*)_swig_go_4.array)[0] = (int64_t)value5; 
+  }
+  {
+    ((int64_t*)_swig_go_5.array)[0] = (int64_t)value6; 
+  }
+  {
+    ((int32_t*)_swig_go_6.array)[0] = (int32_t)value7; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_server_get_stats_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, struct tess_server *_swig_go_8) {
+  int64_t *arg1 = (int64_t *) 0 ;
+  int64_t *arg2 = (int64_t *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  int64_t *arg4 = (int64_t *) 0 ;
+  int64_t *arg5 = (int64_t *) 0 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  int32_t *arg7 = (int32_t *) 0 ;
+  int32_t *arg8 = (int32_t *) 0 ;
+  tess_server *arg9 = (tess_server *) 0 ;
+  int64_t value1 = 0 ;
+  int64_t value2 = 0 ;
+  int64_t value3 = 0 ;
+  int64_t value4 = 0 ;
+  int64_t value5 = 0 ;
+  int64_t value6 = 0 ;
+  int32_t value7 = 0 ;
+  int32_t value8 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &value2;
+  }
+  {
+    if (_swig_go_2.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg3 = &value3;
+  }
+  {
+    if (_swig_go_3.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg4 = &value4;
+  }
+  {
+    if (_swig_go_4.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg5 = &value5;
+  }
+  {
+    if (_swig_go_5.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg6 = &value6;
+  }
+  {
+    if (_swig_go_6.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg7 = &value7;
+  }
+  {
+    if (_swig_go_7.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg8 = &value8;
+  }
+  arg9 = *(tess_server **)&_swig_go_8; 
+  
+  result = (tess_status)tess_shim_server_get_stats(arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,(struct tess_server const *)arg9);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  {
+    ((int64_t*)_swig_go_1.array)[0] = (int64_t)value2; 
+  }
+  {
+    ((int64_t*)_swig_go_2.array)[0] = (int64_t)value3; 
+  }
+  {
+    ((int64_t*)_swig_go_3.array)[0] = (int64_t)value4; 
+  }
+  {
+    ((int64_t*)_swig_go_4.array)[0] = (int64_t)value5; 
+  }
+  {
+    ((int64_t*)_swig_go_5.array)[0] = (int64_t)value6; 
+  }
+  {
+    ((int32_t*)_swig_go_6.array)[0] = (int32_t)value7; 
+  }
+  {
+    ((int32_t*)_swig_go_7.array)[0] = (int32_t)value8; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_serve_request_get_info_capi_2cf5e51b33e7601d(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+  int64_t *arg1 = (int64_t *) 0 ;
+  int64_t *arg2 = (int64_t *) 0 ;
+  double *arg3 = (double *) 0 ;
+  double *arg4 = (double *) 0 ;
+  tess_serve_request *arg5 = (tess_serve_request *) 0 ;
+  int64_t value1 = 0 ;
+  int64_t value2 = 0 ;
+  double value3 = 0 ;
+  double value4 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &value2;
+  }
+  {
+    if (_swig_go_2.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg3 = &value3;
+  }
+  {
+    if (_swig_go_3.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg4 = &value4;
+  }
+  arg5 = *(tess_serve_request **)&_swig_go_4; 
+  
+  result = (tess_status)tess_shim_serve_request_get_info(arg1,arg2,arg3,arg4,(struct tess_serve_request const *)arg5);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  {
+    ((int64_t*)_swig_go_1.array)[0] = (int64_t)value2; 
+  }
+  {
+    ((double*)_swig_go_2.array)[0] = (double)value3; 
+  }
+  {
+    ((double*)_swig_go_3.array)[0] = (double)value4; 
   }
   return _swig_go_result;
 }
