@@ -4,7 +4,8 @@
 Usage: table.py RESULTS.jsonl RUN_ID
 
 Load runs (one row each; req/batch and run ms are the service's own mean requests per
-batch and plan run time over the window, from its /metrics), the ratio of batched to unbatched throughput at 64 clients
+batch and plan run time over the window, from its /metrics; lg cpu% is the load
+generator's own CPU), the ratio of batched to unbatched throughput at 64 clients
 (at the largest client count run when 64 was not) per rank count, p99/p50 at 1 client,
 idle CPU per rank with the first request after idle, and the stop's exit status; then
 issue 15's goals, each marked met or not. Numbers only: no line is judged a failure here.
@@ -46,15 +47,15 @@ def main(argv):
     first = lines[0]
     print("\nserving benchmark %s: %s, %d cores, load average %s at the start" % (
         argv[2], first.get("program"), first.get("host_cores", 0), first.get("loadavg_1m")))
-    print("%5s %8s %7s %8s %6s %5s %9s %8s %8s %8s %8s %7s %9s %7s" % (
+    print("%5s %8s %7s %8s %6s %5s %9s %8s %8s %8s %8s %7s %9s %7s %7s" % (
         "ranks", "batching", "clients", "requests", "errors", "wrong", "req/s",
-        "p50 ms", "p95 ms", "p99 ms", "max ms", "p99/p50", "req/batch", "run ms"))
+        "p50 ms", "p95 ms", "p99 ms", "max ms", "p99/p50", "req/batch", "run ms", "lg cpu%"))
     for l in runs:
-        print("%5d %8s %7d %8d %6d %5d %9.1f %8.3f %8.3f %8.3f %8.3f %7.2f %9s %7s" % (
+        print("%5d %8s %7d %8d %6d %5d %9.1f %8.3f %8.3f %8.3f %8.3f %7.2f %9s %7s %7s" % (
             l["ranks"], l["batching"], l["clients"], l["requests"], l["errors"], l["wrong"],
             l["throughput_rps"], l["p50_ms"], l["p95_ms"], l["p99_ms"], l["max_ms"],
             ratio(l["p99_ms"], l["p50_ms"]), l.get("server_mean_batch_requests", "-"),
-            l.get("server_mean_run_ms", "-")))
+            l.get("server_mean_run_ms", "-"), l.get("loadgen_cpu_percent", "-")))
 
     goals = []
     bad = sum(l["errors"] + l["wrong"] for l in runs)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -41,6 +42,8 @@ type result struct {
 	server []field
 	// metricsErr says why they are missing.
 	metricsErr error
+	// cpuSeconds is loadgen's own user + system CPU time over the window.
+	cpuSeconds float64
 }
 
 const keptMessages = 5
@@ -175,6 +178,13 @@ func run(cfg config) result {
 		scraped       = make(chan struct{})
 		metricsBefore map[string]float64
 	)
+	var cpuBefore float64
+	cpuTaken := make(chan struct{})
+	go func() {
+		defer close(cpuTaken)
+		time.Sleep(time.Until(windowStart))
+		cpuBefore = processCPUSeconds()
+	}()
 	if cfg.metrics {
 		go func() {
 			defer close(scraped)
@@ -234,6 +244,8 @@ func run(cfg config) result {
 	}
 	wg.Wait()
 	res.elapsed = lastEnd.Sub(windowStart).Seconds()
+	<-cpuTaken
+	res.cpuSeconds = processCPUSeconds() - cpuBefore
 	<-scraped
 	if cfg.metrics && res.metricsErr == nil {
 		var after map[string]float64
@@ -242,6 +254,15 @@ func run(cfg config) result {
 		}
 	}
 	return res
+}
+
+// processCPUSeconds is this process's user + system CPU time so far.
+func processCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // percentile is the nearest-rank p-th percentile (0 < p <= 100) of sorted values; 0
@@ -262,9 +283,10 @@ func summary(cfg config, res result, labels []label) ([]byte, error) {
 	sorted := append([]float64(nil), res.latency...)
 	sort.Float64s(sorted)
 	ms := func(s float64) float64 { return math.Round(s*1e6) / 1e3 }
-	throughput := 0.0
+	throughput, cpuPercent := 0.0, 0.0
 	if res.elapsed > 0 {
 		throughput = float64(res.requests) / res.elapsed
+		cpuPercent = 100 * res.cpuSeconds / res.elapsed
 	}
 	fields := []field{
 		{"clients", cfg.clients},
@@ -281,6 +303,7 @@ func summary(cfg config, res result, labels []label) ([]byte, error) {
 		{"p95_ms", ms(percentile(sorted, 95))},
 		{"p99_ms", ms(percentile(sorted, 99))},
 		{"max_ms", ms(percentile(sorted, 100))},
+		{"loadgen_cpu_percent", math.Round(cpuPercent*10) / 10},
 	}
 	return jsonLine(append(fields, res.server...), labels)
 }

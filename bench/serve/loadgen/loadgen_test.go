@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -270,6 +271,10 @@ func TestRunAgainstRightService(t *testing.T) {
 	if res.elapsed < 0.3 || res.elapsed > 3 {
 		t.Fatalf("elapsed %v s for a 0.3 s window", res.elapsed)
 	}
+	// The clients and the fake service share this process: it worked during the window.
+	if res.cpuSeconds <= 0 || res.cpuSeconds > 2*float64(runtime.NumCPU())*res.elapsed {
+		t.Fatalf("loadgen CPU %v s over %v s", res.cpuSeconds, res.elapsed)
+	}
 }
 
 func TestRunCountsErrorsAndWrongAnswers(t *testing.T) {
@@ -334,7 +339,7 @@ func TestMainPrintsOneLineWithLabels(t *testing.T) {
 		t.Fatalf("output %q is not one JSON line: %v", out.String(), err)
 	}
 	for _, k := range []string{"clients", "seconds", "rows_per_request", "requests", "errors", "wrong",
-		"throughput_rps", "p50_ms", "p95_ms", "p99_ms", "max_ms"} {
+		"throughput_rps", "p50_ms", "p95_ms", "p99_ms", "max_ms", "loadgen_cpu_percent"} {
 		if _, ok := line[k].(float64); !ok {
 			t.Errorf("field %q = %v, want a number", k, line[k])
 		}
