@@ -87,8 +87,12 @@ def main(argv):
             text = "  ".join("r%d %.2f%%" % c for c in cpus)
             if probe:
                 p = probe[0]
-                text += "  | warm %.3f ms, first after idle %.3f ms, next %.3f ms%s" % (
-                    p["warm_ms"], p["first_after_idle_ms"], p["second_after_idle_ms"],
+                server = ""
+                if "server_mean_queue_ms" in p and "server_mean_run_ms" in p:
+                    server = " (service: queued %.3f ms, run %.3f ms)" % (
+                        p["server_mean_queue_ms"], p["server_mean_run_ms"])
+                text += "  | warm %.3f ms, first after idle %.3f ms%s, next %.3f ms%s" % (
+                    p["warm_ms"], p["first_after_idle_ms"], server, p["second_after_idle_ms"],
                     "" if p["errors"] + p["wrong"] == 0 else " (%d errors, %d wrong)" % (p["errors"], p["wrong"]))
             print("%5d ranks, batching %3s: %s" % (key[0], key[1], text))
             if cpus:

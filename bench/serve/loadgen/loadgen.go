@@ -318,21 +318,38 @@ type idleResult struct {
 	errors      int     // of the three
 	wrong       int     // of the three
 	firstErrors []string
+	// server are the service's figures of the first request after the wait alone
+	// (serverFields between scrapes before the wait and after that request).
+	server     []field
+	metricsErr error
 }
 
 // idleProbe sends a request (so the connection and the service are warm), waits
-// `idle` with nothing in flight, then sends two more, timing each. The requests use
+// `idle` with nothing in flight, then sends two more, timing each; with cfg.metrics
+// the service's /metrics is read before the wait and after the first request after it. The requests use
 // client number -1's inputs (not those of a load run's clients).
 func idleProbe(cfg config, idle time.Duration) idleResult {
 	c := newChecker(cfg)
 	defer c.client.CloseIdleConnections()
 	res := idleResult{idle: idle}
 	times := make([]float64, 3)
+	var before map[string]float64
 	for i := range times {
 		if i == 1 {
+			// The service's counters before the wait: after the first request after
+			// it, their change is that request's own queue and run time.
+			if cfg.metrics {
+				before, res.metricsErr = c.scrape(context.Background())
+			}
 			time.Sleep(idle)
 		}
 		got, seconds, msg := c.do(context.Background(), inputs(cfg.seed, -1, i, cfg.rows))
+		if i == 1 && before != nil {
+			var after map[string]float64
+			if after, res.metricsErr = c.scrape(context.Background()); res.metricsErr == nil {
+				res.server = serverFields(before, after)
+			}
+		}
 		times[i] = math.Round(seconds*1e6) / 1e3
 		switch got {
 		case failed:
@@ -349,7 +366,7 @@ func idleProbe(cfg config, idle time.Duration) idleResult {
 }
 
 func idleSummary(cfg config, res idleResult, labels []label) ([]byte, error) {
-	return jsonLine([]field{
+	return jsonLine(append([]field{
 		{"mode", "idle_probe"},
 		{"idle_seconds", res.idle.Seconds()},
 		{"rows_per_request", cfg.rows},
@@ -360,5 +377,5 @@ func idleSummary(cfg config, res idleResult, labels []label) ([]byte, error) {
 		{"warm_ms", res.warmMs},
 		{"first_after_idle_ms", res.firstMs},
 		{"second_after_idle_ms", res.secondMs},
-	}, labels)
+	}, res.server...), labels)
 }

@@ -324,6 +324,16 @@ func TestIdleProbe(t *testing.T) {
 	if res.firstMs <= 0 || res.warmMs <= 0 || res.secondMs <= 0 {
 		t.Fatalf("latencies %v %v %v, want positive", res.warmMs, res.firstMs, res.secondMs)
 	}
+	if res.server != nil || res.metricsErr != nil {
+		t.Fatalf("without -metrics: server %v, error %v", res.server, res.metricsErr)
+	}
+
+	// With /metrics: the figures of the first request after the wait alone.
+	f.withMetrics.Store(true)
+	res = idleProbe(config{url: url, clients: 1, rows: 3, timeout: 5 * time.Second, metrics: true}, 10*time.Millisecond)
+	if got := fmt.Sprint(res.server); res.metricsErr != nil || got != "[{server_requests 1} {server_runs 1} {server_mean_batch_rows 3} {server_mean_batch_requests 1} {server_mean_run_ms 2}]" {
+		t.Fatalf("server figures %s, error %v", got, res.metricsErr)
+	}
 }
 
 func TestMainPrintsOneLineWithLabels(t *testing.T) {
@@ -395,6 +405,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-url", url, "-label", "requests=3"}, `-label requests=3`},
 		{[]string{"-url", url, "-label", "server_runs=3"}, `-label server_runs=3`},
 		{[]string{"-url", url, "-idle-probe", "1", "-label", "first_after_idle_ms=3"}, `-label first_after_idle_ms=3`},
+		{[]string{"-url", url, "-idle-probe", "1", "-label", "server_mean_queue_ms=3"}, `-label server_mean_queue_ms=3`},
 		{[]string{"-url", url, "extra"}, `"extra"`},
 	} {
 		var out, errOut bytes.Buffer

@@ -191,13 +191,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	// A label may not reuse one of the line's own keys: try the line now, not after the run.
 	if o.probe {
-		_, err = idleSummary(o.cfg, idleResult{}, o.labels)
+		_, err = idleSummary(o.cfg, idleResult{server: everyServerField()}, o.labels)
 	} else {
-		every := result{}
-		for _, name := range serverFieldNames {
-			every.server = append(every.server, field{name, 0})
-		}
-		_, err = summary(o.cfg, every, o.labels)
+		_, err = summary(o.cfg, result{server: everyServerField()}, o.labels)
 	}
 	return o, err
 }
@@ -221,6 +217,9 @@ func mainWithArgs(args []string, stdout, stderr io.Writer) int {
 		res := idleProbe(o.cfg, o.idleProbe)
 		line, err = idleSummary(o.cfg, res, o.labels)
 		bad, messages = res.errors+res.wrong, res.firstErrors
+		if res.metricsErr != nil {
+			messages = append(messages, fmt.Sprintf("no server_* figures: %v", res.metricsErr))
+		}
 	} else {
 		res := run(o.cfg)
 		line, err = summary(o.cfg, res, o.labels)

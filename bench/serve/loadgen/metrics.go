@@ -69,6 +69,16 @@ var serverFieldNames = []string{
 	"server_mean_request_ms", "server_mean_queue_ms", "server_mean_run_ms",
 }
 
+// everyServerField has every serverFields key (value 0): the dry run of a line that
+// checks the labels before a run.
+func everyServerField() []field {
+	var out []field
+	for _, name := range serverFieldNames {
+		out = append(out, field{name, 0})
+	}
+	return out
+}
+
 // serverFields are the differences between two scrapes: counters' increase and
 // histograms' mean (increase of _sum over increase of _count). A field whose samples
 // are missing from either scrape, or a mean over no observations, is left out.
