@@ -561,6 +561,27 @@ TEST(ServeEdge, TwoServersOneAfterTheOther) {
 }
 
 
+// A health check does not wait for a request that is waiting out its batching delay:
+// the dispatcher answers pings before it looks at the queue (server.cc:404). serve.h says
+// a check waits "behind requests queued before it"; this pins what the code does (the
+// header's sentence is the one to change, or this test, whichever the lead decides).
+TEST(ServeEdge, HealthCheckDoesNotWaitForABatchingDelay) {
+  PlanPtr plan = SquarePlusPlan(4, 2, World());
+  ServerPtr server = NewServer();
+  const int32_t id = AddPlan(server.get(), plan.get(), 1, 3000000);
+  Serve(server.get(), [&] {
+    RequestPtr r = NewRequest(server.get(), id);
+    const std::vector<float> x = Rows<float>(1, 2, 4);
+    SetInput(r.get(), 0, x);
+    std::thread caller = RunAsync(server.get(), r.get(), x);
+    ASSERT_TRUE(WaitFor([&] { return Stats(server.get()).queued_requests == 1; }));
+    EXPECT_EQ(tess_server_check_health(server.get(), 1.0), TESS_OK) << LastError();
+    EXPECT_EQ(Stats(server.get()).queued_requests, 1) << "the request still waits";
+    EXPECT_EQ(tess_server_stop(server.get()), TESS_OK) << LastError();  // runs it now
+    caller.join();
+  });
+}
+
 // A plan whose first output is its input unchanged, next to a computed one: the server
 // answers it with the request's own rows.
 TEST(ServeEdge, OutputsThatAreTheInputItself) {
