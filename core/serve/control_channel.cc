@@ -91,21 +91,62 @@ Result<std::unique_ptr<ControlChannel>> ControlChannel::Create(int32_t driver_ra
   }
   MPI_Comm_set_errhandler(c->comm_, MPI_ERRORS_RETURN);
   c->buffers_->answers.assign(static_cast<size_t>(c->size_), 0);
+  c->keepalive_requests_.assign(static_cast<size_t>(c->size_), MPI_REQUEST_NULL);
   return c;
 }
 
 ControlChannel::~ControlChannel() {
   if (!comm::WorldInitialized()) return;
-  // A send or receive abandoned by a timeout may still be pending, and MPI may write an
-  // answer later: release the requests and leave their buffers to the process.
-  bool pending = false;
+  Abandon();
+  // Pending sends complete on their own; their buffers (abandoned ones leaked, the
+  // keep-alive a constant) outlive them.
+  for (std::vector<MPI_Request>* list : {&abandoned_, &keepalive_requests_}) {
+    for (MPI_Request& r : *list) {
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    }
+  }
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void ControlChannel::Abandon() {
+  bool sends = false;
   for (MPI_Request& r : requests_) {
     if (r == MPI_REQUEST_NULL) continue;
-    pending = true;
-    MPI_Request_free(&r);
+    int flag = 0;
+    MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    if (flag) continue;
+    // A receive can be cancelled (then completes at once); a send may not be.
+    MPI_Cancel(&r);
+    MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+    if (flag) continue;
+    abandoned_.push_back(r);
+    r = MPI_REQUEST_NULL;
+    sends = true;
   }
-  if (pending) buffers_.release();  // intentionally leaked (see above)
-  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (sends) {
+    std::vector<int64_t> answers = buffers_->answers;
+    buffers_.release();  // intentionally leaked: MPI may still read it (see above)
+    buffers_ = std::make_unique<Buffers>();
+    buffers_->answers = std::move(answers);
+  }
+}
+
+Status ControlChannel::KeepAlive() {
+  static const Command kKeepAliveCommand{CommandKind::kKeepAlive, -1, 0};
+  for (int32_t r = 0; r < size_; ++r) {
+    MPI_Request& request = keepalive_requests_[static_cast<size_t>(r)];
+    if (r == driver_) continue;
+    if (request != MPI_REQUEST_NULL) {
+      int flag = 0;
+      const int rc = MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Test", rc));
+      if (!flag) continue;  // the follower has not taken the last one yet
+    }
+    const int rc =
+        MPI_Isend(&kKeepAliveCommand, sizeof(Command), MPI_BYTE, r, kCommandTag, comm_, &request);
+    if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Isend", rc));
+  }
+  return Status::Ok();
 }
 
 Status ControlChannel::Broadcast(const Command& command, double timeout_seconds) {
@@ -116,7 +157,9 @@ Status ControlChannel::Broadcast(const Command& command, double timeout_seconds)
                              &requests_[static_cast<size_t>(r)]);
     if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Isend", rc));
   }
-  return WaitAll(requests_, driver_, timeout_seconds, "sending a command to the followers");
+  Status s = WaitAll(requests_, driver_, timeout_seconds, "sending a command to the followers");
+  if (!s.ok()) Abandon();
+  return s;
 }
 
 Status ControlChannel::Ping(double timeout_seconds) {
@@ -131,7 +174,11 @@ Status ControlChannel::Ping(double timeout_seconds) {
                              kAnswerTag, comm_, &requests_[static_cast<size_t>(r)]);
     if (rc != MPI_SUCCESS) return Unavailable(MpiError("MPI_Irecv", rc));
   }
-  TESS_RETURN_IF_ERROR(WaitAll(requests_, driver_, timeout_seconds, "health check"));
+  Status waited = WaitAll(requests_, driver_, timeout_seconds, "health check");
+  if (!waited.ok()) {
+    Abandon();
+    return waited;
+  }
   for (int32_t r = 0; r < size_; ++r) {
     if (r != driver_ && buffers_->answers[static_cast<size_t>(r)] != ping.sequence) {
       return Internal("health check: rank " + std::to_string(r) + " answered check " +

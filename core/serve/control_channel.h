@@ -50,6 +50,10 @@ class ControlChannel {
   // Driver: a kPing with a new sequence number, then waits up to `timeout_seconds` for
   // every follower's answer. DEADLINE_EXCEEDED naming the ranks that did not answer.
   Status Ping(double timeout_seconds);
+  // Driver, from any one thread besides the one that calls Broadcast and Ping (they use
+  // separate requests): sends kKeepAlive to every follower that has taken the previous
+  // one. Never waits, so a stalled follower cannot hold it up.
+  Status KeepAlive();
   // Follower: blocks until the next command arrives. kPing is answered and kKeepAlive
   // taken here; neither is returned. UNAVAILABLE when nothing at all (not even a
   // keep-alive) came for `silence_seconds`: the driver is gone or stopped.
@@ -64,8 +68,15 @@ class ControlChannel {
   int32_t driver_ = 0;
   int64_t poll_max_us_ = 500;
   int64_t ping_sequence_ = 0;
+  // After a timeout: receives still pending are cancelled; sends still pending are moved
+  // to abandoned_ (with their buffers, which are then leaked and replaced: MPI may still
+  // read them), so that no pending request is ever overwritten.
+  void Abandon();
+
   // The driver's scratch, one entry per rank (reused: no allocation per command).
   std::vector<MPI_Request> requests_;
+  std::vector<MPI_Request> keepalive_requests_;
+  std::vector<MPI_Request> abandoned_;
   // What pending sends read and receives write; leaked by the destructor when a request
   // abandoned by a timeout is still pending, since MPI may still touch it.
   struct Buffers {

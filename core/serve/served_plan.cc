@@ -48,6 +48,11 @@ Status Describe(const plan::CompiledPlan& plan, plan::ValueId vid, const char* s
   t->dtype = v.meta.dtype;
   t->width = 1;
   for (int d = 1; d < shape.ndim(); ++d) t->width *= shape.dim(d);
+  if (t->width == 0) {
+    return InvalidArgument("tess_server_add_plan: " + what + " has shape " + shape.ToString() +
+                           ": its rows hold no elements, and a served plan takes its inputs and "
+                           "gives its outputs row by row");
+  }
   t->row_bytes = static_cast<size_t>(t->width) * DTypeSize(t->dtype);
   TESS_ASSIGN_OR_RETURN(Placement twin, HostTwin(v.meta.placement));
   const NdSbp whole(Sbp::Broadcast());

@@ -112,9 +112,11 @@ Result<Request::Info> Request::info() const {
 
 Result<std::unique_ptr<Server>> Server::Create(const ServerOptions& options) {
   double timeout = options.follower_timeout_seconds;
-  if (!(timeout >= 0) || timeout > kMaxTimeoutSeconds) {
+  if (!(timeout >= 0) || timeout > kMaxTimeoutSeconds ||
+      (timeout > 0 && timeout < kMinFollowerTimeoutSeconds)) {
     return InvalidArgument("tess_server_create: options->follower_timeout_seconds is " +
-                           std::to_string(timeout) + "; it must be 0 (the default) to " +
+                           std::to_string(timeout) + "; it must be 0 (the default) or " +
+                           std::to_string(kMinFollowerTimeoutSeconds) + " to " +
                            std::to_string(kMaxTimeoutSeconds));
   }
   if (options.follower_poll_max_us < 0 || options.follower_poll_max_us > kMaxFollowerPollMaxUs) {
@@ -148,9 +150,8 @@ Server::Server(std::unique_ptr<ControlChannel> channel, double follower_timeout_
     : channel_(std::move(channel)),
       follower_timeout_(follower_timeout_seconds),
       keepalive_interval_(std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(std::min(1.0, follower_timeout_seconds / 4)))),
-      last_command_(Clock::now()) {
-  // The driver's dispatcher runs from the start: it keeps the followers' silence
+          std::chrono::duration<double>(std::min(1.0, follower_timeout_seconds / 4)))) {
+  // The driver's threads run from the start: keep-alives keep the followers' silence
   // deadline from passing while the service has not taken its first request yet.
   {
     static std::once_flag hook;
@@ -159,8 +160,48 @@ Server::Server(std::unique_ptr<ControlChannel> channel, double follower_timeout_
     LiveServers().insert(this);
   }
   if (channel_->is_driver() && channel_->size() > 1) {
+    keepalive_ = std::thread(&Server::KeepAlive, this);
     dispatcher_ = std::thread(&Server::Dispatch, this);
   }
+}
+
+void Server::KeepAlive() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!keepalive_stop_) {
+    keepalive_cv_.wait_for(lock, keepalive_interval_);
+    if (keepalive_stop_) break;
+    lock.unlock();
+    const Status s = channel_->KeepAlive();
+    lock.lock();
+    if (!s.ok()) Fail(s);
+  }
+}
+
+void Server::StopKeepAlive() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    keepalive_stop_ = true;
+  }
+  keepalive_cv_.notify_all();
+  if (keepalive_.joinable() && keepalive_.get_id() != std::this_thread::get_id()) {
+    keepalive_.join();
+  }
+}
+
+Status Server::BecomeActive(const char* where) {
+  if (active_.load()) return Status::Ok();
+  std::lock_guard<std::mutex> lock(LiveMutex());
+  for (Server* other : LiveServers()) {
+    if (other != this && other->active_.load()) {
+      return FailedPrecondition(
+          std::string(where) +
+          ": another server of this process is serving (it was not stopped): only one server "
+          "may serve at a time, since two servers' collectives would interleave differently "
+          "on each rank; stop the other first");
+    }
+  }
+  active_.store(true);
+  return Status::Ok();
 }
 
 Server::~Server() {
@@ -170,6 +211,7 @@ Server::~Server() {
   }
   // After tess_runtime_finalize the hook has stopped it already (no MPI call here then).
   if (is_driver() && comm::WorldInitialized()) (void)Stop();
+  StopKeepAlive();
   if (dispatcher_.joinable()) dispatcher_.join();
 }
 
@@ -227,8 +269,16 @@ Status Server::Follow() {
                                 ") is the driver; followers are the other ranks");
     }
     if (following_) return FailedPrecondition("tess_server_follow: already called on this server");
+  }
+  TESS_RETURN_IF_ERROR(BecomeActive("tess_server_follow"));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     following_ = true;
   }
+  struct Inactive {
+    std::atomic<bool>& active;
+    ~Inactive() { active.store(false); }
+  } inactive{active_};
   for (;;) {
     TESS_ASSIGN_OR_RETURN(Command command, channel_->Next(follower_timeout_));
     if (command.kind == CommandKind::kStop) {
@@ -277,6 +327,9 @@ Status Server::Run(Request* request) {
                              std::to_string(request->input_rows_[i]) + " rows but input 0 has " +
                              std::to_string(request->input_rows_[0]));
     }
+  }
+  if (!active_.load() && !stopped_flag_.load()) {
+    TESS_RETURN_IF_ERROR(BecomeActive("tess_server_run"));
   }
   std::unique_lock<std::mutex> lock(mu_);
   const size_t id = static_cast<size_t>(request->plan_id_);
@@ -362,6 +415,8 @@ Status Server::Stop() {
       stop_status_ = SendStop();
       lock.lock();
       stopped_ = true;
+      stopped_flag_.store(true);
+      active_.store(false);
     }
   }
   work_cv_.notify_all();
@@ -370,11 +425,6 @@ Status Server::Stop() {
     dispatcher_.join();
   }
   return stop_status_;
-}
-
-Status Server::Issue(const Command& command) {
-  last_command_ = Clock::now();
-  return channel_->Broadcast(command, follower_timeout_);
 }
 
 Status Server::SendStop() {
@@ -442,7 +492,6 @@ void Server::Dispatch() {
         s = failure_;
       } else {
         lock.unlock();
-        last_command_ = Clock::now();
         s = channel_->Ping(follower_timeout_);
         lock.lock();
         if (s.ok()) {
@@ -456,24 +505,9 @@ void Server::Dispatch() {
       health_cv_.notify_all();
       continue;
     }
-    const bool keepalives = channel_->size() > 1 && !stopping_;
-    const Clock::time_point keepalive_due = last_command_ + keepalive_interval_;
-    if (keepalives && Clock::now() >= keepalive_due) {
-      Command keepalive;
-      keepalive.kind = CommandKind::kKeepAlive;
-      lock.unlock();
-      const Status s = Issue(keepalive);
-      lock.lock();
-      if (!s.ok()) Fail(s);
-      continue;
-    }
     if (head_ == nullptr) {
       if (stopping_) break;
-      if (keepalives) {
-        work_cv_.wait_until(lock, keepalive_due);
-      } else {
-        work_cv_.wait(lock);
-      }
+      work_cv_.wait(lock);
       continue;
     }
     const int32_t plan_id = head_->plan_id_;
@@ -484,7 +518,7 @@ void Server::Dispatch() {
       const Clock::time_point due =
           head_->enqueued_ + std::chrono::microseconds(o.max_queue_delay_us);
       if (Clock::now() < due) {
-        work_cv_.wait_until(lock, keepalives ? std::min(due, keepalive_due) : due);
+        work_cv_.wait_until(lock, due);
         continue;
       }
     }
@@ -517,7 +551,7 @@ void Server::Dispatch() {
     Command run;
     run.kind = CommandKind::kRun;
     run.plan_id = plan_id;
-    Status s = Issue(run);
+    Status s = channel_->Broadcast(run, follower_timeout_);
     if (s.ok()) s = plan->RunStaged();
     const Clock::time_point end = Clock::now();
     int64_t offset = 0;
@@ -556,10 +590,14 @@ void Server::Dispatch() {
     }
   }
   lock.unlock();
+  // No keep-alive may follow the stop command (the followers are gone then).
+  StopKeepAlive();
   const Status s = SendStop();
   lock.lock();
   stop_status_ = s;
   stopped_ = true;
+  stopped_flag_.store(true);
+  active_.store(false);
 }
 
 }  // namespace tessera::serve

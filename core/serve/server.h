@@ -14,6 +14,7 @@
 #ifndef TESSERA_CORE_SERVE_SERVER_H_
 #define TESSERA_CORE_SERVE_SERVER_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -36,6 +37,8 @@ struct ServerOptions {
 };
 
 inline constexpr double kDefaultFollowerTimeoutSeconds = 30;
+// Below it keep-alives (a quarter of the timeout apart) would flood the followers.
+inline constexpr double kMinFollowerTimeoutSeconds = 0.01;
 inline constexpr int64_t kDefaultFollowerPollMaxUs = 500;
 inline constexpr int64_t kMaxFollowerPollMaxUs = 100000;
 
@@ -120,7 +123,13 @@ class Server {
  private:
   Server(std::unique_ptr<ControlChannel> channel, double follower_timeout_seconds);
 
-  void Dispatch();  // the dispatcher thread
+  void Dispatch();   // the dispatcher thread
+  void KeepAlive();  // the keep-alive thread (driver, 2 or more ranks)
+  void StopKeepAlive();
+  // The process may serve with one server at a time (two servers' collectives on shared
+  // communicators would interleave differently on each rank): FAILED_PRECONDITION naming
+  // `where` when another live server is active; else marks this one active.
+  Status BecomeActive(const char* where);
   // Under mu_: takes the next batch off the queue into batch_ (empty when none is due yet;
   // *wake is then when to look again).
   void TakeBatch(std::unique_lock<std::mutex>& lock);
@@ -128,15 +137,13 @@ class Server {
   void Fail(const Status& why);                // under mu_
   void Complete(Request* r, const Status& s);  // under mu_
   Status SendStop();
-  // Broadcast on the dispatcher thread, noting when the followers last heard from it.
-  Status Issue(const Command& command);
 
   std::unique_ptr<ControlChannel> channel_;
   const double follower_timeout_;
-  // An idle driver sends kKeepAlive this often, so that followers waiting in Follow can
-  // tell it from a gone one (they give up after follower_timeout_ of silence).
+  // The driver's keep-alive thread sends kKeepAlive this often, whatever the dispatcher
+  // is doing (a long run, a health check waiting on one follower), so that followers can
+  // tell a quiet driver from a gone one (they give up after follower_timeout_ of silence).
   const std::chrono::steady_clock::duration keepalive_interval_;
-  std::chrono::steady_clock::time_point last_command_;
   std::vector<std::unique_ptr<ServedPlan>> plans_;
 
   mutable std::mutex mu_;
@@ -158,6 +165,12 @@ class Server {
   Status stop_status_;  // what telling the followers to stop gave
   ServerStats stats_;
   std::thread dispatcher_;
+  std::thread keepalive_;
+  std::condition_variable keepalive_cv_;
+  bool keepalive_stop_ = false;  // under mu_
+  // Serving (a Run or Follow happened) and not yet stopped; read across servers.
+  std::atomic<bool> active_{false};
+  std::atomic<bool> stopped_flag_{false};  // stopped_, readable without mu_
 };
 
 }  // namespace tessera::serve

@@ -65,8 +65,9 @@ typedef struct tess_server_options {
   /* Must be 0. */
   int32_t reserved;
   /* How long the driver waits for followers to take a command or answer a health
-   * check before it declares the server unavailable: > 0, at most 1e6. 0 (default):
-   * the collective timeout when one is set (tess_comm_set_collective_timeout), else 30. */
+   * check before it declares the server unavailable, and how long followers wait for
+   * word from the driver: 0.01 to 1e6 seconds. 0 (default): the collective timeout when
+   * one is set (tess_comm_set_collective_timeout), else 30. */
   double follower_timeout_seconds;
   /* The longest pause, in microseconds, between a waiting follower's polls for the
    * next command: 1 to 100000; 0 (default) means 500. Longer pauses cost less idle CPU
@@ -81,7 +82,7 @@ typedef struct tess_server_options {
  * over the world: every rank calls it, in the same order relative to its other server
  * creations. INVALID_ARGUMENT, naming the field and value, for a bad struct_size, a
  * driver_rank outside the world, a nonzero reserved, a follower_timeout_seconds that
- * is negative, NaN or above 1e6, or a follower_poll_max_us outside [0, 100000];
+ * is NaN or outside {0} and [0.01, 1e6], or a follower_poll_max_us outside [0, 100000];
  * FAILED_PRECONDITION before tess_runtime_init; DEADLINE_EXCEEDED when a collective
  * timeout is set and not every rank called it within that time. */
 TESS_API tess_status tess_server_create(tess_server** out, const tess_server_options* options);
@@ -163,10 +164,10 @@ TESS_API tess_status tess_server_plan_output_dtype(tess_dtype* out, const tess_s
 /* Followers: executes, in lockstep with the driver, what it issues (plan runs, health
  * checks) until the driver stops the server; then returns TESS_OK. A failed run is
  * the driver's to report (it fails the requests); the follower goes on following.
- * An idle driver sends a keep-alive at least every second (a quarter of
- * follower_timeout_seconds when that is shorter); UNAVAILABLE when nothing came from it
- * for follower_timeout_seconds (the driver died or is stopped; time this process itself
- * was stopped does not count). FAILED_PRECONDITION on the driver or when called twice.
+ * The driver sends a keep-alive at least every second (a quarter of
+ * follower_timeout_seconds when that is shorter), whatever it is doing; UNAVAILABLE when nothing
+ * came from it for follower_timeout_seconds (the driver died or is stopped; time this process
+ * itself was stopped does not count). FAILED_PRECONDITION on the driver or when called twice.
  * Blocks; costs no CPU while the driver is idle (see follower_poll_max_us). */
 TESS_API tess_status tess_server_follow(tess_server* server);
 
@@ -177,8 +178,10 @@ TESS_API tess_status tess_server_follow(tess_server* server);
 TESS_API tess_status tess_server_stop(tess_server* server);
 
 /* Driver: asks every follower to answer and waits up to timeout_seconds (> 0, at most
- * 1e6) for the answers, behind requests queued before it. TESS_OK when all answered;
- * UNAVAILABLE, quoting the first error, once the server has failed (a follower did not
+ * 1e6) for the answers. The check goes out between two batches, ahead of queued
+ * requests; concurrent checks share one round. Checking before the followers called
+ * tess_server_follow fails the server once follower_timeout_seconds pass. TESS_OK when all
+ * answered; UNAVAILABLE, quoting the first error, once the server has failed (a follower did not
  * answer within follower_timeout_seconds, or a run timed out); DEADLINE_EXCEEDED when
  * timeout_seconds passed first (the server is busy or slow, not yet failed);
  * CANCELLED once stopped; FAILED_PRECONDITION on a follower; INVALID_ARGUMENT for a
@@ -193,7 +196,7 @@ typedef struct tess_server_stats {
   int64_t runs;            /* plan runs (batches) */
   int64_t rows;            /* request rows served */
   int64_t queued_requests; /* waiting now */
-  int64_t health_checks;   /* answered by every follower */
+  int64_t health_checks;   /* rounds answered by every follower (concurrent checks share one) */
   int32_t available;       /* 0 once the server has failed */
   int32_t stopped;         /* 1 once stopped (driver) or released (follower) */
   /* Heap allocations the last batch made on the thread that ran it (the driver's
@@ -229,11 +232,15 @@ TESS_API tess_status tess_serve_request_set_input(tess_serve_request* request, s
 TESS_API tess_status tess_serve_request_rows(int64_t* out, const tess_serve_request* request);
 
 /* Driver: queues `request` and blocks until it is answered: its outputs then hold one
- * row per input row. Any thread. INVALID_ARGUMENT for an input never set, inputs with
- * different row counts, or a request of another server; RESOURCE_EXHAUSTED when the
- * plan's queue is full; CANCELLED after tess_server_stop began; UNAVAILABLE once the
- * server has failed (quoting why); a run's error (DEADLINE_EXCEEDED on a collective
- * timeout, which makes the server fail); FAILED_PRECONDITION on a follower. */
+ * row per input row. Any thread. One server per process may serve at a time (two
+ * servers' collectives would interleave differently on each rank): the first run or
+ * follow of a server while another one of the process serves (is not stopped) is
+ * FAILED_PRECONDITION; so is issuing other Tessera collectives on the plan's ranks
+ * while serving, which the library cannot detect. INVALID_ARGUMENT for an input never set, inputs
+ * with different row counts, or a request of another server; RESOURCE_EXHAUSTED when the plan's
+ * queue is full; CANCELLED after tess_server_stop began; UNAVAILABLE once the server has failed
+ * (quoting why); a run's error (DEADLINE_EXCEEDED on a collective timeout, which makes the server
+ * fail); FAILED_PRECONDITION on a follower. */
 TESS_API tess_status tess_server_run(tess_server* server, tess_serve_request* request);
 
 /* The byte size of output `index` of the last successful run (rows x width x element
