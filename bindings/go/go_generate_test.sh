@@ -17,7 +17,7 @@ if ! command -v swig >/dev/null; then
   echo "FAIL: swig is not on PATH ($PATH); go generate needs it (apt-get install swig)" >&2
   exit 1
 fi
-for f in "$src"/bindings/tessera.i "$src"/bindings/ops_generated.i "$src"/bindings/go/tessera_go.i \
+for f in "$src"/bindings/tessera.i "$src"/bindings/ops_generated.i "$src"/bindings/struct_shims.i "$src"/bindings/go/tessera_go.i \
   "$src"/capi/include/tessera/*.h; do
   f="${f#"$src/"}"
   mkdir -p "$tmp/$(dirname "$f")"

@@ -12,6 +12,7 @@ import org.tessera.Plan;
 import org.tessera.ServePlanOptions;
 import org.tessera.Server;
 import org.tessera.Tessera;
+import org.tessera.TesseraException;
 import sun.misc.Signal;
 
 /**
@@ -45,22 +46,37 @@ public final class Main {
       Signal.handle(new Signal(name), sig -> stopSignal.countDown());
     }
 
-    Tessera.init(InitOptions.builder().collectiveTimeoutSeconds(flags.timeoutSeconds).build());
-    int ranks = Tessera.worldSize();
-    try (Placement placement = Model.placement(ranks);
-        Plan plan = Model.compile(flags.seed, placement);
-        Server server = Server.create()) {
-      int planId = server.addPlan(plan, ServePlanOptions.builder().batching(flags.batching)
-          .maxBatchRows(flags.maxBatchRows).maxQueueDelayUs(flags.maxQueueDelayUs).build());
-      if (server.isDriver()) {
-        drive(server, planId, new Service(server, planId, flags, ranks, placement.toString()),
-            flags, stopSignal);
-      } else {
-        server.follow();
+    // Whatever happens below, the process exits (the HTTP server's threads would keep
+    // the JVM alive after an exception): 0 after a clean stop, 1 after an error (a lost
+    // rank makes follow() or the bounded shutdown fail, say).
+    int status = 0;
+    try {
+      Tessera.init(InitOptions.builder().collectiveTimeoutSeconds(flags.timeoutSeconds).build());
+      int ranks = Tessera.worldSize();
+      try (Placement placement = Model.placement(ranks);
+          Plan plan = Model.compile(flags.seed, placement);
+          Server server = Server.create()) {
+        int planId = server.addPlan(plan, ServePlanOptions.builder().batching(flags.batching)
+            .maxBatchRows(flags.maxBatchRows).maxQueueDelayUs(flags.maxQueueDelayUs).build());
+        if (server.isDriver()) {
+          drive(server, planId, new Service(server, planId, flags, ranks, placement.toString()),
+              flags, stopSignal);
+        } else {
+          server.follow();
+        }
+      }
+    } catch (TesseraException e) {
+      System.err.println("service: " + e.getMessage());
+      status = 1;
+    } finally {
+      try {
+        Tessera.shutdown();
+      } catch (TesseraException e) {
+        System.err.println("service: " + e.getMessage());
+        status = 1;
       }
     }
-    Tessera.shutdown();
-    System.exit(0);
+    System.exit(status);
   }
 
   /** Serves HTTP until a stop signal; then drains, stops the server and returns. */
