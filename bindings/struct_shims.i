@@ -131,7 +131,7 @@ static tess_status tess_shim_server_get_plan_info(
 static tess_status tess_shim_server_get_stats(
     int64_t* out_requests, int64_t* out_failed_requests, int64_t* out_runs, int64_t* out_rows,
     int64_t* out_queued_requests, int64_t* out_health_checks, int32_t* out_available,
-    int32_t* out_stopped, const tess_server* server) {
+    int32_t* out_stopped, int64_t* out_heap_allocations_last_batch, const tess_server* server) {
   tess_server_stats s = TESS_SERVER_STATS_INIT;
   tess_status status = tess_server_get_stats(&s, server);
   if (status != TESS_OK) return status;
@@ -143,6 +143,7 @@ static tess_status tess_shim_server_get_stats(
   *out_health_checks = s.health_checks;
   *out_available = s.available;
   *out_stopped = s.stopped;
+  *out_heap_allocations_last_batch = s.heap_allocations_last_batch;
   return TESS_OK;
 }
 

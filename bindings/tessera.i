@@ -378,7 +378,8 @@ TESS_HANDLE(tess_serve_request, ServeRequest)
   T* out_num_inputs, T* out_capacity_rows, T* out_max_batch_rows, T* out_max_queue_delay_us,
   T* out_max_queued_requests, T* out_batching, T* out_requests, T* out_failed_requests,
   T* out_rows, T* out_queued_requests, T* out_health_checks, T* out_available, T* out_stopped,
-  T* out_batch_rows, T* out_batch_requests, T* out_queue_seconds, T* out_run_seconds
+  T* out_batch_rows, T* out_batch_requests, T* out_queue_seconds, T* out_run_seconds,
+  T* out_heap_allocations_last_batch
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)

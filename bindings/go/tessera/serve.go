@@ -72,6 +72,9 @@ type ServerStats struct {
 	HealthChecks   int64 // answered by every follower
 	Available      bool  // false once the server has failed
 	Stopped        bool  // true once stopped (driver) or released (follower)
+	// Heap allocations of the last batch on the thread that ran it; -1: not counted
+	// (libtessera.so does not count; tests linking Tessera statically do).
+	HeapAllocationsLastBatch int64
 }
 
 // ServeRequestInfo is how a request's last run went.
@@ -299,15 +302,17 @@ func (s *Server) CheckHealth(timeoutSeconds float64) error {
 func (s *Server) Stats() (ServerStats, error) {
 	requests, failed, runs, rows := []int64{0}, []int64{0}, []int64{0}, []int64{0}
 	queued, checks, available, stopped := []int64{0}, []int64{0}, []int32{0}, []int32{0}
+	heap := []int64{0}
 	err := capi.Server_get_stats(requests, failed, runs, rows, queued, checks, available, stopped,
-		s.c())
+		heap, s.c())
 	runtime.KeepAlive(s)
 	if err != nil {
 		return ServerStats{}, err
 	}
 	return ServerStats{Requests: requests[0], FailedRequests: failed[0], Runs: runs[0],
 		Rows: rows[0], QueuedRequests: queued[0], HealthChecks: checks[0],
-		Available: available[0] != 0, Stopped: stopped[0] != 0}, nil
+		Available: available[0] != 0, Stopped: stopped[0] != 0,
+		HeapAllocationsLastBatch: heap[0]}, nil
 }
 
 // ServeRequest holds the rows of one call of one plan and, after Server.Run, its

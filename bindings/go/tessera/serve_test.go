@@ -249,6 +249,9 @@ func TestServeWorldOfOne(t *testing.T) {
 		st.QueuedRequests != 0 || !st.Available || st.Stopped {
 		t.Errorf("Stats = %+v", st)
 	}
+	if st.HeapAllocationsLastBatch != -1 { // libtessera.so does not count (serve.h)
+		t.Errorf("HeapAllocationsLastBatch = %d, want -1 (not counted)", st.HeapAllocationsLastBatch)
+	}
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -498,6 +498,7 @@ class ServerStats(NamedTuple):
     health_checks: int
     available: bool
     stopped: bool
+    heap_allocations_last_batch: int
 
 class ServeRequestInfo(NamedTuple):
     batch_rows: int

@@ -39,12 +39,13 @@ ServePlanInfo.__doc__ = ("What a served plan takes and gives, and its options re
 
 ServerStats = collections.namedtuple(
     "ServerStats", "requests failed_requests runs rows queued_requests health_checks available "
-    "stopped")
+    "stopped heap_allocations_last_batch")
 ServerStats.__module__ = "tessera"
 ServerStats.__doc__ = ("A server's counters: requests queued, failed_requests (answered with "
                        "an error, and calls refused), runs (batches), rows served, "
                        "queued_requests waiting now, health_checks answered, available and "
-                       "stopped (bools).")
+                       "stopped (bools), heap_allocations_last_batch (-1: not counted, as in "
+                       "libtessera.so).")
 
 ServeRequestInfo = collections.namedtuple(
     "ServeRequestInfo", "batch_rows batch_requests queue_seconds run_seconds")
@@ -157,7 +158,8 @@ _output_dtype = _query(_capi.server_plan_output_dtype, "Server.output_dtype")
 def _server_stats(self):
     """The server's ServerStats."""
     values = _capi.server_get_stats(self)
-    return ServerStats(*values[:6], available=bool(values[6]), stopped=bool(values[7]))
+    return ServerStats(*values[:6], available=bool(values[6]), stopped=bool(values[7]),
+                       heap_allocations_last_batch=values[8])
 
 
 def _server_check_health(self, timeout):

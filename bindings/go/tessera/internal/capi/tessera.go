@@ -498,216 +498,217 @@ typedef _goslice_ swig_type_465;
 typedef _goslice_ swig_type_466;
 typedef _goslice_ swig_type_467;
 typedef _goslice_ swig_type_468;
-typedef _gostring_ swig_type_469;
-typedef _goslice_ swig_type_470;
+typedef _goslice_ swig_type_469;
+typedef _gostring_ swig_type_470;
 typedef _goslice_ swig_type_471;
 typedef _goslice_ swig_type_472;
 typedef _goslice_ swig_type_473;
-extern void _wrap_Swig_free_capi_c813e6c065e19b22(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_c813e6c065e19b22(swig_intgo arg1);
-extern void _wrap_delete_Placement_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_NdSbp_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_Layout_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_OpCall_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_InferResult_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_Explanation_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_Tensor_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_BoxingPlan_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_BucketedAllReducer_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_Program_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_Plan_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_PlanInstance_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_Server_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_delete_ServeRequest_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_intgo _wrap_VERSION_NUMBER_capi_c813e6c065e19b22(void);
-extern swig_type_1 _wrap_version_capi_c813e6c065e19b22(void);
-extern swig_intgo _wrap_version_number_capi_c813e6c065e19b22(void);
-extern swig_type_2 _wrap_status_string_capi_c813e6c065e19b22(swig_intgo arg1);
-extern swig_type_3 _wrap_runtime_init_capi_c813e6c065e19b22(void);
-extern swig_type_4 _wrap_runtime_finalize_capi_c813e6c065e19b22(void);
-extern swig_type_5 _wrap_runtime_world_rank_capi_c813e6c065e19b22(swig_type_6 arg1);
-extern swig_type_7 _wrap_runtime_world_size_capi_c813e6c065e19b22(swig_type_8 arg1);
-extern swig_type_9 _wrap_runtime_cuda_info_capi_c813e6c065e19b22(swig_type_10 arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_placement_parse_capi_c813e6c065e19b22(swig_type_13 arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_placement_create_capi_c813e6c065e19b22(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_placement_string_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_20 _wrap_placement_device_type_capi_c813e6c065e19b22(swig_type_21 arg1, uintptr_t arg2);
-extern swig_type_22 _wrap_placement_num_axes_capi_c813e6c065e19b22(swig_type_23 arg1, uintptr_t arg2);
-extern swig_type_24 _wrap_placement_hierarchy_dim_capi_c813e6c065e19b22(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_placement_parallel_num_capi_c813e6c065e19b22(swig_type_28 arg1, uintptr_t arg2);
-extern swig_type_29 _wrap_placement_rank_at_capi_c813e6c065e19b22(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
-extern swig_type_32 _wrap_placement_index_of_capi_c813e6c065e19b22(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_34 _wrap_placement_contains_capi_c813e6c065e19b22(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_36 _wrap_placement_axis_group_capi_c813e6c065e19b22(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_type_39 _wrap_placement_equal_capi_c813e6c065e19b22(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_41 _wrap_placement_hash_capi_c813e6c065e19b22(swig_type_42 arg1, uintptr_t arg2);
-extern swig_type_43 _wrap_nd_sbp_parse_capi_c813e6c065e19b22(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_nd_sbp_create_capi_c813e6c065e19b22(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_nd_sbp_string_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_50 _wrap_nd_sbp_num_axes_capi_c813e6c065e19b22(swig_type_51 arg1, uintptr_t arg2);
-extern swig_type_52 _wrap_nd_sbp_get_capi_c813e6c065e19b22(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_nd_sbp_equal_capi_c813e6c065e19b22(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_58 _wrap_layout_create_capi_c813e6c065e19b22(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_type_61 _wrap_layout_local_shape_capi_c813e6c065e19b22(swig_type_62 arg1, uintptr_t arg2);
-extern swig_type_63 _wrap_layout_range_capi_c813e6c065e19b22(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
-extern swig_type_67 _wrap_layout_num_elements_capi_c813e6c065e19b22(swig_type_68 arg1, uintptr_t arg2);
-extern swig_type_69 _wrap_layout_string_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_70 _wrap_dtype_parse_capi_c813e6c065e19b22(swig_type_71 arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_dtype_name_capi_c813e6c065e19b22(swig_intgo arg1);
-extern swig_type_74 _wrap_op_count_capi_c813e6c065e19b22(void);
-extern swig_type_75 _wrap_op_name_capi_c813e6c065e19b22(swig_type_76 arg1);
-extern swig_type_77 _wrap_op_call_create_capi_c813e6c065e19b22(swig_type_78 arg1, swig_type_79 arg2);
-extern swig_type_80 _wrap_op_call_signature_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_81 _wrap_op_call_set_attr_int_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_op_call_set_attr_float_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_85 arg2, double arg3);
-extern swig_type_86 _wrap_op_call_set_attr_bool_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_type_88 _wrap_op_call_set_attr_ints_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
-extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
-extern swig_type_93 _wrap_op_call_add_input_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_95 _wrap_op_call_num_inputs_capi_c813e6c065e19b22(swig_type_96 arg1, uintptr_t arg2);
-extern swig_type_97 _wrap_op_call_constrain_input_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
-extern swig_type_99 _wrap_op_call_constrain_output_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
-extern swig_type_101 _wrap_op_call_infer_capi_c813e6c065e19b22(swig_type_102 arg1, uintptr_t arg2);
-extern swig_type_103 _wrap_infer_result_num_outputs_capi_c813e6c065e19b22(swig_type_104 arg1, uintptr_t arg2);
-extern swig_type_105 _wrap_infer_result_output_shape_capi_c813e6c065e19b22(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_infer_result_output_dtype_capi_c813e6c065e19b22(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_infer_result_output_placement_capi_c813e6c065e19b22(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_c813e6c065e19b22(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
-extern swig_type_117 _wrap_infer_result_num_inputs_capi_c813e6c065e19b22(swig_type_118 arg1, uintptr_t arg2);
-extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_c813e6c065e19b22(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_infer_result_needs_boxing_capi_c813e6c065e19b22(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
-extern swig_type_125 _wrap_infer_result_input_cost_capi_c813e6c065e19b22(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
-extern swig_type_128 _wrap_infer_result_total_cost_capi_c813e6c065e19b22(swig_type_129 arg1, uintptr_t arg2);
-extern swig_type_130 _wrap_infer_result_signature_index_capi_c813e6c065e19b22(swig_type_131 arg1, uintptr_t arg2);
-extern swig_type_132 _wrap_infer_result_num_candidates_capi_c813e6c065e19b22(swig_type_133 arg1, uintptr_t arg2);
-extern swig_type_134 _wrap_op_call_explain_capi_c813e6c065e19b22(swig_type_135 arg1, uintptr_t arg2);
-extern swig_type_136 _wrap_explanation_text_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_137 _wrap_explanation_json_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_138 _wrap_explanation_failure_capi_c813e6c065e19b22(uintptr_t arg1);
-extern void _wrap_infer_cache_clear_capi_c813e6c065e19b22(void);
-extern swig_type_139 _wrap_infer_cache_set_capacity_capi_c813e6c065e19b22(swig_type_140 arg1);
-extern swig_type_141 _wrap_tensor_from_host_capi_c813e6c065e19b22(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_145 _wrap_tensor_from_local_capi_c813e6c065e19b22(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
-extern swig_type_150 _wrap_tensor_full_capi_c813e6c065e19b22(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_153 _wrap_tensor_arange_capi_c813e6c065e19b22(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_155 _wrap_tensor_rand_capi_c813e6c065e19b22(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_159 _wrap_tensor_randn_capi_c813e6c065e19b22(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_163 _wrap_tensor_shape_capi_c813e6c065e19b22(swig_type_164 arg1, uintptr_t arg2);
-extern swig_type_165 _wrap_tensor_num_elements_capi_c813e6c065e19b22(swig_type_166 arg1, uintptr_t arg2);
-extern swig_type_167 _wrap_tensor_dtype_capi_c813e6c065e19b22(swig_type_168 arg1, uintptr_t arg2);
-extern swig_type_169 _wrap_tensor_placement_capi_c813e6c065e19b22(swig_type_170 arg1, uintptr_t arg2);
-extern swig_type_171 _wrap_tensor_nd_sbp_capi_c813e6c065e19b22(swig_type_172 arg1, uintptr_t arg2);
-extern swig_type_173 _wrap_tensor_has_local_capi_c813e6c065e19b22(swig_type_174 arg1, uintptr_t arg2);
-extern swig_type_175 _wrap_tensor_local_shape_capi_c813e6c065e19b22(swig_type_176 arg1, uintptr_t arg2);
-extern swig_type_177 _wrap_tensor_local_num_elements_capi_c813e6c065e19b22(swig_type_178 arg1, uintptr_t arg2);
-extern swig_type_179 _wrap_tensor_string_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_180 _wrap_tensor_to_host_capi_c813e6c065e19b22(swig_type_181 arg1, uintptr_t arg2);
-extern swig_type_182 _wrap_tensor_copy_local_capi_c813e6c065e19b22(swig_type_183 arg1, uintptr_t arg2);
-extern swig_type_184 _wrap_tensor_to_global_capi_c813e6c065e19b22(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_186 _wrap_op_call_apply_capi_c813e6c065e19b22(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
-extern swig_type_189 _wrap_abs_capi_c813e6c065e19b22(swig_type_190 arg1, uintptr_t arg2);
-extern swig_type_191 _wrap_add_capi_c813e6c065e19b22(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_193 _wrap_add_n_capi_c813e6c065e19b22(swig_type_194 arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_batch_matmul_capi_c813e6c065e19b22(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_198 _wrap_bias_add_capi_c813e6c065e19b22(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
-extern swig_type_201 _wrap_cast_capi_c813e6c065e19b22(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_203 _wrap_concat_capi_c813e6c065e19b22(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
-extern swig_type_207 _wrap_div_capi_c813e6c065e19b22(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_209 _wrap_embedding_capi_c813e6c065e19b22(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_211 _wrap_exp_capi_c813e6c065e19b22(swig_type_212 arg1, uintptr_t arg2);
-extern swig_type_213 _wrap_gather_capi_c813e6c065e19b22(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_215 arg4);
-extern swig_type_216 _wrap_gelu_capi_c813e6c065e19b22(swig_type_217 arg1, uintptr_t arg2);
-extern swig_type_218 _wrap_identity_capi_c813e6c065e19b22(swig_type_219 arg1, uintptr_t arg2);
-extern swig_type_220 _wrap_layer_norm_capi_c813e6c065e19b22(swig_type_221 arg1, swig_type_222 arg2, swig_type_223 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_224 arg7, swig_type_225 arg8, double arg9);
-extern swig_type_226 _wrap_log_softmax_capi_c813e6c065e19b22(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3);
-extern swig_type_229 _wrap_matmul_capi_c813e6c065e19b22(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_231 _wrap_maximum_capi_c813e6c065e19b22(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_233 _wrap_minimum_capi_c813e6c065e19b22(swig_type_234 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_235 _wrap_mul_capi_c813e6c065e19b22(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_237 _wrap_neg_capi_c813e6c065e19b22(swig_type_238 arg1, uintptr_t arg2);
-extern swig_type_239 _wrap_pow_capi_c813e6c065e19b22(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_241 _wrap_reduce_max_capi_c813e6c065e19b22(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_intgo arg4);
-extern swig_type_244 _wrap_reduce_mean_capi_c813e6c065e19b22(swig_type_245 arg1, uintptr_t arg2, swig_type_246 arg3, swig_intgo arg4);
-extern swig_type_247 _wrap_reduce_min_capi_c813e6c065e19b22(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3, swig_intgo arg4);
-extern swig_type_250 _wrap_reduce_sum_capi_c813e6c065e19b22(swig_type_251 arg1, uintptr_t arg2, swig_type_252 arg3, swig_intgo arg4);
-extern swig_type_253 _wrap_relu_capi_c813e6c065e19b22(swig_type_254 arg1, uintptr_t arg2);
-extern swig_type_255 _wrap_reshape_capi_c813e6c065e19b22(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3);
-extern swig_type_258 _wrap_scalar_add_capi_c813e6c065e19b22(swig_type_259 arg1, uintptr_t arg2, double arg3);
-extern swig_type_260 _wrap_scalar_mul_capi_c813e6c065e19b22(swig_type_261 arg1, uintptr_t arg2, double arg3);
-extern swig_type_262 _wrap_sigmoid_capi_c813e6c065e19b22(swig_type_263 arg1, uintptr_t arg2);
-extern swig_type_264 _wrap_slice_capi_c813e6c065e19b22(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3, swig_type_267 arg4, swig_type_268 arg5);
-extern swig_type_269 _wrap_softmax_capi_c813e6c065e19b22(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3);
-extern swig_type_272 _wrap_sparse_softmax_cross_entropy_capi_c813e6c065e19b22(swig_type_273 arg1, swig_type_274 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_275 _wrap_sqrt_capi_c813e6c065e19b22(swig_type_276 arg1, uintptr_t arg2);
-extern swig_type_277 _wrap_sub_capi_c813e6c065e19b22(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_279 _wrap_tanh_capi_c813e6c065e19b22(swig_type_280 arg1, uintptr_t arg2);
-extern swig_type_281 _wrap_transpose_capi_c813e6c065e19b22(swig_type_282 arg1, uintptr_t arg2, swig_type_283 arg3);
-extern swig_type_284 _wrap_explanation_last_capi_c813e6c065e19b22(swig_type_285 arg1);
-extern swig_type_286 _wrap_boxing_run_capi_c813e6c065e19b22(swig_type_287 arg1, swig_type_288 arg2, swig_type_289 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_290 _wrap_boxing_plan_create_capi_c813e6c065e19b22(swig_type_291 arg1, swig_type_292 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_293 _wrap_boxing_plan_string_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_294 _wrap_boxing_plan_num_steps_capi_c813e6c065e19b22(swig_type_295 arg1, uintptr_t arg2);
-extern swig_type_296 _wrap_boxing_plan_step_string_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_297 arg2);
-extern swig_type_298 _wrap_boxing_plan_cost_capi_c813e6c065e19b22(swig_type_299 arg1, uintptr_t arg2);
-extern swig_type_300 _wrap_comm_allreduce_capi_c813e6c065e19b22(swig_type_301 arg1, swig_type_302 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_303 _wrap_bucketed_allreducer_run_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_304 arg2, swig_type_305 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_306 _wrap_comm_set_collective_timeout_capi_c813e6c065e19b22(double arg1);
-extern swig_type_307 _wrap_comm_collective_timeout_capi_c813e6c065e19b22(swig_type_308 arg1);
-extern swig_type_309 _wrap_program_create_capi_c813e6c065e19b22(swig_type_310 arg1);
-extern swig_type_311 _wrap_program_add_input_capi_c813e6c065e19b22(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_315 _wrap_program_add_variable_capi_c813e6c065e19b22(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, uintptr_t arg4);
-extern swig_type_318 _wrap_program_add_op_capi_c813e6c065e19b22(swig_type_319 arg1, swig_type_320 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_321 arg5);
-extern swig_type_322 _wrap_program_mark_output_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_323 arg2);
-extern swig_type_324 _wrap_program_sizes_capi_c813e6c065e19b22(swig_type_325 arg1, swig_type_326 arg2, swig_type_327 arg3, swig_type_328 arg4, uintptr_t arg5);
-extern swig_type_329 _wrap_program_string_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_330 _wrap_capture_begin_capi_c813e6c065e19b22(void);
-extern swig_type_331 _wrap_capture_active_capi_c813e6c065e19b22(swig_type_332 arg1);
-extern swig_type_333 _wrap_capture_placeholder_capi_c813e6c065e19b22(swig_type_334 arg1, swig_type_335 arg2, swig_type_336 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_337 _wrap_capture_end_capi_c813e6c065e19b22(swig_type_338 arg1, swig_type_339 arg2);
-extern void _wrap_capture_abort_capi_c813e6c065e19b22(void);
-extern swig_type_340 _wrap_plan_string_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_341 _wrap_plan_instantiate_capi_c813e6c065e19b22(swig_type_342 arg1, uintptr_t arg2);
-extern swig_type_343 _wrap_plan_instance_run_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_344 arg2);
-extern swig_type_345 _wrap_plan_instance_push_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_346 arg2, double arg3);
-extern swig_type_347 _wrap_plan_instance_run_pushed_capi_c813e6c065e19b22(uintptr_t arg1, double arg2);
-extern swig_type_348 _wrap_plan_instance_close_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_349 _wrap_plan_instance_run_local_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_350 arg2);
-extern swig_type_351 _wrap_plan_instance_num_outputs_capi_c813e6c065e19b22(swig_type_352 arg1, uintptr_t arg2);
-extern swig_type_353 _wrap_plan_instance_output_capi_c813e6c065e19b22(swig_type_354 arg1, uintptr_t arg2, swig_type_355 arg3);
-extern swig_type_356 _wrap_plan_instance_output_local_capi_c813e6c065e19b22(swig_type_357 arg1, uintptr_t arg2, swig_type_358 arg3);
-extern swig_type_359 _wrap_plan_instance_output_local_num_elements_capi_c813e6c065e19b22(swig_type_360 arg1, uintptr_t arg2, swig_type_361 arg3);
-extern swig_type_362 _wrap_plan_instance_output_dtype_capi_c813e6c065e19b22(swig_type_363 arg1, uintptr_t arg2, swig_type_364 arg3);
-extern swig_type_365 _wrap_plan_instance_output_local_shape_capi_c813e6c065e19b22(swig_type_366 arg1, uintptr_t arg2, swig_type_367 arg3);
-extern swig_type_368 _wrap_plan_instance_num_mem_cases_capi_c813e6c065e19b22(swig_type_369 arg1, uintptr_t arg2);
-extern swig_type_370 _wrap_plan_instance_mem_case_bytes_capi_c813e6c065e19b22(swig_type_371 arg1, swig_type_372 arg2, swig_type_373 arg3, uintptr_t arg4, swig_type_374 arg5);
-extern swig_type_375 _wrap_plan_instance_mem_case_name_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_376 arg2);
-extern swig_type_377 _wrap_server_is_driver_capi_c813e6c065e19b22(swig_type_378 arg1, uintptr_t arg2);
-extern swig_type_379 _wrap_server_num_plans_capi_c813e6c065e19b22(swig_type_380 arg1, uintptr_t arg2);
-extern swig_type_381 _wrap_server_plan_input_width_capi_c813e6c065e19b22(swig_type_382 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_383 arg4);
-extern swig_type_384 _wrap_server_plan_output_width_capi_c813e6c065e19b22(swig_type_385 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_386 arg4);
-extern swig_type_387 _wrap_server_plan_input_dtype_capi_c813e6c065e19b22(swig_type_388 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_389 arg4);
-extern swig_type_390 _wrap_server_plan_output_dtype_capi_c813e6c065e19b22(swig_type_391 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_392 arg4);
-extern swig_type_393 _wrap_server_follow_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_394 _wrap_server_stop_capi_c813e6c065e19b22(uintptr_t arg1);
-extern swig_type_395 _wrap_server_check_health_capi_c813e6c065e19b22(uintptr_t arg1, double arg2);
-extern swig_type_396 _wrap_serve_request_create_capi_c813e6c065e19b22(swig_type_397 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_398 _wrap_serve_request_set_input_capi_c813e6c065e19b22(uintptr_t arg1, swig_type_399 arg2, swig_type_400 arg3);
-extern swig_type_401 _wrap_serve_request_rows_capi_c813e6c065e19b22(swig_type_402 arg1, uintptr_t arg2);
-extern swig_type_403 _wrap_server_run_capi_c813e6c065e19b22(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_404 _wrap_serve_request_output_bytes_capi_c813e6c065e19b22(swig_type_405 arg1, uintptr_t arg2, swig_type_406 arg3);
-extern swig_type_407 _wrap_serve_request_output_capi_c813e6c065e19b22(swig_type_408 arg1, uintptr_t arg2, swig_type_409 arg3);
-extern swig_type_410 _wrap_infer_cache_get_stats_capi_c813e6c065e19b22(swig_type_411 arg1, swig_type_412 arg2, swig_type_413 arg3, swig_type_414 arg4, swig_type_415 arg5);
-extern swig_type_416 _wrap_runtime_init_with_options_capi_c813e6c065e19b22(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_417 _wrap_allocator_get_stats_capi_c813e6c065e19b22(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_type_424 arg7, swig_type_425 arg8, swig_type_426 arg9, swig_intgo arg10);
-extern swig_type_427 _wrap_bucketed_allreducer_create_capi_c813e6c065e19b22(swig_type_428 arg1, swig_type_429 arg2);
-extern swig_type_430 _wrap_bucketed_allreducer_get_stats_capi_c813e6c065e19b22(swig_type_431 arg1, swig_type_432 arg2, swig_type_433 arg3, swig_type_434 arg4, uintptr_t arg5);
-extern swig_type_435 _wrap_plan_compile_capi_c813e6c065e19b22(swig_type_436 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_437 _wrap_plan_instance_get_stats_capi_c813e6c065e19b22(swig_type_438 arg1, swig_type_439 arg2, swig_type_440 arg3, swig_type_441 arg4, swig_type_442 arg5, swig_type_443 arg6, uintptr_t arg7);
-extern swig_type_444 _wrap_server_create_capi_c813e6c065e19b22(swig_type_445 arg1, swig_intgo arg2, double arg3, swig_type_446 arg4);
-extern swig_type_447 _wrap_server_add_plan_capi_c813e6c065e19b22(swig_type_448 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_449 arg5, swig_type_450 arg6, swig_type_451 arg7);
-extern swig_type_452 _wrap_server_get_plan_info_capi_c813e6c065e19b22(swig_type_453 arg1, swig_type_454 arg2, swig_type_455 arg3, swig_type_456 arg4, swig_type_457 arg5, swig_type_458 arg6, swig_type_459 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_460 _wrap_server_get_stats_capi_c813e6c065e19b22(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6, swig_type_467 arg7, swig_type_468 arg8, uintptr_t arg9);
-extern swig_type_469 _wrap_serve_request_get_info_capi_c813e6c065e19b22(swig_type_470 arg1, swig_type_471 arg2, swig_type_472 arg3, swig_type_473 arg4, uintptr_t arg5);
+typedef _goslice_ swig_type_474;
+extern void _wrap_Swig_free_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_f06e7b97688f6faf(swig_intgo arg1);
+extern void _wrap_delete_Placement_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_NdSbp_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_Layout_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_OpCall_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_InferResult_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_Explanation_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_Tensor_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_Program_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_Plan_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_PlanInstance_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_Server_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_delete_ServeRequest_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_intgo _wrap_VERSION_NUMBER_capi_f06e7b97688f6faf(void);
+extern swig_type_1 _wrap_version_capi_f06e7b97688f6faf(void);
+extern swig_intgo _wrap_version_number_capi_f06e7b97688f6faf(void);
+extern swig_type_2 _wrap_status_string_capi_f06e7b97688f6faf(swig_intgo arg1);
+extern swig_type_3 _wrap_runtime_init_capi_f06e7b97688f6faf(void);
+extern swig_type_4 _wrap_runtime_finalize_capi_f06e7b97688f6faf(void);
+extern swig_type_5 _wrap_runtime_world_rank_capi_f06e7b97688f6faf(swig_type_6 arg1);
+extern swig_type_7 _wrap_runtime_world_size_capi_f06e7b97688f6faf(swig_type_8 arg1);
+extern swig_type_9 _wrap_runtime_cuda_info_capi_f06e7b97688f6faf(swig_type_10 arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_placement_parse_capi_f06e7b97688f6faf(swig_type_13 arg1, swig_type_14 arg2);
+extern swig_type_15 _wrap_placement_create_capi_f06e7b97688f6faf(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_placement_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_20 _wrap_placement_device_type_capi_f06e7b97688f6faf(swig_type_21 arg1, uintptr_t arg2);
+extern swig_type_22 _wrap_placement_num_axes_capi_f06e7b97688f6faf(swig_type_23 arg1, uintptr_t arg2);
+extern swig_type_24 _wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_placement_parallel_num_capi_f06e7b97688f6faf(swig_type_28 arg1, uintptr_t arg2);
+extern swig_type_29 _wrap_placement_rank_at_capi_f06e7b97688f6faf(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
+extern swig_type_32 _wrap_placement_index_of_capi_f06e7b97688f6faf(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_34 _wrap_placement_contains_capi_f06e7b97688f6faf(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_36 _wrap_placement_axis_group_capi_f06e7b97688f6faf(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_type_39 _wrap_placement_equal_capi_f06e7b97688f6faf(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_41 _wrap_placement_hash_capi_f06e7b97688f6faf(swig_type_42 arg1, uintptr_t arg2);
+extern swig_type_43 _wrap_nd_sbp_parse_capi_f06e7b97688f6faf(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_nd_sbp_create_capi_f06e7b97688f6faf(swig_type_47 arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_nd_sbp_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_50 _wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(swig_type_51 arg1, uintptr_t arg2);
+extern swig_type_52 _wrap_nd_sbp_get_capi_f06e7b97688f6faf(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
+extern swig_type_56 _wrap_nd_sbp_equal_capi_f06e7b97688f6faf(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_58 _wrap_layout_create_capi_f06e7b97688f6faf(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
+extern swig_type_61 _wrap_layout_local_shape_capi_f06e7b97688f6faf(swig_type_62 arg1, uintptr_t arg2);
+extern swig_type_63 _wrap_layout_range_capi_f06e7b97688f6faf(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
+extern swig_type_67 _wrap_layout_num_elements_capi_f06e7b97688f6faf(swig_type_68 arg1, uintptr_t arg2);
+extern swig_type_69 _wrap_layout_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_70 _wrap_dtype_parse_capi_f06e7b97688f6faf(swig_type_71 arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_dtype_name_capi_f06e7b97688f6faf(swig_intgo arg1);
+extern swig_type_74 _wrap_op_count_capi_f06e7b97688f6faf(void);
+extern swig_type_75 _wrap_op_name_capi_f06e7b97688f6faf(swig_type_76 arg1);
+extern swig_type_77 _wrap_op_call_create_capi_f06e7b97688f6faf(swig_type_78 arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_op_call_signature_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_81 _wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_85 arg2, double arg3);
+extern swig_type_86 _wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_type_88 _wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
+extern swig_type_93 _wrap_op_call_add_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_95 _wrap_op_call_num_inputs_capi_f06e7b97688f6faf(swig_type_96 arg1, uintptr_t arg2);
+extern swig_type_97 _wrap_op_call_constrain_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
+extern swig_type_99 _wrap_op_call_constrain_output_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
+extern swig_type_101 _wrap_op_call_infer_capi_f06e7b97688f6faf(swig_type_102 arg1, uintptr_t arg2);
+extern swig_type_103 _wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(swig_type_104 arg1, uintptr_t arg2);
+extern swig_type_105 _wrap_infer_result_output_shape_capi_f06e7b97688f6faf(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_infer_result_output_placement_capi_f06e7b97688f6faf(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(swig_type_118 arg1, uintptr_t arg2);
+extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
+extern swig_type_125 _wrap_infer_result_input_cost_capi_f06e7b97688f6faf(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
+extern swig_type_128 _wrap_infer_result_total_cost_capi_f06e7b97688f6faf(swig_type_129 arg1, uintptr_t arg2);
+extern swig_type_130 _wrap_infer_result_signature_index_capi_f06e7b97688f6faf(swig_type_131 arg1, uintptr_t arg2);
+extern swig_type_132 _wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(swig_type_133 arg1, uintptr_t arg2);
+extern swig_type_134 _wrap_op_call_explain_capi_f06e7b97688f6faf(swig_type_135 arg1, uintptr_t arg2);
+extern swig_type_136 _wrap_explanation_text_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_137 _wrap_explanation_json_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_138 _wrap_explanation_failure_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern void _wrap_infer_cache_clear_capi_f06e7b97688f6faf(void);
+extern swig_type_139 _wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(swig_type_140 arg1);
+extern swig_type_141 _wrap_tensor_from_host_capi_f06e7b97688f6faf(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_145 _wrap_tensor_from_local_capi_f06e7b97688f6faf(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
+extern swig_type_150 _wrap_tensor_full_capi_f06e7b97688f6faf(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_153 _wrap_tensor_arange_capi_f06e7b97688f6faf(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_155 _wrap_tensor_rand_capi_f06e7b97688f6faf(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_159 _wrap_tensor_randn_capi_f06e7b97688f6faf(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_163 _wrap_tensor_shape_capi_f06e7b97688f6faf(swig_type_164 arg1, uintptr_t arg2);
+extern swig_type_165 _wrap_tensor_num_elements_capi_f06e7b97688f6faf(swig_type_166 arg1, uintptr_t arg2);
+extern swig_type_167 _wrap_tensor_dtype_capi_f06e7b97688f6faf(swig_type_168 arg1, uintptr_t arg2);
+extern swig_type_169 _wrap_tensor_placement_capi_f06e7b97688f6faf(swig_type_170 arg1, uintptr_t arg2);
+extern swig_type_171 _wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(swig_type_172 arg1, uintptr_t arg2);
+extern swig_type_173 _wrap_tensor_has_local_capi_f06e7b97688f6faf(swig_type_174 arg1, uintptr_t arg2);
+extern swig_type_175 _wrap_tensor_local_shape_capi_f06e7b97688f6faf(swig_type_176 arg1, uintptr_t arg2);
+extern swig_type_177 _wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(swig_type_178 arg1, uintptr_t arg2);
+extern swig_type_179 _wrap_tensor_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_180 _wrap_tensor_to_host_capi_f06e7b97688f6faf(swig_type_181 arg1, uintptr_t arg2);
+extern swig_type_182 _wrap_tensor_copy_local_capi_f06e7b97688f6faf(swig_type_183 arg1, uintptr_t arg2);
+extern swig_type_184 _wrap_tensor_to_global_capi_f06e7b97688f6faf(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_186 _wrap_op_call_apply_capi_f06e7b97688f6faf(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
+extern swig_type_189 _wrap_abs_capi_f06e7b97688f6faf(swig_type_190 arg1, uintptr_t arg2);
+extern swig_type_191 _wrap_add_capi_f06e7b97688f6faf(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_193 _wrap_add_n_capi_f06e7b97688f6faf(swig_type_194 arg1, swig_type_195 arg2);
+extern swig_type_196 _wrap_batch_matmul_capi_f06e7b97688f6faf(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_198 _wrap_bias_add_capi_f06e7b97688f6faf(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
+extern swig_type_201 _wrap_cast_capi_f06e7b97688f6faf(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_203 _wrap_concat_capi_f06e7b97688f6faf(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
+extern swig_type_207 _wrap_div_capi_f06e7b97688f6faf(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_209 _wrap_embedding_capi_f06e7b97688f6faf(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_211 _wrap_exp_capi_f06e7b97688f6faf(swig_type_212 arg1, uintptr_t arg2);
+extern swig_type_213 _wrap_gather_capi_f06e7b97688f6faf(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_215 arg4);
+extern swig_type_216 _wrap_gelu_capi_f06e7b97688f6faf(swig_type_217 arg1, uintptr_t arg2);
+extern swig_type_218 _wrap_identity_capi_f06e7b97688f6faf(swig_type_219 arg1, uintptr_t arg2);
+extern swig_type_220 _wrap_layer_norm_capi_f06e7b97688f6faf(swig_type_221 arg1, swig_type_222 arg2, swig_type_223 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_224 arg7, swig_type_225 arg8, double arg9);
+extern swig_type_226 _wrap_log_softmax_capi_f06e7b97688f6faf(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3);
+extern swig_type_229 _wrap_matmul_capi_f06e7b97688f6faf(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_231 _wrap_maximum_capi_f06e7b97688f6faf(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_233 _wrap_minimum_capi_f06e7b97688f6faf(swig_type_234 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_235 _wrap_mul_capi_f06e7b97688f6faf(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_237 _wrap_neg_capi_f06e7b97688f6faf(swig_type_238 arg1, uintptr_t arg2);
+extern swig_type_239 _wrap_pow_capi_f06e7b97688f6faf(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_241 _wrap_reduce_max_capi_f06e7b97688f6faf(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_intgo arg4);
+extern swig_type_244 _wrap_reduce_mean_capi_f06e7b97688f6faf(swig_type_245 arg1, uintptr_t arg2, swig_type_246 arg3, swig_intgo arg4);
+extern swig_type_247 _wrap_reduce_min_capi_f06e7b97688f6faf(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3, swig_intgo arg4);
+extern swig_type_250 _wrap_reduce_sum_capi_f06e7b97688f6faf(swig_type_251 arg1, uintptr_t arg2, swig_type_252 arg3, swig_intgo arg4);
+extern swig_type_253 _wrap_relu_capi_f06e7b97688f6faf(swig_type_254 arg1, uintptr_t arg2);
+extern swig_type_255 _wrap_reshape_capi_f06e7b97688f6faf(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3);
+extern swig_type_258 _wrap_scalar_add_capi_f06e7b97688f6faf(swig_type_259 arg1, uintptr_t arg2, double arg3);
+extern swig_type_260 _wrap_scalar_mul_capi_f06e7b97688f6faf(swig_type_261 arg1, uintptr_t arg2, double arg3);
+extern swig_type_262 _wrap_sigmoid_capi_f06e7b97688f6faf(swig_type_263 arg1, uintptr_t arg2);
+extern swig_type_264 _wrap_slice_capi_f06e7b97688f6faf(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3, swig_type_267 arg4, swig_type_268 arg5);
+extern swig_type_269 _wrap_softmax_capi_f06e7b97688f6faf(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3);
+extern swig_type_272 _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(swig_type_273 arg1, swig_type_274 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_275 _wrap_sqrt_capi_f06e7b97688f6faf(swig_type_276 arg1, uintptr_t arg2);
+extern swig_type_277 _wrap_sub_capi_f06e7b97688f6faf(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_279 _wrap_tanh_capi_f06e7b97688f6faf(swig_type_280 arg1, uintptr_t arg2);
+extern swig_type_281 _wrap_transpose_capi_f06e7b97688f6faf(swig_type_282 arg1, uintptr_t arg2, swig_type_283 arg3);
+extern swig_type_284 _wrap_explanation_last_capi_f06e7b97688f6faf(swig_type_285 arg1);
+extern swig_type_286 _wrap_boxing_run_capi_f06e7b97688f6faf(swig_type_287 arg1, swig_type_288 arg2, swig_type_289 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_290 _wrap_boxing_plan_create_capi_f06e7b97688f6faf(swig_type_291 arg1, swig_type_292 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_293 _wrap_boxing_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_294 _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(swig_type_295 arg1, uintptr_t arg2);
+extern swig_type_296 _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_297 arg2);
+extern swig_type_298 _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(swig_type_299 arg1, uintptr_t arg2);
+extern swig_type_300 _wrap_comm_allreduce_capi_f06e7b97688f6faf(swig_type_301 arg1, swig_type_302 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_303 _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_304 arg2, swig_type_305 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_306 _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double arg1);
+extern swig_type_307 _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(swig_type_308 arg1);
+extern swig_type_309 _wrap_program_create_capi_f06e7b97688f6faf(swig_type_310 arg1);
+extern swig_type_311 _wrap_program_add_input_capi_f06e7b97688f6faf(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_315 _wrap_program_add_variable_capi_f06e7b97688f6faf(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, uintptr_t arg4);
+extern swig_type_318 _wrap_program_add_op_capi_f06e7b97688f6faf(swig_type_319 arg1, swig_type_320 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_321 arg5);
+extern swig_type_322 _wrap_program_mark_output_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_323 arg2);
+extern swig_type_324 _wrap_program_sizes_capi_f06e7b97688f6faf(swig_type_325 arg1, swig_type_326 arg2, swig_type_327 arg3, swig_type_328 arg4, uintptr_t arg5);
+extern swig_type_329 _wrap_program_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_330 _wrap_capture_begin_capi_f06e7b97688f6faf(void);
+extern swig_type_331 _wrap_capture_active_capi_f06e7b97688f6faf(swig_type_332 arg1);
+extern swig_type_333 _wrap_capture_placeholder_capi_f06e7b97688f6faf(swig_type_334 arg1, swig_type_335 arg2, swig_type_336 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_337 _wrap_capture_end_capi_f06e7b97688f6faf(swig_type_338 arg1, swig_type_339 arg2);
+extern void _wrap_capture_abort_capi_f06e7b97688f6faf(void);
+extern swig_type_340 _wrap_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_341 _wrap_plan_instantiate_capi_f06e7b97688f6faf(swig_type_342 arg1, uintptr_t arg2);
+extern swig_type_343 _wrap_plan_instance_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_344 arg2);
+extern swig_type_345 _wrap_plan_instance_push_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_346 arg2, double arg3);
+extern swig_type_347 _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
+extern swig_type_348 _wrap_plan_instance_close_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_349 _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_350 arg2);
+extern swig_type_351 _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(swig_type_352 arg1, uintptr_t arg2);
+extern swig_type_353 _wrap_plan_instance_output_capi_f06e7b97688f6faf(swig_type_354 arg1, uintptr_t arg2, swig_type_355 arg3);
+extern swig_type_356 _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(swig_type_357 arg1, uintptr_t arg2, swig_type_358 arg3);
+extern swig_type_359 _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(swig_type_360 arg1, uintptr_t arg2, swig_type_361 arg3);
+extern swig_type_362 _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(swig_type_363 arg1, uintptr_t arg2, swig_type_364 arg3);
+extern swig_type_365 _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(swig_type_366 arg1, uintptr_t arg2, swig_type_367 arg3);
+extern swig_type_368 _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(swig_type_369 arg1, uintptr_t arg2);
+extern swig_type_370 _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(swig_type_371 arg1, swig_type_372 arg2, swig_type_373 arg3, uintptr_t arg4, swig_type_374 arg5);
+extern swig_type_375 _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_376 arg2);
+extern swig_type_377 _wrap_server_is_driver_capi_f06e7b97688f6faf(swig_type_378 arg1, uintptr_t arg2);
+extern swig_type_379 _wrap_server_num_plans_capi_f06e7b97688f6faf(swig_type_380 arg1, uintptr_t arg2);
+extern swig_type_381 _wrap_server_plan_input_width_capi_f06e7b97688f6faf(swig_type_382 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_383 arg4);
+extern swig_type_384 _wrap_server_plan_output_width_capi_f06e7b97688f6faf(swig_type_385 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_386 arg4);
+extern swig_type_387 _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(swig_type_388 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_389 arg4);
+extern swig_type_390 _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(swig_type_391 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_392 arg4);
+extern swig_type_393 _wrap_server_follow_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_394 _wrap_server_stop_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_395 _wrap_server_check_health_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
+extern swig_type_396 _wrap_serve_request_create_capi_f06e7b97688f6faf(swig_type_397 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_398 _wrap_serve_request_set_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_399 arg2, swig_type_400 arg3);
+extern swig_type_401 _wrap_serve_request_rows_capi_f06e7b97688f6faf(swig_type_402 arg1, uintptr_t arg2);
+extern swig_type_403 _wrap_server_run_capi_f06e7b97688f6faf(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_404 _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(swig_type_405 arg1, uintptr_t arg2, swig_type_406 arg3);
+extern swig_type_407 _wrap_serve_request_output_capi_f06e7b97688f6faf(swig_type_408 arg1, uintptr_t arg2, swig_type_409 arg3);
+extern swig_type_410 _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(swig_type_411 arg1, swig_type_412 arg2, swig_type_413 arg3, swig_type_414 arg4, swig_type_415 arg5);
+extern swig_type_416 _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_417 _wrap_allocator_get_stats_capi_f06e7b97688f6faf(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_type_424 arg7, swig_type_425 arg8, swig_type_426 arg9, swig_intgo arg10);
+extern swig_type_427 _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(swig_type_428 arg1, swig_type_429 arg2);
+extern swig_type_430 _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(swig_type_431 arg1, swig_type_432 arg2, swig_type_433 arg3, swig_type_434 arg4, uintptr_t arg5);
+extern swig_type_435 _wrap_plan_compile_capi_f06e7b97688f6faf(swig_type_436 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_437 _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(swig_type_438 arg1, swig_type_439 arg2, swig_type_440 arg3, swig_type_441 arg4, swig_type_442 arg5, swig_type_443 arg6, uintptr_t arg7);
+extern swig_type_444 _wrap_server_create_capi_f06e7b97688f6faf(swig_type_445 arg1, swig_intgo arg2, double arg3, swig_type_446 arg4);
+extern swig_type_447 _wrap_server_add_plan_capi_f06e7b97688f6faf(swig_type_448 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_449 arg5, swig_type_450 arg6, swig_type_451 arg7);
+extern swig_type_452 _wrap_server_get_plan_info_capi_f06e7b97688f6faf(swig_type_453 arg1, swig_type_454 arg2, swig_type_455 arg3, swig_type_456 arg4, swig_type_457 arg5, swig_type_458 arg6, swig_type_459 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_460 _wrap_server_get_stats_capi_f06e7b97688f6faf(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6, swig_type_467 arg7, swig_type_468 arg8, swig_type_469 arg9, uintptr_t arg10);
+extern swig_type_470 _wrap_serve_request_get_info_capi_f06e7b97688f6faf(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, uintptr_t arg5);
 #undef intgo
 */
 import "C"
@@ -741,8 +742,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_c813e6c065e19b22
-func cgo_panic__capi_c813e6c065e19b22(p *byte) {
+//export cgo_panic__capi_f06e7b97688f6faf
+func cgo_panic__capi_f06e7b97688f6faf(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -763,13 +764,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_c813e6c065e19b22(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_f06e7b97688f6faf(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -812,7 +813,7 @@ func (p SwigcptrPlacement) SwigIsPlacement() {
 
 func DeletePlacement(arg1 Placement) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Placement_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Placement_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type Placement interface {
@@ -831,7 +832,7 @@ func (p SwigcptrNdSbp) SwigIsNdSbp() {
 
 func DeleteNdSbp(arg1 NdSbp) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_NdSbp_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_NdSbp_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type NdSbp interface {
@@ -850,7 +851,7 @@ func (p SwigcptrLayout) SwigIsLayout() {
 
 func DeleteLayout(arg1 Layout) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Layout_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Layout_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type Layout interface {
@@ -869,7 +870,7 @@ func (p SwigcptrOpCall) SwigIsOpCall() {
 
 func DeleteOpCall(arg1 OpCall) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_OpCall_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_OpCall_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type OpCall interface {
@@ -888,7 +889,7 @@ func (p SwigcptrInferResult) SwigIsInferResult() {
 
 func DeleteInferResult(arg1 InferResult) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_InferResult_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_InferResult_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type InferResult interface {
@@ -907,7 +908,7 @@ func (p SwigcptrExplanation) SwigIsExplanation() {
 
 func DeleteExplanation(arg1 Explanation) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Explanation_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Explanation_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type Explanation interface {
@@ -926,7 +927,7 @@ func (p SwigcptrTensor) SwigIsTensor() {
 
 func DeleteTensor(arg1 Tensor) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Tensor_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Tensor_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type Tensor interface {
@@ -945,7 +946,7 @@ func (p SwigcptrBoxingPlan) SwigIsBoxingPlan() {
 
 func DeleteBoxingPlan(arg1 BoxingPlan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BoxingPlan_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type BoxingPlan interface {
@@ -964,7 +965,7 @@ func (p SwigcptrBucketedAllReducer) SwigIsBucketedAllReducer() {
 
 func DeleteBucketedAllReducer(arg1 BucketedAllReducer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BucketedAllReducer_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type BucketedAllReducer interface {
@@ -983,7 +984,7 @@ func (p SwigcptrProgram) SwigIsProgram() {
 
 func DeleteProgram(arg1 Program) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Program_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Program_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type Program interface {
@@ -1002,7 +1003,7 @@ func (p SwigcptrPlan) SwigIsPlan() {
 
 func DeletePlan(arg1 Plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Plan_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Plan_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type Plan interface {
@@ -1021,7 +1022,7 @@ func (p SwigcptrPlanInstance) SwigIsPlanInstance() {
 
 func DeletePlanInstance(arg1 PlanInstance) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_PlanInstance_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_PlanInstance_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type PlanInstance interface {
@@ -1040,7 +1041,7 @@ func (p SwigcptrServer) SwigIsServer() {
 
 func DeleteServer(arg1 Server) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Server_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Server_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type Server interface {
@@ -1059,7 +1060,7 @@ func (p SwigcptrServeRequest) SwigIsServeRequest() {
 
 func DeleteServeRequest(arg1 ServeRequest) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ServeRequest_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ServeRequest_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 }
 
 type ServeRequest interface {
@@ -1072,14 +1073,14 @@ const VERSION_MINOR int = 3
 const VERSION_PATCH int = 0
 func _swig_getVERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_c813e6c065e19b22())
+	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_f06e7b97688f6faf())
 	return swig_r
 }
 
 var VERSION_NUMBER int = _swig_getVERSION_NUMBER()
 func Version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_capi_c813e6c065e19b22()
+	swig_r_p := C._wrap_version_capi_f06e7b97688f6faf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1088,7 +1089,7 @@ func Version() (_swig_ret string) {
 
 func Version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_version_number_capi_c813e6c065e19b22())
+	swig_r = (int)(C._wrap_version_number_capi_f06e7b97688f6faf())
 	return swig_r
 }
 
@@ -1111,7 +1112,7 @@ const DATA_LOSS int = 15
 func Status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_status_string_capi_c813e6c065e19b22(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_status_string_capi_f06e7b97688f6faf(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1120,7 +1121,7 @@ func Status_string(arg1 int) (_swig_ret string) {
 
 func Runtime_init() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_init_capi_c813e6c065e19b22()
+	swig_r_p := C._wrap_runtime_init_capi_f06e7b97688f6faf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1129,7 +1130,7 @@ func Runtime_init() (_swig_ret error) {
 
 func Runtime_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_finalize_capi_c813e6c065e19b22()
+	swig_r_p := C._wrap_runtime_finalize_capi_f06e7b97688f6faf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1139,7 +1140,7 @@ func Runtime_finalize() (_swig_ret error) {
 func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_rank_capi_c813e6c065e19b22(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_rank_capi_f06e7b97688f6faf(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1152,7 +1153,7 @@ func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_size_capi_c813e6c065e19b22(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_size_capi_f06e7b97688f6faf(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1166,7 +1167,7 @@ func Runtime_cuda_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_cuda_info_capi_c813e6c065e19b22(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_runtime_cuda_info_capi_f06e7b97688f6faf(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1185,7 +1186,7 @@ func Placement_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_placement_parse_capi_c813e6c065e19b22(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_placement_parse_capi_f06e7b97688f6faf(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1204,7 +1205,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_create_capi_c813e6c065e19b22(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_placement_create_capi_f06e7b97688f6faf(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1223,7 +1224,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 func Placement_string(arg1 Placement) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_placement_string_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_placement_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1234,7 +1235,7 @@ func Placement_device_type(arg1 []int32, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_device_type_capi_c813e6c065e19b22(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_device_type_capi_f06e7b97688f6faf(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1248,7 +1249,7 @@ func Placement_num_axes(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_num_axes_capi_c813e6c065e19b22(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_num_axes_capi_f06e7b97688f6faf(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1263,7 +1264,7 @@ func Placement_hierarchy_dim(arg1 []int64, arg2 Placement, arg3 int64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_hierarchy_dim_capi_c813e6c065e19b22(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
+	swig_r_p := C._wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1277,7 +1278,7 @@ func Placement_parallel_num(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_parallel_num_capi_c813e6c065e19b22(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_parallel_num_capi_f06e7b97688f6faf(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1292,7 +1293,7 @@ func Placement_rank_at(arg1 []int32, arg2 Placement, arg3 int64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_rank_at_capi_c813e6c065e19b22(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
+	swig_r_p := C._wrap_placement_rank_at_capi_f06e7b97688f6faf(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1307,7 +1308,7 @@ func Placement_index_of(arg1 []int64, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_index_of_capi_c813e6c065e19b22(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_index_of_capi_f06e7b97688f6faf(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1322,7 +1323,7 @@ func Placement_contains(arg1 []int32, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_contains_capi_c813e6c065e19b22(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_contains_capi_f06e7b97688f6faf(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1338,7 +1339,7 @@ func Placement_axis_group(arg1 []uintptr, arg2 Placement, arg3 int64, arg4 int) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_axis_group_capi_c813e6c065e19b22(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_placement_axis_group_capi_f06e7b97688f6faf(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1353,7 +1354,7 @@ func Placement_equal(arg1 []int32, arg2 Placement, arg3 Placement) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_placement_equal_capi_c813e6c065e19b22(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_placement_equal_capi_f06e7b97688f6faf(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1367,7 +1368,7 @@ func Placement_hash(arg1 []uint64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_hash_capi_c813e6c065e19b22(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_hash_capi_f06e7b97688f6faf(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1386,7 +1387,7 @@ func Nd_sbp_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_parse_capi_c813e6c065e19b22(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_parse_capi_f06e7b97688f6faf(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1403,7 +1404,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_create_capi_c813e6c065e19b22(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_create_capi_f06e7b97688f6faf(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1419,7 +1420,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 func Nd_sbp_string(arg1 NdSbp) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_nd_sbp_string_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_nd_sbp_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1430,7 +1431,7 @@ func Nd_sbp_num_axes(arg1 []int64, arg2 NdSbp) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_nd_sbp_num_axes_capi_c813e6c065e19b22(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1446,7 +1447,7 @@ func Nd_sbp_get(arg1 []int32, arg2 []int32, arg3 NdSbp, arg4 int64) (_swig_ret e
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nd_sbp_get_capi_c813e6c065e19b22(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
+	swig_r_p := C._wrap_nd_sbp_get_capi_f06e7b97688f6faf(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1464,7 +1465,7 @@ func Nd_sbp_equal(arg1 []int32, arg2 NdSbp, arg3 NdSbp) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_nd_sbp_equal_capi_c813e6c065e19b22(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_nd_sbp_equal_capi_f06e7b97688f6faf(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1481,7 +1482,7 @@ func Layout_create(arg1 []uintptr, arg2 Placement, arg3 NdSbp, arg4 []int64, arg
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_layout_create_capi_c813e6c065e19b22(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_layout_create_capi_f06e7b97688f6faf(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1501,7 +1502,7 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_local_shape_capi_c813e6c065e19b22(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1526,7 +1527,7 @@ func Layout_range(arg1 []int64, arg2 []int64, arg3 Layout, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_layout_range_capi_c813e6c065e19b22(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
+	swig_r_p := C._wrap_layout_range_capi_f06e7b97688f6faf(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1543,7 +1544,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_num_elements_capi_c813e6c065e19b22(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1556,7 +1557,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 func Layout_string(arg1 Layout) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_layout_string_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_layout_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1573,7 +1574,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_dtype_parse_capi_c813e6c065e19b22(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_dtype_parse_capi_f06e7b97688f6faf(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1589,7 +1590,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 func Dtype_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_dtype_name_capi_c813e6c065e19b22(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_dtype_name_capi_f06e7b97688f6faf(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1598,14 +1599,14 @@ func Dtype_name(arg1 int) (_swig_ret string) {
 
 func Op_count() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_op_count_capi_c813e6c065e19b22())
+	swig_r = (int64)(C._wrap_op_count_capi_f06e7b97688f6faf())
 	return swig_r
 }
 
 func Op_name(arg1 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_op_name_capi_c813e6c065e19b22(C.swig_type_76(_swig_i_0))
+	swig_r_p := C._wrap_op_name_capi_f06e7b97688f6faf(C.swig_type_76(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1616,7 +1617,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_op_call_create_capi_c813e6c065e19b22(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_op_call_create_capi_f06e7b97688f6faf(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1632,7 +1633,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 func Op_call_signature(arg1 OpCall) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_op_call_signature_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_op_call_signature_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1644,7 +1645,7 @@ func Op_call_set_attr_int(arg1 OpCall, arg2 string, arg3 int64) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_int_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1659,7 +1660,7 @@ func Op_call_set_attr_float(arg1 OpCall, arg2 string, arg3 float64) (_swig_ret e
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_float_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1674,7 +1675,7 @@ func Op_call_set_attr_bool(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error)
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_bool_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1689,7 +1690,7 @@ func Op_call_set_attr_ints(arg1 OpCall, arg2 string, arg3 []int64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_ints_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1707,7 +1708,7 @@ func Op_call_set_attr_dtype(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1724,7 +1725,7 @@ func Op_call_add_input(arg1 OpCall, arg2 []int64, arg3 int, arg4 Placement, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_op_call_add_input_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_op_call_add_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1738,7 +1739,7 @@ func Op_call_num_inputs(arg1 []int64, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_num_inputs_capi_c813e6c065e19b22(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_num_inputs_capi_f06e7b97688f6faf(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1753,7 +1754,7 @@ func Op_call_constrain_input(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret err
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_input_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1765,7 +1766,7 @@ func Op_call_constrain_output(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_output_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_output_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1776,7 +1777,7 @@ func Op_call_infer(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_infer_capi_c813e6c065e19b22(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_infer_capi_f06e7b97688f6faf(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1790,7 +1791,7 @@ func Infer_result_num_outputs(arg1 []int64, arg2 InferResult) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_outputs_capi_c813e6c065e19b22(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1808,7 +1809,7 @@ func Infer_result_output_shape(arg1 *[]int64, arg2 InferResult, arg3 int64) (_sw
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_shape_capi_c813e6c065e19b22(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_shape_capi_f06e7b97688f6faf(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1832,7 +1833,7 @@ func Infer_result_output_dtype(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_dtype_capi_c813e6c065e19b22(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1847,7 +1848,7 @@ func Infer_result_output_placement(arg1 []uintptr, arg2 InferResult, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_placement_capi_c813e6c065e19b22(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_placement_capi_f06e7b97688f6faf(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1862,7 +1863,7 @@ func Infer_result_output_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_c813e6c065e19b22(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1876,7 +1877,7 @@ func Infer_result_num_inputs(arg1 []int64, arg2 InferResult) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_inputs_capi_c813e6c065e19b22(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1891,7 +1892,7 @@ func Infer_result_input_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_c813e6c065e19b22(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1906,7 +1907,7 @@ func Infer_result_needs_boxing(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_needs_boxing_capi_c813e6c065e19b22(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1921,7 +1922,7 @@ func Infer_result_input_cost(arg1 []float64, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_cost_capi_c813e6c065e19b22(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_cost_capi_f06e7b97688f6faf(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1935,7 +1936,7 @@ func Infer_result_total_cost(arg1 []float64, arg2 InferResult) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_total_cost_capi_c813e6c065e19b22(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_total_cost_capi_f06e7b97688f6faf(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1949,7 +1950,7 @@ func Infer_result_signature_index(arg1 []int32, arg2 InferResult) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_signature_index_capi_c813e6c065e19b22(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_signature_index_capi_f06e7b97688f6faf(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1963,7 +1964,7 @@ func Infer_result_num_candidates(arg1 []int32, arg2 InferResult) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_candidates_capi_c813e6c065e19b22(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1977,7 +1978,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_explain_capi_c813e6c065e19b22(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_explain_capi_f06e7b97688f6faf(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1990,7 +1991,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 func Explanation_text(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_text_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_text_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2000,7 +2001,7 @@ func Explanation_text(arg1 Explanation) (_swig_ret string) {
 func Explanation_json(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_json_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_json_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2010,7 +2011,7 @@ func Explanation_json(arg1 Explanation) (_swig_ret string) {
 func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_failure_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_failure_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2018,13 +2019,13 @@ func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 }
 
 func Infer_cache_clear() {
-	C._wrap_infer_cache_clear_capi_c813e6c065e19b22()
+	C._wrap_infer_cache_clear_capi_f06e7b97688f6faf()
 }
 
 func Infer_cache_set_capacity(arg1 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_infer_cache_set_capacity_capi_c813e6c065e19b22(C.swig_type_140(_swig_i_0))
+	swig_r_p := C._wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(C.swig_type_140(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2039,7 +2040,7 @@ func Tensor_from_host(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_from_host_capi_c813e6c065e19b22(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_from_host_capi_f06e7b97688f6faf(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2064,7 +2065,7 @@ func Tensor_from_local(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_tensor_from_local_capi_c813e6c065e19b22(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_tensor_from_local_capi_f06e7b97688f6faf(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2091,7 +2092,7 @@ func Tensor_full(arg1 []uintptr, arg2 []int64, arg3 int, arg4 float64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_full_capi_c813e6c065e19b22(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_full_capi_f06e7b97688f6faf(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2113,7 +2114,7 @@ func Tensor_arange(arg1 []uintptr, arg2 float64, arg3 float64, arg4 float64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_tensor_arange_capi_c813e6c065e19b22(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_tensor_arange_capi_f06e7b97688f6faf(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2131,7 +2132,7 @@ func Tensor_rand(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Place
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_rand_capi_c813e6c065e19b22(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_rand_capi_f06e7b97688f6faf(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2152,7 +2153,7 @@ func Tensor_randn(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_randn_capi_c813e6c065e19b22(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_randn_capi_f06e7b97688f6faf(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2172,7 +2173,7 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_shape_capi_c813e6c065e19b22(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_shape_capi_f06e7b97688f6faf(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2195,7 +2196,7 @@ func Tensor_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_num_elements_capi_c813e6c065e19b22(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2209,7 +2210,7 @@ func Tensor_dtype(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_dtype_capi_c813e6c065e19b22(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2223,7 +2224,7 @@ func Tensor_placement(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_placement_capi_c813e6c065e19b22(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_placement_capi_f06e7b97688f6faf(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2237,7 +2238,7 @@ func Tensor_nd_sbp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_nd_sbp_capi_c813e6c065e19b22(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2251,7 +2252,7 @@ func Tensor_has_local(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_has_local_capi_c813e6c065e19b22(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_has_local_capi_f06e7b97688f6faf(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2268,7 +2269,7 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_shape_capi_c813e6c065e19b22(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2291,7 +2292,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_num_elements_capi_c813e6c065e19b22(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2304,7 +2305,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 func Tensor_string(arg1 Tensor) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_string_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2315,7 +2316,7 @@ func Tensor_to_host(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_to_host_capi_c813e6c065e19b22(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_to_host_capi_f06e7b97688f6faf(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2329,7 +2330,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_copy_local_capi_c813e6c065e19b22(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_copy_local_capi_f06e7b97688f6faf(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2345,7 +2346,7 @@ func Tensor_to_global(arg1 []uintptr, arg2 Tensor, arg3 Placement, arg4 NdSbp) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_tensor_to_global_capi_c813e6c065e19b22(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_tensor_to_global_capi_f06e7b97688f6faf(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2360,7 +2361,7 @@ func Op_call_apply(arg1 []uintptr, arg2 OpCall, arg3 []uintptr) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_apply_capi_c813e6c065e19b22(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_apply_capi_f06e7b97688f6faf(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2377,7 +2378,7 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_abs_capi_c813e6c065e19b22(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_abs_capi_f06e7b97688f6faf(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2392,7 +2393,7 @@ func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_c813e6c065e19b22(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_f06e7b97688f6faf(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2406,7 +2407,7 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_c813e6c065e19b22(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_f06e7b97688f6faf(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2426,7 +2427,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_c813e6c065e19b22(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_f06e7b97688f6faf(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2442,7 +2443,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_c813e6c065e19b22(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_f06e7b97688f6faf(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2457,7 +2458,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_c813e6c065e19b22(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_f06e7b97688f6faf(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2472,7 +2473,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_c813e6c065e19b22(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_f06e7b97688f6faf(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2490,7 +2491,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_c813e6c065e19b22(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_f06e7b97688f6faf(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2505,7 +2506,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_c813e6c065e19b22(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_f06e7b97688f6faf(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2519,7 +2520,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_c813e6c065e19b22(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_f06e7b97688f6faf(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2535,7 +2536,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_c813e6c065e19b22(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_215(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_f06e7b97688f6faf(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_215(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2549,7 +2550,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_c813e6c065e19b22(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_f06e7b97688f6faf(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2563,7 +2564,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_c813e6c065e19b22(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_f06e7b97688f6faf(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2584,7 +2585,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_c813e6c065e19b22(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_224(_swig_i_6), C.swig_type_225(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_f06e7b97688f6faf(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_224(_swig_i_6), C.swig_type_225(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2605,7 +2606,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_c813e6c065e19b22(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2622,7 +2623,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_c813e6c065e19b22(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_f06e7b97688f6faf(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2637,7 +2638,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_c813e6c065e19b22(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_f06e7b97688f6faf(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2652,7 +2653,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_c813e6c065e19b22(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_f06e7b97688f6faf(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2667,7 +2668,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_c813e6c065e19b22(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_f06e7b97688f6faf(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2681,7 +2682,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_c813e6c065e19b22(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_f06e7b97688f6faf(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2696,7 +2697,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_c813e6c065e19b22(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_f06e7b97688f6faf(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2712,7 +2713,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_c813e6c065e19b22(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_f06e7b97688f6faf(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2731,7 +2732,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_c813e6c065e19b22(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_f06e7b97688f6faf(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2750,7 +2751,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_c813e6c065e19b22(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_f06e7b97688f6faf(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2769,7 +2770,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_c813e6c065e19b22(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_f06e7b97688f6faf(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2786,7 +2787,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_c813e6c065e19b22(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_f06e7b97688f6faf(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2801,7 +2802,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_c813e6c065e19b22(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_f06e7b97688f6faf(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2819,7 +2820,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_c813e6c065e19b22(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_f06e7b97688f6faf(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2834,7 +2835,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_c813e6c065e19b22(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_f06e7b97688f6faf(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2848,7 +2849,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_c813e6c065e19b22(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_f06e7b97688f6faf(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2865,7 +2866,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_c813e6c065e19b22(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_f06e7b97688f6faf(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2889,7 +2890,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_c813e6c065e19b22(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_271(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_271(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2905,7 +2906,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_c813e6c065e19b22(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2922,7 +2923,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_c813e6c065e19b22(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_f06e7b97688f6faf(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2937,7 +2938,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_c813e6c065e19b22(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_f06e7b97688f6faf(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2951,7 +2952,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_c813e6c065e19b22(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_f06e7b97688f6faf(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2966,7 +2967,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_c813e6c065e19b22(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_f06e7b97688f6faf(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2982,7 +2983,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_c813e6c065e19b22(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_f06e7b97688f6faf(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3002,7 +3003,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_c813e6c065e19b22(*(*C.swig_type_287)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_f06e7b97688f6faf(*(*C.swig_type_287)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3027,7 +3028,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_c813e6c065e19b22(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_f06e7b97688f6faf(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3043,7 +3044,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 func Boxing_plan_string(arg1 BoxingPlan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_boxing_plan_string_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_boxing_plan_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3054,7 +3055,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_c813e6c065e19b22(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3068,7 +3069,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.swig_type_297(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_297(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3079,7 +3080,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_c813e6c065e19b22(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_f06e7b97688f6faf(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3103,7 +3104,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_c813e6c065e19b22(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.swig_type_302(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_f06e7b97688f6faf(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.swig_type_302(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3121,7 +3122,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3137,7 +3138,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_set_collective_timeout_capi_c813e6c065e19b22(C.double(_swig_i_0))
+	swig_r_p := C._wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(C.double(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3147,7 +3148,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_c813e6c065e19b22(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_f06e7b97688f6faf(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3160,7 +3161,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_c813e6c065e19b22(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_f06e7b97688f6faf(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3179,7 +3180,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_c813e6c065e19b22(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_f06e7b97688f6faf(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3201,7 +3202,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_c813e6c065e19b22(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_f06e7b97688f6faf(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3221,7 +3222,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_c813e6c065e19b22(*(*C.swig_type_319)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_f06e7b97688f6faf(*(*C.swig_type_319)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3241,7 +3242,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.swig_type_323(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_323(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3255,7 +3256,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_c813e6c065e19b22(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_f06e7b97688f6faf(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3277,7 +3278,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 func Program_string(arg1 Program) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_program_string_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_program_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3286,7 +3287,7 @@ func Program_string(arg1 Program) (_swig_ret string) {
 
 func Capture_begin() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_capture_begin_capi_c813e6c065e19b22()
+	swig_r_p := C._wrap_capture_begin_capi_f06e7b97688f6faf()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3296,7 +3297,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_c813e6c065e19b22(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_f06e7b97688f6faf(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3314,7 +3315,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_c813e6c065e19b22(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_f06e7b97688f6faf(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3334,7 +3335,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_c813e6c065e19b22(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_f06e7b97688f6faf(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3348,13 +3349,13 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 }
 
 func Capture_abort() {
-	C._wrap_capture_abort_capi_c813e6c065e19b22()
+	C._wrap_capture_abort_capi_f06e7b97688f6faf()
 }
 
 func Plan_string(arg1 Plan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_string_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3365,7 +3366,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_c813e6c065e19b22(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_f06e7b97688f6faf(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3379,7 +3380,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3394,7 +3395,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3408,7 +3409,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_pushed_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3418,7 +3419,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 func Plan_instance_close(arg1 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_instance_close_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_instance_close_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3429,7 +3430,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3443,7 +3444,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_c813e6c065e19b22(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3458,7 +3459,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_c813e6c065e19b22(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_355(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_f06e7b97688f6faf(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_355(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3473,7 +3474,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_c813e6c065e19b22(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_358(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_f06e7b97688f6faf(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_358(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3488,7 +3489,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_c813e6c065e19b22(*(*C.swig_type_360)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_361(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_360)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_361(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3503,7 +3504,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_c813e6c065e19b22(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_364(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_364(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3521,7 +3522,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_c813e6c065e19b22(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_367(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_367(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3544,7 +3545,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_c813e6c065e19b22(*(*C.swig_type_369)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(*(*C.swig_type_369)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3561,7 +3562,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_c813e6c065e19b22(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_374(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_374(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3581,7 +3582,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.swig_type_376(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_376(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3594,7 +3595,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_c813e6c065e19b22(*(*C.swig_type_378)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_f06e7b97688f6faf(*(*C.swig_type_378)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3608,7 +3609,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_c813e6c065e19b22(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_f06e7b97688f6faf(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3624,7 +3625,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_c813e6c065e19b22(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_383(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_f06e7b97688f6faf(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_383(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3640,7 +3641,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_c813e6c065e19b22(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_386(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_f06e7b97688f6faf(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_386(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3656,7 +3657,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_c813e6c065e19b22(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_389(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_389(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3672,7 +3673,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_c813e6c065e19b22(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_392(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_392(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3685,7 +3686,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 func Server_follow(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_follow_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_follow_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3695,7 +3696,7 @@ func Server_follow(arg1 Server) (_swig_ret error) {
 func Server_stop(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_stop_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_stop_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3706,7 +3707,7 @@ func Server_check_health(arg1 Server, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_server_check_health_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_server_check_health_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3718,7 +3719,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_c813e6c065e19b22(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_f06e7b97688f6faf(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3733,7 +3734,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.swig_type_399(_swig_i_1), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_399(_swig_i_1), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3747,7 +3748,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_c813e6c065e19b22(*(*C.swig_type_402)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_f06e7b97688f6faf(*(*C.swig_type_402)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3761,7 +3762,7 @@ func Server_run(arg1 Server, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_run_capi_c813e6c065e19b22(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3773,7 +3774,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_c813e6c065e19b22(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_406(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_406(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3788,7 +3789,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_c813e6c065e19b22(*(*C.swig_type_408)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_409(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_f06e7b97688f6faf(*(*C.swig_type_408)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_409(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3805,7 +3806,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_c813e6c065e19b22(*(*C.swig_type_411)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_412)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_411)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_412)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3832,7 +3833,7 @@ func Runtime_init_with_options(arg1 float64, arg2 int, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_runtime_init_with_options_capi_c813e6c065e19b22(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_runtime_init_with_options_capi_f06e7b97688f6faf(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3851,7 +3852,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_c813e6c065e19b22(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3889,7 +3890,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_c813e6c065e19b22(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), C.swig_type_429(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), C.swig_type_429(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3906,7 +3907,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_c813e6c065e19b22(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3930,7 +3931,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_c813e6c065e19b22(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_f06e7b97688f6faf(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3949,7 +3950,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_c813e6c065e19b22(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3980,7 +3981,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_c813e6c065e19b22(*(*C.swig_type_445)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_446(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_f06e7b97688f6faf(*(*C.swig_type_445)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_446(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3999,7 +4000,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_c813e6c065e19b22(*(*C.swig_type_448)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_449(_swig_i_4), C.swig_type_450(_swig_i_5), C.swig_type_451(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_f06e7b97688f6faf(*(*C.swig_type_448)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_449(_swig_i_4), C.swig_type_450(_swig_i_5), C.swig_type_451(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4020,7 +4021,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_c813e6c065e19b22(*(*C.swig_type_453)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_f06e7b97688f6faf(*(*C.swig_type_453)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4048,7 +4049,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	return swig_r_1
 }
 
-func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 []int64, arg6 []int64, arg7 []int32, arg8 []int32, arg9 Server) (_swig_ret error) {
+func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 []int64, arg6 []int64, arg7 []int32, arg8 []int32, arg9 []int64, arg10 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
@@ -4058,8 +4059,9 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	_swig_i_8 := getSwigcptr(arg9)
-	swig_r_p := C._wrap_server_get_stats_capi_c813e6c065e19b22(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_7)), C.uintptr_t(_swig_i_8))
+	_swig_i_8 := arg9
+	_swig_i_9 := getSwigcptr(arg10)
+	swig_r_p := C._wrap_server_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4085,6 +4087,9 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	if Swig_escape_always_false {
 		Swig_escape_val = arg8
 	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
 	return swig_r_1
@@ -4097,7 +4102,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_c813e6c065e19b22(*(*C.swig_type_470)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_f06e7b97688f6faf(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

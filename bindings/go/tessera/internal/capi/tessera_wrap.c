@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_c813e6c065e19b22(const char*);
+  void cgo_panic__capi_f06e7b97688f6faf(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_c813e6c065e19b22(p);
+  cgo_panic__capi_f06e7b97688f6faf(p);
 }
 
 
@@ -373,7 +373,7 @@ static tess_status tess_shim_server_get_plan_info(
 static tess_status tess_shim_server_get_stats(
     int64_t* out_requests, int64_t* out_failed_requests, int64_t* out_runs, int64_t* out_rows,
     int64_t* out_queued_requests, int64_t* out_health_checks, int32_t* out_available,
-    int32_t* out_stopped, const tess_server* server) {
+    int32_t* out_stopped, int64_t* out_heap_allocations_last_batch, const tess_server* server) {
   tess_server_stats s = TESS_SERVER_STATS_INIT;
   tess_status status = tess_server_get_stats(&s, server);
   if (status != TESS_OK) return status;
@@ -385,6 +385,7 @@ static tess_status tess_shim_server_get_stats(
   *out_health_checks = s.health_checks;
   *out_available = s.available;
   *out_stopped = s.stopped;
+  *out_heap_allocations_last_batch = s.heap_allocations_last_batch;
   return TESS_OK;
 }
 
@@ -407,7 +408,7 @@ static tess_status tess_shim_serve_request_get_info(int64_t* out_batch_rows,
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_c813e6c065e19b22(void *_swig_go_0) {
+void _wrap_Swig_free_capi_f06e7b97688f6faf(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -417,7 +418,7 @@ void _wrap_Swig_free_capi_c813e6c065e19b22(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_c813e6c065e19b22(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_f06e7b97688f6faf(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -430,7 +431,7 @@ void *_wrap_Swig_malloc_capi_c813e6c065e19b22(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_c813e6c065e19b22(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_f06e7b97688f6faf(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -440,7 +441,7 @@ void _wrap_delete_Placement_capi_c813e6c065e19b22(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_c813e6c065e19b22(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -450,7 +451,7 @@ void _wrap_delete_NdSbp_capi_c813e6c065e19b22(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_c813e6c065e19b22(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_f06e7b97688f6faf(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -460,7 +461,7 @@ void _wrap_delete_Layout_capi_c813e6c065e19b22(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -470,7 +471,7 @@ void _wrap_delete_OpCall_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_c813e6c065e19b22(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_f06e7b97688f6faf(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -480,7 +481,7 @@ void _wrap_delete_InferResult_capi_c813e6c065e19b22(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_c813e6c065e19b22(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -490,7 +491,7 @@ void _wrap_delete_Explanation_capi_c813e6c065e19b22(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_c813e6c065e19b22(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_f06e7b97688f6faf(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -500,7 +501,7 @@ void _wrap_delete_Tensor_capi_c813e6c065e19b22(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_c813e6c065e19b22(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -510,7 +511,7 @@ void _wrap_delete_BoxingPlan_capi_c813e6c065e19b22(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_c813e6c065e19b22(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -520,7 +521,7 @@ void _wrap_delete_BucketedAllReducer_capi_c813e6c065e19b22(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_c813e6c065e19b22(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -530,7 +531,7 @@ void _wrap_delete_Program_capi_c813e6c065e19b22(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_c813e6c065e19b22(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -540,7 +541,7 @@ void _wrap_delete_Plan_capi_c813e6c065e19b22(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_c813e6c065e19b22(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -550,7 +551,7 @@ void _wrap_delete_PlanInstance_capi_c813e6c065e19b22(struct tess_plan_instance *
 }
 
 
-void _wrap_delete_Server_capi_c813e6c065e19b22(struct tess_server *_swig_go_0) {
+void _wrap_delete_Server_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
   struct tess_server *arg1 = (struct tess_server *) 0 ;
   
   arg1 = *(struct tess_server **)&_swig_go_0; 
@@ -560,7 +561,7 @@ void _wrap_delete_Server_capi_c813e6c065e19b22(struct tess_server *_swig_go_0) {
 }
 
 
-void _wrap_delete_ServeRequest_capi_c813e6c065e19b22(struct tess_serve_request *_swig_go_0) {
+void _wrap_delete_ServeRequest_capi_f06e7b97688f6faf(struct tess_serve_request *_swig_go_0) {
   struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
   
   arg1 = *(struct tess_serve_request **)&_swig_go_0; 
@@ -570,7 +571,7 @@ void _wrap_delete_ServeRequest_capi_c813e6c065e19b22(struct tess_serve_request *
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_c813e6c065e19b22() {
+intgo _wrap_VERSION_NUMBER_capi_f06e7b97688f6faf() {
   int result;
   intgo _swig_go_result;
   
@@ -581,7 +582,7 @@ intgo _wrap_VERSION_NUMBER_capi_c813e6c065e19b22() {
 }
 
 
-_gostring_ _wrap_version_capi_c813e6c065e19b22() {
+_gostring_ _wrap_version_capi_f06e7b97688f6faf() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -592,7 +593,7 @@ _gostring_ _wrap_version_capi_c813e6c065e19b22() {
 }
 
 
-intgo _wrap_version_number_capi_c813e6c065e19b22() {
+intgo _wrap_version_number_capi_f06e7b97688f6faf() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -603,7 +604,7 @@ intgo _wrap_version_number_capi_c813e6c065e19b22() {
 }
 
 
-_gostring_ _wrap_status_string_capi_c813e6c065e19b22(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_f06e7b97688f6faf(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -616,7 +617,7 @@ _gostring_ _wrap_status_string_capi_c813e6c065e19b22(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_c813e6c065e19b22() {
+_gostring_ _wrap_runtime_init_capi_f06e7b97688f6faf() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -627,7 +628,7 @@ _gostring_ _wrap_runtime_init_capi_c813e6c065e19b22() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_c813e6c065e19b22() {
+_gostring_ _wrap_runtime_finalize_capi_f06e7b97688f6faf() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -638,7 +639,7 @@ _gostring_ _wrap_runtime_finalize_capi_c813e6c065e19b22() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -658,7 +659,7 @@ _gostring_ _wrap_runtime_world_rank_capi_c813e6c065e19b22(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -678,7 +679,7 @@ _gostring_ _wrap_runtime_world_size_capi_c813e6c065e19b22(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -707,7 +708,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -734,7 +735,7 @@ _gostring_ _wrap_placement_parse_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -768,7 +769,7 @@ _gostring_ _wrap_placement_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_c813e6c065e19b22(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_f06e7b97688f6faf(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -781,7 +782,7 @@ _gostring_ _wrap_placement_string_capi_c813e6c065e19b22(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -803,7 +804,7 @@ _gostring_ _wrap_placement_device_type_capi_c813e6c065e19b22(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -825,7 +826,7 @@ _gostring_ _wrap_placement_num_axes_capi_c813e6c065e19b22(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -849,7 +850,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_c813e6c065e19b22(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -871,7 +872,7 @@ _gostring_ _wrap_placement_parallel_num_capi_c813e6c065e19b22(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -895,7 +896,7 @@ _gostring_ _wrap_placement_rank_at_capi_c813e6c065e19b22(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -919,7 +920,7 @@ _gostring_ _wrap_placement_index_of_capi_c813e6c065e19b22(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -943,7 +944,7 @@ _gostring_ _wrap_placement_contains_capi_c813e6c065e19b22(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -969,7 +970,7 @@ _gostring_ _wrap_placement_axis_group_capi_c813e6c065e19b22(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -993,7 +994,7 @@ _gostring_ _wrap_placement_equal_capi_c813e6c065e19b22(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -1015,7 +1016,7 @@ _gostring_ _wrap_placement_hash_capi_c813e6c065e19b22(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -1042,7 +1043,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1085,7 +1086,7 @@ _gostring_ _wrap_nd_sbp_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_c813e6c065e19b22(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1098,7 +1099,7 @@ _gostring_ _wrap_nd_sbp_string_capi_c813e6c065e19b22(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1120,7 +1121,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_c813e6c065e19b22(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1153,7 +1154,7 @@ _gostring_ _wrap_nd_sbp_get_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1177,7 +1178,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1209,7 +1210,7 @@ _gostring_ _wrap_layout_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1235,7 +1236,7 @@ _gostring_ _wrap_layout_local_shape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1268,7 +1269,7 @@ _gostring_ _wrap_layout_range_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1290,7 +1291,7 @@ _gostring_ _wrap_layout_num_elements_capi_c813e6c065e19b22(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_c813e6c065e19b22(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_f06e7b97688f6faf(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1303,7 +1304,7 @@ _gostring_ _wrap_layout_string_capi_c813e6c065e19b22(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1330,7 +1331,7 @@ _gostring_ _wrap_dtype_parse_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_c813e6c065e19b22(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_f06e7b97688f6faf(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1343,7 +1344,7 @@ _gostring_ _wrap_dtype_name_capi_c813e6c065e19b22(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_c813e6c065e19b22() {
+long long _wrap_op_count_capi_f06e7b97688f6faf() {
   size_t result;
   long long _swig_go_result;
   
@@ -1354,7 +1355,7 @@ long long _wrap_op_count_capi_c813e6c065e19b22() {
 }
 
 
-_gostring_ _wrap_op_name_capi_c813e6c065e19b22(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_f06e7b97688f6faf(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1367,7 +1368,7 @@ _gostring_ _wrap_op_name_capi_c813e6c065e19b22(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1394,7 +1395,7 @@ _gostring_ _wrap_op_call_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1407,7 +1408,7 @@ _gostring_ _wrap_op_call_signature_capi_c813e6c065e19b22(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1429,7 +1430,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_c813e6c065e19b22(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1451,7 +1452,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_c813e6c065e19b22(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1473,7 +1474,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_c813e6c065e19b22(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1499,7 +1500,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_c813e6c065e19b22(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1521,7 +1522,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_c813e6c065e19b22(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1546,7 +1547,7 @@ _gostring_ _wrap_op_call_add_input_capi_c813e6c065e19b22(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1568,7 +1569,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_c813e6c065e19b22(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1585,7 +1586,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_c813e6c065e19b22(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_c813e6c065e19b22(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1602,7 +1603,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_c813e6c065e19b22(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1624,7 +1625,7 @@ _gostring_ _wrap_op_call_infer_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1646,7 +1647,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_c813e6c065e19b22(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1674,7 +1675,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_c813e6c065e19b22(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1698,7 +1699,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_c813e6c065e19b22(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1722,7 +1723,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_c813e6c065e19b22(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1746,7 +1747,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_c813e6c065e19b22(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1768,7 +1769,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_c813e6c065e19b22(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1792,7 +1793,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_c813e6c065e19b22(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1816,7 +1817,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_c813e6c065e19b22(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1840,7 +1841,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_c813e6c065e19b22(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1862,7 +1863,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_c813e6c065e19b22(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1884,7 +1885,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_c813e6c065e19b22(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1906,7 +1907,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_c813e6c065e19b22(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -1928,7 +1929,7 @@ _gostring_ _wrap_op_call_explain_capi_c813e6c065e19b22(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_c813e6c065e19b22(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1941,7 +1942,7 @@ _gostring_ _wrap_explanation_text_capi_c813e6c065e19b22(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_c813e6c065e19b22(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1954,7 +1955,7 @@ _gostring_ _wrap_explanation_json_capi_c813e6c065e19b22(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_c813e6c065e19b22(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1967,13 +1968,13 @@ _gostring_ _wrap_explanation_failure_capi_c813e6c065e19b22(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_c813e6c065e19b22() {
+void _wrap_infer_cache_clear_capi_f06e7b97688f6faf() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_c813e6c065e19b22(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -1986,7 +1987,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_c813e6c065e19b22(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2022,7 +2023,7 @@ _gostring_ _wrap_tensor_from_host_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2062,7 +2063,7 @@ _gostring_ _wrap_tensor_from_local_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2096,7 +2097,7 @@ _gostring_ _wrap_tensor_full_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_c813e6c065e19b22(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2128,7 +2129,7 @@ _gostring_ _wrap_tensor_arange_capi_c813e6c065e19b22(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2162,7 +2163,7 @@ _gostring_ _wrap_tensor_rand_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2196,7 +2197,7 @@ _gostring_ _wrap_tensor_randn_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2222,7 +2223,7 @@ _gostring_ _wrap_tensor_shape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2244,7 +2245,7 @@ _gostring_ _wrap_tensor_num_elements_capi_c813e6c065e19b22(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2266,7 +2267,7 @@ _gostring_ _wrap_tensor_dtype_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2288,7 +2289,7 @@ _gostring_ _wrap_tensor_placement_capi_c813e6c065e19b22(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2310,7 +2311,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2332,7 +2333,7 @@ _gostring_ _wrap_tensor_has_local_capi_c813e6c065e19b22(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2358,7 +2359,7 @@ _gostring_ _wrap_tensor_local_shape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2380,7 +2381,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_c813e6c065e19b22(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_c813e6c065e19b22(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_f06e7b97688f6faf(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2393,7 +2394,7 @@ _gostring_ _wrap_tensor_string_capi_c813e6c065e19b22(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2412,7 +2413,7 @@ _gostring_ _wrap_tensor_to_host_capi_c813e6c065e19b22(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2431,7 +2432,7 @@ _gostring_ _wrap_tensor_copy_local_capi_c813e6c065e19b22(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2457,7 +2458,7 @@ _gostring_ _wrap_tensor_to_global_capi_c813e6c065e19b22(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2487,7 +2488,7 @@ _gostring_ _wrap_op_call_apply_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2509,7 +2510,7 @@ _gostring_ _wrap_abs_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2533,7 +2534,7 @@ _gostring_ _wrap_add_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2559,7 +2560,7 @@ _gostring_ _wrap_add_n_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2587,7 +2588,7 @@ _gostring_ _wrap_batch_matmul_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2613,7 +2614,7 @@ _gostring_ _wrap_bias_add_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2637,7 +2638,7 @@ _gostring_ _wrap_cast_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2665,7 +2666,7 @@ _gostring_ _wrap_concat_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_div_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2689,7 +2690,7 @@ _gostring_ _wrap_div_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2713,7 +2714,7 @@ _gostring_ _wrap_embedding_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_exp_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2735,7 +2736,7 @@ _gostring_ _wrap_exp_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_gather_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2761,7 +2762,7 @@ _gostring_ _wrap_gather_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gelu_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2783,7 +2784,7 @@ _gostring_ _wrap_gelu_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_identity_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2805,7 +2806,7 @@ _gostring_ _wrap_identity_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2855,7 +2856,7 @@ _gostring_ _wrap_layer_norm_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_log_softmax_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2879,7 +2880,7 @@ _gostring_ _wrap_log_softmax_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2907,7 +2908,7 @@ _gostring_ _wrap_matmul_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2931,7 +2932,7 @@ _gostring_ _wrap_maximum_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2955,7 +2956,7 @@ _gostring_ _wrap_minimum_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2979,7 +2980,7 @@ _gostring_ _wrap_mul_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3001,7 +3002,7 @@ _gostring_ _wrap_neg_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_pow_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3025,7 +3026,7 @@ _gostring_ _wrap_pow_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3055,7 +3056,7 @@ _gostring_ _wrap_reduce_max_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3085,7 +3086,7 @@ _gostring_ _wrap_reduce_mean_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3115,7 +3116,7 @@ _gostring_ _wrap_reduce_min_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3145,7 +3146,7 @@ _gostring_ _wrap_reduce_sum_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3167,7 +3168,7 @@ _gostring_ _wrap_relu_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_reshape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3195,7 +3196,7 @@ _gostring_ _wrap_reshape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3219,7 +3220,7 @@ _gostring_ _wrap_scalar_add_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3243,7 +3244,7 @@ _gostring_ _wrap_scalar_mul_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sigmoid_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3265,7 +3266,7 @@ _gostring_ _wrap_sigmoid_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_slice_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3305,7 +3306,7 @@ _gostring_ _wrap_slice_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_softmax_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3329,7 +3330,7 @@ _gostring_ _wrap_softmax_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3362,7 +3363,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_c813e6c065e19b22(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sqrt_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3384,7 +3385,7 @@ _gostring_ _wrap_sqrt_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_sub_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3408,7 +3409,7 @@ _gostring_ _wrap_sub_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3430,7 +3431,7 @@ _gostring_ _wrap_tanh_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3458,7 +3459,7 @@ _gostring_ _wrap_transpose_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_explanation_last_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -3478,7 +3479,7 @@ _gostring_ _wrap_explanation_last_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3517,7 +3518,7 @@ _gostring_ _wrap_boxing_run_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3553,7 +3554,7 @@ _gostring_ _wrap_boxing_plan_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_c813e6c065e19b22(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3566,7 +3567,7 @@ _gostring_ _wrap_boxing_plan_string_capi_c813e6c065e19b22(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -3588,7 +3589,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_c813e6c065e19b22(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_c813e6c065e19b22(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3603,7 +3604,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_c813e6c065e19b22(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -3625,7 +3626,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_c813e6c065e19b22(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_c813e6c065e19b22(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -3650,7 +3651,7 @@ _gostring_ _wrap_comm_allreduce_capi_c813e6c065e19b22(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_c813e6c065e19b22(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3679,7 +3680,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_c813e6c065e19b22(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_c813e6c065e19b22(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -3692,7 +3693,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_c813e6c065e19b22(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -3712,7 +3713,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_c813e6c065e19b22(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -3732,7 +3733,7 @@ _gostring_ _wrap_program_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3773,7 +3774,7 @@ _gostring_ _wrap_program_add_input_capi_c813e6c065e19b22(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3804,7 +3805,7 @@ _gostring_ _wrap_program_add_variable_capi_c813e6c065e19b22(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -3843,7 +3844,7 @@ _gostring_ _wrap_program_add_op_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_c813e6c065e19b22(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -3858,7 +3859,7 @@ _gostring_ _wrap_program_mark_output_capi_c813e6c065e19b22(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3907,7 +3908,7 @@ _gostring_ _wrap_program_sizes_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_c813e6c065e19b22(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3920,7 +3921,7 @@ _gostring_ _wrap_program_string_capi_c813e6c065e19b22(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_c813e6c065e19b22() {
+_gostring_ _wrap_capture_begin_capi_f06e7b97688f6faf() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -3931,7 +3932,7 @@ _gostring_ _wrap_capture_begin_capi_c813e6c065e19b22() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -3951,7 +3952,7 @@ _gostring_ _wrap_capture_active_capi_c813e6c065e19b22(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3990,7 +3991,7 @@ _gostring_ _wrap_capture_placeholder_capi_c813e6c065e19b22(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4016,13 +4017,13 @@ _gostring_ _wrap_capture_end_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_c813e6c065e19b22() {
+void _wrap_capture_abort_capi_f06e7b97688f6faf() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_plan_string_capi_c813e6c065e19b22(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4035,7 +4036,7 @@ _gostring_ _wrap_plan_string_capi_c813e6c065e19b22(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -4057,7 +4058,7 @@ _gostring_ _wrap_plan_instantiate_capi_c813e6c065e19b22(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_c813e6c065e19b22(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4076,7 +4077,7 @@ _gostring_ _wrap_plan_instance_run_capi_c813e6c065e19b22(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_c813e6c065e19b22(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4097,7 +4098,7 @@ _gostring_ _wrap_plan_instance_push_capi_c813e6c065e19b22(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_c813e6c065e19b22(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4112,7 +4113,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_c813e6c065e19b22(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_c813e6c065e19b22(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4125,7 +4126,7 @@ _gostring_ _wrap_plan_instance_close_capi_c813e6c065e19b22(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_c813e6c065e19b22(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4161,7 +4162,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_c813e6c065e19b22(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4183,7 +4184,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_c813e6c065e19b22(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4207,7 +4208,7 @@ _gostring_ _wrap_plan_instance_output_capi_c813e6c065e19b22(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4228,7 +4229,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_c813e6c065e19b22(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4252,7 +4253,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_c813e6c065e19b22(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4276,7 +4277,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_c813e6c065e19b22(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4304,7 +4305,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_c813e6c065e19b22(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4326,7 +4327,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_c813e6c065e19b22(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4368,7 +4369,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_c813e6c065e19b22(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_c813e6c065e19b22(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4383,7 +4384,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_c813e6c065e19b22(struct tess_p
 }
 
 
-_gostring_ _wrap_server_is_driver_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_is_driver_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4405,7 +4406,7 @@ _gostring_ _wrap_server_is_driver_capi_c813e6c065e19b22(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_num_plans_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_num_plans_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4427,7 +4428,7 @@ _gostring_ _wrap_server_num_plans_capi_c813e6c065e19b22(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_plan_input_width_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_width_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4453,7 +4454,7 @@ _gostring_ _wrap_server_plan_input_width_capi_c813e6c065e19b22(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_width_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_width_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4479,7 +4480,7 @@ _gostring_ _wrap_server_plan_output_width_capi_c813e6c065e19b22(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_plan_input_dtype_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4505,7 +4506,7 @@ _gostring_ _wrap_server_plan_input_dtype_capi_c813e6c065e19b22(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_dtype_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4531,7 +4532,7 @@ _gostring_ _wrap_server_plan_output_dtype_capi_c813e6c065e19b22(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_follow_capi_c813e6c065e19b22(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_follow_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4544,7 +4545,7 @@ _gostring_ _wrap_server_follow_capi_c813e6c065e19b22(struct tess_server *_swig_g
 }
 
 
-_gostring_ _wrap_server_stop_capi_c813e6c065e19b22(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_stop_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4557,7 +4558,7 @@ _gostring_ _wrap_server_stop_capi_c813e6c065e19b22(struct tess_server *_swig_go_
 }
 
 
-_gostring_ _wrap_server_check_health_capi_c813e6c065e19b22(struct tess_server *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_server_check_health_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0, double _swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4572,7 +4573,7 @@ _gostring_ _wrap_server_check_health_capi_c813e6c065e19b22(struct tess_server *_
 }
 
 
-_gostring_ _wrap_serve_request_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_serve_request_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
   tess_serve_request **arg1 = (tess_serve_request **) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4596,7 +4597,7 @@ _gostring_ _wrap_serve_request_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_set_input_capi_c813e6c065e19b22(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_serve_request_set_input_capi_f06e7b97688f6faf(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   tess_serve_request *arg1 = (tess_serve_request *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4617,7 +4618,7 @@ _gostring_ _wrap_serve_request_set_input_capi_c813e6c065e19b22(struct tess_serve
 }
 
 
-_gostring_ _wrap_serve_request_rows_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_serve_request_rows_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   int64_t value1 = 0 ;
@@ -4639,7 +4640,7 @@ _gostring_ _wrap_serve_request_rows_capi_c813e6c065e19b22(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_server_run_capi_c813e6c065e19b22(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_server_run_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   tess_status result;
@@ -4654,7 +4655,7 @@ _gostring_ _wrap_server_run_capi_c813e6c065e19b22(struct tess_server *_swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_output_bytes_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   size_t arg3 ;
@@ -4678,7 +4679,7 @@ _gostring_ _wrap_serve_request_output_bytes_capi_c813e6c065e19b22(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_serve_request_output_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_serve_request *arg3 = (tess_serve_request *) 0 ;
@@ -4699,7 +4700,7 @@ _gostring_ _wrap_serve_request_output_capi_c813e6c065e19b22(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4755,7 +4756,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_c813e6c065e19b22(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -4772,7 +4773,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_c813e6c065e19b22(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4866,7 +4867,7 @@ _gostring_ _wrap_allocator_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -4888,7 +4889,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_c813e6c065e19b22(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4937,7 +4938,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_c813e6c065e19b22(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -4961,7 +4962,7 @@ _gostring_ _wrap_plan_compile_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5028,7 +5029,7 @@ _gostring_ _wrap_plan_instance_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
   tess_server **arg1 = (tess_server **) 0 ;
   int32_t arg2 ;
   double arg3 ;
@@ -5054,7 +5055,7 @@ _gostring_ _wrap_server_create_capi_c813e6c065e19b22(_goslice_ _swig_go_0, intgo
 }
 
 
-_gostring_ _wrap_server_add_plan_capi_c813e6c065e19b22(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_server_add_plan_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   tess_plan *arg3 = (tess_plan *) 0 ;
@@ -5086,7 +5087,7 @@ _gostring_ _wrap_server_add_plan_capi_c813e6c065e19b22(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_server_get_plan_info_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+_gostring_ _wrap_server_get_plan_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5164,7 +5165,7 @@ _gostring_ _wrap_server_get_plan_info_capi_c813e6c065e19b22(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_server_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, struct tess_server *_swig_go_8) {
+_gostring_ _wrap_server_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5173,7 +5174,8 @@ _gostring_ _wrap_server_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _g
   int64_t *arg6 = (int64_t *) 0 ;
   int32_t *arg7 = (int32_t *) 0 ;
   int32_t *arg8 = (int32_t *) 0 ;
-  tess_server *arg9 = (tess_server *) 0 ;
+  int64_t *arg9 = (int64_t *) 0 ;
+  tess_server *arg10 = (tess_server *) 0 ;
   int64_t value1 = 0 ;
   int64_t value2 = 0 ;
   int64_t value3 = 0 ;
@@ -5182,6 +5184,7 @@ _gostring_ _wrap_server_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _g
   int64_t value6 = 0 ;
   int32_t value7 = 0 ;
   int32_t value8 = 0 ;
+  int64_t value9 = 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -5217,9 +5220,13 @@ _gostring_ _wrap_server_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _g
     if (_swig_go_7.len < 1) _swig_gopanic("out-param slice must have at least one element");
     arg8 = &value8;
   }
-  arg9 = *(tess_server **)&_swig_go_8; 
+  {
+    if (_swig_go_8.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg9 = &value9;
+  }
+  arg10 = *(tess_server **)&_swig_go_9; 
   
-  result = (tess_status)tess_shim_server_get_stats(arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,(struct tess_server const *)arg9);
+  result = (tess_status)tess_shim_server_get_stats(arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9,(struct tess_server const *)arg10);
   _swig_go_result = tess_go_status(result); 
   {
     ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
@@ -5245,11 +5252,14 @@ _gostring_ _wrap_server_get_stats_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _g
   {
     ((int32_t*)_swig_go_7.array)[0] = (int32_t)value8; 
   }
+  {
+    ((int64_t*)_swig_go_8.array)[0] = (int64_t)value9; 
+  }
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_serve_request_get_info_capi_c813e6c065e19b22(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+_gostring_ _wrap_serve_request_get_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   double *arg3 = (double *) 0 ;

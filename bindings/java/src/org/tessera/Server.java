@@ -329,9 +329,14 @@ public final class Server extends Handle {
     public final boolean available;
     /** True once stopped (driver) or released (follower). */
     public final boolean stopped;
+    /**
+     * Heap allocations of the last batch on the thread that ran it; -1: not counted
+     * (libtessera.so does not count; tests linking Tessera statically do).
+     */
+    public final long heapAllocationsLastBatch;
 
     Stats(long requests, long failedRequests, long runs, long rows, long queuedRequests,
-        long healthChecks, boolean available, boolean stopped) {
+        long healthChecks, boolean available, boolean stopped, long heapAllocationsLastBatch) {
       this.requests = requests;
       this.failedRequests = failedRequests;
       this.runs = runs;
@@ -340,6 +345,7 @@ public final class Server extends Handle {
       this.healthChecks = healthChecks;
       this.available = available;
       this.stopped = stopped;
+      this.heapAllocationsLastBatch = heapAllocationsLastBatch;
     }
 
     @Override
@@ -358,10 +364,11 @@ public final class Server extends Handle {
   public Stats stats() {
     long[] requests = {0}, failed = {0}, runs = {0}, rows = {0}, queued = {0}, health = {0};
     int[] available = {0}, stopped = {0};
+    long[] heap = {0};
     TesseraJNI.server_get_stats(requests, failed, runs, rows, queued, health, available,
-        stopped, ptr(), this);
+        stopped, heap, ptr(), this);
     return new Stats(requests[0], failed[0], runs[0], rows[0], queued[0], health[0],
-        available[0] != 0, stopped[0] != 0);
+        available[0] != 0, stopped[0] != 0, heap[0]);
   }
 
   /**

@@ -351,6 +351,8 @@ public final class MpiServeTest {
         checkEq(s.queuedRequests, 0L, "stats queued");
         checkEq(s.healthChecks, 2L, "stats health checks");
         check(s.available && !s.stopped, "stats available, not stopped: " + s);
+        check(s.heapAllocationsLastBatch == -1, "libtessera.so does not count heap allocations: "
+            + s.heapAllocationsLastBatch);
         server.stop();
         try (ServeRequest r = server.newRequest(1)) {
           r.setInput(0, rowsFor(1, 1, 1));
