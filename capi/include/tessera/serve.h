@@ -26,9 +26,10 @@
  * once and split back (rows must not depend on each other: a plan whose ops mix rows,
  * a softmax over axis 0 say, answers differently batched).
  *
- * Waiting costs no CPU: an idle driver sleeps on a condition variable, and followers
- * poll for the next command with pauses that grow to follower_poll_max_us (so a
- * request after idle starts within about that long).
+ * Waiting costs little CPU: an idle driver sleeps on a condition variable, and
+ * followers poll for the next command with pauses that grow to follower_poll_max_us
+ * (a few percent of a core each at the default 500 us; docs/serving.md has figures),
+ * so a request after idle starts within about that long.
  *
  * Faults: when a run or a health check fails on a collective timeout, or a follower
  * does not answer within follower_timeout_seconds, the server is unavailable from
