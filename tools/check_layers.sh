@@ -36,6 +36,7 @@ back_edges=(
   "core/kernel //kernels/cpu:cpu_kernels"
   "core/plan //core/eager:interpreter"
   "core/plan //core/serve"
+  "core/eager //core/autograd"
   "core/tensor //core/eager:interpreter"
   "core/boxing //core/tensor:global_tensor"
   "core/memory //core/boxing"

@@ -41,6 +41,11 @@ OpDef& OpDef::SetSignatureFn(SignatureFn fn) {
   return *this;
 }
 
+OpDef& OpDef::SetGradFn(GradFn fn) {
+  grad_fn_ = fn;
+  return *this;
+}
+
 OpDef& OpDef::Doc(std::string doc) {
   doc_ = std::move(doc);
   return *this;

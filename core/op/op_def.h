@@ -12,6 +12,7 @@
 
 #include "core/common/status.h"
 #include "core/op/attr.h"
+#include "core/op/grad.h"
 
 namespace tessera {
 namespace op {
@@ -58,6 +59,9 @@ class OpDef {
   OpDef& RequiredAttr(std::string name, AttrType type);
   OpDef& SetShapeFn(ShapeFn fn);
   OpDef& SetSignatureFn(SignatureFn fn);
+  // The op's gradient (core/op/grad.h). Ops without one are not differentiable:
+  // backward through them is an error naming the op.
+  OpDef& SetGradFn(GradFn fn);
   OpDef& Doc(std::string doc);
 
   const std::string& name() const { return name_; }
@@ -66,6 +70,7 @@ class OpDef {
   const std::vector<AttrDef>& attrs() const { return attrs_; }
   ShapeFn shape_fn() const { return shape_fn_; }
   SignatureFn signature_fn() const { return signature_fn_; }
+  GradFn grad_fn() const { return grad_fn_; }
   const std::string& doc() const { return doc_; }
 
   const AttrDef* FindAttr(std::string_view name) const;
@@ -93,6 +98,7 @@ class OpDef {
   std::vector<AttrDef> attrs_;
   ShapeFn shape_fn_ = nullptr;
   SignatureFn signature_fn_ = nullptr;
+  GradFn grad_fn_ = nullptr;
   std::string doc_;
 };
 

@@ -9,6 +9,7 @@
 
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -279,31 +280,46 @@ void ExtremumSignatures(const OpContext& ctx, SignatureList* list) {
 void PowSignatures(const OpContext& ctx, SignatureList* list) { BroadcastSplits(ctx, list); }
 
 Status RegisterUnary(OpRegistry* r, const char* name, ShapeFn shape, SignatureFn sigs,
-                     const char* doc) {
-  return r->Register(
-      OpDef(name).Input("x").Output("out").SetShapeFn(shape).SetSignatureFn(sigs).Doc(doc));
+                     const char* doc, GradFn grad = nullptr) {
+  return r->Register(OpDef(name)
+                         .Input("x")
+                         .Output("out")
+                         .SetShapeFn(shape)
+                         .SetSignatureFn(sigs)
+                         .SetGradFn(grad)
+                         .Doc(doc));
 }
 
 Status RegisterBinary(OpRegistry* r, const char* name, SignatureFn sigs, const char* doc,
-                      ShapeFn shape = BroadcastBinaryShape) {
-  return r->Register(
-      OpDef(name).Input("x").Input("y").Output("out").SetShapeFn(shape).SetSignatureFn(sigs).Doc(
-          doc));
+                      GradFn grad = nullptr, ShapeFn shape = BroadcastBinaryShape) {
+  return r->Register(OpDef(name)
+                         .Input("x")
+                         .Input("y")
+                         .Output("out")
+                         .SetShapeFn(shape)
+                         .SetSignatureFn(sigs)
+                         .SetGradFn(grad)
+                         .Doc(doc));
 }
 
 }  // namespace
 
 Status RegisterElementwiseOps(OpRegistry* r) {
-  TESS_RETURN_IF_ERROR(RegisterUnary(r, "relu", SameAsInput, MonotoneSignatures, "max(x, 0)"));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "relu", SameAsInput, MonotoneSignatures, "max(x, 0)", ReluGrad));
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "gelu", SameAsFloatInput, SplitOnlySignatures, "x * Phi(x)"));
-  TESS_RETURN_IF_ERROR(RegisterUnary(r, "exp", SameAsFloatInput, MonotoneSignatures, "e^x"));
-  TESS_RETURN_IF_ERROR(RegisterUnary(r, "neg", SameAsInput, NegSignatures, "-x"));
-  TESS_RETURN_IF_ERROR(RegisterUnary(r, "sqrt", SameAsFloatInput, SqrtSignatures, "sqrt(x)"));
-  TESS_RETURN_IF_ERROR(RegisterUnary(r, "tanh", SameAsFloatInput, MonotoneSignatures, "tanh(x)"));
   TESS_RETURN_IF_ERROR(
-      RegisterUnary(r, "sigmoid", SameAsFloatInput, MonotoneSignatures, "1 / (1 + e^-x)"));
-  TESS_RETURN_IF_ERROR(RegisterUnary(r, "identity", SameAsInput, IdentitySignatures, "x"));
+      RegisterUnary(r, "exp", SameAsFloatInput, MonotoneSignatures, "e^x", ExpGrad));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "neg", SameAsInput, NegSignatures, "-x", NegGrad));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "sqrt", SameAsFloatInput, SqrtSignatures, "sqrt(x)", SqrtGrad));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "tanh", SameAsFloatInput, MonotoneSignatures, "tanh(x)", TanhGrad));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "sigmoid", SameAsFloatInput, MonotoneSignatures,
+                                     "1 / (1 + e^-x)", SigmoidGrad));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "identity", SameAsInput, IdentitySignatures, "x", IdentityGrad));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "abs", SameAsInput, AbsSignatures, "elementwise |x|"));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("scalar_add")
                                        .Input("x")
@@ -311,6 +327,7 @@ Status RegisterElementwiseOps(OpRegistry* r) {
                                        .RequiredAttr("value", AttrType::kFloat)
                                        .SetShapeFn(SameAsInput)
                                        .SetSignatureFn(ScalarAddSignatures)
+                                       .SetGradFn(ScalarAddGrad)
                                        .Doc("x + value")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("scalar_mul")
                                        .Input("x")
@@ -318,6 +335,7 @@ Status RegisterElementwiseOps(OpRegistry* r) {
                                        .RequiredAttr("value", AttrType::kFloat)
                                        .SetShapeFn(SameAsInput)
                                        .SetSignatureFn(ScalarMulSignatures)
+                                       .SetGradFn(ScalarMulGrad)
                                        .Doc("x * value")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("cast")
                                        .Input("x")
@@ -325,20 +343,26 @@ Status RegisterElementwiseOps(OpRegistry* r) {
                                        .RequiredAttr("dtype", AttrType::kDType)
                                        .SetShapeFn(CastShape)
                                        .SetSignatureFn(CastSignatures)
+                                       .SetGradFn(CastGrad)
                                        .Doc("x converted to dtype")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("add_n")
                                        .RepeatedInput("in", 2)
                                        .Output("out")
                                        .SetShapeFn(AddNShape)
                                        .SetSignatureFn(AddNSignatures)
+                                       .SetGradFn(AddNGrad)
                                        .Doc("sum of k >= 2 same-shape inputs")));
-  TESS_RETURN_IF_ERROR(RegisterBinary(r, "add", AddSignatures, "x + y, numpy broadcasting"));
-  TESS_RETURN_IF_ERROR(RegisterBinary(r, "sub", SubSignatures, "x - y, numpy broadcasting"));
-  TESS_RETURN_IF_ERROR(RegisterBinary(r, "mul", MulSignatures, "x * y, numpy broadcasting"));
-  TESS_RETURN_IF_ERROR(RegisterBinary(r, "div", DivSignatures, "x / y, numpy broadcasting"));
+  TESS_RETURN_IF_ERROR(
+      RegisterBinary(r, "add", AddSignatures, "x + y, numpy broadcasting", AddGrad));
+  TESS_RETURN_IF_ERROR(
+      RegisterBinary(r, "sub", SubSignatures, "x - y, numpy broadcasting", SubGrad));
+  TESS_RETURN_IF_ERROR(
+      RegisterBinary(r, "mul", MulSignatures, "x * y, numpy broadcasting", MulGrad));
+  TESS_RETURN_IF_ERROR(
+      RegisterBinary(r, "div", DivSignatures, "x / y, numpy broadcasting", DivGrad));
   TESS_RETURN_IF_ERROR(RegisterBinary(r, "pow", PowSignatures,
                                       "x^y elementwise, numpy broadcasting; floating types",
-                                      FloatBroadcastBinaryShape));
+                                      nullptr, FloatBroadcastBinaryShape));
   TESS_RETURN_IF_ERROR(
       RegisterBinary(r, "maximum", ExtremumSignatures<SbpKind::kPartialMax, SbpKind::kPartialMin>,
                      "elementwise max(x, y), numpy broadcasting"));

@@ -2,6 +2,7 @@
 // transpose_a / transpose_b choosing which of a's (b's) last two axes is k.
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -112,6 +113,7 @@ Status RegisterMatmulOps(OpRegistry* registry) {
           .Attr("transpose_b", AttrValue::Bool(false))
           .SetShapeFn(MatmulShape)
           .SetSignatureFn(MatmulSignatures)
+          .SetGradFn(MatmulGrad)
           .Doc("out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k]")));
   return registry->Register(
       OpDef("batch_matmul")
@@ -122,6 +124,7 @@ Status RegisterMatmulOps(OpRegistry* registry) {
           .Attr("transpose_b", AttrValue::Bool(false))
           .SetShapeFn(BatchMatmulShape)
           .SetSignatureFn(BatchMatmulSignatures)
+          .SetGradFn(MatmulGrad)
           .Doc("matmul over the last two axes; leading batch axes must be equal"));
 }
 

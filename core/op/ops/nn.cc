@@ -4,6 +4,7 @@
 
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -240,6 +241,7 @@ Status RegisterNnOps(OpRegistry* r) {
                                        .Attr("axis", AttrValue::Int(1))
                                        .SetShapeFn(BiasAddShape)
                                        .SetSignatureFn(BiasAddSignatures)
+                                       .SetGradFn(BiasAddGrad)
                                        .Doc("a + b along axis; b is 1-d")));
   return r->Register(OpDef("sparse_softmax_cross_entropy")
                          .Input("prediction")
@@ -248,6 +250,7 @@ Status RegisterNnOps(OpRegistry* r) {
                          .Output("out")
                          .SetShapeFn(SparseSoftmaxCrossEntropyShape)
                          .SetSignatureFn(SparseSoftmaxCrossEntropySignatures)
+                         .SetGradFn(SparseSoftmaxCrossEntropyGrad)
                          .Doc("softmax over the last axis and -log prob[label]"));
 }
 

@@ -1,9 +1,11 @@
 // Reductions over a set of axes (reduce_sum, reduce_mean, reduce_max, reduce_min) and
 // the last-axis-style normalisations softmax and log_softmax.
+#include <string>
 #include <vector>
 
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -116,7 +118,8 @@ void SoftmaxSignatures(const OpContext& ctx, SignatureList* list) {
   }
 }
 
-Status RegisterReduce(OpRegistry* r, const char* name, SignatureFn sigs, const char* doc) {
+Status RegisterReduce(OpRegistry* r, const char* name, SignatureFn sigs, const char* doc,
+                      GradFn grad = nullptr) {
   return r->Register(OpDef(name)
                          .Input("x")
                          .Output("out")
@@ -124,16 +127,18 @@ Status RegisterReduce(OpRegistry* r, const char* name, SignatureFn sigs, const c
                          .Attr("keepdims", AttrValue::Bool(false))
                          .SetShapeFn(ReduceShape)
                          .SetSignatureFn(sigs)
+                         .SetGradFn(grad)
                          .Doc(doc));
 }
 
 }  // namespace
 
 Status RegisterReduceOps(OpRegistry* r) {
-  TESS_RETURN_IF_ERROR(
-      RegisterReduce(r, "reduce_sum", ReduceSumSignatures, "sum over axes ([] = all axes)"));
+  TESS_RETURN_IF_ERROR(RegisterReduce(r, "reduce_sum", ReduceSumSignatures,
+                                      "sum over axes ([] = all axes)", ReduceSumGrad));
   TESS_RETURN_IF_ERROR(RegisterReduce(r, "reduce_mean", ReduceMeanSignatures,
-                                      "mean over axes ([] = all axes); floating types"));
+                                      "mean over axes ([] = all axes); floating types",
+                                      ReduceMeanGrad));
   TESS_RETURN_IF_ERROR(RegisterReduce(r, "reduce_max",
                                       ReduceExtremumSignatures<SbpKind::kPartialMax>,
                                       "max over axes ([] = all axes)"));
@@ -141,13 +146,15 @@ Status RegisterReduceOps(OpRegistry* r) {
                                       ReduceExtremumSignatures<SbpKind::kPartialMin>,
                                       "min over axes ([] = all axes)"));
   for (const char* name : {"softmax", "log_softmax"}) {
-    TESS_RETURN_IF_ERROR(r->Register(OpDef(name)
-                                         .Input("x")
-                                         .Output("out")
-                                         .Attr("axis", AttrValue::Int(-1))
-                                         .SetShapeFn(SoftmaxShape)
-                                         .SetSignatureFn(SoftmaxSignatures)
-                                         .Doc("normalised exponentials along axis")));
+    TESS_RETURN_IF_ERROR(
+        r->Register(OpDef(name)
+                        .Input("x")
+                        .Output("out")
+                        .Attr("axis", AttrValue::Int(-1))
+                        .SetShapeFn(SoftmaxShape)
+                        .SetSignatureFn(SoftmaxSignatures)
+                        .SetGradFn(std::string(name) == "softmax" ? SoftmaxGrad : LogSoftmaxGrad)
+                        .Doc("normalised exponentials along axis")));
   }
   return Status::Ok();
 }

@@ -6,6 +6,7 @@
 #include "core/common/checked_math.h"
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -257,6 +258,7 @@ Status RegisterShapeOps(OpRegistry* r) {
                                        .RequiredAttr("perm", AttrType::kInts)
                                        .SetShapeFn(TransposeShape)
                                        .SetSignatureFn(TransposeSignatures)
+                                       .SetGradFn(TransposeGrad)
                                        .Doc("out axis i = x axis perm[i]")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("reshape")
                                        .Input("x")
@@ -264,6 +266,7 @@ Status RegisterShapeOps(OpRegistry* r) {
                                        .RequiredAttr("shape", AttrType::kInts)
                                        .SetShapeFn(ReshapeShape)
                                        .SetSignatureFn(ReshapeSignatures)
+                                       .SetGradFn(ReshapeGrad)
                                        .Doc("row-major reshape; one dim may be -1")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("concat")
                                        .RepeatedInput("in", 1)

@@ -1,0 +1,128 @@
+// Gradients of the elementwise ops. Binary ops broadcast, so each input's gradient
+// is summed back to the input's shape (SumToShape).
+#include "core/op/grad.h"
+#include "core/op/ops/grad_rules.h"
+
+namespace tessera {
+namespace op {
+
+using V = GradBuilder::Value;
+
+namespace {
+
+// d/dx of a one-input op as dy * f(y) or f(x): `term` builds the local derivative
+// times dy.
+template <typename Term>
+Status UnaryGrad(GradBuilder* g, Term term) {
+  if (g->needs_input_grad(0)) g->SetInputGrad(0, term(g->output_grad(0)));
+  return g->status();
+}
+
+void SetBroadcastGrad(GradBuilder* g, int slot, V grad) {
+  if (g->needs_input_grad(slot)) {
+    g->SetInputGrad(slot, g->SumToShape(grad, g->shape(g->input(slot))));
+  }
+}
+
+}  // namespace
+
+Status AddGrad(GradBuilder* g) {
+  const V dy = g->output_grad(0);
+  SetBroadcastGrad(g, 0, dy);
+  SetBroadcastGrad(g, 1, dy);
+  return g->status();
+}
+
+Status SubGrad(GradBuilder* g) {
+  const V dy = g->output_grad(0);
+  SetBroadcastGrad(g, 0, dy);
+  if (g->needs_input_grad(1)) SetBroadcastGrad(g, 1, g->Call("neg", {dy}));
+  return g->status();
+}
+
+Status MulGrad(GradBuilder* g) {
+  const V dy = g->output_grad(0);
+  if (g->needs_input_grad(0)) SetBroadcastGrad(g, 0, g->Call("mul", {dy, g->input(1)}));
+  if (g->needs_input_grad(1)) SetBroadcastGrad(g, 1, g->Call("mul", {dy, g->input(0)}));
+  return g->status();
+}
+
+Status DivGrad(GradBuilder* g) {
+  // out = x / y: d/dx = 1 / y, d/dy = -x / y^2 = -out / y.
+  const V dy = g->output_grad(0);
+  const V y = g->input(1);
+  if (g->needs_input_grad(0)) SetBroadcastGrad(g, 0, g->Call("div", {dy, y}));
+  if (g->needs_input_grad(1)) {
+    const V t = g->Call("mul", {dy, g->Call("div", {g->output(0), y})});
+    SetBroadcastGrad(g, 1, g->Call("neg", {t}));
+  }
+  return g->status();
+}
+
+Status NegGrad(GradBuilder* g) {
+  return UnaryGrad(g, [&](V dy) { return g->Call("neg", {dy}); });
+}
+
+Status IdentityGrad(GradBuilder* g) {
+  return UnaryGrad(g, [](V dy) { return dy; });
+}
+
+Status ScalarAddGrad(GradBuilder* g) { return IdentityGrad(g); }
+
+Status ScalarMulGrad(GradBuilder* g) {
+  return UnaryGrad(g, [&](V dy) {
+    return g->Call("scalar_mul", {dy}, {{"value", AttrValue::Float(g->Float("value"))}});
+  });
+}
+
+Status ExpGrad(GradBuilder* g) {
+  return UnaryGrad(g, [&](V dy) { return g->Call("mul", {dy, g->output(0)}); });
+}
+
+Status TanhGrad(GradBuilder* g) {
+  // 1 - tanh^2.
+  return UnaryGrad(g, [&](V dy) {
+    const V y = g->output(0);
+    return g->Call("sub", {dy, g->Call("mul", {dy, g->Call("mul", {y, y})})});
+  });
+}
+
+Status SigmoidGrad(GradBuilder* g) {
+  // s (1 - s).
+  return UnaryGrad(g, [&](V dy) {
+    const V s = g->output(0);
+    const V one_minus_s =
+        g->Call("scalar_add", {g->Call("neg", {s})}, {{"value", AttrValue::Float(1.0)}});
+    return g->Call("mul", {dy, g->Call("mul", {s, one_minus_s})});
+  });
+}
+
+Status SqrtGrad(GradBuilder* g) {
+  // 1 / (2 sqrt(x)).
+  return UnaryGrad(g, [&](V dy) {
+    return g->Call("div",
+                   {dy, g->Call("scalar_mul", {g->output(0)}, {{"value", AttrValue::Float(2.0)}})});
+  });
+}
+
+Status ReluGrad(GradBuilder* g) {
+  return UnaryGrad(g, [&](V dy) { return g->Call("relu_grad", {g->output(0), dy}); });
+}
+
+Status CastGrad(GradBuilder* g) {
+  // Only floating inputs need gradients (the autograd layer gives others none).
+  return UnaryGrad(g, [&](V dy) {
+    return g->Call("cast", {dy}, {{"dtype", AttrValue::OfDType(g->dtype(g->input(0)))}});
+  });
+}
+
+Status AddNGrad(GradBuilder* g) {
+  const V dy = g->output_grad(0);
+  for (int i = 0; i < g->num_inputs(); ++i) {
+    if (g->needs_input_grad(i)) g->SetInputGrad(i, dy);
+  }
+  return g->status();
+}
+
+}  // namespace op
+}  // namespace tessera
