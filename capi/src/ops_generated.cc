@@ -397,6 +397,19 @@ tess_status tess_relu(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
+tess_status tess_relu_grad(tess_tensor** out_dx, const tess_tensor* y, const tess_tensor* dy) {
+  TESS_CAPI_REQUIRE(out_dx);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_REQUIRE(dy);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("relu_grad");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out_dx};
+  const Tensor inputs[] = {y->value, dy->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_reshape(tess_tensor** out, const tess_tensor* x, const int64_t* shape,
                          size_t num_shape) {
   TESS_CAPI_REQUIRE(out);
@@ -496,6 +509,22 @@ tess_status tess_sparse_softmax_cross_entropy(tess_tensor** out_prob, tess_tenso
   tess_tensor** const outs[] = {out_prob, out};
   const Tensor inputs[] = {prediction->value, label->value};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 2);
+  TESS_CAPI_END
+}
+
+tess_status tess_sparse_softmax_cross_entropy_grad(tess_tensor** out_dx, const tess_tensor* prob,
+                                                   const tess_tensor* label,
+                                                   const tess_tensor* dout) {
+  TESS_CAPI_REQUIRE(out_dx);
+  TESS_CAPI_REQUIRE(prob);
+  TESS_CAPI_REQUIRE(label);
+  TESS_CAPI_REQUIRE(dout);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("sparse_softmax_cross_entropy_grad");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out_dx};
+  const Tensor inputs[] = {prob->value, label->value, dout->value};
+  return RunTypedOp(__func__, def, inputs, 3, attrs, outs, 1);
   TESS_CAPI_END
 }
 

@@ -260,6 +260,15 @@ func Relu(x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// ReluGrad is dy where y > 0, else 0 (backward of relu) (op relu_grad). Collective.
+func ReluGrad(y *Tensor, dy *Tensor) (*Tensor, error) {
+	outDx := []uintptr{0}
+	err := capi.Relu_grad(outDx, y.c(), dy.c())
+	runtime.KeepAlive(y)
+	runtime.KeepAlive(dy)
+	return made(out, err)
+}
+
 // Reshape is row-major reshape; one dim may be -1 (op reshape). Attributes: shape: ints =
 // required. Collective.
 func Reshape(x *Tensor, shape []int64) (*Tensor, error) {
@@ -323,6 +332,17 @@ func SparseSoftmaxCrossEntropy(prediction *Tensor, label *Tensor) (*Tensor, *Ten
 		return nil, nil, err
 	}
 	return newTensor(outProb[0]), newTensor(out[0]), nil
+}
+
+// SparseSoftmaxCrossEntropyGrad is (prob - onehot(label)) * dout (backward of
+// sparse_softmax_cross_entropy) (op sparse_softmax_cross_entropy_grad). Collective.
+func SparseSoftmaxCrossEntropyGrad(prob *Tensor, label *Tensor, dout *Tensor) (*Tensor, error) {
+	outDx := []uintptr{0}
+	err := capi.Sparse_softmax_cross_entropy_grad(outDx, prob.c(), label.c(), dout.c())
+	runtime.KeepAlive(prob)
+	runtime.KeepAlive(label)
+	runtime.KeepAlive(dout)
+	return made(out, err)
 }
 
 // Sqrt is sqrt(x) (op sqrt). Collective.

@@ -126,6 +126,9 @@ TESS_API tess_status tess_reduce_sum(tess_tensor** out, const tess_tensor* x, co
                                      size_t num_axes, int32_t keepdims);
 /* relu: max(x, 0). */
 TESS_API tess_status tess_relu(tess_tensor** out, const tess_tensor* x);
+/* relu_grad: dy where y > 0, else 0 (backward of relu). */
+TESS_API tess_status tess_relu_grad(tess_tensor** out_dx, const tess_tensor* y,
+                                    const tess_tensor* dy);
 /* reshape: row-major reshape; one dim may be -1. Attributes (C: every one is a parameter):
  * shape: ints = required. */
 TESS_API tess_status tess_reshape(tess_tensor** out, const tess_tensor* x, const int64_t* shape,
@@ -148,6 +151,12 @@ TESS_API tess_status tess_softmax(tess_tensor** out, const tess_tensor* x, int64
 TESS_API tess_status tess_sparse_softmax_cross_entropy(tess_tensor** out_prob, tess_tensor** out,
                                                        const tess_tensor* prediction,
                                                        const tess_tensor* label);
+/* sparse_softmax_cross_entropy_grad: (prob - onehot(label)) * dout (backward of
+ * sparse_softmax_cross_entropy). */
+TESS_API tess_status tess_sparse_softmax_cross_entropy_grad(tess_tensor** out_dx,
+                                                            const tess_tensor* prob,
+                                                            const tess_tensor* label,
+                                                            const tess_tensor* dout);
 /* sqrt: sqrt(x). */
 TESS_API tess_status tess_sqrt(tess_tensor** out, const tess_tensor* x);
 /* sub: x - y, numpy broadcasting. */

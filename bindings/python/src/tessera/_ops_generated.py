@@ -11,9 +11,10 @@ from ._attrs import as_bool, as_dtype, as_ints
 __all__ = ["abs", "add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "div",
            "embedding", "exp", "gather", "gelu", "identity", "layer_norm", "log_softmax",
            "matmul", "maximum", "minimum", "mul", "neg", "pow", "reduce_max",
-           "reduce_mean", "reduce_min", "reduce_sum", "relu", "reshape", "scalar_add",
-           "scalar_mul", "sigmoid", "slice", "softmax", "sparse_softmax_cross_entropy",
-           "sqrt", "sub", "tanh", "transpose"]
+           "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu_grad", "reshape",
+           "scalar_add", "scalar_mul", "sigmoid", "slice", "softmax",
+           "sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", "sqrt",
+           "sub", "tanh", "transpose"]
 
 
 def abs(x):
@@ -155,6 +156,11 @@ def relu(x):
     return _capi.relu(x)
 
 
+def relu_grad(y, dy):
+    """dy where y > 0, else 0 (backward of relu)."""
+    return _capi.relu_grad(y, dy)
+
+
 def reshape(x, shape):
     """row-major reshape; one dim may be -1. Attributes: shape: ints = required."""
     return _capi.reshape(x, as_ints(shape))
@@ -189,6 +195,11 @@ def softmax(x, axis=-1):
 def sparse_softmax_cross_entropy(prediction, label):
     """softmax over the last axis and -log prob[label]. Returns (prob, out)."""
     return tuple(_capi.sparse_softmax_cross_entropy(prediction, label))
+
+
+def sparse_softmax_cross_entropy_grad(prob, label, dout):
+    """(prob - onehot(label)) * dout (backward of sparse_softmax_cross_entropy)."""
+    return _capi.sparse_softmax_cross_entropy_grad(prob, label, dout)
 
 
 def sqrt(x):

@@ -286,8 +286,8 @@ typedef _gostring_ swig_type_253;
 typedef _goslice_ swig_type_254;
 typedef _gostring_ swig_type_255;
 typedef _goslice_ swig_type_256;
-typedef _goslice_ swig_type_257;
-typedef _gostring_ swig_type_258;
+typedef _gostring_ swig_type_257;
+typedef _goslice_ swig_type_258;
 typedef _goslice_ swig_type_259;
 typedef _gostring_ swig_type_260;
 typedef _goslice_ swig_type_261;
@@ -295,16 +295,16 @@ typedef _gostring_ swig_type_262;
 typedef _goslice_ swig_type_263;
 typedef _gostring_ swig_type_264;
 typedef _goslice_ swig_type_265;
-typedef _goslice_ swig_type_266;
+typedef _gostring_ swig_type_266;
 typedef _goslice_ swig_type_267;
 typedef _goslice_ swig_type_268;
-typedef _gostring_ swig_type_269;
+typedef _goslice_ swig_type_269;
 typedef _goslice_ swig_type_270;
-typedef long long swig_type_271;
-typedef _gostring_ swig_type_272;
-typedef _goslice_ swig_type_273;
-typedef _goslice_ swig_type_274;
-typedef _gostring_ swig_type_275;
+typedef _gostring_ swig_type_271;
+typedef _goslice_ swig_type_272;
+typedef long long swig_type_273;
+typedef _gostring_ swig_type_274;
+typedef _goslice_ swig_type_275;
 typedef _goslice_ swig_type_276;
 typedef _gostring_ swig_type_277;
 typedef _goslice_ swig_type_278;
@@ -312,34 +312,34 @@ typedef _gostring_ swig_type_279;
 typedef _goslice_ swig_type_280;
 typedef _gostring_ swig_type_281;
 typedef _goslice_ swig_type_282;
-typedef _goslice_ swig_type_283;
-typedef _gostring_ swig_type_284;
-typedef _goslice_ swig_type_285;
-typedef _gostring_ swig_type_286;
+typedef _gostring_ swig_type_283;
+typedef _goslice_ swig_type_284;
+typedef _gostring_ swig_type_285;
+typedef _goslice_ swig_type_286;
 typedef _goslice_ swig_type_287;
-typedef _goslice_ swig_type_288;
+typedef _gostring_ swig_type_288;
 typedef _goslice_ swig_type_289;
 typedef _gostring_ swig_type_290;
 typedef _goslice_ swig_type_291;
 typedef _goslice_ swig_type_292;
-typedef _gostring_ swig_type_293;
+typedef _goslice_ swig_type_293;
 typedef _gostring_ swig_type_294;
 typedef _goslice_ swig_type_295;
-typedef _gostring_ swig_type_296;
-typedef long long swig_type_297;
+typedef _goslice_ swig_type_296;
+typedef _gostring_ swig_type_297;
 typedef _gostring_ swig_type_298;
 typedef _goslice_ swig_type_299;
 typedef _gostring_ swig_type_300;
-typedef _goslice_ swig_type_301;
-typedef long long swig_type_302;
-typedef _gostring_ swig_type_303;
-typedef _goslice_ swig_type_304;
+typedef long long swig_type_301;
+typedef _gostring_ swig_type_302;
+typedef _goslice_ swig_type_303;
+typedef _gostring_ swig_type_304;
 typedef _goslice_ swig_type_305;
-typedef _gostring_ swig_type_306;
+typedef long long swig_type_306;
 typedef _gostring_ swig_type_307;
 typedef _goslice_ swig_type_308;
-typedef _gostring_ swig_type_309;
-typedef _goslice_ swig_type_310;
+typedef _goslice_ swig_type_309;
+typedef _gostring_ swig_type_310;
 typedef _gostring_ swig_type_311;
 typedef _goslice_ swig_type_312;
 typedef _gostring_ swig_type_313;
@@ -347,163 +347,167 @@ typedef _goslice_ swig_type_314;
 typedef _gostring_ swig_type_315;
 typedef _goslice_ swig_type_316;
 typedef _gostring_ swig_type_317;
-typedef _gostring_ swig_type_318;
-typedef _goslice_ swig_type_319;
+typedef _goslice_ swig_type_318;
+typedef _gostring_ swig_type_319;
 typedef _goslice_ swig_type_320;
-typedef _goslice_ swig_type_321;
+typedef _gostring_ swig_type_321;
 typedef _gostring_ swig_type_322;
-typedef long long swig_type_323;
-typedef _gostring_ swig_type_324;
+typedef _goslice_ swig_type_323;
+typedef _goslice_ swig_type_324;
 typedef _goslice_ swig_type_325;
-typedef _goslice_ swig_type_326;
-typedef _goslice_ swig_type_327;
-typedef _goslice_ swig_type_328;
-typedef _gostring_ swig_type_329;
-typedef _gostring_ swig_type_330;
-typedef _gostring_ swig_type_331;
+typedef _gostring_ swig_type_326;
+typedef long long swig_type_327;
+typedef _gostring_ swig_type_328;
+typedef _goslice_ swig_type_329;
+typedef _goslice_ swig_type_330;
+typedef _goslice_ swig_type_331;
 typedef _goslice_ swig_type_332;
 typedef _gostring_ swig_type_333;
-typedef _goslice_ swig_type_334;
+typedef _gostring_ swig_type_334;
 typedef _gostring_ swig_type_335;
 typedef _goslice_ swig_type_336;
 typedef _gostring_ swig_type_337;
 typedef _goslice_ swig_type_338;
-typedef _goslice_ swig_type_339;
-typedef _gostring_ swig_type_340;
+typedef _gostring_ swig_type_339;
+typedef _goslice_ swig_type_340;
 typedef _gostring_ swig_type_341;
 typedef _goslice_ swig_type_342;
-typedef _gostring_ swig_type_343;
-typedef _goslice_ swig_type_344;
+typedef _goslice_ swig_type_343;
+typedef _gostring_ swig_type_344;
 typedef _gostring_ swig_type_345;
 typedef _goslice_ swig_type_346;
 typedef _gostring_ swig_type_347;
-typedef _gostring_ swig_type_348;
+typedef _goslice_ swig_type_348;
 typedef _gostring_ swig_type_349;
 typedef _goslice_ swig_type_350;
 typedef _gostring_ swig_type_351;
-typedef _goslice_ swig_type_352;
+typedef _gostring_ swig_type_352;
 typedef _gostring_ swig_type_353;
 typedef _goslice_ swig_type_354;
-typedef long long swig_type_355;
-typedef _gostring_ swig_type_356;
-typedef _goslice_ swig_type_357;
-typedef long long swig_type_358;
-typedef _gostring_ swig_type_359;
-typedef _goslice_ swig_type_360;
-typedef long long swig_type_361;
-typedef _gostring_ swig_type_362;
-typedef _goslice_ swig_type_363;
-typedef long long swig_type_364;
-typedef _gostring_ swig_type_365;
-typedef _goslice_ swig_type_366;
-typedef long long swig_type_367;
-typedef _gostring_ swig_type_368;
-typedef _goslice_ swig_type_369;
-typedef _gostring_ swig_type_370;
-typedef _goslice_ swig_type_371;
-typedef _goslice_ swig_type_372;
+typedef _gostring_ swig_type_355;
+typedef _goslice_ swig_type_356;
+typedef _gostring_ swig_type_357;
+typedef _goslice_ swig_type_358;
+typedef long long swig_type_359;
+typedef _gostring_ swig_type_360;
+typedef _goslice_ swig_type_361;
+typedef long long swig_type_362;
+typedef _gostring_ swig_type_363;
+typedef _goslice_ swig_type_364;
+typedef long long swig_type_365;
+typedef _gostring_ swig_type_366;
+typedef _goslice_ swig_type_367;
+typedef long long swig_type_368;
+typedef _gostring_ swig_type_369;
+typedef _goslice_ swig_type_370;
+typedef long long swig_type_371;
+typedef _gostring_ swig_type_372;
 typedef _goslice_ swig_type_373;
-typedef long long swig_type_374;
-typedef _gostring_ swig_type_375;
-typedef long long swig_type_376;
-typedef _gostring_ swig_type_377;
-typedef _goslice_ swig_type_378;
+typedef _gostring_ swig_type_374;
+typedef _goslice_ swig_type_375;
+typedef _goslice_ swig_type_376;
+typedef _goslice_ swig_type_377;
+typedef long long swig_type_378;
 typedef _gostring_ swig_type_379;
-typedef _goslice_ swig_type_380;
+typedef long long swig_type_380;
 typedef _gostring_ swig_type_381;
 typedef _goslice_ swig_type_382;
-typedef long long swig_type_383;
-typedef _gostring_ swig_type_384;
-typedef _goslice_ swig_type_385;
-typedef long long swig_type_386;
-typedef _gostring_ swig_type_387;
-typedef _goslice_ swig_type_388;
-typedef long long swig_type_389;
-typedef _gostring_ swig_type_390;
-typedef _goslice_ swig_type_391;
-typedef long long swig_type_392;
-typedef _gostring_ swig_type_393;
+typedef _gostring_ swig_type_383;
+typedef _goslice_ swig_type_384;
+typedef _gostring_ swig_type_385;
+typedef _goslice_ swig_type_386;
+typedef long long swig_type_387;
+typedef _gostring_ swig_type_388;
+typedef _goslice_ swig_type_389;
+typedef long long swig_type_390;
+typedef _gostring_ swig_type_391;
+typedef _goslice_ swig_type_392;
+typedef long long swig_type_393;
 typedef _gostring_ swig_type_394;
-typedef _gostring_ swig_type_395;
-typedef _gostring_ swig_type_396;
-typedef _goslice_ swig_type_397;
+typedef _goslice_ swig_type_395;
+typedef long long swig_type_396;
+typedef _gostring_ swig_type_397;
 typedef _gostring_ swig_type_398;
-typedef long long swig_type_399;
-typedef _goslice_ swig_type_400;
-typedef _gostring_ swig_type_401;
-typedef _goslice_ swig_type_402;
-typedef _gostring_ swig_type_403;
-typedef _gostring_ swig_type_404;
-typedef _goslice_ swig_type_405;
-typedef long long swig_type_406;
+typedef _gostring_ swig_type_399;
+typedef _gostring_ swig_type_400;
+typedef _goslice_ swig_type_401;
+typedef _gostring_ swig_type_402;
+typedef long long swig_type_403;
+typedef _goslice_ swig_type_404;
+typedef _gostring_ swig_type_405;
+typedef _goslice_ swig_type_406;
 typedef _gostring_ swig_type_407;
-typedef _goslice_ swig_type_408;
-typedef long long swig_type_409;
-typedef _gostring_ swig_type_410;
-typedef _goslice_ swig_type_411;
+typedef _gostring_ swig_type_408;
+typedef _goslice_ swig_type_409;
+typedef long long swig_type_410;
+typedef _gostring_ swig_type_411;
 typedef _goslice_ swig_type_412;
-typedef _goslice_ swig_type_413;
-typedef _goslice_ swig_type_414;
+typedef long long swig_type_413;
+typedef _gostring_ swig_type_414;
 typedef _goslice_ swig_type_415;
-typedef _gostring_ swig_type_416;
-typedef _gostring_ swig_type_417;
+typedef _goslice_ swig_type_416;
+typedef _goslice_ swig_type_417;
 typedef _goslice_ swig_type_418;
 typedef _goslice_ swig_type_419;
-typedef _goslice_ swig_type_420;
-typedef _goslice_ swig_type_421;
+typedef _gostring_ swig_type_420;
+typedef _gostring_ swig_type_421;
 typedef _goslice_ swig_type_422;
 typedef _goslice_ swig_type_423;
 typedef _goslice_ swig_type_424;
 typedef _goslice_ swig_type_425;
 typedef _goslice_ swig_type_426;
-typedef _gostring_ swig_type_427;
+typedef _goslice_ swig_type_427;
 typedef _goslice_ swig_type_428;
-typedef long long swig_type_429;
-typedef _gostring_ swig_type_430;
-typedef _goslice_ swig_type_431;
+typedef _goslice_ swig_type_429;
+typedef _goslice_ swig_type_430;
+typedef _gostring_ swig_type_431;
 typedef _goslice_ swig_type_432;
-typedef _goslice_ swig_type_433;
-typedef _goslice_ swig_type_434;
-typedef _gostring_ swig_type_435;
+typedef long long swig_type_433;
+typedef _gostring_ swig_type_434;
+typedef _goslice_ swig_type_435;
 typedef _goslice_ swig_type_436;
-typedef _gostring_ swig_type_437;
+typedef _goslice_ swig_type_437;
 typedef _goslice_ swig_type_438;
-typedef _goslice_ swig_type_439;
+typedef _gostring_ swig_type_439;
 typedef _goslice_ swig_type_440;
-typedef _goslice_ swig_type_441;
+typedef _gostring_ swig_type_441;
 typedef _goslice_ swig_type_442;
 typedef _goslice_ swig_type_443;
-typedef _gostring_ swig_type_444;
+typedef _goslice_ swig_type_444;
 typedef _goslice_ swig_type_445;
-typedef long long swig_type_446;
-typedef _gostring_ swig_type_447;
-typedef _goslice_ swig_type_448;
-typedef long long swig_type_449;
+typedef _goslice_ swig_type_446;
+typedef _goslice_ swig_type_447;
+typedef _gostring_ swig_type_448;
+typedef _goslice_ swig_type_449;
 typedef long long swig_type_450;
-typedef long long swig_type_451;
-typedef _gostring_ swig_type_452;
-typedef _goslice_ swig_type_453;
-typedef _goslice_ swig_type_454;
-typedef _goslice_ swig_type_455;
-typedef _goslice_ swig_type_456;
+typedef _gostring_ swig_type_451;
+typedef _goslice_ swig_type_452;
+typedef long long swig_type_453;
+typedef long long swig_type_454;
+typedef long long swig_type_455;
+typedef _gostring_ swig_type_456;
 typedef _goslice_ swig_type_457;
 typedef _goslice_ swig_type_458;
 typedef _goslice_ swig_type_459;
-typedef _gostring_ swig_type_460;
+typedef _goslice_ swig_type_460;
 typedef _goslice_ swig_type_461;
 typedef _goslice_ swig_type_462;
 typedef _goslice_ swig_type_463;
-typedef _goslice_ swig_type_464;
+typedef _gostring_ swig_type_464;
 typedef _goslice_ swig_type_465;
 typedef _goslice_ swig_type_466;
 typedef _goslice_ swig_type_467;
 typedef _goslice_ swig_type_468;
 typedef _goslice_ swig_type_469;
-typedef _gostring_ swig_type_470;
+typedef _goslice_ swig_type_470;
 typedef _goslice_ swig_type_471;
 typedef _goslice_ swig_type_472;
 typedef _goslice_ swig_type_473;
-typedef _goslice_ swig_type_474;
+typedef _gostring_ swig_type_474;
+typedef _goslice_ swig_type_475;
+typedef _goslice_ swig_type_476;
+typedef _goslice_ swig_type_477;
+typedef _goslice_ swig_type_478;
 extern void _wrap_Swig_free_capi_f06e7b97688f6faf(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_f06e7b97688f6faf(swig_intgo arg1);
 extern void _wrap_delete_Placement_capi_f06e7b97688f6faf(uintptr_t arg1);
@@ -632,83 +636,85 @@ extern swig_type_244 _wrap_reduce_mean_capi_f06e7b97688f6faf(swig_type_245 arg1,
 extern swig_type_247 _wrap_reduce_min_capi_f06e7b97688f6faf(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3, swig_intgo arg4);
 extern swig_type_250 _wrap_reduce_sum_capi_f06e7b97688f6faf(swig_type_251 arg1, uintptr_t arg2, swig_type_252 arg3, swig_intgo arg4);
 extern swig_type_253 _wrap_relu_capi_f06e7b97688f6faf(swig_type_254 arg1, uintptr_t arg2);
-extern swig_type_255 _wrap_reshape_capi_f06e7b97688f6faf(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3);
-extern swig_type_258 _wrap_scalar_add_capi_f06e7b97688f6faf(swig_type_259 arg1, uintptr_t arg2, double arg3);
-extern swig_type_260 _wrap_scalar_mul_capi_f06e7b97688f6faf(swig_type_261 arg1, uintptr_t arg2, double arg3);
-extern swig_type_262 _wrap_sigmoid_capi_f06e7b97688f6faf(swig_type_263 arg1, uintptr_t arg2);
-extern swig_type_264 _wrap_slice_capi_f06e7b97688f6faf(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3, swig_type_267 arg4, swig_type_268 arg5);
-extern swig_type_269 _wrap_softmax_capi_f06e7b97688f6faf(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3);
-extern swig_type_272 _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(swig_type_273 arg1, swig_type_274 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_275 _wrap_sqrt_capi_f06e7b97688f6faf(swig_type_276 arg1, uintptr_t arg2);
-extern swig_type_277 _wrap_sub_capi_f06e7b97688f6faf(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_279 _wrap_tanh_capi_f06e7b97688f6faf(swig_type_280 arg1, uintptr_t arg2);
-extern swig_type_281 _wrap_transpose_capi_f06e7b97688f6faf(swig_type_282 arg1, uintptr_t arg2, swig_type_283 arg3);
-extern swig_type_284 _wrap_explanation_last_capi_f06e7b97688f6faf(swig_type_285 arg1);
-extern swig_type_286 _wrap_boxing_run_capi_f06e7b97688f6faf(swig_type_287 arg1, swig_type_288 arg2, swig_type_289 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_290 _wrap_boxing_plan_create_capi_f06e7b97688f6faf(swig_type_291 arg1, swig_type_292 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_293 _wrap_boxing_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_294 _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(swig_type_295 arg1, uintptr_t arg2);
-extern swig_type_296 _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_297 arg2);
-extern swig_type_298 _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(swig_type_299 arg1, uintptr_t arg2);
-extern swig_type_300 _wrap_comm_allreduce_capi_f06e7b97688f6faf(swig_type_301 arg1, swig_type_302 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_303 _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_304 arg2, swig_type_305 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_306 _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double arg1);
-extern swig_type_307 _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(swig_type_308 arg1);
-extern swig_type_309 _wrap_program_create_capi_f06e7b97688f6faf(swig_type_310 arg1);
-extern swig_type_311 _wrap_program_add_input_capi_f06e7b97688f6faf(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_315 _wrap_program_add_variable_capi_f06e7b97688f6faf(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, uintptr_t arg4);
-extern swig_type_318 _wrap_program_add_op_capi_f06e7b97688f6faf(swig_type_319 arg1, swig_type_320 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_321 arg5);
-extern swig_type_322 _wrap_program_mark_output_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_323 arg2);
-extern swig_type_324 _wrap_program_sizes_capi_f06e7b97688f6faf(swig_type_325 arg1, swig_type_326 arg2, swig_type_327 arg3, swig_type_328 arg4, uintptr_t arg5);
-extern swig_type_329 _wrap_program_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_330 _wrap_capture_begin_capi_f06e7b97688f6faf(void);
-extern swig_type_331 _wrap_capture_active_capi_f06e7b97688f6faf(swig_type_332 arg1);
-extern swig_type_333 _wrap_capture_placeholder_capi_f06e7b97688f6faf(swig_type_334 arg1, swig_type_335 arg2, swig_type_336 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_337 _wrap_capture_end_capi_f06e7b97688f6faf(swig_type_338 arg1, swig_type_339 arg2);
+extern swig_type_255 _wrap_relu_grad_capi_f06e7b97688f6faf(swig_type_256 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_257 _wrap_reshape_capi_f06e7b97688f6faf(swig_type_258 arg1, uintptr_t arg2, swig_type_259 arg3);
+extern swig_type_260 _wrap_scalar_add_capi_f06e7b97688f6faf(swig_type_261 arg1, uintptr_t arg2, double arg3);
+extern swig_type_262 _wrap_scalar_mul_capi_f06e7b97688f6faf(swig_type_263 arg1, uintptr_t arg2, double arg3);
+extern swig_type_264 _wrap_sigmoid_capi_f06e7b97688f6faf(swig_type_265 arg1, uintptr_t arg2);
+extern swig_type_266 _wrap_slice_capi_f06e7b97688f6faf(swig_type_267 arg1, uintptr_t arg2, swig_type_268 arg3, swig_type_269 arg4, swig_type_270 arg5);
+extern swig_type_271 _wrap_softmax_capi_f06e7b97688f6faf(swig_type_272 arg1, uintptr_t arg2, swig_type_273 arg3);
+extern swig_type_274 _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(swig_type_275 arg1, swig_type_276 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_277 _wrap_sparse_softmax_cross_entropy_grad_capi_f06e7b97688f6faf(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_279 _wrap_sqrt_capi_f06e7b97688f6faf(swig_type_280 arg1, uintptr_t arg2);
+extern swig_type_281 _wrap_sub_capi_f06e7b97688f6faf(swig_type_282 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_283 _wrap_tanh_capi_f06e7b97688f6faf(swig_type_284 arg1, uintptr_t arg2);
+extern swig_type_285 _wrap_transpose_capi_f06e7b97688f6faf(swig_type_286 arg1, uintptr_t arg2, swig_type_287 arg3);
+extern swig_type_288 _wrap_explanation_last_capi_f06e7b97688f6faf(swig_type_289 arg1);
+extern swig_type_290 _wrap_boxing_run_capi_f06e7b97688f6faf(swig_type_291 arg1, swig_type_292 arg2, swig_type_293 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_294 _wrap_boxing_plan_create_capi_f06e7b97688f6faf(swig_type_295 arg1, swig_type_296 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_297 _wrap_boxing_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_298 _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(swig_type_299 arg1, uintptr_t arg2);
+extern swig_type_300 _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_301 arg2);
+extern swig_type_302 _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(swig_type_303 arg1, uintptr_t arg2);
+extern swig_type_304 _wrap_comm_allreduce_capi_f06e7b97688f6faf(swig_type_305 arg1, swig_type_306 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_307 _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_308 arg2, swig_type_309 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_310 _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double arg1);
+extern swig_type_311 _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(swig_type_312 arg1);
+extern swig_type_313 _wrap_program_create_capi_f06e7b97688f6faf(swig_type_314 arg1);
+extern swig_type_315 _wrap_program_add_input_capi_f06e7b97688f6faf(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, swig_type_318 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_319 _wrap_program_add_variable_capi_f06e7b97688f6faf(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3, uintptr_t arg4);
+extern swig_type_322 _wrap_program_add_op_capi_f06e7b97688f6faf(swig_type_323 arg1, swig_type_324 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_325 arg5);
+extern swig_type_326 _wrap_program_mark_output_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_327 arg2);
+extern swig_type_328 _wrap_program_sizes_capi_f06e7b97688f6faf(swig_type_329 arg1, swig_type_330 arg2, swig_type_331 arg3, swig_type_332 arg4, uintptr_t arg5);
+extern swig_type_333 _wrap_program_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_334 _wrap_capture_begin_capi_f06e7b97688f6faf(void);
+extern swig_type_335 _wrap_capture_active_capi_f06e7b97688f6faf(swig_type_336 arg1);
+extern swig_type_337 _wrap_capture_placeholder_capi_f06e7b97688f6faf(swig_type_338 arg1, swig_type_339 arg2, swig_type_340 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_341 _wrap_capture_end_capi_f06e7b97688f6faf(swig_type_342 arg1, swig_type_343 arg2);
 extern void _wrap_capture_abort_capi_f06e7b97688f6faf(void);
-extern swig_type_340 _wrap_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_341 _wrap_plan_instantiate_capi_f06e7b97688f6faf(swig_type_342 arg1, uintptr_t arg2);
-extern swig_type_343 _wrap_plan_instance_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_344 arg2);
-extern swig_type_345 _wrap_plan_instance_push_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_346 arg2, double arg3);
-extern swig_type_347 _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
-extern swig_type_348 _wrap_plan_instance_close_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_349 _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_350 arg2);
-extern swig_type_351 _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(swig_type_352 arg1, uintptr_t arg2);
-extern swig_type_353 _wrap_plan_instance_output_capi_f06e7b97688f6faf(swig_type_354 arg1, uintptr_t arg2, swig_type_355 arg3);
-extern swig_type_356 _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(swig_type_357 arg1, uintptr_t arg2, swig_type_358 arg3);
-extern swig_type_359 _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(swig_type_360 arg1, uintptr_t arg2, swig_type_361 arg3);
-extern swig_type_362 _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(swig_type_363 arg1, uintptr_t arg2, swig_type_364 arg3);
-extern swig_type_365 _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(swig_type_366 arg1, uintptr_t arg2, swig_type_367 arg3);
-extern swig_type_368 _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(swig_type_369 arg1, uintptr_t arg2);
-extern swig_type_370 _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(swig_type_371 arg1, swig_type_372 arg2, swig_type_373 arg3, uintptr_t arg4, swig_type_374 arg5);
-extern swig_type_375 _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_376 arg2);
-extern swig_type_377 _wrap_server_is_driver_capi_f06e7b97688f6faf(swig_type_378 arg1, uintptr_t arg2);
-extern swig_type_379 _wrap_server_num_plans_capi_f06e7b97688f6faf(swig_type_380 arg1, uintptr_t arg2);
-extern swig_type_381 _wrap_server_plan_input_width_capi_f06e7b97688f6faf(swig_type_382 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_383 arg4);
-extern swig_type_384 _wrap_server_plan_output_width_capi_f06e7b97688f6faf(swig_type_385 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_386 arg4);
-extern swig_type_387 _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(swig_type_388 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_389 arg4);
-extern swig_type_390 _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(swig_type_391 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_392 arg4);
-extern swig_type_393 _wrap_server_follow_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_394 _wrap_server_stop_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_395 _wrap_server_check_health_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
-extern swig_type_396 _wrap_serve_request_create_capi_f06e7b97688f6faf(swig_type_397 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_398 _wrap_serve_request_set_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_399 arg2, swig_type_400 arg3);
-extern swig_type_401 _wrap_serve_request_rows_capi_f06e7b97688f6faf(swig_type_402 arg1, uintptr_t arg2);
-extern swig_type_403 _wrap_server_run_capi_f06e7b97688f6faf(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_404 _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(swig_type_405 arg1, uintptr_t arg2, swig_type_406 arg3);
-extern swig_type_407 _wrap_serve_request_output_capi_f06e7b97688f6faf(swig_type_408 arg1, uintptr_t arg2, swig_type_409 arg3);
-extern swig_type_410 _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(swig_type_411 arg1, swig_type_412 arg2, swig_type_413 arg3, swig_type_414 arg4, swig_type_415 arg5);
-extern swig_type_416 _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_417 _wrap_allocator_get_stats_capi_f06e7b97688f6faf(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_type_424 arg7, swig_type_425 arg8, swig_type_426 arg9, swig_intgo arg10);
-extern swig_type_427 _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(swig_type_428 arg1, swig_type_429 arg2);
-extern swig_type_430 _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(swig_type_431 arg1, swig_type_432 arg2, swig_type_433 arg3, swig_type_434 arg4, uintptr_t arg5);
-extern swig_type_435 _wrap_plan_compile_capi_f06e7b97688f6faf(swig_type_436 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_437 _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(swig_type_438 arg1, swig_type_439 arg2, swig_type_440 arg3, swig_type_441 arg4, swig_type_442 arg5, swig_type_443 arg6, uintptr_t arg7);
-extern swig_type_444 _wrap_server_create_capi_f06e7b97688f6faf(swig_type_445 arg1, swig_intgo arg2, double arg3, swig_type_446 arg4);
-extern swig_type_447 _wrap_server_add_plan_capi_f06e7b97688f6faf(swig_type_448 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_449 arg5, swig_type_450 arg6, swig_type_451 arg7);
-extern swig_type_452 _wrap_server_get_plan_info_capi_f06e7b97688f6faf(swig_type_453 arg1, swig_type_454 arg2, swig_type_455 arg3, swig_type_456 arg4, swig_type_457 arg5, swig_type_458 arg6, swig_type_459 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_460 _wrap_server_get_stats_capi_f06e7b97688f6faf(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6, swig_type_467 arg7, swig_type_468 arg8, swig_type_469 arg9, uintptr_t arg10);
-extern swig_type_470 _wrap_serve_request_get_info_capi_f06e7b97688f6faf(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, uintptr_t arg5);
+extern swig_type_344 _wrap_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_345 _wrap_plan_instantiate_capi_f06e7b97688f6faf(swig_type_346 arg1, uintptr_t arg2);
+extern swig_type_347 _wrap_plan_instance_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_348 arg2);
+extern swig_type_349 _wrap_plan_instance_push_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_350 arg2, double arg3);
+extern swig_type_351 _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
+extern swig_type_352 _wrap_plan_instance_close_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_353 _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_354 arg2);
+extern swig_type_355 _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(swig_type_356 arg1, uintptr_t arg2);
+extern swig_type_357 _wrap_plan_instance_output_capi_f06e7b97688f6faf(swig_type_358 arg1, uintptr_t arg2, swig_type_359 arg3);
+extern swig_type_360 _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(swig_type_361 arg1, uintptr_t arg2, swig_type_362 arg3);
+extern swig_type_363 _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(swig_type_364 arg1, uintptr_t arg2, swig_type_365 arg3);
+extern swig_type_366 _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(swig_type_367 arg1, uintptr_t arg2, swig_type_368 arg3);
+extern swig_type_369 _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(swig_type_370 arg1, uintptr_t arg2, swig_type_371 arg3);
+extern swig_type_372 _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(swig_type_373 arg1, uintptr_t arg2);
+extern swig_type_374 _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(swig_type_375 arg1, swig_type_376 arg2, swig_type_377 arg3, uintptr_t arg4, swig_type_378 arg5);
+extern swig_type_379 _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_380 arg2);
+extern swig_type_381 _wrap_server_is_driver_capi_f06e7b97688f6faf(swig_type_382 arg1, uintptr_t arg2);
+extern swig_type_383 _wrap_server_num_plans_capi_f06e7b97688f6faf(swig_type_384 arg1, uintptr_t arg2);
+extern swig_type_385 _wrap_server_plan_input_width_capi_f06e7b97688f6faf(swig_type_386 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_387 arg4);
+extern swig_type_388 _wrap_server_plan_output_width_capi_f06e7b97688f6faf(swig_type_389 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_390 arg4);
+extern swig_type_391 _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(swig_type_392 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_393 arg4);
+extern swig_type_394 _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(swig_type_395 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_396 arg4);
+extern swig_type_397 _wrap_server_follow_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_398 _wrap_server_stop_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_399 _wrap_server_check_health_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
+extern swig_type_400 _wrap_serve_request_create_capi_f06e7b97688f6faf(swig_type_401 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_402 _wrap_serve_request_set_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_403 arg2, swig_type_404 arg3);
+extern swig_type_405 _wrap_serve_request_rows_capi_f06e7b97688f6faf(swig_type_406 arg1, uintptr_t arg2);
+extern swig_type_407 _wrap_server_run_capi_f06e7b97688f6faf(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_408 _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(swig_type_409 arg1, uintptr_t arg2, swig_type_410 arg3);
+extern swig_type_411 _wrap_serve_request_output_capi_f06e7b97688f6faf(swig_type_412 arg1, uintptr_t arg2, swig_type_413 arg3);
+extern swig_type_414 _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(swig_type_415 arg1, swig_type_416 arg2, swig_type_417 arg3, swig_type_418 arg4, swig_type_419 arg5);
+extern swig_type_420 _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_421 _wrap_allocator_get_stats_capi_f06e7b97688f6faf(swig_type_422 arg1, swig_type_423 arg2, swig_type_424 arg3, swig_type_425 arg4, swig_type_426 arg5, swig_type_427 arg6, swig_type_428 arg7, swig_type_429 arg8, swig_type_430 arg9, swig_intgo arg10);
+extern swig_type_431 _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(swig_type_432 arg1, swig_type_433 arg2);
+extern swig_type_434 _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(swig_type_435 arg1, swig_type_436 arg2, swig_type_437 arg3, swig_type_438 arg4, uintptr_t arg5);
+extern swig_type_439 _wrap_plan_compile_capi_f06e7b97688f6faf(swig_type_440 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_441 _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(swig_type_442 arg1, swig_type_443 arg2, swig_type_444 arg3, swig_type_445 arg4, swig_type_446 arg5, swig_type_447 arg6, uintptr_t arg7);
+extern swig_type_448 _wrap_server_create_capi_f06e7b97688f6faf(swig_type_449 arg1, swig_intgo arg2, double arg3, swig_type_450 arg4);
+extern swig_type_451 _wrap_server_add_plan_capi_f06e7b97688f6faf(swig_type_452 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_453 arg5, swig_type_454 arg6, swig_type_455 arg7);
+extern swig_type_456 _wrap_server_get_plan_info_capi_f06e7b97688f6faf(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3, swig_type_460 arg4, swig_type_461 arg5, swig_type_462 arg6, swig_type_463 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_464 _wrap_server_get_stats_capi_f06e7b97688f6faf(swig_type_465 arg1, swig_type_466 arg2, swig_type_467 arg3, swig_type_468 arg4, swig_type_469 arg5, swig_type_470 arg6, swig_type_471 arg7, swig_type_472 arg8, swig_type_473 arg9, uintptr_t arg10);
+extern swig_type_474 _wrap_serve_request_get_info_capi_f06e7b97688f6faf(swig_type_475 arg1, swig_type_476 arg2, swig_type_477 arg3, swig_type_478 arg4, uintptr_t arg5);
 #undef intgo
 */
 import "C"
@@ -2797,12 +2803,27 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Relu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_relu_grad_capi_f06e7b97688f6faf(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_f06e7b97688f6faf(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_f06e7b97688f6faf(*(*C.swig_type_258)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2820,7 +2841,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_f06e7b97688f6faf(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_f06e7b97688f6faf(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2835,7 +2856,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_f06e7b97688f6faf(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_f06e7b97688f6faf(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2849,7 +2870,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_f06e7b97688f6faf(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_f06e7b97688f6faf(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2866,7 +2887,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_f06e7b97688f6faf(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_f06e7b97688f6faf(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2890,7 +2911,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_271(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_272)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_273(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2906,7 +2927,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2919,11 +2940,27 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	return swig_r_1
 }
 
+func Sparse_softmax_cross_entropy_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := getSwigcptr(arg4)
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_f06e7b97688f6faf(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_f06e7b97688f6faf(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_f06e7b97688f6faf(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2938,7 +2975,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_f06e7b97688f6faf(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_f06e7b97688f6faf(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2952,7 +2989,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_f06e7b97688f6faf(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_f06e7b97688f6faf(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2967,7 +3004,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_f06e7b97688f6faf(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_f06e7b97688f6faf(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2983,7 +3020,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_f06e7b97688f6faf(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_f06e7b97688f6faf(*(*C.swig_type_289)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3003,7 +3040,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_f06e7b97688f6faf(*(*C.swig_type_287)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_f06e7b97688f6faf(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3028,7 +3065,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_f06e7b97688f6faf(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_f06e7b97688f6faf(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3055,7 +3092,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3069,7 +3106,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_297(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_301(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3080,7 +3117,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_f06e7b97688f6faf(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_f06e7b97688f6faf(*(*C.swig_type_303)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3104,7 +3141,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_f06e7b97688f6faf(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.swig_type_302(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_f06e7b97688f6faf(*(*C.swig_type_305)(unsafe.Pointer(&_swig_i_0)), C.swig_type_306(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3122,7 +3159,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3148,7 +3185,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_f06e7b97688f6faf(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_f06e7b97688f6faf(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3161,7 +3198,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_f06e7b97688f6faf(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_f06e7b97688f6faf(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3180,7 +3217,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_f06e7b97688f6faf(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_f06e7b97688f6faf(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3202,7 +3239,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_f06e7b97688f6faf(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_f06e7b97688f6faf(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3222,7 +3259,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_f06e7b97688f6faf(*(*C.swig_type_319)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_f06e7b97688f6faf(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3242,7 +3279,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_323(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_327(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3256,7 +3293,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_f06e7b97688f6faf(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_f06e7b97688f6faf(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3297,7 +3334,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_f06e7b97688f6faf(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_f06e7b97688f6faf(*(*C.swig_type_336)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3315,7 +3352,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_f06e7b97688f6faf(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_f06e7b97688f6faf(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3335,7 +3372,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_f06e7b97688f6faf(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_f06e7b97688f6faf(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3366,7 +3403,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_f06e7b97688f6faf(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_f06e7b97688f6faf(*(*C.swig_type_346)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3380,7 +3417,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3395,7 +3432,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3430,7 +3467,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3444,7 +3481,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(*(*C.swig_type_356)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3459,7 +3496,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_f06e7b97688f6faf(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_355(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_f06e7b97688f6faf(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_359(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3474,7 +3511,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_f06e7b97688f6faf(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_358(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_f06e7b97688f6faf(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_362(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3489,7 +3526,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_360)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_361(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_364)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_365(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3504,7 +3541,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_364(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_368(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3522,7 +3559,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_367(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_370)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_371(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3545,7 +3582,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(*(*C.swig_type_369)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3562,7 +3599,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_374(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_378(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3582,7 +3619,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_376(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_380(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3595,7 +3632,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_f06e7b97688f6faf(*(*C.swig_type_378)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_f06e7b97688f6faf(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3609,7 +3646,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_f06e7b97688f6faf(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_f06e7b97688f6faf(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3625,7 +3662,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_f06e7b97688f6faf(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_383(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_f06e7b97688f6faf(*(*C.swig_type_386)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_387(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3641,7 +3678,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_f06e7b97688f6faf(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_386(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_f06e7b97688f6faf(*(*C.swig_type_389)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_390(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3657,7 +3694,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_389(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_393(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3673,7 +3710,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_392(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_395)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_396(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3719,7 +3756,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_f06e7b97688f6faf(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_f06e7b97688f6faf(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3734,7 +3771,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_399(_swig_i_1), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_403(_swig_i_1), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3748,7 +3785,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_f06e7b97688f6faf(*(*C.swig_type_402)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_f06e7b97688f6faf(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3774,7 +3811,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_406(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_409)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_410(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3789,7 +3826,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_f06e7b97688f6faf(*(*C.swig_type_408)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_409(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_f06e7b97688f6faf(*(*C.swig_type_412)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_413(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3806,7 +3843,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_411)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_412)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_415)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3852,7 +3889,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_422)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_429)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3890,7 +3927,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), C.swig_type_429(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.swig_type_433(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3907,7 +3944,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3931,7 +3968,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_f06e7b97688f6faf(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_f06e7b97688f6faf(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3950,7 +3987,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_442)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3981,7 +4018,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_f06e7b97688f6faf(*(*C.swig_type_445)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_446(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_f06e7b97688f6faf(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_450(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4000,7 +4037,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_f06e7b97688f6faf(*(*C.swig_type_448)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_449(_swig_i_4), C.swig_type_450(_swig_i_5), C.swig_type_451(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_f06e7b97688f6faf(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_453(_swig_i_4), C.swig_type_454(_swig_i_5), C.swig_type_455(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4021,7 +4058,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_f06e7b97688f6faf(*(*C.swig_type_453)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_f06e7b97688f6faf(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4061,7 +4098,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_465)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4102,7 +4139,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_f06e7b97688f6faf(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_f06e7b97688f6faf(*(*C.swig_type_475)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

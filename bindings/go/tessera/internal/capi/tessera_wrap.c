@@ -3168,6 +3168,30 @@ _gostring_ _wrap_relu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
+_gostring_ _wrap_relu_grad_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_relu_grad(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_reshape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -3358,6 +3382,32 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(_goslice_ _s
   }
   {
     ((uintptr_t*)_swig_go_1.array)[0] = (uintptr_t)handle2; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *arg4 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = *(tess_tensor **)&_swig_go_3; 
+  
+  result = (tess_status)tess_sparse_softmax_cross_entropy_grad(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3,(struct tess_tensor const *)arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
   }
   return _swig_go_result;
 }

@@ -311,6 +311,13 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** dy where y &gt; 0, else 0 (backward of relu). */
+  public static Tensor reluGrad(Tensor y, Tensor dy) {
+    long[] outDx = {0};
+    TesseraJNI.relu_grad(outDx, Handle.ptr(y), y, Handle.ptr(dy), dy);
+    return new Tensor(out[0]);
+  }
+
   /** row-major reshape; one dim may be -1. Attributes: shape: ints = required. */
   public static Tensor reshape(Tensor x, long[] shape) {
     long[] out = {0};
@@ -367,6 +374,14 @@ public final class Ops {
     TesseraJNI.sparse_softmax_cross_entropy(outProb, out, Handle.ptr(prediction), prediction,
                                             Handle.ptr(label), label);
     return new Tensor[] {new Tensor(outProb[0]), new Tensor(out[0])};
+  }
+
+  /** (prob - onehot(label)) * dout (backward of sparse_softmax_cross_entropy). */
+  public static Tensor sparseSoftmaxCrossEntropyGrad(Tensor prob, Tensor label, Tensor dout) {
+    long[] outDx = {0};
+    TesseraJNI.sparse_softmax_cross_entropy_grad(outDx, Handle.ptr(prob), prob, Handle.ptr(label),
+                                                 label, Handle.ptr(dout), dout);
+    return new Tensor(out[0]);
   }
 
   /** sqrt(x). */
