@@ -89,6 +89,7 @@ std::vector<Case> TensorCases();  // tensors.cc
 std::vector<Case> OpCases();      // ops.cc
 std::vector<Case> RunCases();     // runs.cc
 std::vector<Case> ServeCases();   // serve.cc
+std::vector<Case> AutogradCases();  // autograd.cc
 
 }  // namespace tessera::bad_inputs
 

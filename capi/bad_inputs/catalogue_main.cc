@@ -27,7 +27,7 @@ const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = [] {
     std::vector<Case> all;
     for (std::vector<Case> (*group)() :
-         {&ValueCases, &TensorCases, &OpCases, &RunCases, &ServeCases}) {
+         {&ValueCases, &TensorCases, &OpCases, &RunCases, &ServeCases, &AutogradCases}) {
       const std::vector<Case> some = group();
       all.insert(all.end(), some.begin(), some.end());
     }

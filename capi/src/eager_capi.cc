@@ -14,6 +14,7 @@
 #include "capi/src/handles.h"
 #include "capi/src/tensor_args.h"
 #include "capi/src/typed_ops.h"
+#include "core/autograd/variable.h"
 #include "core/eager/interpreter.h"
 #include "core/infer/explain.h"
 #include "core/infer/explain_json.h"
@@ -44,8 +45,14 @@ const std::vector<SbpConstraint>& NoConstraints() {
 
 // Per-thread state, reused by every op so a warm call allocates nothing here.
 struct OpScratch {
-  std::vector<Tensor> inputs;   // tess_op_call_apply's inputs as one array
-  std::vector<Tensor> outputs;  // eager::Apply's outputs
+  std::vector<const tess_tensor*> handles;  // a repeated input's handles (TypedOpInputs)
+  std::vector<Tensor> inputs;               // the inputs' tensors as one array
+  std::vector<Tensor> outputs;              // eager::Apply's outputs
+  // The autograd path (an input requires a gradient): its inputs and outputs, and the
+  // outputs' records, parallel to `outputs`.
+  std::vector<tessera::autograd::Variable> variables;
+  std::vector<tessera::autograd::Variable> variable_outputs;
+  std::vector<std::shared_ptr<tessera::autograd::AutogradMeta>> output_records;
   // The last op call, for tess_explanation_last: metas rather than tensors, so that no
   // tensor's storage outlives the caller's last handle to it.
   const OpDef* last_def = nullptr;
@@ -68,6 +75,50 @@ void RecordCall(OpScratch& s, const OpDef& def, const Tensor* inputs, size_t num
   s.last_constraints = constraints;
 }
 
+// Runs `def` on the handles' tensors into s.outputs (and their autograd records into
+// s.output_records when the call was recorded). Plain eager::Apply unless an input
+// requires a gradient and grad mode is on, so the hot path is unchanged.
+Status ApplyOp(OpScratch& s, const OpDef& def, const tess_tensor* const* handles, size_t num_inputs,
+               const AttrMap& attrs, const std::vector<SbpConstraint>& constraints) {
+  s.inputs.clear();
+  s.output_records.clear();
+  bool needs_grad = false;
+  for (size_t i = 0; i < num_inputs; ++i) {
+    s.inputs.push_back(handles[i]->value);
+    const auto& record = handles[i]->autograd;
+    needs_grad |= record != nullptr && (record->requires_grad || record->grad_fn != nullptr);
+  }
+  RecordCall(s, def, s.inputs.data(), num_inputs, attrs, constraints);
+  if (!needs_grad || !tessera::autograd::GradModeEnabled()) {
+    Status st =
+        tessera::eager::Apply(def, s.inputs.data(), num_inputs, attrs, &s.outputs, constraints);
+    s.inputs.clear();  // the caller's handles keep the inputs alive, not this thread
+    return st;
+  }
+  s.variables.clear();
+  for (size_t i = 0; i < num_inputs; ++i) {
+    s.variables.push_back({std::move(s.inputs[i]), handles[i]->autograd});
+  }
+  s.inputs.clear();
+  Status st = tessera::autograd::Apply(def, s.variables.data(), num_inputs, attrs,
+                                       &s.variable_outputs, constraints);
+  s.variables.clear();
+  s.outputs.clear();
+  for (auto& v : s.variable_outputs) {
+    s.outputs.push_back(std::move(v.value));
+    s.output_records.push_back(std::move(v.meta));
+  }
+  s.variable_outputs.clear();
+  return st;
+}
+
+// A handle for output i of the last ApplyOp, with its autograd record.
+tess_tensor* NewOutputHandle(OpScratch& s, size_t i) {
+  tess_tensor* t = NewTensorHandle(std::move(s.outputs[i]));
+  if (i < s.output_records.size()) t->autograd = std::move(s.output_records[i]);
+  return t;
+}
+
 }  // namespace
 
 namespace tessera::capi {
@@ -82,7 +133,7 @@ const AttrMap& NoAttrs() {
   return *none;
 }
 
-std::vector<Tensor>& TypedOpInputs() { return ThreadScratch().inputs; }
+std::vector<const tess_tensor*>& TypedOpInputs() { return ThreadScratch().handles; }
 
 tess_status NullListItem(const char* function, const char* list, size_t i) {
   return ReportIn(function,
@@ -133,18 +184,17 @@ bool TypedOpAttrs::SetDType(const char* function, std::string_view name, tess_dt
   return true;
 }
 
-tess_status RunTypedOp(const char* function, const OpDef* def, const Tensor* inputs,
+tess_status RunTypedOp(const char* function, const OpDef* def, const tess_tensor* const* inputs,
                        size_t num_inputs, const AttrMap& attrs, tess_tensor** const* outs,
-                       size_t num_outs, std::vector<Tensor>* release) {
+                       size_t num_outs, std::vector<const tess_tensor*>* release) {
   if (def == nullptr) {
     if (release != nullptr) release->clear();
     return ReportIn(function, Internal("the op is not in the op registry (ops_generated.cc is "
                                        "out of step with it: run tools/opgen.sh)"));
   }
   OpScratch& s = ThreadScratch();
-  RecordCall(s, *def, inputs, num_inputs, attrs, NoConstraints());
-  Status st = tessera::eager::Apply(*def, inputs, num_inputs, attrs, &s.outputs);
-  if (release != nullptr) release->clear();  // the caller's handles keep the inputs alive
+  Status st = ApplyOp(s, *def, inputs, num_inputs, attrs, NoConstraints());
+  if (release != nullptr) release->clear();
   if (!st.ok()) return ReportIn(function, st);
   if (s.outputs.size() != num_outs) {
     const size_t made = s.outputs.size();
@@ -153,8 +203,9 @@ tess_status RunTypedOp(const char* function, const OpDef* def, const Tensor* inp
                                        std::to_string(num_outs)));
   }
   if (num_outs == 1) {  // the hot path: one handle, nothing else allocated
-    *outs[0] = NewTensorHandle(std::move(s.outputs[0]));
+    *outs[0] = NewOutputHandle(s, 0);
     s.outputs.clear();
+    s.output_records.clear();
     return TESS_OK;
   }
   // Every handle first, so a failed allocation leaves the out-params untouched.
@@ -164,13 +215,15 @@ tess_status RunTypedOp(const char* function, const OpDef* def, const Tensor* inp
     return ReportIn(function, Internal("more than 16 outputs"));
   }
   try {
-    for (size_t i = 0; i < num_outs; ++i) made[i] = NewTensorHandle(std::move(s.outputs[i]));
+    for (size_t i = 0; i < num_outs; ++i) made[i] = NewOutputHandle(s, i);
   } catch (...) {
     for (tess_tensor* t : made) delete t;
     s.outputs.clear();
+    s.output_records.clear();
     throw;
   }
   s.outputs.clear();
+  s.output_records.clear();
   for (size_t i = 0; i < num_outs; ++i) *outs[i] = made[i];
   return TESS_OK;
 }
@@ -205,30 +258,26 @@ tess_status tess_op_call_apply(tess_tensor** outputs, size_t outputs_capacity, s
                                     " but \"" + def.name() + "\" has " + std::to_string(needed) +
                                     " output" + (needed == 1 ? "" : "s")));
   }
-  OpScratch& s = ThreadScratch();
-  s.inputs.clear();
   for (size_t i = 0; i < num_inputs; ++i) {
     if (inputs[i] == nullptr) {
-      s.inputs.clear();
       return ReportIn(__func__, InvalidArgument("inputs[" + std::to_string(i) + "] is NULL"));
     }
-    s.inputs.push_back(inputs[i]->value);
   }
-  RecordCall(s, def, s.inputs.data(), num_inputs, c.attrs(), c.constraints());
-  Status st = tessera::eager::Apply(def, s.inputs.data(), num_inputs, c.attrs(), &s.outputs,
-                                    c.constraints());
-  s.inputs.clear();  // the caller's handles keep the inputs alive, not this thread
+  OpScratch& s = ThreadScratch();
+  Status st = ApplyOp(s, def, inputs, num_inputs, c.attrs(), c.constraints());
   if (!st.ok()) return ReportIn(__func__, st);
   // Every handle first, so a failed allocation leaves *outputs untouched.
   std::vector<tess_tensor*> made;
   try {
-    for (Tensor& t : s.outputs) made.push_back(NewTensorHandle(std::move(t)));
+    for (size_t i = 0; i < s.outputs.size(); ++i) made.push_back(NewOutputHandle(s, i));
   } catch (...) {
     for (tess_tensor* t : made) delete t;
     s.outputs.clear();
+    s.output_records.clear();
     throw;
   }
   s.outputs.clear();
+  s.output_records.clear();
   for (size_t i = 0; i < made.size(); ++i) outputs[i] = made[i];
   *num_outputs = made.size();
   return TESS_OK;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/autograd/variable.h"
 #include "core/infer/explain.h"
 #include "core/infer/infer.h"
 #include "core/infer/op_call.h"
@@ -47,10 +48,13 @@ struct tess_explanation {
 
 // Shares the immutable core tensor. The text is made on first use, not here: making
 // it would be a second allocation on every op's hot path.
+// `autograd` is the tensor's autograd record (core/autograd/variable.h), beside the
+// immutable data: null for a tensor that needs no gradient.
 struct tess_tensor {
   tessera::tensor::Tensor value;
   mutable std::once_flag text_once;
   mutable std::string text;
+  std::shared_ptr<tessera::autograd::AutogradMeta> autograd;
 };
 
 #endif  // TESSERA_CAPI_SRC_HANDLES_H_

@@ -13,7 +13,6 @@
 using tessera::capi::RunTypedOp;
 using tessera::capi::TypedOpAttrs;
 using tessera::capi::TypedOpDef;
-using tessera::tensor::Tensor;
 
 extern "C" {
 
@@ -24,7 +23,7 @@ tess_status tess_abs(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("abs");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -37,7 +36,7 @@ tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor*
   static const tessera::op::OpDef* const def = TypedOpDef("add");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value, y->value};
+  const tess_tensor* const inputs[] = {x, y};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -49,14 +48,14 @@ tess_status tess_add_n(tess_tensor** out, const tess_tensor* const* in, size_t n
   static const tessera::op::OpDef* const def = TypedOpDef("add_n");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  std::vector<Tensor>& inputs = tessera::capi::TypedOpInputs();
+  std::vector<const tess_tensor*>& inputs = tessera::capi::TypedOpInputs();
   inputs.clear();
   for (size_t i = 0; i < num_in; ++i) {
     if (in[i] == nullptr) {
       inputs.clear();
       return tessera::capi::NullListItem(__func__, "in", i);
     }
-    inputs.push_back(in[i]->value);
+    inputs.push_back(in[i]);
   }
   return RunTypedOp(__func__, def, inputs.data(), inputs.size(), attrs, outs, 1, &inputs);
   TESS_CAPI_END
@@ -73,7 +72,7 @@ tess_status tess_batch_matmul(tess_tensor** out, const tess_tensor* a, const tes
   attrs.SetBool("transpose_a", transpose_a != 0);
   attrs.SetBool("transpose_b", transpose_b != 0);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {a->value, b->value};
+  const tess_tensor* const inputs[] = {a, b};
   return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -88,7 +87,7 @@ tess_status tess_bias_add(tess_tensor** out, const tess_tensor* a, const tess_te
   thread_local TypedOpAttrs attrs;
   attrs.SetInt("axis", axis);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {a->value, b->value};
+  const tess_tensor* const inputs[] = {a, b};
   return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -101,7 +100,7 @@ tess_status tess_cast(tess_tensor** out, const tess_tensor* x, tess_dtype dtype)
   thread_local TypedOpAttrs attrs;
   if (!attrs.SetDType(__func__, "dtype", dtype)) return TESS_INVALID_ARGUMENT;
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -115,14 +114,14 @@ tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in, size_t 
   thread_local TypedOpAttrs attrs;
   attrs.SetInt("axis", axis);
   tess_tensor** const outs[] = {out};
-  std::vector<Tensor>& inputs = tessera::capi::TypedOpInputs();
+  std::vector<const tess_tensor*>& inputs = tessera::capi::TypedOpInputs();
   inputs.clear();
   for (size_t i = 0; i < num_in; ++i) {
     if (in[i] == nullptr) {
       inputs.clear();
       return tessera::capi::NullListItem(__func__, "in", i);
     }
-    inputs.push_back(in[i]->value);
+    inputs.push_back(in[i]);
   }
   return RunTypedOp(__func__, def, inputs.data(), inputs.size(), attrs.map(), outs, 1, &inputs);
   TESS_CAPI_END
@@ -136,7 +135,7 @@ tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tess_tensor*
   static const tessera::op::OpDef* const def = TypedOpDef("div");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value, y->value};
+  const tess_tensor* const inputs[] = {x, y};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -150,7 +149,7 @@ tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight,
   static const tessera::op::OpDef* const def = TypedOpDef("embedding");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {weight->value, indices->value};
+  const tess_tensor* const inputs[] = {weight, indices};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -162,7 +161,7 @@ tess_status tess_exp(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("exp");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -177,7 +176,7 @@ tess_status tess_gather(tess_tensor** out, const tess_tensor* params, const tess
   thread_local TypedOpAttrs attrs;
   attrs.SetInt("axis", axis);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {params->value, indices->value};
+  const tess_tensor* const inputs[] = {params, indices};
   return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -189,7 +188,7 @@ tess_status tess_gelu(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("gelu");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -201,7 +200,7 @@ tess_status tess_identity(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("identity");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -223,7 +222,7 @@ tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean,
   attrs.SetInt("begin_params_axis", begin_params_axis);
   attrs.SetFloat("epsilon", epsilon);
   tess_tensor** const outs[] = {out_y, out_mean, out_inv_variance};
-  const Tensor inputs[] = {x->value, gamma->value, beta->value};
+  const tess_tensor* const inputs[] = {x, gamma, beta};
   return RunTypedOp(__func__, def, inputs, 3, attrs.map(), outs, 3);
   TESS_CAPI_END
 }
@@ -236,7 +235,7 @@ tess_status tess_log_softmax(tess_tensor** out, const tess_tensor* x, int64_t ax
   thread_local TypedOpAttrs attrs;
   attrs.SetInt("axis", axis);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -252,7 +251,7 @@ tess_status tess_matmul(tess_tensor** out, const tess_tensor* a, const tess_tens
   attrs.SetBool("transpose_a", transpose_a != 0);
   attrs.SetBool("transpose_b", transpose_b != 0);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {a->value, b->value};
+  const tess_tensor* const inputs[] = {a, b};
   return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -265,7 +264,7 @@ tess_status tess_maximum(tess_tensor** out, const tess_tensor* x, const tess_ten
   static const tessera::op::OpDef* const def = TypedOpDef("maximum");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value, y->value};
+  const tess_tensor* const inputs[] = {x, y};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -278,7 +277,7 @@ tess_status tess_minimum(tess_tensor** out, const tess_tensor* x, const tess_ten
   static const tessera::op::OpDef* const def = TypedOpDef("minimum");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value, y->value};
+  const tess_tensor* const inputs[] = {x, y};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -291,7 +290,7 @@ tess_status tess_mul(tess_tensor** out, const tess_tensor* x, const tess_tensor*
   static const tessera::op::OpDef* const def = TypedOpDef("mul");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value, y->value};
+  const tess_tensor* const inputs[] = {x, y};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -303,7 +302,7 @@ tess_status tess_neg(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("neg");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -316,7 +315,7 @@ tess_status tess_pow(tess_tensor** out, const tess_tensor* x, const tess_tensor*
   static const tessera::op::OpDef* const def = TypedOpDef("pow");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value, y->value};
+  const tess_tensor* const inputs[] = {x, y};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -332,7 +331,7 @@ tess_status tess_reduce_max(tess_tensor** out, const tess_tensor* x, const int64
   attrs.SetInts("axes", axes, num_axes);
   attrs.SetBool("keepdims", keepdims != 0);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -348,7 +347,7 @@ tess_status tess_reduce_mean(tess_tensor** out, const tess_tensor* x, const int6
   attrs.SetInts("axes", axes, num_axes);
   attrs.SetBool("keepdims", keepdims != 0);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -364,7 +363,7 @@ tess_status tess_reduce_min(tess_tensor** out, const tess_tensor* x, const int64
   attrs.SetInts("axes", axes, num_axes);
   attrs.SetBool("keepdims", keepdims != 0);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -380,7 +379,7 @@ tess_status tess_reduce_sum(tess_tensor** out, const tess_tensor* x, const int64
   attrs.SetInts("axes", axes, num_axes);
   attrs.SetBool("keepdims", keepdims != 0);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -392,7 +391,7 @@ tess_status tess_relu(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("relu");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -405,7 +404,7 @@ tess_status tess_relu_grad(tess_tensor** out_dx, const tess_tensor* y, const tes
   static const tessera::op::OpDef* const def = TypedOpDef("relu_grad");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out_dx};
-  const Tensor inputs[] = {y->value, dy->value};
+  const tess_tensor* const inputs[] = {y, dy};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -420,7 +419,7 @@ tess_status tess_reshape(tess_tensor** out, const tess_tensor* x, const int64_t*
   thread_local TypedOpAttrs attrs;
   attrs.SetInts("shape", shape, num_shape);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -433,7 +432,7 @@ tess_status tess_scalar_add(tess_tensor** out, const tess_tensor* x, double valu
   thread_local TypedOpAttrs attrs;
   attrs.SetFloat("value", value);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -446,7 +445,7 @@ tess_status tess_scalar_mul(tess_tensor** out, const tess_tensor* x, double valu
   thread_local TypedOpAttrs attrs;
   attrs.SetFloat("value", value);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -458,7 +457,7 @@ tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("sigmoid");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -478,7 +477,7 @@ tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* s
   attrs.SetInts("stop", stop, num_stop);
   attrs.SetInts("step", step, num_step);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -491,7 +490,7 @@ tess_status tess_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis) 
   thread_local TypedOpAttrs attrs;
   attrs.SetInt("axis", axis);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
@@ -507,7 +506,7 @@ tess_status tess_sparse_softmax_cross_entropy(tess_tensor** out_prob, tess_tenso
   static const tessera::op::OpDef* const def = TypedOpDef("sparse_softmax_cross_entropy");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out_prob, out};
-  const Tensor inputs[] = {prediction->value, label->value};
+  const tess_tensor* const inputs[] = {prediction, label};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 2);
   TESS_CAPI_END
 }
@@ -523,7 +522,7 @@ tess_status tess_sparse_softmax_cross_entropy_grad(tess_tensor** out_dx, const t
   static const tessera::op::OpDef* const def = TypedOpDef("sparse_softmax_cross_entropy_grad");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out_dx};
-  const Tensor inputs[] = {prob->value, label->value, dout->value};
+  const tess_tensor* const inputs[] = {prob, label, dout};
   return RunTypedOp(__func__, def, inputs, 3, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -535,7 +534,7 @@ tess_status tess_sqrt(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("sqrt");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -548,7 +547,7 @@ tess_status tess_sub(tess_tensor** out, const tess_tensor* x, const tess_tensor*
   static const tessera::op::OpDef* const def = TypedOpDef("sub");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value, y->value};
+  const tess_tensor* const inputs[] = {x, y};
   return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -560,7 +559,7 @@ tess_status tess_tanh(tess_tensor** out, const tess_tensor* x) {
   static const tessera::op::OpDef* const def = TypedOpDef("tanh");
   const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
@@ -575,7 +574,7 @@ tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_
   thread_local TypedOpAttrs attrs;
   attrs.SetInts("perm", perm, num_perm);
   tess_tensor** const outs[] = {out};
-  const Tensor inputs[] = {x->value};
+  const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }

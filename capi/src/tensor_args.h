@@ -26,7 +26,7 @@ Result<DType> DTypeArg(tess_dtype dtype);
 
 // A new handle sharing `tensor`. The one allocation the C API adds to an op.
 inline tess_tensor* NewTensorHandle(tensor::Tensor tensor) {
-  return new tess_tensor{std::move(tensor), {}, {}};
+  return new tess_tensor{std::move(tensor), {}, {}, nullptr};
 }
 // *out = a handle for `tensor`, or the error reported in `function`'s name.
 tess_status EmitTensor(const char* function, tess_tensor** out, Result<tensor::Tensor> tensor);

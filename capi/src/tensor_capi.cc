@@ -281,7 +281,17 @@ tess_status tess_tensor_to_global(tess_tensor** out, const tess_tensor* tensor,
                                        x->nd_sbp(), placement->value, nd_sbp->value);
     if (!agreed.ok()) return ReportIn(__func__, agreed);
   }
-  return EmitTensor(__func__, out, tessera::tensor::ToGlobal(x, placement->value, nd_sbp->value));
+  if (tensor->autograd == nullptr) {
+    return EmitTensor(__func__, out, tessera::tensor::ToGlobal(x, placement->value, nd_sbp->value));
+  }
+  // Gradients flow through a layout change (tessera/autograd.h).
+  tessera::Result<tessera::autograd::Variable> moved = tessera::autograd::ToGlobal(
+      tessera::autograd::Variable{x, tensor->autograd}, placement->value, nd_sbp->value);
+  if (!moved.ok()) return ReportIn(__func__, moved.status());
+  tess_tensor* made = tessera::capi::NewTensorHandle(std::move(moved->value));
+  made->autograd = std::move(moved->meta);
+  *out = made;
+  return TESS_OK;
   TESS_CAPI_END
 }
 

@@ -24,7 +24,7 @@ const op::OpDef* TypedOpDef(const char* name);
 const op::AttrMap& NoAttrs();
 
 // This thread's input array for ops with a repeated input (cleared by RunTypedOp).
-std::vector<tensor::Tensor>& TypedOpInputs();
+std::vector<const tess_tensor*>& TypedOpInputs();
 
 // INVALID_ARGUMENT "<list>[<i>] is NULL" for `function`.
 tess_status NullListItem(const char* function, const char* list, size_t i);
@@ -48,10 +48,12 @@ class TypedOpAttrs {
 
 // Runs `def` on inputs[0..num_inputs) (all non-NULL) with `attrs` and writes one new
 // handle per output to *outs[i] (num_outs == def->num_outputs()); on failure writes
-// nothing. `release`, when given, is cleared once the op has run (TypedOpInputs()).
-tess_status RunTypedOp(const char* function, const op::OpDef* def, const tensor::Tensor* inputs,
+// nothing. An input that requires a gradient (tessera/autograd.h) makes the call go
+// through the autograd tape, and the outputs carry their records. `release`, when
+// given, is cleared once the op has run (TypedOpInputs()).
+tess_status RunTypedOp(const char* function, const op::OpDef* def, const tess_tensor* const* inputs,
                        size_t num_inputs, const op::AttrMap& attrs, tess_tensor** const* outs,
-                       size_t num_outs, std::vector<tensor::Tensor>* release = nullptr);
+                       size_t num_outs, std::vector<const tess_tensor*>* release = nullptr);
 
 }  // namespace tessera::capi
 

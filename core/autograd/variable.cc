@@ -4,6 +4,8 @@
 #include <string>
 
 #include "core/eager/interpreter.h"
+#include "core/op/op_registry.h"
+#include "core/tensor/global_cast.h"
 
 namespace tessera {
 namespace autograd {
@@ -72,6 +74,7 @@ Status SetRequiresGrad(Variable* v, bool requires_grad) {
 }
 
 bool GradModeEnabled() { return grad_mode; }
+void SetGradModeEnabled(bool enabled) { grad_mode = enabled; }
 NoGradGuard::NoGradGuard() : previous_(grad_mode) { grad_mode = false; }
 NoGradGuard::~NoGradGuard() { grad_mode = previous_; }
 
@@ -118,6 +121,25 @@ Status Apply(const op::OpDef& def, const Variable* inputs, size_t num_inputs,
   s.inputs.clear();  // hold no tensor past the call
   s.outputs.clear();
   return Status::Ok();
+}
+
+Result<Variable> ToGlobal(const Variable& x, const Placement& placement, const NdSbp& nd_sbp) {
+  if (x.value == nullptr) return InvalidArgument("to_global: tensor is NULL");
+  if (!x.requires_grad() || !grad_mode) {
+    TESS_ASSIGN_OR_RETURN(tensor::Tensor moved, tensor::ToGlobal(x.value, placement, nd_sbp));
+    return Variable{std::move(moved), nullptr};
+  }
+  if (!(placement == x.value->placement())) {
+    return Unimplemented("to_global: the tensor requires a gradient, and a move from " +
+                         x.value->placement().ToString() + " to " + placement.ToString() +
+                         " is not differentiable yet (only layout changes on one placement "
+                         "are); detach it first");
+  }
+  TESS_RETURN_IF_ERROR(ValidateNdSbp(nd_sbp, placement, x.value->shape()));
+  TESS_ASSIGN_OR_RETURN(const op::OpDef* identity, op::OpRegistry::Global().Find("identity"));
+  std::vector<Variable> out;
+  TESS_RETURN_IF_ERROR(Apply(*identity, &x, 1, {}, &out, {infer::SbpConstraint{true, 0, nd_sbp}}));
+  return std::move(out[0]);
 }
 
 }  // namespace autograd

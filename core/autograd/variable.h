@@ -92,8 +92,9 @@ Status SetRequiresGrad(Variable* v, bool requires_grad);
 // The same data with no record: gradients stop here.
 inline Variable Detach(const Variable& v) { return Variable{v.value, nullptr}; }
 
-// Grad mode of the calling thread.
+// Grad mode of the calling thread (on by default).
 bool GradModeEnabled();
+void SetGradModeEnabled(bool enabled);
 class NoGradGuard {
  public:
   NoGradGuard();
@@ -110,6 +111,12 @@ class NoGradGuard {
 Status Apply(const op::OpDef& def, const Variable* inputs, size_t num_inputs,
              const op::AttrMap& attrs, std::vector<Variable>* outputs,
              const std::vector<infer::SbpConstraint>& constraints = {});
+
+// tensor::ToGlobal that gradients flow through: on the same placement, recorded as
+// "identity" with its output pinned to `nd_sbp` (inference does the boxing, and the
+// gradient flows back through identity's). UNIMPLEMENTED for a tensor that requires a
+// gradient and moves to another placement (detach it first).
+Result<Variable> ToGlobal(const Variable& x, const Placement& placement, const NdSbp& nd_sbp);
 
 }  // namespace autograd
 }  // namespace tessera

@@ -175,8 +175,7 @@ std::string OpsSource(const OpRegistry& reg) {
     << "#include \"tessera/tessera.h\"\n\n"
     << "using tessera::capi::RunTypedOp;\n"
     << "using tessera::capi::TypedOpAttrs;\n"
-    << "using tessera::capi::TypedOpDef;\n"
-    << "using tessera::tensor::Tensor;\n\n"
+    << "using tessera::capi::TypedOpDef;\n\n"
     << "extern \"C\" {\n";
   for (const std::string& name : reg.Names()) {
     const OpDef& def = **reg.Find(name);
@@ -227,7 +226,7 @@ std::string OpsSource(const OpRegistry& reg) {
     for (size_t i = 0; i < def.outputs().size(); ++i) w << (i ? ", " : "") << OutParam(def, i);
     w << "};\n";
     if (HasRepeated(def)) {
-      w << "  std::vector<Tensor>& inputs = tessera::capi::TypedOpInputs();\n"
+      w << "  std::vector<const tess_tensor*>& inputs = tessera::capi::TypedOpInputs();\n"
         << "  inputs.clear();\n";
       for (const auto& in : def.inputs()) {
         if (in.repeated()) {
@@ -236,19 +235,19 @@ std::string OpsSource(const OpRegistry& reg) {
             << "      inputs.clear();\n"
             << "      return tessera::capi::NullListItem(__func__, \"" << in.name << "\", i);\n"
             << "    }\n"
-            << "    inputs.push_back(" << in.name << "[i]->value);\n"
+            << "    inputs.push_back(" << in.name << "[i]);\n"
             << "  }\n";
         } else {
-          w << "  inputs.push_back(" << in.name << "->value);\n";
+          w << "  inputs.push_back(" << in.name << ");\n";
         }
       }
       w << "  return RunTypedOp(__func__, def, inputs.data(), inputs.size(), attrs"
         << (def.attrs().empty() ? "" : ".map()") << ", outs, " << def.outputs().size()
         << ", &inputs);\n";
     } else {
-      w << "  const Tensor inputs[] = {";
+      w << "  const tess_tensor* const inputs[] = {";
       for (size_t i = 0; i < def.inputs().size(); ++i) {
-        w << (i ? ", " : "") << def.inputs()[i].name << "->value";
+        w << (i ? ", " : "") << def.inputs()[i].name;
       }
       w << "};\n";
       w << "  return RunTypedOp(__func__, def, inputs, " << def.inputs().size() << ", attrs"

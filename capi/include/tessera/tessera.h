@@ -28,6 +28,7 @@
 #include "tessera/plan.h"
 #include "tessera/memory.h"
 #include "tessera/serve.h"
+#include "tessera/autograd.h"
 /* clang-format on */
 
 #endif /* TESSERA_TESSERA_H_ */
