@@ -29,6 +29,7 @@ packages=(
   python3              # Bazel's Python toolchain (third_party/python)
   python3-dev          # Python.h for the SWIG Python extension
   python3-numpy        # Python binding tests
+  python3-matplotlib   # examples/python/train: the loss and accuracy curves as a PNG
   default-jdk-headless # javac/jar/java for the Java binding
   golang-go            # Go binding
   clang-format         # formatting (.clang-format)
