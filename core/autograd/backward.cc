@@ -120,6 +120,10 @@ class EagerGradBuilder final : public op::GradBuilder {
 };
 
 struct NodeState {
+  // Owns the node for the whole pass: once a node runs without retain_graph it drops its
+  // edges, and a node no live handle records (a freed intermediate's) would go with them
+  // while it still waits in ready_.
+  std::shared_ptr<Node> keep;
   int pending_edges = 0;  // edges from nodes still to run
   std::vector<Tensor> output_grads;
 };
@@ -203,6 +207,7 @@ class Engine {
       auto [it, inserted] = nodes_.try_emplace(n);
       it->second.pending_edges++;
       if (!inserted) continue;
+      it->second.keep = e->node;
       if (n->released) {
         return FailedPrecondition(
             "backward: op " + n->def->name() +

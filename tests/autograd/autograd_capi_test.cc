@@ -94,6 +94,16 @@ TEST(AutogradCapi, AccumulatesUntilZeroed) {
   EXPECT_EQ(ToHost<double>(Grad(m.w.get()).get()), m.Expected(1));
 }
 
+TEST(AutogradCapi, FreedIntermediatesStayInTheGraph) {
+  // Bindings free temporaries at once (Python's sum(x @ w)): the graph must not need y's
+  // handle.
+  Linear m;
+  m.Forward();
+  m.y.reset();
+  Backward(m.loss.get());
+  EXPECT_EQ(ToHost<double>(Grad(m.w.get()).get()), m.Expected(1));
+}
+
 TEST(AutogradCapi, RetainGraphBackpropagatesTwice) {
   Linear m;
   m.Forward();
