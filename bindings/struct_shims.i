@@ -161,4 +161,26 @@ static tess_status tess_shim_serve_request_get_info(int64_t* out_batch_rows,
   *out_run_seconds = s.run_seconds;
   return TESS_OK;
 }
+
+/* tess_autograd_backward with its options as a flag. `grads` may be empty (each root's
+ * gradient is then ones) or hold one entry per root (a NULL entry: ones). Lists of
+ * different lengths are both padded with NULL to the longer one, so the C API refuses
+ * the NULL root by its index rather than this shim guessing. */
+static tess_status tess_shim_autograd_backward(const tess_tensor* const* roots, size_t num_roots,
+                                               const tess_tensor* const* grads, size_t num_grads,
+                                               int32_t retain_graph) {
+  tess_backward_options o = TESS_BACKWARD_OPTIONS_INIT;
+  o.retain_graph = retain_graph;
+  if (num_grads == 0 || num_grads == num_roots) {
+    return tess_autograd_backward(roots, num_roots, num_grads == 0 ? NULL : grads, &o);
+  }
+  size_t n = num_roots > num_grads ? num_roots : num_grads;
+  const tess_tensor** padded = (const tess_tensor**)calloc(2 * n, sizeof(const tess_tensor*));
+  if (padded == NULL) return TESS_RESOURCE_EXHAUSTED;
+  memcpy(padded, roots, num_roots * sizeof(const tess_tensor*));
+  memcpy(padded + n, grads, num_grads * sizeof(const tess_tensor*));
+  tess_status status = tess_autograd_backward(padded, n, padded + n, &o);
+  free(padded);
+  return status;
+}
 %}

@@ -265,6 +265,18 @@ TESS_HANDLE(tess_serve_request, ServeRequest)
 %tess_expose(tess_tensor_copy_local)
 %tess_expose(tess_tensor_to_global)
 
+/* Autograd (tessera/autograd.h): requires_grad, leaves and their gradients, detach,
+ * backward (through a shim: its options struct), the per-thread grad mode. */
+%tess_expose(tess_tensor_set_requires_grad)
+%tess_expose(tess_tensor_requires_grad)
+%tess_expose(tess_tensor_is_leaf)
+%tess_expose(tess_tensor_grad)
+%tess_expose(tess_tensor_zero_grad)
+%tess_expose(tess_tensor_detach)
+%rename(autograd_backward) tess_shim_autograd_backward;
+%tess_expose(tess_autograd_set_grad_enabled)
+%tess_expose(tess_autograd_is_grad_enabled)
+
 /* Ops on eager tensors: tess_op_call_apply, the typed ops (one per registered op) and
  * tess_explanation_last, with their array parameters and Python's GIL release; generated
  * by tools/opgen from the op registry. */
@@ -379,7 +391,7 @@ TESS_HANDLE(tess_serve_request, ServeRequest)
   T* out_max_queued_requests, T* out_batching, T* out_requests, T* out_failed_requests,
   T* out_rows, T* out_queued_requests, T* out_health_checks, T* out_available, T* out_stopped,
   T* out_batch_rows, T* out_batch_requests, T* out_queue_seconds, T* out_run_seconds,
-  T* out_heap_allocations_last_batch
+  T* out_heap_allocations_last_batch, T* previous
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)
@@ -401,9 +413,11 @@ TESS_OUT_PARAMS(double)
 };
 
 /* Lists of tensors: tess_op_call_apply's and tess_plan_instance_run's inputs, tess_capture_end's
- * outputs. */
+ * outputs, the roots and gradients of autograd_backward (its shim's). */
 %apply (const tess_tensor* const* inputs, size_t num_inputs) {
-  (const tess_tensor* const* tensors, size_t num_tensors)
+  (const tess_tensor* const* tensors, size_t num_tensors),
+  (const tess_tensor* const* roots, size_t num_roots),
+  (const tess_tensor* const* grads, size_t num_grads)
 };
 
 /* Host buffers and optional shapes of the tensor functions. */
@@ -447,6 +461,7 @@ TESS_OUT_PARAMS(double)
 %include "tessera/plan.h"
 %include "tessera/memory.h"
 %include "tessera/serve.h"
+%include "tessera/autograd.h"
 
 /* Option and stats structs (struct_size first; docs/c-api.md, "ABI") do not cross into
  * the languages: each function taking one is wrapped through a shim below that fills

@@ -53,6 +53,8 @@ TESS_PY_RELEASE_GIL(tess_tensor_randn)
 TESS_PY_RELEASE_GIL(tess_tensor_to_host)
 TESS_PY_RELEASE_GIL(tess_tensor_copy_local)
 TESS_PY_RELEASE_GIL(tess_tensor_to_global)
+/* Autograd: backward runs the gradient ops (collective). */
+TESS_PY_RELEASE_GIL(tess_shim_autograd_backward)
 /* Ops: in the generated ../ops_generated.i (tools/opgen). */
 /* SBP signature inference. */
 TESS_PY_RELEASE_GIL(tess_op_call_infer)

@@ -13,7 +13,8 @@ The package's modules, by concern: _errors (TesseraError and per-code
 subclasses), _runtime (init, finalize, world), _placement (Placement, NdSbp, Layout,
 placement(), sbp), _infer (OpCall, infer, explain), _tensor (Tensor, creation),
 _dlpack, _ops (over the generated _ops_generated), _collectives (box, allreduce), _plan (Program, capture, compile),
-_memory (allocator_stats), _serve (Server, ServeRequest: serving a plan from a driver rank),
+_memory (allocator_stats), _autograd (ts.autograd: backward, no_grad, Tensor.grad, ...),
+_serve (Server, ServeRequest: serving a plan from a driver rank),
 over the private SWIG module _capi, whose raw functions (placement_parse,
 layout_range, ...) and constants are re-exported here as they were.
 """
@@ -50,6 +51,9 @@ from ._collectives import (  # noqa: F401
 from ._plan import ProgramSizes, capture, capturing, compile  # noqa: F401
 from ._memory import AllocatorStats, allocator_stats  # noqa: F401
 from ._serve import ServePlanInfo, ServeRequestInfo, ServerStats  # noqa: F401
+# ts.autograd.backward(...); the grad-mode scopes also at the top, as in PyTorch.
+from . import _autograd as autograd  # noqa: F401
+from ._autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 
 # Raw buffers without checks: only the checked forms (tensor, from_local) are public.
 del tensor_from_host, tensor_from_local  # noqa: F821

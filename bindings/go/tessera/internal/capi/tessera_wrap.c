@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_f06e7b97688f6faf(const char*);
+  void cgo_panic__capi_80934adb66912d99(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_f06e7b97688f6faf(p);
+  cgo_panic__capi_80934adb66912d99(p);
 }
 
 
@@ -404,11 +404,33 @@ static tess_status tess_shim_serve_request_get_info(int64_t* out_batch_rows,
   return TESS_OK;
 }
 
+/* tess_autograd_backward with its options as a flag. `grads` may be empty (each root's
+ * gradient is then ones) or hold one entry per root (a NULL entry: ones). Lists of
+ * different lengths are both padded with NULL to the longer one, so the C API refuses
+ * the NULL root by its index rather than this shim guessing. */
+static tess_status tess_shim_autograd_backward(const tess_tensor* const* roots, size_t num_roots,
+                                               const tess_tensor* const* grads, size_t num_grads,
+                                               int32_t retain_graph) {
+  tess_backward_options o = TESS_BACKWARD_OPTIONS_INIT;
+  o.retain_graph = retain_graph;
+  if (num_grads == 0 || num_grads == num_roots) {
+    return tess_autograd_backward(roots, num_roots, num_grads == 0 ? NULL : grads, &o);
+  }
+  size_t n = num_roots > num_grads ? num_roots : num_grads;
+  const tess_tensor** padded = (const tess_tensor**)calloc(2 * n, sizeof(const tess_tensor*));
+  if (padded == NULL) return TESS_RESOURCE_EXHAUSTED;
+  memcpy(padded, roots, num_roots * sizeof(const tess_tensor*));
+  memcpy(padded + n, grads, num_grads * sizeof(const tess_tensor*));
+  tess_status status = tess_autograd_backward(padded, n, padded + n, &o);
+  free(padded);
+  return status;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_f06e7b97688f6faf(void *_swig_go_0) {
+void _wrap_Swig_free_capi_80934adb66912d99(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -418,7 +440,7 @@ void _wrap_Swig_free_capi_f06e7b97688f6faf(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_f06e7b97688f6faf(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_80934adb66912d99(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -431,7 +453,7 @@ void *_wrap_Swig_malloc_capi_f06e7b97688f6faf(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_f06e7b97688f6faf(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_80934adb66912d99(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -441,7 +463,7 @@ void _wrap_delete_Placement_capi_f06e7b97688f6faf(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_80934adb66912d99(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -451,7 +473,7 @@ void _wrap_delete_NdSbp_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_f06e7b97688f6faf(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_80934adb66912d99(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -461,7 +483,7 @@ void _wrap_delete_Layout_capi_f06e7b97688f6faf(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_80934adb66912d99(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -471,7 +493,7 @@ void _wrap_delete_OpCall_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_f06e7b97688f6faf(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_80934adb66912d99(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -481,7 +503,7 @@ void _wrap_delete_InferResult_capi_f06e7b97688f6faf(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_80934adb66912d99(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -491,7 +513,7 @@ void _wrap_delete_Explanation_capi_f06e7b97688f6faf(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_f06e7b97688f6faf(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_80934adb66912d99(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -501,7 +523,7 @@ void _wrap_delete_Tensor_capi_f06e7b97688f6faf(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_80934adb66912d99(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -511,7 +533,7 @@ void _wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_80934adb66912d99(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -521,7 +543,7 @@ void _wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_80934adb66912d99(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -531,7 +553,7 @@ void _wrap_delete_Program_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_80934adb66912d99(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -541,7 +563,7 @@ void _wrap_delete_Plan_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -551,7 +573,7 @@ void _wrap_delete_PlanInstance_capi_f06e7b97688f6faf(struct tess_plan_instance *
 }
 
 
-void _wrap_delete_Server_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
+void _wrap_delete_Server_capi_80934adb66912d99(struct tess_server *_swig_go_0) {
   struct tess_server *arg1 = (struct tess_server *) 0 ;
   
   arg1 = *(struct tess_server **)&_swig_go_0; 
@@ -561,7 +583,7 @@ void _wrap_delete_Server_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
 }
 
 
-void _wrap_delete_ServeRequest_capi_f06e7b97688f6faf(struct tess_serve_request *_swig_go_0) {
+void _wrap_delete_ServeRequest_capi_80934adb66912d99(struct tess_serve_request *_swig_go_0) {
   struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
   
   arg1 = *(struct tess_serve_request **)&_swig_go_0; 
@@ -571,7 +593,7 @@ void _wrap_delete_ServeRequest_capi_f06e7b97688f6faf(struct tess_serve_request *
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_f06e7b97688f6faf() {
+intgo _wrap_VERSION_NUMBER_capi_80934adb66912d99() {
   int result;
   intgo _swig_go_result;
   
@@ -582,7 +604,7 @@ intgo _wrap_VERSION_NUMBER_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_version_capi_f06e7b97688f6faf() {
+_gostring_ _wrap_version_capi_80934adb66912d99() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -593,7 +615,7 @@ _gostring_ _wrap_version_capi_f06e7b97688f6faf() {
 }
 
 
-intgo _wrap_version_number_capi_f06e7b97688f6faf() {
+intgo _wrap_version_number_capi_80934adb66912d99() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -604,7 +626,7 @@ intgo _wrap_version_number_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_status_string_capi_f06e7b97688f6faf(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_80934adb66912d99(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -617,7 +639,7 @@ _gostring_ _wrap_status_string_capi_f06e7b97688f6faf(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_f06e7b97688f6faf() {
+_gostring_ _wrap_runtime_init_capi_80934adb66912d99() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -628,7 +650,7 @@ _gostring_ _wrap_runtime_init_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_f06e7b97688f6faf() {
+_gostring_ _wrap_runtime_finalize_capi_80934adb66912d99() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -639,7 +661,7 @@ _gostring_ _wrap_runtime_finalize_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_80934adb66912d99(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -659,7 +681,7 @@ _gostring_ _wrap_runtime_world_rank_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_80934adb66912d99(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -679,7 +701,7 @@ _gostring_ _wrap_runtime_world_size_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -708,7 +730,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -735,7 +757,7 @@ _gostring_ _wrap_placement_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_80934adb66912d99(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -769,7 +791,7 @@ _gostring_ _wrap_placement_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_f06e7b97688f6faf(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_80934adb66912d99(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -782,7 +804,7 @@ _gostring_ _wrap_placement_string_capi_f06e7b97688f6faf(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -804,7 +826,7 @@ _gostring_ _wrap_placement_device_type_capi_f06e7b97688f6faf(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -826,7 +848,7 @@ _gostring_ _wrap_placement_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -850,7 +872,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -872,7 +894,7 @@ _gostring_ _wrap_placement_parallel_num_capi_f06e7b97688f6faf(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -896,7 +918,7 @@ _gostring_ _wrap_placement_rank_at_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -920,7 +942,7 @@ _gostring_ _wrap_placement_index_of_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -944,7 +966,7 @@ _gostring_ _wrap_placement_contains_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -970,7 +992,7 @@ _gostring_ _wrap_placement_axis_group_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -994,7 +1016,7 @@ _gostring_ _wrap_placement_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -1016,7 +1038,7 @@ _gostring_ _wrap_placement_hash_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -1043,7 +1065,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1086,7 +1108,7 @@ _gostring_ _wrap_nd_sbp_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_80934adb66912d99(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1099,7 +1121,7 @@ _gostring_ _wrap_nd_sbp_string_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1121,7 +1143,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1154,7 +1176,7 @@ _gostring_ _wrap_nd_sbp_get_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1178,7 +1200,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1210,7 +1232,7 @@ _gostring_ _wrap_layout_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1236,7 +1258,7 @@ _gostring_ _wrap_layout_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1269,7 +1291,7 @@ _gostring_ _wrap_layout_range_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1291,7 +1313,7 @@ _gostring_ _wrap_layout_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_f06e7b97688f6faf(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_80934adb66912d99(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1304,7 +1326,7 @@ _gostring_ _wrap_layout_string_capi_f06e7b97688f6faf(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1331,7 +1353,7 @@ _gostring_ _wrap_dtype_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_f06e7b97688f6faf(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_80934adb66912d99(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1344,7 +1366,7 @@ _gostring_ _wrap_dtype_name_capi_f06e7b97688f6faf(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_f06e7b97688f6faf() {
+long long _wrap_op_count_capi_80934adb66912d99() {
   size_t result;
   long long _swig_go_result;
   
@@ -1355,7 +1377,7 @@ long long _wrap_op_count_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_op_name_capi_f06e7b97688f6faf(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_80934adb66912d99(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1368,7 +1390,7 @@ _gostring_ _wrap_op_name_capi_f06e7b97688f6faf(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1395,7 +1417,7 @@ _gostring_ _wrap_op_call_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_80934adb66912d99(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1408,7 +1430,7 @@ _gostring_ _wrap_op_call_signature_capi_f06e7b97688f6faf(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1430,7 +1452,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1452,7 +1474,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1474,7 +1496,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1500,7 +1522,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1522,7 +1544,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1547,7 +1569,7 @@ _gostring_ _wrap_op_call_add_input_capi_f06e7b97688f6faf(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1569,7 +1591,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1586,7 +1608,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_f06e7b97688f6faf(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1603,7 +1625,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_f06e7b97688f6faf(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1625,7 +1647,7 @@ _gostring_ _wrap_op_call_infer_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1647,7 +1669,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1675,7 +1697,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1699,7 +1721,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1723,7 +1745,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_f06e7b97688f6faf(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1747,7 +1769,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1769,7 +1791,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1793,7 +1815,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1817,7 +1839,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1841,7 +1863,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1863,7 +1885,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1885,7 +1907,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_f06e7b97688f6faf(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1907,7 +1929,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -1929,7 +1951,7 @@ _gostring_ _wrap_op_call_explain_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_80934adb66912d99(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1942,7 +1964,7 @@ _gostring_ _wrap_explanation_text_capi_f06e7b97688f6faf(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_80934adb66912d99(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1955,7 +1977,7 @@ _gostring_ _wrap_explanation_json_capi_f06e7b97688f6faf(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_80934adb66912d99(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1968,13 +1990,13 @@ _gostring_ _wrap_explanation_failure_capi_f06e7b97688f6faf(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_f06e7b97688f6faf() {
+void _wrap_infer_cache_clear_capi_80934adb66912d99() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_80934adb66912d99(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -1987,7 +2009,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2023,7 +2045,7 @@ _gostring_ _wrap_tensor_from_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2063,7 +2085,7 @@ _gostring_ _wrap_tensor_from_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2097,7 +2119,7 @@ _gostring_ _wrap_tensor_full_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_80934adb66912d99(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2129,7 +2151,7 @@ _gostring_ _wrap_tensor_arange_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2163,7 +2185,7 @@ _gostring_ _wrap_tensor_rand_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2197,7 +2219,7 @@ _gostring_ _wrap_tensor_randn_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2223,7 +2245,7 @@ _gostring_ _wrap_tensor_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2245,7 +2267,7 @@ _gostring_ _wrap_tensor_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2267,7 +2289,7 @@ _gostring_ _wrap_tensor_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2289,7 +2311,7 @@ _gostring_ _wrap_tensor_placement_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2311,7 +2333,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2333,7 +2355,7 @@ _gostring_ _wrap_tensor_has_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2359,7 +2381,7 @@ _gostring_ _wrap_tensor_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2381,7 +2403,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_f06e7b97688f6faf(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_80934adb66912d99(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2394,7 +2416,7 @@ _gostring_ _wrap_tensor_string_capi_f06e7b97688f6faf(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2413,7 +2435,7 @@ _gostring_ _wrap_tensor_to_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2432,7 +2454,7 @@ _gostring_ _wrap_tensor_copy_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2458,7 +2480,7 @@ _gostring_ _wrap_tensor_to_global_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2488,7 +2510,7 @@ _gostring_ _wrap_op_call_apply_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2510,7 +2532,7 @@ _gostring_ _wrap_abs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2534,7 +2556,7 @@ _gostring_ _wrap_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2560,7 +2582,7 @@ _gostring_ _wrap_add_n_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2588,7 +2610,7 @@ _gostring_ _wrap_batch_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2614,7 +2636,7 @@ _gostring_ _wrap_bias_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2638,7 +2660,7 @@ _gostring_ _wrap_cast_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2666,7 +2688,7 @@ _gostring_ _wrap_concat_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_div_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2690,7 +2712,7 @@ _gostring_ _wrap_div_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2714,7 +2736,7 @@ _gostring_ _wrap_embedding_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_exp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2736,7 +2758,7 @@ _gostring_ _wrap_exp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_gather_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2762,7 +2784,7 @@ _gostring_ _wrap_gather_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gelu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2784,7 +2806,7 @@ _gostring_ _wrap_gelu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_identity_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2806,7 +2828,7 @@ _gostring_ _wrap_identity_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2856,7 +2878,7 @@ _gostring_ _wrap_layer_norm_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_log_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2880,7 +2902,7 @@ _gostring_ _wrap_log_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2908,7 +2930,7 @@ _gostring_ _wrap_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2932,7 +2954,7 @@ _gostring_ _wrap_maximum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2956,7 +2978,7 @@ _gostring_ _wrap_minimum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2980,7 +3002,7 @@ _gostring_ _wrap_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3002,7 +3024,7 @@ _gostring_ _wrap_neg_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_pow_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3026,7 +3048,7 @@ _gostring_ _wrap_pow_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3056,7 +3078,7 @@ _gostring_ _wrap_reduce_max_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3086,7 +3108,7 @@ _gostring_ _wrap_reduce_mean_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3116,7 +3138,7 @@ _gostring_ _wrap_reduce_min_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3146,7 +3168,7 @@ _gostring_ _wrap_reduce_sum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3168,7 +3190,7 @@ _gostring_ _wrap_relu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_relu_grad_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_relu_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3192,7 +3214,7 @@ _gostring_ _wrap_relu_grad_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_reshape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3220,7 +3242,7 @@ _gostring_ _wrap_reshape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3244,7 +3266,7 @@ _gostring_ _wrap_scalar_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3268,7 +3290,7 @@ _gostring_ _wrap_scalar_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sigmoid_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3290,7 +3312,7 @@ _gostring_ _wrap_sigmoid_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_slice_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3330,7 +3352,7 @@ _gostring_ _wrap_slice_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3354,7 +3376,7 @@ _gostring_ _wrap_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3387,7 +3409,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3413,7 +3435,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_f06e7b97688f6faf(_goslic
 }
 
 
-_gostring_ _wrap_sqrt_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3435,7 +3457,7 @@ _gostring_ _wrap_sqrt_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_sub_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3459,7 +3481,7 @@ _gostring_ _wrap_sub_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3481,7 +3503,7 @@ _gostring_ _wrap_tanh_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3509,7 +3531,7 @@ _gostring_ _wrap_transpose_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_explanation_last_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_80934adb66912d99(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -3529,7 +3551,7 @@ _gostring_ _wrap_explanation_last_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3568,7 +3590,7 @@ _gostring_ _wrap_boxing_run_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3604,7 +3626,7 @@ _gostring_ _wrap_boxing_plan_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_80934adb66912d99(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3617,7 +3639,7 @@ _gostring_ _wrap_boxing_plan_string_capi_f06e7b97688f6faf(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -3639,7 +3661,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_80934adb66912d99(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3654,7 +3676,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -3676,7 +3698,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_80934adb66912d99(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -3701,7 +3723,7 @@ _gostring_ _wrap_comm_allreduce_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_80934adb66912d99(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3730,7 +3752,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_80934adb66912d99(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -3743,7 +3765,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_80934adb66912d99(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -3763,7 +3785,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_80934adb66912d99(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -3783,7 +3805,7 @@ _gostring_ _wrap_program_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3824,7 +3846,7 @@ _gostring_ _wrap_program_add_input_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3855,7 +3877,7 @@ _gostring_ _wrap_program_add_variable_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -3894,7 +3916,7 @@ _gostring_ _wrap_program_add_op_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_80934adb66912d99(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -3909,7 +3931,7 @@ _gostring_ _wrap_program_mark_output_capi_f06e7b97688f6faf(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3958,7 +3980,7 @@ _gostring_ _wrap_program_sizes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_80934adb66912d99(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3971,7 +3993,7 @@ _gostring_ _wrap_program_string_capi_f06e7b97688f6faf(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_f06e7b97688f6faf() {
+_gostring_ _wrap_capture_begin_capi_80934adb66912d99() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -3982,7 +4004,7 @@ _gostring_ _wrap_capture_begin_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_80934adb66912d99(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4002,7 +4024,7 @@ _gostring_ _wrap_capture_active_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4041,7 +4063,7 @@ _gostring_ _wrap_capture_placeholder_capi_f06e7b97688f6faf(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4067,13 +4089,13 @@ _gostring_ _wrap_capture_end_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_f06e7b97688f6faf() {
+void _wrap_capture_abort_capi_80934adb66912d99() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_plan_string_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_80934adb66912d99(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4086,7 +4108,7 @@ _gostring_ _wrap_plan_string_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -4108,7 +4130,7 @@ _gostring_ _wrap_plan_instantiate_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4127,7 +4149,7 @@ _gostring_ _wrap_plan_instance_run_capi_f06e7b97688f6faf(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4148,7 +4170,7 @@ _gostring_ _wrap_plan_instance_push_capi_f06e7b97688f6faf(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4163,7 +4185,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4176,7 +4198,7 @@ _gostring_ _wrap_plan_instance_close_capi_f06e7b97688f6faf(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4212,7 +4234,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4234,7 +4256,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4258,7 +4280,7 @@ _gostring_ _wrap_plan_instance_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4279,7 +4301,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4303,7 +4325,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4327,7 +4349,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4355,7 +4377,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4377,7 +4399,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4419,7 +4441,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4434,7 +4456,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(struct tess_p
 }
 
 
-_gostring_ _wrap_server_is_driver_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_is_driver_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4456,7 +4478,7 @@ _gostring_ _wrap_server_is_driver_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_num_plans_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_num_plans_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4478,7 +4500,7 @@ _gostring_ _wrap_server_num_plans_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_plan_input_width_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_width_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4504,7 +4526,7 @@ _gostring_ _wrap_server_plan_input_width_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_width_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_width_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4530,7 +4552,7 @@ _gostring_ _wrap_server_plan_output_width_capi_f06e7b97688f6faf(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4556,7 +4578,7 @@ _gostring_ _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4582,7 +4604,7 @@ _gostring_ _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_follow_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_follow_capi_80934adb66912d99(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4595,7 +4617,7 @@ _gostring_ _wrap_server_follow_capi_f06e7b97688f6faf(struct tess_server *_swig_g
 }
 
 
-_gostring_ _wrap_server_stop_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_stop_capi_80934adb66912d99(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4608,7 +4630,7 @@ _gostring_ _wrap_server_stop_capi_f06e7b97688f6faf(struct tess_server *_swig_go_
 }
 
 
-_gostring_ _wrap_server_check_health_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_server_check_health_capi_80934adb66912d99(struct tess_server *_swig_go_0, double _swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4623,7 +4645,7 @@ _gostring_ _wrap_server_check_health_capi_f06e7b97688f6faf(struct tess_server *_
 }
 
 
-_gostring_ _wrap_serve_request_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_serve_request_create_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
   tess_serve_request **arg1 = (tess_serve_request **) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4647,7 +4669,7 @@ _gostring_ _wrap_serve_request_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_set_input_capi_f06e7b97688f6faf(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_serve_request_set_input_capi_80934adb66912d99(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   tess_serve_request *arg1 = (tess_serve_request *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4668,7 +4690,7 @@ _gostring_ _wrap_serve_request_set_input_capi_f06e7b97688f6faf(struct tess_serve
 }
 
 
-_gostring_ _wrap_serve_request_rows_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_serve_request_rows_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   int64_t value1 = 0 ;
@@ -4690,7 +4712,7 @@ _gostring_ _wrap_serve_request_rows_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_server_run_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_server_run_capi_80934adb66912d99(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   tess_status result;
@@ -4705,7 +4727,7 @@ _gostring_ _wrap_server_run_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_bytes_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   size_t arg3 ;
@@ -4729,7 +4751,7 @@ _gostring_ _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_serve_request_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_serve_request *arg3 = (tess_serve_request *) 0 ;
@@ -4750,7 +4772,165 @@ _gostring_ _wrap_serve_request_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_tensor_set_requires_grad_capi_80934adb66912d99(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
+  tess_tensor *arg1 = (tess_tensor *) 0 ;
+  int32_t arg2 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_tensor **)&_swig_go_0; 
+  arg2 = (int32_t)_swig_go_1; 
+  
+  result = (tess_status)tess_tensor_set_requires_grad(arg1,arg2);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_tensor_requires_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  int32_t *arg1 = (int32_t *) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_tensor_requires_grad(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_tensor_is_leaf_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  int32_t *arg1 = (int32_t *) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_tensor_is_leaf(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_tensor_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_tensor_grad(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_tensor_zero_grad_capi_80934adb66912d99(struct tess_tensor *_swig_go_0) {
+  tess_tensor *arg1 = (tess_tensor *) 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_tensor **)&_swig_go_0; 
+  
+  result = (tess_status)tess_tensor_zero_grad(arg1);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_tensor_detach_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_tensor_detach(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_autograd_set_grad_enabled_capi_80934adb66912d99(intgo _swig_go_0, _goslice_ _swig_go_1) {
+  int32_t arg1 ;
+  int32_t *arg2 = (int32_t *) 0 ;
+  int32_t value2 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = (int32_t)_swig_go_0; 
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &value2;
+  }
+  
+  result = (tess_status)tess_autograd_set_grad_enabled(arg1,arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_1.array)[0] = (int32_t)value2; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_autograd_is_grad_enabled_capi_80934adb66912d99(_goslice_ _swig_go_0) {
+  int32_t *arg1 = (int32_t *) 0 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  
+  result = (tess_status)tess_autograd_is_grad_enabled(arg1);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_infer_cache_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4806,7 +4986,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_80934adb66912d99(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -4823,7 +5003,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4917,7 +5097,7 @@ _gostring_ _wrap_allocator_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_80934adb66912d99(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -4939,7 +5119,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4988,7 +5168,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -5012,7 +5192,7 @@ _gostring_ _wrap_plan_compile_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5079,7 +5259,7 @@ _gostring_ _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_create_capi_80934adb66912d99(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
   tess_server **arg1 = (tess_server **) 0 ;
   int32_t arg2 ;
   double arg3 ;
@@ -5105,7 +5285,7 @@ _gostring_ _wrap_server_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, intgo
 }
 
 
-_gostring_ _wrap_server_add_plan_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_server_add_plan_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   tess_plan *arg3 = (tess_plan *) 0 ;
@@ -5137,7 +5317,7 @@ _gostring_ _wrap_server_add_plan_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_server_get_plan_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+_gostring_ _wrap_server_get_plan_info_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5215,7 +5395,7 @@ _gostring_ _wrap_server_get_plan_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_server_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
+_gostring_ _wrap_server_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5309,7 +5489,7 @@ _gostring_ _wrap_server_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_serve_request_get_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+_gostring_ _wrap_serve_request_get_info_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   double *arg3 = (double *) 0 ;
@@ -5354,6 +5534,31 @@ _gostring_ _wrap_serve_request_get_info_capi_f06e7b97688f6faf(_goslice_ _swig_go
   {
     ((double*)_swig_go_3.array)[0] = (double)value4; 
   }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_autograd_backward_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  size_t arg2 ;
+  tess_tensor **arg3 = (tess_tensor **) 0 ;
+  size_t arg4 ;
+  int32_t arg5 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    arg1 = (tess_tensor **)_swig_go_0.array;
+    arg2 = (size_t)_swig_go_0.len;
+  }
+  {
+    arg3 = (tess_tensor **)_swig_go_1.array;
+    arg4 = (size_t)_swig_go_1.len;
+  }
+  arg5 = (int32_t)_swig_go_2; 
+  
+  result = (tess_status)tess_shim_autograd_backward((struct tess_tensor const *const *)arg1,arg2,(struct tess_tensor const *const *)arg3,arg4,arg5);
+  _swig_go_result = tess_go_status(result); 
   return _swig_go_result;
 }
 
