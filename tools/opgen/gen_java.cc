@@ -126,7 +126,7 @@ std::string JavaOps(const OpRegistry& reg) {
       }
       w << "};\n";
     } else {
-      w << "    return new Tensor(out[0]);\n";
+      w << "    return new Tensor(" << Camel(OutParam(def, 0), false) << "[0]);\n";
     }
     w << "  }\n";
     // Overloads dropping trailing defaulted attributes, one at a time.

@@ -315,7 +315,7 @@ public final class Ops {
   public static Tensor reluGrad(Tensor y, Tensor dy) {
     long[] outDx = {0};
     TesseraJNI.relu_grad(outDx, Handle.ptr(y), y, Handle.ptr(dy), dy);
-    return new Tensor(out[0]);
+    return new Tensor(outDx[0]);
   }
 
   /** row-major reshape; one dim may be -1. Attributes: shape: ints = required. */
@@ -381,7 +381,7 @@ public final class Ops {
     long[] outDx = {0};
     TesseraJNI.sparse_softmax_cross_entropy_grad(outDx, Handle.ptr(prob), prob, Handle.ptr(label),
                                                  label, Handle.ptr(dout), dout);
-    return new Tensor(out[0]);
+    return new Tensor(outDx[0]);
   }
 
   /** sqrt(x). */
