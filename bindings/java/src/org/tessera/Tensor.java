@@ -495,4 +495,64 @@ public final class Tensor extends Handle {
     for (int i = 0; i < n; ++i) outputs[i] = new Tensor(handles[i]);
     return outputs;
   }
+
+  // --- Autograd (tessera/autograd.h; see Autograd for backward over several roots). ---
+
+  /**
+   * Makes this floating tensor a leaf that requires a gradient (a parameter), or not.
+   * INVALID_ARGUMENT for an integer tensor or the output of a recorded op ({@link
+   * #detach} it first). Not collective.
+   */
+  public void setRequiresGrad(boolean requiresGrad) {
+    TesseraJNI.tensor_set_requires_grad(ptr(), this, requiresGrad ? 1 : 0);
+  }
+
+  /** Whether gradients flow into this tensor (a parameter, or a recorded op's output). */
+  public boolean requiresGrad() {
+    int[] out = {0};
+    TesseraJNI.tensor_requires_grad(out, ptr(), this);
+    return out[0] != 0;
+  }
+
+  /** True unless this tensor is the output of a recorded op. */
+  public boolean isLeaf() {
+    int[] out = {0};
+    TesseraJNI.tensor_is_leaf(out, ptr(), this);
+    return out[0] != 0;
+  }
+
+  /**
+   * The accumulated gradient of this leaf (same shape, dtype and placement; the SBP that
+   * backward produced), or null before any backward reached it or after {@link #zeroGrad}.
+   */
+  public Tensor grad() {
+    long[] out = {0};
+    TesseraJNI.tensor_grad(out, ptr(), this);
+    return out[0] == 0 ? null : new Tensor(out[0]);
+  }
+
+  /** Drops the accumulated gradient: the next backward starts from zero. */
+  public void zeroGrad() {
+    TesseraJNI.tensor_zero_grad(ptr(), this);
+  }
+
+  /** The same data as a new tensor that requires no gradient and records nothing. */
+  public Tensor detach() {
+    long[] out = {0};
+    TesseraJNI.tensor_detach(out, ptr(), this);
+    return new Tensor(out[0]);
+  }
+
+  /**
+   * Backpropagates from this one-element tensor (its gradient is one), adding into the
+   * gradient of every leaf reached; the graph is freed. Collective.
+   */
+  public void backward() {
+    Autograd.backward(new Tensor[] {this}, null, false);
+  }
+
+  /** Backpropagates from this tensor with {@code grad} (its shape and dtype) as its gradient. */
+  public void backward(Tensor grad, boolean retainGraph) {
+    Autograd.backward(new Tensor[] {this}, new Tensor[] {grad}, retainGraph);
+  }
 }
