@@ -86,7 +86,7 @@ std::string GoOps(const OpRegistry& reg) {
       << def.name().substr(1) << "(" << args << ")\n";
     for (const auto& in : def.inputs()) w << "\truntime.KeepAlive(" << GoName(in.name) << ")\n";
     if (def.outputs().size() == 1) {
-      w << "\treturn made(out, err)\n";
+      w << "\treturn made(" << Camel(OutParam(def, 0), false) << ", err)\n";
     } else {
       w << "\tif err != nil {\n\t\treturn " << zero << "err\n\t}\n\treturn ";
       for (size_t i = 0; i < def.outputs().size(); ++i) {

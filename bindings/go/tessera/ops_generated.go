@@ -266,7 +266,7 @@ func ReluGrad(y *Tensor, dy *Tensor) (*Tensor, error) {
 	err := capi.Relu_grad(outDx, y.c(), dy.c())
 	runtime.KeepAlive(y)
 	runtime.KeepAlive(dy)
-	return made(out, err)
+	return made(outDx, err)
 }
 
 // Reshape is row-major reshape; one dim may be -1 (op reshape). Attributes: shape: ints =
@@ -342,7 +342,7 @@ func SparseSoftmaxCrossEntropyGrad(prob *Tensor, label *Tensor, dout *Tensor) (*
 	runtime.KeepAlive(prob)
 	runtime.KeepAlive(label)
 	runtime.KeepAlive(dout)
-	return made(out, err)
+	return made(outDx, err)
 }
 
 // Sqrt is sqrt(x) (op sqrt). Collective.
