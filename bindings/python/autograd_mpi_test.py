@@ -4,6 +4,7 @@ its SBP, accumulation, zero_grad, grad mode, detach, retain_graph and bad inputs
 Every rank runs every call in the same order (backward is collective)."""
 
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -70,6 +71,42 @@ class AutogradTest(TesseraTestCase):
         dy = np.array([[1, 2], [0, -1], [0.5, 0], [3, 1]], dtype=np.float64)
         y.backward(ts.tensor(dy, placement=WORLD, sbp=ts.sbp.broadcast))
         np.testing.assert_array_equal(m.w.grad.numpy(), X.T @ dy)
+
+    @unittest.skipIf(SIZE < 2, "needs a rank to wait for")
+    def test_backward_releases_the_gil(self):
+        # A partial-sum gradient for the S(0) output y = x @ w: matmul(x^T, dy) boxes dy
+        # across the ranks, so rank 0's backward waits in C for rank 1, which starts 1 s
+        # late. A Python thread of rank 0 counts meanwhile (clock samples every 1000
+        # counts), which it cannot if the wait holds the GIL; holding it, the counter
+        # would run only after the call, so the samples must fall well inside it.
+        m = Linear()
+        y = m.x @ m.w
+        dy = np.array([[1, 2], [0, -1], [0.5, 0], [3, 1]], dtype=np.float64)
+        g = ts.tensor(dy, placement=WORLD, sbp=ts.sbp.partial_sum)
+        samples, stop = [], []
+
+        def count():
+            n = 0
+            while not stop:
+                n += 1
+                if n % 1000 == 0:
+                    samples.append(time.monotonic())
+
+        thread = threading.Thread(target=count, daemon=True)
+        thread.start()
+        if ts.world_rank() == 1:
+            time.sleep(1.0)
+        start = time.monotonic()
+        y.backward(g)
+        end = time.monotonic()
+        stop.append(True)
+        thread.join()
+        np.testing.assert_array_equal(m.w.grad.numpy(), X.T @ dy)
+        if ts.world_rank() == 0:
+            self.assertGreaterEqual(end - start, 0.9, "backward did not wait for rank 1")
+            inside = [t for t in samples if start + 0.1 < t < end - 0.1]
+            self.assertTrue(inside, "the counter did not run during the %.2f s backward"
+                            % (end - start))
 
     def test_no_grad_records_nothing(self):
         m = Linear()
