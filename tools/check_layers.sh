@@ -38,6 +38,8 @@ back_edges=(
   "core/plan //core/serve"
   "core/eager //core/autograd"
   "core/tensor //core/eager:interpreter"
+  "core/tensor //core/checkpoint"
+  "core/checkpoint //core/eager:interpreter"
   "core/boxing //core/tensor:global_tensor"
   "core/memory //core/boxing"
   "core/op //core/infer"

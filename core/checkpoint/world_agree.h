@@ -1,0 +1,24 @@
+// How Save and Load keep every rank in step: a directory path normalised the same way
+// on every rank, and a local outcome agreed over the world so that an error on one rank
+// (a full disk, a corrupt shard only it reads) is returned by all of them instead of
+// leaving the others waiting in the next collective.
+#ifndef TESSERA_CORE_CHECKPOINT_WORLD_AGREE_H_
+#define TESSERA_CORE_CHECKPOINT_WORLD_AGREE_H_
+
+#include <string>
+
+#include "core/common/status.h"
+
+namespace tessera::checkpoint {
+
+// comm::AgreeLocalStatus over the world: OK everywhere, or the lowest failing rank's
+// error on every rank.
+Status AgreeOnWorld(const Status& local);
+
+// `dir` without trailing slashes ("/" stays "/"); INVALID_ARGUMENT naming the argument
+// for an empty path.
+Result<std::string> CheckpointDir(const std::string& dir);
+
+}  // namespace tessera::checkpoint
+
+#endif  // TESSERA_CORE_CHECKPOINT_WORLD_AGREE_H_
