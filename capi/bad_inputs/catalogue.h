@@ -91,6 +91,9 @@ std::vector<Case> RunCases();     // runs.cc
 std::vector<Case> ServeCases();   // serve.cc
 std::vector<Case> AutogradCases();  // autograd.cc
 
+// tessera/checkpoint.h's cases, in checkpoints.cc.
+std::vector<Case> CheckpointCases();
+
 }  // namespace tessera::bad_inputs
 
 #endif  // TESSERA_CAPI_BAD_INPUTS_CATALOGUE_H_

@@ -26,8 +26,8 @@ namespace {
 const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = [] {
     std::vector<Case> all;
-    for (std::vector<Case> (*group)() :
-         {&ValueCases, &TensorCases, &OpCases, &RunCases, &ServeCases, &AutogradCases}) {
+    for (std::vector<Case> (*group)() : {&ValueCases, &TensorCases, &OpCases, &RunCases,
+                                         &ServeCases, &AutogradCases, &CheckpointCases}) {
       const std::vector<Case> some = group();
       all.insert(all.end(), some.begin(), some.end());
     }

@@ -29,6 +29,7 @@
 #include "tessera/memory.h"
 #include "tessera/serve.h"
 #include "tessera/autograd.h"
+#include "tessera/checkpoint.h"
 /* clang-format on */
 
 #endif /* TESSERA_TESSERA_H_ */
