@@ -51,9 +51,14 @@ std::string Hex(uint64_t value) {
   return text;
 }
 
-// Replacing <dir> removes it, so it must be a checkpoint (or an empty directory), not
-// whatever a mistyped path names.
+// The parent must exist; and replacing <dir> removes it, so it must be a checkpoint
+// (or an empty directory), not whatever a mistyped path names.
 Status CheckReplaceable(const std::string& dir) {
+  const std::string parent = ParentDirectory(dir);
+  if (!PathExists(parent)) {
+    return NotFound("the parent directory " + parent + " of checkpoint " + dir +
+                    " does not exist");
+  }
   if (!PathExists(dir) || PathExists(dir + "/" + kIndexFileName)) return Status::Ok();
   Result<std::vector<std::string>> entries = ListDirectory(dir);
   if (!entries.ok()) {
