@@ -124,6 +124,8 @@ TESS_HANDLE(tess_plan, Plan)
 TESS_HANDLE(tess_plan_instance, PlanInstance)
 TESS_HANDLE(tess_server, Server)
 TESS_HANDLE(tess_serve_request, ServeRequest)
+TESS_HANDLE(tess_checkpoint_writer, CheckpointWriter)
+TESS_HANDLE(tess_checkpoint_index, CheckpointIndex)
 
 /* Versions. */
 %tess_expose(tess_version)
@@ -357,6 +359,22 @@ TESS_HANDLE(tess_serve_request, ServeRequest)
 %tess_expose(tess_serve_request_output)
 %rename(serve_request_get_info) tess_shim_serve_request_get_info;
 
+/* Sharded checkpoints: a writer collects named tensors and saves them; load reshards;
+ * an index lists what a checkpoint holds. */
+%tess_expose(tess_checkpoint_writer_create)
+%tess_expose(tess_checkpoint_writer_add)
+%tess_expose(tess_checkpoint_writer_save)
+%tess_expose(tess_checkpoint_load)
+%tess_expose(tess_checkpoint_load_checked)
+%tess_expose(tess_checkpoint_index_open)
+%tess_expose(tess_checkpoint_index_num_tensors)
+%tess_expose(tess_checkpoint_index_name)
+%tess_expose(tess_checkpoint_index_placement)
+%tess_expose(tess_checkpoint_index_nd_sbp)
+%tess_expose(tess_checkpoint_index_shape)
+%tess_expose(tess_checkpoint_index_dtype)
+%tess_expose(tess_checkpoint_index_num_shards)
+
 /* Host allocator counters. */
 %tess_expose_constant(TESS_ALLOCATOR_HOST)
 %tess_expose_constant(TESS_ALLOCATOR_HOST_THREAD)
@@ -462,6 +480,7 @@ TESS_OUT_PARAMS(double)
 %include "tessera/memory.h"
 %include "tessera/serve.h"
 %include "tessera/autograd.h"
+%include "tessera/checkpoint.h"
 
 /* Option and stats structs (struct_size first; docs/c-api.md, "ABI") do not cross into
  * the languages: each function taking one is wrapped through a shim below that fills

@@ -88,7 +88,8 @@ class StubTest(unittest.TestCase):
     def test_public_names_declared(self):
         modules = [getattr(ts, m) for m in ("_errors", "_runtime", "_placement", "_infer",
                                              "_tensor", "_dlpack", "_ops", "_ops_generated", "_collectives",
-                                             "_plan", "_memory", "_autograd")]
+                                             "_plan", "_memory", "_autograd",
+                                             "_checkpoint")]
         for module in modules:
             for name, value in vars(module).items():
                 if name.startswith("_") or getattr(ts, name, None) is not value:

@@ -15,6 +15,7 @@ placement(), sbp), _infer (OpCall, infer, explain), _tensor (Tensor, creation),
 _dlpack, _ops (over the generated _ops_generated), _collectives (box, allreduce), _plan (Program, capture, compile),
 _memory (allocator_stats), _autograd (ts.autograd: backward, no_grad, Tensor.grad, ...),
 _serve (Server, ServeRequest: serving a plan from a driver rank),
+_checkpoint (save_checkpoint, load_checkpoint, checkpoint_index: sharded checkpoints),
 over the private SWIG module _capi, whose raw functions (placement_parse,
 layout_range, ...) and constants are re-exported here as they were.
 """
@@ -54,6 +55,8 @@ from ._serve import ServePlanInfo, ServeRequestInfo, ServerStats  # noqa: F401
 # ts.autograd.backward(...); the grad-mode scopes also at the top, as in PyTorch.
 from . import _autograd as autograd  # noqa: F401
 from ._autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from ._checkpoint import (  # noqa: F401
+    CheckpointEntry, checkpoint_index, load_checkpoint, save_checkpoint)
 
 # Raw buffers without checks: only the checked forms (tensor, from_local) are public.
 del tensor_from_host, tensor_from_local  # noqa: F821

@@ -3,6 +3,8 @@
 from typing import (Any, Callable, ContextManager, Dict, Iterable, List, NamedTuple,
                     Optional, Sequence, Tuple, Type, TypeVar, Union, overload)
 
+import os
+
 import numpy as _np
 
 _T = TypeVar("_T")
@@ -559,6 +561,25 @@ class ServeRequest(_Handle):
     def output_bytes(self, index: int = ...) -> bytes: ...
     def output_array(self, index: int = ...) -> Any: ...
     def info(self) -> ServeRequestInfo: ...
+
+# --- Checkpoints ----------------------------------------------------------------
+class CheckpointWriter(_Handle): ...
+class CheckpointIndex(_Handle): ...
+
+class CheckpointEntry(NamedTuple):
+    name: str
+    shape: Tuple[int, ...]
+    dtype: int
+    placement: str
+    sbp: str
+    num_shards: int
+
+def save_checkpoint(path: Union[str, "os.PathLike[str]"],
+                    tensors: Union[Dict[str, Tensor], Iterable[Tuple[str, Tensor]]]) -> None: ...
+def load_checkpoint(path: Union[str, "os.PathLike[str]"], name: str,
+                    placement: Optional[_PlacementLike] = ..., sbp: Optional[_SbpLike] = ...,
+                    shape: Optional[_Shape] = ..., dtype: Optional[_DType] = ...) -> Tensor: ...
+def checkpoint_index(path: Union[str, "os.PathLike[str]"]) -> List[CheckpointEntry]: ...
 
 # The raw layer (one function per C function, `tess_` stripped) and the rest.
 def __getattr__(name: str) -> Any: ...
