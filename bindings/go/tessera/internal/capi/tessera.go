@@ -459,46 +459,46 @@ typedef _gostring_ swig_type_426;
 typedef _goslice_ swig_type_427;
 typedef _gostring_ swig_type_428;
 typedef _goslice_ swig_type_429;
-typedef _goslice_ swig_type_430;
-typedef _goslice_ swig_type_431;
-typedef _goslice_ swig_type_432;
-typedef _goslice_ swig_type_433;
+typedef _gostring_ swig_type_430;
+typedef _gostring_ swig_type_431;
+typedef _gostring_ swig_type_432;
+typedef _gostring_ swig_type_433;
 typedef _gostring_ swig_type_434;
-typedef _gostring_ swig_type_435;
-typedef _goslice_ swig_type_436;
-typedef _goslice_ swig_type_437;
-typedef _goslice_ swig_type_438;
+typedef _goslice_ swig_type_435;
+typedef _gostring_ swig_type_436;
+typedef _gostring_ swig_type_437;
+typedef _gostring_ swig_type_438;
 typedef _goslice_ swig_type_439;
-typedef _goslice_ swig_type_440;
-typedef _goslice_ swig_type_441;
+typedef _gostring_ swig_type_440;
+typedef _gostring_ swig_type_441;
 typedef _goslice_ swig_type_442;
-typedef _goslice_ swig_type_443;
+typedef _gostring_ swig_type_443;
 typedef _goslice_ swig_type_444;
 typedef _gostring_ swig_type_445;
-typedef _goslice_ swig_type_446;
-typedef long long swig_type_447;
+typedef _gostring_ swig_type_446;
+typedef _goslice_ swig_type_447;
 typedef _gostring_ swig_type_448;
-typedef _goslice_ swig_type_449;
-typedef _goslice_ swig_type_450;
-typedef _goslice_ swig_type_451;
-typedef _goslice_ swig_type_452;
-typedef _gostring_ swig_type_453;
-typedef _goslice_ swig_type_454;
-typedef _gostring_ swig_type_455;
-typedef _goslice_ swig_type_456;
-typedef _goslice_ swig_type_457;
+typedef long long swig_type_449;
+typedef _gostring_ swig_type_450;
+typedef long long swig_type_451;
+typedef _gostring_ swig_type_452;
+typedef long long swig_type_453;
+typedef _gostring_ swig_type_454;
+typedef _goslice_ swig_type_455;
+typedef long long swig_type_456;
+typedef _gostring_ swig_type_457;
 typedef _goslice_ swig_type_458;
-typedef _goslice_ swig_type_459;
-typedef _goslice_ swig_type_460;
+typedef long long swig_type_459;
+typedef _gostring_ swig_type_460;
 typedef _goslice_ swig_type_461;
-typedef _gostring_ swig_type_462;
-typedef _goslice_ swig_type_463;
-typedef long long swig_type_464;
-typedef _gostring_ swig_type_465;
+typedef long long swig_type_462;
+typedef _gostring_ swig_type_463;
+typedef _goslice_ swig_type_464;
+typedef _goslice_ swig_type_465;
 typedef _goslice_ swig_type_466;
-typedef long long swig_type_467;
-typedef long long swig_type_468;
-typedef long long swig_type_469;
+typedef _goslice_ swig_type_467;
+typedef _goslice_ swig_type_468;
+typedef _gostring_ swig_type_469;
 typedef _gostring_ swig_type_470;
 typedef _goslice_ swig_type_471;
 typedef _goslice_ swig_type_472;
@@ -507,240 +507,290 @@ typedef _goslice_ swig_type_474;
 typedef _goslice_ swig_type_475;
 typedef _goslice_ swig_type_476;
 typedef _goslice_ swig_type_477;
-typedef _gostring_ swig_type_478;
+typedef _goslice_ swig_type_478;
 typedef _goslice_ swig_type_479;
-typedef _goslice_ swig_type_480;
+typedef _gostring_ swig_type_480;
 typedef _goslice_ swig_type_481;
-typedef _goslice_ swig_type_482;
-typedef _goslice_ swig_type_483;
+typedef long long swig_type_482;
+typedef _gostring_ swig_type_483;
 typedef _goslice_ swig_type_484;
 typedef _goslice_ swig_type_485;
 typedef _goslice_ swig_type_486;
 typedef _goslice_ swig_type_487;
 typedef _gostring_ swig_type_488;
 typedef _goslice_ swig_type_489;
-typedef _goslice_ swig_type_490;
+typedef _gostring_ swig_type_490;
 typedef _goslice_ swig_type_491;
 typedef _goslice_ swig_type_492;
-typedef _gostring_ swig_type_493;
+typedef _goslice_ swig_type_493;
 typedef _goslice_ swig_type_494;
 typedef _goslice_ swig_type_495;
-extern void _wrap_Swig_free_capi_80934adb66912d99(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_80934adb66912d99(swig_intgo arg1);
-extern void _wrap_delete_Placement_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_NdSbp_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_Layout_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_OpCall_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_InferResult_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_Explanation_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_Tensor_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_BoxingPlan_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_BucketedAllReducer_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_Program_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_Plan_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_PlanInstance_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_Server_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_delete_ServeRequest_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_intgo _wrap_VERSION_NUMBER_capi_80934adb66912d99(void);
-extern swig_type_1 _wrap_version_capi_80934adb66912d99(void);
-extern swig_intgo _wrap_version_number_capi_80934adb66912d99(void);
-extern swig_type_2 _wrap_status_string_capi_80934adb66912d99(swig_intgo arg1);
-extern swig_type_3 _wrap_runtime_init_capi_80934adb66912d99(void);
-extern swig_type_4 _wrap_runtime_finalize_capi_80934adb66912d99(void);
-extern swig_type_5 _wrap_runtime_world_rank_capi_80934adb66912d99(swig_type_6 arg1);
-extern swig_type_7 _wrap_runtime_world_size_capi_80934adb66912d99(swig_type_8 arg1);
-extern swig_type_9 _wrap_runtime_cuda_info_capi_80934adb66912d99(swig_type_10 arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_placement_parse_capi_80934adb66912d99(swig_type_13 arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_placement_create_capi_80934adb66912d99(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_placement_string_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_20 _wrap_placement_device_type_capi_80934adb66912d99(swig_type_21 arg1, uintptr_t arg2);
-extern swig_type_22 _wrap_placement_num_axes_capi_80934adb66912d99(swig_type_23 arg1, uintptr_t arg2);
-extern swig_type_24 _wrap_placement_hierarchy_dim_capi_80934adb66912d99(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_placement_parallel_num_capi_80934adb66912d99(swig_type_28 arg1, uintptr_t arg2);
-extern swig_type_29 _wrap_placement_rank_at_capi_80934adb66912d99(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
-extern swig_type_32 _wrap_placement_index_of_capi_80934adb66912d99(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_34 _wrap_placement_contains_capi_80934adb66912d99(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_36 _wrap_placement_axis_group_capi_80934adb66912d99(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_type_39 _wrap_placement_equal_capi_80934adb66912d99(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_41 _wrap_placement_hash_capi_80934adb66912d99(swig_type_42 arg1, uintptr_t arg2);
-extern swig_type_43 _wrap_nd_sbp_parse_capi_80934adb66912d99(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_nd_sbp_create_capi_80934adb66912d99(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_nd_sbp_string_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_50 _wrap_nd_sbp_num_axes_capi_80934adb66912d99(swig_type_51 arg1, uintptr_t arg2);
-extern swig_type_52 _wrap_nd_sbp_get_capi_80934adb66912d99(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_nd_sbp_equal_capi_80934adb66912d99(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_58 _wrap_layout_create_capi_80934adb66912d99(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_type_61 _wrap_layout_local_shape_capi_80934adb66912d99(swig_type_62 arg1, uintptr_t arg2);
-extern swig_type_63 _wrap_layout_range_capi_80934adb66912d99(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
-extern swig_type_67 _wrap_layout_num_elements_capi_80934adb66912d99(swig_type_68 arg1, uintptr_t arg2);
-extern swig_type_69 _wrap_layout_string_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_70 _wrap_dtype_parse_capi_80934adb66912d99(swig_type_71 arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_dtype_name_capi_80934adb66912d99(swig_intgo arg1);
-extern swig_type_74 _wrap_op_count_capi_80934adb66912d99(void);
-extern swig_type_75 _wrap_op_name_capi_80934adb66912d99(swig_type_76 arg1);
-extern swig_type_77 _wrap_op_call_create_capi_80934adb66912d99(swig_type_78 arg1, swig_type_79 arg2);
-extern swig_type_80 _wrap_op_call_signature_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_81 _wrap_op_call_set_attr_int_capi_80934adb66912d99(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_op_call_set_attr_float_capi_80934adb66912d99(uintptr_t arg1, swig_type_85 arg2, double arg3);
-extern swig_type_86 _wrap_op_call_set_attr_bool_capi_80934adb66912d99(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_type_88 _wrap_op_call_set_attr_ints_capi_80934adb66912d99(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
-extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_80934adb66912d99(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
-extern swig_type_93 _wrap_op_call_add_input_capi_80934adb66912d99(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_95 _wrap_op_call_num_inputs_capi_80934adb66912d99(swig_type_96 arg1, uintptr_t arg2);
-extern swig_type_97 _wrap_op_call_constrain_input_capi_80934adb66912d99(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
-extern swig_type_99 _wrap_op_call_constrain_output_capi_80934adb66912d99(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
-extern swig_type_101 _wrap_op_call_infer_capi_80934adb66912d99(swig_type_102 arg1, uintptr_t arg2);
-extern swig_type_103 _wrap_infer_result_num_outputs_capi_80934adb66912d99(swig_type_104 arg1, uintptr_t arg2);
-extern swig_type_105 _wrap_infer_result_output_shape_capi_80934adb66912d99(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_infer_result_output_dtype_capi_80934adb66912d99(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_infer_result_output_placement_capi_80934adb66912d99(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_80934adb66912d99(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
-extern swig_type_117 _wrap_infer_result_num_inputs_capi_80934adb66912d99(swig_type_118 arg1, uintptr_t arg2);
-extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_80934adb66912d99(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_infer_result_needs_boxing_capi_80934adb66912d99(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
-extern swig_type_125 _wrap_infer_result_input_cost_capi_80934adb66912d99(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
-extern swig_type_128 _wrap_infer_result_total_cost_capi_80934adb66912d99(swig_type_129 arg1, uintptr_t arg2);
-extern swig_type_130 _wrap_infer_result_signature_index_capi_80934adb66912d99(swig_type_131 arg1, uintptr_t arg2);
-extern swig_type_132 _wrap_infer_result_num_candidates_capi_80934adb66912d99(swig_type_133 arg1, uintptr_t arg2);
-extern swig_type_134 _wrap_op_call_explain_capi_80934adb66912d99(swig_type_135 arg1, uintptr_t arg2);
-extern swig_type_136 _wrap_explanation_text_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_137 _wrap_explanation_json_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_138 _wrap_explanation_failure_capi_80934adb66912d99(uintptr_t arg1);
-extern void _wrap_infer_cache_clear_capi_80934adb66912d99(void);
-extern swig_type_139 _wrap_infer_cache_set_capacity_capi_80934adb66912d99(swig_type_140 arg1);
-extern swig_type_141 _wrap_tensor_from_host_capi_80934adb66912d99(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_145 _wrap_tensor_from_local_capi_80934adb66912d99(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
-extern swig_type_150 _wrap_tensor_full_capi_80934adb66912d99(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_153 _wrap_tensor_arange_capi_80934adb66912d99(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_155 _wrap_tensor_rand_capi_80934adb66912d99(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_159 _wrap_tensor_randn_capi_80934adb66912d99(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_163 _wrap_tensor_shape_capi_80934adb66912d99(swig_type_164 arg1, uintptr_t arg2);
-extern swig_type_165 _wrap_tensor_num_elements_capi_80934adb66912d99(swig_type_166 arg1, uintptr_t arg2);
-extern swig_type_167 _wrap_tensor_dtype_capi_80934adb66912d99(swig_type_168 arg1, uintptr_t arg2);
-extern swig_type_169 _wrap_tensor_placement_capi_80934adb66912d99(swig_type_170 arg1, uintptr_t arg2);
-extern swig_type_171 _wrap_tensor_nd_sbp_capi_80934adb66912d99(swig_type_172 arg1, uintptr_t arg2);
-extern swig_type_173 _wrap_tensor_has_local_capi_80934adb66912d99(swig_type_174 arg1, uintptr_t arg2);
-extern swig_type_175 _wrap_tensor_local_shape_capi_80934adb66912d99(swig_type_176 arg1, uintptr_t arg2);
-extern swig_type_177 _wrap_tensor_local_num_elements_capi_80934adb66912d99(swig_type_178 arg1, uintptr_t arg2);
-extern swig_type_179 _wrap_tensor_string_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_180 _wrap_tensor_to_host_capi_80934adb66912d99(swig_type_181 arg1, uintptr_t arg2);
-extern swig_type_182 _wrap_tensor_copy_local_capi_80934adb66912d99(swig_type_183 arg1, uintptr_t arg2);
-extern swig_type_184 _wrap_tensor_to_global_capi_80934adb66912d99(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_186 _wrap_op_call_apply_capi_80934adb66912d99(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
-extern swig_type_189 _wrap_abs_capi_80934adb66912d99(swig_type_190 arg1, uintptr_t arg2);
-extern swig_type_191 _wrap_add_capi_80934adb66912d99(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_193 _wrap_add_n_capi_80934adb66912d99(swig_type_194 arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_batch_matmul_capi_80934adb66912d99(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_198 _wrap_bias_add_capi_80934adb66912d99(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
-extern swig_type_201 _wrap_cast_capi_80934adb66912d99(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_203 _wrap_concat_capi_80934adb66912d99(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
-extern swig_type_207 _wrap_div_capi_80934adb66912d99(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_209 _wrap_embedding_capi_80934adb66912d99(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_211 _wrap_exp_capi_80934adb66912d99(swig_type_212 arg1, uintptr_t arg2);
-extern swig_type_213 _wrap_gather_capi_80934adb66912d99(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_215 arg4);
-extern swig_type_216 _wrap_gelu_capi_80934adb66912d99(swig_type_217 arg1, uintptr_t arg2);
-extern swig_type_218 _wrap_identity_capi_80934adb66912d99(swig_type_219 arg1, uintptr_t arg2);
-extern swig_type_220 _wrap_layer_norm_capi_80934adb66912d99(swig_type_221 arg1, swig_type_222 arg2, swig_type_223 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_224 arg7, swig_type_225 arg8, double arg9);
-extern swig_type_226 _wrap_log_softmax_capi_80934adb66912d99(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3);
-extern swig_type_229 _wrap_matmul_capi_80934adb66912d99(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_231 _wrap_maximum_capi_80934adb66912d99(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_233 _wrap_minimum_capi_80934adb66912d99(swig_type_234 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_235 _wrap_mul_capi_80934adb66912d99(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_237 _wrap_neg_capi_80934adb66912d99(swig_type_238 arg1, uintptr_t arg2);
-extern swig_type_239 _wrap_pow_capi_80934adb66912d99(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_241 _wrap_reduce_max_capi_80934adb66912d99(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_intgo arg4);
-extern swig_type_244 _wrap_reduce_mean_capi_80934adb66912d99(swig_type_245 arg1, uintptr_t arg2, swig_type_246 arg3, swig_intgo arg4);
-extern swig_type_247 _wrap_reduce_min_capi_80934adb66912d99(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3, swig_intgo arg4);
-extern swig_type_250 _wrap_reduce_sum_capi_80934adb66912d99(swig_type_251 arg1, uintptr_t arg2, swig_type_252 arg3, swig_intgo arg4);
-extern swig_type_253 _wrap_relu_capi_80934adb66912d99(swig_type_254 arg1, uintptr_t arg2);
-extern swig_type_255 _wrap_relu_grad_capi_80934adb66912d99(swig_type_256 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_257 _wrap_reshape_capi_80934adb66912d99(swig_type_258 arg1, uintptr_t arg2, swig_type_259 arg3);
-extern swig_type_260 _wrap_scalar_add_capi_80934adb66912d99(swig_type_261 arg1, uintptr_t arg2, double arg3);
-extern swig_type_262 _wrap_scalar_mul_capi_80934adb66912d99(swig_type_263 arg1, uintptr_t arg2, double arg3);
-extern swig_type_264 _wrap_sigmoid_capi_80934adb66912d99(swig_type_265 arg1, uintptr_t arg2);
-extern swig_type_266 _wrap_slice_capi_80934adb66912d99(swig_type_267 arg1, uintptr_t arg2, swig_type_268 arg3, swig_type_269 arg4, swig_type_270 arg5);
-extern swig_type_271 _wrap_softmax_capi_80934adb66912d99(swig_type_272 arg1, uintptr_t arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_sparse_softmax_cross_entropy_capi_80934adb66912d99(swig_type_275 arg1, swig_type_276 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_277 _wrap_sparse_softmax_cross_entropy_grad_capi_80934adb66912d99(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_279 _wrap_sqrt_capi_80934adb66912d99(swig_type_280 arg1, uintptr_t arg2);
-extern swig_type_281 _wrap_sub_capi_80934adb66912d99(swig_type_282 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_283 _wrap_tanh_capi_80934adb66912d99(swig_type_284 arg1, uintptr_t arg2);
-extern swig_type_285 _wrap_transpose_capi_80934adb66912d99(swig_type_286 arg1, uintptr_t arg2, swig_type_287 arg3);
-extern swig_type_288 _wrap_explanation_last_capi_80934adb66912d99(swig_type_289 arg1);
-extern swig_type_290 _wrap_boxing_run_capi_80934adb66912d99(swig_type_291 arg1, swig_type_292 arg2, swig_type_293 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_294 _wrap_boxing_plan_create_capi_80934adb66912d99(swig_type_295 arg1, swig_type_296 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_297 _wrap_boxing_plan_string_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_298 _wrap_boxing_plan_num_steps_capi_80934adb66912d99(swig_type_299 arg1, uintptr_t arg2);
-extern swig_type_300 _wrap_boxing_plan_step_string_capi_80934adb66912d99(uintptr_t arg1, swig_type_301 arg2);
-extern swig_type_302 _wrap_boxing_plan_cost_capi_80934adb66912d99(swig_type_303 arg1, uintptr_t arg2);
-extern swig_type_304 _wrap_comm_allreduce_capi_80934adb66912d99(swig_type_305 arg1, swig_type_306 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_307 _wrap_bucketed_allreducer_run_capi_80934adb66912d99(uintptr_t arg1, swig_type_308 arg2, swig_type_309 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_310 _wrap_comm_set_collective_timeout_capi_80934adb66912d99(double arg1);
-extern swig_type_311 _wrap_comm_collective_timeout_capi_80934adb66912d99(swig_type_312 arg1);
-extern swig_type_313 _wrap_program_create_capi_80934adb66912d99(swig_type_314 arg1);
-extern swig_type_315 _wrap_program_add_input_capi_80934adb66912d99(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, swig_type_318 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_319 _wrap_program_add_variable_capi_80934adb66912d99(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3, uintptr_t arg4);
-extern swig_type_322 _wrap_program_add_op_capi_80934adb66912d99(swig_type_323 arg1, swig_type_324 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_325 arg5);
-extern swig_type_326 _wrap_program_mark_output_capi_80934adb66912d99(uintptr_t arg1, swig_type_327 arg2);
-extern swig_type_328 _wrap_program_sizes_capi_80934adb66912d99(swig_type_329 arg1, swig_type_330 arg2, swig_type_331 arg3, swig_type_332 arg4, uintptr_t arg5);
-extern swig_type_333 _wrap_program_string_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_334 _wrap_capture_begin_capi_80934adb66912d99(void);
-extern swig_type_335 _wrap_capture_active_capi_80934adb66912d99(swig_type_336 arg1);
-extern swig_type_337 _wrap_capture_placeholder_capi_80934adb66912d99(swig_type_338 arg1, swig_type_339 arg2, swig_type_340 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_341 _wrap_capture_end_capi_80934adb66912d99(swig_type_342 arg1, swig_type_343 arg2);
-extern void _wrap_capture_abort_capi_80934adb66912d99(void);
-extern swig_type_344 _wrap_plan_string_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_345 _wrap_plan_instantiate_capi_80934adb66912d99(swig_type_346 arg1, uintptr_t arg2);
-extern swig_type_347 _wrap_plan_instance_run_capi_80934adb66912d99(uintptr_t arg1, swig_type_348 arg2);
-extern swig_type_349 _wrap_plan_instance_push_capi_80934adb66912d99(uintptr_t arg1, swig_type_350 arg2, double arg3);
-extern swig_type_351 _wrap_plan_instance_run_pushed_capi_80934adb66912d99(uintptr_t arg1, double arg2);
-extern swig_type_352 _wrap_plan_instance_close_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_353 _wrap_plan_instance_run_local_capi_80934adb66912d99(uintptr_t arg1, swig_type_354 arg2);
-extern swig_type_355 _wrap_plan_instance_num_outputs_capi_80934adb66912d99(swig_type_356 arg1, uintptr_t arg2);
-extern swig_type_357 _wrap_plan_instance_output_capi_80934adb66912d99(swig_type_358 arg1, uintptr_t arg2, swig_type_359 arg3);
-extern swig_type_360 _wrap_plan_instance_output_local_capi_80934adb66912d99(swig_type_361 arg1, uintptr_t arg2, swig_type_362 arg3);
-extern swig_type_363 _wrap_plan_instance_output_local_num_elements_capi_80934adb66912d99(swig_type_364 arg1, uintptr_t arg2, swig_type_365 arg3);
-extern swig_type_366 _wrap_plan_instance_output_dtype_capi_80934adb66912d99(swig_type_367 arg1, uintptr_t arg2, swig_type_368 arg3);
-extern swig_type_369 _wrap_plan_instance_output_local_shape_capi_80934adb66912d99(swig_type_370 arg1, uintptr_t arg2, swig_type_371 arg3);
-extern swig_type_372 _wrap_plan_instance_num_mem_cases_capi_80934adb66912d99(swig_type_373 arg1, uintptr_t arg2);
-extern swig_type_374 _wrap_plan_instance_mem_case_bytes_capi_80934adb66912d99(swig_type_375 arg1, swig_type_376 arg2, swig_type_377 arg3, uintptr_t arg4, swig_type_378 arg5);
-extern swig_type_379 _wrap_plan_instance_mem_case_name_capi_80934adb66912d99(uintptr_t arg1, swig_type_380 arg2);
-extern swig_type_381 _wrap_server_is_driver_capi_80934adb66912d99(swig_type_382 arg1, uintptr_t arg2);
-extern swig_type_383 _wrap_server_num_plans_capi_80934adb66912d99(swig_type_384 arg1, uintptr_t arg2);
-extern swig_type_385 _wrap_server_plan_input_width_capi_80934adb66912d99(swig_type_386 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_387 arg4);
-extern swig_type_388 _wrap_server_plan_output_width_capi_80934adb66912d99(swig_type_389 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_390 arg4);
-extern swig_type_391 _wrap_server_plan_input_dtype_capi_80934adb66912d99(swig_type_392 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_393 arg4);
-extern swig_type_394 _wrap_server_plan_output_dtype_capi_80934adb66912d99(swig_type_395 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_396 arg4);
-extern swig_type_397 _wrap_server_follow_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_398 _wrap_server_stop_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_399 _wrap_server_check_health_capi_80934adb66912d99(uintptr_t arg1, double arg2);
-extern swig_type_400 _wrap_serve_request_create_capi_80934adb66912d99(swig_type_401 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_402 _wrap_serve_request_set_input_capi_80934adb66912d99(uintptr_t arg1, swig_type_403 arg2, swig_type_404 arg3);
-extern swig_type_405 _wrap_serve_request_rows_capi_80934adb66912d99(swig_type_406 arg1, uintptr_t arg2);
-extern swig_type_407 _wrap_server_run_capi_80934adb66912d99(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_408 _wrap_serve_request_output_bytes_capi_80934adb66912d99(swig_type_409 arg1, uintptr_t arg2, swig_type_410 arg3);
-extern swig_type_411 _wrap_serve_request_output_capi_80934adb66912d99(swig_type_412 arg1, uintptr_t arg2, swig_type_413 arg3);
-extern swig_type_414 _wrap_tensor_set_requires_grad_capi_80934adb66912d99(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_415 _wrap_tensor_requires_grad_capi_80934adb66912d99(swig_type_416 arg1, uintptr_t arg2);
-extern swig_type_417 _wrap_tensor_is_leaf_capi_80934adb66912d99(swig_type_418 arg1, uintptr_t arg2);
-extern swig_type_419 _wrap_tensor_grad_capi_80934adb66912d99(swig_type_420 arg1, uintptr_t arg2);
-extern swig_type_421 _wrap_tensor_zero_grad_capi_80934adb66912d99(uintptr_t arg1);
-extern swig_type_422 _wrap_tensor_detach_capi_80934adb66912d99(swig_type_423 arg1, uintptr_t arg2);
-extern swig_type_424 _wrap_autograd_set_grad_enabled_capi_80934adb66912d99(swig_intgo arg1, swig_type_425 arg2);
-extern swig_type_426 _wrap_autograd_is_grad_enabled_capi_80934adb66912d99(swig_type_427 arg1);
-extern swig_type_428 _wrap_infer_cache_get_stats_capi_80934adb66912d99(swig_type_429 arg1, swig_type_430 arg2, swig_type_431 arg3, swig_type_432 arg4, swig_type_433 arg5);
-extern swig_type_434 _wrap_runtime_init_with_options_capi_80934adb66912d99(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_435 _wrap_allocator_get_stats_capi_80934adb66912d99(swig_type_436 arg1, swig_type_437 arg2, swig_type_438 arg3, swig_type_439 arg4, swig_type_440 arg5, swig_type_441 arg6, swig_type_442 arg7, swig_type_443 arg8, swig_type_444 arg9, swig_intgo arg10);
-extern swig_type_445 _wrap_bucketed_allreducer_create_capi_80934adb66912d99(swig_type_446 arg1, swig_type_447 arg2);
-extern swig_type_448 _wrap_bucketed_allreducer_get_stats_capi_80934adb66912d99(swig_type_449 arg1, swig_type_450 arg2, swig_type_451 arg3, swig_type_452 arg4, uintptr_t arg5);
-extern swig_type_453 _wrap_plan_compile_capi_80934adb66912d99(swig_type_454 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_455 _wrap_plan_instance_get_stats_capi_80934adb66912d99(swig_type_456 arg1, swig_type_457 arg2, swig_type_458 arg3, swig_type_459 arg4, swig_type_460 arg5, swig_type_461 arg6, uintptr_t arg7);
-extern swig_type_462 _wrap_server_create_capi_80934adb66912d99(swig_type_463 arg1, swig_intgo arg2, double arg3, swig_type_464 arg4);
-extern swig_type_465 _wrap_server_add_plan_capi_80934adb66912d99(swig_type_466 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_467 arg5, swig_type_468 arg6, swig_type_469 arg7);
-extern swig_type_470 _wrap_server_get_plan_info_capi_80934adb66912d99(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5, swig_type_476 arg6, swig_type_477 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_478 _wrap_server_get_stats_capi_80934adb66912d99(swig_type_479 arg1, swig_type_480 arg2, swig_type_481 arg3, swig_type_482 arg4, swig_type_483 arg5, swig_type_484 arg6, swig_type_485 arg7, swig_type_486 arg8, swig_type_487 arg9, uintptr_t arg10);
-extern swig_type_488 _wrap_serve_request_get_info_capi_80934adb66912d99(swig_type_489 arg1, swig_type_490 arg2, swig_type_491 arg3, swig_type_492 arg4, uintptr_t arg5);
-extern swig_type_493 _wrap_autograd_backward_capi_80934adb66912d99(swig_type_494 arg1, swig_type_495 arg2, swig_intgo arg3);
+typedef _goslice_ swig_type_496;
+typedef _gostring_ swig_type_497;
+typedef _goslice_ swig_type_498;
+typedef long long swig_type_499;
+typedef _gostring_ swig_type_500;
+typedef _goslice_ swig_type_501;
+typedef long long swig_type_502;
+typedef long long swig_type_503;
+typedef long long swig_type_504;
+typedef _gostring_ swig_type_505;
+typedef _goslice_ swig_type_506;
+typedef _goslice_ swig_type_507;
+typedef _goslice_ swig_type_508;
+typedef _goslice_ swig_type_509;
+typedef _goslice_ swig_type_510;
+typedef _goslice_ swig_type_511;
+typedef _goslice_ swig_type_512;
+typedef _gostring_ swig_type_513;
+typedef _goslice_ swig_type_514;
+typedef _goslice_ swig_type_515;
+typedef _goslice_ swig_type_516;
+typedef _goslice_ swig_type_517;
+typedef _goslice_ swig_type_518;
+typedef _goslice_ swig_type_519;
+typedef _goslice_ swig_type_520;
+typedef _goslice_ swig_type_521;
+typedef _goslice_ swig_type_522;
+typedef _gostring_ swig_type_523;
+typedef _goslice_ swig_type_524;
+typedef _goslice_ swig_type_525;
+typedef _goslice_ swig_type_526;
+typedef _goslice_ swig_type_527;
+typedef _gostring_ swig_type_528;
+typedef _goslice_ swig_type_529;
+typedef _goslice_ swig_type_530;
+extern void _wrap_Swig_free_capi_a02125ce16f2b324(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_a02125ce16f2b324(swig_intgo arg1);
+extern void _wrap_delete_Placement_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_NdSbp_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_Layout_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_OpCall_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_InferResult_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_Explanation_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_Tensor_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_BoxingPlan_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_BucketedAllReducer_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_Program_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_Plan_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_PlanInstance_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_Server_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_ServeRequest_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_CheckpointWriter_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_delete_CheckpointIndex_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_intgo _wrap_VERSION_NUMBER_capi_a02125ce16f2b324(void);
+extern swig_type_1 _wrap_version_capi_a02125ce16f2b324(void);
+extern swig_intgo _wrap_version_number_capi_a02125ce16f2b324(void);
+extern swig_type_2 _wrap_status_string_capi_a02125ce16f2b324(swig_intgo arg1);
+extern swig_type_3 _wrap_runtime_init_capi_a02125ce16f2b324(void);
+extern swig_type_4 _wrap_runtime_finalize_capi_a02125ce16f2b324(void);
+extern swig_type_5 _wrap_runtime_world_rank_capi_a02125ce16f2b324(swig_type_6 arg1);
+extern swig_type_7 _wrap_runtime_world_size_capi_a02125ce16f2b324(swig_type_8 arg1);
+extern swig_type_9 _wrap_runtime_cuda_info_capi_a02125ce16f2b324(swig_type_10 arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_placement_parse_capi_a02125ce16f2b324(swig_type_13 arg1, swig_type_14 arg2);
+extern swig_type_15 _wrap_placement_create_capi_a02125ce16f2b324(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_placement_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_20 _wrap_placement_device_type_capi_a02125ce16f2b324(swig_type_21 arg1, uintptr_t arg2);
+extern swig_type_22 _wrap_placement_num_axes_capi_a02125ce16f2b324(swig_type_23 arg1, uintptr_t arg2);
+extern swig_type_24 _wrap_placement_hierarchy_dim_capi_a02125ce16f2b324(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_placement_parallel_num_capi_a02125ce16f2b324(swig_type_28 arg1, uintptr_t arg2);
+extern swig_type_29 _wrap_placement_rank_at_capi_a02125ce16f2b324(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
+extern swig_type_32 _wrap_placement_index_of_capi_a02125ce16f2b324(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_34 _wrap_placement_contains_capi_a02125ce16f2b324(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_36 _wrap_placement_axis_group_capi_a02125ce16f2b324(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_type_39 _wrap_placement_equal_capi_a02125ce16f2b324(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_41 _wrap_placement_hash_capi_a02125ce16f2b324(swig_type_42 arg1, uintptr_t arg2);
+extern swig_type_43 _wrap_nd_sbp_parse_capi_a02125ce16f2b324(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_nd_sbp_create_capi_a02125ce16f2b324(swig_type_47 arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_nd_sbp_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_50 _wrap_nd_sbp_num_axes_capi_a02125ce16f2b324(swig_type_51 arg1, uintptr_t arg2);
+extern swig_type_52 _wrap_nd_sbp_get_capi_a02125ce16f2b324(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
+extern swig_type_56 _wrap_nd_sbp_equal_capi_a02125ce16f2b324(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_58 _wrap_layout_create_capi_a02125ce16f2b324(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
+extern swig_type_61 _wrap_layout_local_shape_capi_a02125ce16f2b324(swig_type_62 arg1, uintptr_t arg2);
+extern swig_type_63 _wrap_layout_range_capi_a02125ce16f2b324(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
+extern swig_type_67 _wrap_layout_num_elements_capi_a02125ce16f2b324(swig_type_68 arg1, uintptr_t arg2);
+extern swig_type_69 _wrap_layout_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_70 _wrap_dtype_parse_capi_a02125ce16f2b324(swig_type_71 arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_dtype_name_capi_a02125ce16f2b324(swig_intgo arg1);
+extern swig_type_74 _wrap_op_count_capi_a02125ce16f2b324(void);
+extern swig_type_75 _wrap_op_name_capi_a02125ce16f2b324(swig_type_76 arg1);
+extern swig_type_77 _wrap_op_call_create_capi_a02125ce16f2b324(swig_type_78 arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_op_call_signature_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_81 _wrap_op_call_set_attr_int_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_op_call_set_attr_float_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_85 arg2, double arg3);
+extern swig_type_86 _wrap_op_call_set_attr_bool_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_type_88 _wrap_op_call_set_attr_ints_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
+extern swig_type_93 _wrap_op_call_add_input_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_95 _wrap_op_call_num_inputs_capi_a02125ce16f2b324(swig_type_96 arg1, uintptr_t arg2);
+extern swig_type_97 _wrap_op_call_constrain_input_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
+extern swig_type_99 _wrap_op_call_constrain_output_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
+extern swig_type_101 _wrap_op_call_infer_capi_a02125ce16f2b324(swig_type_102 arg1, uintptr_t arg2);
+extern swig_type_103 _wrap_infer_result_num_outputs_capi_a02125ce16f2b324(swig_type_104 arg1, uintptr_t arg2);
+extern swig_type_105 _wrap_infer_result_output_shape_capi_a02125ce16f2b324(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_infer_result_output_dtype_capi_a02125ce16f2b324(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_infer_result_output_placement_capi_a02125ce16f2b324(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_a02125ce16f2b324(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_infer_result_num_inputs_capi_a02125ce16f2b324(swig_type_118 arg1, uintptr_t arg2);
+extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_a02125ce16f2b324(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_infer_result_needs_boxing_capi_a02125ce16f2b324(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
+extern swig_type_125 _wrap_infer_result_input_cost_capi_a02125ce16f2b324(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
+extern swig_type_128 _wrap_infer_result_total_cost_capi_a02125ce16f2b324(swig_type_129 arg1, uintptr_t arg2);
+extern swig_type_130 _wrap_infer_result_signature_index_capi_a02125ce16f2b324(swig_type_131 arg1, uintptr_t arg2);
+extern swig_type_132 _wrap_infer_result_num_candidates_capi_a02125ce16f2b324(swig_type_133 arg1, uintptr_t arg2);
+extern swig_type_134 _wrap_op_call_explain_capi_a02125ce16f2b324(swig_type_135 arg1, uintptr_t arg2);
+extern swig_type_136 _wrap_explanation_text_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_137 _wrap_explanation_json_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_138 _wrap_explanation_failure_capi_a02125ce16f2b324(uintptr_t arg1);
+extern void _wrap_infer_cache_clear_capi_a02125ce16f2b324(void);
+extern swig_type_139 _wrap_infer_cache_set_capacity_capi_a02125ce16f2b324(swig_type_140 arg1);
+extern swig_type_141 _wrap_tensor_from_host_capi_a02125ce16f2b324(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_145 _wrap_tensor_from_local_capi_a02125ce16f2b324(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
+extern swig_type_150 _wrap_tensor_full_capi_a02125ce16f2b324(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_153 _wrap_tensor_arange_capi_a02125ce16f2b324(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_155 _wrap_tensor_rand_capi_a02125ce16f2b324(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_159 _wrap_tensor_randn_capi_a02125ce16f2b324(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_163 _wrap_tensor_shape_capi_a02125ce16f2b324(swig_type_164 arg1, uintptr_t arg2);
+extern swig_type_165 _wrap_tensor_num_elements_capi_a02125ce16f2b324(swig_type_166 arg1, uintptr_t arg2);
+extern swig_type_167 _wrap_tensor_dtype_capi_a02125ce16f2b324(swig_type_168 arg1, uintptr_t arg2);
+extern swig_type_169 _wrap_tensor_placement_capi_a02125ce16f2b324(swig_type_170 arg1, uintptr_t arg2);
+extern swig_type_171 _wrap_tensor_nd_sbp_capi_a02125ce16f2b324(swig_type_172 arg1, uintptr_t arg2);
+extern swig_type_173 _wrap_tensor_has_local_capi_a02125ce16f2b324(swig_type_174 arg1, uintptr_t arg2);
+extern swig_type_175 _wrap_tensor_local_shape_capi_a02125ce16f2b324(swig_type_176 arg1, uintptr_t arg2);
+extern swig_type_177 _wrap_tensor_local_num_elements_capi_a02125ce16f2b324(swig_type_178 arg1, uintptr_t arg2);
+extern swig_type_179 _wrap_tensor_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_180 _wrap_tensor_to_host_capi_a02125ce16f2b324(swig_type_181 arg1, uintptr_t arg2);
+extern swig_type_182 _wrap_tensor_copy_local_capi_a02125ce16f2b324(swig_type_183 arg1, uintptr_t arg2);
+extern swig_type_184 _wrap_tensor_to_global_capi_a02125ce16f2b324(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_186 _wrap_op_call_apply_capi_a02125ce16f2b324(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
+extern swig_type_189 _wrap_abs_capi_a02125ce16f2b324(swig_type_190 arg1, uintptr_t arg2);
+extern swig_type_191 _wrap_add_capi_a02125ce16f2b324(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_193 _wrap_add_n_capi_a02125ce16f2b324(swig_type_194 arg1, swig_type_195 arg2);
+extern swig_type_196 _wrap_batch_matmul_capi_a02125ce16f2b324(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_198 _wrap_bias_add_capi_a02125ce16f2b324(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
+extern swig_type_201 _wrap_cast_capi_a02125ce16f2b324(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_203 _wrap_concat_capi_a02125ce16f2b324(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
+extern swig_type_207 _wrap_div_capi_a02125ce16f2b324(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_209 _wrap_embedding_capi_a02125ce16f2b324(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_211 _wrap_exp_capi_a02125ce16f2b324(swig_type_212 arg1, uintptr_t arg2);
+extern swig_type_213 _wrap_gather_capi_a02125ce16f2b324(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_215 arg4);
+extern swig_type_216 _wrap_gelu_capi_a02125ce16f2b324(swig_type_217 arg1, uintptr_t arg2);
+extern swig_type_218 _wrap_identity_capi_a02125ce16f2b324(swig_type_219 arg1, uintptr_t arg2);
+extern swig_type_220 _wrap_layer_norm_capi_a02125ce16f2b324(swig_type_221 arg1, swig_type_222 arg2, swig_type_223 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_224 arg7, swig_type_225 arg8, double arg9);
+extern swig_type_226 _wrap_log_softmax_capi_a02125ce16f2b324(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3);
+extern swig_type_229 _wrap_matmul_capi_a02125ce16f2b324(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_231 _wrap_maximum_capi_a02125ce16f2b324(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_233 _wrap_minimum_capi_a02125ce16f2b324(swig_type_234 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_235 _wrap_mul_capi_a02125ce16f2b324(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_237 _wrap_neg_capi_a02125ce16f2b324(swig_type_238 arg1, uintptr_t arg2);
+extern swig_type_239 _wrap_pow_capi_a02125ce16f2b324(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_241 _wrap_reduce_max_capi_a02125ce16f2b324(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_intgo arg4);
+extern swig_type_244 _wrap_reduce_mean_capi_a02125ce16f2b324(swig_type_245 arg1, uintptr_t arg2, swig_type_246 arg3, swig_intgo arg4);
+extern swig_type_247 _wrap_reduce_min_capi_a02125ce16f2b324(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3, swig_intgo arg4);
+extern swig_type_250 _wrap_reduce_sum_capi_a02125ce16f2b324(swig_type_251 arg1, uintptr_t arg2, swig_type_252 arg3, swig_intgo arg4);
+extern swig_type_253 _wrap_relu_capi_a02125ce16f2b324(swig_type_254 arg1, uintptr_t arg2);
+extern swig_type_255 _wrap_relu_grad_capi_a02125ce16f2b324(swig_type_256 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_257 _wrap_reshape_capi_a02125ce16f2b324(swig_type_258 arg1, uintptr_t arg2, swig_type_259 arg3);
+extern swig_type_260 _wrap_scalar_add_capi_a02125ce16f2b324(swig_type_261 arg1, uintptr_t arg2, double arg3);
+extern swig_type_262 _wrap_scalar_mul_capi_a02125ce16f2b324(swig_type_263 arg1, uintptr_t arg2, double arg3);
+extern swig_type_264 _wrap_sigmoid_capi_a02125ce16f2b324(swig_type_265 arg1, uintptr_t arg2);
+extern swig_type_266 _wrap_slice_capi_a02125ce16f2b324(swig_type_267 arg1, uintptr_t arg2, swig_type_268 arg3, swig_type_269 arg4, swig_type_270 arg5);
+extern swig_type_271 _wrap_softmax_capi_a02125ce16f2b324(swig_type_272 arg1, uintptr_t arg2, swig_type_273 arg3);
+extern swig_type_274 _wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(swig_type_275 arg1, swig_type_276 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_277 _wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_279 _wrap_sqrt_capi_a02125ce16f2b324(swig_type_280 arg1, uintptr_t arg2);
+extern swig_type_281 _wrap_sub_capi_a02125ce16f2b324(swig_type_282 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_283 _wrap_tanh_capi_a02125ce16f2b324(swig_type_284 arg1, uintptr_t arg2);
+extern swig_type_285 _wrap_transpose_capi_a02125ce16f2b324(swig_type_286 arg1, uintptr_t arg2, swig_type_287 arg3);
+extern swig_type_288 _wrap_explanation_last_capi_a02125ce16f2b324(swig_type_289 arg1);
+extern swig_type_290 _wrap_boxing_run_capi_a02125ce16f2b324(swig_type_291 arg1, swig_type_292 arg2, swig_type_293 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_294 _wrap_boxing_plan_create_capi_a02125ce16f2b324(swig_type_295 arg1, swig_type_296 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_297 _wrap_boxing_plan_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_298 _wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(swig_type_299 arg1, uintptr_t arg2);
+extern swig_type_300 _wrap_boxing_plan_step_string_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_301 arg2);
+extern swig_type_302 _wrap_boxing_plan_cost_capi_a02125ce16f2b324(swig_type_303 arg1, uintptr_t arg2);
+extern swig_type_304 _wrap_comm_allreduce_capi_a02125ce16f2b324(swig_type_305 arg1, swig_type_306 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_307 _wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_308 arg2, swig_type_309 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_310 _wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(double arg1);
+extern swig_type_311 _wrap_comm_collective_timeout_capi_a02125ce16f2b324(swig_type_312 arg1);
+extern swig_type_313 _wrap_program_create_capi_a02125ce16f2b324(swig_type_314 arg1);
+extern swig_type_315 _wrap_program_add_input_capi_a02125ce16f2b324(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, swig_type_318 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_319 _wrap_program_add_variable_capi_a02125ce16f2b324(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3, uintptr_t arg4);
+extern swig_type_322 _wrap_program_add_op_capi_a02125ce16f2b324(swig_type_323 arg1, swig_type_324 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_325 arg5);
+extern swig_type_326 _wrap_program_mark_output_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_327 arg2);
+extern swig_type_328 _wrap_program_sizes_capi_a02125ce16f2b324(swig_type_329 arg1, swig_type_330 arg2, swig_type_331 arg3, swig_type_332 arg4, uintptr_t arg5);
+extern swig_type_333 _wrap_program_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_334 _wrap_capture_begin_capi_a02125ce16f2b324(void);
+extern swig_type_335 _wrap_capture_active_capi_a02125ce16f2b324(swig_type_336 arg1);
+extern swig_type_337 _wrap_capture_placeholder_capi_a02125ce16f2b324(swig_type_338 arg1, swig_type_339 arg2, swig_type_340 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_341 _wrap_capture_end_capi_a02125ce16f2b324(swig_type_342 arg1, swig_type_343 arg2);
+extern void _wrap_capture_abort_capi_a02125ce16f2b324(void);
+extern swig_type_344 _wrap_plan_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_345 _wrap_plan_instantiate_capi_a02125ce16f2b324(swig_type_346 arg1, uintptr_t arg2);
+extern swig_type_347 _wrap_plan_instance_run_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_348 arg2);
+extern swig_type_349 _wrap_plan_instance_push_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_350 arg2, double arg3);
+extern swig_type_351 _wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(uintptr_t arg1, double arg2);
+extern swig_type_352 _wrap_plan_instance_close_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_353 _wrap_plan_instance_run_local_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_354 arg2);
+extern swig_type_355 _wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(swig_type_356 arg1, uintptr_t arg2);
+extern swig_type_357 _wrap_plan_instance_output_capi_a02125ce16f2b324(swig_type_358 arg1, uintptr_t arg2, swig_type_359 arg3);
+extern swig_type_360 _wrap_plan_instance_output_local_capi_a02125ce16f2b324(swig_type_361 arg1, uintptr_t arg2, swig_type_362 arg3);
+extern swig_type_363 _wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(swig_type_364 arg1, uintptr_t arg2, swig_type_365 arg3);
+extern swig_type_366 _wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(swig_type_367 arg1, uintptr_t arg2, swig_type_368 arg3);
+extern swig_type_369 _wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(swig_type_370 arg1, uintptr_t arg2, swig_type_371 arg3);
+extern swig_type_372 _wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(swig_type_373 arg1, uintptr_t arg2);
+extern swig_type_374 _wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(swig_type_375 arg1, swig_type_376 arg2, swig_type_377 arg3, uintptr_t arg4, swig_type_378 arg5);
+extern swig_type_379 _wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_380 arg2);
+extern swig_type_381 _wrap_server_is_driver_capi_a02125ce16f2b324(swig_type_382 arg1, uintptr_t arg2);
+extern swig_type_383 _wrap_server_num_plans_capi_a02125ce16f2b324(swig_type_384 arg1, uintptr_t arg2);
+extern swig_type_385 _wrap_server_plan_input_width_capi_a02125ce16f2b324(swig_type_386 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_387 arg4);
+extern swig_type_388 _wrap_server_plan_output_width_capi_a02125ce16f2b324(swig_type_389 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_390 arg4);
+extern swig_type_391 _wrap_server_plan_input_dtype_capi_a02125ce16f2b324(swig_type_392 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_393 arg4);
+extern swig_type_394 _wrap_server_plan_output_dtype_capi_a02125ce16f2b324(swig_type_395 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_396 arg4);
+extern swig_type_397 _wrap_server_follow_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_398 _wrap_server_stop_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_399 _wrap_server_check_health_capi_a02125ce16f2b324(uintptr_t arg1, double arg2);
+extern swig_type_400 _wrap_serve_request_create_capi_a02125ce16f2b324(swig_type_401 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_402 _wrap_serve_request_set_input_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_403 arg2, swig_type_404 arg3);
+extern swig_type_405 _wrap_serve_request_rows_capi_a02125ce16f2b324(swig_type_406 arg1, uintptr_t arg2);
+extern swig_type_407 _wrap_server_run_capi_a02125ce16f2b324(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_408 _wrap_serve_request_output_bytes_capi_a02125ce16f2b324(swig_type_409 arg1, uintptr_t arg2, swig_type_410 arg3);
+extern swig_type_411 _wrap_serve_request_output_capi_a02125ce16f2b324(swig_type_412 arg1, uintptr_t arg2, swig_type_413 arg3);
+extern swig_type_414 _wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_415 _wrap_tensor_requires_grad_capi_a02125ce16f2b324(swig_type_416 arg1, uintptr_t arg2);
+extern swig_type_417 _wrap_tensor_is_leaf_capi_a02125ce16f2b324(swig_type_418 arg1, uintptr_t arg2);
+extern swig_type_419 _wrap_tensor_grad_capi_a02125ce16f2b324(swig_type_420 arg1, uintptr_t arg2);
+extern swig_type_421 _wrap_tensor_zero_grad_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_422 _wrap_tensor_detach_capi_a02125ce16f2b324(swig_type_423 arg1, uintptr_t arg2);
+extern swig_type_424 _wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(swig_intgo arg1, swig_type_425 arg2);
+extern swig_type_426 _wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(swig_type_427 arg1);
+extern swig_type_428 _wrap_checkpoint_writer_create_capi_a02125ce16f2b324(swig_type_429 arg1);
+extern swig_type_430 _wrap_checkpoint_writer_add_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_431 arg2, uintptr_t arg3);
+extern swig_type_432 _wrap_checkpoint_writer_save_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_433 arg2);
+extern swig_type_434 _wrap_checkpoint_load_capi_a02125ce16f2b324(swig_type_435 arg1, swig_type_436 arg2, swig_type_437 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_438 _wrap_checkpoint_load_checked_capi_a02125ce16f2b324(swig_type_439 arg1, swig_type_440 arg2, swig_type_441 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_442 arg6, swig_intgo arg7);
+extern swig_type_443 _wrap_checkpoint_index_open_capi_a02125ce16f2b324(swig_type_444 arg1, swig_type_445 arg2);
+extern swig_type_446 _wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(swig_type_447 arg1, uintptr_t arg2);
+extern swig_type_448 _wrap_checkpoint_index_name_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_449 arg2);
+extern swig_type_450 _wrap_checkpoint_index_placement_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_451 arg2);
+extern swig_type_452 _wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_453 arg2);
+extern swig_type_454 _wrap_checkpoint_index_shape_capi_a02125ce16f2b324(swig_type_455 arg1, uintptr_t arg2, swig_type_456 arg3);
+extern swig_type_457 _wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(swig_type_458 arg1, uintptr_t arg2, swig_type_459 arg3);
+extern swig_type_460 _wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(swig_type_461 arg1, uintptr_t arg2, swig_type_462 arg3);
+extern swig_type_463 _wrap_infer_cache_get_stats_capi_a02125ce16f2b324(swig_type_464 arg1, swig_type_465 arg2, swig_type_466 arg3, swig_type_467 arg4, swig_type_468 arg5);
+extern swig_type_469 _wrap_runtime_init_with_options_capi_a02125ce16f2b324(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_470 _wrap_allocator_get_stats_capi_a02125ce16f2b324(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5, swig_type_476 arg6, swig_type_477 arg7, swig_type_478 arg8, swig_type_479 arg9, swig_intgo arg10);
+extern swig_type_480 _wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(swig_type_481 arg1, swig_type_482 arg2);
+extern swig_type_483 _wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(swig_type_484 arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, uintptr_t arg5);
+extern swig_type_488 _wrap_plan_compile_capi_a02125ce16f2b324(swig_type_489 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_490 _wrap_plan_instance_get_stats_capi_a02125ce16f2b324(swig_type_491 arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, swig_type_495 arg5, swig_type_496 arg6, uintptr_t arg7);
+extern swig_type_497 _wrap_server_create_capi_a02125ce16f2b324(swig_type_498 arg1, swig_intgo arg2, double arg3, swig_type_499 arg4);
+extern swig_type_500 _wrap_server_add_plan_capi_a02125ce16f2b324(swig_type_501 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_502 arg5, swig_type_503 arg6, swig_type_504 arg7);
+extern swig_type_505 _wrap_server_get_plan_info_capi_a02125ce16f2b324(swig_type_506 arg1, swig_type_507 arg2, swig_type_508 arg3, swig_type_509 arg4, swig_type_510 arg5, swig_type_511 arg6, swig_type_512 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_513 _wrap_server_get_stats_capi_a02125ce16f2b324(swig_type_514 arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5, swig_type_519 arg6, swig_type_520 arg7, swig_type_521 arg8, swig_type_522 arg9, uintptr_t arg10);
+extern swig_type_523 _wrap_serve_request_get_info_capi_a02125ce16f2b324(swig_type_524 arg1, swig_type_525 arg2, swig_type_526 arg3, swig_type_527 arg4, uintptr_t arg5);
+extern swig_type_528 _wrap_autograd_backward_capi_a02125ce16f2b324(swig_type_529 arg1, swig_type_530 arg2, swig_intgo arg3);
 #undef intgo
 */
 import "C"
@@ -774,8 +824,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_80934adb66912d99
-func cgo_panic__capi_80934adb66912d99(p *byte) {
+//export cgo_panic__capi_a02125ce16f2b324
+func cgo_panic__capi_a02125ce16f2b324(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -796,13 +846,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_80934adb66912d99(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -845,7 +895,7 @@ func (p SwigcptrPlacement) SwigIsPlacement() {
 
 func DeletePlacement(arg1 Placement) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Placement_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Placement_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type Placement interface {
@@ -864,7 +914,7 @@ func (p SwigcptrNdSbp) SwigIsNdSbp() {
 
 func DeleteNdSbp(arg1 NdSbp) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_NdSbp_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_NdSbp_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type NdSbp interface {
@@ -883,7 +933,7 @@ func (p SwigcptrLayout) SwigIsLayout() {
 
 func DeleteLayout(arg1 Layout) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Layout_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Layout_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type Layout interface {
@@ -902,7 +952,7 @@ func (p SwigcptrOpCall) SwigIsOpCall() {
 
 func DeleteOpCall(arg1 OpCall) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_OpCall_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_OpCall_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type OpCall interface {
@@ -921,7 +971,7 @@ func (p SwigcptrInferResult) SwigIsInferResult() {
 
 func DeleteInferResult(arg1 InferResult) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_InferResult_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_InferResult_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type InferResult interface {
@@ -940,7 +990,7 @@ func (p SwigcptrExplanation) SwigIsExplanation() {
 
 func DeleteExplanation(arg1 Explanation) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Explanation_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Explanation_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type Explanation interface {
@@ -959,7 +1009,7 @@ func (p SwigcptrTensor) SwigIsTensor() {
 
 func DeleteTensor(arg1 Tensor) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Tensor_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Tensor_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type Tensor interface {
@@ -978,7 +1028,7 @@ func (p SwigcptrBoxingPlan) SwigIsBoxingPlan() {
 
 func DeleteBoxingPlan(arg1 BoxingPlan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BoxingPlan_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BoxingPlan_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type BoxingPlan interface {
@@ -997,7 +1047,7 @@ func (p SwigcptrBucketedAllReducer) SwigIsBucketedAllReducer() {
 
 func DeleteBucketedAllReducer(arg1 BucketedAllReducer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BucketedAllReducer_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BucketedAllReducer_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type BucketedAllReducer interface {
@@ -1016,7 +1066,7 @@ func (p SwigcptrProgram) SwigIsProgram() {
 
 func DeleteProgram(arg1 Program) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Program_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Program_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type Program interface {
@@ -1035,7 +1085,7 @@ func (p SwigcptrPlan) SwigIsPlan() {
 
 func DeletePlan(arg1 Plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Plan_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Plan_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type Plan interface {
@@ -1054,7 +1104,7 @@ func (p SwigcptrPlanInstance) SwigIsPlanInstance() {
 
 func DeletePlanInstance(arg1 PlanInstance) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_PlanInstance_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_PlanInstance_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type PlanInstance interface {
@@ -1073,7 +1123,7 @@ func (p SwigcptrServer) SwigIsServer() {
 
 func DeleteServer(arg1 Server) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Server_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Server_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type Server interface {
@@ -1092,7 +1142,7 @@ func (p SwigcptrServeRequest) SwigIsServeRequest() {
 
 func DeleteServeRequest(arg1 ServeRequest) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ServeRequest_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ServeRequest_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 }
 
 type ServeRequest interface {
@@ -1100,19 +1150,57 @@ type ServeRequest interface {
 	SwigIsServeRequest()
 }
 
+type SwigcptrCheckpointWriter uintptr
+
+func (p SwigcptrCheckpointWriter) Swigcptr() uintptr {
+	return (uintptr)(p)
+}
+
+func (p SwigcptrCheckpointWriter) SwigIsCheckpointWriter() {
+}
+
+func DeleteCheckpointWriter(arg1 CheckpointWriter) {
+	_swig_i_0 := getSwigcptr(arg1)
+	C._wrap_delete_CheckpointWriter_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+}
+
+type CheckpointWriter interface {
+	Swigcptr() uintptr
+	SwigIsCheckpointWriter()
+}
+
+type SwigcptrCheckpointIndex uintptr
+
+func (p SwigcptrCheckpointIndex) Swigcptr() uintptr {
+	return (uintptr)(p)
+}
+
+func (p SwigcptrCheckpointIndex) SwigIsCheckpointIndex() {
+}
+
+func DeleteCheckpointIndex(arg1 CheckpointIndex) {
+	_swig_i_0 := getSwigcptr(arg1)
+	C._wrap_delete_CheckpointIndex_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+}
+
+type CheckpointIndex interface {
+	Swigcptr() uintptr
+	SwigIsCheckpointIndex()
+}
+
 const VERSION_MAJOR int = 0
 const VERSION_MINOR int = 3
 const VERSION_PATCH int = 0
 func _swig_getVERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_80934adb66912d99())
+	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_a02125ce16f2b324())
 	return swig_r
 }
 
 var VERSION_NUMBER int = _swig_getVERSION_NUMBER()
 func Version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_capi_80934adb66912d99()
+	swig_r_p := C._wrap_version_capi_a02125ce16f2b324()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1121,7 +1209,7 @@ func Version() (_swig_ret string) {
 
 func Version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_version_number_capi_80934adb66912d99())
+	swig_r = (int)(C._wrap_version_number_capi_a02125ce16f2b324())
 	return swig_r
 }
 
@@ -1144,7 +1232,7 @@ const DATA_LOSS int = 15
 func Status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_status_string_capi_80934adb66912d99(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_status_string_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1153,7 +1241,7 @@ func Status_string(arg1 int) (_swig_ret string) {
 
 func Runtime_init() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_init_capi_80934adb66912d99()
+	swig_r_p := C._wrap_runtime_init_capi_a02125ce16f2b324()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1162,7 +1250,7 @@ func Runtime_init() (_swig_ret error) {
 
 func Runtime_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_finalize_capi_80934adb66912d99()
+	swig_r_p := C._wrap_runtime_finalize_capi_a02125ce16f2b324()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1172,7 +1260,7 @@ func Runtime_finalize() (_swig_ret error) {
 func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_rank_capi_80934adb66912d99(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_rank_capi_a02125ce16f2b324(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1185,7 +1273,7 @@ func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_size_capi_80934adb66912d99(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_size_capi_a02125ce16f2b324(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1199,7 +1287,7 @@ func Runtime_cuda_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_cuda_info_capi_80934adb66912d99(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_runtime_cuda_info_capi_a02125ce16f2b324(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1218,7 +1306,7 @@ func Placement_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_placement_parse_capi_80934adb66912d99(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_placement_parse_capi_a02125ce16f2b324(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1237,7 +1325,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_create_capi_80934adb66912d99(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_placement_create_capi_a02125ce16f2b324(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1256,7 +1344,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 func Placement_string(arg1 Placement) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_placement_string_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_placement_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1267,7 +1355,7 @@ func Placement_device_type(arg1 []int32, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_device_type_capi_80934adb66912d99(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_device_type_capi_a02125ce16f2b324(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1281,7 +1369,7 @@ func Placement_num_axes(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_num_axes_capi_80934adb66912d99(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_num_axes_capi_a02125ce16f2b324(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1296,7 +1384,7 @@ func Placement_hierarchy_dim(arg1 []int64, arg2 Placement, arg3 int64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_hierarchy_dim_capi_80934adb66912d99(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
+	swig_r_p := C._wrap_placement_hierarchy_dim_capi_a02125ce16f2b324(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1310,7 +1398,7 @@ func Placement_parallel_num(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_parallel_num_capi_80934adb66912d99(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_parallel_num_capi_a02125ce16f2b324(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1325,7 +1413,7 @@ func Placement_rank_at(arg1 []int32, arg2 Placement, arg3 int64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_rank_at_capi_80934adb66912d99(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
+	swig_r_p := C._wrap_placement_rank_at_capi_a02125ce16f2b324(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1340,7 +1428,7 @@ func Placement_index_of(arg1 []int64, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_index_of_capi_80934adb66912d99(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_index_of_capi_a02125ce16f2b324(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1355,7 +1443,7 @@ func Placement_contains(arg1 []int32, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_contains_capi_80934adb66912d99(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_contains_capi_a02125ce16f2b324(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1371,7 +1459,7 @@ func Placement_axis_group(arg1 []uintptr, arg2 Placement, arg3 int64, arg4 int) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_axis_group_capi_80934adb66912d99(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_placement_axis_group_capi_a02125ce16f2b324(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1386,7 +1474,7 @@ func Placement_equal(arg1 []int32, arg2 Placement, arg3 Placement) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_placement_equal_capi_80934adb66912d99(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_placement_equal_capi_a02125ce16f2b324(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1400,7 +1488,7 @@ func Placement_hash(arg1 []uint64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_hash_capi_80934adb66912d99(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_hash_capi_a02125ce16f2b324(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1419,7 +1507,7 @@ func Nd_sbp_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_parse_capi_80934adb66912d99(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_parse_capi_a02125ce16f2b324(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1436,7 +1524,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_create_capi_80934adb66912d99(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_create_capi_a02125ce16f2b324(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1452,7 +1540,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 func Nd_sbp_string(arg1 NdSbp) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_nd_sbp_string_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_nd_sbp_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1463,7 +1551,7 @@ func Nd_sbp_num_axes(arg1 []int64, arg2 NdSbp) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_nd_sbp_num_axes_capi_80934adb66912d99(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_nd_sbp_num_axes_capi_a02125ce16f2b324(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1479,7 +1567,7 @@ func Nd_sbp_get(arg1 []int32, arg2 []int32, arg3 NdSbp, arg4 int64) (_swig_ret e
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nd_sbp_get_capi_80934adb66912d99(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
+	swig_r_p := C._wrap_nd_sbp_get_capi_a02125ce16f2b324(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1497,7 +1585,7 @@ func Nd_sbp_equal(arg1 []int32, arg2 NdSbp, arg3 NdSbp) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_nd_sbp_equal_capi_80934adb66912d99(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_nd_sbp_equal_capi_a02125ce16f2b324(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1514,7 +1602,7 @@ func Layout_create(arg1 []uintptr, arg2 Placement, arg3 NdSbp, arg4 []int64, arg
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_layout_create_capi_80934adb66912d99(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_layout_create_capi_a02125ce16f2b324(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1534,7 +1622,7 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_local_shape_capi_80934adb66912d99(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_local_shape_capi_a02125ce16f2b324(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1559,7 +1647,7 @@ func Layout_range(arg1 []int64, arg2 []int64, arg3 Layout, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_layout_range_capi_80934adb66912d99(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
+	swig_r_p := C._wrap_layout_range_capi_a02125ce16f2b324(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1576,7 +1664,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_num_elements_capi_80934adb66912d99(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1589,7 +1677,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 func Layout_string(arg1 Layout) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_layout_string_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_layout_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1606,7 +1694,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_dtype_parse_capi_80934adb66912d99(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_dtype_parse_capi_a02125ce16f2b324(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1622,7 +1710,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 func Dtype_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_dtype_name_capi_80934adb66912d99(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_dtype_name_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1631,14 +1719,14 @@ func Dtype_name(arg1 int) (_swig_ret string) {
 
 func Op_count() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_op_count_capi_80934adb66912d99())
+	swig_r = (int64)(C._wrap_op_count_capi_a02125ce16f2b324())
 	return swig_r
 }
 
 func Op_name(arg1 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_op_name_capi_80934adb66912d99(C.swig_type_76(_swig_i_0))
+	swig_r_p := C._wrap_op_name_capi_a02125ce16f2b324(C.swig_type_76(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1649,7 +1737,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_op_call_create_capi_80934adb66912d99(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_op_call_create_capi_a02125ce16f2b324(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1665,7 +1753,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 func Op_call_signature(arg1 OpCall) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_op_call_signature_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_op_call_signature_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1677,7 +1765,7 @@ func Op_call_set_attr_int(arg1 OpCall, arg2 string, arg3 int64) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_int_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_int_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1692,7 +1780,7 @@ func Op_call_set_attr_float(arg1 OpCall, arg2 string, arg3 float64) (_swig_ret e
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_float_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_float_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1707,7 +1795,7 @@ func Op_call_set_attr_bool(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error)
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_bool_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_bool_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1722,7 +1810,7 @@ func Op_call_set_attr_ints(arg1 OpCall, arg2 string, arg3 []int64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_ints_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_set_attr_ints_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1740,7 +1828,7 @@ func Op_call_set_attr_dtype(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1757,7 +1845,7 @@ func Op_call_add_input(arg1 OpCall, arg2 []int64, arg3 int, arg4 Placement, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_op_call_add_input_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_op_call_add_input_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1771,7 +1859,7 @@ func Op_call_num_inputs(arg1 []int64, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_num_inputs_capi_80934adb66912d99(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_num_inputs_capi_a02125ce16f2b324(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1786,7 +1874,7 @@ func Op_call_constrain_input(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret err
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_input_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_input_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1798,7 +1886,7 @@ func Op_call_constrain_output(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_output_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_output_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1809,7 +1897,7 @@ func Op_call_infer(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_infer_capi_80934adb66912d99(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_infer_capi_a02125ce16f2b324(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1823,7 +1911,7 @@ func Infer_result_num_outputs(arg1 []int64, arg2 InferResult) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_outputs_capi_80934adb66912d99(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_outputs_capi_a02125ce16f2b324(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1841,7 +1929,7 @@ func Infer_result_output_shape(arg1 *[]int64, arg2 InferResult, arg3 int64) (_sw
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_shape_capi_80934adb66912d99(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_shape_capi_a02125ce16f2b324(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1865,7 +1953,7 @@ func Infer_result_output_dtype(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_dtype_capi_80934adb66912d99(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1880,7 +1968,7 @@ func Infer_result_output_placement(arg1 []uintptr, arg2 InferResult, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_placement_capi_80934adb66912d99(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_placement_capi_a02125ce16f2b324(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1895,7 +1983,7 @@ func Infer_result_output_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_80934adb66912d99(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_a02125ce16f2b324(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1909,7 +1997,7 @@ func Infer_result_num_inputs(arg1 []int64, arg2 InferResult) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_inputs_capi_80934adb66912d99(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_inputs_capi_a02125ce16f2b324(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1924,7 +2012,7 @@ func Infer_result_input_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_80934adb66912d99(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_a02125ce16f2b324(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1939,7 +2027,7 @@ func Infer_result_needs_boxing(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_needs_boxing_capi_80934adb66912d99(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_needs_boxing_capi_a02125ce16f2b324(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1954,7 +2042,7 @@ func Infer_result_input_cost(arg1 []float64, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_cost_capi_80934adb66912d99(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_cost_capi_a02125ce16f2b324(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1968,7 +2056,7 @@ func Infer_result_total_cost(arg1 []float64, arg2 InferResult) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_total_cost_capi_80934adb66912d99(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_total_cost_capi_a02125ce16f2b324(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1982,7 +2070,7 @@ func Infer_result_signature_index(arg1 []int32, arg2 InferResult) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_signature_index_capi_80934adb66912d99(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_signature_index_capi_a02125ce16f2b324(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1996,7 +2084,7 @@ func Infer_result_num_candidates(arg1 []int32, arg2 InferResult) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_candidates_capi_80934adb66912d99(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_candidates_capi_a02125ce16f2b324(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2010,7 +2098,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_explain_capi_80934adb66912d99(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_explain_capi_a02125ce16f2b324(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2023,7 +2111,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 func Explanation_text(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_text_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_text_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2033,7 +2121,7 @@ func Explanation_text(arg1 Explanation) (_swig_ret string) {
 func Explanation_json(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_json_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_json_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2043,7 +2131,7 @@ func Explanation_json(arg1 Explanation) (_swig_ret string) {
 func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_failure_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_failure_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2051,13 +2139,13 @@ func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 }
 
 func Infer_cache_clear() {
-	C._wrap_infer_cache_clear_capi_80934adb66912d99()
+	C._wrap_infer_cache_clear_capi_a02125ce16f2b324()
 }
 
 func Infer_cache_set_capacity(arg1 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_infer_cache_set_capacity_capi_80934adb66912d99(C.swig_type_140(_swig_i_0))
+	swig_r_p := C._wrap_infer_cache_set_capacity_capi_a02125ce16f2b324(C.swig_type_140(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2072,7 +2160,7 @@ func Tensor_from_host(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_from_host_capi_80934adb66912d99(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_from_host_capi_a02125ce16f2b324(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2097,7 +2185,7 @@ func Tensor_from_local(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_tensor_from_local_capi_80934adb66912d99(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_tensor_from_local_capi_a02125ce16f2b324(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2124,7 +2212,7 @@ func Tensor_full(arg1 []uintptr, arg2 []int64, arg3 int, arg4 float64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_full_capi_80934adb66912d99(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_full_capi_a02125ce16f2b324(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2146,7 +2234,7 @@ func Tensor_arange(arg1 []uintptr, arg2 float64, arg3 float64, arg4 float64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_tensor_arange_capi_80934adb66912d99(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_tensor_arange_capi_a02125ce16f2b324(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2164,7 +2252,7 @@ func Tensor_rand(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Place
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_rand_capi_80934adb66912d99(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_rand_capi_a02125ce16f2b324(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2185,7 +2273,7 @@ func Tensor_randn(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_randn_capi_80934adb66912d99(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_randn_capi_a02125ce16f2b324(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2205,7 +2293,7 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_shape_capi_80934adb66912d99(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_shape_capi_a02125ce16f2b324(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2228,7 +2316,7 @@ func Tensor_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_num_elements_capi_80934adb66912d99(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2242,7 +2330,7 @@ func Tensor_dtype(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_dtype_capi_80934adb66912d99(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_dtype_capi_a02125ce16f2b324(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2256,7 +2344,7 @@ func Tensor_placement(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_placement_capi_80934adb66912d99(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_placement_capi_a02125ce16f2b324(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2270,7 +2358,7 @@ func Tensor_nd_sbp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_nd_sbp_capi_80934adb66912d99(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_nd_sbp_capi_a02125ce16f2b324(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2284,7 +2372,7 @@ func Tensor_has_local(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_has_local_capi_80934adb66912d99(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_has_local_capi_a02125ce16f2b324(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2301,7 +2389,7 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_shape_capi_80934adb66912d99(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_shape_capi_a02125ce16f2b324(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2324,7 +2412,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_num_elements_capi_80934adb66912d99(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2337,7 +2425,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 func Tensor_string(arg1 Tensor) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_string_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2348,7 +2436,7 @@ func Tensor_to_host(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_to_host_capi_80934adb66912d99(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_to_host_capi_a02125ce16f2b324(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2362,7 +2450,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_copy_local_capi_80934adb66912d99(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_copy_local_capi_a02125ce16f2b324(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2378,7 +2466,7 @@ func Tensor_to_global(arg1 []uintptr, arg2 Tensor, arg3 Placement, arg4 NdSbp) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_tensor_to_global_capi_80934adb66912d99(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_tensor_to_global_capi_a02125ce16f2b324(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2393,7 +2481,7 @@ func Op_call_apply(arg1 []uintptr, arg2 OpCall, arg3 []uintptr) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_apply_capi_80934adb66912d99(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_apply_capi_a02125ce16f2b324(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2410,7 +2498,7 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_abs_capi_80934adb66912d99(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_abs_capi_a02125ce16f2b324(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2425,7 +2513,7 @@ func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_80934adb66912d99(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_a02125ce16f2b324(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2439,7 +2527,7 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_80934adb66912d99(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_a02125ce16f2b324(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2459,7 +2547,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_80934adb66912d99(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_a02125ce16f2b324(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2475,7 +2563,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_80934adb66912d99(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_a02125ce16f2b324(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2490,7 +2578,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_80934adb66912d99(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_a02125ce16f2b324(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2505,7 +2593,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_80934adb66912d99(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_a02125ce16f2b324(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2523,7 +2611,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_80934adb66912d99(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_a02125ce16f2b324(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2538,7 +2626,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_80934adb66912d99(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_a02125ce16f2b324(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2552,7 +2640,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_80934adb66912d99(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_a02125ce16f2b324(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2568,7 +2656,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_80934adb66912d99(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_215(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_a02125ce16f2b324(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_215(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2582,7 +2670,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_80934adb66912d99(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_a02125ce16f2b324(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2596,7 +2684,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_80934adb66912d99(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_a02125ce16f2b324(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2617,7 +2705,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_80934adb66912d99(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_224(_swig_i_6), C.swig_type_225(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_a02125ce16f2b324(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_224(_swig_i_6), C.swig_type_225(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2638,7 +2726,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_80934adb66912d99(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_a02125ce16f2b324(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2655,7 +2743,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_80934adb66912d99(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_a02125ce16f2b324(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2670,7 +2758,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_80934adb66912d99(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_a02125ce16f2b324(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2685,7 +2773,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_80934adb66912d99(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_a02125ce16f2b324(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2700,7 +2788,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_80934adb66912d99(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_a02125ce16f2b324(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2714,7 +2802,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_80934adb66912d99(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_a02125ce16f2b324(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2729,7 +2817,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_80934adb66912d99(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_a02125ce16f2b324(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2745,7 +2833,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_80934adb66912d99(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_a02125ce16f2b324(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2764,7 +2852,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_80934adb66912d99(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_a02125ce16f2b324(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2783,7 +2871,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_80934adb66912d99(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_a02125ce16f2b324(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2802,7 +2890,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_80934adb66912d99(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_a02125ce16f2b324(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2819,7 +2907,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_80934adb66912d99(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_a02125ce16f2b324(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2834,7 +2922,7 @@ func Relu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_relu_grad_capi_80934adb66912d99(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_relu_grad_capi_a02125ce16f2b324(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2849,7 +2937,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_80934adb66912d99(*(*C.swig_type_258)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_a02125ce16f2b324(*(*C.swig_type_258)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2867,7 +2955,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_80934adb66912d99(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_a02125ce16f2b324(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2882,7 +2970,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_80934adb66912d99(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_a02125ce16f2b324(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2896,7 +2984,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_80934adb66912d99(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_a02125ce16f2b324(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2913,7 +3001,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_80934adb66912d99(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_a02125ce16f2b324(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2937,7 +3025,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_80934adb66912d99(*(*C.swig_type_272)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_273(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_a02125ce16f2b324(*(*C.swig_type_272)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_273(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2953,7 +3041,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_80934adb66912d99(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2972,7 +3060,7 @@ func Sparse_softmax_cross_entropy_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor,
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_80934adb66912d99(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2986,7 +3074,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_80934adb66912d99(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_a02125ce16f2b324(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3001,7 +3089,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_80934adb66912d99(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_a02125ce16f2b324(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3015,7 +3103,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_80934adb66912d99(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_a02125ce16f2b324(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3030,7 +3118,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_80934adb66912d99(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_a02125ce16f2b324(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3046,7 +3134,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_80934adb66912d99(*(*C.swig_type_289)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_a02125ce16f2b324(*(*C.swig_type_289)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3066,7 +3154,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_80934adb66912d99(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_a02125ce16f2b324(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3091,7 +3179,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_80934adb66912d99(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_a02125ce16f2b324(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3107,7 +3195,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 func Boxing_plan_string(arg1 BoxingPlan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_boxing_plan_string_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_boxing_plan_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3118,7 +3206,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_80934adb66912d99(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3132,7 +3220,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.swig_type_301(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_301(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3143,7 +3231,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_80934adb66912d99(*(*C.swig_type_303)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_a02125ce16f2b324(*(*C.swig_type_303)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3167,7 +3255,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_80934adb66912d99(*(*C.swig_type_305)(unsafe.Pointer(&_swig_i_0)), C.swig_type_306(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_a02125ce16f2b324(*(*C.swig_type_305)(unsafe.Pointer(&_swig_i_0)), C.swig_type_306(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3185,7 +3273,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3201,7 +3289,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_set_collective_timeout_capi_80934adb66912d99(C.double(_swig_i_0))
+	swig_r_p := C._wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(C.double(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3211,7 +3299,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_80934adb66912d99(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_a02125ce16f2b324(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3224,7 +3312,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_80934adb66912d99(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_a02125ce16f2b324(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3243,7 +3331,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_80934adb66912d99(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_a02125ce16f2b324(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3265,7 +3353,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_80934adb66912d99(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_a02125ce16f2b324(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3285,7 +3373,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_80934adb66912d99(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_a02125ce16f2b324(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3305,7 +3393,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.swig_type_327(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_327(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3319,7 +3407,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_80934adb66912d99(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_a02125ce16f2b324(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3341,7 +3429,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 func Program_string(arg1 Program) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_program_string_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_program_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3350,7 +3438,7 @@ func Program_string(arg1 Program) (_swig_ret string) {
 
 func Capture_begin() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_capture_begin_capi_80934adb66912d99()
+	swig_r_p := C._wrap_capture_begin_capi_a02125ce16f2b324()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3360,7 +3448,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_80934adb66912d99(*(*C.swig_type_336)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_a02125ce16f2b324(*(*C.swig_type_336)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3378,7 +3466,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_80934adb66912d99(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_a02125ce16f2b324(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3398,7 +3486,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_80934adb66912d99(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_a02125ce16f2b324(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3412,13 +3500,13 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 }
 
 func Capture_abort() {
-	C._wrap_capture_abort_capi_80934adb66912d99()
+	C._wrap_capture_abort_capi_a02125ce16f2b324()
 }
 
 func Plan_string(arg1 Plan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_string_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3429,7 +3517,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_80934adb66912d99(*(*C.swig_type_346)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_a02125ce16f2b324(*(*C.swig_type_346)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3443,7 +3531,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3458,7 +3546,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3472,7 +3560,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_pushed_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3482,7 +3570,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 func Plan_instance_close(arg1 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_instance_close_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_instance_close_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3493,7 +3581,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3507,7 +3595,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_80934adb66912d99(*(*C.swig_type_356)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(*(*C.swig_type_356)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3522,7 +3610,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_80934adb66912d99(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_359(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_a02125ce16f2b324(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_359(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3537,7 +3625,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_80934adb66912d99(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_362(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_a02125ce16f2b324(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_362(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3552,7 +3640,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_80934adb66912d99(*(*C.swig_type_364)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_365(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_364)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_365(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3567,7 +3655,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_80934adb66912d99(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_368(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_368(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3585,7 +3673,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_80934adb66912d99(*(*C.swig_type_370)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_371(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(*(*C.swig_type_370)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_371(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3608,7 +3696,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_80934adb66912d99(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3625,7 +3713,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_80934adb66912d99(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_378(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_378(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3645,7 +3733,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.swig_type_380(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_380(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3658,7 +3746,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_80934adb66912d99(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_a02125ce16f2b324(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3672,7 +3760,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_80934adb66912d99(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_a02125ce16f2b324(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3688,7 +3776,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_80934adb66912d99(*(*C.swig_type_386)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_387(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_a02125ce16f2b324(*(*C.swig_type_386)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_387(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3704,7 +3792,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_80934adb66912d99(*(*C.swig_type_389)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_390(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_a02125ce16f2b324(*(*C.swig_type_389)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_390(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3720,7 +3808,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_80934adb66912d99(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_393(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_a02125ce16f2b324(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_393(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3736,7 +3824,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_80934adb66912d99(*(*C.swig_type_395)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_396(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_395)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_396(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3749,7 +3837,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 func Server_follow(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_follow_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_follow_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3759,7 +3847,7 @@ func Server_follow(arg1 Server) (_swig_ret error) {
 func Server_stop(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_stop_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_stop_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3770,7 +3858,7 @@ func Server_check_health(arg1 Server, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_server_check_health_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_server_check_health_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3782,7 +3870,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_80934adb66912d99(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_a02125ce16f2b324(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3797,7 +3885,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.swig_type_403(_swig_i_1), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_403(_swig_i_1), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3811,7 +3899,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_80934adb66912d99(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_a02125ce16f2b324(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3825,7 +3913,7 @@ func Server_run(arg1 Server, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_run_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3837,7 +3925,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_80934adb66912d99(*(*C.swig_type_409)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_410(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_a02125ce16f2b324(*(*C.swig_type_409)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_410(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3852,7 +3940,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_80934adb66912d99(*(*C.swig_type_412)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_413(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_a02125ce16f2b324(*(*C.swig_type_412)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_413(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3866,7 +3954,7 @@ func Tensor_set_requires_grad(arg1 Tensor, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tensor_set_requires_grad_capi_80934adb66912d99(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3877,7 +3965,7 @@ func Tensor_requires_grad(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_requires_grad_capi_80934adb66912d99(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_requires_grad_capi_a02125ce16f2b324(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3891,7 +3979,7 @@ func Tensor_is_leaf(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_is_leaf_capi_80934adb66912d99(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_is_leaf_capi_a02125ce16f2b324(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3905,7 +3993,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_grad_capi_80934adb66912d99(*(*C.swig_type_420)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_grad_capi_a02125ce16f2b324(*(*C.swig_type_420)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3918,7 +4006,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 func Tensor_zero_grad(arg1 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_zero_grad_capi_80934adb66912d99(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_zero_grad_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3929,7 +4017,7 @@ func Tensor_detach(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_detach_capi_80934adb66912d99(*(*C.swig_type_423)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_detach_capi_a02125ce16f2b324(*(*C.swig_type_423)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3943,7 +4031,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_80934adb66912d99(C.swig_intgo(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3956,7 +4044,221 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_80934adb66912d99(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_writer_create(arg1 []uintptr) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	swig_r_p := C._wrap_checkpoint_writer_create_capi_a02125ce16f2b324(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_writer_add(arg1 CheckpointWriter, arg2 string, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_checkpoint_writer_add_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_writer_save(arg1 CheckpointWriter, arg2 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_checkpoint_writer_save_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_load(arg1 []uintptr, arg2 string, arg3 string, arg4 Placement, arg5 NdSbp) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := getSwigcptr(arg4)
+	_swig_i_4 := getSwigcptr(arg5)
+	swig_r_p := C._wrap_checkpoint_load_capi_a02125ce16f2b324(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_load_checked(arg1 []uintptr, arg2 string, arg3 string, arg4 Placement, arg5 NdSbp, arg6 []int64, arg7 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := getSwigcptr(arg4)
+	_swig_i_4 := getSwigcptr(arg5)
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	swig_r_p := C._wrap_checkpoint_load_checked_capi_a02125ce16f2b324(*(*C.swig_type_439)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_index_open(arg1 []uintptr, arg2 string) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_checkpoint_index_open_capi_a02125ce16f2b324(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_1)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_index_num_tensors(arg1 []int64, arg2 CheckpointIndex) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_index_name(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_checkpoint_index_name_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_449(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Checkpoint_index_placement(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_checkpoint_index_placement_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_451(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Checkpoint_index_nd_sbp(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_453(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
+func Checkpoint_index_shape(arg1 *[]int64, arg2 CheckpointIndex, arg3 int64) (_swig_ret error) {
+	var swig_r string
+	var _swig_i_0 []uintptr
+
+	_swig_i_0 = []uintptr{0, 0}
+
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_checkpoint_index_shape_capi_a02125ce16f2b324(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_456(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+
+	if arg1 != nil {
+		shape := make([]int64, int(_swig_i_0[1]))
+		if len(shape) > 0 {
+			copy(shape, unsafe.Slice((*int64)(unsafe.Pointer(_swig_i_0[0])), len(shape)))
+		}
+		*arg1 = shape
+	}
+
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_0
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_index_dtype(arg1 []int32, arg2 CheckpointIndex, arg3 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_459(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Checkpoint_index_num_shards(arg1 []int64, arg2 CheckpointIndex, arg3 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_462(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3973,7 +4275,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_80934adb66912d99(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4000,7 +4302,7 @@ func Runtime_init_with_options(arg1 float64, arg2 int, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_runtime_init_with_options_capi_80934adb66912d99(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_runtime_init_with_options_capi_a02125ce16f2b324(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4019,7 +4321,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_80934adb66912d99(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4057,7 +4359,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_80934adb66912d99(*(*C.swig_type_446)(unsafe.Pointer(&_swig_i_0)), C.swig_type_447(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(*(*C.swig_type_481)(unsafe.Pointer(&_swig_i_0)), C.swig_type_482(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4074,7 +4376,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_80934adb66912d99(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_450)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4098,7 +4400,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_80934adb66912d99(*(*C.swig_type_454)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_a02125ce16f2b324(*(*C.swig_type_489)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4117,7 +4419,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_80934adb66912d99(*(*C.swig_type_456)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4148,7 +4450,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_80934adb66912d99(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_464(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_a02125ce16f2b324(*(*C.swig_type_498)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_499(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4167,7 +4469,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_80934adb66912d99(*(*C.swig_type_466)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_467(_swig_i_4), C.swig_type_468(_swig_i_5), C.swig_type_469(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_a02125ce16f2b324(*(*C.swig_type_501)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_502(_swig_i_4), C.swig_type_503(_swig_i_5), C.swig_type_504(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4188,7 +4490,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_80934adb66912d99(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_a02125ce16f2b324(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4228,7 +4530,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_80934adb66912d99(*(*C.swig_type_479)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_514)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4269,7 +4571,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_80934adb66912d99(*(*C.swig_type_489)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_a02125ce16f2b324(*(*C.swig_type_524)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4293,7 +4595,7 @@ func Autograd_backward(arg1 []uintptr, arg2 []uintptr, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_autograd_backward_capi_80934adb66912d99(*(*C.swig_type_494)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_autograd_backward_capi_a02125ce16f2b324(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_80934adb66912d99(const char*);
+  void cgo_panic__capi_a02125ce16f2b324(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_80934adb66912d99(p);
+  cgo_panic__capi_a02125ce16f2b324(p);
 }
 
 
@@ -243,6 +243,8 @@ SWIGINTERN void delete_tess_plan(struct tess_plan *self){ tess_plan_destroy(self
 SWIGINTERN void delete_tess_plan_instance(struct tess_plan_instance *self){ tess_plan_instance_destroy(self); }
 SWIGINTERN void delete_tess_server(struct tess_server *self){ tess_server_destroy(self); }
 SWIGINTERN void delete_tess_serve_request(struct tess_serve_request *self){ tess_serve_request_destroy(self); }
+SWIGINTERN void delete_tess_checkpoint_writer(struct tess_checkpoint_writer *self){ tess_checkpoint_writer_destroy(self); }
+SWIGINTERN void delete_tess_checkpoint_index(struct tess_checkpoint_index *self){ tess_checkpoint_index_destroy(self); }
 
 static tess_status tess_shim_infer_cache_get_stats(uint64_t* out_hits, uint64_t* out_misses,
                                                    uint64_t* out_evictions, size_t* out_size,
@@ -430,7 +432,7 @@ static tess_status tess_shim_autograd_backward(const tess_tensor* const* roots, 
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_80934adb66912d99(void *_swig_go_0) {
+void _wrap_Swig_free_capi_a02125ce16f2b324(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -440,7 +442,7 @@ void _wrap_Swig_free_capi_80934adb66912d99(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_80934adb66912d99(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_a02125ce16f2b324(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -453,7 +455,7 @@ void *_wrap_Swig_malloc_capi_80934adb66912d99(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_80934adb66912d99(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_a02125ce16f2b324(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -463,7 +465,7 @@ void _wrap_delete_Placement_capi_80934adb66912d99(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_80934adb66912d99(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_a02125ce16f2b324(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -473,7 +475,7 @@ void _wrap_delete_NdSbp_capi_80934adb66912d99(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_80934adb66912d99(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_a02125ce16f2b324(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -483,7 +485,7 @@ void _wrap_delete_Layout_capi_80934adb66912d99(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_80934adb66912d99(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -493,7 +495,7 @@ void _wrap_delete_OpCall_capi_80934adb66912d99(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_80934adb66912d99(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_a02125ce16f2b324(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -503,7 +505,7 @@ void _wrap_delete_InferResult_capi_80934adb66912d99(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_80934adb66912d99(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_a02125ce16f2b324(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -513,7 +515,7 @@ void _wrap_delete_Explanation_capi_80934adb66912d99(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_80934adb66912d99(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -523,7 +525,7 @@ void _wrap_delete_Tensor_capi_80934adb66912d99(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_80934adb66912d99(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_a02125ce16f2b324(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -533,7 +535,7 @@ void _wrap_delete_BoxingPlan_capi_80934adb66912d99(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_80934adb66912d99(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_a02125ce16f2b324(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -543,7 +545,7 @@ void _wrap_delete_BucketedAllReducer_capi_80934adb66912d99(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_80934adb66912d99(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_a02125ce16f2b324(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -553,7 +555,7 @@ void _wrap_delete_Program_capi_80934adb66912d99(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_80934adb66912d99(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_a02125ce16f2b324(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -563,7 +565,7 @@ void _wrap_delete_Plan_capi_80934adb66912d99(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -573,7 +575,7 @@ void _wrap_delete_PlanInstance_capi_80934adb66912d99(struct tess_plan_instance *
 }
 
 
-void _wrap_delete_Server_capi_80934adb66912d99(struct tess_server *_swig_go_0) {
+void _wrap_delete_Server_capi_a02125ce16f2b324(struct tess_server *_swig_go_0) {
   struct tess_server *arg1 = (struct tess_server *) 0 ;
   
   arg1 = *(struct tess_server **)&_swig_go_0; 
@@ -583,7 +585,7 @@ void _wrap_delete_Server_capi_80934adb66912d99(struct tess_server *_swig_go_0) {
 }
 
 
-void _wrap_delete_ServeRequest_capi_80934adb66912d99(struct tess_serve_request *_swig_go_0) {
+void _wrap_delete_ServeRequest_capi_a02125ce16f2b324(struct tess_serve_request *_swig_go_0) {
   struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
   
   arg1 = *(struct tess_serve_request **)&_swig_go_0; 
@@ -593,7 +595,27 @@ void _wrap_delete_ServeRequest_capi_80934adb66912d99(struct tess_serve_request *
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_80934adb66912d99() {
+void _wrap_delete_CheckpointWriter_capi_a02125ce16f2b324(struct tess_checkpoint_writer *_swig_go_0) {
+  struct tess_checkpoint_writer *arg1 = (struct tess_checkpoint_writer *) 0 ;
+  
+  arg1 = *(struct tess_checkpoint_writer **)&_swig_go_0; 
+  
+  delete_tess_checkpoint_writer(arg1);
+  
+}
+
+
+void _wrap_delete_CheckpointIndex_capi_a02125ce16f2b324(struct tess_checkpoint_index *_swig_go_0) {
+  struct tess_checkpoint_index *arg1 = (struct tess_checkpoint_index *) 0 ;
+  
+  arg1 = *(struct tess_checkpoint_index **)&_swig_go_0; 
+  
+  delete_tess_checkpoint_index(arg1);
+  
+}
+
+
+intgo _wrap_VERSION_NUMBER_capi_a02125ce16f2b324() {
   int result;
   intgo _swig_go_result;
   
@@ -604,7 +626,7 @@ intgo _wrap_VERSION_NUMBER_capi_80934adb66912d99() {
 }
 
 
-_gostring_ _wrap_version_capi_80934adb66912d99() {
+_gostring_ _wrap_version_capi_a02125ce16f2b324() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -615,7 +637,7 @@ _gostring_ _wrap_version_capi_80934adb66912d99() {
 }
 
 
-intgo _wrap_version_number_capi_80934adb66912d99() {
+intgo _wrap_version_number_capi_a02125ce16f2b324() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -626,7 +648,7 @@ intgo _wrap_version_number_capi_80934adb66912d99() {
 }
 
 
-_gostring_ _wrap_status_string_capi_80934adb66912d99(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_a02125ce16f2b324(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -639,7 +661,7 @@ _gostring_ _wrap_status_string_capi_80934adb66912d99(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_80934adb66912d99() {
+_gostring_ _wrap_runtime_init_capi_a02125ce16f2b324() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -650,7 +672,7 @@ _gostring_ _wrap_runtime_init_capi_80934adb66912d99() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_80934adb66912d99() {
+_gostring_ _wrap_runtime_finalize_capi_a02125ce16f2b324() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -661,7 +683,7 @@ _gostring_ _wrap_runtime_finalize_capi_80934adb66912d99() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_80934adb66912d99(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -681,7 +703,7 @@ _gostring_ _wrap_runtime_world_rank_capi_80934adb66912d99(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_80934adb66912d99(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -701,7 +723,7 @@ _gostring_ _wrap_runtime_world_size_capi_80934adb66912d99(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -730,7 +752,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_80934adb66912d99(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -757,7 +779,7 @@ _gostring_ _wrap_placement_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_80934adb66912d99(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -791,7 +813,7 @@ _gostring_ _wrap_placement_create_capi_80934adb66912d99(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_80934adb66912d99(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_a02125ce16f2b324(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -804,7 +826,7 @@ _gostring_ _wrap_placement_string_capi_80934adb66912d99(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -826,7 +848,7 @@ _gostring_ _wrap_placement_device_type_capi_80934adb66912d99(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -848,7 +870,7 @@ _gostring_ _wrap_placement_num_axes_capi_80934adb66912d99(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -872,7 +894,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_80934adb66912d99(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -894,7 +916,7 @@ _gostring_ _wrap_placement_parallel_num_capi_80934adb66912d99(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -918,7 +940,7 @@ _gostring_ _wrap_placement_rank_at_capi_80934adb66912d99(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -942,7 +964,7 @@ _gostring_ _wrap_placement_index_of_capi_80934adb66912d99(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -966,7 +988,7 @@ _gostring_ _wrap_placement_contains_capi_80934adb66912d99(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -992,7 +1014,7 @@ _gostring_ _wrap_placement_axis_group_capi_80934adb66912d99(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -1016,7 +1038,7 @@ _gostring_ _wrap_placement_equal_capi_80934adb66912d99(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -1038,7 +1060,7 @@ _gostring_ _wrap_placement_hash_capi_80934adb66912d99(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -1065,7 +1087,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1108,7 +1130,7 @@ _gostring_ _wrap_nd_sbp_create_capi_80934adb66912d99(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_80934adb66912d99(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_a02125ce16f2b324(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1121,7 +1143,7 @@ _gostring_ _wrap_nd_sbp_string_capi_80934adb66912d99(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1143,7 +1165,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_80934adb66912d99(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1176,7 +1198,7 @@ _gostring_ _wrap_nd_sbp_get_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1200,7 +1222,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_80934adb66912d99(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1232,7 +1254,7 @@ _gostring_ _wrap_layout_create_capi_80934adb66912d99(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1258,7 +1280,7 @@ _gostring_ _wrap_layout_local_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1291,7 +1313,7 @@ _gostring_ _wrap_layout_range_capi_80934adb66912d99(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1313,7 +1335,7 @@ _gostring_ _wrap_layout_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_80934adb66912d99(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_a02125ce16f2b324(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1326,7 +1348,7 @@ _gostring_ _wrap_layout_string_capi_80934adb66912d99(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1353,7 +1375,7 @@ _gostring_ _wrap_dtype_parse_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_80934adb66912d99(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_a02125ce16f2b324(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1366,7 +1388,7 @@ _gostring_ _wrap_dtype_name_capi_80934adb66912d99(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_80934adb66912d99() {
+long long _wrap_op_count_capi_a02125ce16f2b324() {
   size_t result;
   long long _swig_go_result;
   
@@ -1377,7 +1399,7 @@ long long _wrap_op_count_capi_80934adb66912d99() {
 }
 
 
-_gostring_ _wrap_op_name_capi_80934adb66912d99(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_a02125ce16f2b324(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1390,7 +1412,7 @@ _gostring_ _wrap_op_name_capi_80934adb66912d99(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1417,7 +1439,7 @@ _gostring_ _wrap_op_call_create_capi_80934adb66912d99(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_80934adb66912d99(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1430,7 +1452,7 @@ _gostring_ _wrap_op_call_signature_capi_80934adb66912d99(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1452,7 +1474,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_80934adb66912d99(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1474,7 +1496,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_80934adb66912d99(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1496,7 +1518,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_80934adb66912d99(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1522,7 +1544,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_80934adb66912d99(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1544,7 +1566,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_80934adb66912d99(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1569,7 +1591,7 @@ _gostring_ _wrap_op_call_add_input_capi_80934adb66912d99(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1591,7 +1613,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_80934adb66912d99(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1608,7 +1630,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_80934adb66912d99(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_80934adb66912d99(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1625,7 +1647,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_80934adb66912d99(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1647,7 +1669,7 @@ _gostring_ _wrap_op_call_infer_capi_80934adb66912d99(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1669,7 +1691,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_80934adb66912d99(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1697,7 +1719,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_80934adb66912d99(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1721,7 +1743,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_80934adb66912d99(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1745,7 +1767,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_80934adb66912d99(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1769,7 +1791,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_80934adb66912d99(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1791,7 +1813,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_80934adb66912d99(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1815,7 +1837,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_80934adb66912d99(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1839,7 +1861,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_80934adb66912d99(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1863,7 +1885,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_80934adb66912d99(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1885,7 +1907,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_80934adb66912d99(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1907,7 +1929,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_80934adb66912d99(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1929,7 +1951,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_80934adb66912d99(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -1951,7 +1973,7 @@ _gostring_ _wrap_op_call_explain_capi_80934adb66912d99(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_80934adb66912d99(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_a02125ce16f2b324(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1964,7 +1986,7 @@ _gostring_ _wrap_explanation_text_capi_80934adb66912d99(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_80934adb66912d99(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_a02125ce16f2b324(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1977,7 +1999,7 @@ _gostring_ _wrap_explanation_json_capi_80934adb66912d99(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_80934adb66912d99(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_a02125ce16f2b324(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1990,13 +2012,13 @@ _gostring_ _wrap_explanation_failure_capi_80934adb66912d99(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_80934adb66912d99() {
+void _wrap_infer_cache_clear_capi_a02125ce16f2b324() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_80934adb66912d99(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_a02125ce16f2b324(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -2009,7 +2031,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_80934adb66912d99(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2045,7 +2067,7 @@ _gostring_ _wrap_tensor_from_host_capi_80934adb66912d99(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2085,7 +2107,7 @@ _gostring_ _wrap_tensor_from_local_capi_80934adb66912d99(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2119,7 +2141,7 @@ _gostring_ _wrap_tensor_full_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_80934adb66912d99(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_a02125ce16f2b324(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2151,7 +2173,7 @@ _gostring_ _wrap_tensor_arange_capi_80934adb66912d99(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2185,7 +2207,7 @@ _gostring_ _wrap_tensor_rand_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2219,7 +2241,7 @@ _gostring_ _wrap_tensor_randn_capi_80934adb66912d99(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2245,7 +2267,7 @@ _gostring_ _wrap_tensor_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2267,7 +2289,7 @@ _gostring_ _wrap_tensor_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2289,7 +2311,7 @@ _gostring_ _wrap_tensor_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2311,7 +2333,7 @@ _gostring_ _wrap_tensor_placement_capi_80934adb66912d99(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2333,7 +2355,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_80934adb66912d99(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2355,7 +2377,7 @@ _gostring_ _wrap_tensor_has_local_capi_80934adb66912d99(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2381,7 +2403,7 @@ _gostring_ _wrap_tensor_local_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2403,7 +2425,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_80934adb66912d99(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_80934adb66912d99(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2416,7 +2438,7 @@ _gostring_ _wrap_tensor_string_capi_80934adb66912d99(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2435,7 +2457,7 @@ _gostring_ _wrap_tensor_to_host_capi_80934adb66912d99(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2454,7 +2476,7 @@ _gostring_ _wrap_tensor_copy_local_capi_80934adb66912d99(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2480,7 +2502,7 @@ _gostring_ _wrap_tensor_to_global_capi_80934adb66912d99(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2510,7 +2532,7 @@ _gostring_ _wrap_op_call_apply_capi_80934adb66912d99(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2532,7 +2554,7 @@ _gostring_ _wrap_abs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2556,7 +2578,7 @@ _gostring_ _wrap_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2582,7 +2604,7 @@ _gostring_ _wrap_add_n_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2610,7 +2632,7 @@ _gostring_ _wrap_batch_matmul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2636,7 +2658,7 @@ _gostring_ _wrap_bias_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2660,7 +2682,7 @@ _gostring_ _wrap_cast_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2688,7 +2710,7 @@ _gostring_ _wrap_concat_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_div_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2712,7 +2734,7 @@ _gostring_ _wrap_div_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2736,7 +2758,7 @@ _gostring_ _wrap_embedding_capi_80934adb66912d99(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_exp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2758,7 +2780,7 @@ _gostring_ _wrap_exp_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_gather_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2784,7 +2806,7 @@ _gostring_ _wrap_gather_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gelu_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2806,7 +2828,7 @@ _gostring_ _wrap_gelu_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_identity_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2828,7 +2850,7 @@ _gostring_ _wrap_identity_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2878,7 +2900,7 @@ _gostring_ _wrap_layer_norm_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_log_softmax_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2902,7 +2924,7 @@ _gostring_ _wrap_log_softmax_capi_80934adb66912d99(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2930,7 +2952,7 @@ _gostring_ _wrap_matmul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2954,7 +2976,7 @@ _gostring_ _wrap_maximum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2978,7 +3000,7 @@ _gostring_ _wrap_minimum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3002,7 +3024,7 @@ _gostring_ _wrap_mul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3024,7 +3046,7 @@ _gostring_ _wrap_neg_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_pow_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3048,7 +3070,7 @@ _gostring_ _wrap_pow_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3078,7 +3100,7 @@ _gostring_ _wrap_reduce_max_capi_80934adb66912d99(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3108,7 +3130,7 @@ _gostring_ _wrap_reduce_mean_capi_80934adb66912d99(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3138,7 +3160,7 @@ _gostring_ _wrap_reduce_min_capi_80934adb66912d99(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3168,7 +3190,7 @@ _gostring_ _wrap_reduce_sum_capi_80934adb66912d99(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3190,7 +3212,7 @@ _gostring_ _wrap_relu_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_relu_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_relu_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3214,7 +3236,7 @@ _gostring_ _wrap_relu_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_reshape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3242,7 +3264,7 @@ _gostring_ _wrap_reshape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3266,7 +3288,7 @@ _gostring_ _wrap_scalar_add_capi_80934adb66912d99(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3290,7 +3312,7 @@ _gostring_ _wrap_scalar_mul_capi_80934adb66912d99(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sigmoid_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3312,7 +3334,7 @@ _gostring_ _wrap_sigmoid_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_slice_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3352,7 +3374,7 @@ _gostring_ _wrap_slice_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_softmax_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3376,7 +3398,7 @@ _gostring_ _wrap_softmax_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3409,7 +3431,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_80934adb66912d99(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3435,7 +3457,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_80934adb66912d99(_goslic
 }
 
 
-_gostring_ _wrap_sqrt_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3457,7 +3479,7 @@ _gostring_ _wrap_sqrt_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_sub_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3481,7 +3503,7 @@ _gostring_ _wrap_sub_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3503,7 +3525,7 @@ _gostring_ _wrap_tanh_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3531,7 +3553,7 @@ _gostring_ _wrap_transpose_capi_80934adb66912d99(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_explanation_last_capi_80934adb66912d99(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -3551,7 +3573,7 @@ _gostring_ _wrap_explanation_last_capi_80934adb66912d99(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3590,7 +3612,7 @@ _gostring_ _wrap_boxing_run_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3626,7 +3648,7 @@ _gostring_ _wrap_boxing_plan_create_capi_80934adb66912d99(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_80934adb66912d99(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_a02125ce16f2b324(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3639,7 +3661,7 @@ _gostring_ _wrap_boxing_plan_string_capi_80934adb66912d99(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -3661,7 +3683,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_80934adb66912d99(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_80934adb66912d99(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_a02125ce16f2b324(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3676,7 +3698,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_80934adb66912d99(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -3698,7 +3720,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_80934adb66912d99(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_80934adb66912d99(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_a02125ce16f2b324(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -3723,7 +3745,7 @@ _gostring_ _wrap_comm_allreduce_capi_80934adb66912d99(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_80934adb66912d99(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3752,7 +3774,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_80934adb66912d99(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_80934adb66912d99(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -3765,7 +3787,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_80934adb66912d99(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_80934adb66912d99(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -3785,7 +3807,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_80934adb66912d99(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_80934adb66912d99(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -3805,7 +3827,7 @@ _gostring_ _wrap_program_create_capi_80934adb66912d99(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3846,7 +3868,7 @@ _gostring_ _wrap_program_add_input_capi_80934adb66912d99(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3877,7 +3899,7 @@ _gostring_ _wrap_program_add_variable_capi_80934adb66912d99(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -3916,7 +3938,7 @@ _gostring_ _wrap_program_add_op_capi_80934adb66912d99(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_80934adb66912d99(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_a02125ce16f2b324(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -3931,7 +3953,7 @@ _gostring_ _wrap_program_mark_output_capi_80934adb66912d99(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3980,7 +4002,7 @@ _gostring_ _wrap_program_sizes_capi_80934adb66912d99(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_80934adb66912d99(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_a02125ce16f2b324(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3993,7 +4015,7 @@ _gostring_ _wrap_program_string_capi_80934adb66912d99(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_80934adb66912d99() {
+_gostring_ _wrap_capture_begin_capi_a02125ce16f2b324() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -4004,7 +4026,7 @@ _gostring_ _wrap_capture_begin_capi_80934adb66912d99() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_80934adb66912d99(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4024,7 +4046,7 @@ _gostring_ _wrap_capture_active_capi_80934adb66912d99(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_80934adb66912d99(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4063,7 +4085,7 @@ _gostring_ _wrap_capture_placeholder_capi_80934adb66912d99(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4089,13 +4111,13 @@ _gostring_ _wrap_capture_end_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_80934adb66912d99() {
+void _wrap_capture_abort_capi_a02125ce16f2b324() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_plan_string_capi_80934adb66912d99(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_a02125ce16f2b324(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4108,7 +4130,7 @@ _gostring_ _wrap_plan_string_capi_80934adb66912d99(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -4130,7 +4152,7 @@ _gostring_ _wrap_plan_instantiate_capi_80934adb66912d99(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4149,7 +4171,7 @@ _gostring_ _wrap_plan_instance_run_capi_80934adb66912d99(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4170,7 +4192,7 @@ _gostring_ _wrap_plan_instance_push_capi_80934adb66912d99(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4185,7 +4207,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_80934adb66912d99(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4198,7 +4220,7 @@ _gostring_ _wrap_plan_instance_close_capi_80934adb66912d99(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4234,7 +4256,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_80934adb66912d99(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4256,7 +4278,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_80934adb66912d99(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4280,7 +4302,7 @@ _gostring_ _wrap_plan_instance_output_capi_80934adb66912d99(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4301,7 +4323,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_80934adb66912d99(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4325,7 +4347,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_80934adb66912d99(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4349,7 +4371,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_80934adb66912d99(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4377,7 +4399,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_80934adb66912d99(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4399,7 +4421,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_80934adb66912d99(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4441,7 +4463,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_80934adb66912d99(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_80934adb66912d99(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4456,7 +4478,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_80934adb66912d99(struct tess_p
 }
 
 
-_gostring_ _wrap_server_is_driver_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_is_driver_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4478,7 +4500,7 @@ _gostring_ _wrap_server_is_driver_capi_80934adb66912d99(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_num_plans_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_num_plans_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4500,7 +4522,7 @@ _gostring_ _wrap_server_num_plans_capi_80934adb66912d99(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_plan_input_width_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_width_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4526,7 +4548,7 @@ _gostring_ _wrap_server_plan_input_width_capi_80934adb66912d99(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_width_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_width_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4552,7 +4574,7 @@ _gostring_ _wrap_server_plan_output_width_capi_80934adb66912d99(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_plan_input_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4578,7 +4600,7 @@ _gostring_ _wrap_server_plan_input_dtype_capi_80934adb66912d99(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_dtype_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4604,7 +4626,7 @@ _gostring_ _wrap_server_plan_output_dtype_capi_80934adb66912d99(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_follow_capi_80934adb66912d99(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_follow_capi_a02125ce16f2b324(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4617,7 +4639,7 @@ _gostring_ _wrap_server_follow_capi_80934adb66912d99(struct tess_server *_swig_g
 }
 
 
-_gostring_ _wrap_server_stop_capi_80934adb66912d99(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_stop_capi_a02125ce16f2b324(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4630,7 +4652,7 @@ _gostring_ _wrap_server_stop_capi_80934adb66912d99(struct tess_server *_swig_go_
 }
 
 
-_gostring_ _wrap_server_check_health_capi_80934adb66912d99(struct tess_server *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_server_check_health_capi_a02125ce16f2b324(struct tess_server *_swig_go_0, double _swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4645,7 +4667,7 @@ _gostring_ _wrap_server_check_health_capi_80934adb66912d99(struct tess_server *_
 }
 
 
-_gostring_ _wrap_serve_request_create_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_serve_request_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
   tess_serve_request **arg1 = (tess_serve_request **) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4669,7 +4691,7 @@ _gostring_ _wrap_serve_request_create_capi_80934adb66912d99(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_set_input_capi_80934adb66912d99(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_serve_request_set_input_capi_a02125ce16f2b324(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   tess_serve_request *arg1 = (tess_serve_request *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4690,7 +4712,7 @@ _gostring_ _wrap_serve_request_set_input_capi_80934adb66912d99(struct tess_serve
 }
 
 
-_gostring_ _wrap_serve_request_rows_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_serve_request_rows_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   int64_t value1 = 0 ;
@@ -4712,7 +4734,7 @@ _gostring_ _wrap_serve_request_rows_capi_80934adb66912d99(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_server_run_capi_80934adb66912d99(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_server_run_capi_a02125ce16f2b324(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   tess_status result;
@@ -4727,7 +4749,7 @@ _gostring_ _wrap_server_run_capi_80934adb66912d99(struct tess_server *_swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_output_bytes_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_bytes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   size_t arg3 ;
@@ -4751,7 +4773,7 @@ _gostring_ _wrap_serve_request_output_bytes_capi_80934adb66912d99(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_serve_request_output_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_serve_request *arg3 = (tess_serve_request *) 0 ;
@@ -4772,7 +4794,7 @@ _gostring_ _wrap_serve_request_output_capi_80934adb66912d99(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_set_requires_grad_capi_80934adb66912d99(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   int32_t arg2 ;
   tess_status result;
@@ -4787,7 +4809,7 @@ _gostring_ _wrap_tensor_set_requires_grad_capi_80934adb66912d99(struct tess_tens
 }
 
 
-_gostring_ _wrap_tensor_requires_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_requires_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -4809,7 +4831,7 @@ _gostring_ _wrap_tensor_requires_grad_capi_80934adb66912d99(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_is_leaf_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_is_leaf_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -4831,7 +4853,7 @@ _gostring_ _wrap_tensor_is_leaf_capi_80934adb66912d99(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4853,7 +4875,7 @@ _gostring_ _wrap_tensor_grad_capi_80934adb66912d99(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_tensor_zero_grad_capi_80934adb66912d99(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_zero_grad_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4866,7 +4888,7 @@ _gostring_ _wrap_tensor_zero_grad_capi_80934adb66912d99(struct tess_tensor *_swi
 }
 
 
-_gostring_ _wrap_tensor_detach_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_detach_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4888,7 +4910,7 @@ _gostring_ _wrap_tensor_detach_capi_80934adb66912d99(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_autograd_set_grad_enabled_capi_80934adb66912d99(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int32_t arg1 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value2 = 0 ;
@@ -4910,7 +4932,7 @@ _gostring_ _wrap_autograd_set_grad_enabled_capi_80934adb66912d99(intgo _swig_go_
 }
 
 
-_gostring_ _wrap_autograd_is_grad_enabled_capi_80934adb66912d99(_goslice_ _swig_go_0) {
+_gostring_ _wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4930,7 +4952,323 @@ _gostring_ _wrap_autograd_is_grad_enabled_capi_80934adb66912d99(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_checkpoint_writer_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+  tess_checkpoint_writer **arg1 = (tess_checkpoint_writer **) 0 ;
+  tess_checkpoint_writer *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  
+  result = (tess_status)tess_checkpoint_writer_create(arg1);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_writer_add_capi_a02125ce16f2b324(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
+  char *arg2 = (char *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_checkpoint_writer **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_checkpoint_writer_add(arg1,(char const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_writer_save_capi_a02125ce16f2b324(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
+  tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
+  char *arg2 = (char *) 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_checkpoint_writer **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (tess_status)tess_checkpoint_writer_save((struct tess_checkpoint_writer const *)arg1,(char const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_load_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  tess_placement *arg4 = (tess_placement *) 0 ;
+  tess_nd_sbp *arg5 = (tess_nd_sbp *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = *(tess_placement **)&_swig_go_3; 
+  arg5 = *(tess_nd_sbp **)&_swig_go_4; 
+  
+  result = (tess_status)tess_checkpoint_load(arg1,(char const *)arg2,(char const *)arg3,(struct tess_placement const *)arg4,(struct tess_nd_sbp const *)arg5);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_load_checked_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  tess_placement *arg4 = (tess_placement *) 0 ;
+  tess_nd_sbp *arg5 = (tess_nd_sbp *) 0 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  size_t arg7 ;
+  tess_dtype arg8 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = *(tess_placement **)&_swig_go_3; 
+  arg5 = *(tess_nd_sbp **)&_swig_go_4; 
+  {
+    arg6 = _swig_go_5.len > 0 ? (int64_t*)_swig_go_5.array : NULL;
+    arg7 = (size_t)_swig_go_5.len;
+  }
+  arg8 = (tess_dtype)_swig_go_6; 
+  
+  result = (tess_status)tess_checkpoint_load_checked(arg1,(char const *)arg2,(char const *)arg3,(struct tess_placement const *)arg4,(struct tess_nd_sbp const *)arg5,(long const *)arg6,arg7,arg8);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_index_open_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+  tess_checkpoint_index **arg1 = (tess_checkpoint_index **) 0 ;
+  char *arg2 = (char *) 0 ;
+  tess_checkpoint_index *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (tess_status)tess_checkpoint_index_open(arg1,(char const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
+  size_t *arg1 = (size_t *) 0 ;
+  tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
+  size_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_checkpoint_index **)&_swig_go_1; 
+  
+  result = (tess_status)tess_checkpoint_index_num_tensors(arg1,(struct tess_checkpoint_index const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_index_name_capi_a02125ce16f2b324(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+  tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
+  size_t arg2 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_checkpoint_index **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (char *)tess_checkpoint_index_name((struct tess_checkpoint_index const *)arg1,arg2);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_index_placement_capi_a02125ce16f2b324(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+  tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
+  size_t arg2 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_checkpoint_index **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (char *)tess_checkpoint_index_placement((struct tess_checkpoint_index const *)arg1,arg2);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+  tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
+  size_t arg2 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_checkpoint_index **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (char *)tess_checkpoint_index_nd_sbp((struct tess_checkpoint_index const *)arg1,arg2);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_index_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+  int64_t **arg1 = (int64_t **) 0 ;
+  size_t *arg2 = (size_t *) 0 ;
+  tess_checkpoint_index *arg3 = (tess_checkpoint_index *) 0 ;
+  size_t arg4 ;
+  int64_t const *dims1 = NULL ;
+  size_t ndim1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 2) _swig_gopanic("shape holder must have two elements");
+    arg1 = (int64_t **)&dims1;
+    arg2 = &ndim1;
+  }
+  arg3 = *(tess_checkpoint_index **)&_swig_go_1; 
+  arg4 = (size_t)_swig_go_2; 
+  
+  result = (tess_status)tess_checkpoint_index_shape((long const **)arg1,arg2,(struct tess_checkpoint_index const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)dims1;
+    ((uintptr_t*)_swig_go_0.array)[1] = (uintptr_t)ndim1;
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+  tess_dtype *arg1 = (tess_dtype *) 0 ;
+  tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
+  size_t arg3 ;
+  int32_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_checkpoint_index **)&_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (tess_status)tess_checkpoint_index_dtype(arg1,(struct tess_checkpoint_index const *)arg2,arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+  size_t *arg1 = (size_t *) 0 ;
+  tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
+  size_t arg3 ;
+  size_t value1 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  arg2 = *(tess_checkpoint_index **)&_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (tess_status)tess_checkpoint_index_num_shards(arg1,(struct tess_checkpoint_index const *)arg2,arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_infer_cache_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4986,7 +5324,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_80934adb66912d99(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_a02125ce16f2b324(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -5003,7 +5341,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_80934adb66912d99(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5097,7 +5435,7 @@ _gostring_ _wrap_allocator_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_80934adb66912d99(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -5119,7 +5457,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_80934adb66912d99(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5168,7 +5506,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_80934adb66912d99(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -5192,7 +5530,7 @@ _gostring_ _wrap_plan_compile_capi_80934adb66912d99(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5259,7 +5597,7 @@ _gostring_ _wrap_plan_instance_get_stats_capi_80934adb66912d99(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_create_capi_80934adb66912d99(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
   tess_server **arg1 = (tess_server **) 0 ;
   int32_t arg2 ;
   double arg3 ;
@@ -5285,7 +5623,7 @@ _gostring_ _wrap_server_create_capi_80934adb66912d99(_goslice_ _swig_go_0, intgo
 }
 
 
-_gostring_ _wrap_server_add_plan_capi_80934adb66912d99(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_server_add_plan_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   tess_plan *arg3 = (tess_plan *) 0 ;
@@ -5317,7 +5655,7 @@ _gostring_ _wrap_server_add_plan_capi_80934adb66912d99(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_server_get_plan_info_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+_gostring_ _wrap_server_get_plan_info_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5395,7 +5733,7 @@ _gostring_ _wrap_server_get_plan_info_capi_80934adb66912d99(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_server_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
+_gostring_ _wrap_server_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5489,7 +5827,7 @@ _gostring_ _wrap_server_get_stats_capi_80934adb66912d99(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_serve_request_get_info_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+_gostring_ _wrap_serve_request_get_info_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   double *arg3 = (double *) 0 ;
@@ -5538,7 +5876,7 @@ _gostring_ _wrap_serve_request_get_info_capi_80934adb66912d99(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_autograd_backward_capi_80934adb66912d99(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_autograd_backward_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
