@@ -2,7 +2,9 @@
 load_checkpoint into other layouts (values checked against numpy), shape/dtype checks,
 and a corrupted shard raising DataLossError on every rank, naming the file."""
 
+import json
 import os
+import struct
 import tempfile
 import unittest
 
@@ -55,6 +57,27 @@ class CheckpointTest(TesseraTestCase):
         one = ts.placement("cpu", ranks=[SIZE - 1])
         t = ts.load_checkpoint(path, "step", placement=one, sbp=ts.sbp.broadcast, shape=())
         self.assertEqual(int(t.numpy()), 3)
+
+    def test_shard_files_are_safetensors(self):
+        """A shard file read with struct, json and numpy alone, as the safetensors format
+        defines it: each entry holds its slice of the logical value."""
+        path = os.path.join(BASE, "py_format")
+        w = values((7, 3), 4)
+        ts.save_checkpoint(path, {"w": ts.tensor(w, placement=WORLD, sbp=ts.sbp.split(0))})
+        rows = [7 // SIZE + (1 if r < 7 % SIZE else 0) for r in range(SIZE)]
+        begin = sum(rows[:RANK])
+        with open(os.path.join(path, "rank-%05d.safetensors" % RANK), "rb") as f:
+            blob = f.read()
+        (n,) = struct.unpack("<Q", blob[:8])
+        header = json.loads(blob[8:8 + n])
+        self.assertEqual(n % 8, 0)
+        entry = header["w"]
+        self.assertEqual(entry["dtype"], "F32")
+        self.assertEqual(entry["shape"], [rows[RANK], 3])
+        start, end = entry["data_offsets"]
+        data = np.frombuffer(blob[8 + n + start:8 + n + end], dtype="<f4").reshape(rows[RANK], 3)
+        np.testing.assert_array_equal(data, w[begin:begin + rows[RANK]])
+        self.assertEqual(header["__metadata__"]["rank"], str(RANK))
 
     def test_errors(self):
         path = os.path.join(BASE, "py_errors")
