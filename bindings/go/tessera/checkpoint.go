@@ -14,7 +14,10 @@ import (
 
 // NamedTensor is one tensor of a checkpoint and its name.
 type NamedTensor struct {
-	Name   string
+	// Name is the tensor's name in the checkpoint (1 to 1024 bytes, no control
+	// characters, not "__metadata__").
+	Name string
+	// Tensor is the tensor saved under Name.
 	Tensor *Tensor
 }
 
@@ -80,11 +83,17 @@ func LoadCheckpointChecked(dir, name string, placement *Placement, ndSbp *NdSbp,
 // CheckpointEntry is one tensor of a checkpoint's index: its name, logical shape,
 // dtype, the placement and nd-sbp it was saved from, and its number of shards.
 type CheckpointEntry struct {
-	Name      string
-	Shape     []int64
-	DType     string
+	// Name is the tensor's name.
+	Name string
+	// Shape is its logical shape (empty for a 0-d tensor).
+	Shape []int64
+	// DType is its dtype's name, e.g. "f32".
+	DType string
+	// Placement is the placement it was saved from, e.g. "cpu:[0,1]".
 	Placement string
-	NdSbp     string
+	// NdSbp is the nd-sbp it was saved as, e.g. "S(0)" (a partial tensor says "P").
+	NdSbp string
+	// NumShards is the number of shards it was written in.
 	NumShards int64
 }
 
