@@ -56,8 +56,7 @@ std::string Hex(uint64_t value) {
 Status CheckReplaceable(const std::string& dir) {
   const std::string parent = ParentDirectory(dir);
   if (!PathExists(parent)) {
-    return NotFound("the parent directory " + parent + " of checkpoint " + dir +
-                    " does not exist");
+    return NotFound("the parent directory " + parent + " of checkpoint " + dir + " does not exist");
   }
   if (!PathExists(dir) || PathExists(dir + "/" + kIndexFileName)) return Status::Ok();
   Result<std::vector<std::string>> entries = ListDirectory(dir);

@@ -68,11 +68,9 @@ TESS_API tess_status tess_checkpoint_load(tess_tensor** out, const char* dir, co
 /* tess_checkpoint_load, and INVALID_ARGUMENT on every rank unless the saved tensor
  * has this shape (ndim dims) and dtype. */
 TESS_API tess_status tess_checkpoint_load_checked(tess_tensor** out, const char* dir,
-                                                  const char* name,
-                                                  const tess_placement* placement,
-                                                  const tess_nd_sbp* nd_sbp,
-                                                  const int64_t* shape, size_t ndim,
-                                                  tess_dtype dtype);
+                                                  const char* name, const tess_placement* placement,
+                                                  const tess_nd_sbp* nd_sbp, const int64_t* shape,
+                                                  size_t ndim, tess_dtype dtype);
 
 /* A checkpoint's index, read once: the tensors in saved order and their metadata.
  * Local (no communication); immutable, so any thread may read it. */
@@ -85,8 +83,7 @@ TESS_API tess_status tess_checkpoint_index_num_tensors(size_t* out,
 /* Tensor i's name, and its placement and nd-sbp as saved ("cpu:[0,1]", "S(0)"); ""
  * for NULL or past the last tensor. Valid while `index` lives. */
 TESS_API const char* tess_checkpoint_index_name(const tess_checkpoint_index* index, size_t i);
-TESS_API const char* tess_checkpoint_index_placement(const tess_checkpoint_index* index,
-                                                     size_t i);
+TESS_API const char* tess_checkpoint_index_placement(const tess_checkpoint_index* index, size_t i);
 TESS_API const char* tess_checkpoint_index_nd_sbp(const tess_checkpoint_index* index, size_t i);
 /* Tensor i's logical shape, borrowed: valid while `index` lives. INVALID_ARGUMENT
  * past the last tensor, as for the two below. */
@@ -96,8 +93,7 @@ TESS_API tess_status tess_checkpoint_index_dtype(tess_dtype* out,
                                                  const tess_checkpoint_index* index, size_t i);
 /* The number of shards tensor i was saved in. */
 TESS_API tess_status tess_checkpoint_index_num_shards(size_t* out,
-                                                      const tess_checkpoint_index* index,
-                                                      size_t i);
+                                                      const tess_checkpoint_index* index, size_t i);
 
 #ifdef __cplusplus
 } /* extern "C" */
