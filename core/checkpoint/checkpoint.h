@@ -10,7 +10,9 @@
 //
 // Errors. A failure on any rank (a full disk, a corrupt shard only one rank reads) is
 // agreed over the world (comm::AgreeLocalStatus): every rank returns the lowest failing
-// rank's error, naming the file and tensor, and no rank is left waiting.
+// rank's error, naming the file and tensor, and no rank is left waiting. In check mode
+// (comm/call_check.h) the ranks first agree the call itself (directory, names, layouts):
+// FAILED_PRECONDITION on every rank when they differ.
 #ifndef TESSERA_CORE_CHECKPOINT_CHECKPOINT_H_
 #define TESSERA_CORE_CHECKPOINT_CHECKPOINT_H_
 

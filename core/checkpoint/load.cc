@@ -148,6 +148,14 @@ Result<tensor::Tensor> Load(const std::string& dir_arg, const std::string& name,
                             const std::optional<Shape>& expect_shape,
                             const std::optional<DType>& expect_dtype) {
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
+  comm::CallFingerprint call("checkpoint_load", name);
+  call.Add(comm::CallField::kOp, HashText(dir_arg))
+      .Add(comm::CallField::kAttributes, HashText(name))
+      .AddPlacement(placement)
+      .AddNdSbp(nd_sbp);
+  if (expect_shape.has_value()) call.AddShape(*expect_shape);
+  if (expect_dtype.has_value()) call.AddDType(*expect_dtype);
+  TESS_RETURN_IF_ERROR(AgreeCallInCheckMode(call));
   Result<std::string> dir = CheckpointDir(dir_arg);
   Result<TensorRecord> record =
       dir.ok() ? FindTensor(*dir, name, placement, nd_sbp, expect_shape, expect_dtype)

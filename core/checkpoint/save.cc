@@ -151,6 +151,13 @@ Status Save(const std::string& dir_arg, const std::vector<NamedTensor>& tensors)
   Result<std::string> dir = CheckpointDir(dir_arg);
   Status args = dir.ok() ? CheckSaveArgs(tensors) : dir.status();
   TESS_RETURN_IF_ERROR(AgreeOnWorld(args));
+  comm::CallFingerprint call("checkpoint_save", *dir);
+  call.Add(comm::CallField::kOp, HashText(*dir));
+  for (const auto& [name, value] : tensors) {
+    call.Add(comm::CallField::kAttributes, HashText(name))
+        .AddLayout(value->shape(), value->dtype(), value->placement(), value->nd_sbp());
+  }
+  TESS_RETURN_IF_ERROR(AgreeCallInCheckMode(call));
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
   TESS_ASSIGN_OR_RETURN(int32_t world_size, comm::WorldSize());
   TESS_ASSIGN_OR_RETURN(comm::Communicator * world, comm::WorldGroup());

@@ -9,6 +9,13 @@ Status AgreeOnWorld(const Status& local) {
   return comm::AgreeLocalStatus(*world, local);
 }
 
+Status AgreeCallInCheckMode(const comm::CallFingerprint& fingerprint) {
+  if (!comm::CheckModeEnabled()) return Status::Ok();
+  return comm::AgreeCallOnWorld(fingerprint);
+}
+
+uint64_t HashText(const std::string& text) { return comm::HashBytes(text.data(), text.size()); }
+
 Result<std::string> CheckpointDir(const std::string& dir) {
   if (dir.empty()) return InvalidArgument("checkpoint dir is empty");
   if (dir.find('\0') != std::string::npos) {

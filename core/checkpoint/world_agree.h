@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "core/comm/call_check.h"
 #include "core/common/status.h"
 
 namespace tessera::checkpoint {
@@ -14,6 +15,14 @@ namespace tessera::checkpoint {
 // comm::AgreeLocalStatus over the world: OK everywhere, or the lowest failing rank's
 // error on every rank.
 Status AgreeOnWorld(const Status& local);
+
+// In check mode (comm/call_check.h; off: OK at once), agrees `fingerprint` over the
+// world, so that ranks making different checkpoint calls (another directory, name or
+// layout) all return FAILED_PRECONDITION instead of reading or writing different things.
+Status AgreeCallInCheckMode(const comm::CallFingerprint& fingerprint);
+
+// A string as a fingerprint field value.
+uint64_t HashText(const std::string& text);
 
 // `dir` without trailing slashes ("/" stays "/"); INVALID_ARGUMENT naming the argument
 // for an empty path.

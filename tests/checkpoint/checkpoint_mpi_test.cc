@@ -257,6 +257,37 @@ TEST(Checkpoint, SaveArgumentErrors) {
   EXPECT_EQ(left->size(), 1u);  // "mine"
 }
 
+// Check mode: ranks that ask for different tensors (or save under different names) all
+// get FAILED_PRECONDITION; with one rank, or the same calls everywhere, nothing changes.
+TEST(Checkpoint, CheckModeCatchesDivergentCalls) {
+  const int w = WorldSize();
+  const std::string all = FirstRanks(w);
+  const std::string dir = SharedDir("check_mode") + "/ck";
+  comm::SetCheckMode(true);
+  tensor::Tensor x = MakeTensor(Shape{4, 2}, DType::kF32, 1, all, "S(0)");
+  EXPECT_TRUE(Save(dir, {{"a", x}, {"b", x}}).ok());
+  Result<tensor::Tensor> same = Load(dir, "a", P(all), N("B"));
+  EXPECT_TRUE(same.ok()) << same.status().ToString();
+  const bool odd = Rank() == w - 1 && w > 1;
+  Result<tensor::Tensor> diverged = Load(dir, odd ? "b" : "a", P(all), N("B"));
+  Status saved = Save(dir, {{odd ? "c" : "a", x}});
+  comm::SetCheckMode(false);
+  if (w == 1) {
+    EXPECT_TRUE(diverged.ok()) << diverged.status().ToString();
+    EXPECT_TRUE(saved.ok()) << saved.ToString();
+    return;
+  }
+  EXPECT_EQ(diverged.status().code(), StatusCode::kFailedPrecondition)
+      << diverged.status().ToString();
+  EXPECT_NE(diverged.status().message().find("checkpoint_load"), std::string::npos)
+      << diverged.status().message();
+  EXPECT_EQ(saved.code(), StatusCode::kFailedPrecondition) << saved.ToString();
+  // The divergent save wrote nothing: the checkpoint still holds "a" and "b".
+  Result<Index> index = List(dir);
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->tensors.size(), 2u);
+}
+
 // Saving over a checkpoint replaces it; a save that fails midway (one rank's file
 // exceeds RLIMIT_FSIZE: write() fails with EFBIG) leaves the previous one intact.
 TEST(Checkpoint, SaveIsAtomic) {
