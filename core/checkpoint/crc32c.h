@@ -15,6 +15,9 @@ namespace tessera::checkpoint {
 // is 0.
 uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t bytes);
 
+// The table loop alone, whatever the CPU (the reference the fast path is tested against).
+uint32_t Crc32cExtendPortable(uint32_t crc, const void* data, size_t bytes);
+
 inline uint32_t Crc32c(const void* data, size_t bytes) { return Crc32cExtend(0, data, bytes); }
 
 }  // namespace tessera::checkpoint

@@ -3,6 +3,7 @@
 // make the global tensor from the pieces. List: the index alone.
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "core/boxing/strided_copy.h"
 #include "core/checkpoint/checkpoint.h"
@@ -75,11 +76,11 @@ struct ShardFile {
   SafetensorsHeader header;
 };
 
-// The bytes of `shard` of `record`, checked against the index: the entry exists with
-// the slice's dtype and shape, and the bytes have the recorded CRC32C.
-Result<std::vector<char>> ReadShard(const std::string& dir, const TensorRecord& record,
-                                    const ShardRecord& shard,
-                                    std::map<std::string, ShardFile>& files) {
+// Reads the bytes of `shard` of `record` into `out` (shard.bytes of them), checked
+// against the index: the entry exists with the slice's dtype and shape, and the bytes
+// have the recorded CRC32C.
+Status ReadShard(const std::string& dir, const TensorRecord& record, const ShardRecord& shard,
+                 std::map<std::string, ShardFile>& files, char* out) {
   const std::string path = dir + "/" + shard.file;
   auto it = files.find(path);
   if (it == files.end()) {
@@ -103,18 +104,17 @@ Result<std::vector<char>> ReadShard(const std::string& dir, const TensorRecord& 
                     SafetensorsDTypeName(entry->dtype) + entry->shape.ToString() +
                     ", the index says " + SafetensorsDTypeName(record.dtype) + slice.ToString());
   }
-  std::vector<char> bytes(static_cast<size_t>(shard.bytes));
-  Status read =
-      opened.file.ReadAt(opened.header.data_start + entry->begin, bytes.data(), bytes.size());
+  const size_t bytes = static_cast<size_t>(shard.bytes);
+  Status read = opened.file.ReadAt(opened.header.data_start + entry->begin, out, bytes);
   if (!read.ok()) {
     return Status(read.code(), "shard of tensor \"" + record.name + "\": " + read.message());
   }
-  const uint32_t crc = Crc32c(bytes.data(), bytes.size());
+  const uint32_t crc = Crc32c(out, bytes);
   if (crc != shard.crc32c) {
     return DataLoss("corrupt shard of tensor \"" + record.name + "\" in " + path + ": CRC32C " +
                     Hex32(crc) + ", the index says " + Hex32(shard.crc32c));
   }
-  return bytes;
+  return Status::Ok();
 }
 
 // Fills `piece` (the slice `layout` of the tensor) from the shards overlapping it.
@@ -134,8 +134,15 @@ Status AssemblePiece(const std::string& dir, const TensorRecord& record,
       dst_begin[axis] = overlap[axis].begin - layout.ranges[axis].begin;
     }
     if (box.num_elements() == 0) continue;
-    TESS_ASSIGN_OR_RETURN(std::vector<char> bytes, ReadShard(dir, record, shard, files));
-    boxing::CopyBox(bytes.data(), shard.SliceShape(), src_begin, piece.data(), layout.local_shape,
+    if (box == layout.local_shape && box == shard.SliceShape()) {
+      // The shard is exactly the piece (a load into the saved layout): read it in place.
+      TESS_RETURN_IF_ERROR(ReadShard(dir, record, shard, files, piece.data()));
+      continue;
+    }
+    // Not value-initialised: every byte is read from the file before it is used.
+    std::unique_ptr<char[]> bytes(new char[static_cast<size_t>(shard.bytes)]);
+    TESS_RETURN_IF_ERROR(ReadShard(dir, record, shard, files, bytes.get()));
+    boxing::CopyBox(bytes.get(), shard.SliceShape(), src_begin, piece.data(), layout.local_shape,
                     dst_begin, box, elem);
   }
   return Status::Ok();
