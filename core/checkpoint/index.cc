@@ -145,6 +145,7 @@ Result<TensorRecord> ParseTensor(const JsonValue& value, size_t i) {
   TESS_ASSIGN_OR_RETURN(tensor.nd_sbp, StringMember(value, "nd_sbp", where));
   TESS_ASSIGN_OR_RETURN(const JsonValue* shards,
                         Member(value, "shards", JsonValue::Kind::kArray, where));
+  TESS_RETURN_IF_ERROR(CheckShardCount(tensor.name, shards->items().size()));
   for (size_t s = 0; s < shards->items().size(); ++s) {
     TESS_ASSIGN_OR_RETURN(ShardRecord shard, ParseShard(shards->items()[s], tensor,
                                                         where + " shard " + std::to_string(s)));
@@ -222,6 +223,13 @@ Status CheckTensorName(std::string_view name) {
     return InvalidArgument("tensor name \"__metadata__\" is reserved by safetensors");
   }
   return Status::Ok();
+}
+
+Status CheckShardCount(const std::string& name, size_t shards) {
+  if (shards <= static_cast<size_t>(kMaxShardsPerTensor)) return Status::Ok();
+  return InvalidArgument("tensor \"" + name + "\" has " + std::to_string(shards) +
+                         " shards, more than the " + std::to_string(kMaxShardsPerTensor) +
+                         " a checkpoint may hold");
 }
 
 std::string IndexToJson(const Index& index) {

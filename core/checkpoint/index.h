@@ -26,8 +26,12 @@ namespace tessera::checkpoint {
 inline constexpr const char kIndexFileName[] = "index.json";
 inline constexpr const char kIndexFormat[] = "tessera-checkpoint";
 inline constexpr int64_t kIndexVersion = 1;
-// An index larger than this is not one Tessera wrote (a million shards fit).
+// An index larger than this is not one Tessera wrote.
 inline constexpr uint64_t kMaxIndexBytes = 256ull << 20;
+// Shards of one tensor (distinct pieces of its layout) a checkpoint may hold: checking
+// that they tile the tensor compares every pair, so a hostile index of millions of
+// shards would take hours; Save refuses tensors of more pieces, with the same message.
+inline constexpr int64_t kMaxShardsPerTensor = int64_t{1} << 14;
 
 struct ShardRecord {
   std::string file;          // a plain file name in the checkpoint directory
@@ -61,6 +65,9 @@ std::string ShardFileName(int32_t rank);
 // INVALID_ARGUMENT unless `name` can name a checkpoint tensor: 1 to 1024 bytes, no
 // control characters, not "__metadata__" (safetensors reserves it).
 Status CheckTensorName(std::string_view name);
+
+// INVALID_ARGUMENT naming the tensor when it has more than kMaxShardsPerTensor shards.
+Status CheckShardCount(const std::string& name, size_t shards);
 
 // Pretty-printed JSON, ending in a newline.
 std::string IndexToJson(const Index& index);

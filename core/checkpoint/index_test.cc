@@ -95,6 +95,27 @@ TEST(Index, DamagedIndexIsDataLossNamingTheFile) {
   }
 }
 
+// Tiling is checked pair by pair, so the shard count is bounded first.
+TEST(Index, TooManyShardsAreRefusedBeforeTheTilingCheck) {
+  const int64_t n = kMaxShardsPerTensor + 1;
+  std::string shards;
+  for (int64_t i = 0; i < n; ++i) {
+    shards += std::string(i ? "," : "") + "{\"file\": \"f\", \"slice\": [[" + std::to_string(i) +
+              ", " + std::to_string(i + 1) + "]], \"bytes\": 4, \"crc32c\": 0}";
+  }
+  const std::string text =
+      "{\"format\": \"tessera-checkpoint\", \"version\": 1, \"world_size\": 1, \"tensors\": "
+      "[{\"name\": \"w\", \"dtype\": \"F32\", \"shape\": [" +
+      std::to_string(n) + "], \"placement\": \"cpu:[0]\", \"nd_sbp\": \"S(0)\", \"shards\": [" +
+      shards + "]}]}";
+  Result<Index> index = ParseIndex(text, "i");
+  ASSERT_FALSE(index.ok());
+  EXPECT_EQ(index.status().message(),
+            "checkpoint index i: tensor \"w\" has 16385 shards, more "
+            "than the 16384 a checkpoint may hold");
+  EXPECT_TRUE(CheckShardCount("w", kMaxShardsPerTensor).ok());
+}
+
 TEST(Index, MissingIndexIsNotFound) {
   Result<Index> index = ReadIndex("/nonexistent-checkpoint-dir");
   ASSERT_FALSE(index.ok());

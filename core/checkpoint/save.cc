@@ -90,6 +90,7 @@ Status WriteOwnShards(const std::string& tmp, int32_t rank, const std::vector<Na
     record.nd_sbp = named[k].second->nd_sbp().ToString();
     TESS_ASSIGN_OR_RETURN(std::vector<PlannedShard> plan,
                           PlanShards(value->shape(), value->placement(), value->nd_sbp()));
+    TESS_RETURN_IF_ERROR(CheckShardCount(record.name, plan.size()));
     for (const PlannedShard& planned : plan) {
       ShardRecord shard;
       shard.file = ShardFileName(planned.writer);
