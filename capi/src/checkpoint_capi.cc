@@ -1,6 +1,7 @@
 // tess_checkpoint_*: sharded checkpoints (core/checkpoint) through the C API.
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "capi/src/capi_error.h"
@@ -19,6 +20,7 @@ using tessera::checkpoint::TensorRecord;
 
 struct tess_checkpoint_writer {
   std::vector<tessera::checkpoint::NamedTensor> tensors;
+  std::unordered_set<std::string> names;  // of `tensors`, for the repeated-name check
 };
 
 struct tess_checkpoint_index {
@@ -75,16 +77,15 @@ tess_status tess_checkpoint_writer_add(tess_checkpoint_writer* writer, const cha
   TESS_CAPI_REQUIRE(tensor);
   TESS_CAPI_BEGIN
   Status valid = tessera::checkpoint::CheckTensorName(name);
-  for (const auto& [existing, value] : writer->tensors) {
-    if (valid.ok() && existing == name) {
-      valid = InvalidArgument(std::string("tensor name \"") + name + "\" was added already");
-    }
+  if (valid.ok() && writer->names.count(name) > 0) {
+    valid = InvalidArgument(std::string("tensor name \"") + name + "\" was added already");
   }
   if (valid.ok() && tensor->value->is_placeholder()) {
     valid = InvalidArgument(std::string("tensor \"") + name +
                             "\" is a placeholder of a capture; it has no value to save");
   }
   if (!valid.ok()) return ReportIn(__func__, valid);
+  writer->names.insert(name);
   writer->tensors.emplace_back(name, tensor->value);
   return TESS_OK;
   TESS_CAPI_END

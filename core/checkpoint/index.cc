@@ -1,6 +1,7 @@
 #include "core/checkpoint/index.h"
 
 #include <cstdio>
+#include <unordered_set>
 
 #include "core/checkpoint/file_io.h"
 #include "core/checkpoint/json.h"
@@ -176,9 +177,10 @@ Result<Index> ParseIndexOrInvalid(std::string_view text) {
   TESS_ASSIGN_OR_RETURN(index.world_size, world->AsInt64("world_size", 1, INT32_MAX));
   TESS_ASSIGN_OR_RETURN(const JsonValue* tensors,
                         Member(root, "tensors", JsonValue::Kind::kArray, where));
+  std::unordered_set<std::string> names;
   for (size_t i = 0; i < tensors->items().size(); ++i) {
     TESS_ASSIGN_OR_RETURN(TensorRecord tensor, ParseTensor(tensors->items()[i], i));
-    if (index.Find(tensor.name) != nullptr) {
+    if (!names.insert(tensor.name).second) {
       return InvalidArgument("tensor \"" + tensor.name + "\" appears twice");
     }
     index.tensors.push_back(std::move(tensor));

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <unordered_set>
 
 namespace tessera::checkpoint {
 
@@ -107,6 +108,8 @@ class JsonParser {
   Status ParseObject(JsonValue& out, int depth) {
     out.kind_ = JsonValue::Kind::kObject;
     ++pos_;  // '{'
+    // The keys seen, for the duplicate check: a header may hold many thousand tensors.
+    std::unordered_set<std::string> keys;
     SkipSpace();
     if (pos_ < text_.size() && text_[pos_] == '}') {
       ++pos_;
@@ -118,7 +121,7 @@ class JsonParser {
       const size_t key_pos = pos_;
       std::string key;
       TESS_RETURN_IF_ERROR(ParseString(key));
-      if (out.Find(key) != nullptr) {
+      if (!keys.insert(key).second) {
         pos_ = key_pos;
         return Error("no duplicate key (\"" + key + "\" appears twice)");
       }
