@@ -1,7 +1,11 @@
-// Kernels of the backward-only ops (core/op/ops/grad_ops.cc): relu_grad and
-// sparse_softmax_cross_entropy_grad.
+// Kernels of the backward-only ops (core/op/ops/grad_ops.cc, scatter_grad_ops.cc):
+// relu_grad, gelu_grad, equal_mask, xlogy, sparse_softmax_cross_entropy_grad,
+// gather_grad and slice_grad.
+#include <algorithm>
+#include <cmath>
 #include <string>
 
+#include "kernels/common/grad_plans.h"
 #include "kernels/common/kernel_plans.h"
 #include "kernels/cpu/families.h"
 
@@ -10,22 +14,36 @@ namespace kernels {
 namespace cpu {
 namespace {
 
-// dx = dy where y > 0, else 0. A NaN y passes no gradient (NaN > 0 is false).
-Status ReluGradKernel(const KernelContext& ctx) {
-  const LocalTensor& y = ctx.inputs[0];
-  if (ctx.inputs[1].shape != y.shape || ctx.inputs[1].dtype != y.dtype) {
-    return KernelError(ctx, "input \"dy\" is " + ctx.inputs[1].shape.ToString() + " " +
-                                DTypeName(ctx.inputs[1].dtype) + " but \"y\" is " +
-                                y.shape.ToString() + " " + DTypeName(y.dtype));
+// The elementwise backward ops: out[i] = f(a[i], b[i]) over two same-shape inputs.
+enum class Pair { kReluGrad, kGeluGrad, kEqualMask, kXlogy };
+
+template <Pair kOp, typename T>
+T ApplyPair(T a, T b) {
+  // relu_grad(y, dy): a NaN y passes no gradient (NaN > 0 is false).
+  if constexpr (kOp == Pair::kReluGrad) return a > T(0) ? b : T(0);
+  if constexpr (kOp == Pair::kGeluGrad) {
+    // gelu'(x) = Phi(x) + x phi(x), in double for both float types.
+    const double x = static_cast<double>(a);
+    const double cdf = 0.5 * (1.0 + std::erf(x * 0.70710678118654752440));
+    const double pdf = 0.39894228040143267794 * std::exp(-0.5 * x * x);
+    return static_cast<T>(static_cast<double>(b) * (cdf + x * pdf));
   }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, y.shape, y.dtype));
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
+  if constexpr (kOp == Pair::kEqualMask) return a == b ? T(1) : T(0);
+  if constexpr (kOp == Pair::kXlogy) return a == T(0) ? T(0) : a * std::log(b);
+}
+
+template <Pair kOp, DTypeSet kSet>
+Status PairKernel(const KernelContext& ctx) {
+  const bool relu = kOp == Pair::kReluGrad;
+  const bool gelu = kOp == Pair::kGeluGrad;
+  TESS_RETURN_IF_ERROR(CheckSameShapePair(ctx, relu ? "y" : "x", relu || gelu ? "dy" : "y"));
+  return Dispatch<kSet>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
-    const T* yp = In<T>(ctx, 0);
-    const T* dy = In<T>(ctx, 1);
-    T* dx = Out<T>(ctx, 0);
-    const int64_t n = y.shape.num_elements();
-    for (int64_t i = 0; i < n; ++i) dx[i] = yp[i] > T(0) ? dy[i] : T(0);
+    const T* a = In<T>(ctx, 0);
+    const T* b = In<T>(ctx, 1);
+    T* out = Out<T>(ctx, 0);
+    const int64_t n = ctx.inputs[0].shape.num_elements();
+    for (int64_t i = 0; i < n; ++i) out[i] = ApplyPair<kOp>(a[i], b[i]);
     return Status::Ok();
   });
 }
@@ -75,12 +93,69 @@ Status SoftmaxXentGradKernel(const KernelContext& ctx) {
   });
 }
 
+// dx = zeros; dx[o, indices[i], p] += dout[o, i, p]. Every index is checked first.
+Status GatherGradKernel(const KernelContext& ctx) {
+  TESS_ASSIGN_OR_RETURN(const ScatterPlan p, PlanGatherGrad(ctx));
+  return Dispatch<DTypeSet::kIndex>(ctx, 1, [&](auto it) {
+    using I = typename decltype(it)::type;
+    const I* indices = In<I>(ctx, 1);
+    for (int64_t i = 0; i < p.n; ++i) {
+      if (indices[i] < 0 || indices[i] >= p.size) {
+        const int axis = static_cast<int>(*IntAttr(ctx, "axis"));
+        return KernelError(ctx, IndexError(AsGatherPlan(p, axis), ctx.outputs[0].shape,
+                                           ctx.inputs[1].shape, i, indices[i]));
+      }
+    }
+    return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
+      using T = typename decltype(t)::type;
+      const T* dout = In<T>(ctx, 0);
+      T* dx = Out<T>(ctx, 0);
+      std::fill_n(dx, p.pre * p.size * p.post, T(0));
+      for (int64_t o = 0; o < p.pre; ++o) {
+        for (int64_t i = 0; i < p.n; ++i) {
+          const T* src = dout + (o * p.n + i) * p.post;
+          T* dst = dx + (o * p.size + static_cast<int64_t>(indices[i])) * p.post;
+          for (int64_t c = 0; c < p.post; ++c) dst[c] += src[c];
+        }
+      }
+      return Status::Ok();
+    });
+  });
+}
+
+// dx = zeros with dout written at the sliced positions.
+Status SliceGradKernel(const KernelContext& ctx) {
+  TESS_ASSIGN_OR_RETURN(const SliceGradPlan p, PlanSliceGrad(ctx));
+  return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
+    using T = typename decltype(t)::type;
+    const T* dout = In<T>(ctx, 0);
+    T* dx = Out<T>(ctx, 0);
+    std::fill_n(dx, ctx.outputs[0].shape.num_elements(), T(0));
+    const int64_t n = p.dout.num_elements();
+    const int nd = p.dout.ndim();
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t rest = e, at = p.offset;
+      for (int i = nd - 1; i >= 0; --i) {
+        at += (rest % p.dout.dim(i)) * p.strides[i];
+        rest /= p.dout.dim(i);
+      }
+      dx[at] = dout[e];
+    }
+    return Status::Ok();
+  });
+}
+
 }  // namespace
 
 Status RegisterGradKernels(KernelRegistry* r) {
   const KernelEntry kernels[] = {
-      {"relu_grad", Checked<ReluGradKernel>},
+      {"relu_grad", Checked<PairKernel<Pair::kReluGrad, DTypeSet::kNumeric>>},
+      {"gelu_grad", Checked<PairKernel<Pair::kGeluGrad, DTypeSet::kFloating>>},
+      {"equal_mask", Checked<PairKernel<Pair::kEqualMask, DTypeSet::kFloating>>},
+      {"xlogy", Checked<PairKernel<Pair::kXlogy, DTypeSet::kFloating>>},
       {"sparse_softmax_cross_entropy_grad", Checked<SoftmaxXentGradKernel>},
+      {"gather_grad", Checked<GatherGradKernel>},
+      {"slice_grad", Checked<SliceGradKernel>},
   };
   return RegisterAll(r, Device::kCpu, kernels);
 }
