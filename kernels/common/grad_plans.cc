@@ -64,14 +64,19 @@ Result<SliceGradPlan> PlanSliceGrad(const KernelContext& ctx) {
     return KernelError(ctx, "attributes shape, start and step need " + std::to_string(nd) +
                                 " entries each (the axes of \"dout\" " + d.ToString() + ")");
   }
-  TESS_ASSIGN_OR_RETURN(const Shape out, Shape::Make(shape->data(), nd));
+  // -1: an axis taken whole, of dout's (local) dim.
+  int64_t dims[Shape::kMaxDims];
+  for (size_t i = 0; i < nd; ++i)
+    dims[i] = (*shape)[i] == -1 ? d.dim(static_cast<int>(i)) : (*shape)[i];
+  TESS_ASSIGN_OR_RETURN(const Shape out, Shape::Make(dims, nd));
   SliceGradPlan plan;
   plan.dout = d;
   int64_t stride = 1;
   for (int i = d.ndim() - 1; i >= 0; --i) {
     const int64_t s = (*start)[i], st = (*step)[i], n = d.dim(i), dim = out.dim(i);
     // The last position written, s + (n - 1) * st, must lie inside the axis.
-    if (st < 1 || s < 0 || s > dim || (n > 0 && (s >= dim || n - 1 > (dim - 1 - s) / st))) {
+    if (st < 1 || s < 0 || s > dim || (n > 0 && (s >= dim || n - 1 > (dim - 1 - s) / st)) ||
+        ((*shape)[i] == -1 && (s != 0 || st != 1))) {
       return KernelError(ctx, "input \"dout\" " + d.ToString() + " does not fit shape " +
                                   out.ToString() + " at axis " + std::to_string(i) +
                                   " with start " + std::to_string(s) + " and step " +

@@ -21,8 +21,8 @@ Result<ScatterPlan> PlanGatherGrad(const KernelContext& ctx);
 // range reads as gather's IndexError and the CUDA data check of gather.
 GatherPlan AsGatherPlan(const ScatterPlan& plan, int axis);
 
-// slice_grad: dout element k (multi-index over dout's dims) lands at dx offset
-// offset + sum_i k_i * strides[i]; everything else of dx is zero.
+// slice_grad (a shape entry -1: an axis taken whole, dout's dim): dout element k (multi-index over
+// dout's dims) lands at dx offset offset + sum_i k_i * strides[i]; everything else of dx is zero.
 struct SliceGradPlan {
   Shape dout;
   int64_t offset = 0;

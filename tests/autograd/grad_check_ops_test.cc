@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/autograd/grad_check.h"
@@ -96,12 +97,13 @@ TEST(GradCheckOps, MaximumMinimum) {
 TEST(GradCheckOps, ReduceMaxMin) {
   for (const char* op : {"reduce_max", "reduce_min"}) {
     for (const Case& c : Cases(2)) {
-      for (auto axes : std::vector<std::vector<int64_t>>{{}, {0}, {-1}}) {
-        for (bool keep : {false, true}) {
-          EXPECT_GRAD(op, {GradInput{Shape{4, 5}, c.layout}},
-                      {{"axes", AttrValue::Ints(axes)}, {"keepdims", AttrValue::Bool(keep)}},
-                      c.placement);
-        }
+      // All axes, the first kept, the last dropped: each way ExpandFromReduced goes.
+      const std::pair<std::vector<int64_t>, bool> reductions[] = {
+          {{}, false}, {{0}, true}, {{-1}, false}};
+      for (const auto& [axes, keep] : reductions) {
+        EXPECT_GRAD(op, {GradInput{Shape{4, 5}, c.layout}},
+                    {{"axes", AttrValue::Ints(axes)}, {"keepdims", AttrValue::Bool(keep)}},
+                    c.placement);
       }
     }
     // Two equal extremes in a row: each gets half (the central difference sees 1/2).
@@ -128,6 +130,8 @@ TEST(GradCheckOps, LayerNorm) {
         {GradInput{Shape{3, 2, 4}, l}, GradInput{Shape{4}, L("B")}, GradInput{Shape{4}, L("S(0)")}},
         {{"begin_norm_axis", AttrValue::Int(1)}, {"begin_params_axis", AttrValue::Int(-1)}},
         WorldPlacement(), 1e-6, 1e-5);
+  }
+  for (const NdSbp& l : {L("S(0)"), L("S(2)"), L("P")}) {
     // gamma/beta over the normalised axes and one more (begin_params_axis 0).
     EXPECT_GRAD("layer_norm",
                 {GradInput{Shape{3, 2, 4}, l}, GradInput{Shape{3, 2, 4}, L("B")},

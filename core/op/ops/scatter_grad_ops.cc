@@ -4,7 +4,9 @@
 //     dout[axis + indices.ndim:], with each dout row added at the row its index names
 //     (an unsorted segment sum; repeated indices add up).
 //   slice_grad(dout; shape, start, step): zeros of `shape` with dout written at the
-//     sliced positions start + k * step (start normalised, in [0, dim]).
+//     sliced positions start + k * step (start normalised, in [0, dim]). A shape
+//     entry of -1 marks an axis slice took whole (start 0, step 1): its dim is
+//     dout's, so a split of it carries over and each rank's kernel sees its own part.
 #include <string>
 #include <vector>
 
@@ -74,43 +76,53 @@ void GatherGradSignatures(const OpContext& ctx, SignatureList* list) {
 
 // ---- slice_grad ----
 
+// The output dims: `shape` with each -1 (an axis taken whole) as dout's dim.
+Result<std::vector<int64_t>> SliceGradDims(const OpContext& ctx) {
+  const Shape& d = ctx.input("dout").shape;
+  for (const char* name : {"shape", "start", "step"}) {
+    if (static_cast<int>(ctx.Ints(name).size()) != d.ndim()) {
+      return ctx.Error("attribute \"" + std::string(name) + "\" " + IntsToString(ctx.Ints(name)) +
+                       " has " + std::to_string(ctx.Ints(name).size()) +
+                       " entries but input \"dout\" " + d.ToString() + " has " +
+                       std::to_string(d.ndim()) + " axes");
+    }
+  }
+  std::vector<int64_t> dims = ctx.Ints("shape");
+  for (int i = 0; i < d.ndim(); ++i) {
+    const int64_t start = ctx.Ints("start")[i];
+    const int64_t step = ctx.Ints("step")[i];
+    const int64_t n = d.dim(i);
+    bool ok;
+    if (dims[i] == -1) {
+      dims[i] = n;
+      ok = start == 0 && step == 1;
+    } else {
+      // The last written position, start + (n - 1) * step, must lie inside the axis.
+      ok = step >= 1 && start >= 0 && start <= dims[i] &&
+           (n == 0 || (start < dims[i] && n - 1 <= (dims[i] - 1 - start) / step));
+    }
+    if (!ok) {
+      return ctx.Error("input \"dout\" " + d.ToString() + " does not fit attribute \"shape\" " +
+                       IntsToString(ctx.Ints("shape")) + " at axis " + std::to_string(i) +
+                       " with start " + std::to_string(start) + " and step " +
+                       std::to_string(step));
+    }
+  }
+  return dims;
+}
+
 Status SliceGradShape(OpContext* ctx) {
   TESS_RETURN_IF_ERROR(ExpectFloating(*ctx, "dout"));
-  const Shape& d = ctx->input("dout").shape;
-  const std::vector<int64_t>& dims = ctx->Ints("shape");
-  for (const char* name : {"shape", "start", "step"}) {
-    if (static_cast<int>(ctx->Ints(name).size()) != d.ndim()) {
-      return ctx->Error("attribute \"" + std::string(name) + "\" " + IntsToString(ctx->Ints(name)) +
-                        " has " + std::to_string(ctx->Ints(name).size()) +
-                        " entries but input \"dout\" " + d.ToString() + " has " +
-                        std::to_string(d.ndim()) + " axes");
-    }
-  }
+  TESS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, SliceGradDims(*ctx));
   TESS_ASSIGN_OR_RETURN(Shape out, MakeShape(*ctx, dims, "attribute \"shape\""));
-  for (int i = 0; i < d.ndim(); ++i) {
-    const int64_t start = ctx->Ints("start")[i];
-    const int64_t step = ctx->Ints("step")[i];
-    const int64_t n = d.dim(i);
-    // The last written position, start + (n - 1) * step, must lie inside the axis.
-    const bool ok = step >= 1 && start >= 0 && start <= dims[i] &&
-                    (n == 0 || (n - 1 <= (dims[i] - 1 - start) / step && start < dims[i]));
-    if (!ok) {
-      return ctx->Error("input \"dout\" " + d.ToString() + " does not fit attribute \"shape\" " +
-                        IntsToString(dims) + " at axis " + std::to_string(i) + " with start " +
-                        std::to_string(start) + " and step " + std::to_string(step));
-    }
-  }
   *ctx->mutable_output("dx") = {out, ctx->input("dout").dtype};
   return Status::Ok();
 }
 
 void SliceGradSignatures(const OpContext& ctx, SignatureList* list) {
-  const Shape& d = ctx.input("dout").shape;
-  for (int i = 0; i < d.ndim(); ++i) {
+  for (int i = 0; i < ctx.input("dout").shape.ndim(); ++i) {
     // An axis taken whole (as slice's signatures) keeps its split.
-    if (ctx.Ints("start")[i] == 0 && ctx.Ints("step")[i] == 1 && ctx.Ints("shape")[i] == d.dim(i)) {
-      list->NewBuilder().Split("dout", i).Split("dx", i).Build();
-    }
+    if (ctx.Ints("shape")[i] == -1) list->NewBuilder().Split("dout", i).Split("dx", i).Build();
   }
   // Padding with zeros is linear: pad(sum_r dout_r) = sum_r pad(dout_r).
   list->NewBuilder().PartialSum("dout").PartialSum("dx").Build();

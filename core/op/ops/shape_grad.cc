@@ -99,18 +99,23 @@ Status ConcatGrad(GradBuilder* g) {
 
 // slice: dy written back at the sliced positions of zeros (slice_grad), with start
 // normalised as slice does (Python semantics: negative counts from the end, clamped
-// into [0, dim]).
+// into [0, dim]). An axis taken whole is marked -1 in slice_grad's shape, so a split
+// of it carries over as in slice.
 Status SliceGrad(GradBuilder* g) {
   if (!g->needs_input_grad(0)) return g->status();
   const Shape x = g->shape(g->input(0));
+  const Shape out = g->shape(g->output(0));
   std::vector<int64_t> start = g->Ints("start");
+  std::vector<int64_t> dims = x.ToVector();
+  const std::vector<int64_t> step = g->Ints("step");
   for (int i = 0; i < x.ndim(); ++i) {
-    int64_t& s = start[static_cast<size_t>(i)];
-    if (s < 0) s += x.dim(i);
-    s = std::min(std::max<int64_t>(s, 0), x.dim(i));
+    const size_t k = static_cast<size_t>(i);
+    if (start[k] < 0) start[k] += x.dim(i);
+    start[k] = std::min(std::max<int64_t>(start[k], 0), x.dim(i));
+    if (start[k] == 0 && step[k] == 1 && out.dim(i) == x.dim(i)) dims[k] = -1;
   }
   g->SetInputGrad(0, g->Call("slice_grad", {g->output_grad(0)},
-                             {{"shape", AttrValue::Ints(x.ToVector())},
+                             {{"shape", AttrValue::Ints(dims)},
                               {"start", AttrValue::Ints(start)},
                               {"step", AttrValue::Ints(g->Ints("step"))}}));
   return g->status();
