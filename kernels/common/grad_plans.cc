@@ -90,6 +90,30 @@ Result<SliceGradPlan> PlanSliceGrad(const KernelContext& ctx) {
   return plan;
 }
 
+Result<CrossEntropyPlan> PlanSparseSoftmaxXentGrad(const KernelContext& ctx) {
+  const LocalTensor& prob = ctx.inputs[0];
+  const int nd = prob.shape.ndim();
+  if (nd < 1) {
+    return KernelError(ctx, "input \"prob\" has shape " + prob.shape.ToString() +
+                                "; expected at least 1 dim (the class axis)");
+  }
+  CrossEntropyPlan plan;
+  TESS_ASSIGN_OR_RETURN(plan.batch, Shape::Make(prob.shape.data(), static_cast<size_t>(nd - 1)));
+  for (int i : {1, 2}) {
+    if (ctx.inputs[i].shape != plan.batch) {
+      return KernelError(ctx, std::string("input \"") + (i == 1 ? "label" : "dout") +
+                                  "\" has shape " + ctx.inputs[i].shape.ToString() +
+                                  " but \"prob\" " + prob.shape.ToString() + " needs " +
+                                  plan.batch.ToString());
+    }
+  }
+  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 2, prob.dtype, "prob"));
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, prob.shape, prob.dtype));
+  plan.rows = plan.batch.num_elements();
+  plan.classes = prob.shape.dim(nd - 1);
+  return plan;
+}
+
 Status CheckSameShapePair(const KernelContext& ctx, const char* a, const char* b) {
   const LocalTensor& x = ctx.inputs[0];
   const LocalTensor& y = ctx.inputs[1];

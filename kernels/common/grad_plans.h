@@ -30,6 +30,10 @@ struct SliceGradPlan {
 };
 Result<SliceGradPlan> PlanSliceGrad(const KernelContext& ctx);
 
+// sparse_softmax_cross_entropy_grad(prob, label, dout): prob [..., C], label and
+// dout of prob's shape without the class axis.
+Result<CrossEntropyPlan> PlanSparseSoftmaxXentGrad(const KernelContext& ctx);
+
 // Two same-shape, same-dtype inputs and an output like them (relu_grad, gelu_grad,
 // equal_mask, xlogy): the error names both inputs.
 Status CheckSameShapePair(const KernelContext& ctx, const char* a, const char* b);

@@ -50,25 +50,10 @@ Status PairKernel(const KernelContext& ctx) {
 
 // dx[r, c] = (prob[r, c] - (c == label[r])) * dout[r].
 Status SoftmaxXentGradKernel(const KernelContext& ctx) {
-  const LocalTensor& prob = ctx.inputs[0];
-  const int nd = prob.shape.ndim();
-  if (nd < 1) {
-    return KernelError(ctx, "input \"prob\" has shape " + prob.shape.ToString() +
-                                "; expected at least 1 dim (the class axis)");
-  }
-  TESS_ASSIGN_OR_RETURN(const Shape batch,
-                        Shape::Make(prob.shape.data(), static_cast<size_t>(nd - 1)));
-  for (int i : {1, 2}) {
-    if (ctx.inputs[i].shape != batch) {
-      return KernelError(ctx, std::string("input \"") + (i == 1 ? "label" : "dout") +
-                                  "\" has shape " + ctx.inputs[i].shape.ToString() +
-                                  " but \"prob\" " + prob.shape.ToString() + " needs " +
-                                  batch.ToString());
-    }
-  }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, prob.shape, prob.dtype));
-  const int64_t rows = batch.num_elements();
-  const int64_t classes = prob.shape.dim(nd - 1);
+  TESS_ASSIGN_OR_RETURN(const CrossEntropyPlan plan, PlanSparseSoftmaxXentGrad(ctx));
+  const Shape& batch = plan.batch;
+  const int64_t rows = plan.rows;
+  const int64_t classes = plan.classes;
   return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     return Dispatch<DTypeSet::kIndex>(ctx, 1, [&](auto it) {
@@ -76,7 +61,7 @@ Status SoftmaxXentGradKernel(const KernelContext& ctx) {
       const I* labels = In<I>(ctx, 1);
       for (int64_t r = 0; r < rows; ++r) {
         if (labels[r] < 0 || labels[r] >= classes) {
-          return KernelError(ctx, LabelError(prob.shape, batch, r, labels[r]));
+          return KernelError(ctx, LabelError(ctx.inputs[0].shape, batch, r, labels[r]));
         }
       }
       const T* p = In<T>(ctx, 0);
@@ -99,15 +84,16 @@ Status GatherGradKernel(const KernelContext& ctx) {
   return Dispatch<DTypeSet::kIndex>(ctx, 1, [&](auto it) {
     using I = typename decltype(it)::type;
     const I* indices = In<I>(ctx, 1);
-    for (int64_t i = 0; i < p.n; ++i) {
-      if (indices[i] < 0 || indices[i] >= p.size) {
-        const int axis = static_cast<int>(*IntAttr(ctx, "axis"));
-        return KernelError(ctx, IndexError(AsGatherPlan(p, axis), ctx.outputs[0].shape,
-                                           ctx.inputs[1].shape, i, indices[i]));
-      }
-    }
+    // The dtypes first, then the data (as on CUDA, where the data check runs later).
     return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
       using T = typename decltype(t)::type;
+      for (int64_t i = 0; i < p.n; ++i) {
+        if (indices[i] < 0 || indices[i] >= p.size) {
+          const int axis = static_cast<int>(*IntAttr(ctx, "axis"));
+          return KernelError(ctx, IndexError(AsGatherPlan(p, axis), ctx.outputs[0].shape,
+                                             ctx.inputs[1].shape, i, indices[i]));
+        }
+      }
       const T* dout = In<T>(ctx, 0);
       T* dx = Out<T>(ctx, 0);
       std::fill_n(dx, p.pre * p.size * p.post, T(0));
