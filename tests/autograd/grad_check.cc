@@ -186,7 +186,6 @@ std::vector<NdSbp> Layouts(int ndim) {
 std::vector<NdSbp> Layouts2d(int ndim) {
   const std::string last = "S(" + std::to_string(ndim - 1) + ")";
   return {L("(S(0), " + last + ")"),
-          L("(" + last + ", S(0))"),
           L("(B, S(0))"),
           L("(" + last + ", B)"),
           L("(P, B)"),

@@ -1,7 +1,8 @@
 // Gradient checks (grad_check.h) of gelu, abs, pow, maximum/minimum, reduce_max/min,
-// layer_norm, gather, embedding, concat and slice at 1 and 3 ranks (3 splits the 4-
-// and 5-long axes unevenly), on every 1-d layout of each input, and on the 2-d
-// layouts of MeshPlacement() ([2, 2] at 4 ranks, [1, n] otherwise).
+// layer_norm, gather, embedding, concat and slice at 1, 3 and 4 ranks (3 splits the
+// 4- and 5-long axes unevenly), on every 1-d layout of each input, and on the 2-d
+// layouts of MeshPlacement() ([2, 2] at 4 ranks, [1, n] otherwise); and the ops of
+// grad_check_test.cc on 2-d layouts.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -182,6 +183,36 @@ TEST(GradCheckOps, ConcatAndSlice) {
                                  {"step", AttrValue::Ints({1, 3})}};
     EXPECT_GRAD("slice", {GradInput{Shape{4, 5}, c.layout}}, whole_rows, c.placement);
   }
+}
+
+// The ops of grad_check_test.cc on the mesh: three 2-d layouts each (split on both
+// mesh axes, B with a split, P with B).
+TEST(GradCheckOps, EarlierOpsOn2dLayouts) {
+  const Placement mesh = MeshPlacement();
+  const NdSbp layouts[] = {L("(S(0), S(1))"), L("(B, S(0))"), L("(P, B)")};
+  const Shape s{4, 5};
+  for (const NdSbp& l : layouts) {
+    for (const char* op : {"neg", "exp", "tanh", "sigmoid", "relu"}) {
+      EXPECT_GRAD(op, {GradInput{s, l}}, {}, mesh);
+    }
+    EXPECT_GRAD("scalar_mul", {GradInput{s, l}}, {{"value", AttrValue::Float(-2.5)}}, mesh);
+    for (const char* op : {"add", "sub", "mul", "div"}) {
+      EXPECT_GRAD(op, {GradInput{s, l}, GradInput{Shape{5}, L("(B, B)")}}, {}, mesh);
+    }
+    EXPECT_GRAD("matmul", {GradInput{s, l}, GradInput{Shape{5, 3}, L("(B, B)")}}, {}, mesh);
+    EXPECT_GRAD("bias_add", {GradInput{s, l}, GradInput{Shape{5}, L("(B, B)")}},
+                {{"axis", AttrValue::Int(1)}}, mesh);
+    for (const char* op : {"reduce_sum", "reduce_mean"}) {
+      EXPECT_GRAD(op, {GradInput{s, l}}, {{"axes", AttrValue::Ints({1})}}, mesh);
+    }
+    for (const char* op : {"softmax", "log_softmax"}) {
+      EXPECT_GRAD(op, {GradInput{s, l}}, {{"axis", AttrValue::Int(-1)}}, mesh);
+    }
+    EXPECT_GRAD("transpose", {GradInput{s, l}}, {{"perm", AttrValue::Ints({1, 0})}}, mesh);
+    EXPECT_GRAD("reshape", {GradInput{s, l}}, {{"shape", AttrValue::Ints({2, 10})}}, mesh);
+  }
+  GradInput labels{Shape{4}, L("(S(0), B)"), {1, 0, 4, 2}, false, DType::kI64};
+  EXPECT_GRAD("sparse_softmax_cross_entropy", {GradInput{s, L("(S(0), B)")}, labels}, {}, mesh);
 }
 
 }  // namespace
