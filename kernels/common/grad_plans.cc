@@ -114,13 +114,13 @@ Result<CrossEntropyPlan> PlanSparseSoftmaxXentGrad(const KernelContext& ctx) {
   return plan;
 }
 
-Status CheckSameShapePair(const KernelContext& ctx, const char* a, const char* b) {
+Status CheckSameShapePair(const KernelContext& ctx) {
   const LocalTensor& x = ctx.inputs[0];
   const LocalTensor& y = ctx.inputs[1];
   if (y.shape != x.shape || y.dtype != x.dtype) {
-    return KernelError(ctx, std::string("input \"") + b + "\" is " + y.shape.ToString() + " " +
-                                DTypeName(y.dtype) + " but \"" + a + "\" is " + x.shape.ToString() +
-                                " " + DTypeName(x.dtype));
+    return KernelError(ctx, "input \"" + InputName(ctx, 1) + "\" is " + y.shape.ToString() + " " +
+                                DTypeName(y.dtype) + " but \"" + InputName(ctx, 0) + "\" is " +
+                                x.shape.ToString() + " " + DTypeName(x.dtype));
   }
   return ExpectOutput(ctx, 0, x.shape, x.dtype);
 }

@@ -36,7 +36,7 @@ Result<CrossEntropyPlan> PlanSparseSoftmaxXentGrad(const KernelContext& ctx);
 
 // Two same-shape, same-dtype inputs and an output like them (relu_grad, gelu_grad,
 // equal_mask, xlogy): the error names both inputs.
-Status CheckSameShapePair(const KernelContext& ctx, const char* a, const char* b);
+Status CheckSameShapePair(const KernelContext& ctx);
 
 }  // namespace kernels
 }  // namespace tessera

@@ -34,9 +34,7 @@ T ApplyPair(T a, T b) {
 
 template <Pair kOp, DTypeSet kSet>
 Status PairKernel(const KernelContext& ctx) {
-  const bool relu = kOp == Pair::kReluGrad;
-  const bool gelu = kOp == Pair::kGeluGrad;
-  TESS_RETURN_IF_ERROR(CheckSameShapePair(ctx, relu ? "y" : "x", relu || gelu ? "dy" : "y"));
+  TESS_RETURN_IF_ERROR(CheckSameShapePair(ctx));
   return Dispatch<kSet>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* a = In<T>(ctx, 0);
