@@ -108,6 +108,23 @@ std::vector<Case> OpCases() {
              return tess_gather(&o, f.x, f.xi, 4);),
         CASE("tess_embedding", "float indices", kInvalid, "f32", tess_tensor* o = nullptr;
              return tess_embedding(&o, f.x, f.x);),
+        // backward-only ops
+        CASE("tess_equal_mask", "shapes [2,3] and [3,2]", kInvalid, "[3,2]",
+             tess_tensor* o = nullptr;
+             return tess_equal_mask(&o, f.x, f.y);),
+        CASE("tess_gelu_grad", "dtypes f32 and i32", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_gelu_grad(&o, f.x, f.xi);),
+        CASE("tess_xlogy", "integer x", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_xlogy(&o, f.xi, f.xi);),
+        CASE("tess_gather_grad", "float indices", kInvalid, "f32", tess_tensor* o = nullptr;
+             return tess_gather_grad(&o, f.x, f.x, 0, 4);),
+        CASE("tess_gather_grad", "size -1", kInvalid, "-1", tess_tensor* o = nullptr;
+             return tess_gather_grad(&o, f.x, f.xi, 0, -1);),
+        CASE("tess_slice_grad", "dout [2,3] past shape [2,3] at start 1", kInvalid, "start 1",
+             tess_tensor* o = nullptr;
+             const int64_t shape[] = {2, 3}; const int64_t start[] = {1, 0};
+             const int64_t step[] = {1, 1};
+             return tess_slice_grad(&o, f.x, shape, 2, start, 2, step, 2);),
         CASE("tess_sparse_softmax_cross_entropy", "float labels", kInvalid, "f32",
              tess_tensor* p = nullptr;
              tess_tensor* o = nullptr; return tess_sparse_softmax_cross_entropy(&p, &o, f.x, f.x);),

@@ -154,6 +154,19 @@ tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight,
   TESS_CAPI_END
 }
 
+tess_status tess_equal_mask(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("equal_mask");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x, y};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_exp(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -181,6 +194,22 @@ tess_status tess_gather(tess_tensor** out, const tess_tensor* params, const tess
   TESS_CAPI_END
 }
 
+tess_status tess_gather_grad(tess_tensor** out_dx, const tess_tensor* dout,
+                             const tess_tensor* indices, int64_t axis, int64_t size) {
+  TESS_CAPI_REQUIRE(out_dx);
+  TESS_CAPI_REQUIRE(dout);
+  TESS_CAPI_REQUIRE(indices);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("gather_grad");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("axis", axis);
+  attrs.SetInt("size", size);
+  tess_tensor** const outs[] = {out_dx};
+  const tess_tensor* const inputs[] = {dout, indices};
+  return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_gelu(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -190,6 +219,19 @@ tess_status tess_gelu(tess_tensor** out, const tess_tensor* x) {
   tess_tensor** const outs[] = {out};
   const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_gelu_grad(tess_tensor** out_dx, const tess_tensor* x, const tess_tensor* dy) {
+  TESS_CAPI_REQUIRE(out_dx);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(dy);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("gelu_grad");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out_dx};
+  const tess_tensor* const inputs[] = {x, dy};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
 
@@ -482,6 +524,26 @@ tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* s
   TESS_CAPI_END
 }
 
+tess_status tess_slice_grad(tess_tensor** out_dx, const tess_tensor* dout, const int64_t* shape,
+                            size_t num_shape, const int64_t* start, size_t num_start,
+                            const int64_t* step, size_t num_step) {
+  TESS_CAPI_REQUIRE(out_dx);
+  TESS_CAPI_REQUIRE(dout);
+  if (num_shape > 0) TESS_CAPI_REQUIRE(shape);
+  if (num_start > 0) TESS_CAPI_REQUIRE(start);
+  if (num_step > 0) TESS_CAPI_REQUIRE(step);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("slice_grad");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("shape", shape, num_shape);
+  attrs.SetInts("start", start, num_start);
+  attrs.SetInts("step", step, num_step);
+  tess_tensor** const outs[] = {out_dx};
+  const tess_tensor* const inputs[] = {dout};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -576,6 +638,19 @@ tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_
   tess_tensor** const outs[] = {out};
   const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_xlogy(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("xlogy");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x, y};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
 

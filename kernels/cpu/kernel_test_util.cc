@@ -194,6 +194,18 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
     (*c)["layer_norm"] = {{m, Shape{4}, Shape{4}}, {}};
     (*c)["bias_add"] = {{m, Shape{4}}, {}};
     (*c)["sparse_softmax_cross_entropy"] = {{m, Shape{3}}, {}, {DType::kF32, DType::kI32}};
+    // The backward-only ops.
+    for (const char* op : {"relu_grad", "gelu_grad", "equal_mask", "xlogy"})
+      (*c)[op] = {{m, m}, {}};
+    (*c)["sparse_softmax_cross_entropy_grad"] = {
+        {m, Shape{3}, Shape{3}}, {}, {DType::kF32, DType::kI32, DType::kF32}};
+    (*c)["gather_grad"] = {{Shape{2, 4}, Shape{2}},
+                           {{"axis", AttrValue::Int(0)}, {"size", AttrValue::Int(3)}},
+                           {DType::kF32, DType::kI32}};
+    (*c)["slice_grad"] = {{Shape{2, 3}},
+                          {{"shape", AttrValue::Ints({3, 4})},
+                           {"start", AttrValue::Ints({0, 1})},
+                           {"step", AttrValue::Ints({2, 1})}}};
     return c;
   }();
   return *calls;

@@ -112,6 +112,37 @@ std::vector<OpCall> BadCalls() {
       {"gather", {T({1, 1, 1, 1, 1}), T({1, 1, 1, 1}, i32)}, {}, {T({1})}},
       {"embedding", {T({10}), T({2}, i32)}, {}, {T({2, 1})}},
       {"embedding", {T({10, 3}), T({2}, i64)}, {}, {T({2, 4})}},
+      // the backward-only ops
+      {"relu_grad", {x23, T({3, 2})}, {}, {x23}},
+      {"gelu_grad", {T({2}, i32), T({2}, i32)}, {}, {T({2}, i32)}},
+      {"equal_mask", {x23, T({2, 3}, f64)}, {}, {x23}},
+      {"xlogy", {x23, x23}, {}, {T({2})}},
+      {"sparse_softmax_cross_entropy_grad", {x23, T({2}, i32), T({2}, f64)}, {}, {x23}},
+      {"sparse_softmax_cross_entropy_grad", {x23, T({3}, i32), T({2})}, {}, {x23}},
+      {"gather_grad",
+       {x23, T({3}, i32)},
+       {{"axis", AttrValue::Int(1)}, {"size", AttrValue::Int(4)}},
+       {T({2, 3})}},
+      {"gather_grad",
+       {x23, T({3}, i32)},
+       {{"axis", AttrValue::Int(2)}, {"size", AttrValue::Int(4)}},
+       {T({2, 4})}},
+      {"gather_grad",
+       {T({2, 3}, i32), T({3}, i32)},
+       {{"axis", AttrValue::Int(1)}, {"size", AttrValue::Int(4)}},
+       {T({2, 4}, i32)}},
+      {"slice_grad",
+       {x23},
+       {{"shape", AttrValue::Ints({3, 3})},
+        {"start", AttrValue::Ints({2, 0})},
+        {"step", AttrValue::Ints({1, 1})}},
+       {T({3, 3})}},
+      {"slice_grad",
+       {x23},
+       {{"shape", AttrValue::Ints({-1, 3})},
+        {"start", AttrValue::Ints({1, 0})},
+        {"step", AttrValue::Ints({1, 1})}},
+       {x23}},
   };
 }
 
@@ -175,6 +206,20 @@ std::vector<OpCall> EmptyCalls() {
   calls.push_back({"layer_norm", {T(e), T({4}), T({4})}, {}, {}});
   calls.push_back({"bias_add", {T(e), T({4})}, {}, {}});
   calls.push_back({"sparse_softmax_cross_entropy", {T(e), T({0}, i32)}, {}, {}});
+  for (const char* op : {"relu_grad", "gelu_grad", "equal_mask", "xlogy"}) {
+    calls.push_back({op, {T(e), T(e)}, {}, {}});
+  }
+  calls.push_back({"sparse_softmax_cross_entropy_grad", {T(e), T({0}, i32), T({0})}, {}, {}});
+  calls.push_back({"gather_grad",
+                   {T(e), T({0}, i64)},
+                   {{"axis", AttrValue::Int(0)}, {"size", AttrValue::Int(0)}},
+                   {}});
+  calls.push_back({"slice_grad",
+                   {T(e)},
+                   {{"shape", AttrValue::Ints({0, -1})},
+                    {"start", AttrValue::Ints({0, 0})},
+                    {"step", AttrValue::Ints({1, 1})}},
+                   {}});
   return calls;
 }
 

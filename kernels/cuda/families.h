@@ -28,6 +28,7 @@ Status RegisterSoftmaxKernels(KernelRegistry* registry);      // softmax, log_so
 Status RegisterNnKernels(KernelRegistry* registry);           // layer_norm, bias_add
 Status RegisterShapeKernels(KernelRegistry* registry);        // transpose, reshape, concat, slice
 Status RegisterGatherKernels(KernelRegistry* registry);       // gather, embedding
+Status RegisterGradKernels(KernelRegistry* registry);         // the backward-only ops
 
 }  // namespace cuda
 }  // namespace kernels

@@ -15,7 +15,8 @@ Status RegisterCudaKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterSoftmaxKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterNnKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
-  return RegisterGatherKernels(registry);
+  TESS_RETURN_IF_ERROR(RegisterGatherKernels(registry));
+  return RegisterGradKernels(registry);
 }
 
 namespace {

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <sstream>
 
 #include "core/autograd/backward.h"
 #include "core/autograd/variable.h"
+#include "core/comm/mpi_world.h"
 #include "core/op/op_registry.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/global_cast.h"
@@ -155,6 +157,41 @@ Result<GradCheckResult> Check(const std::string& op_name, const std::vector<Grad
 }
 
 }  // namespace
+
+Placement WorldPlacement() {
+  std::vector<int32_t> ranks(static_cast<size_t>(comm::WorldSize().value()));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return Placement::Make(DeviceType::kCpu, ranks, {static_cast<int64_t>(ranks.size())}).value();
+}
+
+Placement MeshPlacement() {
+  const int n = comm::WorldSize().value();
+  std::vector<int32_t> ranks(static_cast<size_t>(n));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  const std::vector<int64_t> hierarchy =
+      n == 4 ? std::vector<int64_t>{2, 2} : std::vector<int64_t>{1, n};
+  return Placement::Make(DeviceType::kCpu, ranks, hierarchy).value();
+}
+
+NdSbp L(const std::string& text) { return NdSbp::Parse(text).value(); }
+
+std::vector<NdSbp> Layouts(int ndim) {
+  std::vector<NdSbp> out;
+  for (int i = 0; i < ndim; ++i) out.push_back(L("S(" + std::to_string(i) + ")"));
+  out.push_back(L("B"));
+  out.push_back(L("P"));
+  return out;
+}
+
+std::vector<NdSbp> Layouts2d(int ndim) {
+  const std::string last = "S(" + std::to_string(ndim - 1) + ")";
+  return {L("(S(0), " + last + ")"),
+          L("(B, S(0))"),
+          L("(" + last + ", B)"),
+          L("(P, B)"),
+          L("(B, P)"),
+          L("(S(0), P)")};
+}
 
 GradCheckResult CheckGrad(const std::string& op, const std::vector<GradInput>& inputs,
                           const op::AttrMap& attrs, const Placement& placement, double eps,

@@ -36,6 +36,24 @@ GradCheckResult CheckGrad(const std::string& op, const std::vector<GradInput>& i
                           const op::AttrMap& attrs, const Placement& placement, double eps = 1e-6,
                           double tol = 1e-6);
 
+// The test's placements: every world rank on one axis, and the same ranks as a 2-d
+// hierarchy: [2, 2] at 4 ranks, else [1, n] (so 3 ranks split unevenly on axis 1).
+Placement WorldPlacement();
+Placement MeshPlacement();
+
+NdSbp L(const std::string& text);
+// Every 1-d layout of a tensor of rank `ndim`: S(i) for each axis, B and P.
+std::vector<NdSbp> Layouts(int ndim);
+// 2-d layouts for MeshPlacement(): splits on both mesh axes (of two tensor axes when
+// ndim > 1, else both of axis 0), split with B, and P with B or a split.
+std::vector<NdSbp> Layouts2d(int ndim);
+
+#define EXPECT_GRAD(...)                                                   \
+  do {                                                                     \
+    ::tessera::autograd_test::GradCheckResult r_ = CheckGrad(__VA_ARGS__); \
+    EXPECT_TRUE(r_.ok) << r_.message;                                      \
+  } while (0)
+
 }  // namespace tessera::autograd_test
 
 #endif  // TESSERA_TESTS_AUTOGRAD_GRAD_CHECK_H_

@@ -5,37 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <string>
 #include <vector>
-
-#include "core/comm/mpi_world.h"
 
 namespace tessera::autograd_test {
 namespace {
 
-Placement World() {
-  std::vector<int32_t> ranks(comm::WorldSize().value());
-  std::iota(ranks.begin(), ranks.end(), 0);
-  return Placement::Make(DeviceType::kCpu, ranks, {static_cast<int64_t>(ranks.size())}).value();
-}
-
-NdSbp L(const std::string& text) { return NdSbp::Parse(text).value(); }
-
-// Every 1-d layout of a tensor of rank `ndim`: S(i) for each axis, B and P.
-std::vector<NdSbp> Layouts(int ndim) {
-  std::vector<NdSbp> out;
-  for (int i = 0; i < ndim; ++i) out.push_back(L("S(" + std::to_string(i) + ")"));
-  out.push_back(L("B"));
-  out.push_back(L("P"));
-  return out;
-}
-
-#define EXPECT_GRAD(...)                         \
-  do {                                           \
-    GradCheckResult r_ = CheckGrad(__VA_ARGS__); \
-    EXPECT_TRUE(r_.ok) << r_.message;            \
-  } while (0)
+Placement World() { return WorldPlacement(); }
 
 TEST(GradCheck, UnaryOps) {
   for (const char* op : {"neg", "identity", "exp", "tanh", "sigmoid", "relu"}) {

@@ -211,6 +211,36 @@ void AddShapeOps(std::vector<OpCase>* t) {
                 {{"start", Ints({0, 0})}, {"stop", Ints({7, 5})}, {"step", Ints({1, 1})}}});
 }
 
+// The backward-only ops (core/op/ops/grad_ops.cc, scatter_grad_ops.cc).
+void AddGradOps(std::vector<OpCase>* t) {
+  t->push_back({"relu_grad", "[5,7]", {F32({5, 7}), F32({5, 7})}, {}});
+  t->push_back({"gelu_grad", "[5,7]", {F32({5, 7}), F32({5, 7})}, {}, false});
+  t->push_back({"gelu_grad", "[7,3] f64", {F64({7, 3}), F64({7, 3})}, {}, false});
+  t->push_back({"equal_mask", "[5,7]", {F32({5, 7}), F32({5, 7})}, {}});
+  t->push_back({"xlogy", "[5,7]", {F32({5, 7}), F32({5, 7}, Fill::kPositive)}, {}, false});
+  t->push_back({"sparse_softmax_cross_entropy_grad",
+                "[5,7] by [5] i32",
+                {F32({5, 7}, Fill::kPositive), Index({5}, 7, DType::kI32), F32({5})},
+                {},
+                false});
+  t->push_back({"gather_grad",
+                "[5,3,7] by [3] axis 1 size 4",
+                {F32({5, 3, 7}), Index({3}, 4)},
+                {{"axis", AttrValue::Int(1)}, {"size", AttrValue::Int(4)}}});
+  t->push_back({"gather_grad",
+                "[2,3,5] by [2,3] i32 axis 0 size 5",
+                {F32({2, 3, 5}), Index({2, 3}, 5, DType::kI32)},
+                {{"axis", AttrValue::Int(0)}, {"size", AttrValue::Int(5)}}});
+  t->push_back({"slice_grad",
+                "[2,7] into [5,whole] start [1,0] step [2,1]",
+                {F32({2, 7})},
+                {{"shape", Ints({5, -1})}, {"start", Ints({1, 0})}, {"step", Ints({2, 1})}}});
+  t->push_back({"slice_grad",
+                "[5,3] into [whole,7] start [0,2] step [1,2]",
+                {F32({5, 3})},
+                {{"shape", Ints({-1, 7})}, {"start", Ints({0, 2})}, {"step", Ints({1, 2})}}});
+}
+
 }  // namespace
 
 const std::vector<OpCase>& OpCases() {
@@ -222,6 +252,7 @@ const std::vector<OpCase>& OpCases() {
     AddReduce(t);
     AddNn(t);
     AddShapeOps(t);
+    AddGradOps(t);
     std::stable_sort(t->begin(), t->end(),
                      [](const OpCase& a, const OpCase& b) { return a.op < b.op; });
     return t;

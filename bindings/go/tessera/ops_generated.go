@@ -102,6 +102,16 @@ func Embedding(weight *Tensor, indices *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// EqualMask is 1 where x == y, else 0; same shapes (for backward passes) (op equal_mask).
+// Collective.
+func EqualMask(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Equal_mask(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
 // Exp is e^x (op exp). Collective.
 func Exp(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -120,12 +130,32 @@ func Gather(params *Tensor, indices *Tensor, axis int64) (*Tensor, error) {
 	return made(out, err)
 }
 
+// GatherGrad is dout rows added into zeros at the rows indices name (backward of gather,
+// embedding) (op gather_grad). Attributes: axis: int = required, size: int = required.
+// Collective.
+func GatherGrad(dout *Tensor, indices *Tensor, axis int64, size int64) (*Tensor, error) {
+	outDx := []uintptr{0}
+	err := capi.Gather_grad(outDx, dout.c(), indices.c(), axis, size)
+	runtime.KeepAlive(dout)
+	runtime.KeepAlive(indices)
+	return made(outDx, err)
+}
+
 // Gelu is x * Phi(x) (op gelu). Collective.
 func Gelu(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Gelu(out, x.c())
 	runtime.KeepAlive(x)
 	return made(out, err)
+}
+
+// GeluGrad is dy * gelu'(x) (backward of gelu) (op gelu_grad). Collective.
+func GeluGrad(x *Tensor, dy *Tensor) (*Tensor, error) {
+	outDx := []uintptr{0}
+	err := capi.Gelu_grad(outDx, x.c(), dy.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(dy)
+	return made(outDx, err)
 }
 
 // Identity is x (op identity). Collective.
@@ -311,6 +341,16 @@ func Slice(x *Tensor, start []int64, stop []int64, step []int64) (*Tensor, error
 	return made(out, err)
 }
 
+// SliceGrad is dout written into zeros of shape at start + k * step (backward of slice) (op
+// slice_grad). Attributes: shape: ints = required, start: ints = required, step: ints =
+// required. Collective.
+func SliceGrad(dout *Tensor, shape []int64, start []int64, step []int64) (*Tensor, error) {
+	outDx := []uintptr{0}
+	err := capi.Slice_grad(outDx, dout.c(), shape, start, step)
+	runtime.KeepAlive(dout)
+	return made(outDx, err)
+}
+
 // Softmax is normalised exponentials along axis (op softmax). Attributes: axis: int = -1.
 // Collective.
 func Softmax(x *Tensor, axis int64) (*Tensor, error) {
@@ -376,5 +416,15 @@ func Transpose(x *Tensor, perm []int64) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Transpose(out, x.c(), perm)
 	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Xlogy is x * log(y), 0 where x == 0; same shapes (for backward passes) (op xlogy).
+// Collective.
+func Xlogy(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Xlogy(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
 	return made(out, err)
 }

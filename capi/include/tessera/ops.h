@@ -73,14 +73,24 @@ TESS_API tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tes
 /* embedding: rows of weight [V, D] picked by indices. */
 TESS_API tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight,
                                     const tess_tensor* indices);
+/* equal_mask: 1 where x == y, else 0; same shapes (for backward passes). */
+TESS_API tess_status tess_equal_mask(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* exp: e^x. */
 TESS_API tess_status tess_exp(tess_tensor** out, const tess_tensor* x);
 /* gather: params indexed by indices along axis. Attributes (C: every one is a parameter):
  * axis: int = 0. */
 TESS_API tess_status tess_gather(tess_tensor** out, const tess_tensor* params,
                                  const tess_tensor* indices, int64_t axis);
+/* gather_grad: dout rows added into zeros at the rows indices name (backward of gather,
+ * embedding). Attributes (C: every one is a parameter): axis: int = required, size: int =
+ * required. */
+TESS_API tess_status tess_gather_grad(tess_tensor** out_dx, const tess_tensor* dout,
+                                      const tess_tensor* indices, int64_t axis, int64_t size);
 /* gelu: x * Phi(x). */
 TESS_API tess_status tess_gelu(tess_tensor** out, const tess_tensor* x);
+/* gelu_grad: dy * gelu'(x) (backward of gelu). */
+TESS_API tess_status tess_gelu_grad(tess_tensor** out_dx, const tess_tensor* x,
+                                    const tess_tensor* dy);
 /* identity: x. */
 TESS_API tess_status tess_identity(tess_tensor** out, const tess_tensor* x);
 /* layer_norm: normalise over axes >= begin_norm_axis. Attributes (C: every one is a
@@ -144,6 +154,12 @@ TESS_API tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x);
 TESS_API tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* start,
                                 size_t num_start, const int64_t* stop, size_t num_stop,
                                 const int64_t* step, size_t num_step);
+/* slice_grad: dout written into zeros of shape at start + k * step (backward of slice).
+ * Attributes (C: every one is a parameter): shape: ints = required, start: ints = required,
+ * step: ints = required. */
+TESS_API tess_status tess_slice_grad(tess_tensor** out_dx, const tess_tensor* dout,
+                                     const int64_t* shape, size_t num_shape, const int64_t* start,
+                                     size_t num_start, const int64_t* step, size_t num_step);
 /* softmax: normalised exponentials along axis. Attributes (C: every one is a parameter):
  * axis: int = -1. */
 TESS_API tess_status tess_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis);
@@ -167,6 +183,8 @@ TESS_API tess_status tess_tanh(tess_tensor** out, const tess_tensor* x);
  * ints = required. */
 TESS_API tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_t* perm,
                                     size_t num_perm);
+/* xlogy: x * log(y), 0 where x == 0; same shapes (for backward passes). */
+TESS_API tess_status tess_xlogy(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 
 /* The full inference record (see tess_op_call_explain) of the calling thread's last op
  * (tess_op_call_apply or a typed op), including one that failed for want of a fitting

@@ -308,7 +308,7 @@ Status RegisterElementwiseOps(OpRegistry* r) {
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "relu", SameAsInput, MonotoneSignatures, "max(x, 0)", ReluGrad));
   TESS_RETURN_IF_ERROR(
-      RegisterUnary(r, "gelu", SameAsFloatInput, SplitOnlySignatures, "x * Phi(x)"));
+      RegisterUnary(r, "gelu", SameAsFloatInput, SplitOnlySignatures, "x * Phi(x)", GeluGrad));
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "exp", SameAsFloatInput, MonotoneSignatures, "e^x", ExpGrad));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "neg", SameAsInput, NegSignatures, "-x", NegGrad));
@@ -320,7 +320,8 @@ Status RegisterElementwiseOps(OpRegistry* r) {
                                      "1 / (1 + e^-x)", SigmoidGrad));
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "identity", SameAsInput, IdentitySignatures, "x", IdentityGrad));
-  TESS_RETURN_IF_ERROR(RegisterUnary(r, "abs", SameAsInput, AbsSignatures, "elementwise |x|"));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "abs", SameAsInput, AbsSignatures, "elementwise |x|", AbsGrad));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("scalar_add")
                                        .Input("x")
                                        .Output("out")
@@ -362,13 +363,13 @@ Status RegisterElementwiseOps(OpRegistry* r) {
       RegisterBinary(r, "div", DivSignatures, "x / y, numpy broadcasting", DivGrad));
   TESS_RETURN_IF_ERROR(RegisterBinary(r, "pow", PowSignatures,
                                       "x^y elementwise, numpy broadcasting; floating types",
-                                      nullptr, FloatBroadcastBinaryShape));
+                                      PowGrad, FloatBroadcastBinaryShape));
   TESS_RETURN_IF_ERROR(
       RegisterBinary(r, "maximum", ExtremumSignatures<SbpKind::kPartialMax, SbpKind::kPartialMin>,
-                     "elementwise max(x, y), numpy broadcasting"));
+                     "elementwise max(x, y), numpy broadcasting", ExtremumGrad));
   return RegisterBinary(r, "minimum",
                         ExtremumSignatures<SbpKind::kPartialMin, SbpKind::kPartialMax>,
-                        "elementwise min(x, y), numpy broadcasting");
+                        "elementwise min(x, y), numpy broadcasting", ExtremumGrad);
 }
 
 }  // namespace op

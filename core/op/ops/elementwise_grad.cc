@@ -18,6 +18,13 @@ Status UnaryGrad(GradBuilder* g, Term term) {
   return g->status();
 }
 
+// `v` broadcast to `shape` (numpy rules) by adding zeros: the backward-only
+// elementwise ops take inputs of one shape.
+V BroadcastTo(GradBuilder* g, V v, const Shape& shape) {
+  if (g->shape(v) == shape) return v;
+  return g->Call("add", {g->Full(shape, 0.0, v), v});
+}
+
 void SetBroadcastGrad(GradBuilder* g, int slot, V grad) {
   if (g->needs_input_grad(slot)) {
     g->SetInputGrad(slot, g->SumToShape(grad, g->shape(g->input(slot))));
@@ -121,6 +128,57 @@ Status AddNGrad(GradBuilder* g) {
   for (int i = 0; i < g->num_inputs(); ++i) {
     if (g->needs_input_grad(i)) g->SetInputGrad(i, dy);
   }
+  return g->status();
+}
+
+Status GeluGrad(GradBuilder* g) {
+  return UnaryGrad(g, [&](V dy) { return g->Call("gelu_grad", {g->input(0), dy}); });
+}
+
+Status AbsGrad(GradBuilder* g) {
+  // sign(x) = [x == |x|] - [-x == |x|]: 1, -1, and 0 at x = 0 (both terms are 1), the
+  // subgradient torch and numpy pick.
+  return UnaryGrad(g, [&](V dy) {
+    const V x = g->input(0);
+    const V y = g->output(0);
+    const V sign = g->Call(
+        "sub", {g->Call("equal_mask", {x, y}), g->Call("equal_mask", {g->Call("neg", {x}), y})});
+    return g->Call("mul", {dy, sign});
+  });
+}
+
+Status PowGrad(GradBuilder* g) {
+  // out = x^y: d/dx = y x^(y - 1); d/dy = x^y log(x) = out log(x), taken as 0 where
+  // out is 0 (x = 0 with y > 0), as torch does, through xlogy.
+  const V dy = g->output_grad(0);
+  const V x = g->input(0);
+  const V y = g->input(1);
+  if (g->needs_input_grad(0)) {
+    const V y_minus_1 = g->Call("scalar_add", {y}, {{"value", AttrValue::Float(-1.0)}});
+    const V local = g->Call("mul", {y, g->Call("pow", {x, y_minus_1})});
+    SetBroadcastGrad(g, 0, g->Call("mul", {dy, local}));
+  }
+  if (g->needs_input_grad(1)) {
+    const Shape out = g->shape(g->output(0));
+    const V scaled = g->Call("mul", {dy, g->output(0)});
+    SetBroadcastGrad(g, 1, g->Call("xlogy", {scaled, BroadcastTo(g, x, out)}));
+  }
+  return g->status();
+}
+
+// maximum and minimum: out is x or y; the gradient goes to the input(s) equal to out,
+// split evenly on a tie (x == y: half to each), so the rule is symmetric and the sum
+// of both gradients is dy, as for the average of the two one-sided derivatives. A NaN
+// in x or y makes out NaN, matching neither: both gradients are NaN there.
+Status ExtremumGrad(GradBuilder* g) {
+  const V dy = g->output_grad(0);
+  const V out = g->output(0);
+  const Shape shape = g->shape(out);
+  const V mx = g->Call("equal_mask", {BroadcastTo(g, g->input(0), shape), out});
+  const V my = g->Call("equal_mask", {BroadcastTo(g, g->input(1), shape), out});
+  const V dx = g->Call("div", {g->Call("mul", {dy, mx}), g->Call("add", {mx, my})});
+  SetBroadcastGrad(g, 0, dx);
+  if (g->needs_input_grad(1)) SetBroadcastGrad(g, 1, g->Call("sub", {dy, dx}));
   return g->status();
 }
 

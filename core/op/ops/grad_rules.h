@@ -24,6 +24,10 @@ Status SqrtGrad(GradBuilder* g);
 Status ReluGrad(GradBuilder* g);
 Status CastGrad(GradBuilder* g);
 Status AddNGrad(GradBuilder* g);
+Status GeluGrad(GradBuilder* g);
+Status AbsGrad(GradBuilder* g);
+Status PowGrad(GradBuilder* g);
+Status ExtremumGrad(GradBuilder* g);  // maximum, minimum
 
 // nn_grad.cc
 Status MatmulGrad(GradBuilder* g);
@@ -31,12 +35,18 @@ Status BiasAddGrad(GradBuilder* g);
 Status SparseSoftmaxCrossEntropyGrad(GradBuilder* g);
 Status SoftmaxGrad(GradBuilder* g);
 Status LogSoftmaxGrad(GradBuilder* g);
+Status LayerNormGrad(GradBuilder* g);
+Status GatherGrad(GradBuilder* g);
+Status EmbeddingGrad(GradBuilder* g);
 
 // shape_grad.cc
 Status ReduceSumGrad(GradBuilder* g);
 Status ReduceMeanGrad(GradBuilder* g);
 Status ReshapeGrad(GradBuilder* g);
 Status TransposeGrad(GradBuilder* g);
+Status ReduceExtremumGrad(GradBuilder* g);  // reduce_max, reduce_min
+Status ConcatGrad(GradBuilder* g);
+Status SliceGrad(GradBuilder* g);
 
 }  // namespace op
 }  // namespace tessera

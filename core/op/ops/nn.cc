@@ -213,6 +213,7 @@ Status RegisterNnOps(OpRegistry* r) {
                                        .Attr("axis", AttrValue::Int(0))
                                        .SetShapeFn(GatherShape)
                                        .SetSignatureFn(GatherSignatures)
+                                       .SetGradFn(GatherGrad)
                                        .Doc("params indexed by indices along axis")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("embedding")
                                        .Input("weight")
@@ -220,6 +221,7 @@ Status RegisterNnOps(OpRegistry* r) {
                                        .Output("out")
                                        .SetShapeFn(EmbeddingShape)
                                        .SetSignatureFn(EmbeddingSignatures)
+                                       .SetGradFn(EmbeddingGrad)
                                        .Doc("rows of weight [V, D] picked by indices")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("layer_norm")
                                        .Input("x")
@@ -233,6 +235,7 @@ Status RegisterNnOps(OpRegistry* r) {
                                        .Attr("epsilon", AttrValue::Float(1e-5))
                                        .SetShapeFn(LayerNormShape)
                                        .SetSignatureFn(LayerNormSignatures)
+                                       .SetGradFn(LayerNormGrad)
                                        .Doc("normalise over axes >= begin_norm_axis")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("bias_add")
                                        .Input("a")

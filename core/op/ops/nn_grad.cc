@@ -1,5 +1,6 @@
 // Gradients of matmul, bias_add and the softmax family.
 #include <string>
+#include <vector>
 
 #include "core/op/grad.h"
 #include "core/op/op_def.h"
@@ -111,6 +112,88 @@ Status LogSoftmaxGrad(GradBuilder* g) {
   const V dy = g->output_grad(0);
   const V total = g->Call("reduce_sum", {dy}, SumKeepdims(SoftmaxAxis(g)));
   g->SetInputGrad(0, g->Call("sub", {dy, g->Call("mul", {g->Call("exp", {y}), total})}));
+  return g->status();
+}
+
+// layer_norm over the axes from n = begin_norm_axis (N elements per group), with
+// xhat = (x - mean) * inv, y = xhat * gamma + beta, inv = 1 / sqrt(var + eps):
+//   dgamma = sum(dy * xhat), dbeta = sum(dy) over the axes gamma lacks;
+//   dx from y:     inv * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma;
+//   dx from mean:  dmean / N;
+//   dx from inv:   dinv * d inv / dx = dinv * (-inv^2 * xhat / N) (var's own
+//                  dependence on the mean drops out: sum(x - mean) = 0).
+Status LayerNormGrad(GradBuilder* g) {
+  const V x = g->input(0);
+  const Shape shape = g->shape(x);
+  const int nd = shape.ndim();
+  int64_t norm = g->Int("begin_norm_axis");
+  if (norm < 0) norm += nd;
+  std::vector<int64_t> norm_axes;
+  std::vector<int64_t> kept;  // the statistics' shape with the normalised axes as 1
+  double count = 1;           // N
+  for (int i = 0; i < nd; ++i) {
+    if (i >= norm) {
+      norm_axes.push_back(i);
+      count *= static_cast<double>(shape.dim(i));
+    }
+    kept.push_back(i >= norm ? 1 : shape.dim(i));
+  }
+  const AttrMap keep_shape{{"shape", AttrValue::Ints(kept)}};
+  const AttrMap mean_over{{"axes", AttrValue::Ints(norm_axes)},
+                          {"keepdims", AttrValue::Bool(true)}};
+  const V mean = g->Call("reshape", {g->output(1)}, keep_shape);
+  const V inv = g->Call("reshape", {g->output(2)}, keep_shape);
+  const V xhat = g->Call("mul", {g->Call("sub", {x, mean}), inv});
+  const auto scaled = [&](V v, double factor) {
+    return g->Call("scalar_mul", {v}, {{"value", AttrValue::Float(factor)}});
+  };
+
+  V dx = g->kNoValue;
+  const auto add_term = [&](V term) { dx = dx == g->kNoValue ? term : g->Call("add", {dx, term}); };
+  if (g->has_output_grad(0)) {
+    const V dy = g->output_grad(0);
+    if (g->needs_input_grad(1)) {
+      g->SetInputGrad(1, g->SumToShape(g->Call("mul", {dy, xhat}), g->shape(g->input(1))));
+    }
+    if (g->needs_input_grad(2)) g->SetInputGrad(2, g->SumToShape(dy, g->shape(g->input(2))));
+    if (g->needs_input_grad(0)) {
+      const V gg = g->Call("mul", {dy, g->input(1)});
+      const V m1 = g->Call("reduce_mean", {gg}, mean_over);
+      const V m2 = g->Call("reduce_mean", {g->Call("mul", {gg, xhat})}, mean_over);
+      add_term(g->Call(
+          "mul", {inv, g->Call("sub", {g->Call("sub", {gg, m1}), g->Call("mul", {xhat, m2})})}));
+    }
+  }
+  if (g->needs_input_grad(0) && g->has_output_grad(1)) {
+    add_term(scaled(g->ExpandFromReduced(g->output_grad(1), shape, norm_axes, false), 1.0 / count));
+  }
+  if (g->needs_input_grad(0) && g->has_output_grad(2)) {
+    const V dinv = g->Call("reshape", {g->output_grad(2)}, keep_shape);
+    const V local = g->Call("mul", {dinv, g->Call("mul", {inv, inv})});
+    add_term(scaled(g->Call("mul", {xhat, local}), -1.0 / count));
+  }
+  if (dx != g->kNoValue) g->SetInputGrad(0, dx);
+  return g->status();
+}
+
+// gather / embedding: each dout row added back at the row its index names.
+Status GatherGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  const Shape params = g->shape(g->input(0));
+  int64_t axis = g->Int("axis");
+  if (axis < 0) axis += params.ndim();
+  g->SetInputGrad(0, g->Call("gather_grad", {g->output_grad(0), g->input(1)},
+                             {{"axis", AttrValue::Int(axis)},
+                              {"size", AttrValue::Int(params.dim(static_cast<int>(axis)))}}));
+  return g->status();
+}
+
+Status EmbeddingGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  const Shape weight = g->shape(g->input(0));
+  g->SetInputGrad(0,
+                  g->Call("gather_grad", {g->output_grad(0), g->input(1)},
+                          {{"axis", AttrValue::Int(0)}, {"size", AttrValue::Int(weight.dim(0))}}));
   return g->status();
 }
 

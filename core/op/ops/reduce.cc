@@ -141,10 +141,10 @@ Status RegisterReduceOps(OpRegistry* r) {
                                       ReduceMeanGrad));
   TESS_RETURN_IF_ERROR(RegisterReduce(r, "reduce_max",
                                       ReduceExtremumSignatures<SbpKind::kPartialMax>,
-                                      "max over axes ([] = all axes)"));
+                                      "max over axes ([] = all axes)", ReduceExtremumGrad));
   TESS_RETURN_IF_ERROR(RegisterReduce(r, "reduce_min",
                                       ReduceExtremumSignatures<SbpKind::kPartialMin>,
-                                      "min over axes ([] = all axes)"));
+                                      "min over axes ([] = all axes)", ReduceExtremumGrad));
   for (const char* name : {"softmax", "log_softmax"}) {
     TESS_RETURN_IF_ERROR(
         r->Register(OpDef(name)

@@ -13,7 +13,8 @@ Status RegisterMatmulOps(OpRegistry* registry);       // matmul, batch_matmul
 Status RegisterElementwiseOps(OpRegistry* registry);  // unary, scalar, binary, add_n, ...
 Status RegisterReduceOps(OpRegistry* registry);       // reduce_*, softmax, log_softmax
 Status RegisterShapeOps(OpRegistry* registry);        // transpose, reshape, concat, slice
-Status RegisterGradOps(OpRegistry* registry);  // relu_grad, sparse_softmax_cross_entropy_grad
+Status RegisterGradOps(OpRegistry* registry);         // the backward-only ops (and the next)
+Status RegisterScatterGradOps(OpRegistry* registry);  // gather_grad, slice_grad
 Status RegisterNnOps(OpRegistry* registry);  // gather, embedding, layer_norm, bias_add, ...
 
 // All of the above.

@@ -1,4 +1,7 @@
 // Gradients of the reductions and the shape ops.
+#include <algorithm>
+#include <vector>
+
 #include "core/op/grad.h"
 #include "core/op/ops/grad_rules.h"
 
@@ -47,6 +50,74 @@ Status TransposeGrad(GradBuilder* g) {
   }
   g->SetInputGrad(0,
                   g->Call("transpose", {g->output_grad(0)}, {{"perm", AttrValue::Ints(inverse)}}));
+  return g->status();
+}
+
+// reduce_max / reduce_min: the gradient goes to the positions equal to the result,
+// split evenly among ties (k equal extremes get dy / k each), as torch's amax/amin do;
+// the sum over a group is dy either way. A group holding NaN has out NaN, which equals
+// nothing: count 0 and a NaN gradient for the group.
+Status ReduceExtremumGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  const V x = g->input(0);
+  const Shape shape = g->shape(x);
+  const std::vector<int64_t> axes = g->Ints("axes");
+  const bool keepdims = g->Bool("keepdims");
+  const V mask =
+      g->Call("equal_mask", {x, g->ExpandFromReduced(g->output(0), shape, axes, keepdims)});
+  const V count = g->Call("reduce_sum", {mask},
+                          {{"axes", AttrValue::Ints(axes)}, {"keepdims", AttrValue::Bool(true)}});
+  const V dy = g->ExpandFromReduced(g->output_grad(0), shape, axes, keepdims);
+  g->SetInputGrad(0, g->Call("div", {g->Call("mul", {dy, mask}), count}));
+  return g->status();
+}
+
+// concat: input k's gradient is its stretch of dy along the axis.
+Status ConcatGrad(GradBuilder* g) {
+  const V dy = g->output_grad(0);
+  const Shape out = g->shape(dy);
+  int64_t axis = g->Int("axis");
+  if (axis < 0) axis += out.ndim();
+  std::vector<int64_t> start(static_cast<size_t>(out.ndim()), 0);
+  std::vector<int64_t> stop = out.ToVector();
+  const std::vector<int64_t> step(static_cast<size_t>(out.ndim()), 1);
+  int64_t offset = 0;
+  for (int k = 0; k < g->num_inputs(); ++k) {
+    const int64_t len = g->shape(g->input(k)).dim(static_cast<int>(axis));
+    if (g->needs_input_grad(k)) {
+      start[static_cast<size_t>(axis)] = offset;
+      stop[static_cast<size_t>(axis)] = offset + len;
+      g->SetInputGrad(k, g->Call("slice", {dy},
+                                 {{"start", AttrValue::Ints(start)},
+                                  {"stop", AttrValue::Ints(stop)},
+                                  {"step", AttrValue::Ints(step)}}));
+    }
+    offset += len;
+  }
+  return g->status();
+}
+
+// slice: dy written back at the sliced positions of zeros (slice_grad), with start
+// normalised as slice does (Python semantics: negative counts from the end, clamped
+// into [0, dim]). An axis taken whole is marked -1 in slice_grad's shape, so a split
+// of it carries over as in slice.
+Status SliceGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  const Shape x = g->shape(g->input(0));
+  const Shape out = g->shape(g->output(0));
+  std::vector<int64_t> start = g->Ints("start");
+  std::vector<int64_t> dims = x.ToVector();
+  const std::vector<int64_t> step = g->Ints("step");
+  for (int i = 0; i < x.ndim(); ++i) {
+    const size_t k = static_cast<size_t>(i);
+    if (start[k] < 0) start[k] += x.dim(i);
+    start[k] = std::min(std::max<int64_t>(start[k], 0), x.dim(i));
+    if (start[k] == 0 && step[k] == 1 && out.dim(i) == x.dim(i)) dims[k] = -1;
+  }
+  g->SetInputGrad(0, g->Call("slice_grad", {g->output_grad(0)},
+                             {{"shape", AttrValue::Ints(dims)},
+                              {"start", AttrValue::Ints(start)},
+                              {"step", AttrValue::Ints(g->Ints("step"))}}));
   return g->status();
 }
 

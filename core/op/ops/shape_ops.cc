@@ -274,6 +274,7 @@ Status RegisterShapeOps(OpRegistry* r) {
                                        .Attr("axis", AttrValue::Int(0))
                                        .SetShapeFn(ConcatShape)
                                        .SetSignatureFn(ConcatSignatures)
+                                       .SetGradFn(ConcatGrad)
                                        .Doc("concatenation of k >= 1 inputs along axis")));
   return r->Register(OpDef("slice")
                          .Input("x")
@@ -283,6 +284,7 @@ Status RegisterShapeOps(OpRegistry* r) {
                          .RequiredAttr("step", AttrType::kInts)
                          .SetShapeFn(SliceShape)
                          .SetSignatureFn(SliceSignatures)
+                         .SetGradFn(SliceGrad)
                          .Doc("x[start:stop:step] per axis, Python semantics, step >= 1"));
 }
 

@@ -9,12 +9,13 @@ from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
 __all__ = ["abs", "add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "div",
-           "embedding", "exp", "gather", "gelu", "identity", "layer_norm", "log_softmax",
-           "matmul", "maximum", "minimum", "mul", "neg", "pow", "reduce_max",
-           "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu_grad", "reshape",
-           "scalar_add", "scalar_mul", "sigmoid", "slice", "softmax",
-           "sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", "sqrt",
-           "sub", "tanh", "transpose"]
+           "embedding", "equal_mask", "exp", "gather", "gather_grad", "gelu", "gelu_grad",
+           "identity", "layer_norm", "log_softmax", "matmul", "maximum", "minimum", "mul",
+           "neg", "pow", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
+           "relu_grad", "reshape", "scalar_add", "scalar_mul", "sigmoid", "slice",
+           "slice_grad", "softmax", "sparse_softmax_cross_entropy",
+           "sparse_softmax_cross_entropy_grad", "sqrt", "sub", "tanh", "transpose",
+           "xlogy"]
 
 
 def abs(x):
@@ -63,6 +64,11 @@ def embedding(weight, indices):
     return _capi.embedding(weight, indices)
 
 
+def equal_mask(x, y):
+    """1 where x == y, else 0; same shapes (for backward passes)."""
+    return _capi.equal_mask(x, y)
+
+
 def exp(x):
     """e^x."""
     return _capi.exp(x)
@@ -73,9 +79,20 @@ def gather(params, indices, axis=0):
     return _capi.gather(params, indices, int(axis))
 
 
+def gather_grad(dout, indices, axis, size):
+    """dout rows added into zeros at the rows indices name (backward of gather,
+    embedding). Attributes: axis: int = required, size: int = required."""
+    return _capi.gather_grad(dout, indices, int(axis), int(size))
+
+
 def gelu(x):
     """x * Phi(x)."""
     return _capi.gelu(x)
+
+
+def gelu_grad(x, dy):
+    """dy * gelu'(x) (backward of gelu)."""
+    return _capi.gelu_grad(x, dy)
 
 
 def identity(x):
@@ -187,6 +204,12 @@ def slice(x, start, stop, step):
     return _capi.slice(x, as_ints(start), as_ints(stop), as_ints(step))
 
 
+def slice_grad(dout, shape, start, step):
+    """dout written into zeros of shape at start + k * step (backward of slice).
+    Attributes: shape: ints = required, start: ints = required, step: ints = required."""
+    return _capi.slice_grad(dout, as_ints(shape), as_ints(start), as_ints(step))
+
+
 def softmax(x, axis=-1):
     """normalised exponentials along axis. Attributes: axis: int = -1."""
     return _capi.softmax(x, int(axis))
@@ -220,3 +243,8 @@ def tanh(x):
 def transpose(x, perm):
     """out axis i = x axis perm[i]. Attributes: perm: ints = required."""
     return _capi.transpose(x, as_ints(perm))
+
+
+def xlogy(x, y):
+    """x * log(y), 0 where x == 0; same shapes (for backward passes)."""
+    return _capi.xlogy(x, y)

@@ -244,296 +244,296 @@ typedef _gostring_ swig_type_211;
 typedef _goslice_ swig_type_212;
 typedef _gostring_ swig_type_213;
 typedef _goslice_ swig_type_214;
-typedef long long swig_type_215;
-typedef _gostring_ swig_type_216;
-typedef _goslice_ swig_type_217;
+typedef _gostring_ swig_type_215;
+typedef _goslice_ swig_type_216;
+typedef long long swig_type_217;
 typedef _gostring_ swig_type_218;
 typedef _goslice_ swig_type_219;
-typedef _gostring_ swig_type_220;
-typedef _goslice_ swig_type_221;
-typedef _goslice_ swig_type_222;
+typedef long long swig_type_220;
+typedef long long swig_type_221;
+typedef _gostring_ swig_type_222;
 typedef _goslice_ swig_type_223;
-typedef long long swig_type_224;
-typedef long long swig_type_225;
+typedef _gostring_ swig_type_224;
+typedef _goslice_ swig_type_225;
 typedef _gostring_ swig_type_226;
 typedef _goslice_ swig_type_227;
-typedef long long swig_type_228;
-typedef _gostring_ swig_type_229;
+typedef _gostring_ swig_type_228;
+typedef _goslice_ swig_type_229;
 typedef _goslice_ swig_type_230;
-typedef _gostring_ swig_type_231;
-typedef _goslice_ swig_type_232;
-typedef _gostring_ swig_type_233;
-typedef _goslice_ swig_type_234;
-typedef _gostring_ swig_type_235;
-typedef _goslice_ swig_type_236;
+typedef _goslice_ swig_type_231;
+typedef long long swig_type_232;
+typedef long long swig_type_233;
+typedef _gostring_ swig_type_234;
+typedef _goslice_ swig_type_235;
+typedef long long swig_type_236;
 typedef _gostring_ swig_type_237;
 typedef _goslice_ swig_type_238;
 typedef _gostring_ swig_type_239;
 typedef _goslice_ swig_type_240;
 typedef _gostring_ swig_type_241;
 typedef _goslice_ swig_type_242;
-typedef _goslice_ swig_type_243;
-typedef _gostring_ swig_type_244;
-typedef _goslice_ swig_type_245;
+typedef _gostring_ swig_type_243;
+typedef _goslice_ swig_type_244;
+typedef _gostring_ swig_type_245;
 typedef _goslice_ swig_type_246;
 typedef _gostring_ swig_type_247;
 typedef _goslice_ swig_type_248;
-typedef _goslice_ swig_type_249;
-typedef _gostring_ swig_type_250;
+typedef _gostring_ swig_type_249;
+typedef _goslice_ swig_type_250;
 typedef _goslice_ swig_type_251;
-typedef _goslice_ swig_type_252;
-typedef _gostring_ swig_type_253;
+typedef _gostring_ swig_type_252;
+typedef _goslice_ swig_type_253;
 typedef _goslice_ swig_type_254;
 typedef _gostring_ swig_type_255;
 typedef _goslice_ swig_type_256;
-typedef _gostring_ swig_type_257;
-typedef _goslice_ swig_type_258;
+typedef _goslice_ swig_type_257;
+typedef _gostring_ swig_type_258;
 typedef _goslice_ swig_type_259;
-typedef _gostring_ swig_type_260;
-typedef _goslice_ swig_type_261;
-typedef _gostring_ swig_type_262;
-typedef _goslice_ swig_type_263;
-typedef _gostring_ swig_type_264;
-typedef _goslice_ swig_type_265;
-typedef _gostring_ swig_type_266;
+typedef _goslice_ swig_type_260;
+typedef _gostring_ swig_type_261;
+typedef _goslice_ swig_type_262;
+typedef _gostring_ swig_type_263;
+typedef _goslice_ swig_type_264;
+typedef _gostring_ swig_type_265;
+typedef _goslice_ swig_type_266;
 typedef _goslice_ swig_type_267;
-typedef _goslice_ swig_type_268;
+typedef _gostring_ swig_type_268;
 typedef _goslice_ swig_type_269;
-typedef _goslice_ swig_type_270;
-typedef _gostring_ swig_type_271;
-typedef _goslice_ swig_type_272;
-typedef long long swig_type_273;
+typedef _gostring_ swig_type_270;
+typedef _goslice_ swig_type_271;
+typedef _gostring_ swig_type_272;
+typedef _goslice_ swig_type_273;
 typedef _gostring_ swig_type_274;
 typedef _goslice_ swig_type_275;
 typedef _goslice_ swig_type_276;
-typedef _gostring_ swig_type_277;
+typedef _goslice_ swig_type_277;
 typedef _goslice_ swig_type_278;
 typedef _gostring_ swig_type_279;
 typedef _goslice_ swig_type_280;
-typedef _gostring_ swig_type_281;
+typedef _goslice_ swig_type_281;
 typedef _goslice_ swig_type_282;
-typedef _gostring_ swig_type_283;
-typedef _goslice_ swig_type_284;
-typedef _gostring_ swig_type_285;
-typedef _goslice_ swig_type_286;
-typedef _goslice_ swig_type_287;
-typedef _gostring_ swig_type_288;
+typedef _goslice_ swig_type_283;
+typedef _gostring_ swig_type_284;
+typedef _goslice_ swig_type_285;
+typedef long long swig_type_286;
+typedef _gostring_ swig_type_287;
+typedef _goslice_ swig_type_288;
 typedef _goslice_ swig_type_289;
 typedef _gostring_ swig_type_290;
 typedef _goslice_ swig_type_291;
-typedef _goslice_ swig_type_292;
+typedef _gostring_ swig_type_292;
 typedef _goslice_ swig_type_293;
 typedef _gostring_ swig_type_294;
 typedef _goslice_ swig_type_295;
-typedef _goslice_ swig_type_296;
-typedef _gostring_ swig_type_297;
+typedef _gostring_ swig_type_296;
+typedef _goslice_ swig_type_297;
 typedef _gostring_ swig_type_298;
 typedef _goslice_ swig_type_299;
-typedef _gostring_ swig_type_300;
-typedef long long swig_type_301;
-typedef _gostring_ swig_type_302;
-typedef _goslice_ swig_type_303;
-typedef _gostring_ swig_type_304;
-typedef _goslice_ swig_type_305;
-typedef long long swig_type_306;
-typedef _gostring_ swig_type_307;
+typedef _goslice_ swig_type_300;
+typedef _gostring_ swig_type_301;
+typedef _goslice_ swig_type_302;
+typedef _gostring_ swig_type_303;
+typedef _goslice_ swig_type_304;
+typedef _gostring_ swig_type_305;
+typedef _goslice_ swig_type_306;
+typedef _goslice_ swig_type_307;
 typedef _goslice_ swig_type_308;
-typedef _goslice_ swig_type_309;
-typedef _gostring_ swig_type_310;
-typedef _gostring_ swig_type_311;
-typedef _goslice_ swig_type_312;
+typedef _gostring_ swig_type_309;
+typedef _goslice_ swig_type_310;
+typedef _goslice_ swig_type_311;
+typedef _gostring_ swig_type_312;
 typedef _gostring_ swig_type_313;
 typedef _goslice_ swig_type_314;
 typedef _gostring_ swig_type_315;
-typedef _goslice_ swig_type_316;
+typedef long long swig_type_316;
 typedef _gostring_ swig_type_317;
 typedef _goslice_ swig_type_318;
 typedef _gostring_ swig_type_319;
 typedef _goslice_ swig_type_320;
-typedef _gostring_ swig_type_321;
+typedef long long swig_type_321;
 typedef _gostring_ swig_type_322;
 typedef _goslice_ swig_type_323;
 typedef _goslice_ swig_type_324;
-typedef _goslice_ swig_type_325;
+typedef _gostring_ swig_type_325;
 typedef _gostring_ swig_type_326;
-typedef long long swig_type_327;
+typedef _goslice_ swig_type_327;
 typedef _gostring_ swig_type_328;
 typedef _goslice_ swig_type_329;
-typedef _goslice_ swig_type_330;
+typedef _gostring_ swig_type_330;
 typedef _goslice_ swig_type_331;
-typedef _goslice_ swig_type_332;
-typedef _gostring_ swig_type_333;
+typedef _gostring_ swig_type_332;
+typedef _goslice_ swig_type_333;
 typedef _gostring_ swig_type_334;
-typedef _gostring_ swig_type_335;
-typedef _goslice_ swig_type_336;
+typedef _goslice_ swig_type_335;
+typedef _gostring_ swig_type_336;
 typedef _gostring_ swig_type_337;
 typedef _goslice_ swig_type_338;
-typedef _gostring_ swig_type_339;
+typedef _goslice_ swig_type_339;
 typedef _goslice_ swig_type_340;
 typedef _gostring_ swig_type_341;
-typedef _goslice_ swig_type_342;
-typedef _goslice_ swig_type_343;
-typedef _gostring_ swig_type_344;
-typedef _gostring_ swig_type_345;
+typedef long long swig_type_342;
+typedef _gostring_ swig_type_343;
+typedef _goslice_ swig_type_344;
+typedef _goslice_ swig_type_345;
 typedef _goslice_ swig_type_346;
-typedef _gostring_ swig_type_347;
-typedef _goslice_ swig_type_348;
+typedef _goslice_ swig_type_347;
+typedef _gostring_ swig_type_348;
 typedef _gostring_ swig_type_349;
-typedef _goslice_ swig_type_350;
-typedef _gostring_ swig_type_351;
+typedef _gostring_ swig_type_350;
+typedef _goslice_ swig_type_351;
 typedef _gostring_ swig_type_352;
-typedef _gostring_ swig_type_353;
-typedef _goslice_ swig_type_354;
-typedef _gostring_ swig_type_355;
-typedef _goslice_ swig_type_356;
-typedef _gostring_ swig_type_357;
+typedef _goslice_ swig_type_353;
+typedef _gostring_ swig_type_354;
+typedef _goslice_ swig_type_355;
+typedef _gostring_ swig_type_356;
+typedef _goslice_ swig_type_357;
 typedef _goslice_ swig_type_358;
-typedef long long swig_type_359;
+typedef _gostring_ swig_type_359;
 typedef _gostring_ swig_type_360;
 typedef _goslice_ swig_type_361;
-typedef long long swig_type_362;
-typedef _gostring_ swig_type_363;
-typedef _goslice_ swig_type_364;
-typedef long long swig_type_365;
+typedef _gostring_ swig_type_362;
+typedef _goslice_ swig_type_363;
+typedef _gostring_ swig_type_364;
+typedef _goslice_ swig_type_365;
 typedef _gostring_ swig_type_366;
-typedef _goslice_ swig_type_367;
-typedef long long swig_type_368;
-typedef _gostring_ swig_type_369;
-typedef _goslice_ swig_type_370;
-typedef long long swig_type_371;
+typedef _gostring_ swig_type_367;
+typedef _gostring_ swig_type_368;
+typedef _goslice_ swig_type_369;
+typedef _gostring_ swig_type_370;
+typedef _goslice_ swig_type_371;
 typedef _gostring_ swig_type_372;
 typedef _goslice_ swig_type_373;
-typedef _gostring_ swig_type_374;
-typedef _goslice_ swig_type_375;
+typedef long long swig_type_374;
+typedef _gostring_ swig_type_375;
 typedef _goslice_ swig_type_376;
-typedef _goslice_ swig_type_377;
-typedef long long swig_type_378;
-typedef _gostring_ swig_type_379;
+typedef long long swig_type_377;
+typedef _gostring_ swig_type_378;
+typedef _goslice_ swig_type_379;
 typedef long long swig_type_380;
 typedef _gostring_ swig_type_381;
 typedef _goslice_ swig_type_382;
-typedef _gostring_ swig_type_383;
-typedef _goslice_ swig_type_384;
-typedef _gostring_ swig_type_385;
-typedef _goslice_ swig_type_386;
-typedef long long swig_type_387;
-typedef _gostring_ swig_type_388;
-typedef _goslice_ swig_type_389;
-typedef long long swig_type_390;
-typedef _gostring_ swig_type_391;
+typedef long long swig_type_383;
+typedef _gostring_ swig_type_384;
+typedef _goslice_ swig_type_385;
+typedef long long swig_type_386;
+typedef _gostring_ swig_type_387;
+typedef _goslice_ swig_type_388;
+typedef _gostring_ swig_type_389;
+typedef _goslice_ swig_type_390;
+typedef _goslice_ swig_type_391;
 typedef _goslice_ swig_type_392;
 typedef long long swig_type_393;
 typedef _gostring_ swig_type_394;
-typedef _goslice_ swig_type_395;
-typedef long long swig_type_396;
-typedef _gostring_ swig_type_397;
+typedef long long swig_type_395;
+typedef _gostring_ swig_type_396;
+typedef _goslice_ swig_type_397;
 typedef _gostring_ swig_type_398;
-typedef _gostring_ swig_type_399;
+typedef _goslice_ swig_type_399;
 typedef _gostring_ swig_type_400;
 typedef _goslice_ swig_type_401;
-typedef _gostring_ swig_type_402;
-typedef long long swig_type_403;
+typedef long long swig_type_402;
+typedef _gostring_ swig_type_403;
 typedef _goslice_ swig_type_404;
-typedef _gostring_ swig_type_405;
-typedef _goslice_ swig_type_406;
-typedef _gostring_ swig_type_407;
-typedef _gostring_ swig_type_408;
-typedef _goslice_ swig_type_409;
-typedef long long swig_type_410;
-typedef _gostring_ swig_type_411;
-typedef _goslice_ swig_type_412;
-typedef long long swig_type_413;
+typedef long long swig_type_405;
+typedef _gostring_ swig_type_406;
+typedef _goslice_ swig_type_407;
+typedef long long swig_type_408;
+typedef _gostring_ swig_type_409;
+typedef _goslice_ swig_type_410;
+typedef long long swig_type_411;
+typedef _gostring_ swig_type_412;
+typedef _gostring_ swig_type_413;
 typedef _gostring_ swig_type_414;
 typedef _gostring_ swig_type_415;
 typedef _goslice_ swig_type_416;
 typedef _gostring_ swig_type_417;
-typedef _goslice_ swig_type_418;
-typedef _gostring_ swig_type_419;
-typedef _goslice_ swig_type_420;
-typedef _gostring_ swig_type_421;
+typedef long long swig_type_418;
+typedef _goslice_ swig_type_419;
+typedef _gostring_ swig_type_420;
+typedef _goslice_ swig_type_421;
 typedef _gostring_ swig_type_422;
-typedef _goslice_ swig_type_423;
-typedef _gostring_ swig_type_424;
-typedef _goslice_ swig_type_425;
+typedef _gostring_ swig_type_423;
+typedef _goslice_ swig_type_424;
+typedef long long swig_type_425;
 typedef _gostring_ swig_type_426;
 typedef _goslice_ swig_type_427;
-typedef _gostring_ swig_type_428;
-typedef _goslice_ swig_type_429;
+typedef long long swig_type_428;
+typedef _gostring_ swig_type_429;
 typedef _gostring_ swig_type_430;
-typedef _gostring_ swig_type_431;
+typedef _goslice_ swig_type_431;
 typedef _gostring_ swig_type_432;
-typedef _gostring_ swig_type_433;
+typedef _goslice_ swig_type_433;
 typedef _gostring_ swig_type_434;
 typedef _goslice_ swig_type_435;
 typedef _gostring_ swig_type_436;
 typedef _gostring_ swig_type_437;
-typedef _gostring_ swig_type_438;
-typedef _goslice_ swig_type_439;
-typedef _gostring_ swig_type_440;
+typedef _goslice_ swig_type_438;
+typedef _gostring_ swig_type_439;
+typedef _goslice_ swig_type_440;
 typedef _gostring_ swig_type_441;
 typedef _goslice_ swig_type_442;
 typedef _gostring_ swig_type_443;
 typedef _goslice_ swig_type_444;
 typedef _gostring_ swig_type_445;
 typedef _gostring_ swig_type_446;
-typedef _goslice_ swig_type_447;
+typedef _gostring_ swig_type_447;
 typedef _gostring_ swig_type_448;
-typedef long long swig_type_449;
-typedef _gostring_ swig_type_450;
-typedef long long swig_type_451;
+typedef _gostring_ swig_type_449;
+typedef _goslice_ swig_type_450;
+typedef _gostring_ swig_type_451;
 typedef _gostring_ swig_type_452;
-typedef long long swig_type_453;
-typedef _gostring_ swig_type_454;
-typedef _goslice_ swig_type_455;
-typedef long long swig_type_456;
-typedef _gostring_ swig_type_457;
-typedef _goslice_ swig_type_458;
-typedef long long swig_type_459;
+typedef _gostring_ swig_type_453;
+typedef _goslice_ swig_type_454;
+typedef _gostring_ swig_type_455;
+typedef _gostring_ swig_type_456;
+typedef _goslice_ swig_type_457;
+typedef _gostring_ swig_type_458;
+typedef _goslice_ swig_type_459;
 typedef _gostring_ swig_type_460;
-typedef _goslice_ swig_type_461;
-typedef long long swig_type_462;
+typedef _gostring_ swig_type_461;
+typedef _goslice_ swig_type_462;
 typedef _gostring_ swig_type_463;
-typedef _goslice_ swig_type_464;
-typedef _goslice_ swig_type_465;
-typedef _goslice_ swig_type_466;
-typedef _goslice_ swig_type_467;
-typedef _goslice_ swig_type_468;
+typedef long long swig_type_464;
+typedef _gostring_ swig_type_465;
+typedef long long swig_type_466;
+typedef _gostring_ swig_type_467;
+typedef long long swig_type_468;
 typedef _gostring_ swig_type_469;
-typedef _gostring_ swig_type_470;
-typedef _goslice_ swig_type_471;
-typedef _goslice_ swig_type_472;
+typedef _goslice_ swig_type_470;
+typedef long long swig_type_471;
+typedef _gostring_ swig_type_472;
 typedef _goslice_ swig_type_473;
-typedef _goslice_ swig_type_474;
-typedef _goslice_ swig_type_475;
+typedef long long swig_type_474;
+typedef _gostring_ swig_type_475;
 typedef _goslice_ swig_type_476;
-typedef _goslice_ swig_type_477;
-typedef _goslice_ swig_type_478;
+typedef long long swig_type_477;
+typedef _gostring_ swig_type_478;
 typedef _goslice_ swig_type_479;
-typedef _gostring_ swig_type_480;
+typedef _goslice_ swig_type_480;
 typedef _goslice_ swig_type_481;
-typedef long long swig_type_482;
-typedef _gostring_ swig_type_483;
-typedef _goslice_ swig_type_484;
-typedef _goslice_ swig_type_485;
+typedef _goslice_ swig_type_482;
+typedef _goslice_ swig_type_483;
+typedef _gostring_ swig_type_484;
+typedef _gostring_ swig_type_485;
 typedef _goslice_ swig_type_486;
 typedef _goslice_ swig_type_487;
-typedef _gostring_ swig_type_488;
+typedef _goslice_ swig_type_488;
 typedef _goslice_ swig_type_489;
-typedef _gostring_ swig_type_490;
+typedef _goslice_ swig_type_490;
 typedef _goslice_ swig_type_491;
 typedef _goslice_ swig_type_492;
 typedef _goslice_ swig_type_493;
 typedef _goslice_ swig_type_494;
-typedef _goslice_ swig_type_495;
+typedef _gostring_ swig_type_495;
 typedef _goslice_ swig_type_496;
-typedef _gostring_ swig_type_497;
-typedef _goslice_ swig_type_498;
-typedef long long swig_type_499;
-typedef _gostring_ swig_type_500;
+typedef long long swig_type_497;
+typedef _gostring_ swig_type_498;
+typedef _goslice_ swig_type_499;
+typedef _goslice_ swig_type_500;
 typedef _goslice_ swig_type_501;
-typedef long long swig_type_502;
-typedef long long swig_type_503;
-typedef long long swig_type_504;
+typedef _goslice_ swig_type_502;
+typedef _gostring_ swig_type_503;
+typedef _goslice_ swig_type_504;
 typedef _gostring_ swig_type_505;
 typedef _goslice_ swig_type_506;
 typedef _goslice_ swig_type_507;
@@ -541,18 +541,18 @@ typedef _goslice_ swig_type_508;
 typedef _goslice_ swig_type_509;
 typedef _goslice_ swig_type_510;
 typedef _goslice_ swig_type_511;
-typedef _goslice_ swig_type_512;
-typedef _gostring_ swig_type_513;
-typedef _goslice_ swig_type_514;
-typedef _goslice_ swig_type_515;
+typedef _gostring_ swig_type_512;
+typedef _goslice_ swig_type_513;
+typedef long long swig_type_514;
+typedef _gostring_ swig_type_515;
 typedef _goslice_ swig_type_516;
-typedef _goslice_ swig_type_517;
-typedef _goslice_ swig_type_518;
-typedef _goslice_ swig_type_519;
-typedef _goslice_ swig_type_520;
+typedef long long swig_type_517;
+typedef long long swig_type_518;
+typedef long long swig_type_519;
+typedef _gostring_ swig_type_520;
 typedef _goslice_ swig_type_521;
 typedef _goslice_ swig_type_522;
-typedef _gostring_ swig_type_523;
+typedef _goslice_ swig_type_523;
 typedef _goslice_ swig_type_524;
 typedef _goslice_ swig_type_525;
 typedef _goslice_ swig_type_526;
@@ -560,6 +560,21 @@ typedef _goslice_ swig_type_527;
 typedef _gostring_ swig_type_528;
 typedef _goslice_ swig_type_529;
 typedef _goslice_ swig_type_530;
+typedef _goslice_ swig_type_531;
+typedef _goslice_ swig_type_532;
+typedef _goslice_ swig_type_533;
+typedef _goslice_ swig_type_534;
+typedef _goslice_ swig_type_535;
+typedef _goslice_ swig_type_536;
+typedef _goslice_ swig_type_537;
+typedef _gostring_ swig_type_538;
+typedef _goslice_ swig_type_539;
+typedef _goslice_ swig_type_540;
+typedef _goslice_ swig_type_541;
+typedef _goslice_ swig_type_542;
+typedef _gostring_ swig_type_543;
+typedef _goslice_ swig_type_544;
+typedef _goslice_ swig_type_545;
 extern void _wrap_Swig_free_capi_a02125ce16f2b324(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_a02125ce16f2b324(swig_intgo arg1);
 extern void _wrap_delete_Placement_capi_a02125ce16f2b324(uintptr_t arg1);
@@ -673,124 +688,129 @@ extern swig_type_201 _wrap_cast_capi_a02125ce16f2b324(swig_type_202 arg1, uintpt
 extern swig_type_203 _wrap_concat_capi_a02125ce16f2b324(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
 extern swig_type_207 _wrap_div_capi_a02125ce16f2b324(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3);
 extern swig_type_209 _wrap_embedding_capi_a02125ce16f2b324(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_211 _wrap_exp_capi_a02125ce16f2b324(swig_type_212 arg1, uintptr_t arg2);
-extern swig_type_213 _wrap_gather_capi_a02125ce16f2b324(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_215 arg4);
-extern swig_type_216 _wrap_gelu_capi_a02125ce16f2b324(swig_type_217 arg1, uintptr_t arg2);
-extern swig_type_218 _wrap_identity_capi_a02125ce16f2b324(swig_type_219 arg1, uintptr_t arg2);
-extern swig_type_220 _wrap_layer_norm_capi_a02125ce16f2b324(swig_type_221 arg1, swig_type_222 arg2, swig_type_223 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_224 arg7, swig_type_225 arg8, double arg9);
-extern swig_type_226 _wrap_log_softmax_capi_a02125ce16f2b324(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3);
-extern swig_type_229 _wrap_matmul_capi_a02125ce16f2b324(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_231 _wrap_maximum_capi_a02125ce16f2b324(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_233 _wrap_minimum_capi_a02125ce16f2b324(swig_type_234 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_235 _wrap_mul_capi_a02125ce16f2b324(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_237 _wrap_neg_capi_a02125ce16f2b324(swig_type_238 arg1, uintptr_t arg2);
-extern swig_type_239 _wrap_pow_capi_a02125ce16f2b324(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_241 _wrap_reduce_max_capi_a02125ce16f2b324(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_intgo arg4);
-extern swig_type_244 _wrap_reduce_mean_capi_a02125ce16f2b324(swig_type_245 arg1, uintptr_t arg2, swig_type_246 arg3, swig_intgo arg4);
-extern swig_type_247 _wrap_reduce_min_capi_a02125ce16f2b324(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3, swig_intgo arg4);
-extern swig_type_250 _wrap_reduce_sum_capi_a02125ce16f2b324(swig_type_251 arg1, uintptr_t arg2, swig_type_252 arg3, swig_intgo arg4);
-extern swig_type_253 _wrap_relu_capi_a02125ce16f2b324(swig_type_254 arg1, uintptr_t arg2);
-extern swig_type_255 _wrap_relu_grad_capi_a02125ce16f2b324(swig_type_256 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_257 _wrap_reshape_capi_a02125ce16f2b324(swig_type_258 arg1, uintptr_t arg2, swig_type_259 arg3);
-extern swig_type_260 _wrap_scalar_add_capi_a02125ce16f2b324(swig_type_261 arg1, uintptr_t arg2, double arg3);
-extern swig_type_262 _wrap_scalar_mul_capi_a02125ce16f2b324(swig_type_263 arg1, uintptr_t arg2, double arg3);
-extern swig_type_264 _wrap_sigmoid_capi_a02125ce16f2b324(swig_type_265 arg1, uintptr_t arg2);
-extern swig_type_266 _wrap_slice_capi_a02125ce16f2b324(swig_type_267 arg1, uintptr_t arg2, swig_type_268 arg3, swig_type_269 arg4, swig_type_270 arg5);
-extern swig_type_271 _wrap_softmax_capi_a02125ce16f2b324(swig_type_272 arg1, uintptr_t arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(swig_type_275 arg1, swig_type_276 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_277 _wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_279 _wrap_sqrt_capi_a02125ce16f2b324(swig_type_280 arg1, uintptr_t arg2);
-extern swig_type_281 _wrap_sub_capi_a02125ce16f2b324(swig_type_282 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_283 _wrap_tanh_capi_a02125ce16f2b324(swig_type_284 arg1, uintptr_t arg2);
-extern swig_type_285 _wrap_transpose_capi_a02125ce16f2b324(swig_type_286 arg1, uintptr_t arg2, swig_type_287 arg3);
-extern swig_type_288 _wrap_explanation_last_capi_a02125ce16f2b324(swig_type_289 arg1);
-extern swig_type_290 _wrap_boxing_run_capi_a02125ce16f2b324(swig_type_291 arg1, swig_type_292 arg2, swig_type_293 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_294 _wrap_boxing_plan_create_capi_a02125ce16f2b324(swig_type_295 arg1, swig_type_296 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_297 _wrap_boxing_plan_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_298 _wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(swig_type_299 arg1, uintptr_t arg2);
-extern swig_type_300 _wrap_boxing_plan_step_string_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_301 arg2);
-extern swig_type_302 _wrap_boxing_plan_cost_capi_a02125ce16f2b324(swig_type_303 arg1, uintptr_t arg2);
-extern swig_type_304 _wrap_comm_allreduce_capi_a02125ce16f2b324(swig_type_305 arg1, swig_type_306 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_307 _wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_308 arg2, swig_type_309 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_310 _wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(double arg1);
-extern swig_type_311 _wrap_comm_collective_timeout_capi_a02125ce16f2b324(swig_type_312 arg1);
-extern swig_type_313 _wrap_program_create_capi_a02125ce16f2b324(swig_type_314 arg1);
-extern swig_type_315 _wrap_program_add_input_capi_a02125ce16f2b324(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, swig_type_318 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_319 _wrap_program_add_variable_capi_a02125ce16f2b324(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3, uintptr_t arg4);
-extern swig_type_322 _wrap_program_add_op_capi_a02125ce16f2b324(swig_type_323 arg1, swig_type_324 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_325 arg5);
-extern swig_type_326 _wrap_program_mark_output_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_327 arg2);
-extern swig_type_328 _wrap_program_sizes_capi_a02125ce16f2b324(swig_type_329 arg1, swig_type_330 arg2, swig_type_331 arg3, swig_type_332 arg4, uintptr_t arg5);
-extern swig_type_333 _wrap_program_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_334 _wrap_capture_begin_capi_a02125ce16f2b324(void);
-extern swig_type_335 _wrap_capture_active_capi_a02125ce16f2b324(swig_type_336 arg1);
-extern swig_type_337 _wrap_capture_placeholder_capi_a02125ce16f2b324(swig_type_338 arg1, swig_type_339 arg2, swig_type_340 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_341 _wrap_capture_end_capi_a02125ce16f2b324(swig_type_342 arg1, swig_type_343 arg2);
+extern swig_type_211 _wrap_equal_mask_capi_a02125ce16f2b324(swig_type_212 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_213 _wrap_exp_capi_a02125ce16f2b324(swig_type_214 arg1, uintptr_t arg2);
+extern swig_type_215 _wrap_gather_capi_a02125ce16f2b324(swig_type_216 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_217 arg4);
+extern swig_type_218 _wrap_gather_grad_capi_a02125ce16f2b324(swig_type_219 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_220 arg4, swig_type_221 arg5);
+extern swig_type_222 _wrap_gelu_capi_a02125ce16f2b324(swig_type_223 arg1, uintptr_t arg2);
+extern swig_type_224 _wrap_gelu_grad_capi_a02125ce16f2b324(swig_type_225 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_226 _wrap_identity_capi_a02125ce16f2b324(swig_type_227 arg1, uintptr_t arg2);
+extern swig_type_228 _wrap_layer_norm_capi_a02125ce16f2b324(swig_type_229 arg1, swig_type_230 arg2, swig_type_231 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_232 arg7, swig_type_233 arg8, double arg9);
+extern swig_type_234 _wrap_log_softmax_capi_a02125ce16f2b324(swig_type_235 arg1, uintptr_t arg2, swig_type_236 arg3);
+extern swig_type_237 _wrap_matmul_capi_a02125ce16f2b324(swig_type_238 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_239 _wrap_maximum_capi_a02125ce16f2b324(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_241 _wrap_minimum_capi_a02125ce16f2b324(swig_type_242 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_243 _wrap_mul_capi_a02125ce16f2b324(swig_type_244 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_245 _wrap_neg_capi_a02125ce16f2b324(swig_type_246 arg1, uintptr_t arg2);
+extern swig_type_247 _wrap_pow_capi_a02125ce16f2b324(swig_type_248 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_249 _wrap_reduce_max_capi_a02125ce16f2b324(swig_type_250 arg1, uintptr_t arg2, swig_type_251 arg3, swig_intgo arg4);
+extern swig_type_252 _wrap_reduce_mean_capi_a02125ce16f2b324(swig_type_253 arg1, uintptr_t arg2, swig_type_254 arg3, swig_intgo arg4);
+extern swig_type_255 _wrap_reduce_min_capi_a02125ce16f2b324(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3, swig_intgo arg4);
+extern swig_type_258 _wrap_reduce_sum_capi_a02125ce16f2b324(swig_type_259 arg1, uintptr_t arg2, swig_type_260 arg3, swig_intgo arg4);
+extern swig_type_261 _wrap_relu_capi_a02125ce16f2b324(swig_type_262 arg1, uintptr_t arg2);
+extern swig_type_263 _wrap_relu_grad_capi_a02125ce16f2b324(swig_type_264 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_265 _wrap_reshape_capi_a02125ce16f2b324(swig_type_266 arg1, uintptr_t arg2, swig_type_267 arg3);
+extern swig_type_268 _wrap_scalar_add_capi_a02125ce16f2b324(swig_type_269 arg1, uintptr_t arg2, double arg3);
+extern swig_type_270 _wrap_scalar_mul_capi_a02125ce16f2b324(swig_type_271 arg1, uintptr_t arg2, double arg3);
+extern swig_type_272 _wrap_sigmoid_capi_a02125ce16f2b324(swig_type_273 arg1, uintptr_t arg2);
+extern swig_type_274 _wrap_slice_capi_a02125ce16f2b324(swig_type_275 arg1, uintptr_t arg2, swig_type_276 arg3, swig_type_277 arg4, swig_type_278 arg5);
+extern swig_type_279 _wrap_slice_grad_capi_a02125ce16f2b324(swig_type_280 arg1, uintptr_t arg2, swig_type_281 arg3, swig_type_282 arg4, swig_type_283 arg5);
+extern swig_type_284 _wrap_softmax_capi_a02125ce16f2b324(swig_type_285 arg1, uintptr_t arg2, swig_type_286 arg3);
+extern swig_type_287 _wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(swig_type_288 arg1, swig_type_289 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_290 _wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(swig_type_291 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_292 _wrap_sqrt_capi_a02125ce16f2b324(swig_type_293 arg1, uintptr_t arg2);
+extern swig_type_294 _wrap_sub_capi_a02125ce16f2b324(swig_type_295 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_296 _wrap_tanh_capi_a02125ce16f2b324(swig_type_297 arg1, uintptr_t arg2);
+extern swig_type_298 _wrap_transpose_capi_a02125ce16f2b324(swig_type_299 arg1, uintptr_t arg2, swig_type_300 arg3);
+extern swig_type_301 _wrap_xlogy_capi_a02125ce16f2b324(swig_type_302 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_303 _wrap_explanation_last_capi_a02125ce16f2b324(swig_type_304 arg1);
+extern swig_type_305 _wrap_boxing_run_capi_a02125ce16f2b324(swig_type_306 arg1, swig_type_307 arg2, swig_type_308 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_309 _wrap_boxing_plan_create_capi_a02125ce16f2b324(swig_type_310 arg1, swig_type_311 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_312 _wrap_boxing_plan_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_313 _wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(swig_type_314 arg1, uintptr_t arg2);
+extern swig_type_315 _wrap_boxing_plan_step_string_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_316 arg2);
+extern swig_type_317 _wrap_boxing_plan_cost_capi_a02125ce16f2b324(swig_type_318 arg1, uintptr_t arg2);
+extern swig_type_319 _wrap_comm_allreduce_capi_a02125ce16f2b324(swig_type_320 arg1, swig_type_321 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_322 _wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_323 arg2, swig_type_324 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_325 _wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(double arg1);
+extern swig_type_326 _wrap_comm_collective_timeout_capi_a02125ce16f2b324(swig_type_327 arg1);
+extern swig_type_328 _wrap_program_create_capi_a02125ce16f2b324(swig_type_329 arg1);
+extern swig_type_330 _wrap_program_add_input_capi_a02125ce16f2b324(swig_type_331 arg1, uintptr_t arg2, swig_type_332 arg3, swig_type_333 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_334 _wrap_program_add_variable_capi_a02125ce16f2b324(swig_type_335 arg1, uintptr_t arg2, swig_type_336 arg3, uintptr_t arg4);
+extern swig_type_337 _wrap_program_add_op_capi_a02125ce16f2b324(swig_type_338 arg1, swig_type_339 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_340 arg5);
+extern swig_type_341 _wrap_program_mark_output_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_342 arg2);
+extern swig_type_343 _wrap_program_sizes_capi_a02125ce16f2b324(swig_type_344 arg1, swig_type_345 arg2, swig_type_346 arg3, swig_type_347 arg4, uintptr_t arg5);
+extern swig_type_348 _wrap_program_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_349 _wrap_capture_begin_capi_a02125ce16f2b324(void);
+extern swig_type_350 _wrap_capture_active_capi_a02125ce16f2b324(swig_type_351 arg1);
+extern swig_type_352 _wrap_capture_placeholder_capi_a02125ce16f2b324(swig_type_353 arg1, swig_type_354 arg2, swig_type_355 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_356 _wrap_capture_end_capi_a02125ce16f2b324(swig_type_357 arg1, swig_type_358 arg2);
 extern void _wrap_capture_abort_capi_a02125ce16f2b324(void);
-extern swig_type_344 _wrap_plan_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_345 _wrap_plan_instantiate_capi_a02125ce16f2b324(swig_type_346 arg1, uintptr_t arg2);
-extern swig_type_347 _wrap_plan_instance_run_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_348 arg2);
-extern swig_type_349 _wrap_plan_instance_push_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_350 arg2, double arg3);
-extern swig_type_351 _wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(uintptr_t arg1, double arg2);
-extern swig_type_352 _wrap_plan_instance_close_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_353 _wrap_plan_instance_run_local_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_354 arg2);
-extern swig_type_355 _wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(swig_type_356 arg1, uintptr_t arg2);
-extern swig_type_357 _wrap_plan_instance_output_capi_a02125ce16f2b324(swig_type_358 arg1, uintptr_t arg2, swig_type_359 arg3);
-extern swig_type_360 _wrap_plan_instance_output_local_capi_a02125ce16f2b324(swig_type_361 arg1, uintptr_t arg2, swig_type_362 arg3);
-extern swig_type_363 _wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(swig_type_364 arg1, uintptr_t arg2, swig_type_365 arg3);
-extern swig_type_366 _wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(swig_type_367 arg1, uintptr_t arg2, swig_type_368 arg3);
-extern swig_type_369 _wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(swig_type_370 arg1, uintptr_t arg2, swig_type_371 arg3);
-extern swig_type_372 _wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(swig_type_373 arg1, uintptr_t arg2);
-extern swig_type_374 _wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(swig_type_375 arg1, swig_type_376 arg2, swig_type_377 arg3, uintptr_t arg4, swig_type_378 arg5);
-extern swig_type_379 _wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_380 arg2);
-extern swig_type_381 _wrap_server_is_driver_capi_a02125ce16f2b324(swig_type_382 arg1, uintptr_t arg2);
-extern swig_type_383 _wrap_server_num_plans_capi_a02125ce16f2b324(swig_type_384 arg1, uintptr_t arg2);
-extern swig_type_385 _wrap_server_plan_input_width_capi_a02125ce16f2b324(swig_type_386 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_387 arg4);
-extern swig_type_388 _wrap_server_plan_output_width_capi_a02125ce16f2b324(swig_type_389 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_390 arg4);
-extern swig_type_391 _wrap_server_plan_input_dtype_capi_a02125ce16f2b324(swig_type_392 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_393 arg4);
-extern swig_type_394 _wrap_server_plan_output_dtype_capi_a02125ce16f2b324(swig_type_395 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_396 arg4);
-extern swig_type_397 _wrap_server_follow_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_398 _wrap_server_stop_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_399 _wrap_server_check_health_capi_a02125ce16f2b324(uintptr_t arg1, double arg2);
-extern swig_type_400 _wrap_serve_request_create_capi_a02125ce16f2b324(swig_type_401 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_402 _wrap_serve_request_set_input_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_403 arg2, swig_type_404 arg3);
-extern swig_type_405 _wrap_serve_request_rows_capi_a02125ce16f2b324(swig_type_406 arg1, uintptr_t arg2);
-extern swig_type_407 _wrap_server_run_capi_a02125ce16f2b324(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_408 _wrap_serve_request_output_bytes_capi_a02125ce16f2b324(swig_type_409 arg1, uintptr_t arg2, swig_type_410 arg3);
-extern swig_type_411 _wrap_serve_request_output_capi_a02125ce16f2b324(swig_type_412 arg1, uintptr_t arg2, swig_type_413 arg3);
-extern swig_type_414 _wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_415 _wrap_tensor_requires_grad_capi_a02125ce16f2b324(swig_type_416 arg1, uintptr_t arg2);
-extern swig_type_417 _wrap_tensor_is_leaf_capi_a02125ce16f2b324(swig_type_418 arg1, uintptr_t arg2);
-extern swig_type_419 _wrap_tensor_grad_capi_a02125ce16f2b324(swig_type_420 arg1, uintptr_t arg2);
-extern swig_type_421 _wrap_tensor_zero_grad_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_422 _wrap_tensor_detach_capi_a02125ce16f2b324(swig_type_423 arg1, uintptr_t arg2);
-extern swig_type_424 _wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(swig_intgo arg1, swig_type_425 arg2);
-extern swig_type_426 _wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(swig_type_427 arg1);
-extern swig_type_428 _wrap_checkpoint_writer_create_capi_a02125ce16f2b324(swig_type_429 arg1);
-extern swig_type_430 _wrap_checkpoint_writer_add_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_431 arg2, uintptr_t arg3);
-extern swig_type_432 _wrap_checkpoint_writer_save_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_433 arg2);
-extern swig_type_434 _wrap_checkpoint_load_capi_a02125ce16f2b324(swig_type_435 arg1, swig_type_436 arg2, swig_type_437 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_438 _wrap_checkpoint_load_checked_capi_a02125ce16f2b324(swig_type_439 arg1, swig_type_440 arg2, swig_type_441 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_442 arg6, swig_intgo arg7);
-extern swig_type_443 _wrap_checkpoint_index_open_capi_a02125ce16f2b324(swig_type_444 arg1, swig_type_445 arg2);
-extern swig_type_446 _wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(swig_type_447 arg1, uintptr_t arg2);
-extern swig_type_448 _wrap_checkpoint_index_name_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_449 arg2);
-extern swig_type_450 _wrap_checkpoint_index_placement_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_451 arg2);
-extern swig_type_452 _wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_453 arg2);
-extern swig_type_454 _wrap_checkpoint_index_shape_capi_a02125ce16f2b324(swig_type_455 arg1, uintptr_t arg2, swig_type_456 arg3);
-extern swig_type_457 _wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(swig_type_458 arg1, uintptr_t arg2, swig_type_459 arg3);
-extern swig_type_460 _wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(swig_type_461 arg1, uintptr_t arg2, swig_type_462 arg3);
-extern swig_type_463 _wrap_infer_cache_get_stats_capi_a02125ce16f2b324(swig_type_464 arg1, swig_type_465 arg2, swig_type_466 arg3, swig_type_467 arg4, swig_type_468 arg5);
-extern swig_type_469 _wrap_runtime_init_with_options_capi_a02125ce16f2b324(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_470 _wrap_allocator_get_stats_capi_a02125ce16f2b324(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5, swig_type_476 arg6, swig_type_477 arg7, swig_type_478 arg8, swig_type_479 arg9, swig_intgo arg10);
-extern swig_type_480 _wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(swig_type_481 arg1, swig_type_482 arg2);
-extern swig_type_483 _wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(swig_type_484 arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, uintptr_t arg5);
-extern swig_type_488 _wrap_plan_compile_capi_a02125ce16f2b324(swig_type_489 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_490 _wrap_plan_instance_get_stats_capi_a02125ce16f2b324(swig_type_491 arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, swig_type_495 arg5, swig_type_496 arg6, uintptr_t arg7);
-extern swig_type_497 _wrap_server_create_capi_a02125ce16f2b324(swig_type_498 arg1, swig_intgo arg2, double arg3, swig_type_499 arg4);
-extern swig_type_500 _wrap_server_add_plan_capi_a02125ce16f2b324(swig_type_501 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_502 arg5, swig_type_503 arg6, swig_type_504 arg7);
-extern swig_type_505 _wrap_server_get_plan_info_capi_a02125ce16f2b324(swig_type_506 arg1, swig_type_507 arg2, swig_type_508 arg3, swig_type_509 arg4, swig_type_510 arg5, swig_type_511 arg6, swig_type_512 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_513 _wrap_server_get_stats_capi_a02125ce16f2b324(swig_type_514 arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5, swig_type_519 arg6, swig_type_520 arg7, swig_type_521 arg8, swig_type_522 arg9, uintptr_t arg10);
-extern swig_type_523 _wrap_serve_request_get_info_capi_a02125ce16f2b324(swig_type_524 arg1, swig_type_525 arg2, swig_type_526 arg3, swig_type_527 arg4, uintptr_t arg5);
-extern swig_type_528 _wrap_autograd_backward_capi_a02125ce16f2b324(swig_type_529 arg1, swig_type_530 arg2, swig_intgo arg3);
+extern swig_type_359 _wrap_plan_string_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_360 _wrap_plan_instantiate_capi_a02125ce16f2b324(swig_type_361 arg1, uintptr_t arg2);
+extern swig_type_362 _wrap_plan_instance_run_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_363 arg2);
+extern swig_type_364 _wrap_plan_instance_push_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_365 arg2, double arg3);
+extern swig_type_366 _wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(uintptr_t arg1, double arg2);
+extern swig_type_367 _wrap_plan_instance_close_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_368 _wrap_plan_instance_run_local_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_369 arg2);
+extern swig_type_370 _wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(swig_type_371 arg1, uintptr_t arg2);
+extern swig_type_372 _wrap_plan_instance_output_capi_a02125ce16f2b324(swig_type_373 arg1, uintptr_t arg2, swig_type_374 arg3);
+extern swig_type_375 _wrap_plan_instance_output_local_capi_a02125ce16f2b324(swig_type_376 arg1, uintptr_t arg2, swig_type_377 arg3);
+extern swig_type_378 _wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(swig_type_379 arg1, uintptr_t arg2, swig_type_380 arg3);
+extern swig_type_381 _wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(swig_type_382 arg1, uintptr_t arg2, swig_type_383 arg3);
+extern swig_type_384 _wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(swig_type_385 arg1, uintptr_t arg2, swig_type_386 arg3);
+extern swig_type_387 _wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(swig_type_388 arg1, uintptr_t arg2);
+extern swig_type_389 _wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(swig_type_390 arg1, swig_type_391 arg2, swig_type_392 arg3, uintptr_t arg4, swig_type_393 arg5);
+extern swig_type_394 _wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_395 arg2);
+extern swig_type_396 _wrap_server_is_driver_capi_a02125ce16f2b324(swig_type_397 arg1, uintptr_t arg2);
+extern swig_type_398 _wrap_server_num_plans_capi_a02125ce16f2b324(swig_type_399 arg1, uintptr_t arg2);
+extern swig_type_400 _wrap_server_plan_input_width_capi_a02125ce16f2b324(swig_type_401 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_402 arg4);
+extern swig_type_403 _wrap_server_plan_output_width_capi_a02125ce16f2b324(swig_type_404 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_405 arg4);
+extern swig_type_406 _wrap_server_plan_input_dtype_capi_a02125ce16f2b324(swig_type_407 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_408 arg4);
+extern swig_type_409 _wrap_server_plan_output_dtype_capi_a02125ce16f2b324(swig_type_410 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_411 arg4);
+extern swig_type_412 _wrap_server_follow_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_413 _wrap_server_stop_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_414 _wrap_server_check_health_capi_a02125ce16f2b324(uintptr_t arg1, double arg2);
+extern swig_type_415 _wrap_serve_request_create_capi_a02125ce16f2b324(swig_type_416 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_417 _wrap_serve_request_set_input_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_418 arg2, swig_type_419 arg3);
+extern swig_type_420 _wrap_serve_request_rows_capi_a02125ce16f2b324(swig_type_421 arg1, uintptr_t arg2);
+extern swig_type_422 _wrap_server_run_capi_a02125ce16f2b324(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_423 _wrap_serve_request_output_bytes_capi_a02125ce16f2b324(swig_type_424 arg1, uintptr_t arg2, swig_type_425 arg3);
+extern swig_type_426 _wrap_serve_request_output_capi_a02125ce16f2b324(swig_type_427 arg1, uintptr_t arg2, swig_type_428 arg3);
+extern swig_type_429 _wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_430 _wrap_tensor_requires_grad_capi_a02125ce16f2b324(swig_type_431 arg1, uintptr_t arg2);
+extern swig_type_432 _wrap_tensor_is_leaf_capi_a02125ce16f2b324(swig_type_433 arg1, uintptr_t arg2);
+extern swig_type_434 _wrap_tensor_grad_capi_a02125ce16f2b324(swig_type_435 arg1, uintptr_t arg2);
+extern swig_type_436 _wrap_tensor_zero_grad_capi_a02125ce16f2b324(uintptr_t arg1);
+extern swig_type_437 _wrap_tensor_detach_capi_a02125ce16f2b324(swig_type_438 arg1, uintptr_t arg2);
+extern swig_type_439 _wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(swig_intgo arg1, swig_type_440 arg2);
+extern swig_type_441 _wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(swig_type_442 arg1);
+extern swig_type_443 _wrap_checkpoint_writer_create_capi_a02125ce16f2b324(swig_type_444 arg1);
+extern swig_type_445 _wrap_checkpoint_writer_add_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_446 arg2, uintptr_t arg3);
+extern swig_type_447 _wrap_checkpoint_writer_save_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_448 arg2);
+extern swig_type_449 _wrap_checkpoint_load_capi_a02125ce16f2b324(swig_type_450 arg1, swig_type_451 arg2, swig_type_452 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_453 _wrap_checkpoint_load_checked_capi_a02125ce16f2b324(swig_type_454 arg1, swig_type_455 arg2, swig_type_456 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_457 arg6, swig_intgo arg7);
+extern swig_type_458 _wrap_checkpoint_index_open_capi_a02125ce16f2b324(swig_type_459 arg1, swig_type_460 arg2);
+extern swig_type_461 _wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(swig_type_462 arg1, uintptr_t arg2);
+extern swig_type_463 _wrap_checkpoint_index_name_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_464 arg2);
+extern swig_type_465 _wrap_checkpoint_index_placement_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_466 arg2);
+extern swig_type_467 _wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_468 arg2);
+extern swig_type_469 _wrap_checkpoint_index_shape_capi_a02125ce16f2b324(swig_type_470 arg1, uintptr_t arg2, swig_type_471 arg3);
+extern swig_type_472 _wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(swig_type_473 arg1, uintptr_t arg2, swig_type_474 arg3);
+extern swig_type_475 _wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(swig_type_476 arg1, uintptr_t arg2, swig_type_477 arg3);
+extern swig_type_478 _wrap_infer_cache_get_stats_capi_a02125ce16f2b324(swig_type_479 arg1, swig_type_480 arg2, swig_type_481 arg3, swig_type_482 arg4, swig_type_483 arg5);
+extern swig_type_484 _wrap_runtime_init_with_options_capi_a02125ce16f2b324(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_485 _wrap_allocator_get_stats_capi_a02125ce16f2b324(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5, swig_type_491 arg6, swig_type_492 arg7, swig_type_493 arg8, swig_type_494 arg9, swig_intgo arg10);
+extern swig_type_495 _wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(swig_type_496 arg1, swig_type_497 arg2);
+extern swig_type_498 _wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(swig_type_499 arg1, swig_type_500 arg2, swig_type_501 arg3, swig_type_502 arg4, uintptr_t arg5);
+extern swig_type_503 _wrap_plan_compile_capi_a02125ce16f2b324(swig_type_504 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_505 _wrap_plan_instance_get_stats_capi_a02125ce16f2b324(swig_type_506 arg1, swig_type_507 arg2, swig_type_508 arg3, swig_type_509 arg4, swig_type_510 arg5, swig_type_511 arg6, uintptr_t arg7);
+extern swig_type_512 _wrap_server_create_capi_a02125ce16f2b324(swig_type_513 arg1, swig_intgo arg2, double arg3, swig_type_514 arg4);
+extern swig_type_515 _wrap_server_add_plan_capi_a02125ce16f2b324(swig_type_516 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_517 arg5, swig_type_518 arg6, swig_type_519 arg7);
+extern swig_type_520 _wrap_server_get_plan_info_capi_a02125ce16f2b324(swig_type_521 arg1, swig_type_522 arg2, swig_type_523 arg3, swig_type_524 arg4, swig_type_525 arg5, swig_type_526 arg6, swig_type_527 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_528 _wrap_server_get_stats_capi_a02125ce16f2b324(swig_type_529 arg1, swig_type_530 arg2, swig_type_531 arg3, swig_type_532 arg4, swig_type_533 arg5, swig_type_534 arg6, swig_type_535 arg7, swig_type_536 arg8, swig_type_537 arg9, uintptr_t arg10);
+extern swig_type_538 _wrap_serve_request_get_info_capi_a02125ce16f2b324(swig_type_539 arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, uintptr_t arg5);
+extern swig_type_543 _wrap_autograd_backward_capi_a02125ce16f2b324(swig_type_544 arg1, swig_type_545 arg2, swig_intgo arg3);
 #undef intgo
 */
 import "C"
@@ -2636,11 +2656,26 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Equal_mask(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_equal_mask_capi_a02125ce16f2b324(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_a02125ce16f2b324(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_a02125ce16f2b324(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2656,7 +2691,24 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_a02125ce16f2b324(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_215(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_a02125ce16f2b324(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_217(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Gather_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64, arg5 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_gather_grad_capi_a02125ce16f2b324(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_220(_swig_i_3), C.swig_type_221(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2670,7 +2722,22 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_a02125ce16f2b324(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_a02125ce16f2b324(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Gelu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_gelu_grad_capi_a02125ce16f2b324(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2684,7 +2751,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_a02125ce16f2b324(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_a02125ce16f2b324(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2705,7 +2772,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_a02125ce16f2b324(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_224(_swig_i_6), C.swig_type_225(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_a02125ce16f2b324(*(*C.swig_type_229)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_232(_swig_i_6), C.swig_type_233(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2726,7 +2793,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_a02125ce16f2b324(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_a02125ce16f2b324(*(*C.swig_type_235)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_236(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2743,7 +2810,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_a02125ce16f2b324(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_a02125ce16f2b324(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2758,7 +2825,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_a02125ce16f2b324(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_a02125ce16f2b324(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2773,7 +2840,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_a02125ce16f2b324(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_a02125ce16f2b324(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2788,7 +2855,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_a02125ce16f2b324(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_a02125ce16f2b324(*(*C.swig_type_244)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2802,7 +2869,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_a02125ce16f2b324(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_a02125ce16f2b324(*(*C.swig_type_246)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2817,7 +2884,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_a02125ce16f2b324(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_a02125ce16f2b324(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2833,7 +2900,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_a02125ce16f2b324(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_a02125ce16f2b324(*(*C.swig_type_250)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2852,7 +2919,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_a02125ce16f2b324(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_a02125ce16f2b324(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2871,7 +2938,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_a02125ce16f2b324(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_a02125ce16f2b324(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2890,7 +2957,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_a02125ce16f2b324(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_a02125ce16f2b324(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2907,7 +2974,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_a02125ce16f2b324(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_a02125ce16f2b324(*(*C.swig_type_262)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2922,7 +2989,7 @@ func Relu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_relu_grad_capi_a02125ce16f2b324(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_relu_grad_capi_a02125ce16f2b324(*(*C.swig_type_264)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2937,7 +3004,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_a02125ce16f2b324(*(*C.swig_type_258)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_a02125ce16f2b324(*(*C.swig_type_266)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2955,7 +3022,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_a02125ce16f2b324(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_a02125ce16f2b324(*(*C.swig_type_269)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2970,7 +3037,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_a02125ce16f2b324(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_a02125ce16f2b324(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2984,7 +3051,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_a02125ce16f2b324(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_a02125ce16f2b324(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3001,7 +3068,33 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_a02125ce16f2b324(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_270)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_a02125ce16f2b324(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_4)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Slice_grad(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_slice_grad_capi_a02125ce16f2b324(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3025,7 +3118,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_a02125ce16f2b324(*(*C.swig_type_272)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_273(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_a02125ce16f2b324(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_286(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3041,7 +3134,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3060,7 +3153,7 @@ func Sparse_softmax_cross_entropy_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor,
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3074,7 +3167,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_a02125ce16f2b324(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_a02125ce16f2b324(*(*C.swig_type_293)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3089,7 +3182,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_a02125ce16f2b324(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_a02125ce16f2b324(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3103,7 +3196,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_a02125ce16f2b324(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_a02125ce16f2b324(*(*C.swig_type_297)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3118,7 +3211,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_a02125ce16f2b324(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_a02125ce16f2b324(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3131,10 +3224,25 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_xlogy_capi_a02125ce16f2b324(*(*C.swig_type_302)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_a02125ce16f2b324(*(*C.swig_type_289)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_a02125ce16f2b324(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3154,7 +3262,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_a02125ce16f2b324(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_a02125ce16f2b324(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3179,7 +3287,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_a02125ce16f2b324(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_a02125ce16f2b324(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3206,7 +3314,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3220,7 +3328,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_301(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_316(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3231,7 +3339,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_a02125ce16f2b324(*(*C.swig_type_303)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_a02125ce16f2b324(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3255,7 +3363,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_a02125ce16f2b324(*(*C.swig_type_305)(unsafe.Pointer(&_swig_i_0)), C.swig_type_306(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_a02125ce16f2b324(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.swig_type_321(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3273,7 +3381,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3299,7 +3407,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_a02125ce16f2b324(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_a02125ce16f2b324(*(*C.swig_type_327)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3312,7 +3420,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_a02125ce16f2b324(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_a02125ce16f2b324(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3331,7 +3439,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_a02125ce16f2b324(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_a02125ce16f2b324(*(*C.swig_type_331)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3353,7 +3461,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_a02125ce16f2b324(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_a02125ce16f2b324(*(*C.swig_type_335)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3373,7 +3481,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_a02125ce16f2b324(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_a02125ce16f2b324(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3393,7 +3501,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_327(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_342(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3407,7 +3515,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_a02125ce16f2b324(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_a02125ce16f2b324(*(*C.swig_type_344)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3448,7 +3556,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_a02125ce16f2b324(*(*C.swig_type_336)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_a02125ce16f2b324(*(*C.swig_type_351)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3466,7 +3574,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_a02125ce16f2b324(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_a02125ce16f2b324(*(*C.swig_type_353)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3486,7 +3594,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_a02125ce16f2b324(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_a02125ce16f2b324(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3517,7 +3625,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_a02125ce16f2b324(*(*C.swig_type_346)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_a02125ce16f2b324(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3531,7 +3639,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_348)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3546,7 +3654,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3581,7 +3689,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3595,7 +3703,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(*(*C.swig_type_356)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3610,7 +3718,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_a02125ce16f2b324(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_359(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_a02125ce16f2b324(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_374(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3625,7 +3733,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_a02125ce16f2b324(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_362(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_a02125ce16f2b324(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_377(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3640,7 +3748,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_364)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_365(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_380(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3655,7 +3763,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_368(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_383(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3673,7 +3781,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(*(*C.swig_type_370)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_371(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_386(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3696,7 +3804,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3713,7 +3821,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_378(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_393(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3733,7 +3841,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_380(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_395(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3746,7 +3854,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_a02125ce16f2b324(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_a02125ce16f2b324(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3760,7 +3868,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_a02125ce16f2b324(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_a02125ce16f2b324(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3776,7 +3884,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_a02125ce16f2b324(*(*C.swig_type_386)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_387(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_a02125ce16f2b324(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_402(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3792,7 +3900,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_a02125ce16f2b324(*(*C.swig_type_389)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_390(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_a02125ce16f2b324(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_405(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3808,7 +3916,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_a02125ce16f2b324(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_393(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_a02125ce16f2b324(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_408(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3824,7 +3932,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_395)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_396(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_411(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3870,7 +3978,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_a02125ce16f2b324(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_a02125ce16f2b324(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3885,7 +3993,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_403(_swig_i_1), *(*C.swig_type_404)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_418(_swig_i_1), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3899,7 +4007,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_a02125ce16f2b324(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_a02125ce16f2b324(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3925,7 +4033,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_a02125ce16f2b324(*(*C.swig_type_409)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_410(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_a02125ce16f2b324(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_425(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3940,7 +4048,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_a02125ce16f2b324(*(*C.swig_type_412)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_413(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_a02125ce16f2b324(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_428(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3965,7 +4073,7 @@ func Tensor_requires_grad(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_requires_grad_capi_a02125ce16f2b324(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_requires_grad_capi_a02125ce16f2b324(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3979,7 +4087,7 @@ func Tensor_is_leaf(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_is_leaf_capi_a02125ce16f2b324(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_is_leaf_capi_a02125ce16f2b324(*(*C.swig_type_433)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3993,7 +4101,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_grad_capi_a02125ce16f2b324(*(*C.swig_type_420)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_grad_capi_a02125ce16f2b324(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4017,7 +4125,7 @@ func Tensor_detach(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_detach_capi_a02125ce16f2b324(*(*C.swig_type_423)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_detach_capi_a02125ce16f2b324(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4031,7 +4139,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4044,7 +4152,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(*(*C.swig_type_442)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4057,7 +4165,7 @@ func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 func Checkpoint_writer_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_checkpoint_writer_create_capi_a02125ce16f2b324(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_checkpoint_writer_create_capi_a02125ce16f2b324(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4072,7 +4180,7 @@ func Checkpoint_writer_add(arg1 CheckpointWriter, arg2 string, arg3 Tensor) (_sw
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_checkpoint_writer_add_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_writer_add_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4086,7 +4194,7 @@ func Checkpoint_writer_save(arg1 CheckpointWriter, arg2 string) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_writer_save_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_writer_save_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4103,7 +4211,7 @@ func Checkpoint_load(arg1 []uintptr, arg2 string, arg3 string, arg4 Placement, a
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_checkpoint_load_capi_a02125ce16f2b324(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_437)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_checkpoint_load_capi_a02125ce16f2b324(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4128,7 +4236,7 @@ func Checkpoint_load_checked(arg1 []uintptr, arg2 string, arg3 string, arg4 Plac
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_checkpoint_load_checked_capi_a02125ce16f2b324(*(*C.swig_type_439)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
+	swig_r_p := C._wrap_checkpoint_load_checked_capi_a02125ce16f2b324(*(*C.swig_type_454)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4151,7 +4259,7 @@ func Checkpoint_index_open(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_open_capi_a02125ce16f2b324(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_index_open_capi_a02125ce16f2b324(*(*C.swig_type_459)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4168,7 +4276,7 @@ func Checkpoint_index_num_tensors(arg1 []int64, arg2 CheckpointIndex) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(*(*C.swig_type_462)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4182,7 +4290,7 @@ func Checkpoint_index_name(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) 
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_name_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_449(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_name_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_464(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4193,7 +4301,7 @@ func Checkpoint_index_placement(arg1 CheckpointIndex, arg2 int64) (_swig_ret str
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_placement_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_451(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_placement_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_466(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4204,7 +4312,7 @@ func Checkpoint_index_nd_sbp(arg1 CheckpointIndex, arg2 int64) (_swig_ret string
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_453(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_468(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4219,7 +4327,7 @@ func Checkpoint_index_shape(arg1 *[]int64, arg2 CheckpointIndex, arg3 int64) (_s
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_shape_capi_a02125ce16f2b324(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_456(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_shape_capi_a02125ce16f2b324(*(*C.swig_type_470)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_471(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4243,7 +4351,7 @@ func Checkpoint_index_dtype(arg1 []int32, arg2 CheckpointIndex, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_459(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(*(*C.swig_type_473)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_474(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4258,7 +4366,7 @@ func Checkpoint_index_num_shards(arg1 []int64, arg2 CheckpointIndex, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_462(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(*(*C.swig_type_476)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_477(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4275,7 +4383,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_479)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4321,7 +4429,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4359,7 +4467,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(*(*C.swig_type_481)(unsafe.Pointer(&_swig_i_0)), C.swig_type_482(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.swig_type_497(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4376,7 +4484,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_499)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4400,7 +4508,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_a02125ce16f2b324(*(*C.swig_type_489)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_a02125ce16f2b324(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4419,7 +4527,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4450,7 +4558,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_a02125ce16f2b324(*(*C.swig_type_498)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_499(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_a02125ce16f2b324(*(*C.swig_type_513)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_514(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4469,7 +4577,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_a02125ce16f2b324(*(*C.swig_type_501)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_502(_swig_i_4), C.swig_type_503(_swig_i_5), C.swig_type_504(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_a02125ce16f2b324(*(*C.swig_type_516)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_517(_swig_i_4), C.swig_type_518(_swig_i_5), C.swig_type_519(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4490,7 +4598,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_a02125ce16f2b324(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_a02125ce16f2b324(*(*C.swig_type_521)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4530,7 +4638,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_514)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4571,7 +4679,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_a02125ce16f2b324(*(*C.swig_type_524)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_a02125ce16f2b324(*(*C.swig_type_539)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4595,7 +4703,7 @@ func Autograd_backward(arg1 []uintptr, arg2 []uintptr, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_autograd_backward_capi_a02125ce16f2b324(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_autograd_backward_capi_a02125ce16f2b324(*(*C.swig_type_544)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -2758,6 +2758,30 @@ _gostring_ _wrap_embedding_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct te
 }
 
 
+_gostring_ _wrap_equal_mask_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_equal_mask(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_exp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -2806,6 +2830,34 @@ _gostring_ _wrap_gather_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_
 }
 
 
+_gostring_ _wrap_gather_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  int64_t arg4 ;
+  int64_t arg5 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  
+  result = (tess_status)tess_gather_grad(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3,arg4,arg5);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_gelu_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -2820,6 +2872,30 @@ _gostring_ _wrap_gelu_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_te
   arg2 = *(tess_tensor **)&_swig_go_1; 
   
   result = (tess_status)tess_gelu(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_gelu_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_gelu_grad(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
   _swig_go_result = tess_go_status(result); 
   {
     ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
@@ -3374,6 +3450,46 @@ _gostring_ _wrap_slice_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_t
 }
 
 
+_gostring_ _wrap_slice_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int64_t *arg5 = (int64_t *) 0 ;
+  size_t arg6 ;
+  int64_t *arg7 = (int64_t *) 0 ;
+  size_t arg8 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  {
+    arg5 = _swig_go_3.len > 0 ? (int64_t*)_swig_go_3.array : NULL;
+    arg6 = (size_t)_swig_go_3.len;
+  }
+  {
+    arg7 = _swig_go_4.len > 0 ? (int64_t*)_swig_go_4.array : NULL;
+    arg8 = (size_t)_swig_go_4.len;
+  }
+  
+  result = (tess_status)tess_slice_grad(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4,(long const *)arg5,arg6,(long const *)arg7,arg8);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_softmax_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -3545,6 +3661,30 @@ _gostring_ _wrap_transpose_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct te
   }
   
   result = (tess_status)tess_transpose(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_xlogy_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_xlogy(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
   _swig_go_result = tess_go_status(result); 
   {
     ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 

@@ -104,6 +104,13 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** 1 where x == y, else 0; same shapes (for backward passes). */
+  public static Tensor equalMask(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.equal_mask(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
+  }
+
   /** e^x. */
   public static Tensor exp(Tensor x) {
     long[] out = {0};
@@ -123,11 +130,26 @@ public final class Ops {
     return gather(params, indices, 0L);
   }
 
+  /** dout rows added into zeros at the rows indices name (backward of gather, embedding).
+   * Attributes: axis: int = required, size: int = required. */
+  public static Tensor gatherGrad(Tensor dout, Tensor indices, long axis, long size) {
+    long[] outDx = {0};
+    TesseraJNI.gather_grad(outDx, Handle.ptr(dout), dout, Handle.ptr(indices), indices, axis, size);
+    return new Tensor(outDx[0]);
+  }
+
   /** x * Phi(x). */
   public static Tensor gelu(Tensor x) {
     long[] out = {0};
     TesseraJNI.gelu(out, Handle.ptr(x), x);
     return new Tensor(out[0]);
+  }
+
+  /** dy * gelu'(x) (backward of gelu). */
+  public static Tensor geluGrad(Tensor x, Tensor dy) {
+    long[] outDx = {0};
+    TesseraJNI.gelu_grad(outDx, Handle.ptr(x), x, Handle.ptr(dy), dy);
+    return new Tensor(outDx[0]);
   }
 
   /** x. */
@@ -355,6 +377,15 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** dout written into zeros of shape at start + k * step (backward of slice). Attributes:
+   * shape: ints = required, start: ints = required, step: ints = required. */
+  public static Tensor sliceGrad(Tensor dout, long[] shape, long[] start, long[] step) {
+    long[] outDx = {0};
+    TesseraJNI.slice_grad(outDx, Handle.ptr(dout), dout, shape == null ? new long[0] : shape,
+                          start == null ? new long[0] : start, step == null ? new long[0] : step);
+    return new Tensor(outDx[0]);
+  }
+
   /** normalised exponentials along axis. Attributes: axis: int = -1. */
   public static Tensor softmax(Tensor x, long axis) {
     long[] out = {0};
@@ -409,6 +440,13 @@ public final class Ops {
   public static Tensor transpose(Tensor x, long[] perm) {
     long[] out = {0};
     TesseraJNI.transpose(out, Handle.ptr(x), x, perm == null ? new long[0] : perm);
+    return new Tensor(out[0]);
+  }
+
+  /** x * log(y), 0 where x == 0; same shapes (for backward passes). */
+  public static Tensor xlogy(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.xlogy(out, Handle.ptr(x), x, Handle.ptr(y), y);
     return new Tensor(out[0]);
   }
 }
