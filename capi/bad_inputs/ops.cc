@@ -116,6 +116,34 @@ std::vector<Case> OpCases() {
              return tess_layer_norm(&y, &m, &iv, f.x, f.v, f.v, 5, 5, 1e-5);),
         CASE("tess_sqrt", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;
              return tess_sqrt(&o, nullptr);),
+        CASE("tess_log", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_log(&o, f.xi);),
+        CASE("tess_sin", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;
+             return tess_sin(&o, nullptr);),
+        CASE("tess_cos", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_cos(&o, f.xi);),
+        CASE("tess_expand", "[2,3] to [2,4] (3 is not 1)", kInvalid, "[2,4]",
+             const int64_t s[] = {2, 4};
+             tess_tensor* o = nullptr; return tess_expand(&o, f.x, s, 2);),
+        CASE("tess_expand", "[2,3] to [3] (drops an axis)", kInvalid, "[3]",
+             const int64_t s[] = {3};
+             tess_tensor* o = nullptr; return tess_expand(&o, f.x, s, 1);),
+        CASE("tess_expand", "shape NULL with 2 dims", kInvalid, "shape", tess_tensor* o = nullptr;
+             return tess_expand(&o, f.x, nullptr, 2);),
+        CASE("tess_squeeze", "axis 0 of [2,3] (size 2)", kInvalid, "axis 0",
+             const int64_t a[] = {0};
+             tess_tensor* o = nullptr; return tess_squeeze(&o, f.x, a, 1);),
+        CASE("tess_squeeze", "axis 7 of a 2-d tensor", kInvalid, "7", const int64_t a[] = {7};
+             tess_tensor* o = nullptr; return tess_squeeze(&o, f.x, a, 1);),
+        CASE("tess_unsqueeze", "axis 3 of a 2-d tensor (output has 3 axes)", kInvalid, "3",
+             tess_tensor* o = nullptr;
+             return tess_unsqueeze(&o, f.x, 3);),
+        CASE("tess_flatten", "start_axis 1 after end_axis 0", kInvalid, "start_axis",
+             tess_tensor* o = nullptr;
+             return tess_flatten(&o, f.x, 1, 0);),
+        CASE("tess_flatten", "end_axis -3 of a 2-d tensor", kInvalid, "-3",
+             tess_tensor* o = nullptr;
+             return tess_flatten(&o, f.x, 0, -3);),
         CASE("tess_relu", "out is NULL", kInvalid, "out", return tess_relu(nullptr, f.x);),
         CASE("tess_scalar_add", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;
              return tess_scalar_add(&o, nullptr, 1.0);),

@@ -128,6 +128,18 @@ tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in, size_t 
   TESS_CAPI_END
 }
 
+tess_status tess_cos(tess_tensor** out, const tess_tensor* x) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("cos");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -164,6 +176,36 @@ tess_status tess_exp(tess_tensor** out, const tess_tensor* x) {
   tess_tensor** const outs[] = {out};
   const Tensor inputs[] = {x->value};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_expand(tess_tensor** out, const tess_tensor* x, const int64_t* shape,
+                        size_t num_shape) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  if (num_shape > 0) TESS_CAPI_REQUIRE(shape);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("expand");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("shape", shape, num_shape);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_flatten(tess_tensor** out, const tess_tensor* x, int64_t start_axis,
+                         int64_t end_axis) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("flatten");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("start_axis", start_axis);
+  attrs.SetInt("end_axis", end_axis);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
 
@@ -225,6 +267,18 @@ tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean,
   tess_tensor** const outs[] = {out_y, out_mean, out_inv_variance};
   const Tensor inputs[] = {x->value, gamma->value, beta->value};
   return RunTypedOp(__func__, def, inputs, 3, attrs.map(), outs, 3);
+  TESS_CAPI_END
+}
+
+tess_status tess_log(tess_tensor** out, const tess_tensor* x) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("log");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
 
@@ -450,6 +504,18 @@ tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
+tess_status tess_sin(tess_tensor** out, const tess_tensor* x) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("sin");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* start,
                        size_t num_start, const int64_t* stop, size_t num_stop, const int64_t* step,
                        size_t num_step) {
@@ -511,6 +577,21 @@ tess_status tess_sqrt(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
+tess_status tess_squeeze(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                         size_t num_axes) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("squeeze");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("axes", axes, num_axes);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_sub(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -545,6 +626,19 @@ tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_
   static const tessera::op::OpDef* const def = TypedOpDef("transpose");
   thread_local TypedOpAttrs attrs;
   attrs.SetInts("perm", perm, num_perm);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_unsqueeze(tess_tensor** out, const tess_tensor* x, int64_t axis) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("unsqueeze");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("axis", axis);
   tess_tensor** const outs[] = {out};
   const Tensor inputs[] = {x->value};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);

@@ -345,6 +345,26 @@ Status PlanReshape(const KernelContext& ctx) {
   return Status::Ok();
 }
 
+Result<StridedCopyPlan> PlanExpand(const KernelContext& ctx) {
+  const LocalTensor& x = ctx.inputs[0];
+  const LocalTensor& out = ctx.outputs[0];
+  const int shift = out.shape.ndim() - x.shape.ndim();
+  bool ok = out.dtype == x.dtype && shift >= 0;
+  for (int j = 0; ok && j < x.shape.ndim(); ++j) {
+    ok = x.shape.dim(j) == 1 || x.shape.dim(j) == out.shape.dim(j + shift);
+  }
+  if (!ok) {
+    return KernelError(ctx, "output \"out\" is " + out.shape.ToString() + " " +
+                                DTypeName(out.dtype) + " but input \"x\" " + x.shape.ToString() +
+                                " " + DTypeName(x.dtype) + " does not broadcast to it");
+  }
+  StridedCopyPlan plan;
+  plan.out = out.shape;
+  BroadcastStrides(x.shape, out.shape, plan.strides[0]);
+  ContiguousStrides(out.shape, plan.strides[1]);
+  return plan;
+}
+
 Result<ConcatPlan> PlanConcat(const KernelContext& ctx) {
   const LocalTensor& first = ctx.inputs[0];
   TESS_ASSIGN_OR_RETURN(const int64_t axis_attr, IntAttr(ctx, "axis"));

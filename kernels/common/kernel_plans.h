@@ -107,8 +107,14 @@ Result<StridedCopyPlan> PlanTranspose(const KernelContext& ctx);
 // [0, dim]; steps >= 1.
 Result<StridedCopyPlan> PlanSlice(const KernelContext& ctx);
 
-// reshape: out has x's dtype and element count (its shape is the caller's).
+// reshape (and squeeze, unsqueeze, flatten): out has x's dtype and element count (its
+// shape is the caller's).
 Status PlanReshape(const KernelContext& ctx);
+
+// expand: x broadcasts (numpy rules) to the output's shape. That shape is the caller's:
+// for an output split along an expanded axis it is a piece of the "shape" attribute,
+// so the kernel reads the geometry from the tensors, not the attribute.
+Result<StridedCopyPlan> PlanExpand(const KernelContext& ctx);
 
 // concat: each outer index takes one contiguous chunk of in[k].dim(axis) * inner
 // elements of every input, in order.

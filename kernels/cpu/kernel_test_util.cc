@@ -167,7 +167,7 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
     const Shape m{3, 4};
     auto* c = new std::map<std::string, ExampleCall>();
     for (const char* op : {"relu", "gelu", "exp", "neg", "sqrt", "tanh", "sigmoid", "identity",
-                           "abs", "softmax", "log_softmax"}) {
+                           "abs", "softmax", "log_softmax", "log", "sin", "cos"}) {
       (*c)[op] = {{m}, {}};
     }
     for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum", "pow"}) {
@@ -184,6 +184,10 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
     }
     (*c)["transpose"] = {{m}, {{"perm", AttrValue::Ints({1, 0})}}};
     (*c)["reshape"] = {{m}, {{"shape", AttrValue::Ints({2, 6})}}};
+    (*c)["expand"] = {{Shape{3, 1}}, {{"shape", AttrValue::Ints({2, 3, 4})}}};
+    (*c)["squeeze"] = {{Shape{3, 1, 4}}, {}};
+    (*c)["unsqueeze"] = {{m}, {{"axis", AttrValue::Int(1)}}};
+    (*c)["flatten"] = {{Shape{2, 3, 4}}, {{"start_axis", AttrValue::Int(1)}}};
     (*c)["concat"] = {{m, m}, {{"axis", AttrValue::Int(1)}}};
     (*c)["slice"] = {{m},
                      {{"start", AttrValue::Ints({0, 1})},

@@ -85,6 +85,10 @@ __device__ inline float Exp(float x) { return expf(x); }
 __device__ inline double Exp(double x) { return exp(x); }
 __device__ inline float Log(float x) { return logf(x); }
 __device__ inline double Log(double x) { return log(x); }
+__device__ inline float Sin(float x) { return sinf(x); }
+__device__ inline double Sin(double x) { return sin(x); }
+__device__ inline float Cos(float x) { return cosf(x); }
+__device__ inline double Cos(double x) { return cos(x); }
 __device__ inline float Sqrt(float x) { return sqrtf(x); }
 __device__ inline double Sqrt(double x) { return sqrt(x); }
 __device__ inline float Fabs(float x) { return fabsf(x); }

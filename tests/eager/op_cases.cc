@@ -37,6 +37,12 @@ void AddUnary(std::vector<OpCase>* t) {
   t->push_back({"exp", "[7,3] f64", {F64({7, 3})}, {}, false});
   t->push_back({"sqrt", "[2,7,5] f32", {F32({2, 7, 5}, Fill::kPositive)}, {}, false});
   t->push_back({"sqrt", "[5,6] f64", {F64({5, 6}, Fill::kPositive)}, {}, false});
+  t->push_back({"log", "[2,7,5] f32", {F32({2, 7, 5}, Fill::kPositive)}, {}, false});
+  t->push_back({"log", "[5,6] f64", {F64({5, 6}, Fill::kPositive)}, {}, false});
+  for (const char* op : {"sin", "cos"}) {
+    t->push_back({op, "[2,7,5] f32", {F32({2, 7, 5})}, {}, false});
+    t->push_back({op, "[7,3] f64", {F64({7, 3})}, {}, false});
+  }
 
   t->push_back({"scalar_add", "[7,5] +1.5", {F32({7, 5})}, {{"value", AttrValue::Float(1.5)}}});
   t->push_back({"scalar_add", "[5,7] i64 -3", {I64({5, 7})}, {{"value", AttrValue::Float(-3)}}});
@@ -211,6 +217,24 @@ void AddShapeOps(std::vector<OpCase>* t) {
                 {{"start", Ints({0, 0})}, {"stop", Ints({7, 5})}, {"step", Ints({1, 1})}}});
 }
 
+void AddViewOps(std::vector<OpCase>* t) {
+  // expand: a kept axis of 7 (S carries over), a new leading axis of 5 and a size-1
+  // axis expanded to 3 (B -> S on both).
+  t->push_back({"expand", "[7,1]->[5,7,3]", {F32({7, 1})}, {{"shape", Ints({5, 7, 3})}}});
+  t->push_back({"expand", "[1,5] i64->[7,-1]", {I64({1, 5})}, {{"shape", Ints({7, -1})}}});
+  t->push_back({"squeeze", "[7,1,5] axes []", {F32({7, 1, 5})}, {}});
+  t->push_back({"squeeze", "[1,7,1] i64 axes [0]", {I64({1, 7, 1})}, {{"axes", Ints({0})}}});
+  t->push_back({"unsqueeze", "[7,5] axis 1", {F32({7, 5})}, {{"axis", AttrValue::Int(1)}}});
+  t->push_back({"unsqueeze", "[5,7] i64 axis -1", {I64({5, 7})}, {{"axis", AttrValue::Int(-1)}}});
+  // flatten [2,6,5] 1..2: the run (6,5) <-> (30) splits where 6 and 30 divide by the
+  // rank count (1, 2 and 3 ranks), not on 4.
+  t->push_back({"flatten",
+                "[2,6,5] axes 1..2",
+                {F32({2, 6, 5})},
+                {{"start_axis", AttrValue::Int(1)}, {"end_axis", AttrValue::Int(2)}}});
+  t->push_back({"flatten", "[7,5] i64 all", {I64({7, 5})}, {}});
+}
+
 }  // namespace
 
 const std::vector<OpCase>& OpCases() {
@@ -222,6 +246,7 @@ const std::vector<OpCase>& OpCases() {
     AddReduce(t);
     AddNn(t);
     AddShapeOps(t);
+    AddViewOps(t);
     std::stable_sort(t->begin(), t->end(),
                      [](const OpCase& a, const OpCase& b) { return a.op < b.op; });
     return t;

@@ -84,6 +84,14 @@ func Concat(in []*Tensor, axis int64) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Cos is cos(x); floating types (op cos). Collective.
+func Cos(x *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Cos(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // Div is x / y, numpy broadcasting (op div). Collective.
 func Div(x *Tensor, y *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -106,6 +114,24 @@ func Embedding(weight *Tensor, indices *Tensor) (*Tensor, error) {
 func Exp(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Exp(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Expand is x broadcast to shape (numpy rules, -1 keeps a dim); a copy (op expand).
+// Attributes: shape: ints = required. Collective.
+func Expand(x *Tensor, shape []int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Expand(out, x.c(), shape)
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Flatten is axes start_axis..end_axis merged into one; a copy (op flatten). Attributes:
+// start_axis: int = 0, end_axis: int = -1. Collective.
+func Flatten(x *Tensor, startAxis int64, endAxis int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Flatten(out, x.c(), startAxis, endAxis)
 	runtime.KeepAlive(x)
 	return made(out, err)
 }
@@ -151,6 +177,14 @@ func LayerNorm(x *Tensor, gamma *Tensor, beta *Tensor, beginNormAxis int64, begi
 		return nil, nil, nil, err
 	}
 	return newTensor(outY[0]), newTensor(outMean[0]), newTensor(outInvVariance[0]), nil
+}
+
+// Log is natural log of x; floating types (op log). Collective.
+func Log(x *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Log(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
 }
 
 // LogSoftmax is normalised exponentials along axis (op log_softmax). Attributes: axis: int
@@ -293,6 +327,14 @@ func Sigmoid(x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Sin is sin(x); floating types (op sin). Collective.
+func Sin(x *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Sin(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // Slice is x[start:stop:step] per axis, Python semantics, step >= 1 (op slice). Attributes:
 // start: ints = required, stop: ints = required, step: ints = required. Collective.
 func Slice(x *Tensor, start []int64, stop []int64, step []int64) (*Tensor, error) {
@@ -333,6 +375,15 @@ func Sqrt(x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Squeeze is x without the size-1 axes named ([] = all); a copy (op squeeze). Attributes:
+// axes: ints = []. Collective.
+func Squeeze(x *Tensor, axes []int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Squeeze(out, x.c(), axes)
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // Sub is x - y, numpy broadcasting (op sub). Collective.
 func Sub(x *Tensor, y *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -355,6 +406,15 @@ func Tanh(x *Tensor) (*Tensor, error) {
 func Transpose(x *Tensor, perm []int64) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Transpose(out, x.c(), perm)
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Unsqueeze is x with a size-1 axis inserted at axis; a copy (op unsqueeze). Attributes:
+// axis: int = required. Collective.
+func Unsqueeze(x *Tensor, axis int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Unsqueeze(out, x.c(), axis)
 	runtime.KeepAlive(x)
 	return made(out, err)
 }

@@ -68,6 +68,8 @@ TESS_API tess_status tess_cast(tess_tensor** out, const tess_tensor* x, tess_dty
  * parameter): axis: int = 0. */
 TESS_API tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in, size_t num_in,
                                  int64_t axis);
+/* cos: cos(x); floating types. */
+TESS_API tess_status tess_cos(tess_tensor** out, const tess_tensor* x);
 /* div: x / y, numpy broadcasting. */
 TESS_API tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* embedding: rows of weight [V, D] picked by indices. */
@@ -75,6 +77,14 @@ TESS_API tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight
                                     const tess_tensor* indices);
 /* exp: e^x. */
 TESS_API tess_status tess_exp(tess_tensor** out, const tess_tensor* x);
+/* expand: x broadcast to shape (numpy rules, -1 keeps a dim); a copy. Attributes (C: every
+ * one is a parameter): shape: ints = required. */
+TESS_API tess_status tess_expand(tess_tensor** out, const tess_tensor* x, const int64_t* shape,
+                                 size_t num_shape);
+/* flatten: axes start_axis..end_axis merged into one; a copy. Attributes (C: every one is a
+ * parameter): start_axis: int = 0, end_axis: int = -1. */
+TESS_API tess_status tess_flatten(tess_tensor** out, const tess_tensor* x, int64_t start_axis,
+                                  int64_t end_axis);
 /* gather: params indexed by indices along axis. Attributes (C: every one is a parameter):
  * axis: int = 0. */
 TESS_API tess_status tess_gather(tess_tensor** out, const tess_tensor* params,
@@ -91,6 +101,8 @@ TESS_API tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean
                                      const tess_tensor* gamma, const tess_tensor* beta,
                                      int64_t begin_norm_axis, int64_t begin_params_axis,
                                      double epsilon);
+/* log: natural log of x; floating types. */
+TESS_API tess_status tess_log(tess_tensor** out, const tess_tensor* x);
 /* log_softmax: normalised exponentials along axis. Attributes (C: every one is a
  * parameter): axis: int = -1. */
 TESS_API tess_status tess_log_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis);
@@ -136,6 +148,8 @@ TESS_API tess_status tess_scalar_add(tess_tensor** out, const tess_tensor* x, do
 TESS_API tess_status tess_scalar_mul(tess_tensor** out, const tess_tensor* x, double value);
 /* sigmoid: 1 / (1 + e^-x). */
 TESS_API tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x);
+/* sin: sin(x); floating types. */
+TESS_API tess_status tess_sin(tess_tensor** out, const tess_tensor* x);
 /* slice: x[start:stop:step] per axis, Python semantics, step >= 1. Attributes (C: every one
  * is a parameter): start: ints = required, stop: ints = required, step: ints = required. */
 TESS_API tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* start,
@@ -150,6 +164,10 @@ TESS_API tess_status tess_sparse_softmax_cross_entropy(tess_tensor** out_prob, t
                                                        const tess_tensor* label);
 /* sqrt: sqrt(x). */
 TESS_API tess_status tess_sqrt(tess_tensor** out, const tess_tensor* x);
+/* squeeze: x without the size-1 axes named ([] = all); a copy. Attributes (C: every one is
+ * a parameter): axes: ints = []. */
+TESS_API tess_status tess_squeeze(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                                  size_t num_axes);
 /* sub: x - y, numpy broadcasting. */
 TESS_API tess_status tess_sub(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* tanh: tanh(x). */
@@ -158,6 +176,9 @@ TESS_API tess_status tess_tanh(tess_tensor** out, const tess_tensor* x);
  * ints = required. */
 TESS_API tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_t* perm,
                                     size_t num_perm);
+/* unsqueeze: x with a size-1 axis inserted at axis; a copy. Attributes (C: every one is a
+ * parameter): axis: int = required. */
+TESS_API tess_status tess_unsqueeze(tess_tensor** out, const tess_tensor* x, int64_t axis);
 
 /* The full inference record (see tess_op_call_explain) of the calling thread's last op
  * (tess_op_call_apply or a typed op), including one that failed for want of a fitting

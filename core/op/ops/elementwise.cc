@@ -1,5 +1,5 @@
-// Elementwise ops: unary math (abs included), scalar_add / scalar_mul, numpy-broadcasting
-// binary ops (pow included), add_n, identity and cast.
+// Elementwise ops: unary math (abs, log, sin, cos included), scalar_add / scalar_mul,
+// numpy-broadcasting binary ops (pow included), add_n, identity and cast.
 //
 // Partial values and monotone maps: for a non-decreasing f, f(max_r x_r) =
 // max_r f(x_r) and f(min_r x_r) = min_r f(x_r), so f maps P(max) to P(max) and
@@ -107,7 +107,8 @@ void PartialMaxMinSwapped(SignatureList* list) {
 }
 
 // gelu (x * Phi(x)) is not monotone (it dips below 0 near x = -0.75) and not
-// linear: splits only.
+// linear: splits only. Likewise sin and cos (periodic: sin 0 = sin pi, and
+// sin(pi/2 + pi/2) = 0 but sin(pi/2) + sin(pi/2) = 2).
 void SplitOnlySignatures(const OpContext& ctx, SignatureList* list) { SplitEveryAxis(ctx, list); }
 
 // abs: splits only. |x| is not monotone (-2 < 1 but |-2| > |1|), so it commutes with
@@ -122,10 +123,11 @@ void MonotoneSignatures(const OpContext& ctx, SignatureList* list) {
   PartialMaxMinPreserved(list);
 }
 
-// sqrt is non-decreasing on its domain [0, inf). Under P(min) every local is >= the
-// logical value, so all locals are in the domain when the logical value is; under
-// P(max) a local may be negative (NaN) while the logical value is not, so P(max) is
-// not declared.
+// sqrt is non-decreasing on its domain [0, inf), log on [0, inf) too (log 0 = -inf,
+// the least value). Under P(min) every local is >= the logical value, so all locals
+// are in the domain when the logical value is (and when it is not, the least local is
+// outside too: NaN, which min propagates); under P(max) a local may be negative (NaN)
+// while the logical value is not, so P(max) is not declared.
 void SqrtSignatures(const OpContext& ctx, SignatureList* list) {
   SplitEveryAxis(ctx, list);
   // Non-decreasing on the domain, and every local >= logical >= 0.
@@ -300,6 +302,12 @@ Status RegisterElementwiseOps(OpRegistry* r) {
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "exp", SameAsFloatInput, MonotoneSignatures, "e^x"));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "neg", SameAsInput, NegSignatures, "-x"));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "sqrt", SameAsFloatInput, SqrtSignatures, "sqrt(x)"));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "log", SameAsFloatInput, SqrtSignatures,
+                                     "natural log of x; floating types"));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "sin", SameAsFloatInput, SplitOnlySignatures, "sin(x); floating types"));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "cos", SameAsFloatInput, SplitOnlySignatures, "cos(x); floating types"));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "tanh", SameAsFloatInput, MonotoneSignatures, "tanh(x)"));
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "sigmoid", SameAsFloatInput, MonotoneSignatures, "1 / (1 + e^-x)"));

@@ -9,6 +9,7 @@ Status RegisterBuiltinOps(OpRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterReduceOps(registry));
   TESS_RETURN_IF_ERROR(RegisterShapeOps(registry));
   TESS_RETURN_IF_ERROR(RegisterNnOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterViewOps(registry));
   return Status::Ok();
 }
 

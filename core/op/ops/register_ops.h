@@ -13,7 +13,8 @@ Status RegisterMatmulOps(OpRegistry* registry);       // matmul, batch_matmul
 Status RegisterElementwiseOps(OpRegistry* registry);  // unary, scalar, binary, add_n, ...
 Status RegisterReduceOps(OpRegistry* registry);       // reduce_*, softmax, log_softmax
 Status RegisterShapeOps(OpRegistry* registry);        // transpose, reshape, concat, slice
-Status RegisterNnOps(OpRegistry* registry);  // gather, embedding, layer_norm, bias_add, ...
+Status RegisterNnOps(OpRegistry* registry);    // gather, embedding, layer_norm, bias_add, ...
+Status RegisterViewOps(OpRegistry* registry);  // expand, squeeze, unsqueeze, flatten
 
 // All of the above.
 Status RegisterBuiltinOps(OpRegistry* registry);

@@ -1,5 +1,7 @@
 #include "core/op/ops/util.h"
 
+#include "core/op/signature.h"
+
 namespace tessera {
 namespace op {
 
@@ -66,6 +68,46 @@ Result<Shape> MakeShape(const OpContext& ctx, const std::vector<int64_t>& dims,
   Result<Shape> r = Shape::Make(dims);
   if (!r.ok()) return ctx.Error(std::string(what) + ": " + r.status().message());
   return r;
+}
+
+void PartialsPassThrough(SignatureList* list) {
+  list->NewBuilder().PartialSum(AllInputs()).PartialSum(AllOutputs()).Build();
+  list->NewBuilder().PartialMax(AllInputs()).PartialMax(AllOutputs()).Build();
+  list->NewBuilder().PartialMin(AllInputs()).PartialMin(AllOutputs()).Build();
+}
+
+void ReshapeSplits(const OpContext& ctx, SignatureList* list) {
+  const Shape& in = ctx.input("x").shape;
+  const Shape& out = ctx.output("out").shape;
+  if (in.num_elements() == 0) return;  // nothing to cut
+  std::vector<int> vi, vo;
+  for (int i = 0; i < in.ndim(); ++i) {
+    if (in.dim(i) != 1) vi.push_back(i);
+  }
+  for (int i = 0; i < out.ndim(); ++i) {
+    if (out.dim(i) != 1) vo.push_back(i);
+  }
+  const int64_t total = ctx.total_parallel_num();
+  size_t i = 0, j = 0;
+  while (i < vi.size() && j < vo.size()) {
+    const int lead_in = vi[i], lead_out = vo[j];
+    int64_t pi = in.dim(vi[i++]);
+    int64_t po = out.dim(vo[j++]);
+    while (pi != po) {
+      if (pi < po && i < vi.size()) {
+        pi *= in.dim(vi[i++]);
+      } else if (po < pi && j < vo.size()) {
+        po *= out.dim(vo[j++]);
+      } else {
+        return;  // unreachable for equal element counts
+      }
+    }
+    const int64_t din = in.dim(lead_in), dout = out.dim(lead_out);
+    if (din == dout || (din % total == 0 && dout % total == 0)) {
+      // Both leading dims cut the run at the same element offsets (see util.h).
+      list->NewBuilder().Split("x", lead_in).Split("out", lead_out).Build();
+    }
+  }
 }
 
 }  // namespace op

@@ -8,12 +8,13 @@ operators and the conveniences (numbers as tensors, reduce's `axis`)."""
 from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
-__all__ = ["abs", "add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "div",
-           "embedding", "exp", "gather", "gelu", "identity", "layer_norm", "log_softmax",
-           "matmul", "maximum", "minimum", "mul", "neg", "pow", "reduce_max",
-           "reduce_mean", "reduce_min", "reduce_sum", "relu", "reshape", "scalar_add",
-           "scalar_mul", "sigmoid", "slice", "softmax", "sparse_softmax_cross_entropy",
-           "sqrt", "sub", "tanh", "transpose"]
+__all__ = ["abs", "add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "cos",
+           "div", "embedding", "exp", "expand", "flatten", "gather", "gelu", "identity",
+           "layer_norm", "log", "log_softmax", "matmul", "maximum", "minimum", "mul",
+           "neg", "pow", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
+           "reshape", "scalar_add", "scalar_mul", "sigmoid", "sin", "slice", "softmax",
+           "sparse_softmax_cross_entropy", "sqrt", "squeeze", "sub", "tanh", "transpose",
+           "unsqueeze"]
 
 
 def abs(x):
@@ -52,6 +53,11 @@ def concat(in_, axis=0):
     return _capi.concat(list(in_), int(axis))
 
 
+def cos(x):
+    """cos(x); floating types."""
+    return _capi.cos(x)
+
+
 def div(x, y):
     """x / y, numpy broadcasting."""
     return _capi.div(x, y)
@@ -65,6 +71,18 @@ def embedding(weight, indices):
 def exp(x):
     """e^x."""
     return _capi.exp(x)
+
+
+def expand(x, shape):
+    """x broadcast to shape (numpy rules, -1 keeps a dim); a copy. Attributes: shape:
+    ints = required."""
+    return _capi.expand(x, as_ints(shape))
+
+
+def flatten(x, start_axis=0, end_axis=-1):
+    """axes start_axis..end_axis merged into one; a copy. Attributes: start_axis: int =
+    0, end_axis: int = -1."""
+    return _capi.flatten(x, int(start_axis), int(end_axis))
 
 
 def gather(params, indices, axis=0):
@@ -88,6 +106,11 @@ def layer_norm(x, gamma, beta, begin_norm_axis=-1, begin_params_axis=-1, epsilon
     inv_variance)."""
     return tuple(_capi.layer_norm(x, gamma, beta, int(begin_norm_axis), int(begin_params_axis),
                                   float(epsilon)))
+
+
+def log(x):
+    """natural log of x; floating types."""
+    return _capi.log(x)
 
 
 def log_softmax(x, axis=-1):
@@ -175,6 +198,11 @@ def sigmoid(x):
     return _capi.sigmoid(x)
 
 
+def sin(x):
+    """sin(x); floating types."""
+    return _capi.sin(x)
+
+
 def slice(x, start, stop, step):
     """x[start:stop:step] per axis, Python semantics, step >= 1. Attributes: start: ints
     = required, stop: ints = required, step: ints = required."""
@@ -196,6 +224,11 @@ def sqrt(x):
     return _capi.sqrt(x)
 
 
+def squeeze(x, axes=()):
+    """x without the size-1 axes named ([] = all); a copy. Attributes: axes: ints = []."""
+    return _capi.squeeze(x, as_ints(axes))
+
+
 def sub(x, y):
     """x - y, numpy broadcasting."""
     return _capi.sub(x, y)
@@ -209,3 +242,8 @@ def tanh(x):
 def transpose(x, perm):
     """out axis i = x axis perm[i]. Attributes: perm: ints = required."""
     return _capi.transpose(x, as_ints(perm))
+
+
+def unsqueeze(x, axis):
+    """x with a size-1 axis inserted at axis; a copy. Attributes: axis: int = required."""
+    return _capi.unsqueeze(x, int(axis))

@@ -244,172 +244,172 @@ typedef _gostring_ swig_type_211;
 typedef _goslice_ swig_type_212;
 typedef _gostring_ swig_type_213;
 typedef _goslice_ swig_type_214;
-typedef long long swig_type_215;
-typedef _gostring_ swig_type_216;
+typedef _gostring_ swig_type_215;
+typedef _goslice_ swig_type_216;
 typedef _goslice_ swig_type_217;
 typedef _gostring_ swig_type_218;
 typedef _goslice_ swig_type_219;
-typedef _gostring_ swig_type_220;
-typedef _goslice_ swig_type_221;
-typedef _goslice_ swig_type_222;
+typedef long long swig_type_220;
+typedef long long swig_type_221;
+typedef _gostring_ swig_type_222;
 typedef _goslice_ swig_type_223;
 typedef long long swig_type_224;
-typedef long long swig_type_225;
-typedef _gostring_ swig_type_226;
-typedef _goslice_ swig_type_227;
-typedef long long swig_type_228;
+typedef _gostring_ swig_type_225;
+typedef _goslice_ swig_type_226;
+typedef _gostring_ swig_type_227;
+typedef _goslice_ swig_type_228;
 typedef _gostring_ swig_type_229;
 typedef _goslice_ swig_type_230;
-typedef _gostring_ swig_type_231;
+typedef _goslice_ swig_type_231;
 typedef _goslice_ swig_type_232;
-typedef _gostring_ swig_type_233;
-typedef _goslice_ swig_type_234;
+typedef long long swig_type_233;
+typedef long long swig_type_234;
 typedef _gostring_ swig_type_235;
 typedef _goslice_ swig_type_236;
 typedef _gostring_ swig_type_237;
 typedef _goslice_ swig_type_238;
-typedef _gostring_ swig_type_239;
-typedef _goslice_ swig_type_240;
-typedef _gostring_ swig_type_241;
-typedef _goslice_ swig_type_242;
+typedef long long swig_type_239;
+typedef _gostring_ swig_type_240;
+typedef _goslice_ swig_type_241;
+typedef _gostring_ swig_type_242;
 typedef _goslice_ swig_type_243;
 typedef _gostring_ swig_type_244;
 typedef _goslice_ swig_type_245;
-typedef _goslice_ swig_type_246;
-typedef _gostring_ swig_type_247;
-typedef _goslice_ swig_type_248;
+typedef _gostring_ swig_type_246;
+typedef _goslice_ swig_type_247;
+typedef _gostring_ swig_type_248;
 typedef _goslice_ swig_type_249;
 typedef _gostring_ swig_type_250;
 typedef _goslice_ swig_type_251;
-typedef _goslice_ swig_type_252;
-typedef _gostring_ swig_type_253;
+typedef _gostring_ swig_type_252;
+typedef _goslice_ swig_type_253;
 typedef _goslice_ swig_type_254;
 typedef _gostring_ swig_type_255;
 typedef _goslice_ swig_type_256;
 typedef _goslice_ swig_type_257;
 typedef _gostring_ swig_type_258;
 typedef _goslice_ swig_type_259;
-typedef _gostring_ swig_type_260;
-typedef _goslice_ swig_type_261;
-typedef _gostring_ swig_type_262;
+typedef _goslice_ swig_type_260;
+typedef _gostring_ swig_type_261;
+typedef _goslice_ swig_type_262;
 typedef _goslice_ swig_type_263;
 typedef _gostring_ swig_type_264;
 typedef _goslice_ swig_type_265;
-typedef _goslice_ swig_type_266;
+typedef _gostring_ swig_type_266;
 typedef _goslice_ swig_type_267;
 typedef _goslice_ swig_type_268;
 typedef _gostring_ swig_type_269;
 typedef _goslice_ swig_type_270;
-typedef long long swig_type_271;
-typedef _gostring_ swig_type_272;
-typedef _goslice_ swig_type_273;
+typedef _gostring_ swig_type_271;
+typedef _goslice_ swig_type_272;
+typedef _gostring_ swig_type_273;
 typedef _goslice_ swig_type_274;
 typedef _gostring_ swig_type_275;
 typedef _goslice_ swig_type_276;
 typedef _gostring_ swig_type_277;
 typedef _goslice_ swig_type_278;
-typedef _gostring_ swig_type_279;
+typedef _goslice_ swig_type_279;
 typedef _goslice_ swig_type_280;
-typedef _gostring_ swig_type_281;
-typedef _goslice_ swig_type_282;
+typedef _goslice_ swig_type_281;
+typedef _gostring_ swig_type_282;
 typedef _goslice_ swig_type_283;
-typedef _gostring_ swig_type_284;
-typedef _goslice_ swig_type_285;
-typedef _gostring_ swig_type_286;
+typedef long long swig_type_284;
+typedef _gostring_ swig_type_285;
+typedef _goslice_ swig_type_286;
 typedef _goslice_ swig_type_287;
-typedef _goslice_ swig_type_288;
+typedef _gostring_ swig_type_288;
 typedef _goslice_ swig_type_289;
 typedef _gostring_ swig_type_290;
 typedef _goslice_ swig_type_291;
 typedef _goslice_ swig_type_292;
 typedef _gostring_ swig_type_293;
-typedef _gostring_ swig_type_294;
-typedef _goslice_ swig_type_295;
-typedef _gostring_ swig_type_296;
-typedef long long swig_type_297;
-typedef _gostring_ swig_type_298;
+typedef _goslice_ swig_type_294;
+typedef _gostring_ swig_type_295;
+typedef _goslice_ swig_type_296;
+typedef _gostring_ swig_type_297;
+typedef _goslice_ swig_type_298;
 typedef _goslice_ swig_type_299;
 typedef _gostring_ swig_type_300;
 typedef _goslice_ swig_type_301;
 typedef long long swig_type_302;
 typedef _gostring_ swig_type_303;
 typedef _goslice_ swig_type_304;
-typedef _goslice_ swig_type_305;
-typedef _gostring_ swig_type_306;
-typedef _gostring_ swig_type_307;
+typedef _gostring_ swig_type_305;
+typedef _goslice_ swig_type_306;
+typedef _goslice_ swig_type_307;
 typedef _goslice_ swig_type_308;
 typedef _gostring_ swig_type_309;
 typedef _goslice_ swig_type_310;
-typedef _gostring_ swig_type_311;
-typedef _goslice_ swig_type_312;
+typedef _goslice_ swig_type_311;
+typedef _gostring_ swig_type_312;
 typedef _gostring_ swig_type_313;
 typedef _goslice_ swig_type_314;
 typedef _gostring_ swig_type_315;
-typedef _goslice_ swig_type_316;
+typedef long long swig_type_316;
 typedef _gostring_ swig_type_317;
-typedef _gostring_ swig_type_318;
-typedef _goslice_ swig_type_319;
+typedef _goslice_ swig_type_318;
+typedef _gostring_ swig_type_319;
 typedef _goslice_ swig_type_320;
-typedef _goslice_ swig_type_321;
+typedef long long swig_type_321;
 typedef _gostring_ swig_type_322;
-typedef long long swig_type_323;
-typedef _gostring_ swig_type_324;
-typedef _goslice_ swig_type_325;
-typedef _goslice_ swig_type_326;
+typedef _goslice_ swig_type_323;
+typedef _goslice_ swig_type_324;
+typedef _gostring_ swig_type_325;
+typedef _gostring_ swig_type_326;
 typedef _goslice_ swig_type_327;
-typedef _goslice_ swig_type_328;
-typedef _gostring_ swig_type_329;
+typedef _gostring_ swig_type_328;
+typedef _goslice_ swig_type_329;
 typedef _gostring_ swig_type_330;
-typedef _gostring_ swig_type_331;
-typedef _goslice_ swig_type_332;
-typedef _gostring_ swig_type_333;
-typedef _goslice_ swig_type_334;
-typedef _gostring_ swig_type_335;
-typedef _goslice_ swig_type_336;
+typedef _goslice_ swig_type_331;
+typedef _gostring_ swig_type_332;
+typedef _goslice_ swig_type_333;
+typedef _gostring_ swig_type_334;
+typedef _goslice_ swig_type_335;
+typedef _gostring_ swig_type_336;
 typedef _gostring_ swig_type_337;
 typedef _goslice_ swig_type_338;
 typedef _goslice_ swig_type_339;
-typedef _gostring_ swig_type_340;
+typedef _goslice_ swig_type_340;
 typedef _gostring_ swig_type_341;
-typedef _goslice_ swig_type_342;
+typedef long long swig_type_342;
 typedef _gostring_ swig_type_343;
 typedef _goslice_ swig_type_344;
-typedef _gostring_ swig_type_345;
+typedef _goslice_ swig_type_345;
 typedef _goslice_ swig_type_346;
-typedef _gostring_ swig_type_347;
+typedef _goslice_ swig_type_347;
 typedef _gostring_ swig_type_348;
 typedef _gostring_ swig_type_349;
-typedef _goslice_ swig_type_350;
-typedef _gostring_ swig_type_351;
-typedef _goslice_ swig_type_352;
-typedef _gostring_ swig_type_353;
-typedef _goslice_ swig_type_354;
-typedef long long swig_type_355;
+typedef _gostring_ swig_type_350;
+typedef _goslice_ swig_type_351;
+typedef _gostring_ swig_type_352;
+typedef _goslice_ swig_type_353;
+typedef _gostring_ swig_type_354;
+typedef _goslice_ swig_type_355;
 typedef _gostring_ swig_type_356;
 typedef _goslice_ swig_type_357;
-typedef long long swig_type_358;
+typedef _goslice_ swig_type_358;
 typedef _gostring_ swig_type_359;
-typedef _goslice_ swig_type_360;
-typedef long long swig_type_361;
+typedef _gostring_ swig_type_360;
+typedef _goslice_ swig_type_361;
 typedef _gostring_ swig_type_362;
 typedef _goslice_ swig_type_363;
-typedef long long swig_type_364;
-typedef _gostring_ swig_type_365;
-typedef _goslice_ swig_type_366;
-typedef long long swig_type_367;
+typedef _gostring_ swig_type_364;
+typedef _goslice_ swig_type_365;
+typedef _gostring_ swig_type_366;
+typedef _gostring_ swig_type_367;
 typedef _gostring_ swig_type_368;
 typedef _goslice_ swig_type_369;
 typedef _gostring_ swig_type_370;
 typedef _goslice_ swig_type_371;
-typedef _goslice_ swig_type_372;
+typedef _gostring_ swig_type_372;
 typedef _goslice_ swig_type_373;
 typedef long long swig_type_374;
 typedef _gostring_ swig_type_375;
-typedef long long swig_type_376;
-typedef _gostring_ swig_type_377;
-typedef _goslice_ swig_type_378;
-typedef _gostring_ swig_type_379;
-typedef _goslice_ swig_type_380;
+typedef _goslice_ swig_type_376;
+typedef long long swig_type_377;
+typedef _gostring_ swig_type_378;
+typedef _goslice_ swig_type_379;
+typedef long long swig_type_380;
 typedef _gostring_ swig_type_381;
 typedef _goslice_ swig_type_382;
 typedef long long swig_type_383;
@@ -418,92 +418,111 @@ typedef _goslice_ swig_type_385;
 typedef long long swig_type_386;
 typedef _gostring_ swig_type_387;
 typedef _goslice_ swig_type_388;
-typedef long long swig_type_389;
-typedef _gostring_ swig_type_390;
+typedef _gostring_ swig_type_389;
+typedef _goslice_ swig_type_390;
 typedef _goslice_ swig_type_391;
-typedef long long swig_type_392;
-typedef _gostring_ swig_type_393;
+typedef _goslice_ swig_type_392;
+typedef long long swig_type_393;
 typedef _gostring_ swig_type_394;
-typedef _gostring_ swig_type_395;
+typedef long long swig_type_395;
 typedef _gostring_ swig_type_396;
 typedef _goslice_ swig_type_397;
 typedef _gostring_ swig_type_398;
-typedef long long swig_type_399;
-typedef _goslice_ swig_type_400;
-typedef _gostring_ swig_type_401;
-typedef _goslice_ swig_type_402;
+typedef _goslice_ swig_type_399;
+typedef _gostring_ swig_type_400;
+typedef _goslice_ swig_type_401;
+typedef long long swig_type_402;
 typedef _gostring_ swig_type_403;
-typedef _gostring_ swig_type_404;
-typedef _goslice_ swig_type_405;
-typedef long long swig_type_406;
-typedef _gostring_ swig_type_407;
-typedef _goslice_ swig_type_408;
-typedef long long swig_type_409;
-typedef _gostring_ swig_type_410;
-typedef _goslice_ swig_type_411;
-typedef _goslice_ swig_type_412;
-typedef _goslice_ swig_type_413;
-typedef _goslice_ swig_type_414;
-typedef _goslice_ swig_type_415;
-typedef _gostring_ swig_type_416;
+typedef _goslice_ swig_type_404;
+typedef long long swig_type_405;
+typedef _gostring_ swig_type_406;
+typedef _goslice_ swig_type_407;
+typedef long long swig_type_408;
+typedef _gostring_ swig_type_409;
+typedef _goslice_ swig_type_410;
+typedef long long swig_type_411;
+typedef _gostring_ swig_type_412;
+typedef _gostring_ swig_type_413;
+typedef _gostring_ swig_type_414;
+typedef _gostring_ swig_type_415;
+typedef _goslice_ swig_type_416;
 typedef _gostring_ swig_type_417;
-typedef _goslice_ swig_type_418;
+typedef long long swig_type_418;
 typedef _goslice_ swig_type_419;
-typedef _goslice_ swig_type_420;
+typedef _gostring_ swig_type_420;
 typedef _goslice_ swig_type_421;
-typedef _goslice_ swig_type_422;
-typedef _goslice_ swig_type_423;
+typedef _gostring_ swig_type_422;
+typedef _gostring_ swig_type_423;
 typedef _goslice_ swig_type_424;
-typedef _goslice_ swig_type_425;
-typedef _goslice_ swig_type_426;
-typedef _gostring_ swig_type_427;
-typedef _goslice_ swig_type_428;
-typedef long long swig_type_429;
-typedef _gostring_ swig_type_430;
+typedef long long swig_type_425;
+typedef _gostring_ swig_type_426;
+typedef _goslice_ swig_type_427;
+typedef long long swig_type_428;
+typedef _gostring_ swig_type_429;
+typedef _goslice_ swig_type_430;
 typedef _goslice_ swig_type_431;
 typedef _goslice_ swig_type_432;
 typedef _goslice_ swig_type_433;
 typedef _goslice_ swig_type_434;
 typedef _gostring_ swig_type_435;
-typedef _goslice_ swig_type_436;
-typedef _gostring_ swig_type_437;
+typedef _gostring_ swig_type_436;
+typedef _goslice_ swig_type_437;
 typedef _goslice_ swig_type_438;
 typedef _goslice_ swig_type_439;
 typedef _goslice_ swig_type_440;
 typedef _goslice_ swig_type_441;
 typedef _goslice_ swig_type_442;
 typedef _goslice_ swig_type_443;
-typedef _gostring_ swig_type_444;
+typedef _goslice_ swig_type_444;
 typedef _goslice_ swig_type_445;
-typedef long long swig_type_446;
-typedef _gostring_ swig_type_447;
-typedef _goslice_ swig_type_448;
-typedef long long swig_type_449;
-typedef long long swig_type_450;
-typedef long long swig_type_451;
-typedef _gostring_ swig_type_452;
+typedef _gostring_ swig_type_446;
+typedef _goslice_ swig_type_447;
+typedef long long swig_type_448;
+typedef _gostring_ swig_type_449;
+typedef _goslice_ swig_type_450;
+typedef _goslice_ swig_type_451;
+typedef _goslice_ swig_type_452;
 typedef _goslice_ swig_type_453;
-typedef _goslice_ swig_type_454;
+typedef _gostring_ swig_type_454;
 typedef _goslice_ swig_type_455;
-typedef _goslice_ swig_type_456;
+typedef _gostring_ swig_type_456;
 typedef _goslice_ swig_type_457;
 typedef _goslice_ swig_type_458;
 typedef _goslice_ swig_type_459;
-typedef _gostring_ swig_type_460;
+typedef _goslice_ swig_type_460;
 typedef _goslice_ swig_type_461;
 typedef _goslice_ swig_type_462;
-typedef _goslice_ swig_type_463;
+typedef _gostring_ swig_type_463;
 typedef _goslice_ swig_type_464;
-typedef _goslice_ swig_type_465;
-typedef _goslice_ swig_type_466;
+typedef long long swig_type_465;
+typedef _gostring_ swig_type_466;
 typedef _goslice_ swig_type_467;
-typedef _goslice_ swig_type_468;
-typedef _goslice_ swig_type_469;
-typedef _gostring_ swig_type_470;
-typedef _goslice_ swig_type_471;
+typedef long long swig_type_468;
+typedef long long swig_type_469;
+typedef long long swig_type_470;
+typedef _gostring_ swig_type_471;
 typedef _goslice_ swig_type_472;
 typedef _goslice_ swig_type_473;
 typedef _goslice_ swig_type_474;
+typedef _goslice_ swig_type_475;
+typedef _goslice_ swig_type_476;
+typedef _goslice_ swig_type_477;
+typedef _goslice_ swig_type_478;
+typedef _gostring_ swig_type_479;
+typedef _goslice_ swig_type_480;
+typedef _goslice_ swig_type_481;
+typedef _goslice_ swig_type_482;
+typedef _goslice_ swig_type_483;
+typedef _goslice_ swig_type_484;
+typedef _goslice_ swig_type_485;
+typedef _goslice_ swig_type_486;
+typedef _goslice_ swig_type_487;
+typedef _goslice_ swig_type_488;
+typedef _gostring_ swig_type_489;
+typedef _goslice_ swig_type_490;
+typedef _goslice_ swig_type_491;
+typedef _goslice_ swig_type_492;
+typedef _goslice_ swig_type_493;
 extern void _wrap_Swig_free_capi_f06e7b97688f6faf(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_f06e7b97688f6faf(swig_intgo arg1);
 extern void _wrap_delete_Placement_capi_f06e7b97688f6faf(uintptr_t arg1);
@@ -613,102 +632,109 @@ extern swig_type_196 _wrap_batch_matmul_capi_f06e7b97688f6faf(swig_type_197 arg1
 extern swig_type_198 _wrap_bias_add_capi_f06e7b97688f6faf(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
 extern swig_type_201 _wrap_cast_capi_f06e7b97688f6faf(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_type_203 _wrap_concat_capi_f06e7b97688f6faf(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
-extern swig_type_207 _wrap_div_capi_f06e7b97688f6faf(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_209 _wrap_embedding_capi_f06e7b97688f6faf(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_211 _wrap_exp_capi_f06e7b97688f6faf(swig_type_212 arg1, uintptr_t arg2);
-extern swig_type_213 _wrap_gather_capi_f06e7b97688f6faf(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_215 arg4);
-extern swig_type_216 _wrap_gelu_capi_f06e7b97688f6faf(swig_type_217 arg1, uintptr_t arg2);
-extern swig_type_218 _wrap_identity_capi_f06e7b97688f6faf(swig_type_219 arg1, uintptr_t arg2);
-extern swig_type_220 _wrap_layer_norm_capi_f06e7b97688f6faf(swig_type_221 arg1, swig_type_222 arg2, swig_type_223 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_224 arg7, swig_type_225 arg8, double arg9);
-extern swig_type_226 _wrap_log_softmax_capi_f06e7b97688f6faf(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3);
-extern swig_type_229 _wrap_matmul_capi_f06e7b97688f6faf(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_231 _wrap_maximum_capi_f06e7b97688f6faf(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_233 _wrap_minimum_capi_f06e7b97688f6faf(swig_type_234 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_235 _wrap_mul_capi_f06e7b97688f6faf(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_237 _wrap_neg_capi_f06e7b97688f6faf(swig_type_238 arg1, uintptr_t arg2);
-extern swig_type_239 _wrap_pow_capi_f06e7b97688f6faf(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_241 _wrap_reduce_max_capi_f06e7b97688f6faf(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_intgo arg4);
-extern swig_type_244 _wrap_reduce_mean_capi_f06e7b97688f6faf(swig_type_245 arg1, uintptr_t arg2, swig_type_246 arg3, swig_intgo arg4);
-extern swig_type_247 _wrap_reduce_min_capi_f06e7b97688f6faf(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3, swig_intgo arg4);
-extern swig_type_250 _wrap_reduce_sum_capi_f06e7b97688f6faf(swig_type_251 arg1, uintptr_t arg2, swig_type_252 arg3, swig_intgo arg4);
-extern swig_type_253 _wrap_relu_capi_f06e7b97688f6faf(swig_type_254 arg1, uintptr_t arg2);
-extern swig_type_255 _wrap_reshape_capi_f06e7b97688f6faf(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3);
-extern swig_type_258 _wrap_scalar_add_capi_f06e7b97688f6faf(swig_type_259 arg1, uintptr_t arg2, double arg3);
-extern swig_type_260 _wrap_scalar_mul_capi_f06e7b97688f6faf(swig_type_261 arg1, uintptr_t arg2, double arg3);
-extern swig_type_262 _wrap_sigmoid_capi_f06e7b97688f6faf(swig_type_263 arg1, uintptr_t arg2);
-extern swig_type_264 _wrap_slice_capi_f06e7b97688f6faf(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3, swig_type_267 arg4, swig_type_268 arg5);
-extern swig_type_269 _wrap_softmax_capi_f06e7b97688f6faf(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3);
-extern swig_type_272 _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(swig_type_273 arg1, swig_type_274 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_275 _wrap_sqrt_capi_f06e7b97688f6faf(swig_type_276 arg1, uintptr_t arg2);
-extern swig_type_277 _wrap_sub_capi_f06e7b97688f6faf(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_279 _wrap_tanh_capi_f06e7b97688f6faf(swig_type_280 arg1, uintptr_t arg2);
-extern swig_type_281 _wrap_transpose_capi_f06e7b97688f6faf(swig_type_282 arg1, uintptr_t arg2, swig_type_283 arg3);
-extern swig_type_284 _wrap_explanation_last_capi_f06e7b97688f6faf(swig_type_285 arg1);
-extern swig_type_286 _wrap_boxing_run_capi_f06e7b97688f6faf(swig_type_287 arg1, swig_type_288 arg2, swig_type_289 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_290 _wrap_boxing_plan_create_capi_f06e7b97688f6faf(swig_type_291 arg1, swig_type_292 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_293 _wrap_boxing_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_294 _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(swig_type_295 arg1, uintptr_t arg2);
-extern swig_type_296 _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_297 arg2);
-extern swig_type_298 _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(swig_type_299 arg1, uintptr_t arg2);
-extern swig_type_300 _wrap_comm_allreduce_capi_f06e7b97688f6faf(swig_type_301 arg1, swig_type_302 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_303 _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_304 arg2, swig_type_305 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_306 _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double arg1);
-extern swig_type_307 _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(swig_type_308 arg1);
-extern swig_type_309 _wrap_program_create_capi_f06e7b97688f6faf(swig_type_310 arg1);
-extern swig_type_311 _wrap_program_add_input_capi_f06e7b97688f6faf(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_315 _wrap_program_add_variable_capi_f06e7b97688f6faf(swig_type_316 arg1, uintptr_t arg2, swig_type_317 arg3, uintptr_t arg4);
-extern swig_type_318 _wrap_program_add_op_capi_f06e7b97688f6faf(swig_type_319 arg1, swig_type_320 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_321 arg5);
-extern swig_type_322 _wrap_program_mark_output_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_323 arg2);
-extern swig_type_324 _wrap_program_sizes_capi_f06e7b97688f6faf(swig_type_325 arg1, swig_type_326 arg2, swig_type_327 arg3, swig_type_328 arg4, uintptr_t arg5);
-extern swig_type_329 _wrap_program_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_330 _wrap_capture_begin_capi_f06e7b97688f6faf(void);
-extern swig_type_331 _wrap_capture_active_capi_f06e7b97688f6faf(swig_type_332 arg1);
-extern swig_type_333 _wrap_capture_placeholder_capi_f06e7b97688f6faf(swig_type_334 arg1, swig_type_335 arg2, swig_type_336 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_337 _wrap_capture_end_capi_f06e7b97688f6faf(swig_type_338 arg1, swig_type_339 arg2);
+extern swig_type_207 _wrap_cos_capi_f06e7b97688f6faf(swig_type_208 arg1, uintptr_t arg2);
+extern swig_type_209 _wrap_div_capi_f06e7b97688f6faf(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_211 _wrap_embedding_capi_f06e7b97688f6faf(swig_type_212 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_213 _wrap_exp_capi_f06e7b97688f6faf(swig_type_214 arg1, uintptr_t arg2);
+extern swig_type_215 _wrap_expand_capi_f06e7b97688f6faf(swig_type_216 arg1, uintptr_t arg2, swig_type_217 arg3);
+extern swig_type_218 _wrap_flatten_capi_f06e7b97688f6faf(swig_type_219 arg1, uintptr_t arg2, swig_type_220 arg3, swig_type_221 arg4);
+extern swig_type_222 _wrap_gather_capi_f06e7b97688f6faf(swig_type_223 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_224 arg4);
+extern swig_type_225 _wrap_gelu_capi_f06e7b97688f6faf(swig_type_226 arg1, uintptr_t arg2);
+extern swig_type_227 _wrap_identity_capi_f06e7b97688f6faf(swig_type_228 arg1, uintptr_t arg2);
+extern swig_type_229 _wrap_layer_norm_capi_f06e7b97688f6faf(swig_type_230 arg1, swig_type_231 arg2, swig_type_232 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_233 arg7, swig_type_234 arg8, double arg9);
+extern swig_type_235 _wrap_log_capi_f06e7b97688f6faf(swig_type_236 arg1, uintptr_t arg2);
+extern swig_type_237 _wrap_log_softmax_capi_f06e7b97688f6faf(swig_type_238 arg1, uintptr_t arg2, swig_type_239 arg3);
+extern swig_type_240 _wrap_matmul_capi_f06e7b97688f6faf(swig_type_241 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_242 _wrap_maximum_capi_f06e7b97688f6faf(swig_type_243 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_244 _wrap_minimum_capi_f06e7b97688f6faf(swig_type_245 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_246 _wrap_mul_capi_f06e7b97688f6faf(swig_type_247 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_248 _wrap_neg_capi_f06e7b97688f6faf(swig_type_249 arg1, uintptr_t arg2);
+extern swig_type_250 _wrap_pow_capi_f06e7b97688f6faf(swig_type_251 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_252 _wrap_reduce_max_capi_f06e7b97688f6faf(swig_type_253 arg1, uintptr_t arg2, swig_type_254 arg3, swig_intgo arg4);
+extern swig_type_255 _wrap_reduce_mean_capi_f06e7b97688f6faf(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3, swig_intgo arg4);
+extern swig_type_258 _wrap_reduce_min_capi_f06e7b97688f6faf(swig_type_259 arg1, uintptr_t arg2, swig_type_260 arg3, swig_intgo arg4);
+extern swig_type_261 _wrap_reduce_sum_capi_f06e7b97688f6faf(swig_type_262 arg1, uintptr_t arg2, swig_type_263 arg3, swig_intgo arg4);
+extern swig_type_264 _wrap_relu_capi_f06e7b97688f6faf(swig_type_265 arg1, uintptr_t arg2);
+extern swig_type_266 _wrap_reshape_capi_f06e7b97688f6faf(swig_type_267 arg1, uintptr_t arg2, swig_type_268 arg3);
+extern swig_type_269 _wrap_scalar_add_capi_f06e7b97688f6faf(swig_type_270 arg1, uintptr_t arg2, double arg3);
+extern swig_type_271 _wrap_scalar_mul_capi_f06e7b97688f6faf(swig_type_272 arg1, uintptr_t arg2, double arg3);
+extern swig_type_273 _wrap_sigmoid_capi_f06e7b97688f6faf(swig_type_274 arg1, uintptr_t arg2);
+extern swig_type_275 _wrap_sin_capi_f06e7b97688f6faf(swig_type_276 arg1, uintptr_t arg2);
+extern swig_type_277 _wrap_slice_capi_f06e7b97688f6faf(swig_type_278 arg1, uintptr_t arg2, swig_type_279 arg3, swig_type_280 arg4, swig_type_281 arg5);
+extern swig_type_282 _wrap_softmax_capi_f06e7b97688f6faf(swig_type_283 arg1, uintptr_t arg2, swig_type_284 arg3);
+extern swig_type_285 _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(swig_type_286 arg1, swig_type_287 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_288 _wrap_sqrt_capi_f06e7b97688f6faf(swig_type_289 arg1, uintptr_t arg2);
+extern swig_type_290 _wrap_squeeze_capi_f06e7b97688f6faf(swig_type_291 arg1, uintptr_t arg2, swig_type_292 arg3);
+extern swig_type_293 _wrap_sub_capi_f06e7b97688f6faf(swig_type_294 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_295 _wrap_tanh_capi_f06e7b97688f6faf(swig_type_296 arg1, uintptr_t arg2);
+extern swig_type_297 _wrap_transpose_capi_f06e7b97688f6faf(swig_type_298 arg1, uintptr_t arg2, swig_type_299 arg3);
+extern swig_type_300 _wrap_unsqueeze_capi_f06e7b97688f6faf(swig_type_301 arg1, uintptr_t arg2, swig_type_302 arg3);
+extern swig_type_303 _wrap_explanation_last_capi_f06e7b97688f6faf(swig_type_304 arg1);
+extern swig_type_305 _wrap_boxing_run_capi_f06e7b97688f6faf(swig_type_306 arg1, swig_type_307 arg2, swig_type_308 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_309 _wrap_boxing_plan_create_capi_f06e7b97688f6faf(swig_type_310 arg1, swig_type_311 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_312 _wrap_boxing_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_313 _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(swig_type_314 arg1, uintptr_t arg2);
+extern swig_type_315 _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_316 arg2);
+extern swig_type_317 _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(swig_type_318 arg1, uintptr_t arg2);
+extern swig_type_319 _wrap_comm_allreduce_capi_f06e7b97688f6faf(swig_type_320 arg1, swig_type_321 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_322 _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_323 arg2, swig_type_324 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_325 _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double arg1);
+extern swig_type_326 _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(swig_type_327 arg1);
+extern swig_type_328 _wrap_program_create_capi_f06e7b97688f6faf(swig_type_329 arg1);
+extern swig_type_330 _wrap_program_add_input_capi_f06e7b97688f6faf(swig_type_331 arg1, uintptr_t arg2, swig_type_332 arg3, swig_type_333 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_334 _wrap_program_add_variable_capi_f06e7b97688f6faf(swig_type_335 arg1, uintptr_t arg2, swig_type_336 arg3, uintptr_t arg4);
+extern swig_type_337 _wrap_program_add_op_capi_f06e7b97688f6faf(swig_type_338 arg1, swig_type_339 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_340 arg5);
+extern swig_type_341 _wrap_program_mark_output_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_342 arg2);
+extern swig_type_343 _wrap_program_sizes_capi_f06e7b97688f6faf(swig_type_344 arg1, swig_type_345 arg2, swig_type_346 arg3, swig_type_347 arg4, uintptr_t arg5);
+extern swig_type_348 _wrap_program_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_349 _wrap_capture_begin_capi_f06e7b97688f6faf(void);
+extern swig_type_350 _wrap_capture_active_capi_f06e7b97688f6faf(swig_type_351 arg1);
+extern swig_type_352 _wrap_capture_placeholder_capi_f06e7b97688f6faf(swig_type_353 arg1, swig_type_354 arg2, swig_type_355 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_356 _wrap_capture_end_capi_f06e7b97688f6faf(swig_type_357 arg1, swig_type_358 arg2);
 extern void _wrap_capture_abort_capi_f06e7b97688f6faf(void);
-extern swig_type_340 _wrap_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_341 _wrap_plan_instantiate_capi_f06e7b97688f6faf(swig_type_342 arg1, uintptr_t arg2);
-extern swig_type_343 _wrap_plan_instance_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_344 arg2);
-extern swig_type_345 _wrap_plan_instance_push_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_346 arg2, double arg3);
-extern swig_type_347 _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
-extern swig_type_348 _wrap_plan_instance_close_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_349 _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_350 arg2);
-extern swig_type_351 _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(swig_type_352 arg1, uintptr_t arg2);
-extern swig_type_353 _wrap_plan_instance_output_capi_f06e7b97688f6faf(swig_type_354 arg1, uintptr_t arg2, swig_type_355 arg3);
-extern swig_type_356 _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(swig_type_357 arg1, uintptr_t arg2, swig_type_358 arg3);
-extern swig_type_359 _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(swig_type_360 arg1, uintptr_t arg2, swig_type_361 arg3);
-extern swig_type_362 _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(swig_type_363 arg1, uintptr_t arg2, swig_type_364 arg3);
-extern swig_type_365 _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(swig_type_366 arg1, uintptr_t arg2, swig_type_367 arg3);
-extern swig_type_368 _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(swig_type_369 arg1, uintptr_t arg2);
-extern swig_type_370 _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(swig_type_371 arg1, swig_type_372 arg2, swig_type_373 arg3, uintptr_t arg4, swig_type_374 arg5);
-extern swig_type_375 _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_376 arg2);
-extern swig_type_377 _wrap_server_is_driver_capi_f06e7b97688f6faf(swig_type_378 arg1, uintptr_t arg2);
-extern swig_type_379 _wrap_server_num_plans_capi_f06e7b97688f6faf(swig_type_380 arg1, uintptr_t arg2);
-extern swig_type_381 _wrap_server_plan_input_width_capi_f06e7b97688f6faf(swig_type_382 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_383 arg4);
-extern swig_type_384 _wrap_server_plan_output_width_capi_f06e7b97688f6faf(swig_type_385 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_386 arg4);
-extern swig_type_387 _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(swig_type_388 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_389 arg4);
-extern swig_type_390 _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(swig_type_391 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_392 arg4);
-extern swig_type_393 _wrap_server_follow_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_394 _wrap_server_stop_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_395 _wrap_server_check_health_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
-extern swig_type_396 _wrap_serve_request_create_capi_f06e7b97688f6faf(swig_type_397 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_398 _wrap_serve_request_set_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_399 arg2, swig_type_400 arg3);
-extern swig_type_401 _wrap_serve_request_rows_capi_f06e7b97688f6faf(swig_type_402 arg1, uintptr_t arg2);
-extern swig_type_403 _wrap_server_run_capi_f06e7b97688f6faf(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_404 _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(swig_type_405 arg1, uintptr_t arg2, swig_type_406 arg3);
-extern swig_type_407 _wrap_serve_request_output_capi_f06e7b97688f6faf(swig_type_408 arg1, uintptr_t arg2, swig_type_409 arg3);
-extern swig_type_410 _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(swig_type_411 arg1, swig_type_412 arg2, swig_type_413 arg3, swig_type_414 arg4, swig_type_415 arg5);
-extern swig_type_416 _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_417 _wrap_allocator_get_stats_capi_f06e7b97688f6faf(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, swig_type_421 arg4, swig_type_422 arg5, swig_type_423 arg6, swig_type_424 arg7, swig_type_425 arg8, swig_type_426 arg9, swig_intgo arg10);
-extern swig_type_427 _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(swig_type_428 arg1, swig_type_429 arg2);
-extern swig_type_430 _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(swig_type_431 arg1, swig_type_432 arg2, swig_type_433 arg3, swig_type_434 arg4, uintptr_t arg5);
-extern swig_type_435 _wrap_plan_compile_capi_f06e7b97688f6faf(swig_type_436 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_437 _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(swig_type_438 arg1, swig_type_439 arg2, swig_type_440 arg3, swig_type_441 arg4, swig_type_442 arg5, swig_type_443 arg6, uintptr_t arg7);
-extern swig_type_444 _wrap_server_create_capi_f06e7b97688f6faf(swig_type_445 arg1, swig_intgo arg2, double arg3, swig_type_446 arg4);
-extern swig_type_447 _wrap_server_add_plan_capi_f06e7b97688f6faf(swig_type_448 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_449 arg5, swig_type_450 arg6, swig_type_451 arg7);
-extern swig_type_452 _wrap_server_get_plan_info_capi_f06e7b97688f6faf(swig_type_453 arg1, swig_type_454 arg2, swig_type_455 arg3, swig_type_456 arg4, swig_type_457 arg5, swig_type_458 arg6, swig_type_459 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_460 _wrap_server_get_stats_capi_f06e7b97688f6faf(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, swig_type_464 arg4, swig_type_465 arg5, swig_type_466 arg6, swig_type_467 arg7, swig_type_468 arg8, swig_type_469 arg9, uintptr_t arg10);
-extern swig_type_470 _wrap_serve_request_get_info_capi_f06e7b97688f6faf(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, uintptr_t arg5);
+extern swig_type_359 _wrap_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_360 _wrap_plan_instantiate_capi_f06e7b97688f6faf(swig_type_361 arg1, uintptr_t arg2);
+extern swig_type_362 _wrap_plan_instance_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_363 arg2);
+extern swig_type_364 _wrap_plan_instance_push_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_365 arg2, double arg3);
+extern swig_type_366 _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
+extern swig_type_367 _wrap_plan_instance_close_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_368 _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_369 arg2);
+extern swig_type_370 _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(swig_type_371 arg1, uintptr_t arg2);
+extern swig_type_372 _wrap_plan_instance_output_capi_f06e7b97688f6faf(swig_type_373 arg1, uintptr_t arg2, swig_type_374 arg3);
+extern swig_type_375 _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(swig_type_376 arg1, uintptr_t arg2, swig_type_377 arg3);
+extern swig_type_378 _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(swig_type_379 arg1, uintptr_t arg2, swig_type_380 arg3);
+extern swig_type_381 _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(swig_type_382 arg1, uintptr_t arg2, swig_type_383 arg3);
+extern swig_type_384 _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(swig_type_385 arg1, uintptr_t arg2, swig_type_386 arg3);
+extern swig_type_387 _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(swig_type_388 arg1, uintptr_t arg2);
+extern swig_type_389 _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(swig_type_390 arg1, swig_type_391 arg2, swig_type_392 arg3, uintptr_t arg4, swig_type_393 arg5);
+extern swig_type_394 _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_395 arg2);
+extern swig_type_396 _wrap_server_is_driver_capi_f06e7b97688f6faf(swig_type_397 arg1, uintptr_t arg2);
+extern swig_type_398 _wrap_server_num_plans_capi_f06e7b97688f6faf(swig_type_399 arg1, uintptr_t arg2);
+extern swig_type_400 _wrap_server_plan_input_width_capi_f06e7b97688f6faf(swig_type_401 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_402 arg4);
+extern swig_type_403 _wrap_server_plan_output_width_capi_f06e7b97688f6faf(swig_type_404 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_405 arg4);
+extern swig_type_406 _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(swig_type_407 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_408 arg4);
+extern swig_type_409 _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(swig_type_410 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_411 arg4);
+extern swig_type_412 _wrap_server_follow_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_413 _wrap_server_stop_capi_f06e7b97688f6faf(uintptr_t arg1);
+extern swig_type_414 _wrap_server_check_health_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
+extern swig_type_415 _wrap_serve_request_create_capi_f06e7b97688f6faf(swig_type_416 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_417 _wrap_serve_request_set_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_418 arg2, swig_type_419 arg3);
+extern swig_type_420 _wrap_serve_request_rows_capi_f06e7b97688f6faf(swig_type_421 arg1, uintptr_t arg2);
+extern swig_type_422 _wrap_server_run_capi_f06e7b97688f6faf(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_423 _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(swig_type_424 arg1, uintptr_t arg2, swig_type_425 arg3);
+extern swig_type_426 _wrap_serve_request_output_capi_f06e7b97688f6faf(swig_type_427 arg1, uintptr_t arg2, swig_type_428 arg3);
+extern swig_type_429 _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(swig_type_430 arg1, swig_type_431 arg2, swig_type_432 arg3, swig_type_433 arg4, swig_type_434 arg5);
+extern swig_type_435 _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_436 _wrap_allocator_get_stats_capi_f06e7b97688f6faf(swig_type_437 arg1, swig_type_438 arg2, swig_type_439 arg3, swig_type_440 arg4, swig_type_441 arg5, swig_type_442 arg6, swig_type_443 arg7, swig_type_444 arg8, swig_type_445 arg9, swig_intgo arg10);
+extern swig_type_446 _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(swig_type_447 arg1, swig_type_448 arg2);
+extern swig_type_449 _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(swig_type_450 arg1, swig_type_451 arg2, swig_type_452 arg3, swig_type_453 arg4, uintptr_t arg5);
+extern swig_type_454 _wrap_plan_compile_capi_f06e7b97688f6faf(swig_type_455 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_456 _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3, swig_type_460 arg4, swig_type_461 arg5, swig_type_462 arg6, uintptr_t arg7);
+extern swig_type_463 _wrap_server_create_capi_f06e7b97688f6faf(swig_type_464 arg1, swig_intgo arg2, double arg3, swig_type_465 arg4);
+extern swig_type_466 _wrap_server_add_plan_capi_f06e7b97688f6faf(swig_type_467 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_468 arg5, swig_type_469 arg6, swig_type_470 arg7);
+extern swig_type_471 _wrap_server_get_plan_info_capi_f06e7b97688f6faf(swig_type_472 arg1, swig_type_473 arg2, swig_type_474 arg3, swig_type_475 arg4, swig_type_476 arg5, swig_type_477 arg6, swig_type_478 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_479 _wrap_server_get_stats_capi_f06e7b97688f6faf(swig_type_480 arg1, swig_type_481 arg2, swig_type_482 arg3, swig_type_483 arg4, swig_type_484 arg5, swig_type_485 arg6, swig_type_486 arg7, swig_type_487 arg8, swig_type_488 arg9, uintptr_t arg10);
+extern swig_type_489 _wrap_serve_request_get_info_capi_f06e7b97688f6faf(swig_type_490 arg1, swig_type_491 arg2, swig_type_492 arg3, swig_type_493 arg4, uintptr_t arg5);
 #undef intgo
 */
 import "C"
@@ -2486,12 +2512,26 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r_p := C._wrap_cos_capi_f06e7b97688f6faf(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_f06e7b97688f6faf(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_f06e7b97688f6faf(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2506,7 +2546,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_f06e7b97688f6faf(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_f06e7b97688f6faf(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2520,7 +2560,41 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_f06e7b97688f6faf(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_f06e7b97688f6faf(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_expand_capi_f06e7b97688f6faf(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_flatten_capi_f06e7b97688f6faf(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_220(_swig_i_2), C.swig_type_221(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2536,7 +2610,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_f06e7b97688f6faf(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_215(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_f06e7b97688f6faf(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_224(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2550,7 +2624,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_f06e7b97688f6faf(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_f06e7b97688f6faf(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2564,7 +2638,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_f06e7b97688f6faf(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_f06e7b97688f6faf(*(*C.swig_type_228)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2585,7 +2659,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_f06e7b97688f6faf(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_224(_swig_i_6), C.swig_type_225(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_f06e7b97688f6faf(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_233(_swig_i_6), C.swig_type_234(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2601,12 +2675,26 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	return swig_r_1
 }
 
+func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r_p := C._wrap_log_capi_f06e7b97688f6faf(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_239(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2623,7 +2711,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_f06e7b97688f6faf(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_f06e7b97688f6faf(*(*C.swig_type_241)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2638,7 +2726,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_f06e7b97688f6faf(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_f06e7b97688f6faf(*(*C.swig_type_243)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2653,7 +2741,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_f06e7b97688f6faf(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_f06e7b97688f6faf(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2668,7 +2756,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_f06e7b97688f6faf(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_f06e7b97688f6faf(*(*C.swig_type_247)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2682,7 +2770,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_f06e7b97688f6faf(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_f06e7b97688f6faf(*(*C.swig_type_249)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2697,7 +2785,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_f06e7b97688f6faf(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_f06e7b97688f6faf(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2713,7 +2801,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_f06e7b97688f6faf(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_f06e7b97688f6faf(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2732,7 +2820,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_f06e7b97688f6faf(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_f06e7b97688f6faf(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2751,7 +2839,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_f06e7b97688f6faf(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_f06e7b97688f6faf(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2770,7 +2858,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_f06e7b97688f6faf(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_f06e7b97688f6faf(*(*C.swig_type_262)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2787,7 +2875,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_f06e7b97688f6faf(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_f06e7b97688f6faf(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2802,7 +2890,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_f06e7b97688f6faf(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_f06e7b97688f6faf(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2820,7 +2908,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_f06e7b97688f6faf(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_f06e7b97688f6faf(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2835,7 +2923,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_f06e7b97688f6faf(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_f06e7b97688f6faf(*(*C.swig_type_272)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2849,7 +2937,21 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_f06e7b97688f6faf(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_f06e7b97688f6faf(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r_p := C._wrap_sin_capi_f06e7b97688f6faf(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2866,7 +2968,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_f06e7b97688f6faf(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_f06e7b97688f6faf(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2890,7 +2992,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_271(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_284(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2906,7 +3008,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_274)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2923,10 +3025,28 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_f06e7b97688f6faf(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_f06e7b97688f6faf(*(*C.swig_type_289)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_squeeze_capi_f06e7b97688f6faf(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
 	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2938,7 +3058,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_f06e7b97688f6faf(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_f06e7b97688f6faf(*(*C.swig_type_294)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2952,7 +3072,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_f06e7b97688f6faf(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_f06e7b97688f6faf(*(*C.swig_type_296)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2967,7 +3087,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_f06e7b97688f6faf(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_f06e7b97688f6faf(*(*C.swig_type_298)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2980,10 +3100,25 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_unsqueeze_capi_f06e7b97688f6faf(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_302(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_f06e7b97688f6faf(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_f06e7b97688f6faf(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3003,7 +3138,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_f06e7b97688f6faf(*(*C.swig_type_287)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_288)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_f06e7b97688f6faf(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3028,7 +3163,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_f06e7b97688f6faf(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_f06e7b97688f6faf(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3055,7 +3190,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3069,7 +3204,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_297(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_316(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3080,7 +3215,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_f06e7b97688f6faf(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_f06e7b97688f6faf(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3104,7 +3239,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_f06e7b97688f6faf(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.swig_type_302(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_f06e7b97688f6faf(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.swig_type_321(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3122,7 +3257,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3148,7 +3283,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_f06e7b97688f6faf(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_f06e7b97688f6faf(*(*C.swig_type_327)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3161,7 +3296,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_f06e7b97688f6faf(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_f06e7b97688f6faf(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3180,7 +3315,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_f06e7b97688f6faf(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_f06e7b97688f6faf(*(*C.swig_type_331)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3202,7 +3337,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_f06e7b97688f6faf(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_317)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_f06e7b97688f6faf(*(*C.swig_type_335)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3222,7 +3357,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_f06e7b97688f6faf(*(*C.swig_type_319)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_f06e7b97688f6faf(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3242,7 +3377,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_323(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_342(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3256,7 +3391,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_f06e7b97688f6faf(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_f06e7b97688f6faf(*(*C.swig_type_344)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3297,7 +3432,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_f06e7b97688f6faf(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_f06e7b97688f6faf(*(*C.swig_type_351)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3315,7 +3450,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_f06e7b97688f6faf(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_f06e7b97688f6faf(*(*C.swig_type_353)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3335,7 +3470,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_f06e7b97688f6faf(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_f06e7b97688f6faf(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3366,7 +3501,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_f06e7b97688f6faf(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_f06e7b97688f6faf(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3380,7 +3515,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3395,7 +3530,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3430,7 +3565,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3444,7 +3579,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3459,7 +3594,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_f06e7b97688f6faf(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_355(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_f06e7b97688f6faf(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_374(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3474,7 +3609,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_f06e7b97688f6faf(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_358(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_f06e7b97688f6faf(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_377(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3489,7 +3624,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_360)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_361(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_380(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3504,7 +3639,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_364(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_383(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3522,7 +3657,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_367(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_386(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3545,7 +3680,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(*(*C.swig_type_369)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3562,7 +3697,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_374(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_393(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3582,7 +3717,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_376(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_395(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3595,7 +3730,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_f06e7b97688f6faf(*(*C.swig_type_378)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_f06e7b97688f6faf(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3609,7 +3744,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_f06e7b97688f6faf(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_f06e7b97688f6faf(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3625,7 +3760,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_f06e7b97688f6faf(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_383(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_f06e7b97688f6faf(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_402(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3641,7 +3776,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_f06e7b97688f6faf(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_386(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_f06e7b97688f6faf(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_405(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3657,7 +3792,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_389(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_408(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3673,7 +3808,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_392(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_411(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3719,7 +3854,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_f06e7b97688f6faf(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_f06e7b97688f6faf(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3734,7 +3869,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_399(_swig_i_1), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_418(_swig_i_1), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3748,7 +3883,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_f06e7b97688f6faf(*(*C.swig_type_402)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_f06e7b97688f6faf(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3774,7 +3909,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_406(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_425(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3789,7 +3924,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_f06e7b97688f6faf(*(*C.swig_type_408)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_409(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_f06e7b97688f6faf(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_428(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3806,7 +3941,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_411)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_412)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_414)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_430)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3852,7 +3987,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_423)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_437)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3890,7 +4025,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), C.swig_type_429(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), C.swig_type_448(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3907,7 +4042,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3931,7 +4066,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_f06e7b97688f6faf(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_f06e7b97688f6faf(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3950,7 +4085,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3981,7 +4116,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_f06e7b97688f6faf(*(*C.swig_type_445)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_446(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_f06e7b97688f6faf(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_465(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4000,7 +4135,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_f06e7b97688f6faf(*(*C.swig_type_448)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_449(_swig_i_4), C.swig_type_450(_swig_i_5), C.swig_type_451(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_f06e7b97688f6faf(*(*C.swig_type_467)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_468(_swig_i_4), C.swig_type_469(_swig_i_5), C.swig_type_470(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4021,7 +4156,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_f06e7b97688f6faf(*(*C.swig_type_453)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_f06e7b97688f6faf(*(*C.swig_type_472)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4061,7 +4196,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_464)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4102,7 +4237,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_f06e7b97688f6faf(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_f06e7b97688f6faf(*(*C.swig_type_490)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -2666,6 +2666,28 @@ _gostring_ _wrap_concat_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
+_gostring_ _wrap_cos_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_cos(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_div_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -2728,6 +2750,60 @@ _gostring_ _wrap_exp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
   arg2 = *(tess_tensor **)&_swig_go_1; 
   
   result = (tess_status)tess_exp(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_expand_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  
+  result = (tess_status)tess_expand(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_flatten_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t arg3 ;
+  int64_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (tess_status)tess_flatten(arg1,(struct tess_tensor const *)arg2,arg3,arg4);
   _swig_go_result = tess_go_status(result); 
   {
     ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
@@ -2851,6 +2927,28 @@ _gostring_ _wrap_layer_norm_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice
   }
   {
     ((uintptr_t*)_swig_go_2.array)[0] = (uintptr_t)handle3; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_log_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_log(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
   }
   return _swig_go_result;
 }
@@ -3266,6 +3364,28 @@ _gostring_ _wrap_sigmoid_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
+_gostring_ _wrap_sin_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_sin(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_slice_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -3385,6 +3505,34 @@ _gostring_ _wrap_sqrt_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
+_gostring_ _wrap_squeeze_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  
+  result = (tess_status)tess_squeeze(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_sub_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -3451,6 +3599,30 @@ _gostring_ _wrap_transpose_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct te
   }
   
   result = (tess_status)tess_transpose(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_unsqueeze_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t arg3 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (tess_status)tess_unsqueeze(arg1,(struct tess_tensor const *)arg2,arg3);
   _swig_go_result = tess_go_status(result); 
   {
     ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 

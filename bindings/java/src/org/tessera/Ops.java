@@ -90,6 +90,13 @@ public final class Ops {
     return concat(in, 0L);
   }
 
+  /** cos(x); floating types. */
+  public static Tensor cos(Tensor x) {
+    long[] out = {0};
+    TesseraJNI.cos(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
   /** x / y, numpy broadcasting. */
   public static Tensor div(Tensor x, Tensor y) {
     long[] out = {0};
@@ -109,6 +116,32 @@ public final class Ops {
     long[] out = {0};
     TesseraJNI.exp(out, Handle.ptr(x), x);
     return new Tensor(out[0]);
+  }
+
+  /** x broadcast to shape (numpy rules, -1 keeps a dim); a copy. Attributes: shape: ints =
+   * required. */
+  public static Tensor expand(Tensor x, long[] shape) {
+    long[] out = {0};
+    TesseraJNI.expand(out, Handle.ptr(x), x, shape == null ? new long[0] : shape);
+    return new Tensor(out[0]);
+  }
+
+  /** axes start_axis..end_axis merged into one; a copy. Attributes: start_axis: int = 0,
+   * end_axis: int = -1. */
+  public static Tensor flatten(Tensor x, long startAxis, long endAxis) {
+    long[] out = {0};
+    TesseraJNI.flatten(out, Handle.ptr(x), x, startAxis, endAxis);
+    return new Tensor(out[0]);
+  }
+
+  /** flatten with end_axis = -1. */
+  public static Tensor flatten(Tensor x, long startAxis) {
+    return flatten(x, startAxis, -1L);
+  }
+
+  /** flatten with start_axis = 0, end_axis = -1. */
+  public static Tensor flatten(Tensor x) {
+    return flatten(x, 0L, -1L);
   }
 
   /** params indexed by indices along axis. Attributes: axis: int = 0. */
@@ -163,6 +196,13 @@ public final class Ops {
   /** layer_norm with begin_norm_axis = -1, begin_params_axis = -1, epsilon = 1e-05. */
   public static Tensor[] layerNorm(Tensor x, Tensor gamma, Tensor beta) {
     return layerNorm(x, gamma, beta, -1L, -1L, 1e-05);
+  }
+
+  /** natural log of x; floating types. */
+  public static Tensor log(Tensor x) {
+    long[] out = {0};
+    TesseraJNI.log(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
   }
 
   /** normalised exponentials along axis. Attributes: axis: int = -1. */
@@ -339,6 +379,13 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** sin(x); floating types. */
+  public static Tensor sin(Tensor x) {
+    long[] out = {0};
+    TesseraJNI.sin(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
   /** x[start:stop:step] per axis, Python semantics, step &gt;= 1. Attributes: start: ints =
    * required, stop: ints = required, step: ints = required. */
   public static Tensor slice(Tensor x, long[] start, long[] stop, long[] step) {
@@ -376,6 +423,18 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** x without the size-1 axes named ([] = all); a copy. Attributes: axes: ints = []. */
+  public static Tensor squeeze(Tensor x, long[] axes) {
+    long[] out = {0};
+    TesseraJNI.squeeze(out, Handle.ptr(x), x, axes == null ? new long[0] : axes);
+    return new Tensor(out[0]);
+  }
+
+  /** squeeze with axes = []. */
+  public static Tensor squeeze(Tensor x) {
+    return squeeze(x, new long[] {});
+  }
+
   /** x - y, numpy broadcasting. */
   public static Tensor sub(Tensor x, Tensor y) {
     long[] out = {0};
@@ -394,6 +453,13 @@ public final class Ops {
   public static Tensor transpose(Tensor x, long[] perm) {
     long[] out = {0};
     TesseraJNI.transpose(out, Handle.ptr(x), x, perm == null ? new long[0] : perm);
+    return new Tensor(out[0]);
+  }
+
+  /** x with a size-1 axis inserted at axis; a copy. Attributes: axis: int = required. */
+  public static Tensor unsqueeze(Tensor x, long axis) {
+    long[] out = {0};
+    TesseraJNI.unsqueeze(out, Handle.ptr(x), x, axis);
     return new Tensor(out[0]);
   }
 }
