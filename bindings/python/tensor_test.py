@@ -66,6 +66,11 @@ class CreationTest(TensorTestCase):
                 self.assertEqual(t.dtype, np.dtype(dtype))
                 self.assertEqual(t.shape, (4, 3))
                 np.testing.assert_array_equal(t.numpy(), a)
+        mask = np.array([[True, False, True], [False, False, True]])
+        for sbp in (ts.sbp.split(0), ts.sbp.split(1), ts.sbp.broadcast):
+            t = ts.tensor(mask, placement=self.p, sbp=sbp)
+            self.assertEqual(t.dtype, np.dtype(bool))
+            np.testing.assert_array_equal(t.numpy(), mask)
         # Python lists: floats become float32, ints int64; an explicit dtype converts.
         self.assertEqual(ts.tensor([1.5, 2], placement=self.p, sbp="B").dtype, np.float32)
         self.assertEqual(ts.tensor([[1, 2]], placement=self.p, sbp="B").dtype, np.int64)
@@ -79,8 +84,11 @@ class CreationTest(TensorTestCase):
         a = self.values((2, 3))
         self.assertTesseraError(ts.InvalidArgumentError, "placement and sbp are required",
                                 ts.tensor, a)
-        self.assertTesseraError(ts.InvalidArgumentError, "dtype bool has no Tessera dtype",
-                                ts.tensor, np.ones(2, bool), placement=self.p, sbp="B")
+        self.assertTesseraError(ts.InvalidArgumentError, "dtype uint8 has no Tessera dtype",
+                                ts.tensor, np.ones(2, np.uint8), placement=self.p, sbp="B")
+        # bool has no sum, max or min: a bool tensor is never partial.
+        self.assertTesseraError(ts.InvalidArgumentError, "dtype bool cannot be partial",
+                                ts.tensor, np.ones(2, bool), placement=self.p, sbp="P")
         self.assertTesseraError(ts.InvalidArgumentError, "S(2)", ts.tensor, a, placement=self.p,
                                 sbp=ts.sbp.split(2))
         self.assertTesseraError(ts.InvalidArgumentError, "(S(0), B)", ts.tensor, a,
@@ -413,6 +421,37 @@ class OpsTest(TensorTestCase):
         want = (a - a.mean(axis=1, keepdims=True)) / np.sqrt(a.var(axis=1, keepdims=True) + 1e-5)
         np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-5)
         self.assertEqual(inv_var.numpy().shape, (2,))
+
+    def test_training_ops(self):
+        """Ops of issue 17 item 8 against numpy: views, log/sin/cos, comparisons to bool
+        and where."""
+        a, b = self.a, self.b
+        x = self.x
+        np.testing.assert_array_equal(ts.expand(ts.unsqueeze(x, axis=0), shape=(2, -1, -1)).numpy(),
+                                      np.broadcast_to(a[None], (2,) + a.shape))
+        np.testing.assert_array_equal(ts.squeeze(ts.unsqueeze(x, axis=1)).numpy(), a)
+        np.testing.assert_array_equal(ts.flatten(x).numpy(), a.reshape(-1))
+        pos = ts.tensor(np.abs(a) + 0.5, placement=self.p, sbp="S(1)")
+        np.testing.assert_allclose(ts.log(pos).numpy(), np.log(np.abs(a) + 0.5), rtol=1e-6)
+        np.testing.assert_allclose(ts.sin(x).numpy(), np.sin(a), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(ts.cos(x).numpy(), np.cos(a), rtol=1e-6, atol=1e-7)
+        # c equals a in row 0 but one element, and is below it in row 1.
+        c = a.copy()
+        c[0, 1] += 1
+        c[1, :] -= 1
+        y = ts.tensor(c, placement=self.p, sbp="B")
+        for op, want in ((ts.equal, np.equal), (ts.not_equal, np.not_equal), (ts.less, np.less),
+                         (ts.less_equal, np.less_equal), (ts.greater, np.greater),
+                         (ts.greater_equal, np.greater_equal)):
+            got = op(x, y)
+            self.assertEqual(got.dtype, np.dtype(bool))
+            np.testing.assert_array_equal(got.numpy(), want(a, c), err_msg=op.__name__)
+        cond = ts.greater_equal(x, y)
+        np.testing.assert_array_equal(ts.where(cond, x, y).numpy(), np.where(a >= c, a, c + 0))
+        np.testing.assert_array_equal(ts.where(cond, y, ts.neg(x)).numpy(), np.where(a >= c, c, -a))
+        np.testing.assert_array_equal(ts.cast(cond, np.float32).numpy(),
+                                      (a >= c).astype(np.float32))
+        self.assertTesseraError(ts.InvalidArgumentError, "expected bool", ts.where, x, x, y)
 
     def test_matmul(self):
         a = self.values((3, 4), np.float64)

@@ -116,6 +116,16 @@ std::vector<Case> OpCases() {
              return tess_layer_norm(&y, &m, &iv, f.x, f.v, f.v, 5, 5, 1e-5);),
         CASE("tess_sqrt", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;
              return tess_sqrt(&o, nullptr);),
+        CASE("tess_less", "dtypes f32 and i32", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_less(&o, f.x, f.xi);),
+        CASE("tess_equal", "shapes [2,3] and [3,2]", kInvalid, "[3,2]", tess_tensor* o = nullptr;
+             return tess_equal(&o, f.x, f.y);),
+        CASE("tess_greater_equal", "y is NULL", kInvalid, "y", tess_tensor* o = nullptr;
+             return tess_greater_equal(&o, f.x, nullptr);),
+        CASE("tess_where", "cond is f32, not bool", kInvalid, "cond", tess_tensor* o = nullptr;
+             return tess_where(&o, f.x, f.x, f.x);),
+        CASE("tess_where", "cond is NULL", kInvalid, "cond", tess_tensor* o = nullptr;
+             return tess_where(&o, nullptr, f.x, f.x);),
         CASE("tess_log", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
              return tess_log(&o, f.xi);),
         CASE("tess_sin", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;

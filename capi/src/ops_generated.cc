@@ -167,6 +167,19 @@ tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight,
   TESS_CAPI_END
 }
 
+tess_status tess_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("equal");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value, y->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_exp(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -236,6 +249,32 @@ tess_status tess_gelu(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
+tess_status tess_greater(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("greater");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value, y->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_greater_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("greater_equal");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value, y->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_identity(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -267,6 +306,32 @@ tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean,
   tess_tensor** const outs[] = {out_y, out_mean, out_inv_variance};
   const Tensor inputs[] = {x->value, gamma->value, beta->value};
   return RunTypedOp(__func__, def, inputs, 3, attrs.map(), outs, 3);
+  TESS_CAPI_END
+}
+
+tess_status tess_less(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("less");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value, y->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_less_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("less_equal");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value, y->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
 
@@ -359,6 +424,19 @@ tess_status tess_neg(tess_tensor** out, const tess_tensor* x) {
   tess_tensor** const outs[] = {out};
   const Tensor inputs[] = {x->value};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_not_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("not_equal");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value, y->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
 
@@ -642,6 +720,21 @@ tess_status tess_unsqueeze(tess_tensor** out, const tess_tensor* x, int64_t axis
   tess_tensor** const outs[] = {out};
   const Tensor inputs[] = {x->value};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_where(tess_tensor** out, const tess_tensor* cond, const tess_tensor* x,
+                       const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(cond);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("where");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {cond->value, x->value, y->value};
+  return RunTypedOp(__func__, def, inputs, 3, attrs, outs, 1);
   TESS_CAPI_END
 }
 

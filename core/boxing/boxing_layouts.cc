@@ -12,7 +12,7 @@ Status DTypeNotSupported(const char* caller, DType dtype) {
                                ? DTypeName(dtype)
                                : "value " + std::to_string(static_cast<int>(dtype));
   return InvalidArgument(std::string(caller) + ": dtype " + name +
-                         " is not supported (supported: f32, f64, i32, i64)");
+                         " is not supported (supported: f32, f64, i32, i64, bool)");
 }
 
 // What ValidateNdSbp takes for granted: each Sbp is one of the kinds, splits >= 0.
@@ -56,6 +56,11 @@ Result<BoxingLayouts> BoxingLayouts::Make(const char* caller, const Shape& shape
   TESS_RETURN_IF_ERROR(CheckSbpValues(caller, "dst", dst));
   TESS_RETURN_IF_ERROR(CheckFit(caller, "src", shape, src_placement, src));
   TESS_RETURN_IF_ERROR(CheckFit(caller, "dst", shape, dst_placement, dst));
+  for (const auto& [name, nd] :
+       {std::pair<const char*, const NdSbp*>{"src", &src}, {"dst", &dst}}) {
+    const Status s = CheckBoolNotPartial(dtype, *nd, name);
+    if (!s.ok()) return InvalidArgument(std::string(caller) + ": " + s.message());
+  }
   return BoxingLayouts(shape, dtype, src_placement, src, dst_placement, dst);
 }
 

@@ -413,10 +413,11 @@ TEST(PlannerTest, ArgumentErrors) {
   EXPECT_EQ(s.message(),
             "PlanBoxing: dst nd-sbp B has 1 axes but placement cpu:[[0,1]] has a 2-axis hierarchy");
   s = plan(p, "B", p, "B", DType::kF16);
-  EXPECT_EQ(s.message(), "PlanBoxing: dtype f16 is not supported (supported: f32, f64, i32, i64)");
+  EXPECT_EQ(s.message(),
+            "PlanBoxing: dtype f16 is not supported (supported: f32, f64, i32, i64, bool)");
   s = plan(p, "B", p, "B", static_cast<DType>(42));
   EXPECT_EQ(s.message(),
-            "PlanBoxing: dtype value 42 is not supported (supported: f32, f64, i32, i64)");
+            "PlanBoxing: dtype value 42 is not supported (supported: f32, f64, i32, i64, bool)");
   NdSbp negative;
   negative.Append(Sbp{SbpKind::kSplit, -1});
   s = PlanBoxing(Shape{4, 3}, DType::kF32, p, Nd("B"), p, negative).status();

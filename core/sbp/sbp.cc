@@ -165,4 +165,15 @@ Status ValidateNdSbp(const NdSbp& nd_sbp, const Placement& placement, const Shap
   return Status::Ok();
 }
 
+Status CheckBoolNotPartial(DType dtype, const NdSbp& nd_sbp, const char* what) {
+  if (dtype != DType::kBool) return Status::Ok();
+  for (int i = 0; i < nd_sbp.num_axes(); ++i) {
+    if (nd_sbp[i].is_partial()) {
+      return InvalidArgument(std::string(what) + " of dtype bool cannot be partial (nd-sbp " +
+                             nd_sbp.ToString() + "): bool has no sum, max or min");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace tessera

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
 #include "core/placement/placement.h"
@@ -92,6 +93,11 @@ class NdSbp {
 // Checks that `nd_sbp` fits a tensor of `shape` on `placement`: one Sbp per
 // hierarchy axis and every split axis < shape.ndim().
 Status ValidateNdSbp(const NdSbp& nd_sbp, const Placement& placement, const Shape& shape);
+
+// bool has no sum, max or min, so a bool tensor is never partial: INVALID_ARGUMENT
+// "<what> of dtype bool cannot be partial (nd-sbp (P, B)) ..." when `nd_sbp` holds a
+// P, P(max) or P(min) and `dtype` is bool.
+Status CheckBoolNotPartial(DType dtype, const NdSbp& nd_sbp, const char* what);
 
 }  // namespace tessera
 

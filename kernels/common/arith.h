@@ -98,6 +98,8 @@ template <typename To, typename From>
 TESS_HOST_DEVICE inline To Convert(From v) {
   if constexpr (std::is_same_v<To, From> || std::is_floating_point_v<To>) {
     return static_cast<To>(v);
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);  // NaN is true, as in numpy and torch
   } else if constexpr (std::is_floating_point_v<From>) {
     // -2^31 / -2^63 and their negations are exact in float and double.
     constexpr From kLo = static_cast<From>(std::numeric_limits<To>::lowest());

@@ -1,5 +1,6 @@
 #include "kernels/common/kernel_plans.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,10 @@ void BroadcastStrides(const Shape& operand, const Shape& out, int64_t* strides) 
 
 Result<DType> PlanCast(const KernelContext& ctx, Device device) {
   TESS_ASSIGN_OR_RETURN(const DType to, DTypeAttr(ctx, "dtype"));
-  if (!InSet(to, DTypeSet::kNumeric)) {
+  if (!InSet(to, DTypeSet::kAll)) {
     return KernelError(ctx, std::string("attribute \"dtype\" is ") + DTypeName(to) + "; the " +
                                 DeviceTypeName(device) + " kernel supports " +
-                                SetNames(DTypeSet::kNumeric));
+                                SetNames(DTypeSet::kAll));
   }
   TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, ctx.inputs[0].shape, to));
   return to;
@@ -57,6 +58,10 @@ Status PlanAddN(const KernelContext& ctx) {
 }
 
 Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx) {
+  return PlanBroadcast(ctx, ctx.inputs[0].dtype);
+}
+
+Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx, DType out_dtype) {
   const Shape& x = ctx.inputs[0].shape;
   const Shape& y = ctx.inputs[1].shape;
   TESS_RETURN_IF_ERROR(ExpectDType(ctx, 1, ctx.inputs[0].dtype, "x"));
@@ -75,11 +80,45 @@ Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx) {
     }
     plan.out.set_dim(i, dx == 1 ? dy : dx);
   }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, ctx.inputs[0].dtype));
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, out_dtype));
   plan.same_shapes = x == y;
   BroadcastStrides(x, plan.out, plan.strides[0]);
   BroadcastStrides(y, plan.out, plan.strides[1]);
   ContiguousStrides(plan.out, plan.strides[2]);
+  return plan;
+}
+
+Result<WherePlan> PlanWhere(const KernelContext& ctx) {
+  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 0, DType::kBool, ""));
+  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 2, ctx.inputs[1].dtype, "x"));
+  int nd = 0;
+  for (int k = 0; k < 3; ++k) nd = std::max(nd, ctx.inputs[k].shape.ndim());
+  WherePlan plan;
+  for (int k = 0; k < 3; ++k) {
+    if (ctx.inputs[k].shape.ndim() == nd) plan.out = ctx.inputs[k].shape;
+  }
+  for (int i = 0; i < nd; ++i) {
+    int from = -1;  // the first input with a dim != 1 on axis i
+    int64_t d = 1;
+    for (int k = 0; k < 3; ++k) {
+      const Shape& s = ctx.inputs[k].shape;
+      const int j = i - (nd - s.ndim());
+      const int64_t dk = j >= 0 ? s.dim(j) : 1;
+      if (dk == 1) continue;
+      if (from >= 0 && dk != d) {
+        return KernelError(ctx, "inputs \"" + InputName(ctx, from) + "\" " +
+                                    ctx.inputs[from].shape.ToString() + " and \"" +
+                                    InputName(ctx, k) + "\" " + s.ToString() +
+                                    " do not broadcast: output axis " + std::to_string(i));
+      }
+      from = k;
+      d = dk;
+    }
+    plan.out.set_dim(i, d);
+  }
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, ctx.inputs[1].dtype));
+  for (int k = 0; k < 3; ++k) BroadcastStrides(ctx.inputs[k].shape, plan.out, plan.strides[k]);
+  ContiguousStrides(plan.out, plan.strides[3]);
   return plan;
 }
 

@@ -22,7 +22,8 @@ namespace kernels {
 
 // ---- elementwise ----
 
-// cast: the target dtype, which `device`'s kernel must support; checks the output.
+// cast: the target dtype, which `device`'s kernel must support (every one but f16 and
+// bf16: f32, f64, i32, i64, bool); checks the output.
 Result<DType> PlanCast(const KernelContext& ctx, Device device);
 
 // add_n: every input has in[0]'s dtype and shape (no broadcasting); checks the output.
@@ -37,6 +38,17 @@ struct BroadcastPlan {
   int64_t strides[3][Shape::kMaxDims] = {};
 };
 Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx);
+// The same with an output of dtype `out_dtype` (bool for the comparisons).
+Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx, DType out_dtype);
+
+// where(cond, x, y): cond bool, y of x's dtype, all three broadcast.
+struct WherePlan {
+  Shape out;
+  // Element strides over out's axes of cond, x, y (0 where broadcast) and out
+  // (contiguous): StridedLoop<4>'s input.
+  int64_t strides[4][Shape::kMaxDims] = {};
+};
+Result<WherePlan> PlanWhere(const KernelContext& ctx);
 
 // ---- matmul, batch_matmul ----
 

@@ -128,9 +128,9 @@ Status ScalarKernel(const KernelContext& ctx) {
 
 Status CastKernel(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const DType to, PlanCast(ctx, Device::kCpu));
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto from_t) {
+  return Dispatch<DTypeSet::kAll>(ctx, 0, [&](auto from_t) {
     using From = typename decltype(from_t)::type;
-    return Visit<DTypeSet::kNumeric>(to, [&](auto to_t) {
+    return Visit<DTypeSet::kAll>(to, [&](auto to_t) {
       using To = typename decltype(to_t)::type;
       const From* in = In<From>(ctx, 0);
       To* out = Out<To>(ctx, 0);

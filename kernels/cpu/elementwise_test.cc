@@ -180,7 +180,7 @@ TEST(CastKernelTest, ReservedTargetIsAnError) {
   HostTensor x(Shape{2}, DType::kF32);
   EXPECT_EQ(ErrorOf("cast", {x}, {{"dtype", AttrValue::OfDType(DType::kF16)}},
                     {HostTensor(Shape{2}, DType::kF32)}),
-            "cast: attribute \"dtype\" is f16; the cpu kernel supports f32, f64, i32, i64");
+            "cast: attribute \"dtype\" is f16; the cpu kernel supports f32, f64, i32, i64, bool");
 }
 
 // ---- add_n ----

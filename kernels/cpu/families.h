@@ -28,8 +28,9 @@ Status RegisterMatmulKernels(KernelRegistry* registry);       // matmul, batch_m
 Status RegisterReduceKernels(KernelRegistry* registry);       // reduce_*
 Status RegisterSoftmaxKernels(KernelRegistry* registry);      // softmax, log_softmax, sparse x-ent
 Status RegisterNnKernels(KernelRegistry* registry);           // layer_norm, bias_add
-Status RegisterShapeKernels(KernelRegistry* registry);        // transpose, reshape, concat, slice, views
-Status RegisterGatherKernels(KernelRegistry* registry);       // gather, embedding
+Status RegisterShapeKernels(KernelRegistry* registry);   // transpose, reshape, concat, slice, views
+Status RegisterGatherKernels(KernelRegistry* registry);  // gather, embedding
+Status RegisterCompareKernels(KernelRegistry* registry);  // equal, less, ..., where
 
 }  // namespace cpu
 }  // namespace kernels

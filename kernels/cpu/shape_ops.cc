@@ -28,7 +28,7 @@ void CopyRun(const T* in, T* out, int64_t n, int64_t stride) {
 // Copies x into out as the plan maps them.
 Status StridedCopy(const KernelContext& ctx, const StridedCopyPlan& plan) {
   const StridedLoop<2> loop(plan.out, plan.strides);
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
+  return Dispatch<DTypeSet::kAll>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* x = In<T>(ctx, 0) + plan.offset;
     T* out = Out<T>(ctx, 0);

@@ -155,9 +155,9 @@ __global__ void CastKernel(const From* x, To* out, int64_t n) {
 
 Status CastOp(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const DType to, PlanCast(ctx, Device::kCuda));
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto from_t) {
+  return Dispatch<DTypeSet::kAll>(ctx, 0, [&](auto from_t) {
     using From = typename decltype(from_t)::type;
-    return Visit<DTypeSet::kNumeric>(to, [&](auto to_t) {
+    return Visit<DTypeSet::kAll>(to, [&](auto to_t) {
       using To = typename decltype(to_t)::type;
       const int64_t n = ctx.inputs[0].shape.num_elements();
       if (n == 0) return Status::Ok();

@@ -116,6 +116,10 @@ struct MaxOp {
 template <size_t kSize>
 struct Bits;
 template <>
+struct Bits<1> {
+  using type = uint8_t;
+};
+template <>
 struct Bits<4> {
   using type = uint32_t;
 };
@@ -125,10 +129,11 @@ struct Bits<8> {
 };
 
 // Calls fn(Type<U>{}) with U the unsigned type of `dtype`'s size (every supported
-// dtype has 4 or 8 bytes).
+// dtype has 1 (bool), 4 or 8 bytes).
 template <typename Fn>
 Status VisitBits(DType dtype, Fn&& fn) {
   if (DTypeSize(dtype) == 8) return fn(Type<Bits<8>::type>{});
+  if (DTypeSize(dtype) == 1) return fn(Type<Bits<1>::type>{});
   return fn(Type<Bits<4>::type>{});
 }
 

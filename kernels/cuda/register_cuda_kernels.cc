@@ -15,6 +15,7 @@ Status RegisterCudaKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterSoftmaxKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterNnKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterCompareKernels(registry));
   return RegisterGatherKernels(registry);
 }
 

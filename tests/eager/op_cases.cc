@@ -235,6 +235,26 @@ void AddViewOps(std::vector<OpCase>* t) {
   t->push_back({"flatten", "[7,5] i64 all", {I64({7, 5})}, {}});
 }
 
+void AddCompare(std::vector<OpCase>* t) {
+  const InputSpec mask34 = {Shape{3, 1, 7}, DType::kBool, Fill::kIndex, 2};
+  for (const char* op : {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
+    // Values in [-2.5, 2.5] in steps of 1/4 against a differently patterned y: equal
+    // pairs occur. y lacks axis 0 and has size 1 on axis 2.
+    t->push_back({op, "[2,5,7] vs [5,1]", {F32({2, 5, 7}), F32({5, 1})}, {}});
+    t->push_back({op, "[7,5] i64 vs [5]", {I64({7, 5}), I64({5})}, {}});
+  }
+  t->push_back(
+      {"equal",
+       "[7,3] bool vs [7,3] bool",
+       {{Shape{7, 3}, DType::kBool, Fill::kIndex, 2}, {Shape{7, 3}, DType::kBool, Fill::kIndex, 2}},
+       {}});
+  t->push_back({"where", "[3,1,7] ? [3,5,7] : [5,1]", {mask34, F32({3, 5, 7}), F32({5, 1})}, {}});
+  t->push_back({"where",
+                "[7,5] ? [7,5] i64 : [7,5] i64",
+                {{Shape{7, 5}, DType::kBool, Fill::kIndex, 2}, I64({7, 5}), I64({7, 5})},
+                {}});
+}
+
 }  // namespace
 
 const std::vector<OpCase>& OpCases() {
@@ -247,6 +267,7 @@ const std::vector<OpCase>& OpCases() {
     AddNn(t);
     AddShapeOps(t);
     AddViewOps(t);
+    AddCompare(t);
     std::stable_sort(t->begin(), t->end(),
                      [](const OpCase& a, const OpCase& b) { return a.op < b.op; });
     return t;

@@ -110,6 +110,15 @@ func Embedding(weight *Tensor, indices *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Equal is x == y -> bool, numpy broadcasting (op equal). Collective.
+func Equal(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Equal(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
 // Exp is e^x (op exp). Collective.
 func Exp(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -154,6 +163,24 @@ func Gelu(x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Greater is x > y -> bool, numpy broadcasting (op greater). Collective.
+func Greater(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Greater(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
+// GreaterEqual is x >= y -> bool, numpy broadcasting (op greater_equal). Collective.
+func GreaterEqual(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Greater_equal(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
 // Identity is x (op identity). Collective.
 func Identity(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -177,6 +204,24 @@ func LayerNorm(x *Tensor, gamma *Tensor, beta *Tensor, beginNormAxis int64, begi
 		return nil, nil, nil, err
 	}
 	return newTensor(outY[0]), newTensor(outMean[0]), newTensor(outInvVariance[0]), nil
+}
+
+// Less is x < y -> bool, numpy broadcasting (op less). Collective.
+func Less(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Less(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
+// LessEqual is x <= y -> bool, numpy broadcasting (op less_equal). Collective.
+func LessEqual(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Less_equal(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
 }
 
 // Log is natural log of x; floating types (op log). Collective.
@@ -238,6 +283,15 @@ func Neg(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Neg(out, x.c())
 	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// NotEqual is x != y -> bool, numpy broadcasting (op not_equal). Collective.
+func NotEqual(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Not_equal(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
 	return made(out, err)
 }
 
@@ -416,5 +470,15 @@ func Unsqueeze(x *Tensor, axis int64) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Unsqueeze(out, x.c(), axis)
 	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Where is cond ? x : y elementwise (cond bool), numpy broadcasting (op where). Collective.
+func Where(cond *Tensor, x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Where(out, cond.c(), x.c(), y.c())
+	runtime.KeepAlive(cond)
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
 	return made(out, err)
 }

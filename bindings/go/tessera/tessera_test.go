@@ -459,6 +459,9 @@ func TestInferCacheStats(t *testing.T) {
 	if d := must(ParseDType("bf16")); d != DTypeBF16 || DTypeName(DTypeI32) != "i32" {
 		t.Errorf("dtypes: %d %q", d, DTypeName(DTypeI32))
 	}
+	if d := must(ParseDType("bool")); d != DTypeBool || DTypeName(DTypeBool) != "bool" {
+		t.Errorf("bool dtype: %d %q", d, DTypeName(DTypeBool))
+	}
 }
 
 func TestInferBadInput(t *testing.T) {

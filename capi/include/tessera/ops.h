@@ -75,6 +75,8 @@ TESS_API tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tes
 /* embedding: rows of weight [V, D] picked by indices. */
 TESS_API tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight,
                                     const tess_tensor* indices);
+/* equal: x == y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* exp: e^x. */
 TESS_API tess_status tess_exp(tess_tensor** out, const tess_tensor* x);
 /* expand: x broadcast to shape (numpy rules, -1 keeps a dim); a copy. Attributes (C: every
@@ -91,6 +93,11 @@ TESS_API tess_status tess_gather(tess_tensor** out, const tess_tensor* params,
                                  const tess_tensor* indices, int64_t axis);
 /* gelu: x * Phi(x). */
 TESS_API tess_status tess_gelu(tess_tensor** out, const tess_tensor* x);
+/* greater: x > y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_greater(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+/* greater_equal: x >= y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_greater_equal(tess_tensor** out, const tess_tensor* x,
+                                        const tess_tensor* y);
 /* identity: x. */
 TESS_API tess_status tess_identity(tess_tensor** out, const tess_tensor* x);
 /* layer_norm: normalise over axes >= begin_norm_axis. Attributes (C: every one is a
@@ -101,6 +108,10 @@ TESS_API tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean
                                      const tess_tensor* gamma, const tess_tensor* beta,
                                      int64_t begin_norm_axis, int64_t begin_params_axis,
                                      double epsilon);
+/* less: x < y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_less(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+/* less_equal: x <= y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_less_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* log: natural log of x; floating types. */
 TESS_API tess_status tess_log(tess_tensor** out, const tess_tensor* x);
 /* log_softmax: normalised exponentials along axis. Attributes (C: every one is a
@@ -118,6 +129,8 @@ TESS_API tess_status tess_minimum(tess_tensor** out, const tess_tensor* x, const
 TESS_API tess_status tess_mul(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* neg: -x. */
 TESS_API tess_status tess_neg(tess_tensor** out, const tess_tensor* x);
+/* not_equal: x != y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_not_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* pow: x^y elementwise, numpy broadcasting; floating types. */
 TESS_API tess_status tess_pow(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* reduce_max: max over axes ([] = all axes). Attributes (C: every one is a parameter):
@@ -179,6 +192,9 @@ TESS_API tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, con
 /* unsqueeze: x with a size-1 axis inserted at axis; a copy. Attributes (C: every one is a
  * parameter): axis: int = required. */
 TESS_API tess_status tess_unsqueeze(tess_tensor** out, const tess_tensor* x, int64_t axis);
+/* where: cond ? x : y elementwise (cond bool), numpy broadcasting. */
+TESS_API tess_status tess_where(tess_tensor** out, const tess_tensor* cond, const tess_tensor* x,
+                                const tess_tensor* y);
 
 /* The full inference record (see tess_op_call_explain) of the calling thread's last op
  * (tess_op_call_apply or a typed op), including one that failed for want of a fitting

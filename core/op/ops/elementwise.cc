@@ -36,22 +36,7 @@ Status CastShape(OpContext* ctx) {
 
 Status BroadcastBinaryShape(OpContext* ctx) {
   TESS_RETURN_IF_ERROR(ExpectSameDType(*ctx, "y", "x"));
-  const Shape& x = ctx->input("x").shape;
-  const Shape& y = ctx->input("y").shape;
-  const int nd = x.ndim() > y.ndim() ? x.ndim() : y.ndim();
-  Shape out = x.ndim() >= y.ndim() ? x : y;
-  for (int i = 0; i < nd; ++i) {
-    int ix = i - (nd - x.ndim());
-    int iy = i - (nd - y.ndim());
-    int64_t dx = ix >= 0 ? x.dim(ix) : 1;
-    int64_t dy = iy >= 0 ? y.dim(iy) : 1;
-    if (dx != dy && dx != 1 && dy != 1) {
-      return ctx->Error("inputs \"x\" " + x.ToString() + " and \"y\" " + y.ToString() +
-                        " do not broadcast: output axis " + std::to_string(i) + " has " +
-                        std::to_string(dx) + " in x and " + std::to_string(dy) + " in y");
-    }
-    out.set_dim(i, dx == 1 ? dy : dx);
-  }
+  TESS_ASSIGN_OR_RETURN(Shape out, BroadcastShape(*ctx, {"x", "y"}));
   *ctx->mutable_output("out") = {out, ctx->input("x").dtype};
   return Status::Ok();
 }
@@ -189,31 +174,8 @@ void AddNSignatures(const OpContext& ctx, SignatureList* list) {
   list->NewBuilder().PartialSum(AllInputs()).PartialSum("out").Build();
 }
 
-// Numpy broadcasting, right-aligned. For each output axis i of size > 1: an operand
-// that has the full axis splits with it; one that lacks it or has size 1 there is
-// broadcast along it anyway, so every rank needs all of it (B).
 void BroadcastSplits(const OpContext& ctx, SignatureList* list) {
-  const Shape& x = ctx.input("x").shape;
-  const Shape& y = ctx.input("y").shape;
-  const Shape& out = ctx.output("out").shape;
-  const int nd = out.ndim();
-  for (int i = 0; i < nd; ++i) {
-    if (out.dim(i) == 1) continue;  // a size-1 axis cannot be split over >= 2 ranks
-    int ix = i - (nd - x.ndim());
-    int iy = i - (nd - y.ndim());
-    SignatureList::Builder b = list->NewBuilder();
-    if (ix >= 0 && x.dim(ix) == out.dim(i)) {
-      b.Split("x", ix);
-    } else {
-      b.Broadcast("x");
-    }
-    if (iy >= 0 && y.dim(iy) == out.dim(i)) {
-      b.Split("y", iy);
-    } else {
-      b.Broadcast("y");
-    }
-    b.Split("out", i).Build();
-  }
+  BroadcastSplits(ctx, list, {"x", "y"});
 }
 
 void AddSignatures(const OpContext& ctx, SignatureList* list) {

@@ -15,6 +15,7 @@ Status RegisterReduceOps(OpRegistry* registry);       // reduce_*, softmax, log_
 Status RegisterShapeOps(OpRegistry* registry);        // transpose, reshape, concat, slice
 Status RegisterNnOps(OpRegistry* registry);    // gather, embedding, layer_norm, bias_add, ...
 Status RegisterViewOps(OpRegistry* registry);  // expand, squeeze, unsqueeze, flatten
+Status RegisterCompareOps(OpRegistry* registry);  // equal, less, ..., where
 
 // All of the above.
 Status RegisterBuiltinOps(OpRegistry* registry);

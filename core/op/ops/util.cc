@@ -1,5 +1,7 @@
 #include "core/op/ops/util.h"
 
+#include <algorithm>
+
 #include "core/op/signature.h"
 
 namespace tessera {
@@ -68,6 +70,56 @@ Result<Shape> MakeShape(const OpContext& ctx, const std::vector<int64_t>& dims,
   Result<Shape> r = Shape::Make(dims);
   if (!r.ok()) return ctx.Error(std::string(what) + ": " + r.status().message());
   return r;
+}
+
+Result<Shape> BroadcastShape(const OpContext& ctx, const std::vector<const char*>& args) {
+  int nd = 0;
+  for (const char* a : args) nd = std::max(nd, ctx.input(a).shape.ndim());
+  Shape out = ctx.input(args[0]).shape;
+  for (const char* a : args) {
+    if (ctx.input(a).shape.ndim() == nd) out = ctx.input(a).shape;
+  }
+  for (int i = 0; i < nd; ++i) {
+    const char* from = nullptr;  // the first argument with a dim != 1 on axis i
+    int64_t d = 1;
+    for (const char* a : args) {
+      const Shape& s = ctx.input(a).shape;
+      const int j = i - (nd - s.ndim());
+      const int64_t da = j >= 0 ? s.dim(j) : 1;
+      if (da == 1) continue;
+      if (from != nullptr && da != d) {
+        return ctx.Error("inputs \"" + std::string(from) + "\" " +
+                         ctx.input(from).shape.ToString() + " and \"" + a + "\" " + s.ToString() +
+                         " do not broadcast: output axis " + std::to_string(i) + " has " +
+                         std::to_string(d) + " in " + from + " and " + std::to_string(da) + " in " +
+                         a);
+      }
+      from = a;
+      d = da;
+    }
+    out.set_dim(i, d);
+  }
+  return out;
+}
+
+void BroadcastSplits(const OpContext& ctx, SignatureList* list,
+                     const std::vector<const char*>& args) {
+  const Shape& out = ctx.output("out").shape;
+  const int nd = out.ndim();
+  for (int i = 0; i < nd; ++i) {
+    if (out.dim(i) == 1) continue;  // a size-1 axis cannot be split over >= 2 ranks
+    SignatureList::Builder b = list->NewBuilder();
+    for (const char* a : args) {
+      const Shape& s = ctx.input(a).shape;
+      const int j = i - (nd - s.ndim());
+      if (j >= 0 && s.dim(j) == out.dim(i)) {
+        b.Split(a, j);  // the same rows of the operand as of the output
+      } else {
+        b.Broadcast(a);  // stretched along axis i: every rank reads all of it
+      }
+    }
+    b.Split("out", i).Build();
+  }
 }
 
 void PartialsPassThrough(SignatureList* list) {

@@ -41,6 +41,18 @@ Status ExpectRank(const OpContext& ctx, std::string_view arg, int ndim, bool at_
 Result<Shape> MakeShape(const OpContext& ctx, const std::vector<int64_t>& dims,
                         std::string_view what);
 
+// ---- numpy broadcasting (right-aligned; a size-1 or missing axis stretches) ----
+
+// The broadcast of the shapes of inputs `args`; the error names two arguments that
+// conflict and the axis.
+Result<Shape> BroadcastShape(const OpContext& ctx, const std::vector<const char*>& args);
+
+// For each output axis i of size > 1 (output "out"): an operand that has the full axis
+// splits with it; one that lacks it or has size 1 there is broadcast along it anyway,
+// so every rank needs all of it (B).
+void BroadcastSplits(const OpContext& ctx, SignatureList* list,
+                     const std::vector<const char*>& args);
+
 // ---- signatures shared by the ops that move elements without changing them ----
 
 // out = pick(x) element by element, so reduce_r pick(x_r) = pick(reduce_r x_r) for

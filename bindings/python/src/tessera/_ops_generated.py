@@ -9,12 +9,13 @@ from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
 __all__ = ["abs", "add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "cos",
-           "div", "embedding", "exp", "expand", "flatten", "gather", "gelu", "identity",
-           "layer_norm", "log", "log_softmax", "matmul", "maximum", "minimum", "mul",
-           "neg", "pow", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
-           "reshape", "scalar_add", "scalar_mul", "sigmoid", "sin", "slice", "softmax",
-           "sparse_softmax_cross_entropy", "sqrt", "squeeze", "sub", "tanh", "transpose",
-           "unsqueeze"]
+           "div", "embedding", "equal", "exp", "expand", "flatten", "gather", "gelu",
+           "greater", "greater_equal", "identity", "layer_norm", "less", "less_equal",
+           "log", "log_softmax", "matmul", "maximum", "minimum", "mul", "neg",
+           "not_equal", "pow", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum",
+           "relu", "reshape", "scalar_add", "scalar_mul", "sigmoid", "sin", "slice",
+           "softmax", "sparse_softmax_cross_entropy", "sqrt", "squeeze", "sub", "tanh",
+           "transpose", "unsqueeze", "where"]
 
 
 def abs(x):
@@ -68,6 +69,11 @@ def embedding(weight, indices):
     return _capi.embedding(weight, indices)
 
 
+def equal(x, y):
+    """x == y -> bool, numpy broadcasting."""
+    return _capi.equal(x, y)
+
+
 def exp(x):
     """e^x."""
     return _capi.exp(x)
@@ -95,6 +101,16 @@ def gelu(x):
     return _capi.gelu(x)
 
 
+def greater(x, y):
+    """x > y -> bool, numpy broadcasting."""
+    return _capi.greater(x, y)
+
+
+def greater_equal(x, y):
+    """x >= y -> bool, numpy broadcasting."""
+    return _capi.greater_equal(x, y)
+
+
 def identity(x):
     """x."""
     return _capi.identity(x)
@@ -106,6 +122,16 @@ def layer_norm(x, gamma, beta, begin_norm_axis=-1, begin_params_axis=-1, epsilon
     inv_variance)."""
     return tuple(_capi.layer_norm(x, gamma, beta, int(begin_norm_axis), int(begin_params_axis),
                                   float(epsilon)))
+
+
+def less(x, y):
+    """x < y -> bool, numpy broadcasting."""
+    return _capi.less(x, y)
+
+
+def less_equal(x, y):
+    """x <= y -> bool, numpy broadcasting."""
+    return _capi.less_equal(x, y)
 
 
 def log(x):
@@ -142,6 +168,11 @@ def mul(x, y):
 def neg(x):
     """-x."""
     return _capi.neg(x)
+
+
+def not_equal(x, y):
+    """x != y -> bool, numpy broadcasting."""
+    return _capi.not_equal(x, y)
 
 
 def pow(x, y):
@@ -247,3 +278,8 @@ def transpose(x, perm):
 def unsqueeze(x, axis):
     """x with a size-1 axis inserted at axis; a copy. Attributes: axis: int = required."""
     return _capi.unsqueeze(x, int(axis))
+
+
+def where(cond, x, y):
+    """cond ? x : y elementwise (cond bool), numpy broadcasting."""
+    return _capi.where(cond, x, y)

@@ -246,495 +246,516 @@ typedef _gostring_ swig_type_213;
 typedef _goslice_ swig_type_214;
 typedef _gostring_ swig_type_215;
 typedef _goslice_ swig_type_216;
-typedef _goslice_ swig_type_217;
-typedef _gostring_ swig_type_218;
+typedef _gostring_ swig_type_217;
+typedef _goslice_ swig_type_218;
 typedef _goslice_ swig_type_219;
-typedef long long swig_type_220;
-typedef long long swig_type_221;
-typedef _gostring_ swig_type_222;
-typedef _goslice_ swig_type_223;
-typedef long long swig_type_224;
-typedef _gostring_ swig_type_225;
-typedef _goslice_ swig_type_226;
+typedef _gostring_ swig_type_220;
+typedef _goslice_ swig_type_221;
+typedef long long swig_type_222;
+typedef long long swig_type_223;
+typedef _gostring_ swig_type_224;
+typedef _goslice_ swig_type_225;
+typedef long long swig_type_226;
 typedef _gostring_ swig_type_227;
 typedef _goslice_ swig_type_228;
 typedef _gostring_ swig_type_229;
 typedef _goslice_ swig_type_230;
-typedef _goslice_ swig_type_231;
+typedef _gostring_ swig_type_231;
 typedef _goslice_ swig_type_232;
-typedef long long swig_type_233;
-typedef long long swig_type_234;
+typedef _gostring_ swig_type_233;
+typedef _goslice_ swig_type_234;
 typedef _gostring_ swig_type_235;
 typedef _goslice_ swig_type_236;
-typedef _gostring_ swig_type_237;
+typedef _goslice_ swig_type_237;
 typedef _goslice_ swig_type_238;
 typedef long long swig_type_239;
-typedef _gostring_ swig_type_240;
-typedef _goslice_ swig_type_241;
-typedef _gostring_ swig_type_242;
-typedef _goslice_ swig_type_243;
-typedef _gostring_ swig_type_244;
-typedef _goslice_ swig_type_245;
-typedef _gostring_ swig_type_246;
-typedef _goslice_ swig_type_247;
-typedef _gostring_ swig_type_248;
-typedef _goslice_ swig_type_249;
+typedef long long swig_type_240;
+typedef _gostring_ swig_type_241;
+typedef _goslice_ swig_type_242;
+typedef _gostring_ swig_type_243;
+typedef _goslice_ swig_type_244;
+typedef _gostring_ swig_type_245;
+typedef _goslice_ swig_type_246;
+typedef _gostring_ swig_type_247;
+typedef _goslice_ swig_type_248;
+typedef long long swig_type_249;
 typedef _gostring_ swig_type_250;
 typedef _goslice_ swig_type_251;
 typedef _gostring_ swig_type_252;
 typedef _goslice_ swig_type_253;
-typedef _goslice_ swig_type_254;
-typedef _gostring_ swig_type_255;
-typedef _goslice_ swig_type_256;
+typedef _gostring_ swig_type_254;
+typedef _goslice_ swig_type_255;
+typedef _gostring_ swig_type_256;
 typedef _goslice_ swig_type_257;
 typedef _gostring_ swig_type_258;
 typedef _goslice_ swig_type_259;
-typedef _goslice_ swig_type_260;
-typedef _gostring_ swig_type_261;
-typedef _goslice_ swig_type_262;
+typedef _gostring_ swig_type_260;
+typedef _goslice_ swig_type_261;
+typedef _gostring_ swig_type_262;
 typedef _goslice_ swig_type_263;
 typedef _gostring_ swig_type_264;
 typedef _goslice_ swig_type_265;
-typedef _gostring_ swig_type_266;
-typedef _goslice_ swig_type_267;
+typedef _goslice_ swig_type_266;
+typedef _gostring_ swig_type_267;
 typedef _goslice_ swig_type_268;
-typedef _gostring_ swig_type_269;
-typedef _goslice_ swig_type_270;
-typedef _gostring_ swig_type_271;
+typedef _goslice_ swig_type_269;
+typedef _gostring_ swig_type_270;
+typedef _goslice_ swig_type_271;
 typedef _goslice_ swig_type_272;
 typedef _gostring_ swig_type_273;
 typedef _goslice_ swig_type_274;
-typedef _gostring_ swig_type_275;
-typedef _goslice_ swig_type_276;
-typedef _gostring_ swig_type_277;
-typedef _goslice_ swig_type_278;
+typedef _goslice_ swig_type_275;
+typedef _gostring_ swig_type_276;
+typedef _goslice_ swig_type_277;
+typedef _gostring_ swig_type_278;
 typedef _goslice_ swig_type_279;
 typedef _goslice_ swig_type_280;
-typedef _goslice_ swig_type_281;
-typedef _gostring_ swig_type_282;
-typedef _goslice_ swig_type_283;
-typedef long long swig_type_284;
+typedef _gostring_ swig_type_281;
+typedef _goslice_ swig_type_282;
+typedef _gostring_ swig_type_283;
+typedef _goslice_ swig_type_284;
 typedef _gostring_ swig_type_285;
 typedef _goslice_ swig_type_286;
-typedef _goslice_ swig_type_287;
-typedef _gostring_ swig_type_288;
-typedef _goslice_ swig_type_289;
-typedef _gostring_ swig_type_290;
+typedef _gostring_ swig_type_287;
+typedef _goslice_ swig_type_288;
+typedef _gostring_ swig_type_289;
+typedef _goslice_ swig_type_290;
 typedef _goslice_ swig_type_291;
 typedef _goslice_ swig_type_292;
-typedef _gostring_ swig_type_293;
-typedef _goslice_ swig_type_294;
-typedef _gostring_ swig_type_295;
-typedef _goslice_ swig_type_296;
+typedef _goslice_ swig_type_293;
+typedef _gostring_ swig_type_294;
+typedef _goslice_ swig_type_295;
+typedef long long swig_type_296;
 typedef _gostring_ swig_type_297;
 typedef _goslice_ swig_type_298;
 typedef _goslice_ swig_type_299;
 typedef _gostring_ swig_type_300;
 typedef _goslice_ swig_type_301;
-typedef long long swig_type_302;
-typedef _gostring_ swig_type_303;
+typedef _gostring_ swig_type_302;
+typedef _goslice_ swig_type_303;
 typedef _goslice_ swig_type_304;
 typedef _gostring_ swig_type_305;
 typedef _goslice_ swig_type_306;
-typedef _goslice_ swig_type_307;
+typedef _gostring_ swig_type_307;
 typedef _goslice_ swig_type_308;
 typedef _gostring_ swig_type_309;
 typedef _goslice_ swig_type_310;
 typedef _goslice_ swig_type_311;
 typedef _gostring_ swig_type_312;
-typedef _gostring_ swig_type_313;
-typedef _goslice_ swig_type_314;
+typedef _goslice_ swig_type_313;
+typedef long long swig_type_314;
 typedef _gostring_ swig_type_315;
-typedef long long swig_type_316;
+typedef _goslice_ swig_type_316;
 typedef _gostring_ swig_type_317;
 typedef _goslice_ swig_type_318;
 typedef _gostring_ swig_type_319;
 typedef _goslice_ swig_type_320;
-typedef long long swig_type_321;
-typedef _gostring_ swig_type_322;
-typedef _goslice_ swig_type_323;
+typedef _goslice_ swig_type_321;
+typedef _goslice_ swig_type_322;
+typedef _gostring_ swig_type_323;
 typedef _goslice_ swig_type_324;
-typedef _gostring_ swig_type_325;
+typedef _goslice_ swig_type_325;
 typedef _gostring_ swig_type_326;
-typedef _goslice_ swig_type_327;
-typedef _gostring_ swig_type_328;
-typedef _goslice_ swig_type_329;
-typedef _gostring_ swig_type_330;
-typedef _goslice_ swig_type_331;
-typedef _gostring_ swig_type_332;
-typedef _goslice_ swig_type_333;
-typedef _gostring_ swig_type_334;
-typedef _goslice_ swig_type_335;
+typedef _gostring_ swig_type_327;
+typedef _goslice_ swig_type_328;
+typedef _gostring_ swig_type_329;
+typedef long long swig_type_330;
+typedef _gostring_ swig_type_331;
+typedef _goslice_ swig_type_332;
+typedef _gostring_ swig_type_333;
+typedef _goslice_ swig_type_334;
+typedef long long swig_type_335;
 typedef _gostring_ swig_type_336;
-typedef _gostring_ swig_type_337;
+typedef _goslice_ swig_type_337;
 typedef _goslice_ swig_type_338;
-typedef _goslice_ swig_type_339;
-typedef _goslice_ swig_type_340;
-typedef _gostring_ swig_type_341;
-typedef long long swig_type_342;
-typedef _gostring_ swig_type_343;
-typedef _goslice_ swig_type_344;
+typedef _gostring_ swig_type_339;
+typedef _gostring_ swig_type_340;
+typedef _goslice_ swig_type_341;
+typedef _gostring_ swig_type_342;
+typedef _goslice_ swig_type_343;
+typedef _gostring_ swig_type_344;
 typedef _goslice_ swig_type_345;
-typedef _goslice_ swig_type_346;
+typedef _gostring_ swig_type_346;
 typedef _goslice_ swig_type_347;
 typedef _gostring_ swig_type_348;
-typedef _gostring_ swig_type_349;
+typedef _goslice_ swig_type_349;
 typedef _gostring_ swig_type_350;
-typedef _goslice_ swig_type_351;
-typedef _gostring_ swig_type_352;
+typedef _gostring_ swig_type_351;
+typedef _goslice_ swig_type_352;
 typedef _goslice_ swig_type_353;
-typedef _gostring_ swig_type_354;
-typedef _goslice_ swig_type_355;
-typedef _gostring_ swig_type_356;
-typedef _goslice_ swig_type_357;
+typedef _goslice_ swig_type_354;
+typedef _gostring_ swig_type_355;
+typedef long long swig_type_356;
+typedef _gostring_ swig_type_357;
 typedef _goslice_ swig_type_358;
-typedef _gostring_ swig_type_359;
-typedef _gostring_ swig_type_360;
+typedef _goslice_ swig_type_359;
+typedef _goslice_ swig_type_360;
 typedef _goslice_ swig_type_361;
 typedef _gostring_ swig_type_362;
-typedef _goslice_ swig_type_363;
+typedef _gostring_ swig_type_363;
 typedef _gostring_ swig_type_364;
 typedef _goslice_ swig_type_365;
 typedef _gostring_ swig_type_366;
-typedef _gostring_ swig_type_367;
+typedef _goslice_ swig_type_367;
 typedef _gostring_ swig_type_368;
 typedef _goslice_ swig_type_369;
 typedef _gostring_ swig_type_370;
 typedef _goslice_ swig_type_371;
-typedef _gostring_ swig_type_372;
-typedef _goslice_ swig_type_373;
-typedef long long swig_type_374;
-typedef _gostring_ swig_type_375;
-typedef _goslice_ swig_type_376;
-typedef long long swig_type_377;
+typedef _goslice_ swig_type_372;
+typedef _gostring_ swig_type_373;
+typedef _gostring_ swig_type_374;
+typedef _goslice_ swig_type_375;
+typedef _gostring_ swig_type_376;
+typedef _goslice_ swig_type_377;
 typedef _gostring_ swig_type_378;
 typedef _goslice_ swig_type_379;
-typedef long long swig_type_380;
+typedef _gostring_ swig_type_380;
 typedef _gostring_ swig_type_381;
-typedef _goslice_ swig_type_382;
-typedef long long swig_type_383;
+typedef _gostring_ swig_type_382;
+typedef _goslice_ swig_type_383;
 typedef _gostring_ swig_type_384;
 typedef _goslice_ swig_type_385;
-typedef long long swig_type_386;
-typedef _gostring_ swig_type_387;
-typedef _goslice_ swig_type_388;
+typedef _gostring_ swig_type_386;
+typedef _goslice_ swig_type_387;
+typedef long long swig_type_388;
 typedef _gostring_ swig_type_389;
 typedef _goslice_ swig_type_390;
-typedef _goslice_ swig_type_391;
-typedef _goslice_ swig_type_392;
-typedef long long swig_type_393;
-typedef _gostring_ swig_type_394;
-typedef long long swig_type_395;
-typedef _gostring_ swig_type_396;
-typedef _goslice_ swig_type_397;
+typedef long long swig_type_391;
+typedef _gostring_ swig_type_392;
+typedef _goslice_ swig_type_393;
+typedef long long swig_type_394;
+typedef _gostring_ swig_type_395;
+typedef _goslice_ swig_type_396;
+typedef long long swig_type_397;
 typedef _gostring_ swig_type_398;
 typedef _goslice_ swig_type_399;
-typedef _gostring_ swig_type_400;
-typedef _goslice_ swig_type_401;
-typedef long long swig_type_402;
+typedef long long swig_type_400;
+typedef _gostring_ swig_type_401;
+typedef _goslice_ swig_type_402;
 typedef _gostring_ swig_type_403;
 typedef _goslice_ swig_type_404;
-typedef long long swig_type_405;
-typedef _gostring_ swig_type_406;
-typedef _goslice_ swig_type_407;
-typedef long long swig_type_408;
-typedef _gostring_ swig_type_409;
-typedef _goslice_ swig_type_410;
-typedef long long swig_type_411;
+typedef _goslice_ swig_type_405;
+typedef _goslice_ swig_type_406;
+typedef long long swig_type_407;
+typedef _gostring_ swig_type_408;
+typedef long long swig_type_409;
+typedef _gostring_ swig_type_410;
+typedef _goslice_ swig_type_411;
 typedef _gostring_ swig_type_412;
-typedef _gostring_ swig_type_413;
+typedef _goslice_ swig_type_413;
 typedef _gostring_ swig_type_414;
-typedef _gostring_ swig_type_415;
-typedef _goslice_ swig_type_416;
+typedef _goslice_ swig_type_415;
+typedef long long swig_type_416;
 typedef _gostring_ swig_type_417;
-typedef long long swig_type_418;
-typedef _goslice_ swig_type_419;
+typedef _goslice_ swig_type_418;
+typedef long long swig_type_419;
 typedef _gostring_ swig_type_420;
 typedef _goslice_ swig_type_421;
-typedef _gostring_ swig_type_422;
+typedef long long swig_type_422;
 typedef _gostring_ swig_type_423;
 typedef _goslice_ swig_type_424;
 typedef long long swig_type_425;
 typedef _gostring_ swig_type_426;
-typedef _goslice_ swig_type_427;
-typedef long long swig_type_428;
+typedef _gostring_ swig_type_427;
+typedef _gostring_ swig_type_428;
 typedef _gostring_ swig_type_429;
 typedef _goslice_ swig_type_430;
-typedef _goslice_ swig_type_431;
-typedef _goslice_ swig_type_432;
+typedef _gostring_ swig_type_431;
+typedef long long swig_type_432;
 typedef _goslice_ swig_type_433;
-typedef _goslice_ swig_type_434;
-typedef _gostring_ swig_type_435;
+typedef _gostring_ swig_type_434;
+typedef _goslice_ swig_type_435;
 typedef _gostring_ swig_type_436;
-typedef _goslice_ swig_type_437;
+typedef _gostring_ swig_type_437;
 typedef _goslice_ swig_type_438;
-typedef _goslice_ swig_type_439;
-typedef _goslice_ swig_type_440;
+typedef long long swig_type_439;
+typedef _gostring_ swig_type_440;
 typedef _goslice_ swig_type_441;
-typedef _goslice_ swig_type_442;
-typedef _goslice_ swig_type_443;
+typedef long long swig_type_442;
+typedef _gostring_ swig_type_443;
 typedef _goslice_ swig_type_444;
 typedef _goslice_ swig_type_445;
-typedef _gostring_ swig_type_446;
+typedef _goslice_ swig_type_446;
 typedef _goslice_ swig_type_447;
-typedef long long swig_type_448;
+typedef _goslice_ swig_type_448;
 typedef _gostring_ swig_type_449;
-typedef _goslice_ swig_type_450;
+typedef _gostring_ swig_type_450;
 typedef _goslice_ swig_type_451;
 typedef _goslice_ swig_type_452;
 typedef _goslice_ swig_type_453;
-typedef _gostring_ swig_type_454;
+typedef _goslice_ swig_type_454;
 typedef _goslice_ swig_type_455;
-typedef _gostring_ swig_type_456;
+typedef _goslice_ swig_type_456;
 typedef _goslice_ swig_type_457;
 typedef _goslice_ swig_type_458;
 typedef _goslice_ swig_type_459;
-typedef _goslice_ swig_type_460;
+typedef _gostring_ swig_type_460;
 typedef _goslice_ swig_type_461;
-typedef _goslice_ swig_type_462;
+typedef long long swig_type_462;
 typedef _gostring_ swig_type_463;
 typedef _goslice_ swig_type_464;
-typedef long long swig_type_465;
-typedef _gostring_ swig_type_466;
+typedef _goslice_ swig_type_465;
+typedef _goslice_ swig_type_466;
 typedef _goslice_ swig_type_467;
-typedef long long swig_type_468;
-typedef long long swig_type_469;
-typedef long long swig_type_470;
-typedef _gostring_ swig_type_471;
+typedef _gostring_ swig_type_468;
+typedef _goslice_ swig_type_469;
+typedef _gostring_ swig_type_470;
+typedef _goslice_ swig_type_471;
 typedef _goslice_ swig_type_472;
 typedef _goslice_ swig_type_473;
 typedef _goslice_ swig_type_474;
 typedef _goslice_ swig_type_475;
 typedef _goslice_ swig_type_476;
-typedef _goslice_ swig_type_477;
+typedef _gostring_ swig_type_477;
 typedef _goslice_ swig_type_478;
-typedef _gostring_ swig_type_479;
-typedef _goslice_ swig_type_480;
+typedef long long swig_type_479;
+typedef _gostring_ swig_type_480;
 typedef _goslice_ swig_type_481;
-typedef _goslice_ swig_type_482;
-typedef _goslice_ swig_type_483;
-typedef _goslice_ swig_type_484;
-typedef _goslice_ swig_type_485;
+typedef long long swig_type_482;
+typedef long long swig_type_483;
+typedef long long swig_type_484;
+typedef _gostring_ swig_type_485;
 typedef _goslice_ swig_type_486;
 typedef _goslice_ swig_type_487;
 typedef _goslice_ swig_type_488;
-typedef _gostring_ swig_type_489;
+typedef _goslice_ swig_type_489;
 typedef _goslice_ swig_type_490;
 typedef _goslice_ swig_type_491;
 typedef _goslice_ swig_type_492;
-typedef _goslice_ swig_type_493;
-extern void _wrap_Swig_free_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_f06e7b97688f6faf(swig_intgo arg1);
-extern void _wrap_delete_Placement_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_NdSbp_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_Layout_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_OpCall_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_InferResult_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_Explanation_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_Tensor_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_Program_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_Plan_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_PlanInstance_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_Server_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_delete_ServeRequest_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_intgo _wrap_VERSION_NUMBER_capi_f06e7b97688f6faf(void);
-extern swig_type_1 _wrap_version_capi_f06e7b97688f6faf(void);
-extern swig_intgo _wrap_version_number_capi_f06e7b97688f6faf(void);
-extern swig_type_2 _wrap_status_string_capi_f06e7b97688f6faf(swig_intgo arg1);
-extern swig_type_3 _wrap_runtime_init_capi_f06e7b97688f6faf(void);
-extern swig_type_4 _wrap_runtime_finalize_capi_f06e7b97688f6faf(void);
-extern swig_type_5 _wrap_runtime_world_rank_capi_f06e7b97688f6faf(swig_type_6 arg1);
-extern swig_type_7 _wrap_runtime_world_size_capi_f06e7b97688f6faf(swig_type_8 arg1);
-extern swig_type_9 _wrap_runtime_cuda_info_capi_f06e7b97688f6faf(swig_type_10 arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_placement_parse_capi_f06e7b97688f6faf(swig_type_13 arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_placement_create_capi_f06e7b97688f6faf(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_placement_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_20 _wrap_placement_device_type_capi_f06e7b97688f6faf(swig_type_21 arg1, uintptr_t arg2);
-extern swig_type_22 _wrap_placement_num_axes_capi_f06e7b97688f6faf(swig_type_23 arg1, uintptr_t arg2);
-extern swig_type_24 _wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_placement_parallel_num_capi_f06e7b97688f6faf(swig_type_28 arg1, uintptr_t arg2);
-extern swig_type_29 _wrap_placement_rank_at_capi_f06e7b97688f6faf(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
-extern swig_type_32 _wrap_placement_index_of_capi_f06e7b97688f6faf(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_34 _wrap_placement_contains_capi_f06e7b97688f6faf(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_36 _wrap_placement_axis_group_capi_f06e7b97688f6faf(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_type_39 _wrap_placement_equal_capi_f06e7b97688f6faf(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_41 _wrap_placement_hash_capi_f06e7b97688f6faf(swig_type_42 arg1, uintptr_t arg2);
-extern swig_type_43 _wrap_nd_sbp_parse_capi_f06e7b97688f6faf(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_nd_sbp_create_capi_f06e7b97688f6faf(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_nd_sbp_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_50 _wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(swig_type_51 arg1, uintptr_t arg2);
-extern swig_type_52 _wrap_nd_sbp_get_capi_f06e7b97688f6faf(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_nd_sbp_equal_capi_f06e7b97688f6faf(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_58 _wrap_layout_create_capi_f06e7b97688f6faf(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_type_61 _wrap_layout_local_shape_capi_f06e7b97688f6faf(swig_type_62 arg1, uintptr_t arg2);
-extern swig_type_63 _wrap_layout_range_capi_f06e7b97688f6faf(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
-extern swig_type_67 _wrap_layout_num_elements_capi_f06e7b97688f6faf(swig_type_68 arg1, uintptr_t arg2);
-extern swig_type_69 _wrap_layout_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_70 _wrap_dtype_parse_capi_f06e7b97688f6faf(swig_type_71 arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_dtype_name_capi_f06e7b97688f6faf(swig_intgo arg1);
-extern swig_type_74 _wrap_op_count_capi_f06e7b97688f6faf(void);
-extern swig_type_75 _wrap_op_name_capi_f06e7b97688f6faf(swig_type_76 arg1);
-extern swig_type_77 _wrap_op_call_create_capi_f06e7b97688f6faf(swig_type_78 arg1, swig_type_79 arg2);
-extern swig_type_80 _wrap_op_call_signature_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_81 _wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_85 arg2, double arg3);
-extern swig_type_86 _wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_type_88 _wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
-extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
-extern swig_type_93 _wrap_op_call_add_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_95 _wrap_op_call_num_inputs_capi_f06e7b97688f6faf(swig_type_96 arg1, uintptr_t arg2);
-extern swig_type_97 _wrap_op_call_constrain_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
-extern swig_type_99 _wrap_op_call_constrain_output_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
-extern swig_type_101 _wrap_op_call_infer_capi_f06e7b97688f6faf(swig_type_102 arg1, uintptr_t arg2);
-extern swig_type_103 _wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(swig_type_104 arg1, uintptr_t arg2);
-extern swig_type_105 _wrap_infer_result_output_shape_capi_f06e7b97688f6faf(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_infer_result_output_placement_capi_f06e7b97688f6faf(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
-extern swig_type_117 _wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(swig_type_118 arg1, uintptr_t arg2);
-extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
-extern swig_type_125 _wrap_infer_result_input_cost_capi_f06e7b97688f6faf(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
-extern swig_type_128 _wrap_infer_result_total_cost_capi_f06e7b97688f6faf(swig_type_129 arg1, uintptr_t arg2);
-extern swig_type_130 _wrap_infer_result_signature_index_capi_f06e7b97688f6faf(swig_type_131 arg1, uintptr_t arg2);
-extern swig_type_132 _wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(swig_type_133 arg1, uintptr_t arg2);
-extern swig_type_134 _wrap_op_call_explain_capi_f06e7b97688f6faf(swig_type_135 arg1, uintptr_t arg2);
-extern swig_type_136 _wrap_explanation_text_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_137 _wrap_explanation_json_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_138 _wrap_explanation_failure_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern void _wrap_infer_cache_clear_capi_f06e7b97688f6faf(void);
-extern swig_type_139 _wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(swig_type_140 arg1);
-extern swig_type_141 _wrap_tensor_from_host_capi_f06e7b97688f6faf(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_145 _wrap_tensor_from_local_capi_f06e7b97688f6faf(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
-extern swig_type_150 _wrap_tensor_full_capi_f06e7b97688f6faf(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_153 _wrap_tensor_arange_capi_f06e7b97688f6faf(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_155 _wrap_tensor_rand_capi_f06e7b97688f6faf(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_159 _wrap_tensor_randn_capi_f06e7b97688f6faf(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_163 _wrap_tensor_shape_capi_f06e7b97688f6faf(swig_type_164 arg1, uintptr_t arg2);
-extern swig_type_165 _wrap_tensor_num_elements_capi_f06e7b97688f6faf(swig_type_166 arg1, uintptr_t arg2);
-extern swig_type_167 _wrap_tensor_dtype_capi_f06e7b97688f6faf(swig_type_168 arg1, uintptr_t arg2);
-extern swig_type_169 _wrap_tensor_placement_capi_f06e7b97688f6faf(swig_type_170 arg1, uintptr_t arg2);
-extern swig_type_171 _wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(swig_type_172 arg1, uintptr_t arg2);
-extern swig_type_173 _wrap_tensor_has_local_capi_f06e7b97688f6faf(swig_type_174 arg1, uintptr_t arg2);
-extern swig_type_175 _wrap_tensor_local_shape_capi_f06e7b97688f6faf(swig_type_176 arg1, uintptr_t arg2);
-extern swig_type_177 _wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(swig_type_178 arg1, uintptr_t arg2);
-extern swig_type_179 _wrap_tensor_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_180 _wrap_tensor_to_host_capi_f06e7b97688f6faf(swig_type_181 arg1, uintptr_t arg2);
-extern swig_type_182 _wrap_tensor_copy_local_capi_f06e7b97688f6faf(swig_type_183 arg1, uintptr_t arg2);
-extern swig_type_184 _wrap_tensor_to_global_capi_f06e7b97688f6faf(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_186 _wrap_op_call_apply_capi_f06e7b97688f6faf(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
-extern swig_type_189 _wrap_abs_capi_f06e7b97688f6faf(swig_type_190 arg1, uintptr_t arg2);
-extern swig_type_191 _wrap_add_capi_f06e7b97688f6faf(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_193 _wrap_add_n_capi_f06e7b97688f6faf(swig_type_194 arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_batch_matmul_capi_f06e7b97688f6faf(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_198 _wrap_bias_add_capi_f06e7b97688f6faf(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
-extern swig_type_201 _wrap_cast_capi_f06e7b97688f6faf(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_203 _wrap_concat_capi_f06e7b97688f6faf(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
-extern swig_type_207 _wrap_cos_capi_f06e7b97688f6faf(swig_type_208 arg1, uintptr_t arg2);
-extern swig_type_209 _wrap_div_capi_f06e7b97688f6faf(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_211 _wrap_embedding_capi_f06e7b97688f6faf(swig_type_212 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_213 _wrap_exp_capi_f06e7b97688f6faf(swig_type_214 arg1, uintptr_t arg2);
-extern swig_type_215 _wrap_expand_capi_f06e7b97688f6faf(swig_type_216 arg1, uintptr_t arg2, swig_type_217 arg3);
-extern swig_type_218 _wrap_flatten_capi_f06e7b97688f6faf(swig_type_219 arg1, uintptr_t arg2, swig_type_220 arg3, swig_type_221 arg4);
-extern swig_type_222 _wrap_gather_capi_f06e7b97688f6faf(swig_type_223 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_224 arg4);
-extern swig_type_225 _wrap_gelu_capi_f06e7b97688f6faf(swig_type_226 arg1, uintptr_t arg2);
-extern swig_type_227 _wrap_identity_capi_f06e7b97688f6faf(swig_type_228 arg1, uintptr_t arg2);
-extern swig_type_229 _wrap_layer_norm_capi_f06e7b97688f6faf(swig_type_230 arg1, swig_type_231 arg2, swig_type_232 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_233 arg7, swig_type_234 arg8, double arg9);
-extern swig_type_235 _wrap_log_capi_f06e7b97688f6faf(swig_type_236 arg1, uintptr_t arg2);
-extern swig_type_237 _wrap_log_softmax_capi_f06e7b97688f6faf(swig_type_238 arg1, uintptr_t arg2, swig_type_239 arg3);
-extern swig_type_240 _wrap_matmul_capi_f06e7b97688f6faf(swig_type_241 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_242 _wrap_maximum_capi_f06e7b97688f6faf(swig_type_243 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_244 _wrap_minimum_capi_f06e7b97688f6faf(swig_type_245 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_246 _wrap_mul_capi_f06e7b97688f6faf(swig_type_247 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_248 _wrap_neg_capi_f06e7b97688f6faf(swig_type_249 arg1, uintptr_t arg2);
-extern swig_type_250 _wrap_pow_capi_f06e7b97688f6faf(swig_type_251 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_252 _wrap_reduce_max_capi_f06e7b97688f6faf(swig_type_253 arg1, uintptr_t arg2, swig_type_254 arg3, swig_intgo arg4);
-extern swig_type_255 _wrap_reduce_mean_capi_f06e7b97688f6faf(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3, swig_intgo arg4);
-extern swig_type_258 _wrap_reduce_min_capi_f06e7b97688f6faf(swig_type_259 arg1, uintptr_t arg2, swig_type_260 arg3, swig_intgo arg4);
-extern swig_type_261 _wrap_reduce_sum_capi_f06e7b97688f6faf(swig_type_262 arg1, uintptr_t arg2, swig_type_263 arg3, swig_intgo arg4);
-extern swig_type_264 _wrap_relu_capi_f06e7b97688f6faf(swig_type_265 arg1, uintptr_t arg2);
-extern swig_type_266 _wrap_reshape_capi_f06e7b97688f6faf(swig_type_267 arg1, uintptr_t arg2, swig_type_268 arg3);
-extern swig_type_269 _wrap_scalar_add_capi_f06e7b97688f6faf(swig_type_270 arg1, uintptr_t arg2, double arg3);
-extern swig_type_271 _wrap_scalar_mul_capi_f06e7b97688f6faf(swig_type_272 arg1, uintptr_t arg2, double arg3);
-extern swig_type_273 _wrap_sigmoid_capi_f06e7b97688f6faf(swig_type_274 arg1, uintptr_t arg2);
-extern swig_type_275 _wrap_sin_capi_f06e7b97688f6faf(swig_type_276 arg1, uintptr_t arg2);
-extern swig_type_277 _wrap_slice_capi_f06e7b97688f6faf(swig_type_278 arg1, uintptr_t arg2, swig_type_279 arg3, swig_type_280 arg4, swig_type_281 arg5);
-extern swig_type_282 _wrap_softmax_capi_f06e7b97688f6faf(swig_type_283 arg1, uintptr_t arg2, swig_type_284 arg3);
-extern swig_type_285 _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(swig_type_286 arg1, swig_type_287 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_288 _wrap_sqrt_capi_f06e7b97688f6faf(swig_type_289 arg1, uintptr_t arg2);
-extern swig_type_290 _wrap_squeeze_capi_f06e7b97688f6faf(swig_type_291 arg1, uintptr_t arg2, swig_type_292 arg3);
-extern swig_type_293 _wrap_sub_capi_f06e7b97688f6faf(swig_type_294 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_295 _wrap_tanh_capi_f06e7b97688f6faf(swig_type_296 arg1, uintptr_t arg2);
-extern swig_type_297 _wrap_transpose_capi_f06e7b97688f6faf(swig_type_298 arg1, uintptr_t arg2, swig_type_299 arg3);
-extern swig_type_300 _wrap_unsqueeze_capi_f06e7b97688f6faf(swig_type_301 arg1, uintptr_t arg2, swig_type_302 arg3);
-extern swig_type_303 _wrap_explanation_last_capi_f06e7b97688f6faf(swig_type_304 arg1);
-extern swig_type_305 _wrap_boxing_run_capi_f06e7b97688f6faf(swig_type_306 arg1, swig_type_307 arg2, swig_type_308 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_309 _wrap_boxing_plan_create_capi_f06e7b97688f6faf(swig_type_310 arg1, swig_type_311 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_312 _wrap_boxing_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_313 _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(swig_type_314 arg1, uintptr_t arg2);
-extern swig_type_315 _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_316 arg2);
-extern swig_type_317 _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(swig_type_318 arg1, uintptr_t arg2);
-extern swig_type_319 _wrap_comm_allreduce_capi_f06e7b97688f6faf(swig_type_320 arg1, swig_type_321 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_322 _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_323 arg2, swig_type_324 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_325 _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double arg1);
-extern swig_type_326 _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(swig_type_327 arg1);
-extern swig_type_328 _wrap_program_create_capi_f06e7b97688f6faf(swig_type_329 arg1);
-extern swig_type_330 _wrap_program_add_input_capi_f06e7b97688f6faf(swig_type_331 arg1, uintptr_t arg2, swig_type_332 arg3, swig_type_333 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_334 _wrap_program_add_variable_capi_f06e7b97688f6faf(swig_type_335 arg1, uintptr_t arg2, swig_type_336 arg3, uintptr_t arg4);
-extern swig_type_337 _wrap_program_add_op_capi_f06e7b97688f6faf(swig_type_338 arg1, swig_type_339 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_340 arg5);
-extern swig_type_341 _wrap_program_mark_output_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_342 arg2);
-extern swig_type_343 _wrap_program_sizes_capi_f06e7b97688f6faf(swig_type_344 arg1, swig_type_345 arg2, swig_type_346 arg3, swig_type_347 arg4, uintptr_t arg5);
-extern swig_type_348 _wrap_program_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_349 _wrap_capture_begin_capi_f06e7b97688f6faf(void);
-extern swig_type_350 _wrap_capture_active_capi_f06e7b97688f6faf(swig_type_351 arg1);
-extern swig_type_352 _wrap_capture_placeholder_capi_f06e7b97688f6faf(swig_type_353 arg1, swig_type_354 arg2, swig_type_355 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_356 _wrap_capture_end_capi_f06e7b97688f6faf(swig_type_357 arg1, swig_type_358 arg2);
-extern void _wrap_capture_abort_capi_f06e7b97688f6faf(void);
-extern swig_type_359 _wrap_plan_string_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_360 _wrap_plan_instantiate_capi_f06e7b97688f6faf(swig_type_361 arg1, uintptr_t arg2);
-extern swig_type_362 _wrap_plan_instance_run_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_363 arg2);
-extern swig_type_364 _wrap_plan_instance_push_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_365 arg2, double arg3);
-extern swig_type_366 _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
-extern swig_type_367 _wrap_plan_instance_close_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_368 _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_369 arg2);
-extern swig_type_370 _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(swig_type_371 arg1, uintptr_t arg2);
-extern swig_type_372 _wrap_plan_instance_output_capi_f06e7b97688f6faf(swig_type_373 arg1, uintptr_t arg2, swig_type_374 arg3);
-extern swig_type_375 _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(swig_type_376 arg1, uintptr_t arg2, swig_type_377 arg3);
-extern swig_type_378 _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(swig_type_379 arg1, uintptr_t arg2, swig_type_380 arg3);
-extern swig_type_381 _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(swig_type_382 arg1, uintptr_t arg2, swig_type_383 arg3);
-extern swig_type_384 _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(swig_type_385 arg1, uintptr_t arg2, swig_type_386 arg3);
-extern swig_type_387 _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(swig_type_388 arg1, uintptr_t arg2);
-extern swig_type_389 _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(swig_type_390 arg1, swig_type_391 arg2, swig_type_392 arg3, uintptr_t arg4, swig_type_393 arg5);
-extern swig_type_394 _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_395 arg2);
-extern swig_type_396 _wrap_server_is_driver_capi_f06e7b97688f6faf(swig_type_397 arg1, uintptr_t arg2);
-extern swig_type_398 _wrap_server_num_plans_capi_f06e7b97688f6faf(swig_type_399 arg1, uintptr_t arg2);
-extern swig_type_400 _wrap_server_plan_input_width_capi_f06e7b97688f6faf(swig_type_401 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_402 arg4);
-extern swig_type_403 _wrap_server_plan_output_width_capi_f06e7b97688f6faf(swig_type_404 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_405 arg4);
-extern swig_type_406 _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(swig_type_407 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_408 arg4);
-extern swig_type_409 _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(swig_type_410 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_411 arg4);
-extern swig_type_412 _wrap_server_follow_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_413 _wrap_server_stop_capi_f06e7b97688f6faf(uintptr_t arg1);
-extern swig_type_414 _wrap_server_check_health_capi_f06e7b97688f6faf(uintptr_t arg1, double arg2);
-extern swig_type_415 _wrap_serve_request_create_capi_f06e7b97688f6faf(swig_type_416 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_417 _wrap_serve_request_set_input_capi_f06e7b97688f6faf(uintptr_t arg1, swig_type_418 arg2, swig_type_419 arg3);
-extern swig_type_420 _wrap_serve_request_rows_capi_f06e7b97688f6faf(swig_type_421 arg1, uintptr_t arg2);
-extern swig_type_422 _wrap_server_run_capi_f06e7b97688f6faf(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_423 _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(swig_type_424 arg1, uintptr_t arg2, swig_type_425 arg3);
-extern swig_type_426 _wrap_serve_request_output_capi_f06e7b97688f6faf(swig_type_427 arg1, uintptr_t arg2, swig_type_428 arg3);
-extern swig_type_429 _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(swig_type_430 arg1, swig_type_431 arg2, swig_type_432 arg3, swig_type_433 arg4, swig_type_434 arg5);
-extern swig_type_435 _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_436 _wrap_allocator_get_stats_capi_f06e7b97688f6faf(swig_type_437 arg1, swig_type_438 arg2, swig_type_439 arg3, swig_type_440 arg4, swig_type_441 arg5, swig_type_442 arg6, swig_type_443 arg7, swig_type_444 arg8, swig_type_445 arg9, swig_intgo arg10);
-extern swig_type_446 _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(swig_type_447 arg1, swig_type_448 arg2);
-extern swig_type_449 _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(swig_type_450 arg1, swig_type_451 arg2, swig_type_452 arg3, swig_type_453 arg4, uintptr_t arg5);
-extern swig_type_454 _wrap_plan_compile_capi_f06e7b97688f6faf(swig_type_455 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_456 _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3, swig_type_460 arg4, swig_type_461 arg5, swig_type_462 arg6, uintptr_t arg7);
-extern swig_type_463 _wrap_server_create_capi_f06e7b97688f6faf(swig_type_464 arg1, swig_intgo arg2, double arg3, swig_type_465 arg4);
-extern swig_type_466 _wrap_server_add_plan_capi_f06e7b97688f6faf(swig_type_467 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_468 arg5, swig_type_469 arg6, swig_type_470 arg7);
-extern swig_type_471 _wrap_server_get_plan_info_capi_f06e7b97688f6faf(swig_type_472 arg1, swig_type_473 arg2, swig_type_474 arg3, swig_type_475 arg4, swig_type_476 arg5, swig_type_477 arg6, swig_type_478 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_479 _wrap_server_get_stats_capi_f06e7b97688f6faf(swig_type_480 arg1, swig_type_481 arg2, swig_type_482 arg3, swig_type_483 arg4, swig_type_484 arg5, swig_type_485 arg6, swig_type_486 arg7, swig_type_487 arg8, swig_type_488 arg9, uintptr_t arg10);
-extern swig_type_489 _wrap_serve_request_get_info_capi_f06e7b97688f6faf(swig_type_490 arg1, swig_type_491 arg2, swig_type_492 arg3, swig_type_493 arg4, uintptr_t arg5);
+typedef _gostring_ swig_type_493;
+typedef _goslice_ swig_type_494;
+typedef _goslice_ swig_type_495;
+typedef _goslice_ swig_type_496;
+typedef _goslice_ swig_type_497;
+typedef _goslice_ swig_type_498;
+typedef _goslice_ swig_type_499;
+typedef _goslice_ swig_type_500;
+typedef _goslice_ swig_type_501;
+typedef _goslice_ swig_type_502;
+typedef _gostring_ swig_type_503;
+typedef _goslice_ swig_type_504;
+typedef _goslice_ swig_type_505;
+typedef _goslice_ swig_type_506;
+typedef _goslice_ swig_type_507;
+extern void _wrap_Swig_free_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_ec614bb93d26d3a4(swig_intgo arg1);
+extern void _wrap_delete_Placement_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_NdSbp_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_Layout_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_OpCall_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_InferResult_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_Explanation_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_Tensor_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_BoxingPlan_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_BucketedAllReducer_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_Program_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_Plan_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_PlanInstance_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_Server_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_delete_ServeRequest_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_intgo _wrap_VERSION_NUMBER_capi_ec614bb93d26d3a4(void);
+extern swig_type_1 _wrap_version_capi_ec614bb93d26d3a4(void);
+extern swig_intgo _wrap_version_number_capi_ec614bb93d26d3a4(void);
+extern swig_type_2 _wrap_status_string_capi_ec614bb93d26d3a4(swig_intgo arg1);
+extern swig_type_3 _wrap_runtime_init_capi_ec614bb93d26d3a4(void);
+extern swig_type_4 _wrap_runtime_finalize_capi_ec614bb93d26d3a4(void);
+extern swig_type_5 _wrap_runtime_world_rank_capi_ec614bb93d26d3a4(swig_type_6 arg1);
+extern swig_type_7 _wrap_runtime_world_size_capi_ec614bb93d26d3a4(swig_type_8 arg1);
+extern swig_type_9 _wrap_runtime_cuda_info_capi_ec614bb93d26d3a4(swig_type_10 arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_placement_parse_capi_ec614bb93d26d3a4(swig_type_13 arg1, swig_type_14 arg2);
+extern swig_type_15 _wrap_placement_create_capi_ec614bb93d26d3a4(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_placement_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_20 _wrap_placement_device_type_capi_ec614bb93d26d3a4(swig_type_21 arg1, uintptr_t arg2);
+extern swig_type_22 _wrap_placement_num_axes_capi_ec614bb93d26d3a4(swig_type_23 arg1, uintptr_t arg2);
+extern swig_type_24 _wrap_placement_hierarchy_dim_capi_ec614bb93d26d3a4(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_placement_parallel_num_capi_ec614bb93d26d3a4(swig_type_28 arg1, uintptr_t arg2);
+extern swig_type_29 _wrap_placement_rank_at_capi_ec614bb93d26d3a4(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
+extern swig_type_32 _wrap_placement_index_of_capi_ec614bb93d26d3a4(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_34 _wrap_placement_contains_capi_ec614bb93d26d3a4(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_36 _wrap_placement_axis_group_capi_ec614bb93d26d3a4(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_type_39 _wrap_placement_equal_capi_ec614bb93d26d3a4(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_41 _wrap_placement_hash_capi_ec614bb93d26d3a4(swig_type_42 arg1, uintptr_t arg2);
+extern swig_type_43 _wrap_nd_sbp_parse_capi_ec614bb93d26d3a4(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_nd_sbp_create_capi_ec614bb93d26d3a4(swig_type_47 arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_nd_sbp_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_50 _wrap_nd_sbp_num_axes_capi_ec614bb93d26d3a4(swig_type_51 arg1, uintptr_t arg2);
+extern swig_type_52 _wrap_nd_sbp_get_capi_ec614bb93d26d3a4(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
+extern swig_type_56 _wrap_nd_sbp_equal_capi_ec614bb93d26d3a4(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_58 _wrap_layout_create_capi_ec614bb93d26d3a4(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
+extern swig_type_61 _wrap_layout_local_shape_capi_ec614bb93d26d3a4(swig_type_62 arg1, uintptr_t arg2);
+extern swig_type_63 _wrap_layout_range_capi_ec614bb93d26d3a4(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
+extern swig_type_67 _wrap_layout_num_elements_capi_ec614bb93d26d3a4(swig_type_68 arg1, uintptr_t arg2);
+extern swig_type_69 _wrap_layout_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_70 _wrap_dtype_parse_capi_ec614bb93d26d3a4(swig_type_71 arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_dtype_name_capi_ec614bb93d26d3a4(swig_intgo arg1);
+extern swig_type_74 _wrap_op_count_capi_ec614bb93d26d3a4(void);
+extern swig_type_75 _wrap_op_name_capi_ec614bb93d26d3a4(swig_type_76 arg1);
+extern swig_type_77 _wrap_op_call_create_capi_ec614bb93d26d3a4(swig_type_78 arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_op_call_signature_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_81 _wrap_op_call_set_attr_int_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_op_call_set_attr_float_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_85 arg2, double arg3);
+extern swig_type_86 _wrap_op_call_set_attr_bool_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_type_88 _wrap_op_call_set_attr_ints_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
+extern swig_type_93 _wrap_op_call_add_input_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_95 _wrap_op_call_num_inputs_capi_ec614bb93d26d3a4(swig_type_96 arg1, uintptr_t arg2);
+extern swig_type_97 _wrap_op_call_constrain_input_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
+extern swig_type_99 _wrap_op_call_constrain_output_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
+extern swig_type_101 _wrap_op_call_infer_capi_ec614bb93d26d3a4(swig_type_102 arg1, uintptr_t arg2);
+extern swig_type_103 _wrap_infer_result_num_outputs_capi_ec614bb93d26d3a4(swig_type_104 arg1, uintptr_t arg2);
+extern swig_type_105 _wrap_infer_result_output_shape_capi_ec614bb93d26d3a4(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_infer_result_output_dtype_capi_ec614bb93d26d3a4(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_infer_result_output_placement_capi_ec614bb93d26d3a4(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_ec614bb93d26d3a4(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_infer_result_num_inputs_capi_ec614bb93d26d3a4(swig_type_118 arg1, uintptr_t arg2);
+extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_ec614bb93d26d3a4(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_infer_result_needs_boxing_capi_ec614bb93d26d3a4(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
+extern swig_type_125 _wrap_infer_result_input_cost_capi_ec614bb93d26d3a4(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
+extern swig_type_128 _wrap_infer_result_total_cost_capi_ec614bb93d26d3a4(swig_type_129 arg1, uintptr_t arg2);
+extern swig_type_130 _wrap_infer_result_signature_index_capi_ec614bb93d26d3a4(swig_type_131 arg1, uintptr_t arg2);
+extern swig_type_132 _wrap_infer_result_num_candidates_capi_ec614bb93d26d3a4(swig_type_133 arg1, uintptr_t arg2);
+extern swig_type_134 _wrap_op_call_explain_capi_ec614bb93d26d3a4(swig_type_135 arg1, uintptr_t arg2);
+extern swig_type_136 _wrap_explanation_text_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_137 _wrap_explanation_json_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_138 _wrap_explanation_failure_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern void _wrap_infer_cache_clear_capi_ec614bb93d26d3a4(void);
+extern swig_type_139 _wrap_infer_cache_set_capacity_capi_ec614bb93d26d3a4(swig_type_140 arg1);
+extern swig_type_141 _wrap_tensor_from_host_capi_ec614bb93d26d3a4(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_145 _wrap_tensor_from_local_capi_ec614bb93d26d3a4(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
+extern swig_type_150 _wrap_tensor_full_capi_ec614bb93d26d3a4(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_153 _wrap_tensor_arange_capi_ec614bb93d26d3a4(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_155 _wrap_tensor_rand_capi_ec614bb93d26d3a4(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_159 _wrap_tensor_randn_capi_ec614bb93d26d3a4(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_163 _wrap_tensor_shape_capi_ec614bb93d26d3a4(swig_type_164 arg1, uintptr_t arg2);
+extern swig_type_165 _wrap_tensor_num_elements_capi_ec614bb93d26d3a4(swig_type_166 arg1, uintptr_t arg2);
+extern swig_type_167 _wrap_tensor_dtype_capi_ec614bb93d26d3a4(swig_type_168 arg1, uintptr_t arg2);
+extern swig_type_169 _wrap_tensor_placement_capi_ec614bb93d26d3a4(swig_type_170 arg1, uintptr_t arg2);
+extern swig_type_171 _wrap_tensor_nd_sbp_capi_ec614bb93d26d3a4(swig_type_172 arg1, uintptr_t arg2);
+extern swig_type_173 _wrap_tensor_has_local_capi_ec614bb93d26d3a4(swig_type_174 arg1, uintptr_t arg2);
+extern swig_type_175 _wrap_tensor_local_shape_capi_ec614bb93d26d3a4(swig_type_176 arg1, uintptr_t arg2);
+extern swig_type_177 _wrap_tensor_local_num_elements_capi_ec614bb93d26d3a4(swig_type_178 arg1, uintptr_t arg2);
+extern swig_type_179 _wrap_tensor_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_180 _wrap_tensor_to_host_capi_ec614bb93d26d3a4(swig_type_181 arg1, uintptr_t arg2);
+extern swig_type_182 _wrap_tensor_copy_local_capi_ec614bb93d26d3a4(swig_type_183 arg1, uintptr_t arg2);
+extern swig_type_184 _wrap_tensor_to_global_capi_ec614bb93d26d3a4(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_186 _wrap_op_call_apply_capi_ec614bb93d26d3a4(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
+extern swig_type_189 _wrap_abs_capi_ec614bb93d26d3a4(swig_type_190 arg1, uintptr_t arg2);
+extern swig_type_191 _wrap_add_capi_ec614bb93d26d3a4(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_193 _wrap_add_n_capi_ec614bb93d26d3a4(swig_type_194 arg1, swig_type_195 arg2);
+extern swig_type_196 _wrap_batch_matmul_capi_ec614bb93d26d3a4(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_198 _wrap_bias_add_capi_ec614bb93d26d3a4(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
+extern swig_type_201 _wrap_cast_capi_ec614bb93d26d3a4(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_203 _wrap_concat_capi_ec614bb93d26d3a4(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
+extern swig_type_207 _wrap_cos_capi_ec614bb93d26d3a4(swig_type_208 arg1, uintptr_t arg2);
+extern swig_type_209 _wrap_div_capi_ec614bb93d26d3a4(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_211 _wrap_embedding_capi_ec614bb93d26d3a4(swig_type_212 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_213 _wrap_equal_capi_ec614bb93d26d3a4(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_215 _wrap_exp_capi_ec614bb93d26d3a4(swig_type_216 arg1, uintptr_t arg2);
+extern swig_type_217 _wrap_expand_capi_ec614bb93d26d3a4(swig_type_218 arg1, uintptr_t arg2, swig_type_219 arg3);
+extern swig_type_220 _wrap_flatten_capi_ec614bb93d26d3a4(swig_type_221 arg1, uintptr_t arg2, swig_type_222 arg3, swig_type_223 arg4);
+extern swig_type_224 _wrap_gather_capi_ec614bb93d26d3a4(swig_type_225 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_226 arg4);
+extern swig_type_227 _wrap_gelu_capi_ec614bb93d26d3a4(swig_type_228 arg1, uintptr_t arg2);
+extern swig_type_229 _wrap_greater_capi_ec614bb93d26d3a4(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_231 _wrap_greater_equal_capi_ec614bb93d26d3a4(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_233 _wrap_identity_capi_ec614bb93d26d3a4(swig_type_234 arg1, uintptr_t arg2);
+extern swig_type_235 _wrap_layer_norm_capi_ec614bb93d26d3a4(swig_type_236 arg1, swig_type_237 arg2, swig_type_238 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_239 arg7, swig_type_240 arg8, double arg9);
+extern swig_type_241 _wrap_less_capi_ec614bb93d26d3a4(swig_type_242 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_243 _wrap_less_equal_capi_ec614bb93d26d3a4(swig_type_244 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_245 _wrap_log_capi_ec614bb93d26d3a4(swig_type_246 arg1, uintptr_t arg2);
+extern swig_type_247 _wrap_log_softmax_capi_ec614bb93d26d3a4(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3);
+extern swig_type_250 _wrap_matmul_capi_ec614bb93d26d3a4(swig_type_251 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_252 _wrap_maximum_capi_ec614bb93d26d3a4(swig_type_253 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_254 _wrap_minimum_capi_ec614bb93d26d3a4(swig_type_255 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_256 _wrap_mul_capi_ec614bb93d26d3a4(swig_type_257 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_258 _wrap_neg_capi_ec614bb93d26d3a4(swig_type_259 arg1, uintptr_t arg2);
+extern swig_type_260 _wrap_not_equal_capi_ec614bb93d26d3a4(swig_type_261 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_262 _wrap_pow_capi_ec614bb93d26d3a4(swig_type_263 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_264 _wrap_reduce_max_capi_ec614bb93d26d3a4(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3, swig_intgo arg4);
+extern swig_type_267 _wrap_reduce_mean_capi_ec614bb93d26d3a4(swig_type_268 arg1, uintptr_t arg2, swig_type_269 arg3, swig_intgo arg4);
+extern swig_type_270 _wrap_reduce_min_capi_ec614bb93d26d3a4(swig_type_271 arg1, uintptr_t arg2, swig_type_272 arg3, swig_intgo arg4);
+extern swig_type_273 _wrap_reduce_sum_capi_ec614bb93d26d3a4(swig_type_274 arg1, uintptr_t arg2, swig_type_275 arg3, swig_intgo arg4);
+extern swig_type_276 _wrap_relu_capi_ec614bb93d26d3a4(swig_type_277 arg1, uintptr_t arg2);
+extern swig_type_278 _wrap_reshape_capi_ec614bb93d26d3a4(swig_type_279 arg1, uintptr_t arg2, swig_type_280 arg3);
+extern swig_type_281 _wrap_scalar_add_capi_ec614bb93d26d3a4(swig_type_282 arg1, uintptr_t arg2, double arg3);
+extern swig_type_283 _wrap_scalar_mul_capi_ec614bb93d26d3a4(swig_type_284 arg1, uintptr_t arg2, double arg3);
+extern swig_type_285 _wrap_sigmoid_capi_ec614bb93d26d3a4(swig_type_286 arg1, uintptr_t arg2);
+extern swig_type_287 _wrap_sin_capi_ec614bb93d26d3a4(swig_type_288 arg1, uintptr_t arg2);
+extern swig_type_289 _wrap_slice_capi_ec614bb93d26d3a4(swig_type_290 arg1, uintptr_t arg2, swig_type_291 arg3, swig_type_292 arg4, swig_type_293 arg5);
+extern swig_type_294 _wrap_softmax_capi_ec614bb93d26d3a4(swig_type_295 arg1, uintptr_t arg2, swig_type_296 arg3);
+extern swig_type_297 _wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(swig_type_298 arg1, swig_type_299 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_300 _wrap_sqrt_capi_ec614bb93d26d3a4(swig_type_301 arg1, uintptr_t arg2);
+extern swig_type_302 _wrap_squeeze_capi_ec614bb93d26d3a4(swig_type_303 arg1, uintptr_t arg2, swig_type_304 arg3);
+extern swig_type_305 _wrap_sub_capi_ec614bb93d26d3a4(swig_type_306 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_307 _wrap_tanh_capi_ec614bb93d26d3a4(swig_type_308 arg1, uintptr_t arg2);
+extern swig_type_309 _wrap_transpose_capi_ec614bb93d26d3a4(swig_type_310 arg1, uintptr_t arg2, swig_type_311 arg3);
+extern swig_type_312 _wrap_unsqueeze_capi_ec614bb93d26d3a4(swig_type_313 arg1, uintptr_t arg2, swig_type_314 arg3);
+extern swig_type_315 _wrap_where_capi_ec614bb93d26d3a4(swig_type_316 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_317 _wrap_explanation_last_capi_ec614bb93d26d3a4(swig_type_318 arg1);
+extern swig_type_319 _wrap_boxing_run_capi_ec614bb93d26d3a4(swig_type_320 arg1, swig_type_321 arg2, swig_type_322 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_323 _wrap_boxing_plan_create_capi_ec614bb93d26d3a4(swig_type_324 arg1, swig_type_325 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_326 _wrap_boxing_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_327 _wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(swig_type_328 arg1, uintptr_t arg2);
+extern swig_type_329 _wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_330 arg2);
+extern swig_type_331 _wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(swig_type_332 arg1, uintptr_t arg2);
+extern swig_type_333 _wrap_comm_allreduce_capi_ec614bb93d26d3a4(swig_type_334 arg1, swig_type_335 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_336 _wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_337 arg2, swig_type_338 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_339 _wrap_comm_set_collective_timeout_capi_ec614bb93d26d3a4(double arg1);
+extern swig_type_340 _wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(swig_type_341 arg1);
+extern swig_type_342 _wrap_program_create_capi_ec614bb93d26d3a4(swig_type_343 arg1);
+extern swig_type_344 _wrap_program_add_input_capi_ec614bb93d26d3a4(swig_type_345 arg1, uintptr_t arg2, swig_type_346 arg3, swig_type_347 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_348 _wrap_program_add_variable_capi_ec614bb93d26d3a4(swig_type_349 arg1, uintptr_t arg2, swig_type_350 arg3, uintptr_t arg4);
+extern swig_type_351 _wrap_program_add_op_capi_ec614bb93d26d3a4(swig_type_352 arg1, swig_type_353 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_354 arg5);
+extern swig_type_355 _wrap_program_mark_output_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_356 arg2);
+extern swig_type_357 _wrap_program_sizes_capi_ec614bb93d26d3a4(swig_type_358 arg1, swig_type_359 arg2, swig_type_360 arg3, swig_type_361 arg4, uintptr_t arg5);
+extern swig_type_362 _wrap_program_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_363 _wrap_capture_begin_capi_ec614bb93d26d3a4(void);
+extern swig_type_364 _wrap_capture_active_capi_ec614bb93d26d3a4(swig_type_365 arg1);
+extern swig_type_366 _wrap_capture_placeholder_capi_ec614bb93d26d3a4(swig_type_367 arg1, swig_type_368 arg2, swig_type_369 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_370 _wrap_capture_end_capi_ec614bb93d26d3a4(swig_type_371 arg1, swig_type_372 arg2);
+extern void _wrap_capture_abort_capi_ec614bb93d26d3a4(void);
+extern swig_type_373 _wrap_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_374 _wrap_plan_instantiate_capi_ec614bb93d26d3a4(swig_type_375 arg1, uintptr_t arg2);
+extern swig_type_376 _wrap_plan_instance_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_377 arg2);
+extern swig_type_378 _wrap_plan_instance_push_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_379 arg2, double arg3);
+extern swig_type_380 _wrap_plan_instance_run_pushed_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
+extern swig_type_381 _wrap_plan_instance_close_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_382 _wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_383 arg2);
+extern swig_type_384 _wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(swig_type_385 arg1, uintptr_t arg2);
+extern swig_type_386 _wrap_plan_instance_output_capi_ec614bb93d26d3a4(swig_type_387 arg1, uintptr_t arg2, swig_type_388 arg3);
+extern swig_type_389 _wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(swig_type_390 arg1, uintptr_t arg2, swig_type_391 arg3);
+extern swig_type_392 _wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(swig_type_393 arg1, uintptr_t arg2, swig_type_394 arg3);
+extern swig_type_395 _wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(swig_type_396 arg1, uintptr_t arg2, swig_type_397 arg3);
+extern swig_type_398 _wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(swig_type_399 arg1, uintptr_t arg2, swig_type_400 arg3);
+extern swig_type_401 _wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(swig_type_402 arg1, uintptr_t arg2);
+extern swig_type_403 _wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(swig_type_404 arg1, swig_type_405 arg2, swig_type_406 arg3, uintptr_t arg4, swig_type_407 arg5);
+extern swig_type_408 _wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_409 arg2);
+extern swig_type_410 _wrap_server_is_driver_capi_ec614bb93d26d3a4(swig_type_411 arg1, uintptr_t arg2);
+extern swig_type_412 _wrap_server_num_plans_capi_ec614bb93d26d3a4(swig_type_413 arg1, uintptr_t arg2);
+extern swig_type_414 _wrap_server_plan_input_width_capi_ec614bb93d26d3a4(swig_type_415 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_416 arg4);
+extern swig_type_417 _wrap_server_plan_output_width_capi_ec614bb93d26d3a4(swig_type_418 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_419 arg4);
+extern swig_type_420 _wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(swig_type_421 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_422 arg4);
+extern swig_type_423 _wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(swig_type_424 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_425 arg4);
+extern swig_type_426 _wrap_server_follow_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_427 _wrap_server_stop_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_428 _wrap_server_check_health_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
+extern swig_type_429 _wrap_serve_request_create_capi_ec614bb93d26d3a4(swig_type_430 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_431 _wrap_serve_request_set_input_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_432 arg2, swig_type_433 arg3);
+extern swig_type_434 _wrap_serve_request_rows_capi_ec614bb93d26d3a4(swig_type_435 arg1, uintptr_t arg2);
+extern swig_type_436 _wrap_server_run_capi_ec614bb93d26d3a4(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_437 _wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(swig_type_438 arg1, uintptr_t arg2, swig_type_439 arg3);
+extern swig_type_440 _wrap_serve_request_output_capi_ec614bb93d26d3a4(swig_type_441 arg1, uintptr_t arg2, swig_type_442 arg3);
+extern swig_type_443 _wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(swig_type_444 arg1, swig_type_445 arg2, swig_type_446 arg3, swig_type_447 arg4, swig_type_448 arg5);
+extern swig_type_449 _wrap_runtime_init_with_options_capi_ec614bb93d26d3a4(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_450 _wrap_allocator_get_stats_capi_ec614bb93d26d3a4(swig_type_451 arg1, swig_type_452 arg2, swig_type_453 arg3, swig_type_454 arg4, swig_type_455 arg5, swig_type_456 arg6, swig_type_457 arg7, swig_type_458 arg8, swig_type_459 arg9, swig_intgo arg10);
+extern swig_type_460 _wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(swig_type_461 arg1, swig_type_462 arg2);
+extern swig_type_463 _wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(swig_type_464 arg1, swig_type_465 arg2, swig_type_466 arg3, swig_type_467 arg4, uintptr_t arg5);
+extern swig_type_468 _wrap_plan_compile_capi_ec614bb93d26d3a4(swig_type_469 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_470 _wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5, swig_type_476 arg6, uintptr_t arg7);
+extern swig_type_477 _wrap_server_create_capi_ec614bb93d26d3a4(swig_type_478 arg1, swig_intgo arg2, double arg3, swig_type_479 arg4);
+extern swig_type_480 _wrap_server_add_plan_capi_ec614bb93d26d3a4(swig_type_481 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_482 arg5, swig_type_483 arg6, swig_type_484 arg7);
+extern swig_type_485 _wrap_server_get_plan_info_capi_ec614bb93d26d3a4(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5, swig_type_491 arg6, swig_type_492 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_493 _wrap_server_get_stats_capi_ec614bb93d26d3a4(swig_type_494 arg1, swig_type_495 arg2, swig_type_496 arg3, swig_type_497 arg4, swig_type_498 arg5, swig_type_499 arg6, swig_type_500 arg7, swig_type_501 arg8, swig_type_502 arg9, uintptr_t arg10);
+extern swig_type_503 _wrap_serve_request_get_info_capi_ec614bb93d26d3a4(swig_type_504 arg1, swig_type_505 arg2, swig_type_506 arg3, swig_type_507 arg4, uintptr_t arg5);
 #undef intgo
 */
 import "C"
@@ -768,8 +789,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_f06e7b97688f6faf
-func cgo_panic__capi_f06e7b97688f6faf(p *byte) {
+//export cgo_panic__capi_ec614bb93d26d3a4
+func cgo_panic__capi_ec614bb93d26d3a4(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -790,13 +811,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_f06e7b97688f6faf(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_ec614bb93d26d3a4(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -839,7 +860,7 @@ func (p SwigcptrPlacement) SwigIsPlacement() {
 
 func DeletePlacement(arg1 Placement) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Placement_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Placement_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type Placement interface {
@@ -858,7 +879,7 @@ func (p SwigcptrNdSbp) SwigIsNdSbp() {
 
 func DeleteNdSbp(arg1 NdSbp) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_NdSbp_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_NdSbp_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type NdSbp interface {
@@ -877,7 +898,7 @@ func (p SwigcptrLayout) SwigIsLayout() {
 
 func DeleteLayout(arg1 Layout) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Layout_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Layout_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type Layout interface {
@@ -896,7 +917,7 @@ func (p SwigcptrOpCall) SwigIsOpCall() {
 
 func DeleteOpCall(arg1 OpCall) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_OpCall_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_OpCall_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type OpCall interface {
@@ -915,7 +936,7 @@ func (p SwigcptrInferResult) SwigIsInferResult() {
 
 func DeleteInferResult(arg1 InferResult) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_InferResult_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_InferResult_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type InferResult interface {
@@ -934,7 +955,7 @@ func (p SwigcptrExplanation) SwigIsExplanation() {
 
 func DeleteExplanation(arg1 Explanation) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Explanation_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Explanation_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type Explanation interface {
@@ -953,7 +974,7 @@ func (p SwigcptrTensor) SwigIsTensor() {
 
 func DeleteTensor(arg1 Tensor) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Tensor_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Tensor_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type Tensor interface {
@@ -972,7 +993,7 @@ func (p SwigcptrBoxingPlan) SwigIsBoxingPlan() {
 
 func DeleteBoxingPlan(arg1 BoxingPlan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BoxingPlan_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type BoxingPlan interface {
@@ -991,7 +1012,7 @@ func (p SwigcptrBucketedAllReducer) SwigIsBucketedAllReducer() {
 
 func DeleteBucketedAllReducer(arg1 BucketedAllReducer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BucketedAllReducer_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type BucketedAllReducer interface {
@@ -1010,7 +1031,7 @@ func (p SwigcptrProgram) SwigIsProgram() {
 
 func DeleteProgram(arg1 Program) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Program_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Program_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type Program interface {
@@ -1029,7 +1050,7 @@ func (p SwigcptrPlan) SwigIsPlan() {
 
 func DeletePlan(arg1 Plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Plan_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Plan_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type Plan interface {
@@ -1048,7 +1069,7 @@ func (p SwigcptrPlanInstance) SwigIsPlanInstance() {
 
 func DeletePlanInstance(arg1 PlanInstance) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_PlanInstance_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_PlanInstance_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type PlanInstance interface {
@@ -1067,7 +1088,7 @@ func (p SwigcptrServer) SwigIsServer() {
 
 func DeleteServer(arg1 Server) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Server_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Server_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type Server interface {
@@ -1086,7 +1107,7 @@ func (p SwigcptrServeRequest) SwigIsServeRequest() {
 
 func DeleteServeRequest(arg1 ServeRequest) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ServeRequest_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ServeRequest_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 }
 
 type ServeRequest interface {
@@ -1099,14 +1120,14 @@ const VERSION_MINOR int = 3
 const VERSION_PATCH int = 0
 func _swig_getVERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_f06e7b97688f6faf())
+	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_ec614bb93d26d3a4())
 	return swig_r
 }
 
 var VERSION_NUMBER int = _swig_getVERSION_NUMBER()
 func Version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_capi_f06e7b97688f6faf()
+	swig_r_p := C._wrap_version_capi_ec614bb93d26d3a4()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1115,7 +1136,7 @@ func Version() (_swig_ret string) {
 
 func Version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_version_number_capi_f06e7b97688f6faf())
+	swig_r = (int)(C._wrap_version_number_capi_ec614bb93d26d3a4())
 	return swig_r
 }
 
@@ -1138,7 +1159,7 @@ const DATA_LOSS int = 15
 func Status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_status_string_capi_f06e7b97688f6faf(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_status_string_capi_ec614bb93d26d3a4(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1147,7 +1168,7 @@ func Status_string(arg1 int) (_swig_ret string) {
 
 func Runtime_init() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_init_capi_f06e7b97688f6faf()
+	swig_r_p := C._wrap_runtime_init_capi_ec614bb93d26d3a4()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1156,7 +1177,7 @@ func Runtime_init() (_swig_ret error) {
 
 func Runtime_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_finalize_capi_f06e7b97688f6faf()
+	swig_r_p := C._wrap_runtime_finalize_capi_ec614bb93d26d3a4()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1166,7 +1187,7 @@ func Runtime_finalize() (_swig_ret error) {
 func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_rank_capi_f06e7b97688f6faf(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_rank_capi_ec614bb93d26d3a4(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1179,7 +1200,7 @@ func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_size_capi_f06e7b97688f6faf(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_size_capi_ec614bb93d26d3a4(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1193,7 +1214,7 @@ func Runtime_cuda_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_cuda_info_capi_f06e7b97688f6faf(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_runtime_cuda_info_capi_ec614bb93d26d3a4(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1212,7 +1233,7 @@ func Placement_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_placement_parse_capi_f06e7b97688f6faf(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_placement_parse_capi_ec614bb93d26d3a4(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1231,7 +1252,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_create_capi_f06e7b97688f6faf(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_placement_create_capi_ec614bb93d26d3a4(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1250,7 +1271,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 func Placement_string(arg1 Placement) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_placement_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_placement_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1261,7 +1282,7 @@ func Placement_device_type(arg1 []int32, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_device_type_capi_f06e7b97688f6faf(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_device_type_capi_ec614bb93d26d3a4(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1275,7 +1296,7 @@ func Placement_num_axes(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_num_axes_capi_f06e7b97688f6faf(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_num_axes_capi_ec614bb93d26d3a4(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1290,7 +1311,7 @@ func Placement_hierarchy_dim(arg1 []int64, arg2 Placement, arg3 int64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
+	swig_r_p := C._wrap_placement_hierarchy_dim_capi_ec614bb93d26d3a4(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1304,7 +1325,7 @@ func Placement_parallel_num(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_parallel_num_capi_f06e7b97688f6faf(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_parallel_num_capi_ec614bb93d26d3a4(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1319,7 +1340,7 @@ func Placement_rank_at(arg1 []int32, arg2 Placement, arg3 int64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_rank_at_capi_f06e7b97688f6faf(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
+	swig_r_p := C._wrap_placement_rank_at_capi_ec614bb93d26d3a4(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1334,7 +1355,7 @@ func Placement_index_of(arg1 []int64, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_index_of_capi_f06e7b97688f6faf(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_index_of_capi_ec614bb93d26d3a4(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1349,7 +1370,7 @@ func Placement_contains(arg1 []int32, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_contains_capi_f06e7b97688f6faf(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_contains_capi_ec614bb93d26d3a4(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1365,7 +1386,7 @@ func Placement_axis_group(arg1 []uintptr, arg2 Placement, arg3 int64, arg4 int) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_axis_group_capi_f06e7b97688f6faf(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_placement_axis_group_capi_ec614bb93d26d3a4(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1380,7 +1401,7 @@ func Placement_equal(arg1 []int32, arg2 Placement, arg3 Placement) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_placement_equal_capi_f06e7b97688f6faf(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_placement_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1394,7 +1415,7 @@ func Placement_hash(arg1 []uint64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_hash_capi_f06e7b97688f6faf(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_hash_capi_ec614bb93d26d3a4(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1413,7 +1434,7 @@ func Nd_sbp_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_parse_capi_f06e7b97688f6faf(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_parse_capi_ec614bb93d26d3a4(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1430,7 +1451,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_create_capi_f06e7b97688f6faf(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_create_capi_ec614bb93d26d3a4(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1446,7 +1467,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 func Nd_sbp_string(arg1 NdSbp) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_nd_sbp_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_nd_sbp_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1457,7 +1478,7 @@ func Nd_sbp_num_axes(arg1 []int64, arg2 NdSbp) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_nd_sbp_num_axes_capi_ec614bb93d26d3a4(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1473,7 +1494,7 @@ func Nd_sbp_get(arg1 []int32, arg2 []int32, arg3 NdSbp, arg4 int64) (_swig_ret e
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nd_sbp_get_capi_f06e7b97688f6faf(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
+	swig_r_p := C._wrap_nd_sbp_get_capi_ec614bb93d26d3a4(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1491,7 +1512,7 @@ func Nd_sbp_equal(arg1 []int32, arg2 NdSbp, arg3 NdSbp) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_nd_sbp_equal_capi_f06e7b97688f6faf(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_nd_sbp_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1508,7 +1529,7 @@ func Layout_create(arg1 []uintptr, arg2 Placement, arg3 NdSbp, arg4 []int64, arg
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_layout_create_capi_f06e7b97688f6faf(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_layout_create_capi_ec614bb93d26d3a4(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1528,7 +1549,7 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_local_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1553,7 +1574,7 @@ func Layout_range(arg1 []int64, arg2 []int64, arg3 Layout, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_layout_range_capi_f06e7b97688f6faf(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
+	swig_r_p := C._wrap_layout_range_capi_ec614bb93d26d3a4(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1570,7 +1591,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_num_elements_capi_ec614bb93d26d3a4(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1583,7 +1604,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 func Layout_string(arg1 Layout) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_layout_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_layout_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1596,11 +1617,12 @@ const DTYPE_I32 int = 2
 const DTYPE_I64 int = 3
 const DTYPE_F16 int = 4
 const DTYPE_BF16 int = 5
+const DTYPE_BOOL int = 6
 func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_dtype_parse_capi_f06e7b97688f6faf(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_dtype_parse_capi_ec614bb93d26d3a4(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1616,7 +1638,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 func Dtype_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_dtype_name_capi_f06e7b97688f6faf(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_dtype_name_capi_ec614bb93d26d3a4(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1625,14 +1647,14 @@ func Dtype_name(arg1 int) (_swig_ret string) {
 
 func Op_count() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_op_count_capi_f06e7b97688f6faf())
+	swig_r = (int64)(C._wrap_op_count_capi_ec614bb93d26d3a4())
 	return swig_r
 }
 
 func Op_name(arg1 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_op_name_capi_f06e7b97688f6faf(C.swig_type_76(_swig_i_0))
+	swig_r_p := C._wrap_op_name_capi_ec614bb93d26d3a4(C.swig_type_76(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1643,7 +1665,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_op_call_create_capi_f06e7b97688f6faf(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_op_call_create_capi_ec614bb93d26d3a4(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1659,7 +1681,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 func Op_call_signature(arg1 OpCall) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_op_call_signature_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_op_call_signature_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1671,7 +1693,7 @@ func Op_call_set_attr_int(arg1 OpCall, arg2 string, arg3 int64) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_int_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1686,7 +1708,7 @@ func Op_call_set_attr_float(arg1 OpCall, arg2 string, arg3 float64) (_swig_ret e
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_float_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1701,7 +1723,7 @@ func Op_call_set_attr_bool(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error)
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_bool_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1716,7 +1738,7 @@ func Op_call_set_attr_ints(arg1 OpCall, arg2 string, arg3 []int64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_set_attr_ints_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1734,7 +1756,7 @@ func Op_call_set_attr_dtype(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1751,7 +1773,7 @@ func Op_call_add_input(arg1 OpCall, arg2 []int64, arg3 int, arg4 Placement, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_op_call_add_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_op_call_add_input_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1765,7 +1787,7 @@ func Op_call_num_inputs(arg1 []int64, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_num_inputs_capi_f06e7b97688f6faf(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_num_inputs_capi_ec614bb93d26d3a4(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1780,7 +1802,7 @@ func Op_call_constrain_input(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret err
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_input_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1792,7 +1814,7 @@ func Op_call_constrain_output(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_output_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_output_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1803,7 +1825,7 @@ func Op_call_infer(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_infer_capi_f06e7b97688f6faf(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_infer_capi_ec614bb93d26d3a4(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1817,7 +1839,7 @@ func Infer_result_num_outputs(arg1 []int64, arg2 InferResult) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_outputs_capi_ec614bb93d26d3a4(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1835,7 +1857,7 @@ func Infer_result_output_shape(arg1 *[]int64, arg2 InferResult, arg3 int64) (_sw
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_shape_capi_f06e7b97688f6faf(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1859,7 +1881,7 @@ func Infer_result_output_dtype(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1874,7 +1896,7 @@ func Infer_result_output_placement(arg1 []uintptr, arg2 InferResult, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_placement_capi_f06e7b97688f6faf(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_placement_capi_ec614bb93d26d3a4(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1889,7 +1911,7 @@ func Infer_result_output_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_ec614bb93d26d3a4(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1903,7 +1925,7 @@ func Infer_result_num_inputs(arg1 []int64, arg2 InferResult) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_inputs_capi_ec614bb93d26d3a4(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1918,7 +1940,7 @@ func Infer_result_input_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_ec614bb93d26d3a4(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1933,7 +1955,7 @@ func Infer_result_needs_boxing(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_needs_boxing_capi_ec614bb93d26d3a4(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1948,7 +1970,7 @@ func Infer_result_input_cost(arg1 []float64, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_cost_capi_f06e7b97688f6faf(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_cost_capi_ec614bb93d26d3a4(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1962,7 +1984,7 @@ func Infer_result_total_cost(arg1 []float64, arg2 InferResult) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_total_cost_capi_f06e7b97688f6faf(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_total_cost_capi_ec614bb93d26d3a4(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1976,7 +1998,7 @@ func Infer_result_signature_index(arg1 []int32, arg2 InferResult) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_signature_index_capi_f06e7b97688f6faf(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_signature_index_capi_ec614bb93d26d3a4(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1990,7 +2012,7 @@ func Infer_result_num_candidates(arg1 []int32, arg2 InferResult) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_candidates_capi_ec614bb93d26d3a4(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2004,7 +2026,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_explain_capi_f06e7b97688f6faf(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_explain_capi_ec614bb93d26d3a4(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2017,7 +2039,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 func Explanation_text(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_text_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_text_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2027,7 +2049,7 @@ func Explanation_text(arg1 Explanation) (_swig_ret string) {
 func Explanation_json(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_json_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_json_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2037,7 +2059,7 @@ func Explanation_json(arg1 Explanation) (_swig_ret string) {
 func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_failure_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_failure_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2045,13 +2067,13 @@ func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 }
 
 func Infer_cache_clear() {
-	C._wrap_infer_cache_clear_capi_f06e7b97688f6faf()
+	C._wrap_infer_cache_clear_capi_ec614bb93d26d3a4()
 }
 
 func Infer_cache_set_capacity(arg1 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(C.swig_type_140(_swig_i_0))
+	swig_r_p := C._wrap_infer_cache_set_capacity_capi_ec614bb93d26d3a4(C.swig_type_140(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2066,7 +2088,7 @@ func Tensor_from_host(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_from_host_capi_f06e7b97688f6faf(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_from_host_capi_ec614bb93d26d3a4(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2091,7 +2113,7 @@ func Tensor_from_local(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_tensor_from_local_capi_f06e7b97688f6faf(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_tensor_from_local_capi_ec614bb93d26d3a4(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2118,7 +2140,7 @@ func Tensor_full(arg1 []uintptr, arg2 []int64, arg3 int, arg4 float64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_full_capi_f06e7b97688f6faf(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_full_capi_ec614bb93d26d3a4(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2140,7 +2162,7 @@ func Tensor_arange(arg1 []uintptr, arg2 float64, arg3 float64, arg4 float64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_tensor_arange_capi_f06e7b97688f6faf(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_tensor_arange_capi_ec614bb93d26d3a4(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2158,7 +2180,7 @@ func Tensor_rand(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Place
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_rand_capi_f06e7b97688f6faf(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_rand_capi_ec614bb93d26d3a4(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2179,7 +2201,7 @@ func Tensor_randn(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_randn_capi_f06e7b97688f6faf(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_randn_capi_ec614bb93d26d3a4(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2199,7 +2221,7 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_shape_capi_f06e7b97688f6faf(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2222,7 +2244,7 @@ func Tensor_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_num_elements_capi_ec614bb93d26d3a4(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2236,7 +2258,7 @@ func Tensor_dtype(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2250,7 +2272,7 @@ func Tensor_placement(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_placement_capi_f06e7b97688f6faf(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_placement_capi_ec614bb93d26d3a4(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2264,7 +2286,7 @@ func Tensor_nd_sbp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_nd_sbp_capi_ec614bb93d26d3a4(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2278,7 +2300,7 @@ func Tensor_has_local(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_has_local_capi_f06e7b97688f6faf(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_has_local_capi_ec614bb93d26d3a4(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2295,7 +2317,7 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2318,7 +2340,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_num_elements_capi_ec614bb93d26d3a4(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2331,7 +2353,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 func Tensor_string(arg1 Tensor) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2342,7 +2364,7 @@ func Tensor_to_host(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_to_host_capi_f06e7b97688f6faf(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_to_host_capi_ec614bb93d26d3a4(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2356,7 +2378,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_copy_local_capi_f06e7b97688f6faf(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_copy_local_capi_ec614bb93d26d3a4(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2372,7 +2394,7 @@ func Tensor_to_global(arg1 []uintptr, arg2 Tensor, arg3 Placement, arg4 NdSbp) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_tensor_to_global_capi_f06e7b97688f6faf(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_tensor_to_global_capi_ec614bb93d26d3a4(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2387,7 +2409,7 @@ func Op_call_apply(arg1 []uintptr, arg2 OpCall, arg3 []uintptr) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_apply_capi_f06e7b97688f6faf(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_apply_capi_ec614bb93d26d3a4(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2404,7 +2426,7 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_abs_capi_f06e7b97688f6faf(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_abs_capi_ec614bb93d26d3a4(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2419,7 +2441,7 @@ func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_f06e7b97688f6faf(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_ec614bb93d26d3a4(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2433,7 +2455,7 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_f06e7b97688f6faf(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_ec614bb93d26d3a4(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2453,7 +2475,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_f06e7b97688f6faf(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_ec614bb93d26d3a4(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2469,7 +2491,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_f06e7b97688f6faf(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_ec614bb93d26d3a4(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2484,7 +2506,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_f06e7b97688f6faf(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_ec614bb93d26d3a4(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2499,7 +2521,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_f06e7b97688f6faf(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_ec614bb93d26d3a4(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2516,7 +2538,7 @@ func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_cos_capi_f06e7b97688f6faf(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_cos_capi_ec614bb93d26d3a4(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2531,7 +2553,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_f06e7b97688f6faf(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_ec614bb93d26d3a4(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2546,7 +2568,22 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_f06e7b97688f6faf(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_ec614bb93d26d3a4(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2560,7 +2597,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_f06e7b97688f6faf(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_ec614bb93d26d3a4(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2575,7 +2612,7 @@ func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_expand_capi_f06e7b97688f6faf(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_expand_capi_ec614bb93d26d3a4(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2594,7 +2631,7 @@ func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_flatten_capi_f06e7b97688f6faf(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_220(_swig_i_2), C.swig_type_221(_swig_i_3))
+	swig_r_p := C._wrap_flatten_capi_ec614bb93d26d3a4(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_222(_swig_i_2), C.swig_type_223(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2610,7 +2647,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_f06e7b97688f6faf(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_224(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_ec614bb93d26d3a4(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_226(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2624,7 +2661,37 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_f06e7b97688f6faf(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_ec614bb93d26d3a4(*(*C.swig_type_228)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Greater(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_greater_capi_ec614bb93d26d3a4(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Greater_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_greater_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2638,7 +2705,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_f06e7b97688f6faf(*(*C.swig_type_228)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_ec614bb93d26d3a4(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2659,7 +2726,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_f06e7b97688f6faf(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_233(_swig_i_6), C.swig_type_234(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_ec614bb93d26d3a4(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_239(_swig_i_6), C.swig_type_240(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2675,11 +2742,41 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	return swig_r_1
 }
 
+func Less(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_less_capi_ec614bb93d26d3a4(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Less_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_less_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_244)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_log_capi_f06e7b97688f6faf(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_log_capi_ec614bb93d26d3a4(*(*C.swig_type_246)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2694,7 +2791,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_239(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_249(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2711,7 +2808,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_f06e7b97688f6faf(*(*C.swig_type_241)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_ec614bb93d26d3a4(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2726,7 +2823,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_f06e7b97688f6faf(*(*C.swig_type_243)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_ec614bb93d26d3a4(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2741,7 +2838,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_f06e7b97688f6faf(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_ec614bb93d26d3a4(*(*C.swig_type_255)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2756,7 +2853,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_f06e7b97688f6faf(*(*C.swig_type_247)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2770,7 +2867,22 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_f06e7b97688f6faf(*(*C.swig_type_249)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_ec614bb93d26d3a4(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Not_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_not_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2785,7 +2897,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_f06e7b97688f6faf(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_ec614bb93d26d3a4(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2801,7 +2913,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_f06e7b97688f6faf(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_ec614bb93d26d3a4(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2820,7 +2932,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_f06e7b97688f6faf(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_ec614bb93d26d3a4(*(*C.swig_type_268)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2839,7 +2951,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_f06e7b97688f6faf(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_ec614bb93d26d3a4(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2858,7 +2970,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_f06e7b97688f6faf(*(*C.swig_type_262)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_ec614bb93d26d3a4(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2875,7 +2987,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_f06e7b97688f6faf(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_ec614bb93d26d3a4(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2890,7 +3002,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_f06e7b97688f6faf(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_ec614bb93d26d3a4(*(*C.swig_type_279)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2908,7 +3020,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_f06e7b97688f6faf(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_ec614bb93d26d3a4(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2923,7 +3035,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_f06e7b97688f6faf(*(*C.swig_type_272)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2937,7 +3049,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_f06e7b97688f6faf(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_ec614bb93d26d3a4(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2951,7 +3063,7 @@ func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sin_capi_f06e7b97688f6faf(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sin_capi_ec614bb93d26d3a4(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2968,7 +3080,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_f06e7b97688f6faf(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_ec614bb93d26d3a4(*(*C.swig_type_290)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2992,7 +3104,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_f06e7b97688f6faf(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_284(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_296(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3008,7 +3120,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(*(*C.swig_type_298)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3025,7 +3137,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_f06e7b97688f6faf(*(*C.swig_type_289)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_ec614bb93d26d3a4(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3040,7 +3152,7 @@ func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_squeeze_capi_f06e7b97688f6faf(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_squeeze_capi_ec614bb93d26d3a4(*(*C.swig_type_303)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3058,7 +3170,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_f06e7b97688f6faf(*(*C.swig_type_294)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_ec614bb93d26d3a4(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3072,7 +3184,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_f06e7b97688f6faf(*(*C.swig_type_296)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_ec614bb93d26d3a4(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3087,7 +3199,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_f06e7b97688f6faf(*(*C.swig_type_298)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_ec614bb93d26d3a4(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3105,7 +3217,23 @@ func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_unsqueeze_capi_f06e7b97688f6faf(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_302(_swig_i_2))
+	swig_r_p := C._wrap_unsqueeze_capi_ec614bb93d26d3a4(*(*C.swig_type_313)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_314(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := getSwigcptr(arg4)
+	swig_r_p := C._wrap_where_capi_ec614bb93d26d3a4(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3118,7 +3246,7 @@ func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_f06e7b97688f6faf(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_ec614bb93d26d3a4(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3138,7 +3266,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_f06e7b97688f6faf(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_ec614bb93d26d3a4(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3163,7 +3291,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_f06e7b97688f6faf(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_ec614bb93d26d3a4(*(*C.swig_type_324)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3179,7 +3307,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 func Boxing_plan_string(arg1 BoxingPlan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_boxing_plan_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_boxing_plan_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3190,7 +3318,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(*(*C.swig_type_328)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3204,7 +3332,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_316(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_330(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3215,7 +3343,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_f06e7b97688f6faf(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3239,7 +3367,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_f06e7b97688f6faf(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.swig_type_321(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_ec614bb93d26d3a4(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), C.swig_type_335(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3257,7 +3385,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_337)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3273,7 +3401,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(C.double(_swig_i_0))
+	swig_r_p := C._wrap_comm_set_collective_timeout_capi_ec614bb93d26d3a4(C.double(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3283,7 +3411,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_f06e7b97688f6faf(*(*C.swig_type_327)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(*(*C.swig_type_341)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3296,7 +3424,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_f06e7b97688f6faf(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_ec614bb93d26d3a4(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3315,7 +3443,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_f06e7b97688f6faf(*(*C.swig_type_331)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_ec614bb93d26d3a4(*(*C.swig_type_345)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3337,7 +3465,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_f06e7b97688f6faf(*(*C.swig_type_335)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_ec614bb93d26d3a4(*(*C.swig_type_349)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3357,7 +3485,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_f06e7b97688f6faf(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_ec614bb93d26d3a4(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3377,7 +3505,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_342(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3391,7 +3519,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_f06e7b97688f6faf(*(*C.swig_type_344)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_ec614bb93d26d3a4(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3413,7 +3541,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 func Program_string(arg1 Program) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_program_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_program_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3422,7 +3550,7 @@ func Program_string(arg1 Program) (_swig_ret string) {
 
 func Capture_begin() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_capture_begin_capi_f06e7b97688f6faf()
+	swig_r_p := C._wrap_capture_begin_capi_ec614bb93d26d3a4()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3432,7 +3560,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_f06e7b97688f6faf(*(*C.swig_type_351)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_ec614bb93d26d3a4(*(*C.swig_type_365)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3450,7 +3578,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_f06e7b97688f6faf(*(*C.swig_type_353)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_ec614bb93d26d3a4(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3470,7 +3598,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_f06e7b97688f6faf(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_ec614bb93d26d3a4(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3484,13 +3612,13 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 }
 
 func Capture_abort() {
-	C._wrap_capture_abort_capi_f06e7b97688f6faf()
+	C._wrap_capture_abort_capi_ec614bb93d26d3a4()
 }
 
 func Plan_string(arg1 Plan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_string_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3501,7 +3629,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_f06e7b97688f6faf(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_ec614bb93d26d3a4(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3515,7 +3643,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3530,7 +3658,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3544,7 +3672,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_run_pushed_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3554,7 +3682,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 func Plan_instance_close(arg1 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_instance_close_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_instance_close_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3565,7 +3693,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3579,7 +3707,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3594,7 +3722,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_f06e7b97688f6faf(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_374(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_ec614bb93d26d3a4(*(*C.swig_type_387)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_388(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3609,7 +3737,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_f06e7b97688f6faf(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_377(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_391(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3624,7 +3752,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_380(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(*(*C.swig_type_393)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_394(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3639,7 +3767,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_383(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_396)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_397(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3657,7 +3785,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_386(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_400(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3680,7 +3808,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(*(*C.swig_type_402)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3697,7 +3825,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_393(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_407(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3717,7 +3845,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_395(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_409(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3730,7 +3858,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_f06e7b97688f6faf(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_ec614bb93d26d3a4(*(*C.swig_type_411)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3744,7 +3872,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_f06e7b97688f6faf(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_ec614bb93d26d3a4(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3760,7 +3888,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_f06e7b97688f6faf(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_402(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_ec614bb93d26d3a4(*(*C.swig_type_415)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_416(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3776,7 +3904,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_f06e7b97688f6faf(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_405(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_ec614bb93d26d3a4(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_419(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3792,7 +3920,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_408(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_422(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3808,7 +3936,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_411(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_425(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3821,7 +3949,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 func Server_follow(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_follow_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_follow_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3831,7 +3959,7 @@ func Server_follow(arg1 Server) (_swig_ret error) {
 func Server_stop(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_stop_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_stop_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3842,7 +3970,7 @@ func Server_check_health(arg1 Server, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_server_check_health_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_server_check_health_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3854,7 +3982,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_f06e7b97688f6faf(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_ec614bb93d26d3a4(*(*C.swig_type_430)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3869,7 +3997,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.swig_type_418(_swig_i_1), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_432(_swig_i_1), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -3883,7 +4011,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_f06e7b97688f6faf(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_ec614bb93d26d3a4(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3897,7 +4025,7 @@ func Server_run(arg1 Server, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_run_capi_f06e7b97688f6faf(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3909,7 +4037,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_425(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_439(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3924,7 +4052,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_f06e7b97688f6faf(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_428(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_ec614bb93d26d3a4(*(*C.swig_type_441)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_442(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3941,7 +4069,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_430)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3968,7 +4096,7 @@ func Runtime_init_with_options(arg1 float64, arg2 int, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_runtime_init_with_options_capi_f06e7b97688f6faf(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_runtime_init_with_options_capi_ec614bb93d26d3a4(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3987,7 +4115,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_437)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_438)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_439)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_441)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_442)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_443)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_451)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4025,7 +4153,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), C.swig_type_448(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.swig_type_462(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4042,7 +4170,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4066,7 +4194,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_f06e7b97688f6faf(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_ec614bb93d26d3a4(*(*C.swig_type_469)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4085,7 +4213,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4116,7 +4244,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_f06e7b97688f6faf(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_465(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_ec614bb93d26d3a4(*(*C.swig_type_478)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_479(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4135,7 +4263,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_f06e7b97688f6faf(*(*C.swig_type_467)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_468(_swig_i_4), C.swig_type_469(_swig_i_5), C.swig_type_470(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_ec614bb93d26d3a4(*(*C.swig_type_481)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_482(_swig_i_4), C.swig_type_483(_swig_i_5), C.swig_type_484(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4156,7 +4284,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_f06e7b97688f6faf(*(*C.swig_type_472)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_ec614bb93d26d3a4(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4196,7 +4324,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_f06e7b97688f6faf(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_484)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_494)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4237,7 +4365,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_f06e7b97688f6faf(*(*C.swig_type_490)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_ec614bb93d26d3a4(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_f06e7b97688f6faf(const char*);
+  void cgo_panic__capi_ec614bb93d26d3a4(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_f06e7b97688f6faf(p);
+  cgo_panic__capi_ec614bb93d26d3a4(p);
 }
 
 
@@ -408,7 +408,7 @@ static tess_status tess_shim_serve_request_get_info(int64_t* out_batch_rows,
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_f06e7b97688f6faf(void *_swig_go_0) {
+void _wrap_Swig_free_capi_ec614bb93d26d3a4(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -418,7 +418,7 @@ void _wrap_Swig_free_capi_f06e7b97688f6faf(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_f06e7b97688f6faf(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_ec614bb93d26d3a4(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -431,7 +431,7 @@ void *_wrap_Swig_malloc_capi_f06e7b97688f6faf(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_f06e7b97688f6faf(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_ec614bb93d26d3a4(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -441,7 +441,7 @@ void _wrap_delete_Placement_capi_f06e7b97688f6faf(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_ec614bb93d26d3a4(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -451,7 +451,7 @@ void _wrap_delete_NdSbp_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_f06e7b97688f6faf(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_ec614bb93d26d3a4(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -461,7 +461,7 @@ void _wrap_delete_Layout_capi_f06e7b97688f6faf(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -471,7 +471,7 @@ void _wrap_delete_OpCall_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_f06e7b97688f6faf(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_ec614bb93d26d3a4(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -481,7 +481,7 @@ void _wrap_delete_InferResult_capi_f06e7b97688f6faf(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_ec614bb93d26d3a4(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -491,7 +491,7 @@ void _wrap_delete_Explanation_capi_f06e7b97688f6faf(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_f06e7b97688f6faf(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_ec614bb93d26d3a4(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -501,7 +501,7 @@ void _wrap_delete_Tensor_capi_f06e7b97688f6faf(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_ec614bb93d26d3a4(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -511,7 +511,7 @@ void _wrap_delete_BoxingPlan_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_ec614bb93d26d3a4(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -521,7 +521,7 @@ void _wrap_delete_BucketedAllReducer_capi_f06e7b97688f6faf(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_ec614bb93d26d3a4(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -531,7 +531,7 @@ void _wrap_delete_Program_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_ec614bb93d26d3a4(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -541,7 +541,7 @@ void _wrap_delete_Plan_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_ec614bb93d26d3a4(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -551,7 +551,7 @@ void _wrap_delete_PlanInstance_capi_f06e7b97688f6faf(struct tess_plan_instance *
 }
 
 
-void _wrap_delete_Server_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
+void _wrap_delete_Server_capi_ec614bb93d26d3a4(struct tess_server *_swig_go_0) {
   struct tess_server *arg1 = (struct tess_server *) 0 ;
   
   arg1 = *(struct tess_server **)&_swig_go_0; 
@@ -561,7 +561,7 @@ void _wrap_delete_Server_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
 }
 
 
-void _wrap_delete_ServeRequest_capi_f06e7b97688f6faf(struct tess_serve_request *_swig_go_0) {
+void _wrap_delete_ServeRequest_capi_ec614bb93d26d3a4(struct tess_serve_request *_swig_go_0) {
   struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
   
   arg1 = *(struct tess_serve_request **)&_swig_go_0; 
@@ -571,7 +571,7 @@ void _wrap_delete_ServeRequest_capi_f06e7b97688f6faf(struct tess_serve_request *
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_f06e7b97688f6faf() {
+intgo _wrap_VERSION_NUMBER_capi_ec614bb93d26d3a4() {
   int result;
   intgo _swig_go_result;
   
@@ -582,7 +582,7 @@ intgo _wrap_VERSION_NUMBER_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_version_capi_f06e7b97688f6faf() {
+_gostring_ _wrap_version_capi_ec614bb93d26d3a4() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -593,7 +593,7 @@ _gostring_ _wrap_version_capi_f06e7b97688f6faf() {
 }
 
 
-intgo _wrap_version_number_capi_f06e7b97688f6faf() {
+intgo _wrap_version_number_capi_ec614bb93d26d3a4() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -604,7 +604,7 @@ intgo _wrap_version_number_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_status_string_capi_f06e7b97688f6faf(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_ec614bb93d26d3a4(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -617,7 +617,7 @@ _gostring_ _wrap_status_string_capi_f06e7b97688f6faf(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_f06e7b97688f6faf() {
+_gostring_ _wrap_runtime_init_capi_ec614bb93d26d3a4() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -628,7 +628,7 @@ _gostring_ _wrap_runtime_init_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_f06e7b97688f6faf() {
+_gostring_ _wrap_runtime_finalize_capi_ec614bb93d26d3a4() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -639,7 +639,7 @@ _gostring_ _wrap_runtime_finalize_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -659,7 +659,7 @@ _gostring_ _wrap_runtime_world_rank_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -679,7 +679,7 @@ _gostring_ _wrap_runtime_world_size_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -708,7 +708,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -735,7 +735,7 @@ _gostring_ _wrap_placement_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -769,7 +769,7 @@ _gostring_ _wrap_placement_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_f06e7b97688f6faf(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_ec614bb93d26d3a4(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -782,7 +782,7 @@ _gostring_ _wrap_placement_string_capi_f06e7b97688f6faf(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -804,7 +804,7 @@ _gostring_ _wrap_placement_device_type_capi_f06e7b97688f6faf(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -826,7 +826,7 @@ _gostring_ _wrap_placement_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -850,7 +850,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -872,7 +872,7 @@ _gostring_ _wrap_placement_parallel_num_capi_f06e7b97688f6faf(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -896,7 +896,7 @@ _gostring_ _wrap_placement_rank_at_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -920,7 +920,7 @@ _gostring_ _wrap_placement_index_of_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -944,7 +944,7 @@ _gostring_ _wrap_placement_contains_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -970,7 +970,7 @@ _gostring_ _wrap_placement_axis_group_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -994,7 +994,7 @@ _gostring_ _wrap_placement_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -1016,7 +1016,7 @@ _gostring_ _wrap_placement_hash_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -1043,7 +1043,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1086,7 +1086,7 @@ _gostring_ _wrap_nd_sbp_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_ec614bb93d26d3a4(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1099,7 +1099,7 @@ _gostring_ _wrap_nd_sbp_string_capi_f06e7b97688f6faf(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1121,7 +1121,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1154,7 +1154,7 @@ _gostring_ _wrap_nd_sbp_get_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1178,7 +1178,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1210,7 +1210,7 @@ _gostring_ _wrap_layout_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1236,7 +1236,7 @@ _gostring_ _wrap_layout_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1269,7 +1269,7 @@ _gostring_ _wrap_layout_range_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1291,7 +1291,7 @@ _gostring_ _wrap_layout_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_f06e7b97688f6faf(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_ec614bb93d26d3a4(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1304,7 +1304,7 @@ _gostring_ _wrap_layout_string_capi_f06e7b97688f6faf(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1331,7 +1331,7 @@ _gostring_ _wrap_dtype_parse_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_f06e7b97688f6faf(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_ec614bb93d26d3a4(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1344,7 +1344,7 @@ _gostring_ _wrap_dtype_name_capi_f06e7b97688f6faf(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_f06e7b97688f6faf() {
+long long _wrap_op_count_capi_ec614bb93d26d3a4() {
   size_t result;
   long long _swig_go_result;
   
@@ -1355,7 +1355,7 @@ long long _wrap_op_count_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_op_name_capi_f06e7b97688f6faf(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_ec614bb93d26d3a4(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1368,7 +1368,7 @@ _gostring_ _wrap_op_name_capi_f06e7b97688f6faf(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1395,7 +1395,7 @@ _gostring_ _wrap_op_call_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1408,7 +1408,7 @@ _gostring_ _wrap_op_call_signature_capi_f06e7b97688f6faf(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1430,7 +1430,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_f06e7b97688f6faf(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1452,7 +1452,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_f06e7b97688f6faf(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1474,7 +1474,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_f06e7b97688f6faf(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1500,7 +1500,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_f06e7b97688f6faf(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1522,7 +1522,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_f06e7b97688f6faf(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1547,7 +1547,7 @@ _gostring_ _wrap_op_call_add_input_capi_f06e7b97688f6faf(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1569,7 +1569,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1586,7 +1586,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_f06e7b97688f6faf(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_f06e7b97688f6faf(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_ec614bb93d26d3a4(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1603,7 +1603,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_f06e7b97688f6faf(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1625,7 +1625,7 @@ _gostring_ _wrap_op_call_infer_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1647,7 +1647,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1675,7 +1675,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1699,7 +1699,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1723,7 +1723,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_f06e7b97688f6faf(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1747,7 +1747,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1769,7 +1769,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1793,7 +1793,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1817,7 +1817,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1841,7 +1841,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1863,7 +1863,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1885,7 +1885,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_f06e7b97688f6faf(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1907,7 +1907,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_f06e7b97688f6faf(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -1929,7 +1929,7 @@ _gostring_ _wrap_op_call_explain_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_ec614bb93d26d3a4(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1942,7 +1942,7 @@ _gostring_ _wrap_explanation_text_capi_f06e7b97688f6faf(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_ec614bb93d26d3a4(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1955,7 +1955,7 @@ _gostring_ _wrap_explanation_json_capi_f06e7b97688f6faf(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_f06e7b97688f6faf(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_ec614bb93d26d3a4(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1968,13 +1968,13 @@ _gostring_ _wrap_explanation_failure_capi_f06e7b97688f6faf(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_f06e7b97688f6faf() {
+void _wrap_infer_cache_clear_capi_ec614bb93d26d3a4() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_ec614bb93d26d3a4(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -1987,7 +1987,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_f06e7b97688f6faf(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2023,7 +2023,7 @@ _gostring_ _wrap_tensor_from_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2063,7 +2063,7 @@ _gostring_ _wrap_tensor_from_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2097,7 +2097,7 @@ _gostring_ _wrap_tensor_full_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2129,7 +2129,7 @@ _gostring_ _wrap_tensor_arange_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2163,7 +2163,7 @@ _gostring_ _wrap_tensor_rand_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2197,7 +2197,7 @@ _gostring_ _wrap_tensor_randn_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2223,7 +2223,7 @@ _gostring_ _wrap_tensor_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2245,7 +2245,7 @@ _gostring_ _wrap_tensor_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2267,7 +2267,7 @@ _gostring_ _wrap_tensor_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2289,7 +2289,7 @@ _gostring_ _wrap_tensor_placement_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2311,7 +2311,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2333,7 +2333,7 @@ _gostring_ _wrap_tensor_has_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2359,7 +2359,7 @@ _gostring_ _wrap_tensor_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2381,7 +2381,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_f06e7b97688f6faf(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_ec614bb93d26d3a4(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2394,7 +2394,7 @@ _gostring_ _wrap_tensor_string_capi_f06e7b97688f6faf(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2413,7 +2413,7 @@ _gostring_ _wrap_tensor_to_host_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2432,7 +2432,7 @@ _gostring_ _wrap_tensor_copy_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2458,7 +2458,7 @@ _gostring_ _wrap_tensor_to_global_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2488,7 +2488,7 @@ _gostring_ _wrap_op_call_apply_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2510,7 +2510,7 @@ _gostring_ _wrap_abs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2534,7 +2534,7 @@ _gostring_ _wrap_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2560,7 +2560,7 @@ _gostring_ _wrap_add_n_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2588,7 +2588,7 @@ _gostring_ _wrap_batch_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2614,7 +2614,7 @@ _gostring_ _wrap_bias_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2638,7 +2638,7 @@ _gostring_ _wrap_cast_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2666,7 +2666,7 @@ _gostring_ _wrap_concat_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_cos_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_cos_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2688,7 +2688,7 @@ _gostring_ _wrap_cos_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_div_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2712,7 +2712,7 @@ _gostring_ _wrap_div_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2736,7 +2736,31 @@ _gostring_ _wrap_embedding_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_exp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_equal_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_equal(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_exp_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2758,7 +2782,7 @@ _gostring_ _wrap_exp_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_expand_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_expand_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2786,7 +2810,7 @@ _gostring_ _wrap_expand_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_flatten_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_flatten_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2812,7 +2836,7 @@ _gostring_ _wrap_flatten_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_gather_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2838,7 +2862,7 @@ _gostring_ _wrap_gather_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gelu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2860,7 +2884,55 @@ _gostring_ _wrap_gelu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_identity_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_greater_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_greater(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_greater_equal_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_greater_equal(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_identity_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2882,7 +2954,7 @@ _gostring_ _wrap_identity_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2932,7 +3004,55 @@ _gostring_ _wrap_layer_norm_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_log_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_less_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_less(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_less_equal_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_less_equal(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_log_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2954,7 +3074,7 @@ _gostring_ _wrap_log_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_log_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2978,7 +3098,7 @@ _gostring_ _wrap_log_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3006,7 +3126,7 @@ _gostring_ _wrap_matmul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3030,7 +3150,7 @@ _gostring_ _wrap_maximum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3054,7 +3174,7 @@ _gostring_ _wrap_minimum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3078,7 +3198,7 @@ _gostring_ _wrap_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3100,7 +3220,31 @@ _gostring_ _wrap_neg_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_pow_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_not_equal_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_not_equal(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_pow_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3124,7 +3268,7 @@ _gostring_ _wrap_pow_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3154,7 +3298,7 @@ _gostring_ _wrap_reduce_max_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3184,7 +3328,7 @@ _gostring_ _wrap_reduce_mean_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3214,7 +3358,7 @@ _gostring_ _wrap_reduce_min_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3244,7 +3388,7 @@ _gostring_ _wrap_reduce_sum_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3266,7 +3410,7 @@ _gostring_ _wrap_relu_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_reshape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3294,7 +3438,7 @@ _gostring_ _wrap_reshape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3318,7 +3462,7 @@ _gostring_ _wrap_scalar_add_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3342,7 +3486,7 @@ _gostring_ _wrap_scalar_mul_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sigmoid_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3364,7 +3508,7 @@ _gostring_ _wrap_sigmoid_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sin_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sin_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3386,7 +3530,7 @@ _gostring_ _wrap_sin_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_slice_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3426,7 +3570,7 @@ _gostring_ _wrap_slice_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3450,7 +3594,7 @@ _gostring_ _wrap_softmax_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3483,7 +3627,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_f06e7b97688f6faf(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sqrt_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3505,7 +3649,7 @@ _gostring_ _wrap_sqrt_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_squeeze_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_squeeze_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3533,7 +3677,7 @@ _gostring_ _wrap_squeeze_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sub_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3557,7 +3701,7 @@ _gostring_ _wrap_sub_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3579,7 +3723,7 @@ _gostring_ _wrap_tanh_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3607,7 +3751,7 @@ _gostring_ _wrap_transpose_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_unsqueeze_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_unsqueeze_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3631,7 +3775,33 @@ _gostring_ _wrap_unsqueeze_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_explanation_last_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_where_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *arg4 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = *(tess_tensor **)&_swig_go_3; 
+  
+  result = (tess_status)tess_where(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3,(struct tess_tensor const *)arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_explanation_last_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -3651,7 +3821,7 @@ _gostring_ _wrap_explanation_last_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3690,7 +3860,7 @@ _gostring_ _wrap_boxing_run_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3726,7 +3896,7 @@ _gostring_ _wrap_boxing_plan_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_ec614bb93d26d3a4(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3739,7 +3909,7 @@ _gostring_ _wrap_boxing_plan_string_capi_f06e7b97688f6faf(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -3761,7 +3931,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_f06e7b97688f6faf(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3776,7 +3946,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_f06e7b97688f6faf(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -3798,7 +3968,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -3823,7 +3993,7 @@ _gostring_ _wrap_comm_allreduce_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3852,7 +4022,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_f06e7b97688f6faf(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_ec614bb93d26d3a4(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -3865,7 +4035,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_f06e7b97688f6faf(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -3885,7 +4055,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -3905,7 +4075,7 @@ _gostring_ _wrap_program_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3946,7 +4116,7 @@ _gostring_ _wrap_program_add_input_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3977,7 +4147,7 @@ _gostring_ _wrap_program_add_variable_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -4016,7 +4186,7 @@ _gostring_ _wrap_program_add_op_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_ec614bb93d26d3a4(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -4031,7 +4201,7 @@ _gostring_ _wrap_program_mark_output_capi_f06e7b97688f6faf(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4080,7 +4250,7 @@ _gostring_ _wrap_program_sizes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_f06e7b97688f6faf(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_ec614bb93d26d3a4(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4093,7 +4263,7 @@ _gostring_ _wrap_program_string_capi_f06e7b97688f6faf(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_f06e7b97688f6faf() {
+_gostring_ _wrap_capture_begin_capi_ec614bb93d26d3a4() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -4104,7 +4274,7 @@ _gostring_ _wrap_capture_begin_capi_f06e7b97688f6faf() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4124,7 +4294,7 @@ _gostring_ _wrap_capture_active_capi_f06e7b97688f6faf(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4163,7 +4333,7 @@ _gostring_ _wrap_capture_placeholder_capi_f06e7b97688f6faf(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4189,13 +4359,13 @@ _gostring_ _wrap_capture_end_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_f06e7b97688f6faf() {
+void _wrap_capture_abort_capi_ec614bb93d26d3a4() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_plan_string_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_ec614bb93d26d3a4(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4208,7 +4378,7 @@ _gostring_ _wrap_plan_string_capi_f06e7b97688f6faf(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -4230,7 +4400,7 @@ _gostring_ _wrap_plan_instantiate_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_ec614bb93d26d3a4(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4249,7 +4419,7 @@ _gostring_ _wrap_plan_instance_run_capi_f06e7b97688f6faf(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_ec614bb93d26d3a4(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4270,7 +4440,7 @@ _gostring_ _wrap_plan_instance_push_capi_f06e7b97688f6faf(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_ec614bb93d26d3a4(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4285,7 +4455,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_f06e7b97688f6faf(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_ec614bb93d26d3a4(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4298,7 +4468,7 @@ _gostring_ _wrap_plan_instance_close_capi_f06e7b97688f6faf(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4334,7 +4504,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_f06e7b97688f6faf(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4356,7 +4526,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_f06e7b97688f6faf(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4380,7 +4550,7 @@ _gostring_ _wrap_plan_instance_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4401,7 +4571,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4425,7 +4595,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_f06e7b97688f6faf(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4449,7 +4619,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4477,7 +4647,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_f06e7b97688f6faf(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4499,7 +4669,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_f06e7b97688f6faf(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4541,7 +4711,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_f06e7b97688f6faf(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4556,7 +4726,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_f06e7b97688f6faf(struct tess_p
 }
 
 
-_gostring_ _wrap_server_is_driver_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_is_driver_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4578,7 +4748,7 @@ _gostring_ _wrap_server_is_driver_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_num_plans_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_num_plans_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4600,7 +4770,7 @@ _gostring_ _wrap_server_num_plans_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_plan_input_width_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_width_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4626,7 +4796,7 @@ _gostring_ _wrap_server_plan_input_width_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_width_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_width_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4652,7 +4822,7 @@ _gostring_ _wrap_server_plan_output_width_capi_f06e7b97688f6faf(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4678,7 +4848,7 @@ _gostring_ _wrap_server_plan_input_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4704,7 +4874,7 @@ _gostring_ _wrap_server_plan_output_dtype_capi_f06e7b97688f6faf(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_follow_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_follow_capi_ec614bb93d26d3a4(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4717,7 +4887,7 @@ _gostring_ _wrap_server_follow_capi_f06e7b97688f6faf(struct tess_server *_swig_g
 }
 
 
-_gostring_ _wrap_server_stop_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_stop_capi_ec614bb93d26d3a4(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4730,7 +4900,7 @@ _gostring_ _wrap_server_stop_capi_f06e7b97688f6faf(struct tess_server *_swig_go_
 }
 
 
-_gostring_ _wrap_server_check_health_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_server_check_health_capi_ec614bb93d26d3a4(struct tess_server *_swig_go_0, double _swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4745,7 +4915,7 @@ _gostring_ _wrap_server_check_health_capi_f06e7b97688f6faf(struct tess_server *_
 }
 
 
-_gostring_ _wrap_serve_request_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_serve_request_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
   tess_serve_request **arg1 = (tess_serve_request **) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4769,7 +4939,7 @@ _gostring_ _wrap_serve_request_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_set_input_capi_f06e7b97688f6faf(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_serve_request_set_input_capi_ec614bb93d26d3a4(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   tess_serve_request *arg1 = (tess_serve_request *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4790,7 +4960,7 @@ _gostring_ _wrap_serve_request_set_input_capi_f06e7b97688f6faf(struct tess_serve
 }
 
 
-_gostring_ _wrap_serve_request_rows_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_serve_request_rows_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   int64_t value1 = 0 ;
@@ -4812,7 +4982,7 @@ _gostring_ _wrap_serve_request_rows_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_server_run_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_server_run_capi_ec614bb93d26d3a4(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   tess_status result;
@@ -4827,7 +4997,7 @@ _gostring_ _wrap_server_run_capi_f06e7b97688f6faf(struct tess_server *_swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   size_t arg3 ;
@@ -4851,7 +5021,7 @@ _gostring_ _wrap_serve_request_output_bytes_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_serve_request_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_serve_request *arg3 = (tess_serve_request *) 0 ;
@@ -4872,7 +5042,7 @@ _gostring_ _wrap_serve_request_output_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4928,7 +5098,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_ec614bb93d26d3a4(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -4945,7 +5115,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_f06e7b97688f6faf(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5039,7 +5209,7 @@ _gostring_ _wrap_allocator_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -5061,7 +5231,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_f06e7b97688f6faf(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5110,7 +5280,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_f06e7b97688f6faf(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -5134,7 +5304,7 @@ _gostring_ _wrap_plan_compile_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5201,7 +5371,7 @@ _gostring_ _wrap_plan_instance_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_create_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
   tess_server **arg1 = (tess_server **) 0 ;
   int32_t arg2 ;
   double arg3 ;
@@ -5227,7 +5397,7 @@ _gostring_ _wrap_server_create_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, intgo
 }
 
 
-_gostring_ _wrap_server_add_plan_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_server_add_plan_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   tess_plan *arg3 = (tess_plan *) 0 ;
@@ -5259,7 +5429,7 @@ _gostring_ _wrap_server_add_plan_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_server_get_plan_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+_gostring_ _wrap_server_get_plan_info_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5337,7 +5507,7 @@ _gostring_ _wrap_server_get_plan_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_server_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
+_gostring_ _wrap_server_get_stats_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5431,7 +5601,7 @@ _gostring_ _wrap_server_get_stats_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_serve_request_get_info_capi_f06e7b97688f6faf(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+_gostring_ _wrap_serve_request_get_info_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   double *arg3 = (double *) 0 ;

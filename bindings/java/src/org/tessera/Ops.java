@@ -111,6 +111,13 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** x == y -&gt; bool, numpy broadcasting. */
+  public static Tensor equal(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.equal(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
+  }
+
   /** e^x. */
   public static Tensor exp(Tensor x) {
     long[] out = {0};
@@ -163,6 +170,20 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** x &gt; y -&gt; bool, numpy broadcasting. */
+  public static Tensor greater(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.greater(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
+  }
+
+  /** x &gt;= y -&gt; bool, numpy broadcasting. */
+  public static Tensor greaterEqual(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.greater_equal(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
+  }
+
   /** x. */
   public static Tensor identity(Tensor x) {
     long[] out = {0};
@@ -196,6 +217,20 @@ public final class Ops {
   /** layer_norm with begin_norm_axis = -1, begin_params_axis = -1, epsilon = 1e-05. */
   public static Tensor[] layerNorm(Tensor x, Tensor gamma, Tensor beta) {
     return layerNorm(x, gamma, beta, -1L, -1L, 1e-05);
+  }
+
+  /** x &lt; y -&gt; bool, numpy broadcasting. */
+  public static Tensor less(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.less(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
+  }
+
+  /** x &lt;= y -&gt; bool, numpy broadcasting. */
+  public static Tensor lessEqual(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.less_equal(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
   }
 
   /** natural log of x; floating types. */
@@ -261,6 +296,13 @@ public final class Ops {
   public static Tensor neg(Tensor x) {
     long[] out = {0};
     TesseraJNI.neg(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
+  /** x != y -&gt; bool, numpy broadcasting. */
+  public static Tensor notEqual(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.not_equal(out, Handle.ptr(x), x, Handle.ptr(y), y);
     return new Tensor(out[0]);
   }
 
@@ -460,6 +502,13 @@ public final class Ops {
   public static Tensor unsqueeze(Tensor x, long axis) {
     long[] out = {0};
     TesseraJNI.unsqueeze(out, Handle.ptr(x), x, axis);
+    return new Tensor(out[0]);
+  }
+
+  /** cond ? x : y elementwise (cond bool), numpy broadcasting. */
+  public static Tensor where(Tensor cond, Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.where(out, Handle.ptr(cond), cond, Handle.ptr(x), x, Handle.ptr(y), y);
     return new Tensor(out[0]);
   }
 }

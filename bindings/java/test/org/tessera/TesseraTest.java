@@ -213,6 +213,8 @@ public final class TesseraTest {
     check(Arrays.asList(Inference.opNames()).contains("matmul"), "opNames");
     checkEq(DType.parse("bf16"), DType.BF16, "dtypeParse");
     checkEq(DType.name(DType.I32), "i32", "dtypeName");
+    checkEq(DType.parse("bool"), DType.BOOL, "dtypeParse bool");
+    checkEq(DType.name(DType.BOOL), "bool", "dtypeName bool");
   }
 
   private static void inferenceBadInput() {
