@@ -452,6 +452,14 @@ class OpsTest(TensorTestCase):
         np.testing.assert_array_equal(ts.cast(cond, np.float32).numpy(),
                                       (a >= c).astype(np.float32))
         self.assertTesseraError(ts.InvalidArgumentError, "expected bool", ts.where, x, x, y)
+        w = self.values((3, 4, 5), np.float64)
+        tw = ts.tensor(w, placement=self.p, sbp="S(0)")
+        np.testing.assert_array_equal(ts.argmax(tw, axis=1).numpy(), np.argmax(w, axis=1))
+        np.testing.assert_allclose(ts.cumsum(tw, axis=2).numpy(), np.cumsum(w, axis=2), rtol=1e-12)
+        np.testing.assert_allclose(ts.var(tw, axes=(0, 2)).numpy(), np.var(w, axis=(0, 2), ddof=1),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(ts.std(tw, axes=(1,), correction=0, keepdims=True).numpy(),
+                                   np.std(w, axis=1, keepdims=True), rtol=1e-12)
 
     def test_matmul(self):
         a = self.values((3, 4), np.float64)

@@ -126,6 +126,14 @@ std::vector<Case> OpCases() {
              return tess_where(&o, f.x, f.x, f.x);),
         CASE("tess_where", "cond is NULL", kInvalid, "cond", tess_tensor* o = nullptr;
              return tess_where(&o, nullptr, f.x, f.x);),
+        CASE("tess_argmax", "axis 5 of a 2-d tensor", kInvalid, "5", tess_tensor* o = nullptr;
+             return tess_argmax(&o, f.x, 5, 0);),
+        CASE("tess_cumsum", "axis -3 of a 2-d tensor", kInvalid, "-3", tess_tensor* o = nullptr;
+             return tess_cumsum(&o, f.x, -3);),
+        CASE("tess_var", "correction -1", kInvalid, "correction", tess_tensor* o = nullptr;
+             return tess_var(&o, f.x, nullptr, 0, -1, 0);),
+        CASE("tess_std", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_std(&o, f.xi, nullptr, 0, 1, 0);),
         CASE("tess_log", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
              return tess_log(&o, f.xi);),
         CASE("tess_sin", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;

@@ -62,6 +62,20 @@ tess_status tess_add_n(tess_tensor** out, const tess_tensor* const* in, size_t n
   TESS_CAPI_END
 }
 
+tess_status tess_argmax(tess_tensor** out, const tess_tensor* x, int64_t axis, int32_t keepdims) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("argmax");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("axis", axis);
+  attrs.SetBool("keepdims", keepdims != 0);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_batch_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
                               int32_t transpose_a, int32_t transpose_b) {
   TESS_CAPI_REQUIRE(out);
@@ -137,6 +151,19 @@ tess_status tess_cos(tess_tensor** out, const tess_tensor* x) {
   tess_tensor** const outs[] = {out};
   const Tensor inputs[] = {x->value};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_cumsum(tess_tensor** out, const tess_tensor* x, int64_t axis) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("cumsum");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("axis", axis);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
 
@@ -670,6 +697,23 @@ tess_status tess_squeeze(tess_tensor** out, const tess_tensor* x, const int64_t*
   TESS_CAPI_END
 }
 
+tess_status tess_std(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes,
+                     int64_t correction, int32_t keepdims) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("std");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("axes", axes, num_axes);
+  attrs.SetInt("correction", correction);
+  attrs.SetBool("keepdims", keepdims != 0);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_sub(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -717,6 +761,23 @@ tess_status tess_unsqueeze(tess_tensor** out, const tess_tensor* x, int64_t axis
   static const tessera::op::OpDef* const def = TypedOpDef("unsqueeze");
   thread_local TypedOpAttrs attrs;
   attrs.SetInt("axis", axis);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {x->value};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_var(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes,
+                     int64_t correction, int32_t keepdims) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("var");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("axes", axes, num_axes);
+  attrs.SetInt("correction", correction);
+  attrs.SetBool("keepdims", keepdims != 0);
   tess_tensor** const outs[] = {out};
   const Tensor inputs[] = {x->value};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);

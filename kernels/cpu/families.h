@@ -31,6 +31,7 @@ Status RegisterNnKernels(KernelRegistry* registry);           // layer_norm, bia
 Status RegisterShapeKernels(KernelRegistry* registry);   // transpose, reshape, concat, slice, views
 Status RegisterGatherKernels(KernelRegistry* registry);  // gather, embedding
 Status RegisterCompareKernels(KernelRegistry* registry);  // equal, less, ..., where
+Status RegisterAxisKernels(KernelRegistry* registry);     // argmax, cumsum, var, std
 
 }  // namespace cpu
 }  // namespace kernels

@@ -207,6 +207,10 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
       (*c)[op] = {{m, Shape{4}}, {}};
     }
     (*c)["where"] = {{m, m, Shape{4}}, {}, {DType::kBool, DType::kF32, DType::kF32}};
+    (*c)["argmax"] = {{m}, {{"axis", AttrValue::Int(0)}}};
+    (*c)["cumsum"] = {{m}, {}};
+    (*c)["var"] = {{m}, {{"axes", AttrValue::Ints({1})}}};
+    (*c)["std"] = {{m}, {{"axes", AttrValue::Ints({0})}, {"correction", AttrValue::Int(0)}}};
     (*c)["concat"] = {{m, m}, {{"axis", AttrValue::Int(1)}}};
     (*c)["slice"] = {{m},
                      {{"start", AttrValue::Ints({0, 1})},

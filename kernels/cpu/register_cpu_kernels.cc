@@ -16,6 +16,7 @@ Status RegisterCpuKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterNnKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterCompareKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterAxisKernels(registry));
   return RegisterGatherKernels(registry);
 }
 

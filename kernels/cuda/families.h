@@ -29,6 +29,7 @@ Status RegisterNnKernels(KernelRegistry* registry);           // layer_norm, bia
 Status RegisterShapeKernels(KernelRegistry* registry);   // transpose, reshape, concat, slice, views
 Status RegisterGatherKernels(KernelRegistry* registry);  // gather, embedding
 Status RegisterCompareKernels(KernelRegistry* registry);  // equal, less, ..., where
+Status RegisterAxisKernels(KernelRegistry* registry);     // argmax, cumsum, var, std
 
 }  // namespace cuda
 }  // namespace kernels

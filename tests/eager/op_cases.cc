@@ -255,6 +255,27 @@ void AddCompare(std::vector<OpCase>* t) {
                 {}});
 }
 
+void AddAxisOps(std::vector<OpCase>* t) {
+  // Values repeat within rows, so ties (first index wins) occur.
+  t->push_back({"argmax", "[5,7,3] axis 1", {F32({5, 7, 3})}, {{"axis", AttrValue::Int(1)}}});
+  t->push_back({"argmax",
+                "[7,5] i64 axis 0 keepdims",
+                {I64({7, 5})},
+                {{"axis", AttrValue::Int(0)}, {"keepdims", AttrValue::Bool(true)}}});
+  t->push_back({"cumsum", "[5,7] axis -1", {F32({5, 7})}, {}});
+  t->push_back({"cumsum", "[7,2,5] i64 axis 1", {I64({7, 2, 5})}, {{"axis", AttrValue::Int(1)}}});
+  for (const char* op : {"var", "std"}) {
+    t->push_back({op, "[5,7,3] axes [1]", {F32({5, 7, 3})}, {{"axes", Ints({1})}}, false});
+    t->push_back({op,
+                  "[7,5] f64 axes [0] correction 0 keepdims",
+                  {F64({7, 5})},
+                  {{"axes", Ints({0})},
+                   {"correction", AttrValue::Int(0)},
+                   {"keepdims", AttrValue::Bool(true)}},
+                  false});
+  }
+}
+
 }  // namespace
 
 const std::vector<OpCase>& OpCases() {
@@ -268,6 +289,7 @@ const std::vector<OpCase>& OpCases() {
     AddShapeOps(t);
     AddViewOps(t);
     AddCompare(t);
+    AddAxisOps(t);
     std::stable_sort(t->begin(), t->end(),
                      [](const OpCase& a, const OpCase& b) { return a.op < b.op; });
     return t;

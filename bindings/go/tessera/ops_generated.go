@@ -42,6 +42,15 @@ func AddN(in []*Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Argmax is i64 index of the first largest element along axis (NaN is largest) (op argmax).
+// Attributes: axis: int = -1, keepdims: bool = false. Collective.
+func Argmax(x *Tensor, axis int64, keepdims bool) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Argmax(out, x.c(), axis, flag(keepdims))
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // BatchMatmul is matmul over the last two axes; leading batch axes must be equal (op
 // batch_matmul). Attributes: transpose_a: bool = false, transpose_b: bool = false.
 // Collective.
@@ -88,6 +97,15 @@ func Concat(in []*Tensor, axis int64) (*Tensor, error) {
 func Cos(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Cos(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Cumsum is running sums along axis (out[i] = x[0] + ... + x[i]) (op cumsum). Attributes:
+// axis: int = -1. Collective.
+func Cumsum(x *Tensor, axis int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Cumsum(out, x.c(), axis)
 	runtime.KeepAlive(x)
 	return made(out, err)
 }
@@ -438,6 +456,16 @@ func Squeeze(x *Tensor, axes []int64) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Std is standard deviation over axes ([] = all): divides by count - correction (1:
+// unbiased); floating types (op std). Attributes: axes: ints = [], correction: int = 1,
+// keepdims: bool = false. Collective.
+func Std(x *Tensor, axes []int64, correction int64, keepdims bool) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Std(out, x.c(), axes, correction, flag(keepdims))
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // Sub is x - y, numpy broadcasting (op sub). Collective.
 func Sub(x *Tensor, y *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -469,6 +497,16 @@ func Transpose(x *Tensor, perm []int64) (*Tensor, error) {
 func Unsqueeze(x *Tensor, axis int64) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Unsqueeze(out, x.c(), axis)
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Var is variance over axes ([] = all): divides by count - correction (1: unbiased);
+// floating types (op var). Attributes: axes: ints = [], correction: int = 1, keepdims: bool
+// = false. Collective.
+func Var(x *Tensor, axes []int64, correction int64, keepdims bool) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Var(out, x.c(), axes, correction, flag(keepdims))
 	runtime.KeepAlive(x)
 	return made(out, err)
 }

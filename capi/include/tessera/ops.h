@@ -52,6 +52,10 @@ TESS_API tess_status tess_abs(tess_tensor** out, const tess_tensor* x);
 TESS_API tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* add_n: sum of k >= 2 same-shape inputs. */
 TESS_API tess_status tess_add_n(tess_tensor** out, const tess_tensor* const* in, size_t num_in);
+/* argmax: i64 index of the first largest element along axis (NaN is largest). Attributes
+ * (C: every one is a parameter): axis: int = -1, keepdims: bool = false. */
+TESS_API tess_status tess_argmax(tess_tensor** out, const tess_tensor* x, int64_t axis,
+                                 int32_t keepdims);
 /* batch_matmul: matmul over the last two axes; leading batch axes must be equal. Attributes
  * (C: every one is a parameter): transpose_a: bool = false, transpose_b: bool = false. */
 TESS_API tess_status tess_batch_matmul(tess_tensor** out, const tess_tensor* a,
@@ -70,6 +74,9 @@ TESS_API tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in
                                  int64_t axis);
 /* cos: cos(x); floating types. */
 TESS_API tess_status tess_cos(tess_tensor** out, const tess_tensor* x);
+/* cumsum: running sums along axis (out[i] = x[0] + ... + x[i]). Attributes (C: every one is
+ * a parameter): axis: int = -1. */
+TESS_API tess_status tess_cumsum(tess_tensor** out, const tess_tensor* x, int64_t axis);
 /* div: x / y, numpy broadcasting. */
 TESS_API tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* embedding: rows of weight [V, D] picked by indices. */
@@ -181,6 +188,11 @@ TESS_API tess_status tess_sqrt(tess_tensor** out, const tess_tensor* x);
  * a parameter): axes: ints = []. */
 TESS_API tess_status tess_squeeze(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
                                   size_t num_axes);
+/* std: standard deviation over axes ([] = all): divides by count - correction (1:
+ * unbiased); floating types. Attributes (C: every one is a parameter): axes: ints = [],
+ * correction: int = 1, keepdims: bool = false. */
+TESS_API tess_status tess_std(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                              size_t num_axes, int64_t correction, int32_t keepdims);
 /* sub: x - y, numpy broadcasting. */
 TESS_API tess_status tess_sub(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* tanh: tanh(x). */
@@ -192,6 +204,11 @@ TESS_API tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, con
 /* unsqueeze: x with a size-1 axis inserted at axis; a copy. Attributes (C: every one is a
  * parameter): axis: int = required. */
 TESS_API tess_status tess_unsqueeze(tess_tensor** out, const tess_tensor* x, int64_t axis);
+/* var: variance over axes ([] = all): divides by count - correction (1: unbiased); floating
+ * types. Attributes (C: every one is a parameter): axes: ints = [], correction: int = 1,
+ * keepdims: bool = false. */
+TESS_API tess_status tess_var(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                              size_t num_axes, int64_t correction, int32_t keepdims);
 /* where: cond ? x : y elementwise (cond bool), numpy broadcasting. */
 TESS_API tess_status tess_where(tess_tensor** out, const tess_tensor* cond, const tess_tensor* x,
                                 const tess_tensor* y);

@@ -11,6 +11,7 @@ Status RegisterBuiltinOps(OpRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterNnOps(registry));
   TESS_RETURN_IF_ERROR(RegisterViewOps(registry));
   TESS_RETURN_IF_ERROR(RegisterCompareOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterAxisOps(registry));
   return Status::Ok();
 }
 

@@ -16,6 +16,7 @@ Status RegisterShapeOps(OpRegistry* registry);        // transpose, reshape, con
 Status RegisterNnOps(OpRegistry* registry);    // gather, embedding, layer_norm, bias_add, ...
 Status RegisterViewOps(OpRegistry* registry);  // expand, squeeze, unsqueeze, flatten
 Status RegisterCompareOps(OpRegistry* registry);  // equal, less, ..., where
+Status RegisterAxisOps(OpRegistry* registry);     // argmax, cumsum
 
 // All of the above.
 Status RegisterBuiltinOps(OpRegistry* registry);

@@ -8,14 +8,14 @@ operators and the conveniences (numbers as tensors, reduce's `axis`)."""
 from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
-__all__ = ["abs", "add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "cos",
-           "div", "embedding", "equal", "exp", "expand", "flatten", "gather", "gelu",
-           "greater", "greater_equal", "identity", "layer_norm", "less", "less_equal",
-           "log", "log_softmax", "matmul", "maximum", "minimum", "mul", "neg",
-           "not_equal", "pow", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum",
-           "relu", "reshape", "scalar_add", "scalar_mul", "sigmoid", "sin", "slice",
-           "softmax", "sparse_softmax_cross_entropy", "sqrt", "squeeze", "sub", "tanh",
-           "transpose", "unsqueeze", "where"]
+__all__ = ["abs", "add", "add_n", "argmax", "batch_matmul", "bias_add", "cast", "concat",
+           "cos", "cumsum", "div", "embedding", "equal", "exp", "expand", "flatten",
+           "gather", "gelu", "greater", "greater_equal", "identity", "layer_norm", "less",
+           "less_equal", "log", "log_softmax", "matmul", "maximum", "minimum", "mul",
+           "neg", "not_equal", "pow", "reduce_max", "reduce_mean", "reduce_min",
+           "reduce_sum", "relu", "reshape", "scalar_add", "scalar_mul", "sigmoid", "sin",
+           "slice", "softmax", "sparse_softmax_cross_entropy", "sqrt", "squeeze", "std",
+           "sub", "tanh", "transpose", "unsqueeze", "var", "where"]
 
 
 def abs(x):
@@ -31,6 +31,12 @@ def add(x, y):
 def add_n(in_):
     """sum of k >= 2 same-shape inputs."""
     return _capi.add_n(list(in_))
+
+
+def argmax(x, axis=-1, keepdims=False):
+    """i64 index of the first largest element along axis (NaN is largest). Attributes:
+    axis: int = -1, keepdims: bool = false."""
+    return _capi.argmax(x, int(axis), as_bool(keepdims))
 
 
 def batch_matmul(a, b, transpose_a=False, transpose_b=False):
@@ -57,6 +63,11 @@ def concat(in_, axis=0):
 def cos(x):
     """cos(x); floating types."""
     return _capi.cos(x)
+
+
+def cumsum(x, axis=-1):
+    """running sums along axis (out[i] = x[0] + ... + x[i]). Attributes: axis: int = -1."""
+    return _capi.cumsum(x, int(axis))
 
 
 def div(x, y):
@@ -260,6 +271,13 @@ def squeeze(x, axes=()):
     return _capi.squeeze(x, as_ints(axes))
 
 
+def std(x, axes=(), correction=1, keepdims=False):
+    """standard deviation over axes ([] = all): divides by count - correction (1:
+    unbiased); floating types. Attributes: axes: ints = [], correction: int = 1,
+    keepdims: bool = false."""
+    return _capi.std(x, as_ints(axes), int(correction), as_bool(keepdims))
+
+
 def sub(x, y):
     """x - y, numpy broadcasting."""
     return _capi.sub(x, y)
@@ -278,6 +296,13 @@ def transpose(x, perm):
 def unsqueeze(x, axis):
     """x with a size-1 axis inserted at axis; a copy. Attributes: axis: int = required."""
     return _capi.unsqueeze(x, int(axis))
+
+
+def var(x, axes=(), correction=1, keepdims=False):
+    """variance over axes ([] = all): divides by count - correction (1: unbiased);
+    floating types. Attributes: axes: ints = [], correction: int = 1, keepdims: bool =
+    false."""
+    return _capi.var(x, as_ints(axes), int(correction), as_bool(keepdims))
 
 
 def where(cond, x, y):

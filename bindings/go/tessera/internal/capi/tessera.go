@@ -227,64 +227,64 @@ typedef _goslice_ swig_type_194;
 typedef _goslice_ swig_type_195;
 typedef _gostring_ swig_type_196;
 typedef _goslice_ swig_type_197;
-typedef _gostring_ swig_type_198;
-typedef _goslice_ swig_type_199;
-typedef long long swig_type_200;
+typedef long long swig_type_198;
+typedef _gostring_ swig_type_199;
+typedef _goslice_ swig_type_200;
 typedef _gostring_ swig_type_201;
 typedef _goslice_ swig_type_202;
-typedef _gostring_ swig_type_203;
-typedef _goslice_ swig_type_204;
+typedef long long swig_type_203;
+typedef _gostring_ swig_type_204;
 typedef _goslice_ swig_type_205;
-typedef long long swig_type_206;
-typedef _gostring_ swig_type_207;
+typedef _gostring_ swig_type_206;
+typedef _goslice_ swig_type_207;
 typedef _goslice_ swig_type_208;
-typedef _gostring_ swig_type_209;
-typedef _goslice_ swig_type_210;
-typedef _gostring_ swig_type_211;
-typedef _goslice_ swig_type_212;
-typedef _gostring_ swig_type_213;
-typedef _goslice_ swig_type_214;
+typedef long long swig_type_209;
+typedef _gostring_ swig_type_210;
+typedef _goslice_ swig_type_211;
+typedef _gostring_ swig_type_212;
+typedef _goslice_ swig_type_213;
+typedef long long swig_type_214;
 typedef _gostring_ swig_type_215;
 typedef _goslice_ swig_type_216;
 typedef _gostring_ swig_type_217;
 typedef _goslice_ swig_type_218;
-typedef _goslice_ swig_type_219;
-typedef _gostring_ swig_type_220;
-typedef _goslice_ swig_type_221;
-typedef long long swig_type_222;
-typedef long long swig_type_223;
-typedef _gostring_ swig_type_224;
+typedef _gostring_ swig_type_219;
+typedef _goslice_ swig_type_220;
+typedef _gostring_ swig_type_221;
+typedef _goslice_ swig_type_222;
+typedef _gostring_ swig_type_223;
+typedef _goslice_ swig_type_224;
 typedef _goslice_ swig_type_225;
-typedef long long swig_type_226;
-typedef _gostring_ swig_type_227;
-typedef _goslice_ swig_type_228;
-typedef _gostring_ swig_type_229;
-typedef _goslice_ swig_type_230;
-typedef _gostring_ swig_type_231;
-typedef _goslice_ swig_type_232;
+typedef _gostring_ swig_type_226;
+typedef _goslice_ swig_type_227;
+typedef long long swig_type_228;
+typedef long long swig_type_229;
+typedef _gostring_ swig_type_230;
+typedef _goslice_ swig_type_231;
+typedef long long swig_type_232;
 typedef _gostring_ swig_type_233;
 typedef _goslice_ swig_type_234;
 typedef _gostring_ swig_type_235;
 typedef _goslice_ swig_type_236;
-typedef _goslice_ swig_type_237;
+typedef _gostring_ swig_type_237;
 typedef _goslice_ swig_type_238;
-typedef long long swig_type_239;
-typedef long long swig_type_240;
+typedef _gostring_ swig_type_239;
+typedef _goslice_ swig_type_240;
 typedef _gostring_ swig_type_241;
 typedef _goslice_ swig_type_242;
-typedef _gostring_ swig_type_243;
+typedef _goslice_ swig_type_243;
 typedef _goslice_ swig_type_244;
-typedef _gostring_ swig_type_245;
-typedef _goslice_ swig_type_246;
+typedef long long swig_type_245;
+typedef long long swig_type_246;
 typedef _gostring_ swig_type_247;
 typedef _goslice_ swig_type_248;
-typedef long long swig_type_249;
-typedef _gostring_ swig_type_250;
-typedef _goslice_ swig_type_251;
-typedef _gostring_ swig_type_252;
-typedef _goslice_ swig_type_253;
-typedef _gostring_ swig_type_254;
-typedef _goslice_ swig_type_255;
+typedef _gostring_ swig_type_249;
+typedef _goslice_ swig_type_250;
+typedef _gostring_ swig_type_251;
+typedef _goslice_ swig_type_252;
+typedef _gostring_ swig_type_253;
+typedef _goslice_ swig_type_254;
+typedef long long swig_type_255;
 typedef _gostring_ swig_type_256;
 typedef _goslice_ swig_type_257;
 typedef _gostring_ swig_type_258;
@@ -295,9 +295,9 @@ typedef _gostring_ swig_type_262;
 typedef _goslice_ swig_type_263;
 typedef _gostring_ swig_type_264;
 typedef _goslice_ swig_type_265;
-typedef _goslice_ swig_type_266;
-typedef _gostring_ swig_type_267;
-typedef _goslice_ swig_type_268;
+typedef _gostring_ swig_type_266;
+typedef _goslice_ swig_type_267;
+typedef _gostring_ swig_type_268;
 typedef _goslice_ swig_type_269;
 typedef _gostring_ swig_type_270;
 typedef _goslice_ swig_type_271;
@@ -307,41 +307,41 @@ typedef _goslice_ swig_type_274;
 typedef _goslice_ swig_type_275;
 typedef _gostring_ swig_type_276;
 typedef _goslice_ swig_type_277;
-typedef _gostring_ swig_type_278;
-typedef _goslice_ swig_type_279;
+typedef _goslice_ swig_type_278;
+typedef _gostring_ swig_type_279;
 typedef _goslice_ swig_type_280;
-typedef _gostring_ swig_type_281;
-typedef _goslice_ swig_type_282;
-typedef _gostring_ swig_type_283;
-typedef _goslice_ swig_type_284;
-typedef _gostring_ swig_type_285;
+typedef _goslice_ swig_type_281;
+typedef _gostring_ swig_type_282;
+typedef _goslice_ swig_type_283;
+typedef _gostring_ swig_type_284;
+typedef _goslice_ swig_type_285;
 typedef _goslice_ swig_type_286;
 typedef _gostring_ swig_type_287;
 typedef _goslice_ swig_type_288;
 typedef _gostring_ swig_type_289;
 typedef _goslice_ swig_type_290;
-typedef _goslice_ swig_type_291;
+typedef _gostring_ swig_type_291;
 typedef _goslice_ swig_type_292;
-typedef _goslice_ swig_type_293;
-typedef _gostring_ swig_type_294;
-typedef _goslice_ swig_type_295;
-typedef long long swig_type_296;
-typedef _gostring_ swig_type_297;
+typedef _gostring_ swig_type_293;
+typedef _goslice_ swig_type_294;
+typedef _gostring_ swig_type_295;
+typedef _goslice_ swig_type_296;
+typedef _goslice_ swig_type_297;
 typedef _goslice_ swig_type_298;
 typedef _goslice_ swig_type_299;
 typedef _gostring_ swig_type_300;
 typedef _goslice_ swig_type_301;
-typedef _gostring_ swig_type_302;
-typedef _goslice_ swig_type_303;
+typedef long long swig_type_302;
+typedef _gostring_ swig_type_303;
 typedef _goslice_ swig_type_304;
-typedef _gostring_ swig_type_305;
-typedef _goslice_ swig_type_306;
-typedef _gostring_ swig_type_307;
-typedef _goslice_ swig_type_308;
-typedef _gostring_ swig_type_309;
+typedef _goslice_ swig_type_305;
+typedef _gostring_ swig_type_306;
+typedef _goslice_ swig_type_307;
+typedef _gostring_ swig_type_308;
+typedef _goslice_ swig_type_309;
 typedef _goslice_ swig_type_310;
-typedef _goslice_ swig_type_311;
-typedef _gostring_ swig_type_312;
+typedef _gostring_ swig_type_311;
+typedef _goslice_ swig_type_312;
 typedef _goslice_ swig_type_313;
 typedef long long swig_type_314;
 typedef _gostring_ swig_type_315;
@@ -351,192 +351,206 @@ typedef _goslice_ swig_type_318;
 typedef _gostring_ swig_type_319;
 typedef _goslice_ swig_type_320;
 typedef _goslice_ swig_type_321;
-typedef _goslice_ swig_type_322;
-typedef _gostring_ swig_type_323;
-typedef _goslice_ swig_type_324;
-typedef _goslice_ swig_type_325;
-typedef _gostring_ swig_type_326;
-typedef _gostring_ swig_type_327;
-typedef _goslice_ swig_type_328;
+typedef _gostring_ swig_type_322;
+typedef _goslice_ swig_type_323;
+typedef long long swig_type_324;
+typedef _gostring_ swig_type_325;
+typedef _goslice_ swig_type_326;
+typedef _goslice_ swig_type_327;
+typedef long long swig_type_328;
 typedef _gostring_ swig_type_329;
-typedef long long swig_type_330;
+typedef _goslice_ swig_type_330;
 typedef _gostring_ swig_type_331;
 typedef _goslice_ swig_type_332;
 typedef _gostring_ swig_type_333;
 typedef _goslice_ swig_type_334;
-typedef long long swig_type_335;
-typedef _gostring_ swig_type_336;
-typedef _goslice_ swig_type_337;
+typedef _goslice_ swig_type_335;
+typedef _goslice_ swig_type_336;
+typedef _gostring_ swig_type_337;
 typedef _goslice_ swig_type_338;
-typedef _gostring_ swig_type_339;
+typedef _goslice_ swig_type_339;
 typedef _gostring_ swig_type_340;
-typedef _goslice_ swig_type_341;
-typedef _gostring_ swig_type_342;
-typedef _goslice_ swig_type_343;
-typedef _gostring_ swig_type_344;
-typedef _goslice_ swig_type_345;
-typedef _gostring_ swig_type_346;
-typedef _goslice_ swig_type_347;
-typedef _gostring_ swig_type_348;
-typedef _goslice_ swig_type_349;
+typedef _gostring_ swig_type_341;
+typedef _goslice_ swig_type_342;
+typedef _gostring_ swig_type_343;
+typedef long long swig_type_344;
+typedef _gostring_ swig_type_345;
+typedef _goslice_ swig_type_346;
+typedef _gostring_ swig_type_347;
+typedef _goslice_ swig_type_348;
+typedef long long swig_type_349;
 typedef _gostring_ swig_type_350;
-typedef _gostring_ swig_type_351;
+typedef _goslice_ swig_type_351;
 typedef _goslice_ swig_type_352;
-typedef _goslice_ swig_type_353;
-typedef _goslice_ swig_type_354;
-typedef _gostring_ swig_type_355;
-typedef long long swig_type_356;
-typedef _gostring_ swig_type_357;
-typedef _goslice_ swig_type_358;
+typedef _gostring_ swig_type_353;
+typedef _gostring_ swig_type_354;
+typedef _goslice_ swig_type_355;
+typedef _gostring_ swig_type_356;
+typedef _goslice_ swig_type_357;
+typedef _gostring_ swig_type_358;
 typedef _goslice_ swig_type_359;
-typedef _goslice_ swig_type_360;
+typedef _gostring_ swig_type_360;
 typedef _goslice_ swig_type_361;
 typedef _gostring_ swig_type_362;
-typedef _gostring_ swig_type_363;
+typedef _goslice_ swig_type_363;
 typedef _gostring_ swig_type_364;
-typedef _goslice_ swig_type_365;
-typedef _gostring_ swig_type_366;
+typedef _gostring_ swig_type_365;
+typedef _goslice_ swig_type_366;
 typedef _goslice_ swig_type_367;
-typedef _gostring_ swig_type_368;
-typedef _goslice_ swig_type_369;
-typedef _gostring_ swig_type_370;
-typedef _goslice_ swig_type_371;
+typedef _goslice_ swig_type_368;
+typedef _gostring_ swig_type_369;
+typedef long long swig_type_370;
+typedef _gostring_ swig_type_371;
 typedef _goslice_ swig_type_372;
-typedef _gostring_ swig_type_373;
-typedef _gostring_ swig_type_374;
+typedef _goslice_ swig_type_373;
+typedef _goslice_ swig_type_374;
 typedef _goslice_ swig_type_375;
 typedef _gostring_ swig_type_376;
-typedef _goslice_ swig_type_377;
+typedef _gostring_ swig_type_377;
 typedef _gostring_ swig_type_378;
 typedef _goslice_ swig_type_379;
 typedef _gostring_ swig_type_380;
-typedef _gostring_ swig_type_381;
+typedef _goslice_ swig_type_381;
 typedef _gostring_ swig_type_382;
 typedef _goslice_ swig_type_383;
 typedef _gostring_ swig_type_384;
 typedef _goslice_ swig_type_385;
-typedef _gostring_ swig_type_386;
-typedef _goslice_ swig_type_387;
-typedef long long swig_type_388;
-typedef _gostring_ swig_type_389;
-typedef _goslice_ swig_type_390;
-typedef long long swig_type_391;
+typedef _goslice_ swig_type_386;
+typedef _gostring_ swig_type_387;
+typedef _gostring_ swig_type_388;
+typedef _goslice_ swig_type_389;
+typedef _gostring_ swig_type_390;
+typedef _goslice_ swig_type_391;
 typedef _gostring_ swig_type_392;
 typedef _goslice_ swig_type_393;
-typedef long long swig_type_394;
+typedef _gostring_ swig_type_394;
 typedef _gostring_ swig_type_395;
-typedef _goslice_ swig_type_396;
-typedef long long swig_type_397;
+typedef _gostring_ swig_type_396;
+typedef _goslice_ swig_type_397;
 typedef _gostring_ swig_type_398;
 typedef _goslice_ swig_type_399;
-typedef long long swig_type_400;
-typedef _gostring_ swig_type_401;
-typedef _goslice_ swig_type_402;
+typedef _gostring_ swig_type_400;
+typedef _goslice_ swig_type_401;
+typedef long long swig_type_402;
 typedef _gostring_ swig_type_403;
 typedef _goslice_ swig_type_404;
-typedef _goslice_ swig_type_405;
-typedef _goslice_ swig_type_406;
-typedef long long swig_type_407;
-typedef _gostring_ swig_type_408;
-typedef long long swig_type_409;
-typedef _gostring_ swig_type_410;
-typedef _goslice_ swig_type_411;
+typedef long long swig_type_405;
+typedef _gostring_ swig_type_406;
+typedef _goslice_ swig_type_407;
+typedef long long swig_type_408;
+typedef _gostring_ swig_type_409;
+typedef _goslice_ swig_type_410;
+typedef long long swig_type_411;
 typedef _gostring_ swig_type_412;
 typedef _goslice_ swig_type_413;
-typedef _gostring_ swig_type_414;
-typedef _goslice_ swig_type_415;
-typedef long long swig_type_416;
+typedef long long swig_type_414;
+typedef _gostring_ swig_type_415;
+typedef _goslice_ swig_type_416;
 typedef _gostring_ swig_type_417;
 typedef _goslice_ swig_type_418;
-typedef long long swig_type_419;
-typedef _gostring_ swig_type_420;
-typedef _goslice_ swig_type_421;
-typedef long long swig_type_422;
-typedef _gostring_ swig_type_423;
-typedef _goslice_ swig_type_424;
-typedef long long swig_type_425;
+typedef _goslice_ swig_type_419;
+typedef _goslice_ swig_type_420;
+typedef long long swig_type_421;
+typedef _gostring_ swig_type_422;
+typedef long long swig_type_423;
+typedef _gostring_ swig_type_424;
+typedef _goslice_ swig_type_425;
 typedef _gostring_ swig_type_426;
-typedef _gostring_ swig_type_427;
+typedef _goslice_ swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef _gostring_ swig_type_429;
-typedef _goslice_ swig_type_430;
+typedef _goslice_ swig_type_429;
+typedef long long swig_type_430;
 typedef _gostring_ swig_type_431;
-typedef long long swig_type_432;
-typedef _goslice_ swig_type_433;
+typedef _goslice_ swig_type_432;
+typedef long long swig_type_433;
 typedef _gostring_ swig_type_434;
 typedef _goslice_ swig_type_435;
-typedef _gostring_ swig_type_436;
+typedef long long swig_type_436;
 typedef _gostring_ swig_type_437;
 typedef _goslice_ swig_type_438;
 typedef long long swig_type_439;
 typedef _gostring_ swig_type_440;
-typedef _goslice_ swig_type_441;
-typedef long long swig_type_442;
+typedef _gostring_ swig_type_441;
+typedef _gostring_ swig_type_442;
 typedef _gostring_ swig_type_443;
 typedef _goslice_ swig_type_444;
-typedef _goslice_ swig_type_445;
-typedef _goslice_ swig_type_446;
+typedef _gostring_ swig_type_445;
+typedef long long swig_type_446;
 typedef _goslice_ swig_type_447;
-typedef _goslice_ swig_type_448;
-typedef _gostring_ swig_type_449;
+typedef _gostring_ swig_type_448;
+typedef _goslice_ swig_type_449;
 typedef _gostring_ swig_type_450;
-typedef _goslice_ swig_type_451;
+typedef _gostring_ swig_type_451;
 typedef _goslice_ swig_type_452;
-typedef _goslice_ swig_type_453;
-typedef _goslice_ swig_type_454;
+typedef long long swig_type_453;
+typedef _gostring_ swig_type_454;
 typedef _goslice_ swig_type_455;
-typedef _goslice_ swig_type_456;
-typedef _goslice_ swig_type_457;
+typedef long long swig_type_456;
+typedef _gostring_ swig_type_457;
 typedef _goslice_ swig_type_458;
 typedef _goslice_ swig_type_459;
-typedef _gostring_ swig_type_460;
+typedef _goslice_ swig_type_460;
 typedef _goslice_ swig_type_461;
-typedef long long swig_type_462;
+typedef _goslice_ swig_type_462;
 typedef _gostring_ swig_type_463;
-typedef _goslice_ swig_type_464;
+typedef _gostring_ swig_type_464;
 typedef _goslice_ swig_type_465;
 typedef _goslice_ swig_type_466;
 typedef _goslice_ swig_type_467;
-typedef _gostring_ swig_type_468;
+typedef _goslice_ swig_type_468;
 typedef _goslice_ swig_type_469;
-typedef _gostring_ swig_type_470;
+typedef _goslice_ swig_type_470;
 typedef _goslice_ swig_type_471;
 typedef _goslice_ swig_type_472;
 typedef _goslice_ swig_type_473;
-typedef _goslice_ swig_type_474;
+typedef _gostring_ swig_type_474;
 typedef _goslice_ swig_type_475;
-typedef _goslice_ swig_type_476;
+typedef long long swig_type_476;
 typedef _gostring_ swig_type_477;
 typedef _goslice_ swig_type_478;
-typedef long long swig_type_479;
-typedef _gostring_ swig_type_480;
+typedef _goslice_ swig_type_479;
+typedef _goslice_ swig_type_480;
 typedef _goslice_ swig_type_481;
-typedef long long swig_type_482;
-typedef long long swig_type_483;
-typedef long long swig_type_484;
-typedef _gostring_ swig_type_485;
+typedef _gostring_ swig_type_482;
+typedef _goslice_ swig_type_483;
+typedef _gostring_ swig_type_484;
+typedef _goslice_ swig_type_485;
 typedef _goslice_ swig_type_486;
 typedef _goslice_ swig_type_487;
 typedef _goslice_ swig_type_488;
 typedef _goslice_ swig_type_489;
 typedef _goslice_ swig_type_490;
-typedef _goslice_ swig_type_491;
+typedef _gostring_ swig_type_491;
 typedef _goslice_ swig_type_492;
-typedef _gostring_ swig_type_493;
-typedef _goslice_ swig_type_494;
+typedef long long swig_type_493;
+typedef _gostring_ swig_type_494;
 typedef _goslice_ swig_type_495;
-typedef _goslice_ swig_type_496;
-typedef _goslice_ swig_type_497;
-typedef _goslice_ swig_type_498;
-typedef _goslice_ swig_type_499;
+typedef long long swig_type_496;
+typedef long long swig_type_497;
+typedef long long swig_type_498;
+typedef _gostring_ swig_type_499;
 typedef _goslice_ swig_type_500;
 typedef _goslice_ swig_type_501;
 typedef _goslice_ swig_type_502;
-typedef _gostring_ swig_type_503;
+typedef _goslice_ swig_type_503;
 typedef _goslice_ swig_type_504;
 typedef _goslice_ swig_type_505;
 typedef _goslice_ swig_type_506;
-typedef _goslice_ swig_type_507;
+typedef _gostring_ swig_type_507;
+typedef _goslice_ swig_type_508;
+typedef _goslice_ swig_type_509;
+typedef _goslice_ swig_type_510;
+typedef _goslice_ swig_type_511;
+typedef _goslice_ swig_type_512;
+typedef _goslice_ swig_type_513;
+typedef _goslice_ swig_type_514;
+typedef _goslice_ swig_type_515;
+typedef _goslice_ swig_type_516;
+typedef _gostring_ swig_type_517;
+typedef _goslice_ swig_type_518;
+typedef _goslice_ swig_type_519;
+typedef _goslice_ swig_type_520;
+typedef _goslice_ swig_type_521;
 extern void _wrap_Swig_free_capi_ec614bb93d26d3a4(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_ec614bb93d26d3a4(swig_intgo arg1);
 extern void _wrap_delete_Placement_capi_ec614bb93d26d3a4(uintptr_t arg1);
@@ -642,120 +656,124 @@ extern swig_type_186 _wrap_op_call_apply_capi_ec614bb93d26d3a4(swig_type_187 arg
 extern swig_type_189 _wrap_abs_capi_ec614bb93d26d3a4(swig_type_190 arg1, uintptr_t arg2);
 extern swig_type_191 _wrap_add_capi_ec614bb93d26d3a4(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
 extern swig_type_193 _wrap_add_n_capi_ec614bb93d26d3a4(swig_type_194 arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_batch_matmul_capi_ec614bb93d26d3a4(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_198 _wrap_bias_add_capi_ec614bb93d26d3a4(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
-extern swig_type_201 _wrap_cast_capi_ec614bb93d26d3a4(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_203 _wrap_concat_capi_ec614bb93d26d3a4(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
-extern swig_type_207 _wrap_cos_capi_ec614bb93d26d3a4(swig_type_208 arg1, uintptr_t arg2);
-extern swig_type_209 _wrap_div_capi_ec614bb93d26d3a4(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_211 _wrap_embedding_capi_ec614bb93d26d3a4(swig_type_212 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_213 _wrap_equal_capi_ec614bb93d26d3a4(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_215 _wrap_exp_capi_ec614bb93d26d3a4(swig_type_216 arg1, uintptr_t arg2);
-extern swig_type_217 _wrap_expand_capi_ec614bb93d26d3a4(swig_type_218 arg1, uintptr_t arg2, swig_type_219 arg3);
-extern swig_type_220 _wrap_flatten_capi_ec614bb93d26d3a4(swig_type_221 arg1, uintptr_t arg2, swig_type_222 arg3, swig_type_223 arg4);
-extern swig_type_224 _wrap_gather_capi_ec614bb93d26d3a4(swig_type_225 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_226 arg4);
-extern swig_type_227 _wrap_gelu_capi_ec614bb93d26d3a4(swig_type_228 arg1, uintptr_t arg2);
-extern swig_type_229 _wrap_greater_capi_ec614bb93d26d3a4(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_231 _wrap_greater_equal_capi_ec614bb93d26d3a4(swig_type_232 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_233 _wrap_identity_capi_ec614bb93d26d3a4(swig_type_234 arg1, uintptr_t arg2);
-extern swig_type_235 _wrap_layer_norm_capi_ec614bb93d26d3a4(swig_type_236 arg1, swig_type_237 arg2, swig_type_238 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_239 arg7, swig_type_240 arg8, double arg9);
-extern swig_type_241 _wrap_less_capi_ec614bb93d26d3a4(swig_type_242 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_243 _wrap_less_equal_capi_ec614bb93d26d3a4(swig_type_244 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_245 _wrap_log_capi_ec614bb93d26d3a4(swig_type_246 arg1, uintptr_t arg2);
-extern swig_type_247 _wrap_log_softmax_capi_ec614bb93d26d3a4(swig_type_248 arg1, uintptr_t arg2, swig_type_249 arg3);
-extern swig_type_250 _wrap_matmul_capi_ec614bb93d26d3a4(swig_type_251 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_252 _wrap_maximum_capi_ec614bb93d26d3a4(swig_type_253 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_254 _wrap_minimum_capi_ec614bb93d26d3a4(swig_type_255 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_256 _wrap_mul_capi_ec614bb93d26d3a4(swig_type_257 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_258 _wrap_neg_capi_ec614bb93d26d3a4(swig_type_259 arg1, uintptr_t arg2);
-extern swig_type_260 _wrap_not_equal_capi_ec614bb93d26d3a4(swig_type_261 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_262 _wrap_pow_capi_ec614bb93d26d3a4(swig_type_263 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_264 _wrap_reduce_max_capi_ec614bb93d26d3a4(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3, swig_intgo arg4);
-extern swig_type_267 _wrap_reduce_mean_capi_ec614bb93d26d3a4(swig_type_268 arg1, uintptr_t arg2, swig_type_269 arg3, swig_intgo arg4);
-extern swig_type_270 _wrap_reduce_min_capi_ec614bb93d26d3a4(swig_type_271 arg1, uintptr_t arg2, swig_type_272 arg3, swig_intgo arg4);
-extern swig_type_273 _wrap_reduce_sum_capi_ec614bb93d26d3a4(swig_type_274 arg1, uintptr_t arg2, swig_type_275 arg3, swig_intgo arg4);
-extern swig_type_276 _wrap_relu_capi_ec614bb93d26d3a4(swig_type_277 arg1, uintptr_t arg2);
-extern swig_type_278 _wrap_reshape_capi_ec614bb93d26d3a4(swig_type_279 arg1, uintptr_t arg2, swig_type_280 arg3);
-extern swig_type_281 _wrap_scalar_add_capi_ec614bb93d26d3a4(swig_type_282 arg1, uintptr_t arg2, double arg3);
-extern swig_type_283 _wrap_scalar_mul_capi_ec614bb93d26d3a4(swig_type_284 arg1, uintptr_t arg2, double arg3);
-extern swig_type_285 _wrap_sigmoid_capi_ec614bb93d26d3a4(swig_type_286 arg1, uintptr_t arg2);
-extern swig_type_287 _wrap_sin_capi_ec614bb93d26d3a4(swig_type_288 arg1, uintptr_t arg2);
-extern swig_type_289 _wrap_slice_capi_ec614bb93d26d3a4(swig_type_290 arg1, uintptr_t arg2, swig_type_291 arg3, swig_type_292 arg4, swig_type_293 arg5);
-extern swig_type_294 _wrap_softmax_capi_ec614bb93d26d3a4(swig_type_295 arg1, uintptr_t arg2, swig_type_296 arg3);
-extern swig_type_297 _wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(swig_type_298 arg1, swig_type_299 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_300 _wrap_sqrt_capi_ec614bb93d26d3a4(swig_type_301 arg1, uintptr_t arg2);
-extern swig_type_302 _wrap_squeeze_capi_ec614bb93d26d3a4(swig_type_303 arg1, uintptr_t arg2, swig_type_304 arg3);
-extern swig_type_305 _wrap_sub_capi_ec614bb93d26d3a4(swig_type_306 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_307 _wrap_tanh_capi_ec614bb93d26d3a4(swig_type_308 arg1, uintptr_t arg2);
-extern swig_type_309 _wrap_transpose_capi_ec614bb93d26d3a4(swig_type_310 arg1, uintptr_t arg2, swig_type_311 arg3);
-extern swig_type_312 _wrap_unsqueeze_capi_ec614bb93d26d3a4(swig_type_313 arg1, uintptr_t arg2, swig_type_314 arg3);
-extern swig_type_315 _wrap_where_capi_ec614bb93d26d3a4(swig_type_316 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_317 _wrap_explanation_last_capi_ec614bb93d26d3a4(swig_type_318 arg1);
-extern swig_type_319 _wrap_boxing_run_capi_ec614bb93d26d3a4(swig_type_320 arg1, swig_type_321 arg2, swig_type_322 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_323 _wrap_boxing_plan_create_capi_ec614bb93d26d3a4(swig_type_324 arg1, swig_type_325 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_326 _wrap_boxing_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_327 _wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(swig_type_328 arg1, uintptr_t arg2);
-extern swig_type_329 _wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_330 arg2);
-extern swig_type_331 _wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(swig_type_332 arg1, uintptr_t arg2);
-extern swig_type_333 _wrap_comm_allreduce_capi_ec614bb93d26d3a4(swig_type_334 arg1, swig_type_335 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_336 _wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_337 arg2, swig_type_338 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_339 _wrap_comm_set_collective_timeout_capi_ec614bb93d26d3a4(double arg1);
-extern swig_type_340 _wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(swig_type_341 arg1);
-extern swig_type_342 _wrap_program_create_capi_ec614bb93d26d3a4(swig_type_343 arg1);
-extern swig_type_344 _wrap_program_add_input_capi_ec614bb93d26d3a4(swig_type_345 arg1, uintptr_t arg2, swig_type_346 arg3, swig_type_347 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_348 _wrap_program_add_variable_capi_ec614bb93d26d3a4(swig_type_349 arg1, uintptr_t arg2, swig_type_350 arg3, uintptr_t arg4);
-extern swig_type_351 _wrap_program_add_op_capi_ec614bb93d26d3a4(swig_type_352 arg1, swig_type_353 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_354 arg5);
-extern swig_type_355 _wrap_program_mark_output_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_356 arg2);
-extern swig_type_357 _wrap_program_sizes_capi_ec614bb93d26d3a4(swig_type_358 arg1, swig_type_359 arg2, swig_type_360 arg3, swig_type_361 arg4, uintptr_t arg5);
-extern swig_type_362 _wrap_program_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_363 _wrap_capture_begin_capi_ec614bb93d26d3a4(void);
-extern swig_type_364 _wrap_capture_active_capi_ec614bb93d26d3a4(swig_type_365 arg1);
-extern swig_type_366 _wrap_capture_placeholder_capi_ec614bb93d26d3a4(swig_type_367 arg1, swig_type_368 arg2, swig_type_369 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_370 _wrap_capture_end_capi_ec614bb93d26d3a4(swig_type_371 arg1, swig_type_372 arg2);
+extern swig_type_196 _wrap_argmax_capi_ec614bb93d26d3a4(swig_type_197 arg1, uintptr_t arg2, swig_type_198 arg3, swig_intgo arg4);
+extern swig_type_199 _wrap_batch_matmul_capi_ec614bb93d26d3a4(swig_type_200 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_201 _wrap_bias_add_capi_ec614bb93d26d3a4(swig_type_202 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_203 arg4);
+extern swig_type_204 _wrap_cast_capi_ec614bb93d26d3a4(swig_type_205 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_206 _wrap_concat_capi_ec614bb93d26d3a4(swig_type_207 arg1, swig_type_208 arg2, swig_type_209 arg3);
+extern swig_type_210 _wrap_cos_capi_ec614bb93d26d3a4(swig_type_211 arg1, uintptr_t arg2);
+extern swig_type_212 _wrap_cumsum_capi_ec614bb93d26d3a4(swig_type_213 arg1, uintptr_t arg2, swig_type_214 arg3);
+extern swig_type_215 _wrap_div_capi_ec614bb93d26d3a4(swig_type_216 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_217 _wrap_embedding_capi_ec614bb93d26d3a4(swig_type_218 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_219 _wrap_equal_capi_ec614bb93d26d3a4(swig_type_220 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_221 _wrap_exp_capi_ec614bb93d26d3a4(swig_type_222 arg1, uintptr_t arg2);
+extern swig_type_223 _wrap_expand_capi_ec614bb93d26d3a4(swig_type_224 arg1, uintptr_t arg2, swig_type_225 arg3);
+extern swig_type_226 _wrap_flatten_capi_ec614bb93d26d3a4(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3, swig_type_229 arg4);
+extern swig_type_230 _wrap_gather_capi_ec614bb93d26d3a4(swig_type_231 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_232 arg4);
+extern swig_type_233 _wrap_gelu_capi_ec614bb93d26d3a4(swig_type_234 arg1, uintptr_t arg2);
+extern swig_type_235 _wrap_greater_capi_ec614bb93d26d3a4(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_237 _wrap_greater_equal_capi_ec614bb93d26d3a4(swig_type_238 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_239 _wrap_identity_capi_ec614bb93d26d3a4(swig_type_240 arg1, uintptr_t arg2);
+extern swig_type_241 _wrap_layer_norm_capi_ec614bb93d26d3a4(swig_type_242 arg1, swig_type_243 arg2, swig_type_244 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_245 arg7, swig_type_246 arg8, double arg9);
+extern swig_type_247 _wrap_less_capi_ec614bb93d26d3a4(swig_type_248 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_249 _wrap_less_equal_capi_ec614bb93d26d3a4(swig_type_250 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_251 _wrap_log_capi_ec614bb93d26d3a4(swig_type_252 arg1, uintptr_t arg2);
+extern swig_type_253 _wrap_log_softmax_capi_ec614bb93d26d3a4(swig_type_254 arg1, uintptr_t arg2, swig_type_255 arg3);
+extern swig_type_256 _wrap_matmul_capi_ec614bb93d26d3a4(swig_type_257 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_258 _wrap_maximum_capi_ec614bb93d26d3a4(swig_type_259 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_260 _wrap_minimum_capi_ec614bb93d26d3a4(swig_type_261 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_262 _wrap_mul_capi_ec614bb93d26d3a4(swig_type_263 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_264 _wrap_neg_capi_ec614bb93d26d3a4(swig_type_265 arg1, uintptr_t arg2);
+extern swig_type_266 _wrap_not_equal_capi_ec614bb93d26d3a4(swig_type_267 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_268 _wrap_pow_capi_ec614bb93d26d3a4(swig_type_269 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_270 _wrap_reduce_max_capi_ec614bb93d26d3a4(swig_type_271 arg1, uintptr_t arg2, swig_type_272 arg3, swig_intgo arg4);
+extern swig_type_273 _wrap_reduce_mean_capi_ec614bb93d26d3a4(swig_type_274 arg1, uintptr_t arg2, swig_type_275 arg3, swig_intgo arg4);
+extern swig_type_276 _wrap_reduce_min_capi_ec614bb93d26d3a4(swig_type_277 arg1, uintptr_t arg2, swig_type_278 arg3, swig_intgo arg4);
+extern swig_type_279 _wrap_reduce_sum_capi_ec614bb93d26d3a4(swig_type_280 arg1, uintptr_t arg2, swig_type_281 arg3, swig_intgo arg4);
+extern swig_type_282 _wrap_relu_capi_ec614bb93d26d3a4(swig_type_283 arg1, uintptr_t arg2);
+extern swig_type_284 _wrap_reshape_capi_ec614bb93d26d3a4(swig_type_285 arg1, uintptr_t arg2, swig_type_286 arg3);
+extern swig_type_287 _wrap_scalar_add_capi_ec614bb93d26d3a4(swig_type_288 arg1, uintptr_t arg2, double arg3);
+extern swig_type_289 _wrap_scalar_mul_capi_ec614bb93d26d3a4(swig_type_290 arg1, uintptr_t arg2, double arg3);
+extern swig_type_291 _wrap_sigmoid_capi_ec614bb93d26d3a4(swig_type_292 arg1, uintptr_t arg2);
+extern swig_type_293 _wrap_sin_capi_ec614bb93d26d3a4(swig_type_294 arg1, uintptr_t arg2);
+extern swig_type_295 _wrap_slice_capi_ec614bb93d26d3a4(swig_type_296 arg1, uintptr_t arg2, swig_type_297 arg3, swig_type_298 arg4, swig_type_299 arg5);
+extern swig_type_300 _wrap_softmax_capi_ec614bb93d26d3a4(swig_type_301 arg1, uintptr_t arg2, swig_type_302 arg3);
+extern swig_type_303 _wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(swig_type_304 arg1, swig_type_305 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_306 _wrap_sqrt_capi_ec614bb93d26d3a4(swig_type_307 arg1, uintptr_t arg2);
+extern swig_type_308 _wrap_squeeze_capi_ec614bb93d26d3a4(swig_type_309 arg1, uintptr_t arg2, swig_type_310 arg3);
+extern swig_type_311 _wrap_std_capi_ec614bb93d26d3a4(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_intgo arg5);
+extern swig_type_315 _wrap_sub_capi_ec614bb93d26d3a4(swig_type_316 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_317 _wrap_tanh_capi_ec614bb93d26d3a4(swig_type_318 arg1, uintptr_t arg2);
+extern swig_type_319 _wrap_transpose_capi_ec614bb93d26d3a4(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3);
+extern swig_type_322 _wrap_unsqueeze_capi_ec614bb93d26d3a4(swig_type_323 arg1, uintptr_t arg2, swig_type_324 arg3);
+extern swig_type_325 _wrap_Xtess_var_capi_ec614bb93d26d3a4(swig_type_326 arg1, uintptr_t arg2, swig_type_327 arg3, swig_type_328 arg4, swig_intgo arg5);
+extern swig_type_329 _wrap_where_capi_ec614bb93d26d3a4(swig_type_330 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_331 _wrap_explanation_last_capi_ec614bb93d26d3a4(swig_type_332 arg1);
+extern swig_type_333 _wrap_boxing_run_capi_ec614bb93d26d3a4(swig_type_334 arg1, swig_type_335 arg2, swig_type_336 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_337 _wrap_boxing_plan_create_capi_ec614bb93d26d3a4(swig_type_338 arg1, swig_type_339 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_340 _wrap_boxing_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_341 _wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(swig_type_342 arg1, uintptr_t arg2);
+extern swig_type_343 _wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_344 arg2);
+extern swig_type_345 _wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(swig_type_346 arg1, uintptr_t arg2);
+extern swig_type_347 _wrap_comm_allreduce_capi_ec614bb93d26d3a4(swig_type_348 arg1, swig_type_349 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_350 _wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_353 _wrap_comm_set_collective_timeout_capi_ec614bb93d26d3a4(double arg1);
+extern swig_type_354 _wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(swig_type_355 arg1);
+extern swig_type_356 _wrap_program_create_capi_ec614bb93d26d3a4(swig_type_357 arg1);
+extern swig_type_358 _wrap_program_add_input_capi_ec614bb93d26d3a4(swig_type_359 arg1, uintptr_t arg2, swig_type_360 arg3, swig_type_361 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_362 _wrap_program_add_variable_capi_ec614bb93d26d3a4(swig_type_363 arg1, uintptr_t arg2, swig_type_364 arg3, uintptr_t arg4);
+extern swig_type_365 _wrap_program_add_op_capi_ec614bb93d26d3a4(swig_type_366 arg1, swig_type_367 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_368 arg5);
+extern swig_type_369 _wrap_program_mark_output_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_370 arg2);
+extern swig_type_371 _wrap_program_sizes_capi_ec614bb93d26d3a4(swig_type_372 arg1, swig_type_373 arg2, swig_type_374 arg3, swig_type_375 arg4, uintptr_t arg5);
+extern swig_type_376 _wrap_program_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_377 _wrap_capture_begin_capi_ec614bb93d26d3a4(void);
+extern swig_type_378 _wrap_capture_active_capi_ec614bb93d26d3a4(swig_type_379 arg1);
+extern swig_type_380 _wrap_capture_placeholder_capi_ec614bb93d26d3a4(swig_type_381 arg1, swig_type_382 arg2, swig_type_383 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_384 _wrap_capture_end_capi_ec614bb93d26d3a4(swig_type_385 arg1, swig_type_386 arg2);
 extern void _wrap_capture_abort_capi_ec614bb93d26d3a4(void);
-extern swig_type_373 _wrap_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_374 _wrap_plan_instantiate_capi_ec614bb93d26d3a4(swig_type_375 arg1, uintptr_t arg2);
-extern swig_type_376 _wrap_plan_instance_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_377 arg2);
-extern swig_type_378 _wrap_plan_instance_push_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_379 arg2, double arg3);
-extern swig_type_380 _wrap_plan_instance_run_pushed_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
-extern swig_type_381 _wrap_plan_instance_close_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_382 _wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_383 arg2);
-extern swig_type_384 _wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(swig_type_385 arg1, uintptr_t arg2);
-extern swig_type_386 _wrap_plan_instance_output_capi_ec614bb93d26d3a4(swig_type_387 arg1, uintptr_t arg2, swig_type_388 arg3);
-extern swig_type_389 _wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(swig_type_390 arg1, uintptr_t arg2, swig_type_391 arg3);
-extern swig_type_392 _wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(swig_type_393 arg1, uintptr_t arg2, swig_type_394 arg3);
-extern swig_type_395 _wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(swig_type_396 arg1, uintptr_t arg2, swig_type_397 arg3);
-extern swig_type_398 _wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(swig_type_399 arg1, uintptr_t arg2, swig_type_400 arg3);
-extern swig_type_401 _wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(swig_type_402 arg1, uintptr_t arg2);
-extern swig_type_403 _wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(swig_type_404 arg1, swig_type_405 arg2, swig_type_406 arg3, uintptr_t arg4, swig_type_407 arg5);
-extern swig_type_408 _wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_409 arg2);
-extern swig_type_410 _wrap_server_is_driver_capi_ec614bb93d26d3a4(swig_type_411 arg1, uintptr_t arg2);
-extern swig_type_412 _wrap_server_num_plans_capi_ec614bb93d26d3a4(swig_type_413 arg1, uintptr_t arg2);
-extern swig_type_414 _wrap_server_plan_input_width_capi_ec614bb93d26d3a4(swig_type_415 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_416 arg4);
-extern swig_type_417 _wrap_server_plan_output_width_capi_ec614bb93d26d3a4(swig_type_418 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_419 arg4);
-extern swig_type_420 _wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(swig_type_421 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_422 arg4);
-extern swig_type_423 _wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(swig_type_424 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_425 arg4);
-extern swig_type_426 _wrap_server_follow_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_427 _wrap_server_stop_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_428 _wrap_server_check_health_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
-extern swig_type_429 _wrap_serve_request_create_capi_ec614bb93d26d3a4(swig_type_430 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_431 _wrap_serve_request_set_input_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_432 arg2, swig_type_433 arg3);
-extern swig_type_434 _wrap_serve_request_rows_capi_ec614bb93d26d3a4(swig_type_435 arg1, uintptr_t arg2);
-extern swig_type_436 _wrap_server_run_capi_ec614bb93d26d3a4(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_437 _wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(swig_type_438 arg1, uintptr_t arg2, swig_type_439 arg3);
-extern swig_type_440 _wrap_serve_request_output_capi_ec614bb93d26d3a4(swig_type_441 arg1, uintptr_t arg2, swig_type_442 arg3);
-extern swig_type_443 _wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(swig_type_444 arg1, swig_type_445 arg2, swig_type_446 arg3, swig_type_447 arg4, swig_type_448 arg5);
-extern swig_type_449 _wrap_runtime_init_with_options_capi_ec614bb93d26d3a4(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_450 _wrap_allocator_get_stats_capi_ec614bb93d26d3a4(swig_type_451 arg1, swig_type_452 arg2, swig_type_453 arg3, swig_type_454 arg4, swig_type_455 arg5, swig_type_456 arg6, swig_type_457 arg7, swig_type_458 arg8, swig_type_459 arg9, swig_intgo arg10);
-extern swig_type_460 _wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(swig_type_461 arg1, swig_type_462 arg2);
-extern swig_type_463 _wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(swig_type_464 arg1, swig_type_465 arg2, swig_type_466 arg3, swig_type_467 arg4, uintptr_t arg5);
-extern swig_type_468 _wrap_plan_compile_capi_ec614bb93d26d3a4(swig_type_469 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_470 _wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5, swig_type_476 arg6, uintptr_t arg7);
-extern swig_type_477 _wrap_server_create_capi_ec614bb93d26d3a4(swig_type_478 arg1, swig_intgo arg2, double arg3, swig_type_479 arg4);
-extern swig_type_480 _wrap_server_add_plan_capi_ec614bb93d26d3a4(swig_type_481 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_482 arg5, swig_type_483 arg6, swig_type_484 arg7);
-extern swig_type_485 _wrap_server_get_plan_info_capi_ec614bb93d26d3a4(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5, swig_type_491 arg6, swig_type_492 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_493 _wrap_server_get_stats_capi_ec614bb93d26d3a4(swig_type_494 arg1, swig_type_495 arg2, swig_type_496 arg3, swig_type_497 arg4, swig_type_498 arg5, swig_type_499 arg6, swig_type_500 arg7, swig_type_501 arg8, swig_type_502 arg9, uintptr_t arg10);
-extern swig_type_503 _wrap_serve_request_get_info_capi_ec614bb93d26d3a4(swig_type_504 arg1, swig_type_505 arg2, swig_type_506 arg3, swig_type_507 arg4, uintptr_t arg5);
+extern swig_type_387 _wrap_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_388 _wrap_plan_instantiate_capi_ec614bb93d26d3a4(swig_type_389 arg1, uintptr_t arg2);
+extern swig_type_390 _wrap_plan_instance_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_391 arg2);
+extern swig_type_392 _wrap_plan_instance_push_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_393 arg2, double arg3);
+extern swig_type_394 _wrap_plan_instance_run_pushed_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
+extern swig_type_395 _wrap_plan_instance_close_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_396 _wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_397 arg2);
+extern swig_type_398 _wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(swig_type_399 arg1, uintptr_t arg2);
+extern swig_type_400 _wrap_plan_instance_output_capi_ec614bb93d26d3a4(swig_type_401 arg1, uintptr_t arg2, swig_type_402 arg3);
+extern swig_type_403 _wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(swig_type_404 arg1, uintptr_t arg2, swig_type_405 arg3);
+extern swig_type_406 _wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(swig_type_407 arg1, uintptr_t arg2, swig_type_408 arg3);
+extern swig_type_409 _wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(swig_type_410 arg1, uintptr_t arg2, swig_type_411 arg3);
+extern swig_type_412 _wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(swig_type_413 arg1, uintptr_t arg2, swig_type_414 arg3);
+extern swig_type_415 _wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(swig_type_416 arg1, uintptr_t arg2);
+extern swig_type_417 _wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, uintptr_t arg4, swig_type_421 arg5);
+extern swig_type_422 _wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_423 arg2);
+extern swig_type_424 _wrap_server_is_driver_capi_ec614bb93d26d3a4(swig_type_425 arg1, uintptr_t arg2);
+extern swig_type_426 _wrap_server_num_plans_capi_ec614bb93d26d3a4(swig_type_427 arg1, uintptr_t arg2);
+extern swig_type_428 _wrap_server_plan_input_width_capi_ec614bb93d26d3a4(swig_type_429 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_430 arg4);
+extern swig_type_431 _wrap_server_plan_output_width_capi_ec614bb93d26d3a4(swig_type_432 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_433 arg4);
+extern swig_type_434 _wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(swig_type_435 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_436 arg4);
+extern swig_type_437 _wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(swig_type_438 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_439 arg4);
+extern swig_type_440 _wrap_server_follow_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_441 _wrap_server_stop_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_442 _wrap_server_check_health_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
+extern swig_type_443 _wrap_serve_request_create_capi_ec614bb93d26d3a4(swig_type_444 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_445 _wrap_serve_request_set_input_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_446 arg2, swig_type_447 arg3);
+extern swig_type_448 _wrap_serve_request_rows_capi_ec614bb93d26d3a4(swig_type_449 arg1, uintptr_t arg2);
+extern swig_type_450 _wrap_server_run_capi_ec614bb93d26d3a4(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_451 _wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(swig_type_452 arg1, uintptr_t arg2, swig_type_453 arg3);
+extern swig_type_454 _wrap_serve_request_output_capi_ec614bb93d26d3a4(swig_type_455 arg1, uintptr_t arg2, swig_type_456 arg3);
+extern swig_type_457 _wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(swig_type_458 arg1, swig_type_459 arg2, swig_type_460 arg3, swig_type_461 arg4, swig_type_462 arg5);
+extern swig_type_463 _wrap_runtime_init_with_options_capi_ec614bb93d26d3a4(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_464 _wrap_allocator_get_stats_capi_ec614bb93d26d3a4(swig_type_465 arg1, swig_type_466 arg2, swig_type_467 arg3, swig_type_468 arg4, swig_type_469 arg5, swig_type_470 arg6, swig_type_471 arg7, swig_type_472 arg8, swig_type_473 arg9, swig_intgo arg10);
+extern swig_type_474 _wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(swig_type_475 arg1, swig_type_476 arg2);
+extern swig_type_477 _wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(swig_type_478 arg1, swig_type_479 arg2, swig_type_480 arg3, swig_type_481 arg4, uintptr_t arg5);
+extern swig_type_482 _wrap_plan_compile_capi_ec614bb93d26d3a4(swig_type_483 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_484 _wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(swig_type_485 arg1, swig_type_486 arg2, swig_type_487 arg3, swig_type_488 arg4, swig_type_489 arg5, swig_type_490 arg6, uintptr_t arg7);
+extern swig_type_491 _wrap_server_create_capi_ec614bb93d26d3a4(swig_type_492 arg1, swig_intgo arg2, double arg3, swig_type_493 arg4);
+extern swig_type_494 _wrap_server_add_plan_capi_ec614bb93d26d3a4(swig_type_495 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_496 arg5, swig_type_497 arg6, swig_type_498 arg7);
+extern swig_type_499 _wrap_server_get_plan_info_capi_ec614bb93d26d3a4(swig_type_500 arg1, swig_type_501 arg2, swig_type_502 arg3, swig_type_503 arg4, swig_type_504 arg5, swig_type_505 arg6, swig_type_506 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_507 _wrap_server_get_stats_capi_ec614bb93d26d3a4(swig_type_508 arg1, swig_type_509 arg2, swig_type_510 arg3, swig_type_511 arg4, swig_type_512 arg5, swig_type_513 arg6, swig_type_514 arg7, swig_type_515 arg8, swig_type_516 arg9, uintptr_t arg10);
+extern swig_type_517 _wrap_serve_request_get_info_capi_ec614bb93d26d3a4(swig_type_518 arg1, swig_type_519 arg2, swig_type_520 arg3, swig_type_521 arg4, uintptr_t arg5);
 #undef intgo
 */
 import "C"
@@ -2468,6 +2486,22 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Argmax(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_argmax_capi_ec614bb93d26d3a4(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_198(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -2475,7 +2509,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_ec614bb93d26d3a4(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_ec614bb93d26d3a4(*(*C.swig_type_200)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2491,7 +2525,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_ec614bb93d26d3a4(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_ec614bb93d26d3a4(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_203(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2506,7 +2540,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_ec614bb93d26d3a4(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_ec614bb93d26d3a4(*(*C.swig_type_205)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2521,7 +2555,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_ec614bb93d26d3a4(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_ec614bb93d26d3a4(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), C.swig_type_209(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2538,7 +2572,22 @@ func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_cos_capi_ec614bb93d26d3a4(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_cos_capi_ec614bb93d26d3a4(*(*C.swig_type_211)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Cumsum(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_cumsum_capi_ec614bb93d26d3a4(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_214(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2553,7 +2602,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_ec614bb93d26d3a4(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_ec614bb93d26d3a4(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2568,7 +2617,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_ec614bb93d26d3a4(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_ec614bb93d26d3a4(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2583,7 +2632,7 @@ func Equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_220)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2597,7 +2646,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_ec614bb93d26d3a4(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_ec614bb93d26d3a4(*(*C.swig_type_222)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2612,7 +2661,7 @@ func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_expand_capi_ec614bb93d26d3a4(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_expand_capi_ec614bb93d26d3a4(*(*C.swig_type_224)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2631,7 +2680,7 @@ func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_flatten_capi_ec614bb93d26d3a4(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_222(_swig_i_2), C.swig_type_223(_swig_i_3))
+	swig_r_p := C._wrap_flatten_capi_ec614bb93d26d3a4(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2), C.swig_type_229(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2647,7 +2696,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_ec614bb93d26d3a4(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_226(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_ec614bb93d26d3a4(*(*C.swig_type_231)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_232(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2661,7 +2710,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_ec614bb93d26d3a4(*(*C.swig_type_228)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_ec614bb93d26d3a4(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2676,7 +2725,7 @@ func Greater(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_capi_ec614bb93d26d3a4(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_capi_ec614bb93d26d3a4(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2691,7 +2740,7 @@ func Greater_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2705,7 +2754,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_ec614bb93d26d3a4(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_ec614bb93d26d3a4(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2726,7 +2775,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_ec614bb93d26d3a4(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_239(_swig_i_6), C.swig_type_240(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_ec614bb93d26d3a4(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_245(_swig_i_6), C.swig_type_246(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2747,7 +2796,7 @@ func Less(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_capi_ec614bb93d26d3a4(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_capi_ec614bb93d26d3a4(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2762,7 +2811,7 @@ func Less_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_244)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_250)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2776,7 +2825,7 @@ func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_log_capi_ec614bb93d26d3a4(*(*C.swig_type_246)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_log_capi_ec614bb93d26d3a4(*(*C.swig_type_252)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2791,7 +2840,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_249(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_255(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2808,7 +2857,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_ec614bb93d26d3a4(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_ec614bb93d26d3a4(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2823,7 +2872,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_ec614bb93d26d3a4(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_ec614bb93d26d3a4(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2838,7 +2887,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_ec614bb93d26d3a4(*(*C.swig_type_255)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_ec614bb93d26d3a4(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2853,7 +2902,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2867,7 +2916,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_ec614bb93d26d3a4(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_ec614bb93d26d3a4(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2882,7 +2931,7 @@ func Not_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_not_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_not_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2897,7 +2946,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_ec614bb93d26d3a4(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_ec614bb93d26d3a4(*(*C.swig_type_269)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2913,7 +2962,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_ec614bb93d26d3a4(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_266)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_ec614bb93d26d3a4(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2932,7 +2981,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_ec614bb93d26d3a4(*(*C.swig_type_268)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_ec614bb93d26d3a4(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2951,7 +3000,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_ec614bb93d26d3a4(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_ec614bb93d26d3a4(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2970,7 +3019,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_ec614bb93d26d3a4(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_ec614bb93d26d3a4(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2987,7 +3036,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_ec614bb93d26d3a4(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_ec614bb93d26d3a4(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3002,7 +3051,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_ec614bb93d26d3a4(*(*C.swig_type_279)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_ec614bb93d26d3a4(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3020,7 +3069,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_ec614bb93d26d3a4(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_ec614bb93d26d3a4(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3035,7 +3084,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_290)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3049,7 +3098,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_ec614bb93d26d3a4(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_ec614bb93d26d3a4(*(*C.swig_type_292)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3063,7 +3112,7 @@ func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sin_capi_ec614bb93d26d3a4(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sin_capi_ec614bb93d26d3a4(*(*C.swig_type_294)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3080,7 +3129,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_ec614bb93d26d3a4(*(*C.swig_type_290)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_293)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_ec614bb93d26d3a4(*(*C.swig_type_296)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3104,7 +3153,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_296(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_302(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3120,7 +3169,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(*(*C.swig_type_298)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3137,7 +3186,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_ec614bb93d26d3a4(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_ec614bb93d26d3a4(*(*C.swig_type_307)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3152,7 +3201,27 @@ func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_squeeze_capi_ec614bb93d26d3a4(*(*C.swig_type_303)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_squeeze_capi_ec614bb93d26d3a4(*(*C.swig_type_309)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Std(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_std_capi_ec614bb93d26d3a4(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), C.swig_type_314(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3170,7 +3239,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_ec614bb93d26d3a4(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_ec614bb93d26d3a4(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3184,7 +3253,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_ec614bb93d26d3a4(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_ec614bb93d26d3a4(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3199,7 +3268,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_ec614bb93d26d3a4(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_ec614bb93d26d3a4(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3217,10 +3286,30 @@ func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_unsqueeze_capi_ec614bb93d26d3a4(*(*C.swig_type_313)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_314(_swig_i_2))
+	swig_r_p := C._wrap_unsqueeze_capi_ec614bb93d26d3a4(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_324(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Xtess_var(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_Xtess_var_capi_ec614bb93d26d3a4(*(*C.swig_type_326)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), C.swig_type_328(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
 	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3233,7 +3322,7 @@ func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_where_capi_ec614bb93d26d3a4(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_where_capi_ec614bb93d26d3a4(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3246,7 +3335,7 @@ func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret err
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_ec614bb93d26d3a4(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_ec614bb93d26d3a4(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3266,7 +3355,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_ec614bb93d26d3a4(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_ec614bb93d26d3a4(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3291,7 +3380,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_ec614bb93d26d3a4(*(*C.swig_type_324)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_325)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_ec614bb93d26d3a4(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3318,7 +3407,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(*(*C.swig_type_328)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3332,7 +3421,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_330(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_344(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3343,7 +3432,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(*(*C.swig_type_346)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3367,7 +3456,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_ec614bb93d26d3a4(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), C.swig_type_335(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_ec614bb93d26d3a4(*(*C.swig_type_348)(unsafe.Pointer(&_swig_i_0)), C.swig_type_349(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3385,7 +3474,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_337)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_338)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3411,7 +3500,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(*(*C.swig_type_341)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(*(*C.swig_type_355)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3424,7 +3513,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_ec614bb93d26d3a4(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_ec614bb93d26d3a4(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3443,7 +3532,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_ec614bb93d26d3a4(*(*C.swig_type_345)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_ec614bb93d26d3a4(*(*C.swig_type_359)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3465,7 +3554,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_ec614bb93d26d3a4(*(*C.swig_type_349)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_ec614bb93d26d3a4(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3485,7 +3574,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_ec614bb93d26d3a4(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_ec614bb93d26d3a4(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3505,7 +3594,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_356(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_370(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3519,7 +3608,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_ec614bb93d26d3a4(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_ec614bb93d26d3a4(*(*C.swig_type_372)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_374)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3560,7 +3649,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_ec614bb93d26d3a4(*(*C.swig_type_365)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_ec614bb93d26d3a4(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3578,7 +3667,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_ec614bb93d26d3a4(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_ec614bb93d26d3a4(*(*C.swig_type_381)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3598,7 +3687,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_ec614bb93d26d3a4(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_ec614bb93d26d3a4(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3629,7 +3718,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_ec614bb93d26d3a4(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_ec614bb93d26d3a4(*(*C.swig_type_389)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3643,7 +3732,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3658,7 +3747,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3693,7 +3782,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3707,7 +3796,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3722,7 +3811,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_ec614bb93d26d3a4(*(*C.swig_type_387)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_388(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_ec614bb93d26d3a4(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_402(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3737,7 +3826,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_391(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_405(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3752,7 +3841,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(*(*C.swig_type_393)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_394(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_408(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3767,7 +3856,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_396)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_397(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_411(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3785,7 +3874,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_400(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_414(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3808,7 +3897,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(*(*C.swig_type_402)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3825,7 +3914,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_407(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_421(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3845,7 +3934,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_409(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_423(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3858,7 +3947,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_ec614bb93d26d3a4(*(*C.swig_type_411)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_ec614bb93d26d3a4(*(*C.swig_type_425)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3872,7 +3961,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_ec614bb93d26d3a4(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_ec614bb93d26d3a4(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3888,7 +3977,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_ec614bb93d26d3a4(*(*C.swig_type_415)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_416(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_ec614bb93d26d3a4(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_430(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3904,7 +3993,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_ec614bb93d26d3a4(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_419(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_ec614bb93d26d3a4(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_433(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3920,7 +4009,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_422(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_436(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3936,7 +4025,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_425(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_439(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3982,7 +4071,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_ec614bb93d26d3a4(*(*C.swig_type_430)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_ec614bb93d26d3a4(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3997,7 +4086,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_432(_swig_i_1), *(*C.swig_type_433)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_446(_swig_i_1), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4011,7 +4100,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_ec614bb93d26d3a4(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_ec614bb93d26d3a4(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4037,7 +4126,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_439(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_453(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4052,7 +4141,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_ec614bb93d26d3a4(*(*C.swig_type_441)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_442(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_ec614bb93d26d3a4(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_456(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4069,7 +4158,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4115,7 +4204,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_451)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_465)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4153,7 +4242,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.swig_type_462(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(*(*C.swig_type_475)(unsafe.Pointer(&_swig_i_0)), C.swig_type_476(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4170,7 +4259,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_478)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4194,7 +4283,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_ec614bb93d26d3a4(*(*C.swig_type_469)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_ec614bb93d26d3a4(*(*C.swig_type_483)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4213,7 +4302,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_485)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4244,7 +4333,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_ec614bb93d26d3a4(*(*C.swig_type_478)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_479(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_ec614bb93d26d3a4(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_493(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4263,7 +4352,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_ec614bb93d26d3a4(*(*C.swig_type_481)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_482(_swig_i_4), C.swig_type_483(_swig_i_5), C.swig_type_484(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_ec614bb93d26d3a4(*(*C.swig_type_495)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_496(_swig_i_4), C.swig_type_497(_swig_i_5), C.swig_type_498(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4284,7 +4373,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_ec614bb93d26d3a4(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_ec614bb93d26d3a4(*(*C.swig_type_500)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4324,7 +4413,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_494)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_497)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_498)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_508)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4365,7 +4454,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_ec614bb93d26d3a4(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_ec614bb93d26d3a4(*(*C.swig_type_518)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

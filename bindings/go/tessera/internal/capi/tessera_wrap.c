@@ -2560,6 +2560,32 @@ _gostring_ _wrap_add_n_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
+_gostring_ _wrap_argmax_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t arg3 ;
+  int32_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (int32_t)_swig_go_3; 
+  
+  result = (tess_status)tess_argmax(arg1,(struct tess_tensor const *)arg2,arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_batch_matmul_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -2680,6 +2706,30 @@ _gostring_ _wrap_cos_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_ten
   arg2 = *(tess_tensor **)&_swig_go_1; 
   
   result = (tess_status)tess_cos(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_cumsum_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t arg3 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (tess_status)tess_cumsum(arg1,(struct tess_tensor const *)arg2,arg3);
   _swig_go_result = tess_go_status(result); 
   {
     ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
@@ -3677,6 +3727,38 @@ _gostring_ _wrap_squeeze_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess
 }
 
 
+_gostring_ _wrap_std_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int64_t arg5 ;
+  int32_t arg6 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  arg5 = (int64_t)_swig_go_3; 
+  arg6 = (int32_t)_swig_go_4; 
+  
+  result = (tess_status)tess_std(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_sub_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -3767,6 +3849,38 @@ _gostring_ _wrap_unsqueeze_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct te
   arg3 = (int64_t)_swig_go_2; 
   
   result = (tess_status)tess_unsqueeze(arg1,(struct tess_tensor const *)arg2,arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_Xtess_var_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int64_t arg5 ;
+  int32_t arg6 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  arg5 = (int64_t)_swig_go_3; 
+  arg6 = (int32_t)_swig_go_4; 
+  
+  result = (tess_status)tess_var(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4,arg5,arg6);
   _swig_go_result = tess_go_status(result); 
   {
     ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 

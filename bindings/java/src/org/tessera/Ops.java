@@ -39,6 +39,24 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** i64 index of the first largest element along axis (NaN is largest). Attributes: axis:
+   * int = -1, keepdims: bool = false. */
+  public static Tensor argmax(Tensor x, long axis, boolean keepdims) {
+    long[] out = {0};
+    TesseraJNI.argmax(out, Handle.ptr(x), x, axis, keepdims ? 1 : 0);
+    return new Tensor(out[0]);
+  }
+
+  /** argmax with keepdims = false. */
+  public static Tensor argmax(Tensor x, long axis) {
+    return argmax(x, axis, false);
+  }
+
+  /** argmax with axis = -1, keepdims = false. */
+  public static Tensor argmax(Tensor x) {
+    return argmax(x, -1L, false);
+  }
+
   /** matmul over the last two axes; leading batch axes must be equal. Attributes:
    * transpose_a: bool = false, transpose_b: bool = false. */
   public static Tensor batchMatmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
@@ -95,6 +113,18 @@ public final class Ops {
     long[] out = {0};
     TesseraJNI.cos(out, Handle.ptr(x), x);
     return new Tensor(out[0]);
+  }
+
+  /** running sums along axis (out[i] = x[0] + ... + x[i]). Attributes: axis: int = -1. */
+  public static Tensor cumsum(Tensor x, long axis) {
+    long[] out = {0};
+    TesseraJNI.cumsum(out, Handle.ptr(x), x, axis);
+    return new Tensor(out[0]);
+  }
+
+  /** cumsum with axis = -1. */
+  public static Tensor cumsum(Tensor x) {
+    return cumsum(x, -1L);
   }
 
   /** x / y, numpy broadcasting. */
@@ -477,6 +507,31 @@ public final class Ops {
     return squeeze(x, new long[] {});
   }
 
+  /** standard deviation over axes ([] = all): divides by count - correction (1: unbiased);
+   * floating types. Attributes: axes: ints = [], correction: int = 1, keepdims: bool =
+   * false. */
+  public static Tensor std(Tensor x, long[] axes, long correction, boolean keepdims) {
+    long[] out = {0};
+    TesseraJNI.std(out, Handle.ptr(x), x, axes == null ? new long[0] : axes, correction,
+                   keepdims ? 1 : 0);
+    return new Tensor(out[0]);
+  }
+
+  /** std with keepdims = false. */
+  public static Tensor std(Tensor x, long[] axes, long correction) {
+    return std(x, axes, correction, false);
+  }
+
+  /** std with correction = 1, keepdims = false. */
+  public static Tensor std(Tensor x, long[] axes) {
+    return std(x, axes, 1L, false);
+  }
+
+  /** std with axes = [], correction = 1, keepdims = false. */
+  public static Tensor std(Tensor x) {
+    return std(x, new long[] {}, 1L, false);
+  }
+
   /** x - y, numpy broadcasting. */
   public static Tensor sub(Tensor x, Tensor y) {
     long[] out = {0};
@@ -503,6 +558,30 @@ public final class Ops {
     long[] out = {0};
     TesseraJNI.unsqueeze(out, Handle.ptr(x), x, axis);
     return new Tensor(out[0]);
+  }
+
+  /** variance over axes ([] = all): divides by count - correction (1: unbiased); floating
+   * types. Attributes: axes: ints = [], correction: int = 1, keepdims: bool = false. */
+  public static Tensor var(Tensor x, long[] axes, long correction, boolean keepdims) {
+    long[] out = {0};
+    TesseraJNI.var(out, Handle.ptr(x), x, axes == null ? new long[0] : axes, correction,
+                   keepdims ? 1 : 0);
+    return new Tensor(out[0]);
+  }
+
+  /** var with keepdims = false. */
+  public static Tensor var(Tensor x, long[] axes, long correction) {
+    return var(x, axes, correction, false);
+  }
+
+  /** var with correction = 1, keepdims = false. */
+  public static Tensor var(Tensor x, long[] axes) {
+    return var(x, axes, 1L, false);
+  }
+
+  /** var with axes = [], correction = 1, keepdims = false. */
+  public static Tensor var(Tensor x) {
+    return var(x, new long[] {}, 1L, false);
   }
 
   /** cond ? x : y elementwise (cond bool), numpy broadcasting. */

@@ -1,0 +1,62 @@
+// Plans (kernel_plans.h's contract) of the ops added for training that work along one
+// axis or a set of axes: argmax, cumsum, var / std. The var geometry is shared by the
+// CPU and CUDA kernels as host/device code.
+#ifndef TESSERA_KERNELS_COMMON_AXIS_PLANS_H_
+#define TESSERA_KERNELS_COMMON_AXIS_PLANS_H_
+
+#include <cstdint>
+
+#include "core/common/exact_minmax.h"
+#include "core/common/shape.h"
+#include "core/common/status.h"
+#include "core/kernel/kernel.h"
+#include "kernels/common/kernel_plans.h"
+
+namespace tessera {
+namespace kernels {
+
+// argmax: x [outer, len, inner] around attribute "axis"; out i64, x's shape without
+// the axis (size 1 there with "keepdims"). An empty axis is an error (no index to
+// give) unless there are no rows at all.
+Result<AxisSplit> PlanArgmax(const KernelContext& ctx);
+
+// cumsum: x [outer, len, inner] around attribute "axis"; out like x.
+Result<AxisSplit> PlanCumsum(const KernelContext& ctx);
+
+// var, std over attribute "axes" ([] = all) with "keepdims" and "correction": output
+// element o reduces the x elements at Base(o) + Offset(e) for e in [0, count).
+struct VarPlan {
+  int64_t out_count = 0;
+  int64_t count = 0;
+  double divisor = 0;  // count - correction; <= 0 makes the result NaN
+  int kept = 0, reduced = 0;
+  int64_t kept_dims[Shape::kMaxDims] = {}, kept_strides[Shape::kMaxDims] = {};
+  int64_t reduced_dims[Shape::kMaxDims] = {}, reduced_strides[Shape::kMaxDims] = {};
+
+  TESS_HOST_DEVICE int64_t Base(int64_t o) const {
+    return Unravel(o, kept, kept_dims, kept_strides);
+  }
+  TESS_HOST_DEVICE int64_t Offset(int64_t e) const {
+    return Unravel(e, reduced, reduced_dims, reduced_strides);
+  }
+
+ private:
+  // The element offset of row-major index `flat` over `n` axes of the given dims and
+  // element strides.
+  TESS_HOST_DEVICE static int64_t Unravel(int64_t flat, int n, const int64_t* dims,
+                                          const int64_t* strides) {
+    int64_t off = 0;
+    for (int a = n - 1; a >= 0; --a) {
+      const int64_t q = flat / dims[a];
+      off += (flat - q * dims[a]) * strides[a];
+      flat = q;
+    }
+    return off;
+  }
+};
+Result<VarPlan> PlanVar(const KernelContext& ctx);
+
+}  // namespace kernels
+}  // namespace tessera
+
+#endif  // TESSERA_KERNELS_COMMON_AXIS_PLANS_H_
