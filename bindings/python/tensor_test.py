@@ -460,6 +460,19 @@ class OpsTest(TensorTestCase):
                                    rtol=1e-12)
         np.testing.assert_allclose(ts.std(tw, axes=(1,), correction=0, keepdims=True).numpy(),
                                    np.std(w, axis=1, keepdims=True), rtol=1e-12)
+        # Losses over 5 rows split over the placement's ranks: the mean uses all 5.
+        logits = self.values((5, 4), np.float64)
+        target = np.array([3, 0, 1, 1, 2], np.int64)
+        lp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        want = -lp[np.arange(5), target]
+        tl = ts.tensor(logits, placement=self.p, sbp="S(0)")
+        tt = ts.tensor(target, placement=self.p, sbp="S(0)")
+        np.testing.assert_allclose(ts.cross_entropy(tl, tt, reduction=0).numpy(), want,
+                                   rtol=1e-12)
+        np.testing.assert_allclose(ts.cross_entropy(tl, tt).numpy(), want.mean(), rtol=1e-12)
+        tlp = ts.tensor(lp, placement=self.p, sbp="S(0)")
+        np.testing.assert_allclose(ts.nll_loss(tlp, tt, reduction=2).numpy(), want.sum(),
+                                   rtol=1e-12)
 
     def test_matmul(self):
         a = self.values((3, 4), np.float64)

@@ -134,6 +134,12 @@ std::vector<Case> OpCases() {
              return tess_var(&o, f.x, nullptr, 0, -1, 0);),
         CASE("tess_std", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
              return tess_std(&o, f.xi, nullptr, 0, 1, 0);),
+        CASE("tess_nll_loss", "f32 target", kInvalid, "target", tess_tensor* o = nullptr;
+             return tess_nll_loss(&o, f.x, f.v, 1);),
+        CASE("tess_cross_entropy", "i32 logits", kInvalid, "logits", tess_tensor* o = nullptr;
+             return tess_cross_entropy(&o, f.xi, f.v, 1);),
+        CASE("tess_nll_loss", "target is NULL", kInvalid, "target", tess_tensor* o = nullptr;
+             return tess_nll_loss(&o, f.x, nullptr, 1);),
         CASE("tess_log", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
              return tess_log(&o, f.xi);),
         CASE("tess_sin", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;

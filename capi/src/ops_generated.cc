@@ -154,6 +154,21 @@ tess_status tess_cos(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
+tess_status tess_cross_entropy(tess_tensor** out, const tess_tensor* logits,
+                               const tess_tensor* target, int64_t reduction) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(logits);
+  TESS_CAPI_REQUIRE(target);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("cross_entropy");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("reduction", reduction);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {logits->value, target->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_cumsum(tess_tensor** out, const tess_tensor* x, int64_t axis) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -451,6 +466,21 @@ tess_status tess_neg(tess_tensor** out, const tess_tensor* x) {
   tess_tensor** const outs[] = {out};
   const Tensor inputs[] = {x->value};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_nll_loss(tess_tensor** out, const tess_tensor* log_probs,
+                          const tess_tensor* target, int64_t reduction) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(log_probs);
+  TESS_CAPI_REQUIRE(target);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("nll_loss");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("reduction", reduction);
+  tess_tensor** const outs[] = {out};
+  const Tensor inputs[] = {log_probs->value, target->value};
+  return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
 

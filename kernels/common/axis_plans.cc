@@ -65,5 +65,39 @@ Result<VarPlan> PlanVar(const KernelContext& ctx) {
   return plan;
 }
 
+Result<LossPlan> PlanLoss(const KernelContext& ctx) {
+  const LocalTensor& scores = ctx.inputs[0];
+  const LocalTensor& target = ctx.inputs[1];
+  TESS_ASSIGN_OR_RETURN(const int64_t reduction, IntAttr(ctx, "reduction"));
+  if (reduction < 0 || reduction > 2) {
+    return KernelError(ctx, "attribute \"reduction\" is " + std::to_string(reduction) +
+                                "; expected 0 (none), 1 (mean) or 2 (sum)");
+  }
+  if (scores.shape.ndim() != 2 || target.shape.ndim() != 1 ||
+      target.shape.dim(0) != scores.shape.dim(0)) {
+    return KernelError(ctx, "inputs \"" + InputName(ctx, 0) + "\" " + scores.shape.ToString() +
+                                " and \"target\" " + target.shape.ToString() +
+                                " must be [N, C] and [N]");
+  }
+  LossPlan plan;
+  plan.rows = scores.shape.dim(0);
+  plan.classes = scores.shape.dim(1);
+  plan.reduction = reduction;
+  if (reduction == 1) {
+    const Shape* logical = ctx.logical_input_shapes;
+    plan.divisor = static_cast<double>(logical != nullptr ? logical[0].dim(0) : plan.rows);
+  }
+  const Shape out = reduction == 0 ? Shape{plan.rows} : Shape{};
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, out, scores.dtype));
+  return plan;
+}
+
+std::string TargetError(const char* scores_name, const Shape& scores, const Shape& target,
+                        int64_t flat, int64_t value) {
+  return "target" + IndexString(target, flat) + " = " + std::to_string(value) + " is outside [0, " +
+         std::to_string(scores.dim(scores.ndim() - 1)) + "), the classes of \"" + scores_name +
+         "\" " + scores.ToString();
+}
+
 }  // namespace kernels
 }  // namespace tessera

@@ -1,10 +1,12 @@
 // Plans (kernel_plans.h's contract) of the ops added for training that work along one
-// axis or a set of axes: argmax, cumsum, var / std. The var geometry is shared by the
+// axis or a set of axes: argmax, cumsum, var / std, and the row losses nll_loss and
+// cross_entropy. The var geometry is shared by the
 // CPU and CUDA kernels as host/device code.
 #ifndef TESSERA_KERNELS_COMMON_AXIS_PLANS_H_
 #define TESSERA_KERNELS_COMMON_AXIS_PLANS_H_
 
 #include <cstdint>
+#include <string>
 
 #include "core/common/exact_minmax.h"
 #include "core/common/shape.h"
@@ -55,6 +57,21 @@ struct VarPlan {
   }
 };
 Result<VarPlan> PlanVar(const KernelContext& ctx);
+
+// nll_loss (log_probs) and cross_entropy (logits): scores [rows, classes] floating,
+// target [rows] i32/i64 (dispatched by the kernel), attribute "reduction" (0 none:
+// out [rows]; 1 mean, 2 sum: out []). A mean divides by the LOGICAL batch size (the
+// caller's logical_input_shapes, else the local rows), so per-rank means of a batch
+// split add up to the global mean.
+struct LossPlan {
+  int64_t rows = 0, classes = 0;
+  int64_t reduction = 1;
+  double divisor = 1;  // the logical rows for a mean, else 1
+};
+Result<LossPlan> PlanLoss(const KernelContext& ctx);
+// "target[1] = 7 is outside [0, 4), the classes of \"log_probs\" [2,4]".
+std::string TargetError(const char* scores_name, const Shape& scores, const Shape& target,
+                        int64_t flat, int64_t value);
 
 }  // namespace kernels
 }  // namespace tessera

@@ -32,6 +32,7 @@ Status RegisterShapeKernels(KernelRegistry* registry);   // transpose, reshape, 
 Status RegisterGatherKernels(KernelRegistry* registry);  // gather, embedding
 Status RegisterCompareKernels(KernelRegistry* registry);  // equal, less, ..., where
 Status RegisterAxisKernels(KernelRegistry* registry);     // argmax, cumsum, var, std
+Status RegisterLossKernels(KernelRegistry* registry);     // nll_loss, cross_entropy
 
 }  // namespace cpu
 }  // namespace kernels

@@ -211,6 +211,9 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
     (*c)["cumsum"] = {{m}, {}};
     (*c)["var"] = {{m}, {{"axes", AttrValue::Ints({1})}}};
     (*c)["std"] = {{m}, {{"axes", AttrValue::Ints({0})}, {"correction", AttrValue::Int(0)}}};
+    (*c)["nll_loss"] = {{m, Shape{3}}, {}, {DType::kF32, DType::kI64}};
+    (*c)["cross_entropy"] = {
+        {m, Shape{3}}, {{"reduction", AttrValue::Int(0)}}, {DType::kF32, DType::kI32}};
     (*c)["concat"] = {{m, m}, {{"axis", AttrValue::Int(1)}}};
     (*c)["slice"] = {{m},
                      {{"start", AttrValue::Ints({0, 1})},

@@ -30,6 +30,7 @@ Status RegisterShapeKernels(KernelRegistry* registry);   // transpose, reshape, 
 Status RegisterGatherKernels(KernelRegistry* registry);  // gather, embedding
 Status RegisterCompareKernels(KernelRegistry* registry);  // equal, less, ..., where
 Status RegisterAxisKernels(KernelRegistry* registry);     // argmax, cumsum, var, std
+Status RegisterLossKernels(KernelRegistry* registry);     // nll_loss, cross_entropy
 
 }  // namespace cuda
 }  // namespace kernels

@@ -17,6 +17,7 @@ Status RegisterCudaKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterCompareKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterAxisKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterLossKernels(registry));
   return RegisterGatherKernels(registry);
 }
 

@@ -276,6 +276,21 @@ void AddAxisOps(std::vector<OpCase>* t) {
   }
 }
 
+void AddLosses(std::vector<OpCase>* t) {
+  // 7 rows split 4,3 / 3,2,2 / 2,2,2,1: a mean's parts divide by the global 7.
+  for (const char* op : {"nll_loss", "cross_entropy"}) {
+    for (int64_t r : {0, 1, 2}) {
+      t->push_back({op,
+                    "[7,5] by [7] reduction " + std::to_string(r),
+                    {F32({7, 5}), Index({7}, 5)},
+                    {{"reduction", AttrValue::Int(r)}},
+                    false});
+    }
+    t->push_back(
+        {op, "[2,7] f64 by [2] i32 mean", {F64({2, 7}), Index({2}, 7, DType::kI32)}, {}, false});
+  }
+}
+
 }  // namespace
 
 const std::vector<OpCase>& OpCases() {
@@ -290,6 +305,7 @@ const std::vector<OpCase>& OpCases() {
     AddViewOps(t);
     AddCompare(t);
     AddAxisOps(t);
+    AddLosses(t);
     std::stable_sort(t->begin(), t->end(),
                      [](const OpCase& a, const OpCase& b) { return a.op < b.op; });
     return t;

@@ -101,6 +101,16 @@ func Cos(x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// CrossEntropy is nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum
+// (op cross_entropy). Attributes: reduction: int = 1. Collective.
+func CrossEntropy(logits *Tensor, target *Tensor, reduction int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Cross_entropy(out, logits.c(), target.c(), reduction)
+	runtime.KeepAlive(logits)
+	runtime.KeepAlive(target)
+	return made(out, err)
+}
+
 // Cumsum is running sums along axis (out[i] = x[0] + ... + x[i]) (op cumsum). Attributes:
 // axis: int = -1. Collective.
 func Cumsum(x *Tensor, axis int64) (*Tensor, error) {
@@ -301,6 +311,16 @@ func Neg(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Neg(out, x.c())
 	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// NllLoss is -log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum (op
+// nll_loss). Attributes: reduction: int = 1. Collective.
+func NllLoss(logProbs *Tensor, target *Tensor, reduction int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Nll_loss(out, logProbs.c(), target.c(), reduction)
+	runtime.KeepAlive(logProbs)
+	runtime.KeepAlive(target)
 	return made(out, err)
 }
 

@@ -74,6 +74,10 @@ TESS_API tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in
                                  int64_t axis);
 /* cos: cos(x); floating types. */
 TESS_API tess_status tess_cos(tess_tensor** out, const tess_tensor* x);
+/* cross_entropy: nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum.
+ * Attributes (C: every one is a parameter): reduction: int = 1. */
+TESS_API tess_status tess_cross_entropy(tess_tensor** out, const tess_tensor* logits,
+                                        const tess_tensor* target, int64_t reduction);
 /* cumsum: running sums along axis (out[i] = x[0] + ... + x[i]). Attributes (C: every one is
  * a parameter): axis: int = -1. */
 TESS_API tess_status tess_cumsum(tess_tensor** out, const tess_tensor* x, int64_t axis);
@@ -136,6 +140,10 @@ TESS_API tess_status tess_minimum(tess_tensor** out, const tess_tensor* x, const
 TESS_API tess_status tess_mul(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* neg: -x. */
 TESS_API tess_status tess_neg(tess_tensor** out, const tess_tensor* x);
+/* nll_loss: -log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum.
+ * Attributes (C: every one is a parameter): reduction: int = 1. */
+TESS_API tess_status tess_nll_loss(tess_tensor** out, const tess_tensor* log_probs,
+                                   const tess_tensor* target, int64_t reduction);
 /* not_equal: x != y -> bool, numpy broadcasting. */
 TESS_API tess_status tess_not_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* pow: x^y elementwise, numpy broadcasting; floating types. */

@@ -12,6 +12,7 @@ Status RegisterBuiltinOps(OpRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterViewOps(registry));
   TESS_RETURN_IF_ERROR(RegisterCompareOps(registry));
   TESS_RETURN_IF_ERROR(RegisterAxisOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterLossOps(registry));
   return Status::Ok();
 }
 

@@ -17,6 +17,7 @@ Status RegisterNnOps(OpRegistry* registry);    // gather, embedding, layer_norm,
 Status RegisterViewOps(OpRegistry* registry);  // expand, squeeze, unsqueeze, flatten
 Status RegisterCompareOps(OpRegistry* registry);  // equal, less, ..., where
 Status RegisterAxisOps(OpRegistry* registry);     // argmax, cumsum
+Status RegisterLossOps(OpRegistry* registry);     // nll_loss, cross_entropy
 
 // All of the above.
 Status RegisterBuiltinOps(OpRegistry* registry);

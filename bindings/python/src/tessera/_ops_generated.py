@@ -9,13 +9,14 @@ from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
 __all__ = ["abs", "add", "add_n", "argmax", "batch_matmul", "bias_add", "cast", "concat",
-           "cos", "cumsum", "div", "embedding", "equal", "exp", "expand", "flatten",
-           "gather", "gelu", "greater", "greater_equal", "identity", "layer_norm", "less",
-           "less_equal", "log", "log_softmax", "matmul", "maximum", "minimum", "mul",
-           "neg", "not_equal", "pow", "reduce_max", "reduce_mean", "reduce_min",
-           "reduce_sum", "relu", "reshape", "scalar_add", "scalar_mul", "sigmoid", "sin",
-           "slice", "softmax", "sparse_softmax_cross_entropy", "sqrt", "squeeze", "std",
-           "sub", "tanh", "transpose", "unsqueeze", "var", "where"]
+           "cos", "cross_entropy", "cumsum", "div", "embedding", "equal", "exp", "expand",
+           "flatten", "gather", "gelu", "greater", "greater_equal", "identity",
+           "layer_norm", "less", "less_equal", "log", "log_softmax", "matmul", "maximum",
+           "minimum", "mul", "neg", "nll_loss", "not_equal", "pow", "reduce_max",
+           "reduce_mean", "reduce_min", "reduce_sum", "relu", "reshape", "scalar_add",
+           "scalar_mul", "sigmoid", "sin", "slice", "softmax",
+           "sparse_softmax_cross_entropy", "sqrt", "squeeze", "std", "sub", "tanh",
+           "transpose", "unsqueeze", "var", "where"]
 
 
 def abs(x):
@@ -63,6 +64,12 @@ def concat(in_, axis=0):
 def cos(x):
     """cos(x); floating types."""
     return _capi.cos(x)
+
+
+def cross_entropy(logits, target, reduction=1):
+    """nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum.
+    Attributes: reduction: int = 1."""
+    return _capi.cross_entropy(logits, target, int(reduction))
 
 
 def cumsum(x, axis=-1):
@@ -179,6 +186,12 @@ def mul(x, y):
 def neg(x):
     """-x."""
     return _capi.neg(x)
+
+
+def nll_loss(log_probs, target, reduction=1):
+    """-log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum.
+    Attributes: reduction: int = 1."""
+    return _capi.nll_loss(log_probs, target, int(reduction))
 
 
 def not_equal(x, y):

@@ -246,64 +246,64 @@ typedef _goslice_ swig_type_213;
 typedef long long swig_type_214;
 typedef _gostring_ swig_type_215;
 typedef _goslice_ swig_type_216;
-typedef _gostring_ swig_type_217;
-typedef _goslice_ swig_type_218;
-typedef _gostring_ swig_type_219;
-typedef _goslice_ swig_type_220;
-typedef _gostring_ swig_type_221;
-typedef _goslice_ swig_type_222;
-typedef _gostring_ swig_type_223;
-typedef _goslice_ swig_type_224;
+typedef long long swig_type_217;
+typedef _gostring_ swig_type_218;
+typedef _goslice_ swig_type_219;
+typedef _gostring_ swig_type_220;
+typedef _goslice_ swig_type_221;
+typedef _gostring_ swig_type_222;
+typedef _goslice_ swig_type_223;
+typedef _gostring_ swig_type_224;
 typedef _goslice_ swig_type_225;
 typedef _gostring_ swig_type_226;
 typedef _goslice_ swig_type_227;
-typedef long long swig_type_228;
-typedef long long swig_type_229;
-typedef _gostring_ swig_type_230;
-typedef _goslice_ swig_type_231;
+typedef _goslice_ swig_type_228;
+typedef _gostring_ swig_type_229;
+typedef _goslice_ swig_type_230;
+typedef long long swig_type_231;
 typedef long long swig_type_232;
 typedef _gostring_ swig_type_233;
 typedef _goslice_ swig_type_234;
-typedef _gostring_ swig_type_235;
-typedef _goslice_ swig_type_236;
-typedef _gostring_ swig_type_237;
-typedef _goslice_ swig_type_238;
-typedef _gostring_ swig_type_239;
-typedef _goslice_ swig_type_240;
-typedef _gostring_ swig_type_241;
-typedef _goslice_ swig_type_242;
+typedef long long swig_type_235;
+typedef _gostring_ swig_type_236;
+typedef _goslice_ swig_type_237;
+typedef _gostring_ swig_type_238;
+typedef _goslice_ swig_type_239;
+typedef _gostring_ swig_type_240;
+typedef _goslice_ swig_type_241;
+typedef _gostring_ swig_type_242;
 typedef _goslice_ swig_type_243;
-typedef _goslice_ swig_type_244;
-typedef long long swig_type_245;
-typedef long long swig_type_246;
-typedef _gostring_ swig_type_247;
-typedef _goslice_ swig_type_248;
-typedef _gostring_ swig_type_249;
-typedef _goslice_ swig_type_250;
-typedef _gostring_ swig_type_251;
-typedef _goslice_ swig_type_252;
-typedef _gostring_ swig_type_253;
-typedef _goslice_ swig_type_254;
-typedef long long swig_type_255;
+typedef _gostring_ swig_type_244;
+typedef _goslice_ swig_type_245;
+typedef _goslice_ swig_type_246;
+typedef _goslice_ swig_type_247;
+typedef long long swig_type_248;
+typedef long long swig_type_249;
+typedef _gostring_ swig_type_250;
+typedef _goslice_ swig_type_251;
+typedef _gostring_ swig_type_252;
+typedef _goslice_ swig_type_253;
+typedef _gostring_ swig_type_254;
+typedef _goslice_ swig_type_255;
 typedef _gostring_ swig_type_256;
 typedef _goslice_ swig_type_257;
-typedef _gostring_ swig_type_258;
-typedef _goslice_ swig_type_259;
-typedef _gostring_ swig_type_260;
-typedef _goslice_ swig_type_261;
-typedef _gostring_ swig_type_262;
-typedef _goslice_ swig_type_263;
-typedef _gostring_ swig_type_264;
-typedef _goslice_ swig_type_265;
-typedef _gostring_ swig_type_266;
-typedef _goslice_ swig_type_267;
-typedef _gostring_ swig_type_268;
-typedef _goslice_ swig_type_269;
-typedef _gostring_ swig_type_270;
-typedef _goslice_ swig_type_271;
-typedef _goslice_ swig_type_272;
-typedef _gostring_ swig_type_273;
-typedef _goslice_ swig_type_274;
+typedef long long swig_type_258;
+typedef _gostring_ swig_type_259;
+typedef _goslice_ swig_type_260;
+typedef _gostring_ swig_type_261;
+typedef _goslice_ swig_type_262;
+typedef _gostring_ swig_type_263;
+typedef _goslice_ swig_type_264;
+typedef _gostring_ swig_type_265;
+typedef _goslice_ swig_type_266;
+typedef _gostring_ swig_type_267;
+typedef _goslice_ swig_type_268;
+typedef _gostring_ swig_type_269;
+typedef _goslice_ swig_type_270;
+typedef long long swig_type_271;
+typedef _gostring_ swig_type_272;
+typedef _goslice_ swig_type_273;
+typedef _gostring_ swig_type_274;
 typedef _goslice_ swig_type_275;
 typedef _gostring_ swig_type_276;
 typedef _goslice_ swig_type_277;
@@ -313,128 +313,128 @@ typedef _goslice_ swig_type_280;
 typedef _goslice_ swig_type_281;
 typedef _gostring_ swig_type_282;
 typedef _goslice_ swig_type_283;
-typedef _gostring_ swig_type_284;
-typedef _goslice_ swig_type_285;
+typedef _goslice_ swig_type_284;
+typedef _gostring_ swig_type_285;
 typedef _goslice_ swig_type_286;
-typedef _gostring_ swig_type_287;
-typedef _goslice_ swig_type_288;
-typedef _gostring_ swig_type_289;
-typedef _goslice_ swig_type_290;
-typedef _gostring_ swig_type_291;
+typedef _goslice_ swig_type_287;
+typedef _gostring_ swig_type_288;
+typedef _goslice_ swig_type_289;
+typedef _gostring_ swig_type_290;
+typedef _goslice_ swig_type_291;
 typedef _goslice_ swig_type_292;
 typedef _gostring_ swig_type_293;
 typedef _goslice_ swig_type_294;
 typedef _gostring_ swig_type_295;
 typedef _goslice_ swig_type_296;
-typedef _goslice_ swig_type_297;
+typedef _gostring_ swig_type_297;
 typedef _goslice_ swig_type_298;
-typedef _goslice_ swig_type_299;
-typedef _gostring_ swig_type_300;
-typedef _goslice_ swig_type_301;
-typedef long long swig_type_302;
-typedef _gostring_ swig_type_303;
+typedef _gostring_ swig_type_299;
+typedef _goslice_ swig_type_300;
+typedef _gostring_ swig_type_301;
+typedef _goslice_ swig_type_302;
+typedef _goslice_ swig_type_303;
 typedef _goslice_ swig_type_304;
 typedef _goslice_ swig_type_305;
 typedef _gostring_ swig_type_306;
 typedef _goslice_ swig_type_307;
-typedef _gostring_ swig_type_308;
-typedef _goslice_ swig_type_309;
+typedef long long swig_type_308;
+typedef _gostring_ swig_type_309;
 typedef _goslice_ swig_type_310;
-typedef _gostring_ swig_type_311;
-typedef _goslice_ swig_type_312;
+typedef _goslice_ swig_type_311;
+typedef _gostring_ swig_type_312;
 typedef _goslice_ swig_type_313;
-typedef long long swig_type_314;
-typedef _gostring_ swig_type_315;
+typedef _gostring_ swig_type_314;
+typedef _goslice_ swig_type_315;
 typedef _goslice_ swig_type_316;
 typedef _gostring_ swig_type_317;
 typedef _goslice_ swig_type_318;
-typedef _gostring_ swig_type_319;
-typedef _goslice_ swig_type_320;
-typedef _goslice_ swig_type_321;
-typedef _gostring_ swig_type_322;
-typedef _goslice_ swig_type_323;
-typedef long long swig_type_324;
+typedef _goslice_ swig_type_319;
+typedef long long swig_type_320;
+typedef _gostring_ swig_type_321;
+typedef _goslice_ swig_type_322;
+typedef _gostring_ swig_type_323;
+typedef _goslice_ swig_type_324;
 typedef _gostring_ swig_type_325;
 typedef _goslice_ swig_type_326;
 typedef _goslice_ swig_type_327;
-typedef long long swig_type_328;
-typedef _gostring_ swig_type_329;
-typedef _goslice_ swig_type_330;
+typedef _gostring_ swig_type_328;
+typedef _goslice_ swig_type_329;
+typedef long long swig_type_330;
 typedef _gostring_ swig_type_331;
 typedef _goslice_ swig_type_332;
-typedef _gostring_ swig_type_333;
-typedef _goslice_ swig_type_334;
-typedef _goslice_ swig_type_335;
+typedef _goslice_ swig_type_333;
+typedef long long swig_type_334;
+typedef _gostring_ swig_type_335;
 typedef _goslice_ swig_type_336;
 typedef _gostring_ swig_type_337;
 typedef _goslice_ swig_type_338;
-typedef _goslice_ swig_type_339;
-typedef _gostring_ swig_type_340;
-typedef _gostring_ swig_type_341;
+typedef _gostring_ swig_type_339;
+typedef _goslice_ swig_type_340;
+typedef _goslice_ swig_type_341;
 typedef _goslice_ swig_type_342;
 typedef _gostring_ swig_type_343;
-typedef long long swig_type_344;
-typedef _gostring_ swig_type_345;
-typedef _goslice_ swig_type_346;
+typedef _goslice_ swig_type_344;
+typedef _goslice_ swig_type_345;
+typedef _gostring_ swig_type_346;
 typedef _gostring_ swig_type_347;
 typedef _goslice_ swig_type_348;
-typedef long long swig_type_349;
-typedef _gostring_ swig_type_350;
-typedef _goslice_ swig_type_351;
+typedef _gostring_ swig_type_349;
+typedef long long swig_type_350;
+typedef _gostring_ swig_type_351;
 typedef _goslice_ swig_type_352;
 typedef _gostring_ swig_type_353;
-typedef _gostring_ swig_type_354;
-typedef _goslice_ swig_type_355;
+typedef _goslice_ swig_type_354;
+typedef long long swig_type_355;
 typedef _gostring_ swig_type_356;
 typedef _goslice_ swig_type_357;
-typedef _gostring_ swig_type_358;
-typedef _goslice_ swig_type_359;
+typedef _goslice_ swig_type_358;
+typedef _gostring_ swig_type_359;
 typedef _gostring_ swig_type_360;
 typedef _goslice_ swig_type_361;
 typedef _gostring_ swig_type_362;
 typedef _goslice_ swig_type_363;
 typedef _gostring_ swig_type_364;
-typedef _gostring_ swig_type_365;
-typedef _goslice_ swig_type_366;
+typedef _goslice_ swig_type_365;
+typedef _gostring_ swig_type_366;
 typedef _goslice_ swig_type_367;
-typedef _goslice_ swig_type_368;
-typedef _gostring_ swig_type_369;
-typedef long long swig_type_370;
+typedef _gostring_ swig_type_368;
+typedef _goslice_ swig_type_369;
+typedef _gostring_ swig_type_370;
 typedef _gostring_ swig_type_371;
 typedef _goslice_ swig_type_372;
 typedef _goslice_ swig_type_373;
 typedef _goslice_ swig_type_374;
-typedef _goslice_ swig_type_375;
-typedef _gostring_ swig_type_376;
+typedef _gostring_ swig_type_375;
+typedef long long swig_type_376;
 typedef _gostring_ swig_type_377;
-typedef _gostring_ swig_type_378;
+typedef _goslice_ swig_type_378;
 typedef _goslice_ swig_type_379;
-typedef _gostring_ swig_type_380;
+typedef _goslice_ swig_type_380;
 typedef _goslice_ swig_type_381;
 typedef _gostring_ swig_type_382;
-typedef _goslice_ swig_type_383;
+typedef _gostring_ swig_type_383;
 typedef _gostring_ swig_type_384;
 typedef _goslice_ swig_type_385;
-typedef _goslice_ swig_type_386;
-typedef _gostring_ swig_type_387;
+typedef _gostring_ swig_type_386;
+typedef _goslice_ swig_type_387;
 typedef _gostring_ swig_type_388;
 typedef _goslice_ swig_type_389;
 typedef _gostring_ swig_type_390;
 typedef _goslice_ swig_type_391;
-typedef _gostring_ swig_type_392;
-typedef _goslice_ swig_type_393;
+typedef _goslice_ swig_type_392;
+typedef _gostring_ swig_type_393;
 typedef _gostring_ swig_type_394;
-typedef _gostring_ swig_type_395;
+typedef _goslice_ swig_type_395;
 typedef _gostring_ swig_type_396;
 typedef _goslice_ swig_type_397;
 typedef _gostring_ swig_type_398;
 typedef _goslice_ swig_type_399;
 typedef _gostring_ swig_type_400;
-typedef _goslice_ swig_type_401;
-typedef long long swig_type_402;
-typedef _gostring_ swig_type_403;
-typedef _goslice_ swig_type_404;
-typedef long long swig_type_405;
+typedef _gostring_ swig_type_401;
+typedef _gostring_ swig_type_402;
+typedef _goslice_ swig_type_403;
+typedef _gostring_ swig_type_404;
+typedef _goslice_ swig_type_405;
 typedef _gostring_ swig_type_406;
 typedef _goslice_ swig_type_407;
 typedef long long swig_type_408;
@@ -446,23 +446,23 @@ typedef _goslice_ swig_type_413;
 typedef long long swig_type_414;
 typedef _gostring_ swig_type_415;
 typedef _goslice_ swig_type_416;
-typedef _gostring_ swig_type_417;
-typedef _goslice_ swig_type_418;
+typedef long long swig_type_417;
+typedef _gostring_ swig_type_418;
 typedef _goslice_ swig_type_419;
-typedef _goslice_ swig_type_420;
-typedef long long swig_type_421;
-typedef _gostring_ swig_type_422;
-typedef long long swig_type_423;
-typedef _gostring_ swig_type_424;
+typedef long long swig_type_420;
+typedef _gostring_ swig_type_421;
+typedef _goslice_ swig_type_422;
+typedef _gostring_ swig_type_423;
+typedef _goslice_ swig_type_424;
 typedef _goslice_ swig_type_425;
-typedef _gostring_ swig_type_426;
-typedef _goslice_ swig_type_427;
+typedef _goslice_ swig_type_426;
+typedef long long swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef _goslice_ swig_type_429;
-typedef long long swig_type_430;
-typedef _gostring_ swig_type_431;
-typedef _goslice_ swig_type_432;
-typedef long long swig_type_433;
+typedef long long swig_type_429;
+typedef _gostring_ swig_type_430;
+typedef _goslice_ swig_type_431;
+typedef _gostring_ swig_type_432;
+typedef _goslice_ swig_type_433;
 typedef _gostring_ swig_type_434;
 typedef _goslice_ swig_type_435;
 typedef long long swig_type_436;
@@ -470,87 +470,93 @@ typedef _gostring_ swig_type_437;
 typedef _goslice_ swig_type_438;
 typedef long long swig_type_439;
 typedef _gostring_ swig_type_440;
-typedef _gostring_ swig_type_441;
-typedef _gostring_ swig_type_442;
+typedef _goslice_ swig_type_441;
+typedef long long swig_type_442;
 typedef _gostring_ swig_type_443;
 typedef _goslice_ swig_type_444;
-typedef _gostring_ swig_type_445;
-typedef long long swig_type_446;
-typedef _goslice_ swig_type_447;
+typedef long long swig_type_445;
+typedef _gostring_ swig_type_446;
+typedef _gostring_ swig_type_447;
 typedef _gostring_ swig_type_448;
-typedef _goslice_ swig_type_449;
-typedef _gostring_ swig_type_450;
+typedef _gostring_ swig_type_449;
+typedef _goslice_ swig_type_450;
 typedef _gostring_ swig_type_451;
-typedef _goslice_ swig_type_452;
-typedef long long swig_type_453;
+typedef long long swig_type_452;
+typedef _goslice_ swig_type_453;
 typedef _gostring_ swig_type_454;
 typedef _goslice_ swig_type_455;
-typedef long long swig_type_456;
+typedef _gostring_ swig_type_456;
 typedef _gostring_ swig_type_457;
 typedef _goslice_ swig_type_458;
-typedef _goslice_ swig_type_459;
-typedef _goslice_ swig_type_460;
+typedef long long swig_type_459;
+typedef _gostring_ swig_type_460;
 typedef _goslice_ swig_type_461;
-typedef _goslice_ swig_type_462;
+typedef long long swig_type_462;
 typedef _gostring_ swig_type_463;
-typedef _gostring_ swig_type_464;
+typedef _goslice_ swig_type_464;
 typedef _goslice_ swig_type_465;
 typedef _goslice_ swig_type_466;
 typedef _goslice_ swig_type_467;
 typedef _goslice_ swig_type_468;
-typedef _goslice_ swig_type_469;
-typedef _goslice_ swig_type_470;
+typedef _gostring_ swig_type_469;
+typedef _gostring_ swig_type_470;
 typedef _goslice_ swig_type_471;
 typedef _goslice_ swig_type_472;
 typedef _goslice_ swig_type_473;
-typedef _gostring_ swig_type_474;
+typedef _goslice_ swig_type_474;
 typedef _goslice_ swig_type_475;
-typedef long long swig_type_476;
-typedef _gostring_ swig_type_477;
+typedef _goslice_ swig_type_476;
+typedef _goslice_ swig_type_477;
 typedef _goslice_ swig_type_478;
 typedef _goslice_ swig_type_479;
-typedef _goslice_ swig_type_480;
+typedef _gostring_ swig_type_480;
 typedef _goslice_ swig_type_481;
-typedef _gostring_ swig_type_482;
-typedef _goslice_ swig_type_483;
-typedef _gostring_ swig_type_484;
+typedef long long swig_type_482;
+typedef _gostring_ swig_type_483;
+typedef _goslice_ swig_type_484;
 typedef _goslice_ swig_type_485;
 typedef _goslice_ swig_type_486;
 typedef _goslice_ swig_type_487;
-typedef _goslice_ swig_type_488;
+typedef _gostring_ swig_type_488;
 typedef _goslice_ swig_type_489;
-typedef _goslice_ swig_type_490;
-typedef _gostring_ swig_type_491;
+typedef _gostring_ swig_type_490;
+typedef _goslice_ swig_type_491;
 typedef _goslice_ swig_type_492;
-typedef long long swig_type_493;
-typedef _gostring_ swig_type_494;
+typedef _goslice_ swig_type_493;
+typedef _goslice_ swig_type_494;
 typedef _goslice_ swig_type_495;
-typedef long long swig_type_496;
-typedef long long swig_type_497;
-typedef long long swig_type_498;
-typedef _gostring_ swig_type_499;
-typedef _goslice_ swig_type_500;
+typedef _goslice_ swig_type_496;
+typedef _gostring_ swig_type_497;
+typedef _goslice_ swig_type_498;
+typedef long long swig_type_499;
+typedef _gostring_ swig_type_500;
 typedef _goslice_ swig_type_501;
-typedef _goslice_ swig_type_502;
-typedef _goslice_ swig_type_503;
-typedef _goslice_ swig_type_504;
-typedef _goslice_ swig_type_505;
+typedef long long swig_type_502;
+typedef long long swig_type_503;
+typedef long long swig_type_504;
+typedef _gostring_ swig_type_505;
 typedef _goslice_ swig_type_506;
-typedef _gostring_ swig_type_507;
+typedef _goslice_ swig_type_507;
 typedef _goslice_ swig_type_508;
 typedef _goslice_ swig_type_509;
 typedef _goslice_ swig_type_510;
 typedef _goslice_ swig_type_511;
 typedef _goslice_ swig_type_512;
-typedef _goslice_ swig_type_513;
+typedef _gostring_ swig_type_513;
 typedef _goslice_ swig_type_514;
 typedef _goslice_ swig_type_515;
 typedef _goslice_ swig_type_516;
-typedef _gostring_ swig_type_517;
+typedef _goslice_ swig_type_517;
 typedef _goslice_ swig_type_518;
 typedef _goslice_ swig_type_519;
 typedef _goslice_ swig_type_520;
 typedef _goslice_ swig_type_521;
+typedef _goslice_ swig_type_522;
+typedef _gostring_ swig_type_523;
+typedef _goslice_ swig_type_524;
+typedef _goslice_ swig_type_525;
+typedef _goslice_ swig_type_526;
+typedef _goslice_ swig_type_527;
 extern void _wrap_Swig_free_capi_ec614bb93d26d3a4(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_ec614bb93d26d3a4(swig_intgo arg1);
 extern void _wrap_delete_Placement_capi_ec614bb93d26d3a4(uintptr_t arg1);
@@ -662,118 +668,120 @@ extern swig_type_201 _wrap_bias_add_capi_ec614bb93d26d3a4(swig_type_202 arg1, ui
 extern swig_type_204 _wrap_cast_capi_ec614bb93d26d3a4(swig_type_205 arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_type_206 _wrap_concat_capi_ec614bb93d26d3a4(swig_type_207 arg1, swig_type_208 arg2, swig_type_209 arg3);
 extern swig_type_210 _wrap_cos_capi_ec614bb93d26d3a4(swig_type_211 arg1, uintptr_t arg2);
-extern swig_type_212 _wrap_cumsum_capi_ec614bb93d26d3a4(swig_type_213 arg1, uintptr_t arg2, swig_type_214 arg3);
-extern swig_type_215 _wrap_div_capi_ec614bb93d26d3a4(swig_type_216 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_217 _wrap_embedding_capi_ec614bb93d26d3a4(swig_type_218 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_219 _wrap_equal_capi_ec614bb93d26d3a4(swig_type_220 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_221 _wrap_exp_capi_ec614bb93d26d3a4(swig_type_222 arg1, uintptr_t arg2);
-extern swig_type_223 _wrap_expand_capi_ec614bb93d26d3a4(swig_type_224 arg1, uintptr_t arg2, swig_type_225 arg3);
-extern swig_type_226 _wrap_flatten_capi_ec614bb93d26d3a4(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3, swig_type_229 arg4);
-extern swig_type_230 _wrap_gather_capi_ec614bb93d26d3a4(swig_type_231 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_232 arg4);
-extern swig_type_233 _wrap_gelu_capi_ec614bb93d26d3a4(swig_type_234 arg1, uintptr_t arg2);
-extern swig_type_235 _wrap_greater_capi_ec614bb93d26d3a4(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_237 _wrap_greater_equal_capi_ec614bb93d26d3a4(swig_type_238 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_239 _wrap_identity_capi_ec614bb93d26d3a4(swig_type_240 arg1, uintptr_t arg2);
-extern swig_type_241 _wrap_layer_norm_capi_ec614bb93d26d3a4(swig_type_242 arg1, swig_type_243 arg2, swig_type_244 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_245 arg7, swig_type_246 arg8, double arg9);
-extern swig_type_247 _wrap_less_capi_ec614bb93d26d3a4(swig_type_248 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_249 _wrap_less_equal_capi_ec614bb93d26d3a4(swig_type_250 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_251 _wrap_log_capi_ec614bb93d26d3a4(swig_type_252 arg1, uintptr_t arg2);
-extern swig_type_253 _wrap_log_softmax_capi_ec614bb93d26d3a4(swig_type_254 arg1, uintptr_t arg2, swig_type_255 arg3);
-extern swig_type_256 _wrap_matmul_capi_ec614bb93d26d3a4(swig_type_257 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_258 _wrap_maximum_capi_ec614bb93d26d3a4(swig_type_259 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_260 _wrap_minimum_capi_ec614bb93d26d3a4(swig_type_261 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_262 _wrap_mul_capi_ec614bb93d26d3a4(swig_type_263 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_264 _wrap_neg_capi_ec614bb93d26d3a4(swig_type_265 arg1, uintptr_t arg2);
-extern swig_type_266 _wrap_not_equal_capi_ec614bb93d26d3a4(swig_type_267 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_268 _wrap_pow_capi_ec614bb93d26d3a4(swig_type_269 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_270 _wrap_reduce_max_capi_ec614bb93d26d3a4(swig_type_271 arg1, uintptr_t arg2, swig_type_272 arg3, swig_intgo arg4);
-extern swig_type_273 _wrap_reduce_mean_capi_ec614bb93d26d3a4(swig_type_274 arg1, uintptr_t arg2, swig_type_275 arg3, swig_intgo arg4);
-extern swig_type_276 _wrap_reduce_min_capi_ec614bb93d26d3a4(swig_type_277 arg1, uintptr_t arg2, swig_type_278 arg3, swig_intgo arg4);
-extern swig_type_279 _wrap_reduce_sum_capi_ec614bb93d26d3a4(swig_type_280 arg1, uintptr_t arg2, swig_type_281 arg3, swig_intgo arg4);
-extern swig_type_282 _wrap_relu_capi_ec614bb93d26d3a4(swig_type_283 arg1, uintptr_t arg2);
-extern swig_type_284 _wrap_reshape_capi_ec614bb93d26d3a4(swig_type_285 arg1, uintptr_t arg2, swig_type_286 arg3);
-extern swig_type_287 _wrap_scalar_add_capi_ec614bb93d26d3a4(swig_type_288 arg1, uintptr_t arg2, double arg3);
-extern swig_type_289 _wrap_scalar_mul_capi_ec614bb93d26d3a4(swig_type_290 arg1, uintptr_t arg2, double arg3);
-extern swig_type_291 _wrap_sigmoid_capi_ec614bb93d26d3a4(swig_type_292 arg1, uintptr_t arg2);
-extern swig_type_293 _wrap_sin_capi_ec614bb93d26d3a4(swig_type_294 arg1, uintptr_t arg2);
-extern swig_type_295 _wrap_slice_capi_ec614bb93d26d3a4(swig_type_296 arg1, uintptr_t arg2, swig_type_297 arg3, swig_type_298 arg4, swig_type_299 arg5);
-extern swig_type_300 _wrap_softmax_capi_ec614bb93d26d3a4(swig_type_301 arg1, uintptr_t arg2, swig_type_302 arg3);
-extern swig_type_303 _wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(swig_type_304 arg1, swig_type_305 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_306 _wrap_sqrt_capi_ec614bb93d26d3a4(swig_type_307 arg1, uintptr_t arg2);
-extern swig_type_308 _wrap_squeeze_capi_ec614bb93d26d3a4(swig_type_309 arg1, uintptr_t arg2, swig_type_310 arg3);
-extern swig_type_311 _wrap_std_capi_ec614bb93d26d3a4(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_intgo arg5);
-extern swig_type_315 _wrap_sub_capi_ec614bb93d26d3a4(swig_type_316 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_317 _wrap_tanh_capi_ec614bb93d26d3a4(swig_type_318 arg1, uintptr_t arg2);
-extern swig_type_319 _wrap_transpose_capi_ec614bb93d26d3a4(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3);
-extern swig_type_322 _wrap_unsqueeze_capi_ec614bb93d26d3a4(swig_type_323 arg1, uintptr_t arg2, swig_type_324 arg3);
-extern swig_type_325 _wrap_Xtess_var_capi_ec614bb93d26d3a4(swig_type_326 arg1, uintptr_t arg2, swig_type_327 arg3, swig_type_328 arg4, swig_intgo arg5);
-extern swig_type_329 _wrap_where_capi_ec614bb93d26d3a4(swig_type_330 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_331 _wrap_explanation_last_capi_ec614bb93d26d3a4(swig_type_332 arg1);
-extern swig_type_333 _wrap_boxing_run_capi_ec614bb93d26d3a4(swig_type_334 arg1, swig_type_335 arg2, swig_type_336 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_337 _wrap_boxing_plan_create_capi_ec614bb93d26d3a4(swig_type_338 arg1, swig_type_339 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_340 _wrap_boxing_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_341 _wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(swig_type_342 arg1, uintptr_t arg2);
-extern swig_type_343 _wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_344 arg2);
-extern swig_type_345 _wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(swig_type_346 arg1, uintptr_t arg2);
-extern swig_type_347 _wrap_comm_allreduce_capi_ec614bb93d26d3a4(swig_type_348 arg1, swig_type_349 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_350 _wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_351 arg2, swig_type_352 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_353 _wrap_comm_set_collective_timeout_capi_ec614bb93d26d3a4(double arg1);
-extern swig_type_354 _wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(swig_type_355 arg1);
-extern swig_type_356 _wrap_program_create_capi_ec614bb93d26d3a4(swig_type_357 arg1);
-extern swig_type_358 _wrap_program_add_input_capi_ec614bb93d26d3a4(swig_type_359 arg1, uintptr_t arg2, swig_type_360 arg3, swig_type_361 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_362 _wrap_program_add_variable_capi_ec614bb93d26d3a4(swig_type_363 arg1, uintptr_t arg2, swig_type_364 arg3, uintptr_t arg4);
-extern swig_type_365 _wrap_program_add_op_capi_ec614bb93d26d3a4(swig_type_366 arg1, swig_type_367 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_368 arg5);
-extern swig_type_369 _wrap_program_mark_output_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_370 arg2);
-extern swig_type_371 _wrap_program_sizes_capi_ec614bb93d26d3a4(swig_type_372 arg1, swig_type_373 arg2, swig_type_374 arg3, swig_type_375 arg4, uintptr_t arg5);
-extern swig_type_376 _wrap_program_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_377 _wrap_capture_begin_capi_ec614bb93d26d3a4(void);
-extern swig_type_378 _wrap_capture_active_capi_ec614bb93d26d3a4(swig_type_379 arg1);
-extern swig_type_380 _wrap_capture_placeholder_capi_ec614bb93d26d3a4(swig_type_381 arg1, swig_type_382 arg2, swig_type_383 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_384 _wrap_capture_end_capi_ec614bb93d26d3a4(swig_type_385 arg1, swig_type_386 arg2);
+extern swig_type_212 _wrap_cross_entropy_capi_ec614bb93d26d3a4(swig_type_213 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_214 arg4);
+extern swig_type_215 _wrap_cumsum_capi_ec614bb93d26d3a4(swig_type_216 arg1, uintptr_t arg2, swig_type_217 arg3);
+extern swig_type_218 _wrap_div_capi_ec614bb93d26d3a4(swig_type_219 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_220 _wrap_embedding_capi_ec614bb93d26d3a4(swig_type_221 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_222 _wrap_equal_capi_ec614bb93d26d3a4(swig_type_223 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_224 _wrap_exp_capi_ec614bb93d26d3a4(swig_type_225 arg1, uintptr_t arg2);
+extern swig_type_226 _wrap_expand_capi_ec614bb93d26d3a4(swig_type_227 arg1, uintptr_t arg2, swig_type_228 arg3);
+extern swig_type_229 _wrap_flatten_capi_ec614bb93d26d3a4(swig_type_230 arg1, uintptr_t arg2, swig_type_231 arg3, swig_type_232 arg4);
+extern swig_type_233 _wrap_gather_capi_ec614bb93d26d3a4(swig_type_234 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_235 arg4);
+extern swig_type_236 _wrap_gelu_capi_ec614bb93d26d3a4(swig_type_237 arg1, uintptr_t arg2);
+extern swig_type_238 _wrap_greater_capi_ec614bb93d26d3a4(swig_type_239 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_240 _wrap_greater_equal_capi_ec614bb93d26d3a4(swig_type_241 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_242 _wrap_identity_capi_ec614bb93d26d3a4(swig_type_243 arg1, uintptr_t arg2);
+extern swig_type_244 _wrap_layer_norm_capi_ec614bb93d26d3a4(swig_type_245 arg1, swig_type_246 arg2, swig_type_247 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_248 arg7, swig_type_249 arg8, double arg9);
+extern swig_type_250 _wrap_less_capi_ec614bb93d26d3a4(swig_type_251 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_252 _wrap_less_equal_capi_ec614bb93d26d3a4(swig_type_253 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_254 _wrap_log_capi_ec614bb93d26d3a4(swig_type_255 arg1, uintptr_t arg2);
+extern swig_type_256 _wrap_log_softmax_capi_ec614bb93d26d3a4(swig_type_257 arg1, uintptr_t arg2, swig_type_258 arg3);
+extern swig_type_259 _wrap_matmul_capi_ec614bb93d26d3a4(swig_type_260 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_261 _wrap_maximum_capi_ec614bb93d26d3a4(swig_type_262 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_263 _wrap_minimum_capi_ec614bb93d26d3a4(swig_type_264 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_265 _wrap_mul_capi_ec614bb93d26d3a4(swig_type_266 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_267 _wrap_neg_capi_ec614bb93d26d3a4(swig_type_268 arg1, uintptr_t arg2);
+extern swig_type_269 _wrap_nll_loss_capi_ec614bb93d26d3a4(swig_type_270 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_271 arg4);
+extern swig_type_272 _wrap_not_equal_capi_ec614bb93d26d3a4(swig_type_273 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_274 _wrap_pow_capi_ec614bb93d26d3a4(swig_type_275 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_276 _wrap_reduce_max_capi_ec614bb93d26d3a4(swig_type_277 arg1, uintptr_t arg2, swig_type_278 arg3, swig_intgo arg4);
+extern swig_type_279 _wrap_reduce_mean_capi_ec614bb93d26d3a4(swig_type_280 arg1, uintptr_t arg2, swig_type_281 arg3, swig_intgo arg4);
+extern swig_type_282 _wrap_reduce_min_capi_ec614bb93d26d3a4(swig_type_283 arg1, uintptr_t arg2, swig_type_284 arg3, swig_intgo arg4);
+extern swig_type_285 _wrap_reduce_sum_capi_ec614bb93d26d3a4(swig_type_286 arg1, uintptr_t arg2, swig_type_287 arg3, swig_intgo arg4);
+extern swig_type_288 _wrap_relu_capi_ec614bb93d26d3a4(swig_type_289 arg1, uintptr_t arg2);
+extern swig_type_290 _wrap_reshape_capi_ec614bb93d26d3a4(swig_type_291 arg1, uintptr_t arg2, swig_type_292 arg3);
+extern swig_type_293 _wrap_scalar_add_capi_ec614bb93d26d3a4(swig_type_294 arg1, uintptr_t arg2, double arg3);
+extern swig_type_295 _wrap_scalar_mul_capi_ec614bb93d26d3a4(swig_type_296 arg1, uintptr_t arg2, double arg3);
+extern swig_type_297 _wrap_sigmoid_capi_ec614bb93d26d3a4(swig_type_298 arg1, uintptr_t arg2);
+extern swig_type_299 _wrap_sin_capi_ec614bb93d26d3a4(swig_type_300 arg1, uintptr_t arg2);
+extern swig_type_301 _wrap_slice_capi_ec614bb93d26d3a4(swig_type_302 arg1, uintptr_t arg2, swig_type_303 arg3, swig_type_304 arg4, swig_type_305 arg5);
+extern swig_type_306 _wrap_softmax_capi_ec614bb93d26d3a4(swig_type_307 arg1, uintptr_t arg2, swig_type_308 arg3);
+extern swig_type_309 _wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(swig_type_310 arg1, swig_type_311 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_312 _wrap_sqrt_capi_ec614bb93d26d3a4(swig_type_313 arg1, uintptr_t arg2);
+extern swig_type_314 _wrap_squeeze_capi_ec614bb93d26d3a4(swig_type_315 arg1, uintptr_t arg2, swig_type_316 arg3);
+extern swig_type_317 _wrap_std_capi_ec614bb93d26d3a4(swig_type_318 arg1, uintptr_t arg2, swig_type_319 arg3, swig_type_320 arg4, swig_intgo arg5);
+extern swig_type_321 _wrap_sub_capi_ec614bb93d26d3a4(swig_type_322 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_323 _wrap_tanh_capi_ec614bb93d26d3a4(swig_type_324 arg1, uintptr_t arg2);
+extern swig_type_325 _wrap_transpose_capi_ec614bb93d26d3a4(swig_type_326 arg1, uintptr_t arg2, swig_type_327 arg3);
+extern swig_type_328 _wrap_unsqueeze_capi_ec614bb93d26d3a4(swig_type_329 arg1, uintptr_t arg2, swig_type_330 arg3);
+extern swig_type_331 _wrap_Xtess_var_capi_ec614bb93d26d3a4(swig_type_332 arg1, uintptr_t arg2, swig_type_333 arg3, swig_type_334 arg4, swig_intgo arg5);
+extern swig_type_335 _wrap_where_capi_ec614bb93d26d3a4(swig_type_336 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_337 _wrap_explanation_last_capi_ec614bb93d26d3a4(swig_type_338 arg1);
+extern swig_type_339 _wrap_boxing_run_capi_ec614bb93d26d3a4(swig_type_340 arg1, swig_type_341 arg2, swig_type_342 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_343 _wrap_boxing_plan_create_capi_ec614bb93d26d3a4(swig_type_344 arg1, swig_type_345 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_346 _wrap_boxing_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_347 _wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(swig_type_348 arg1, uintptr_t arg2);
+extern swig_type_349 _wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_350 arg2);
+extern swig_type_351 _wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(swig_type_352 arg1, uintptr_t arg2);
+extern swig_type_353 _wrap_comm_allreduce_capi_ec614bb93d26d3a4(swig_type_354 arg1, swig_type_355 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_356 _wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_357 arg2, swig_type_358 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_359 _wrap_comm_set_collective_timeout_capi_ec614bb93d26d3a4(double arg1);
+extern swig_type_360 _wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(swig_type_361 arg1);
+extern swig_type_362 _wrap_program_create_capi_ec614bb93d26d3a4(swig_type_363 arg1);
+extern swig_type_364 _wrap_program_add_input_capi_ec614bb93d26d3a4(swig_type_365 arg1, uintptr_t arg2, swig_type_366 arg3, swig_type_367 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_368 _wrap_program_add_variable_capi_ec614bb93d26d3a4(swig_type_369 arg1, uintptr_t arg2, swig_type_370 arg3, uintptr_t arg4);
+extern swig_type_371 _wrap_program_add_op_capi_ec614bb93d26d3a4(swig_type_372 arg1, swig_type_373 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_374 arg5);
+extern swig_type_375 _wrap_program_mark_output_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_376 arg2);
+extern swig_type_377 _wrap_program_sizes_capi_ec614bb93d26d3a4(swig_type_378 arg1, swig_type_379 arg2, swig_type_380 arg3, swig_type_381 arg4, uintptr_t arg5);
+extern swig_type_382 _wrap_program_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_383 _wrap_capture_begin_capi_ec614bb93d26d3a4(void);
+extern swig_type_384 _wrap_capture_active_capi_ec614bb93d26d3a4(swig_type_385 arg1);
+extern swig_type_386 _wrap_capture_placeholder_capi_ec614bb93d26d3a4(swig_type_387 arg1, swig_type_388 arg2, swig_type_389 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_390 _wrap_capture_end_capi_ec614bb93d26d3a4(swig_type_391 arg1, swig_type_392 arg2);
 extern void _wrap_capture_abort_capi_ec614bb93d26d3a4(void);
-extern swig_type_387 _wrap_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_388 _wrap_plan_instantiate_capi_ec614bb93d26d3a4(swig_type_389 arg1, uintptr_t arg2);
-extern swig_type_390 _wrap_plan_instance_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_391 arg2);
-extern swig_type_392 _wrap_plan_instance_push_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_393 arg2, double arg3);
-extern swig_type_394 _wrap_plan_instance_run_pushed_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
-extern swig_type_395 _wrap_plan_instance_close_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_396 _wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_397 arg2);
-extern swig_type_398 _wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(swig_type_399 arg1, uintptr_t arg2);
-extern swig_type_400 _wrap_plan_instance_output_capi_ec614bb93d26d3a4(swig_type_401 arg1, uintptr_t arg2, swig_type_402 arg3);
-extern swig_type_403 _wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(swig_type_404 arg1, uintptr_t arg2, swig_type_405 arg3);
-extern swig_type_406 _wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(swig_type_407 arg1, uintptr_t arg2, swig_type_408 arg3);
-extern swig_type_409 _wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(swig_type_410 arg1, uintptr_t arg2, swig_type_411 arg3);
-extern swig_type_412 _wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(swig_type_413 arg1, uintptr_t arg2, swig_type_414 arg3);
-extern swig_type_415 _wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(swig_type_416 arg1, uintptr_t arg2);
-extern swig_type_417 _wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(swig_type_418 arg1, swig_type_419 arg2, swig_type_420 arg3, uintptr_t arg4, swig_type_421 arg5);
-extern swig_type_422 _wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_423 arg2);
-extern swig_type_424 _wrap_server_is_driver_capi_ec614bb93d26d3a4(swig_type_425 arg1, uintptr_t arg2);
-extern swig_type_426 _wrap_server_num_plans_capi_ec614bb93d26d3a4(swig_type_427 arg1, uintptr_t arg2);
-extern swig_type_428 _wrap_server_plan_input_width_capi_ec614bb93d26d3a4(swig_type_429 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_430 arg4);
-extern swig_type_431 _wrap_server_plan_output_width_capi_ec614bb93d26d3a4(swig_type_432 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_433 arg4);
-extern swig_type_434 _wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(swig_type_435 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_436 arg4);
-extern swig_type_437 _wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(swig_type_438 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_439 arg4);
-extern swig_type_440 _wrap_server_follow_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_441 _wrap_server_stop_capi_ec614bb93d26d3a4(uintptr_t arg1);
-extern swig_type_442 _wrap_server_check_health_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
-extern swig_type_443 _wrap_serve_request_create_capi_ec614bb93d26d3a4(swig_type_444 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_445 _wrap_serve_request_set_input_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_446 arg2, swig_type_447 arg3);
-extern swig_type_448 _wrap_serve_request_rows_capi_ec614bb93d26d3a4(swig_type_449 arg1, uintptr_t arg2);
-extern swig_type_450 _wrap_server_run_capi_ec614bb93d26d3a4(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_451 _wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(swig_type_452 arg1, uintptr_t arg2, swig_type_453 arg3);
-extern swig_type_454 _wrap_serve_request_output_capi_ec614bb93d26d3a4(swig_type_455 arg1, uintptr_t arg2, swig_type_456 arg3);
-extern swig_type_457 _wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(swig_type_458 arg1, swig_type_459 arg2, swig_type_460 arg3, swig_type_461 arg4, swig_type_462 arg5);
-extern swig_type_463 _wrap_runtime_init_with_options_capi_ec614bb93d26d3a4(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_464 _wrap_allocator_get_stats_capi_ec614bb93d26d3a4(swig_type_465 arg1, swig_type_466 arg2, swig_type_467 arg3, swig_type_468 arg4, swig_type_469 arg5, swig_type_470 arg6, swig_type_471 arg7, swig_type_472 arg8, swig_type_473 arg9, swig_intgo arg10);
-extern swig_type_474 _wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(swig_type_475 arg1, swig_type_476 arg2);
-extern swig_type_477 _wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(swig_type_478 arg1, swig_type_479 arg2, swig_type_480 arg3, swig_type_481 arg4, uintptr_t arg5);
-extern swig_type_482 _wrap_plan_compile_capi_ec614bb93d26d3a4(swig_type_483 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_484 _wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(swig_type_485 arg1, swig_type_486 arg2, swig_type_487 arg3, swig_type_488 arg4, swig_type_489 arg5, swig_type_490 arg6, uintptr_t arg7);
-extern swig_type_491 _wrap_server_create_capi_ec614bb93d26d3a4(swig_type_492 arg1, swig_intgo arg2, double arg3, swig_type_493 arg4);
-extern swig_type_494 _wrap_server_add_plan_capi_ec614bb93d26d3a4(swig_type_495 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_496 arg5, swig_type_497 arg6, swig_type_498 arg7);
-extern swig_type_499 _wrap_server_get_plan_info_capi_ec614bb93d26d3a4(swig_type_500 arg1, swig_type_501 arg2, swig_type_502 arg3, swig_type_503 arg4, swig_type_504 arg5, swig_type_505 arg6, swig_type_506 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_507 _wrap_server_get_stats_capi_ec614bb93d26d3a4(swig_type_508 arg1, swig_type_509 arg2, swig_type_510 arg3, swig_type_511 arg4, swig_type_512 arg5, swig_type_513 arg6, swig_type_514 arg7, swig_type_515 arg8, swig_type_516 arg9, uintptr_t arg10);
-extern swig_type_517 _wrap_serve_request_get_info_capi_ec614bb93d26d3a4(swig_type_518 arg1, swig_type_519 arg2, swig_type_520 arg3, swig_type_521 arg4, uintptr_t arg5);
+extern swig_type_393 _wrap_plan_string_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_394 _wrap_plan_instantiate_capi_ec614bb93d26d3a4(swig_type_395 arg1, uintptr_t arg2);
+extern swig_type_396 _wrap_plan_instance_run_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_397 arg2);
+extern swig_type_398 _wrap_plan_instance_push_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_399 arg2, double arg3);
+extern swig_type_400 _wrap_plan_instance_run_pushed_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
+extern swig_type_401 _wrap_plan_instance_close_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_402 _wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_403 arg2);
+extern swig_type_404 _wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(swig_type_405 arg1, uintptr_t arg2);
+extern swig_type_406 _wrap_plan_instance_output_capi_ec614bb93d26d3a4(swig_type_407 arg1, uintptr_t arg2, swig_type_408 arg3);
+extern swig_type_409 _wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(swig_type_410 arg1, uintptr_t arg2, swig_type_411 arg3);
+extern swig_type_412 _wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(swig_type_413 arg1, uintptr_t arg2, swig_type_414 arg3);
+extern swig_type_415 _wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(swig_type_416 arg1, uintptr_t arg2, swig_type_417 arg3);
+extern swig_type_418 _wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(swig_type_419 arg1, uintptr_t arg2, swig_type_420 arg3);
+extern swig_type_421 _wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(swig_type_422 arg1, uintptr_t arg2);
+extern swig_type_423 _wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(swig_type_424 arg1, swig_type_425 arg2, swig_type_426 arg3, uintptr_t arg4, swig_type_427 arg5);
+extern swig_type_428 _wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_429 arg2);
+extern swig_type_430 _wrap_server_is_driver_capi_ec614bb93d26d3a4(swig_type_431 arg1, uintptr_t arg2);
+extern swig_type_432 _wrap_server_num_plans_capi_ec614bb93d26d3a4(swig_type_433 arg1, uintptr_t arg2);
+extern swig_type_434 _wrap_server_plan_input_width_capi_ec614bb93d26d3a4(swig_type_435 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_436 arg4);
+extern swig_type_437 _wrap_server_plan_output_width_capi_ec614bb93d26d3a4(swig_type_438 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_439 arg4);
+extern swig_type_440 _wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(swig_type_441 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_442 arg4);
+extern swig_type_443 _wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(swig_type_444 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_445 arg4);
+extern swig_type_446 _wrap_server_follow_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_447 _wrap_server_stop_capi_ec614bb93d26d3a4(uintptr_t arg1);
+extern swig_type_448 _wrap_server_check_health_capi_ec614bb93d26d3a4(uintptr_t arg1, double arg2);
+extern swig_type_449 _wrap_serve_request_create_capi_ec614bb93d26d3a4(swig_type_450 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_451 _wrap_serve_request_set_input_capi_ec614bb93d26d3a4(uintptr_t arg1, swig_type_452 arg2, swig_type_453 arg3);
+extern swig_type_454 _wrap_serve_request_rows_capi_ec614bb93d26d3a4(swig_type_455 arg1, uintptr_t arg2);
+extern swig_type_456 _wrap_server_run_capi_ec614bb93d26d3a4(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_457 _wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(swig_type_458 arg1, uintptr_t arg2, swig_type_459 arg3);
+extern swig_type_460 _wrap_serve_request_output_capi_ec614bb93d26d3a4(swig_type_461 arg1, uintptr_t arg2, swig_type_462 arg3);
+extern swig_type_463 _wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(swig_type_464 arg1, swig_type_465 arg2, swig_type_466 arg3, swig_type_467 arg4, swig_type_468 arg5);
+extern swig_type_469 _wrap_runtime_init_with_options_capi_ec614bb93d26d3a4(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_470 _wrap_allocator_get_stats_capi_ec614bb93d26d3a4(swig_type_471 arg1, swig_type_472 arg2, swig_type_473 arg3, swig_type_474 arg4, swig_type_475 arg5, swig_type_476 arg6, swig_type_477 arg7, swig_type_478 arg8, swig_type_479 arg9, swig_intgo arg10);
+extern swig_type_480 _wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(swig_type_481 arg1, swig_type_482 arg2);
+extern swig_type_483 _wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(swig_type_484 arg1, swig_type_485 arg2, swig_type_486 arg3, swig_type_487 arg4, uintptr_t arg5);
+extern swig_type_488 _wrap_plan_compile_capi_ec614bb93d26d3a4(swig_type_489 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_490 _wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(swig_type_491 arg1, swig_type_492 arg2, swig_type_493 arg3, swig_type_494 arg4, swig_type_495 arg5, swig_type_496 arg6, uintptr_t arg7);
+extern swig_type_497 _wrap_server_create_capi_ec614bb93d26d3a4(swig_type_498 arg1, swig_intgo arg2, double arg3, swig_type_499 arg4);
+extern swig_type_500 _wrap_server_add_plan_capi_ec614bb93d26d3a4(swig_type_501 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_502 arg5, swig_type_503 arg6, swig_type_504 arg7);
+extern swig_type_505 _wrap_server_get_plan_info_capi_ec614bb93d26d3a4(swig_type_506 arg1, swig_type_507 arg2, swig_type_508 arg3, swig_type_509 arg4, swig_type_510 arg5, swig_type_511 arg6, swig_type_512 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_513 _wrap_server_get_stats_capi_ec614bb93d26d3a4(swig_type_514 arg1, swig_type_515 arg2, swig_type_516 arg3, swig_type_517 arg4, swig_type_518 arg5, swig_type_519 arg6, swig_type_520 arg7, swig_type_521 arg8, swig_type_522 arg9, uintptr_t arg10);
+extern swig_type_523 _wrap_serve_request_get_info_capi_ec614bb93d26d3a4(swig_type_524 arg1, swig_type_525 arg2, swig_type_526 arg3, swig_type_527 arg4, uintptr_t arg5);
 #undef intgo
 */
 import "C"
@@ -2582,12 +2590,28 @@ func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Cross_entropy(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_cross_entropy_capi_ec614bb93d26d3a4(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_214(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Cumsum(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cumsum_capi_ec614bb93d26d3a4(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_214(_swig_i_2))
+	swig_r_p := C._wrap_cumsum_capi_ec614bb93d26d3a4(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_217(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2602,7 +2626,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_ec614bb93d26d3a4(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_ec614bb93d26d3a4(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2617,7 +2641,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_ec614bb93d26d3a4(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_ec614bb93d26d3a4(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2632,7 +2656,7 @@ func Equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_220)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2646,7 +2670,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_ec614bb93d26d3a4(*(*C.swig_type_222)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_ec614bb93d26d3a4(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2661,7 +2685,7 @@ func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_expand_capi_ec614bb93d26d3a4(*(*C.swig_type_224)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_expand_capi_ec614bb93d26d3a4(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2680,7 +2704,7 @@ func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_flatten_capi_ec614bb93d26d3a4(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_228(_swig_i_2), C.swig_type_229(_swig_i_3))
+	swig_r_p := C._wrap_flatten_capi_ec614bb93d26d3a4(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_231(_swig_i_2), C.swig_type_232(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2696,7 +2720,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_ec614bb93d26d3a4(*(*C.swig_type_231)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_232(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_ec614bb93d26d3a4(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_235(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2710,7 +2734,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_ec614bb93d26d3a4(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_ec614bb93d26d3a4(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2725,7 +2749,7 @@ func Greater(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_capi_ec614bb93d26d3a4(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_capi_ec614bb93d26d3a4(*(*C.swig_type_239)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2740,7 +2764,7 @@ func Greater_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_241)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2754,7 +2778,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_ec614bb93d26d3a4(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_ec614bb93d26d3a4(*(*C.swig_type_243)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2775,7 +2799,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_ec614bb93d26d3a4(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_245(_swig_i_6), C.swig_type_246(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_ec614bb93d26d3a4(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_247)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_248(_swig_i_6), C.swig_type_249(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2796,7 +2820,7 @@ func Less(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_capi_ec614bb93d26d3a4(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_capi_ec614bb93d26d3a4(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2811,7 +2835,7 @@ func Less_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_250)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2825,7 +2849,7 @@ func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_log_capi_ec614bb93d26d3a4(*(*C.swig_type_252)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_log_capi_ec614bb93d26d3a4(*(*C.swig_type_255)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2840,7 +2864,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_255(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_258(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2857,7 +2881,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_ec614bb93d26d3a4(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_ec614bb93d26d3a4(*(*C.swig_type_260)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2872,7 +2896,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_ec614bb93d26d3a4(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_ec614bb93d26d3a4(*(*C.swig_type_262)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2887,7 +2911,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_ec614bb93d26d3a4(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_ec614bb93d26d3a4(*(*C.swig_type_264)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2902,7 +2926,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_266)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2916,7 +2940,23 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_ec614bb93d26d3a4(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_ec614bb93d26d3a4(*(*C.swig_type_268)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Nll_loss(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_nll_loss_capi_ec614bb93d26d3a4(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_271(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2931,7 +2971,7 @@ func Not_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_not_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_not_equal_capi_ec614bb93d26d3a4(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2946,7 +2986,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_ec614bb93d26d3a4(*(*C.swig_type_269)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_ec614bb93d26d3a4(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2962,7 +3002,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_ec614bb93d26d3a4(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_272)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_ec614bb93d26d3a4(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2981,7 +3021,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_ec614bb93d26d3a4(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_275)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_ec614bb93d26d3a4(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3000,7 +3040,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_ec614bb93d26d3a4(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_ec614bb93d26d3a4(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_284)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3019,7 +3059,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_ec614bb93d26d3a4(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_ec614bb93d26d3a4(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_287)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3036,7 +3076,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_ec614bb93d26d3a4(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_ec614bb93d26d3a4(*(*C.swig_type_289)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3051,7 +3091,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_ec614bb93d26d3a4(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_ec614bb93d26d3a4(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3069,7 +3109,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_ec614bb93d26d3a4(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_ec614bb93d26d3a4(*(*C.swig_type_294)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3084,7 +3124,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_290)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_ec614bb93d26d3a4(*(*C.swig_type_296)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3098,7 +3138,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_ec614bb93d26d3a4(*(*C.swig_type_292)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_ec614bb93d26d3a4(*(*C.swig_type_298)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3112,7 +3152,7 @@ func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sin_capi_ec614bb93d26d3a4(*(*C.swig_type_294)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sin_capi_ec614bb93d26d3a4(*(*C.swig_type_300)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3129,7 +3169,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_ec614bb93d26d3a4(*(*C.swig_type_296)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_ec614bb93d26d3a4(*(*C.swig_type_302)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_304)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3153,7 +3193,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_302(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_ec614bb93d26d3a4(*(*C.swig_type_307)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_308(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3169,7 +3209,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ec614bb93d26d3a4(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3186,7 +3226,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_ec614bb93d26d3a4(*(*C.swig_type_307)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_ec614bb93d26d3a4(*(*C.swig_type_313)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3201,7 +3241,7 @@ func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_squeeze_capi_ec614bb93d26d3a4(*(*C.swig_type_309)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_310)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_squeeze_capi_ec614bb93d26d3a4(*(*C.swig_type_315)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3221,7 +3261,7 @@ func Std(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_std_capi_ec614bb93d26d3a4(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), C.swig_type_314(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_std_capi_ec614bb93d26d3a4(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_2)), C.swig_type_320(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3239,7 +3279,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_ec614bb93d26d3a4(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_ec614bb93d26d3a4(*(*C.swig_type_322)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3253,7 +3293,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_ec614bb93d26d3a4(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_ec614bb93d26d3a4(*(*C.swig_type_324)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3268,7 +3308,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_ec614bb93d26d3a4(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_ec614bb93d26d3a4(*(*C.swig_type_326)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3286,7 +3326,7 @@ func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_unsqueeze_capi_ec614bb93d26d3a4(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_324(_swig_i_2))
+	swig_r_p := C._wrap_unsqueeze_capi_ec614bb93d26d3a4(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_330(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3303,7 +3343,7 @@ func Xtess_var(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_Xtess_var_capi_ec614bb93d26d3a4(*(*C.swig_type_326)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), C.swig_type_328(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_Xtess_var_capi_ec614bb93d26d3a4(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_2)), C.swig_type_334(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3322,7 +3362,7 @@ func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_where_capi_ec614bb93d26d3a4(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_where_capi_ec614bb93d26d3a4(*(*C.swig_type_336)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3335,7 +3375,7 @@ func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret err
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_ec614bb93d26d3a4(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_ec614bb93d26d3a4(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3355,7 +3395,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_ec614bb93d26d3a4(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_ec614bb93d26d3a4(*(*C.swig_type_340)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3380,7 +3420,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_ec614bb93d26d3a4(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_ec614bb93d26d3a4(*(*C.swig_type_344)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3407,7 +3447,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ec614bb93d26d3a4(*(*C.swig_type_348)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3421,7 +3461,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_344(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_350(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3432,7 +3472,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(*(*C.swig_type_346)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_ec614bb93d26d3a4(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3456,7 +3496,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_ec614bb93d26d3a4(*(*C.swig_type_348)(unsafe.Pointer(&_swig_i_0)), C.swig_type_349(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_ec614bb93d26d3a4(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.swig_type_355(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3474,7 +3514,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_351)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3500,7 +3540,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(*(*C.swig_type_355)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_ec614bb93d26d3a4(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3513,7 +3553,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_ec614bb93d26d3a4(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_ec614bb93d26d3a4(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3532,7 +3572,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_ec614bb93d26d3a4(*(*C.swig_type_359)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_ec614bb93d26d3a4(*(*C.swig_type_365)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_366)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3554,7 +3594,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_ec614bb93d26d3a4(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_ec614bb93d26d3a4(*(*C.swig_type_369)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3574,7 +3614,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_ec614bb93d26d3a4(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_ec614bb93d26d3a4(*(*C.swig_type_372)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_374)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3594,7 +3634,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_370(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_376(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3608,7 +3648,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_ec614bb93d26d3a4(*(*C.swig_type_372)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_374)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_375)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_ec614bb93d26d3a4(*(*C.swig_type_378)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_379)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_380)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3649,7 +3689,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_ec614bb93d26d3a4(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_ec614bb93d26d3a4(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3667,7 +3707,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_ec614bb93d26d3a4(*(*C.swig_type_381)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_382)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_383)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_ec614bb93d26d3a4(*(*C.swig_type_387)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_388)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3687,7 +3727,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_ec614bb93d26d3a4(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_ec614bb93d26d3a4(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3718,7 +3758,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_ec614bb93d26d3a4(*(*C.swig_type_389)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_ec614bb93d26d3a4(*(*C.swig_type_395)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3732,7 +3772,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3747,7 +3787,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3782,7 +3822,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3796,7 +3836,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ec614bb93d26d3a4(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3811,7 +3851,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_ec614bb93d26d3a4(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_402(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_ec614bb93d26d3a4(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_408(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3826,7 +3866,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_405(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_ec614bb93d26d3a4(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_411(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3841,7 +3881,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_408(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ec614bb93d26d3a4(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_414(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3856,7 +3896,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_411(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_417(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3874,7 +3914,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_414(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ec614bb93d26d3a4(*(*C.swig_type_419)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_420(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3897,7 +3937,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ec614bb93d26d3a4(*(*C.swig_type_422)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3914,7 +3954,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_421(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_427(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3934,7 +3974,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_423(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_429(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3947,7 +3987,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_ec614bb93d26d3a4(*(*C.swig_type_425)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_ec614bb93d26d3a4(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3961,7 +4001,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_ec614bb93d26d3a4(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_ec614bb93d26d3a4(*(*C.swig_type_433)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3977,7 +4017,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_ec614bb93d26d3a4(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_430(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_ec614bb93d26d3a4(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_436(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3993,7 +4033,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_ec614bb93d26d3a4(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_433(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_ec614bb93d26d3a4(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_439(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4009,7 +4049,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_436(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_441)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_442(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4025,7 +4065,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_439(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_ec614bb93d26d3a4(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_445(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4071,7 +4111,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_ec614bb93d26d3a4(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_ec614bb93d26d3a4(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4086,7 +4126,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_446(_swig_i_1), *(*C.swig_type_447)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_ec614bb93d26d3a4(C.uintptr_t(_swig_i_0), C.swig_type_452(_swig_i_1), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4100,7 +4140,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_ec614bb93d26d3a4(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_ec614bb93d26d3a4(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4126,7 +4166,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_453(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_ec614bb93d26d3a4(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_459(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4141,7 +4181,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_ec614bb93d26d3a4(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_456(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_ec614bb93d26d3a4(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_462(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4158,7 +4198,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_461)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_465)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4204,7 +4244,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_465)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_466)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_467)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_468)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_469)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_470)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_471)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_473)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_474)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_475)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_476)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_477)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_478)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4242,7 +4282,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(*(*C.swig_type_475)(unsafe.Pointer(&_swig_i_0)), C.swig_type_476(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ec614bb93d26d3a4(*(*C.swig_type_481)(unsafe.Pointer(&_swig_i_0)), C.swig_type_482(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4259,7 +4299,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_478)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_479)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_485)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4283,7 +4323,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_ec614bb93d26d3a4(*(*C.swig_type_483)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_ec614bb93d26d3a4(*(*C.swig_type_489)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4302,7 +4342,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_485)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_495)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_496)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4333,7 +4373,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_ec614bb93d26d3a4(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_493(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_ec614bb93d26d3a4(*(*C.swig_type_498)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_499(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4352,7 +4392,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_ec614bb93d26d3a4(*(*C.swig_type_495)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_496(_swig_i_4), C.swig_type_497(_swig_i_5), C.swig_type_498(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_ec614bb93d26d3a4(*(*C.swig_type_501)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_502(_swig_i_4), C.swig_type_503(_swig_i_5), C.swig_type_504(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4373,7 +4413,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_ec614bb93d26d3a4(*(*C.swig_type_500)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_506)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_ec614bb93d26d3a4(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4413,7 +4453,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_508)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_ec614bb93d26d3a4(*(*C.swig_type_514)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4454,7 +4494,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_ec614bb93d26d3a4(*(*C.swig_type_518)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_ec614bb93d26d3a4(*(*C.swig_type_524)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

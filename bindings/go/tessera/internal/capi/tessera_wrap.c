@@ -2714,6 +2714,32 @@ _gostring_ _wrap_cos_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
+_gostring_ _wrap_cross_entropy_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  int64_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (tess_status)tess_cross_entropy(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_cumsum_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -3262,6 +3288,32 @@ _gostring_ _wrap_neg_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_ten
   arg2 = *(tess_tensor **)&_swig_go_1; 
   
   result = (tess_status)tess_neg(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_nll_loss_capi_ec614bb93d26d3a4(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  int64_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (tess_status)tess_nll_loss(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3,arg4);
   _swig_go_result = tess_go_status(result); 
   {
     ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 

@@ -115,6 +115,20 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum. Attributes:
+   * reduction: int = 1. */
+  public static Tensor crossEntropy(Tensor logits, Tensor target, long reduction) {
+    long[] out = {0};
+    TesseraJNI.cross_entropy(out, Handle.ptr(logits), logits, Handle.ptr(target), target,
+                             reduction);
+    return new Tensor(out[0]);
+  }
+
+  /** cross_entropy with reduction = 1. */
+  public static Tensor crossEntropy(Tensor logits, Tensor target) {
+    return crossEntropy(logits, target, 1L);
+  }
+
   /** running sums along axis (out[i] = x[0] + ... + x[i]). Attributes: axis: int = -1. */
   public static Tensor cumsum(Tensor x, long axis) {
     long[] out = {0};
@@ -327,6 +341,19 @@ public final class Ops {
     long[] out = {0};
     TesseraJNI.neg(out, Handle.ptr(x), x);
     return new Tensor(out[0]);
+  }
+
+  /** -log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum. Attributes:
+   * reduction: int = 1. */
+  public static Tensor nllLoss(Tensor logProbs, Tensor target, long reduction) {
+    long[] out = {0};
+    TesseraJNI.nll_loss(out, Handle.ptr(logProbs), logProbs, Handle.ptr(target), target, reduction);
+    return new Tensor(out[0]);
+  }
+
+  /** nll_loss with reduction = 1. */
+  public static Tensor nllLoss(Tensor logProbs, Tensor target) {
+    return nllLoss(logProbs, target, 1L);
   }
 
   /** x != y -&gt; bool, numpy broadcasting. */
