@@ -80,6 +80,21 @@ class CreationTest(TensorTestCase):
         a = self.values((4, 6))[:, ::2]
         np.testing.assert_array_equal(ts.tensor(a, placement=self.p, sbp="S(1)").numpy(), a)
 
+    def test_negative_split_axes(self):
+        """"S(-1)" names the last axis wherever an sbp meets a tensor's shape."""
+        a = self.values((4, 3))
+        t = ts.tensor(a, placement=self.p, sbp="S(-1)")
+        self.assertEqual(t.sbp, (ts.sbp.split(1),))
+        np.testing.assert_array_equal(t.numpy(), a)
+        u = ts.tensor(a, placement=self.p, sbp="S(0)").to_global(sbp="S(-2)")
+        self.assertEqual(u.sbp, (ts.sbp.split(0),))
+        for shape in (None, (4, 3)):
+            v = ts.from_local(a, placement=self.p, sbp="S(-1)", shape=shape)
+            self.assertEqual(v.sbp, (ts.sbp.split(1),))
+            self.assertEqual(v.shape, (4, 3))
+        self.assertTesseraError(ts.InvalidArgumentError, "splits axis -3 but the tensor of shape "
+                                "[4,3] has 2 axes", ts.tensor, a, placement=self.p, sbp="S(-3)")
+
     def test_tensor_bad_input(self):
         a = self.values((2, 3))
         self.assertTesseraError(ts.InvalidArgumentError, "placement and sbp are required",

@@ -166,6 +166,11 @@ std::vector<Case> TensorCases() {
              return tess_tensor_to_host(out, sizeof(out), nullptr);),
         CASE("tess_tensor_copy_local", "out_bytes 4 for 24 bytes", kInvalid, "4", float out[6];
              return tess_tensor_copy_local(out, 4, f.x);),
+        CASE("tess_tensor_to_global", "S(-3) for a 2-d tensor", kInvalid, "-3",
+             tess_nd_sbp* n = nullptr;
+             tess_status st = tess_nd_sbp_parse(&n, "S(-3)"); if (st != TESS_OK) return st;
+             tess_tensor* o = nullptr; st = tess_tensor_to_global(&o, f.x, f.p, n);
+             tess_nd_sbp_destroy(n); tess_tensor_destroy(o); return st;),
         CASE("tess_tensor_to_global", "placement is NULL", kInvalid, "placement",
              tess_tensor* o = nullptr;
              return tess_tensor_to_global(&o, f.x, nullptr, f.b);),

@@ -58,6 +58,9 @@ struct Sbp {
 };
 
 // Splits may name tensor axes 0..kMaxSplitAxis (a Shape has at most kMaxDims dims).
+// Parsed text may also count from the end (S(-1) .. S(-kMaxDims)): ResolveNdSbp maps
+// those once the tensor's rank is known (tensor creation, to_global, boxing and op
+// constraints do).
 inline constexpr int32_t kMaxSplitAxis = Shape::kMaxDims - 1;
 
 class NdSbp {
@@ -93,6 +96,11 @@ class NdSbp {
 // Checks that `nd_sbp` fits a tensor of `shape` on `placement`: one Sbp per
 // hierarchy axis and every split axis < shape.ndim().
 Status ValidateNdSbp(const NdSbp& nd_sbp, const Placement& placement, const Shape& shape);
+
+// `nd_sbp` with each negative split axis S(-k) (parsed text counts from the end, as
+// "S(-1)" for the last axis) mapped to S(ndim - k) for a tensor of `shape`;
+// INVALID_ARGUMENT naming the axis and the rank when -k < -ndim.
+Result<NdSbp> ResolveNdSbp(const NdSbp& nd_sbp, const Shape& shape);
 
 // bool has no sum, max or min, so a bool tensor is never partial: INVALID_ARGUMENT
 // "<what> of dtype bool cannot be partial (nd-sbp (P, B)) ..." when `nd_sbp` holds a

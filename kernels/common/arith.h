@@ -121,6 +121,20 @@ TESS_HOST_DEVICE inline To Convert(From v) {
   }
 }
 
+// The comparisons (equal ... greater_equal): IEEE 754 for floats (NaN unequal to
+// everything), false < true for bool.
+enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
+
+template <Cmp kOp, typename T>
+TESS_HOST_DEVICE inline bool Compare(T a, T b) {
+  if constexpr (kOp == Cmp::kEq) return a == b;
+  if constexpr (kOp == Cmp::kNe) return a != b;
+  if constexpr (kOp == Cmp::kLt) return a < b;
+  if constexpr (kOp == Cmp::kLe) return a <= b;
+  if constexpr (kOp == Cmp::kGt) return a > b;
+  if constexpr (kOp == Cmp::kGe) return a >= b;
+}
+
 // True when the double `v` is an integer that T holds exactly. Host only (std::floor).
 template <typename T>
 inline bool IsExactInteger(double v) {

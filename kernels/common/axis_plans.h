@@ -5,8 +5,10 @@
 #ifndef TESSERA_KERNELS_COMMON_AXIS_PLANS_H_
 #define TESSERA_KERNELS_COMMON_AXIS_PLANS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/common/exact_minmax.h"
 #include "core/common/shape.h"
@@ -57,6 +59,52 @@ struct VarPlan {
   }
 };
 Result<VarPlan> PlanVar(const KernelContext& ctx);
+
+// ---- the per-row math both devices run (host and device code) ----
+
+// argmax's order: a replaces the best b when it is larger, or NaN (the first NaN
+// wins); ties keep the first index.
+template <typename T>
+TESS_HOST_DEVICE inline bool ArgmaxBeats(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b != b) return false;  // a NaN best stays
+    if (a != a) return true;
+  }
+  return a > b;
+}
+
+// var of output element `o` (two passes in double: the mean, then the squared
+// deviations), or its square root for std; NaN for a divisor <= 0.
+template <bool kSqrt, typename T>
+TESS_HOST_DEVICE inline T VarianceAt(const VarPlan& p, const T* x, int64_t o) {
+  if (p.divisor <= 0) return static_cast<T>(NAN);
+  const T* base = x + p.Base(o);
+  double sum = 0;
+  for (int64_t e = 0; e < p.count; ++e) sum += base[p.Offset(e)];
+  const double mean = sum / static_cast<double>(p.count);
+  double sq = 0;
+  for (int64_t e = 0; e < p.count; ++e) {
+    const double d = base[p.Offset(e)] - mean;
+    sq += d * d;
+  }
+  const double var = sq / p.divisor;
+  return static_cast<T>(kSqrt ? ::sqrt(var) : var);
+}
+
+// One row's loss in double: -row[t] (nll_loss) or -log_softmax(row)[t] with a
+// max-shifted log-sum-exp (cross_entropy, kLogits).
+template <bool kLogits, typename T>
+TESS_HOST_DEVICE inline double RowLoss(const T* row, int64_t classes, int64_t t) {
+  if constexpr (!kLogits) {
+    return -static_cast<double>(row[t]);
+  } else {
+    double m = row[0];
+    for (int64_t c = 1; c < classes; ++c) m = row[c] > m ? static_cast<double>(row[c]) : m;
+    double s = 0;
+    for (int64_t c = 0; c < classes; ++c) s += ::exp(static_cast<double>(row[c]) - m);
+    return ::log(s) + m - static_cast<double>(row[t]);
+  }
+}
 
 // nll_loss (log_probs) and cross_entropy (logits): scores [rows, classes] floating,
 // target [rows] i32/i64 (dispatched by the kernel), attribute "reduction" (0 none:

@@ -131,16 +131,17 @@ Result<MatmulPlan> PlanMatmul(const KernelContext& ctx, bool batched) {
   TESS_ASSIGN_OR_RETURN(const bool ta, BoolAttr(ctx, "transpose_a"));
   TESS_ASSIGN_OR_RETURN(const bool tb, BoolAttr(ctx, "transpose_b"));
   const int nd = a.shape.ndim();
-  const bool ranks_ok = batched ? nd >= 3 && b.shape.ndim() == nd : nd == 2 && b.shape.ndim() == 2;
+  const bool ranks_ok = batched ? nd >= 3 && b.shape.ndim() == nd : nd >= 2 && b.shape.ndim() == 2;
   if (!ranks_ok) {
-    return KernelError(ctx, "inputs \"a\" " + a.shape.ToString() + " and \"b\" " +
-                                b.shape.ToString() + " must both have " +
-                                (batched ? "the same rank, at least 3" : "rank 2"));
+    return KernelError(
+        ctx, "inputs \"a\" " + a.shape.ToString() + " and \"b\" " + b.shape.ToString() + " must " +
+                 (batched ? "both have the same rank, at least 3" : "have rank >= 2 and rank 2"));
   }
-  MatmulPlan d{1, 0, 0, 0, ta, tb};
+  const int bd = b.shape.ndim();
+  MatmulPlan d{1, 0, 0, 0, ta, tb, 0};
   Shape out = a.shape;
   for (int i = 0; i < nd - 2; ++i) {
-    if (a.shape.dim(i) != b.shape.dim(i)) {
+    if (batched && a.shape.dim(i) != b.shape.dim(i)) {
       return KernelError(ctx, "input \"b\" has shape " + b.shape.ToString() + " but \"a\" has " +
                                   a.shape.ToString() + ": batch axis " + std::to_string(i) +
                                   " differs");
@@ -149,8 +150,8 @@ Result<MatmulPlan> PlanMatmul(const KernelContext& ctx, bool batched) {
   }
   d.m = a.shape.dim(ta ? nd - 1 : nd - 2);
   d.k = a.shape.dim(ta ? nd - 2 : nd - 1);
-  const int64_t kb = b.shape.dim(tb ? nd - 1 : nd - 2);
-  d.n = b.shape.dim(tb ? nd - 2 : nd - 1);
+  const int64_t kb = b.shape.dim(tb ? bd - 1 : bd - 2);
+  d.n = b.shape.dim(tb ? bd - 2 : bd - 1);
   if (kb != d.k) {
     return KernelError(
         ctx, "input \"b\" has shape " + b.shape.ToString() + (tb ? " (transpose_b)" : "") +
@@ -160,6 +161,13 @@ Result<MatmulPlan> PlanMatmul(const KernelContext& ctx, bool batched) {
   out.set_dim(nd - 2, d.m);
   out.set_dim(nd - 1, d.n);
   TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, out, a.dtype));
+  if (batched) {
+    d.b_stride = d.k * d.n;
+  } else if (!ta) {
+    // a's leading axes and its rows are one block of batch * m contiguous rows.
+    d.m *= d.batch;
+    d.batch = 1;
+  }
   return d;
 }
 

@@ -53,11 +53,14 @@ Result<WherePlan> PlanWhere(const KernelContext& ctx);
 // ---- matmul, batch_matmul ----
 
 // out[b] = op(a[b]) op(b[b]) for each of `batch` entries; op(a) is m x k, op(b) k x n.
+// b entry i starts at element i * b_stride (0: one b shared by every entry).
 struct MatmulPlan {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
+  int64_t b_stride = 0;
 };
-// Rank 2 for matmul; equal ranks >= 3 with equal batch axes for batch_matmul.
+// matmul: a of rank >= 2 and a 2-d b shared by a's leading axes (folded into m unless
+// transpose_a); batch_matmul: equal ranks >= 3 with equal batch axes.
 Result<MatmulPlan> PlanMatmul(const KernelContext& ctx, bool batched);
 
 // ---- reductions ----

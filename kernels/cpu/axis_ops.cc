@@ -6,8 +6,6 @@
 // double and round each prefix once, integers wrap. f32, f64, i32, i64.
 // var / std: two passes in double per output element (mean, then the squared
 // deviations), divided by count - correction; a divisor <= 0 gives NaN. f32, f64.
-#include <cmath>
-#include <limits>
 
 #include "kernels/common/arith.h"
 #include "kernels/common/axis_plans.h"
@@ -17,17 +15,6 @@ namespace tessera {
 namespace kernels {
 namespace cpu {
 namespace {
-
-// a is "larger" than the current best b: NaN beats any number; among numbers, only a
-// strictly larger one replaces b (so ties keep the first index).
-template <typename T>
-bool Beats(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b != b) return false;  // a NaN best stays
-    if (a != a) return true;
-  }
-  return a > b;
-}
 
 Status ArgmaxKernel(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const AxisSplit s, PlanArgmax(ctx));
@@ -41,7 +28,7 @@ Status ArgmaxKernel(const KernelContext& ctx) {
         const T* row = x + o * s.len * s.inner + i;
         int64_t best = 0;
         for (int64_t k = 1; k < s.len; ++k) {
-          if (Beats(row[k * s.inner], row[best * s.inner])) best = k;
+          if (ArgmaxBeats(row[k * s.inner], row[best * s.inner])) best = k;
         }
         out[o * s.inner + i] = best;
       }
@@ -78,23 +65,7 @@ Status VarKernel(const KernelContext& ctx) {
     using T = typename decltype(t)::type;
     const T* x = In<T>(ctx, 0);
     T* out = Out<T>(ctx, 0);
-    for (int64_t o = 0; o < p.out_count; ++o) {
-      if (p.divisor <= 0) {
-        out[o] = std::numeric_limits<T>::quiet_NaN();
-        continue;
-      }
-      const T* base = x + p.Base(o);
-      double sum = 0;
-      for (int64_t e = 0; e < p.count; ++e) sum += base[p.Offset(e)];
-      const double mean = sum / static_cast<double>(p.count);
-      double sq = 0;
-      for (int64_t e = 0; e < p.count; ++e) {
-        const double d = base[p.Offset(e)] - mean;
-        sq += d * d;
-      }
-      const double var = sq / p.divisor;
-      out[o] = static_cast<T>(kSqrt ? std::sqrt(var) : var);
-    }
+    for (int64_t o = 0; o < p.out_count; ++o) out[o] = VarianceAt<kSqrt>(p, x, o);
     return Status::Ok();
   });
 }

@@ -2,6 +2,7 @@
 // and where(cond, x, y); NumPy broadcasting. Comparisons take every dtype, bool
 // included (false < true); NaN compares unequal to everything, itself included, as in
 // IEEE 754. where takes every dtype for x and y and a bool cond.
+#include "kernels/common/arith.h"
 #include "kernels/common/kernel_plans.h"
 #include "kernels/common/strided_loop.h"
 #include "kernels/cpu/families.h"
@@ -10,18 +11,6 @@ namespace tessera {
 namespace kernels {
 namespace cpu {
 namespace {
-
-enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
-
-template <Cmp kOp, typename T>
-bool Compare(T a, T b) {
-  if constexpr (kOp == Cmp::kEq) return a == b;
-  if constexpr (kOp == Cmp::kNe) return a != b;
-  if constexpr (kOp == Cmp::kLt) return a < b;
-  if constexpr (kOp == Cmp::kLe) return a <= b;
-  if constexpr (kOp == Cmp::kGt) return a > b;
-  if constexpr (kOp == Cmp::kGe) return a >= b;
-}
 
 template <Cmp kOp>
 Status CompareKernel(const KernelContext& ctx) {

@@ -12,19 +12,6 @@ namespace kernels {
 namespace cpu {
 namespace {
 
-template <bool kLogits, typename T>
-double RowLoss(const T* row, int64_t classes, int64_t t) {
-  if constexpr (!kLogits) {
-    return -static_cast<double>(row[t]);
-  } else {
-    double m = row[0];
-    for (int64_t c = 1; c < classes; ++c) m = row[c] > m ? row[c] : m;
-    double s = 0;
-    for (int64_t c = 0; c < classes; ++c) s += std::exp(static_cast<double>(row[c]) - m);
-    return std::log(s) + m - static_cast<double>(row[t]);
-  }
-}
-
 template <bool kLogits>
 Status LossKernel(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const LossPlan p, PlanLoss(ctx));

@@ -15,15 +15,6 @@ namespace cuda {
 namespace {
 
 template <typename T>
-__device__ bool Beats(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b != b) return false;  // a NaN best stays
-    if (a != a) return true;
-  }
-  return a > b;
-}
-
-template <typename T>
 __global__ void ArgmaxKernel(const T* x, int64_t* out, AxisSplit s) {
   const int64_t rows = s.outer * s.inner;
   for (int64_t r = GlobalThread(); r < rows; r += GridThreads()) {
@@ -31,7 +22,7 @@ __global__ void ArgmaxKernel(const T* x, int64_t* out, AxisSplit s) {
     const T* row = x + o * s.len * s.inner + i;
     int64_t best = 0;
     for (int64_t k = 1; k < s.len; ++k) {
-      if (Beats(row[k * s.inner], row[best * s.inner])) best = k;
+      if (ArgmaxBeats(row[k * s.inner], row[best * s.inner])) best = k;
     }
     out[r] = best;
   }
@@ -78,21 +69,7 @@ Status CumsumOp(const KernelContext& ctx) {
 template <bool kSqrt, typename T>
 __global__ void VarKernel(const T* x, T* out, VarPlan p) {
   for (int64_t o = GlobalThread(); o < p.out_count; o += GridThreads()) {
-    if (p.divisor <= 0) {
-      out[o] = T(0) / T(0);  // NaN
-      continue;
-    }
-    const T* base = x + p.Base(o);
-    double sum = 0;
-    for (int64_t e = 0; e < p.count; ++e) sum += base[p.Offset(e)];
-    const double mean = sum / static_cast<double>(p.count);
-    double sq = 0;
-    for (int64_t e = 0; e < p.count; ++e) {
-      const double d = base[p.Offset(e)] - mean;
-      sq += d * d;
-    }
-    const double var = sq / p.divisor;
-    out[o] = static_cast<T>(kSqrt ? sqrt(var) : var);
+    out[o] = VarianceAt<kSqrt>(p, x, o);
   }
 }
 

@@ -3,6 +3,7 @@
 // the merged axes, every dtype (bool included), NaN unequal to everything.
 #include <cuda_runtime.h>
 
+#include "kernels/common/arith.h"
 #include "kernels/common/kernel_plans.h"
 #include "kernels/common/strided_loop.h"
 #include "kernels/cuda/families.h"
@@ -12,18 +13,6 @@ namespace tessera {
 namespace kernels {
 namespace cuda {
 namespace {
-
-enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
-
-template <Cmp kOp, typename T>
-__device__ bool Compare(T a, T b) {
-  if constexpr (kOp == Cmp::kEq) return a == b;
-  if constexpr (kOp == Cmp::kNe) return a != b;
-  if constexpr (kOp == Cmp::kLt) return a < b;
-  if constexpr (kOp == Cmp::kLe) return a <= b;
-  if constexpr (kOp == Cmp::kGt) return a > b;
-  if constexpr (kOp == Cmp::kGe) return a >= b;
-}
 
 template <Cmp kOp, typename T>
 __global__ void CompareKernel(const T* x, const T* y, bool* out, int64_t n, IndexMap<2> map) {

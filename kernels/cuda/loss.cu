@@ -16,19 +16,6 @@ namespace kernels {
 namespace cuda {
 namespace {
 
-template <bool kLogits, typename T>
-__device__ double RowLoss(const T* row, int64_t classes, int64_t t) {
-  if constexpr (!kLogits) {
-    return -static_cast<double>(row[t]);
-  } else {
-    double m = row[0];
-    for (int64_t c = 1; c < classes; ++c) m = row[c] > m ? static_cast<double>(row[c]) : m;
-    double s = 0;
-    for (int64_t c = 0; c < classes; ++c) s += exp(static_cast<double>(row[c]) - m);
-    return log(s) + m - static_cast<double>(row[t]);
-  }
-}
-
 template <bool kLogits, typename T, typename I>
 __global__ void RowLossKernel(const T* x, const I* target, T* out, int64_t rows, int64_t classes) {
   for (int64_t i = GlobalThread(); i < rows; i += GridThreads()) {

@@ -101,6 +101,12 @@ void AddMatmul(std::vector<OpCase>* t) {
                 {F32({5, 2}), F32({3, 5})},
                 {{"transpose_a", yes}, {"transpose_b", yes}}});
   t->push_back({"matmul", "[2,7]x[7,3] f64", {F64({2, 7}), F64({7, 3})}, {}});
+  // A 3-d a broadcasts the 2-d b over its leading (batch) axis.
+  t->push_back({"matmul", "[5,3,4]x[4,7]", {F32({5, 3, 4}), F32({4, 7})}, {}});
+  t->push_back({"matmul",
+                "[2,4,7]^T x[4,3] i64",
+                {I64({2, 4, 7}), I64({4, 3})},
+                {{"transpose_a", AttrValue::Bool(true)}}});
   t->push_back({"batch_matmul", "[2,5,3]x[2,3,7]", {F32({2, 5, 3}), F32({2, 3, 7})}, {}});
   t->push_back({"batch_matmul",
                 "[3,7,5]x[3,6,5]^T",

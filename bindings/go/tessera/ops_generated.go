@@ -269,8 +269,9 @@ func LogSoftmax(x *Tensor, axis int64) (*Tensor, error) {
 	return made(out, err)
 }
 
-// Matmul is out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k] (op
-// matmul). Attributes: transpose_a: bool = false, transpose_b: bool = false. Collective.
+// Matmul is out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes);
+// transpose_a/b read a as [...,k,m] / b as [n,k] (op matmul). Attributes: transpose_a: bool
+// = false, transpose_b: bool = false. Collective.
 func Matmul(a *Tensor, b *Tensor, transposeA bool, transposeB bool) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Matmul(out, a.c(), b.c(), flag(transposeA), flag(transposeB))
@@ -526,7 +527,7 @@ func Unsqueeze(x *Tensor, axis int64) (*Tensor, error) {
 // = false. Collective.
 func Var(x *Tensor, axes []int64, correction int64, keepdims bool) (*Tensor, error) {
 	out := []uintptr{0}
-	err := capi.Var(out, x.c(), axes, correction, flag(keepdims))
+	err := capi.Xtess_var(out, x.c(), axes, correction, flag(keepdims))
 	runtime.KeepAlive(x)
 	return made(out, err)
 }

@@ -128,8 +128,9 @@ TESS_API tess_status tess_log(tess_tensor** out, const tess_tensor* x);
 /* log_softmax: normalised exponentials along axis. Attributes (C: every one is a
  * parameter): axis: int = -1. */
 TESS_API tess_status tess_log_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis);
-/* matmul: out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k]. Attributes
- * (C: every one is a parameter): transpose_a: bool = false, transpose_b: bool = false. */
+/* matmul: out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes);
+ * transpose_a/b read a as [...,k,m] / b as [n,k]. Attributes (C: every one is a parameter):
+ * transpose_a: bool = false, transpose_b: bool = false. */
 TESS_API tess_status tess_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
                                  int32_t transpose_a, int32_t transpose_b);
 /* maximum: elementwise max(x, y), numpy broadcasting. */

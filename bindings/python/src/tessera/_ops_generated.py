@@ -163,8 +163,9 @@ def log_softmax(x, axis=-1):
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False):
-    """out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k]. Attributes:
-    transpose_a: bool = false, transpose_b: bool = false."""
+    """out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes);
+    transpose_a/b read a as [...,k,m] / b as [n,k]. Attributes: transpose_a: bool =
+    false, transpose_b: bool = false."""
     return _capi.matmul(a, b, as_bool(transpose_a), as_bool(transpose_b))
 
 

@@ -296,8 +296,9 @@ public final class Ops {
     return logSoftmax(x, -1L);
   }
 
-  /** out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k]. Attributes:
-   * transpose_a: bool = false, transpose_b: bool = false. */
+  /** out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes); transpose_a/b
+   * read a as [...,k,m] / b as [n,k]. Attributes: transpose_a: bool = false, transpose_b:
+   * bool = false. */
   public static Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
     long[] out = {0};
     TesseraJNI.matmul(out, Handle.ptr(a), a, Handle.ptr(b), b, transposeA ? 1 : 0,
