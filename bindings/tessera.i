@@ -211,6 +211,7 @@ TESS_HANDLE(tess_checkpoint_index, CheckpointIndex)
 %tess_expose_constant(TESS_DTYPE_I64)
 %tess_expose_constant(TESS_DTYPE_F16)
 %tess_expose_constant(TESS_DTYPE_BF16)
+%tess_expose_constant(TESS_DTYPE_BOOL)
 %tess_expose(tess_dtype_parse)
 %tess_expose(tess_dtype_name)
 

@@ -74,7 +74,8 @@ TEST_F(InferCapiTest, DTypes) {
   EXPECT_STREQ(tess_dtype_name(17), "");
   d = -1;
   EXPECT_EQ(tess_dtype_parse(&d, "float"), TESS_INVALID_ARGUMENT);
-  EXPECT_EQ(LastError(), "unknown dtype \"float\"; expected one of f32, f64, i32, i64, f16, bf16");
+  EXPECT_EQ(LastError(),
+            "unknown dtype \"float\"; expected one of f32, f64, i32, i64, f16, bf16, bool");
   EXPECT_EQ(d, -1);
   EXPECT_EQ(tess_dtype_parse(nullptr, "f32"), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(), "tess_dtype_parse: argument \"out\" is NULL");

@@ -89,7 +89,7 @@ TEST_F(TensorCapiTest, FromHostBadInput) {
             TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(),
             "tess_tensor_from_host: dtype 17 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
-            "f16 4, bf16 5)");
+            "f16 4, bf16 5, bool 6)");
   EXPECT_EQ(
       tess_tensor_from_host(&out, data.data(), shape, 2, TESS_DTYPE_BF16, p_.get(), s0_.get()),
       TESS_UNIMPLEMENTED);

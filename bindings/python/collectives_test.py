@@ -67,7 +67,7 @@ class BoxTest(CollectivesTestCase):
             ts.box, None, (5, 7), "cpu:[1]", "S(0)", "cpu:[0]", "B", dtype=np.float32)
         self.assertTesseraError(
             ts.UnimplementedError,
-            "tess_boxing_run: dtype f16 cannot move between ranks yet (supported: f32, f64, i32, i64)",
+            "tess_boxing_run: dtype f16 cannot move between ranks yet (supported: f32, f64, i32, i64, bool)",
             ts.box, a.astype(np.float16), (5, 7), "cpu:[0]", "S(0)", "cpu:[0]", "B")
 
     def test_box_plan(self):
@@ -166,7 +166,7 @@ class BucketedAllReduceTest(CollectivesTestCase):
         self.assertTesseraError(
             ts.UnimplementedError,
             "tess_bucketed_allreducer_run: dtype f16 cannot move between ranks yet (supported: f32, "
-            "f64, i32, i64)", ts.bucketed_allreduce, [values(3, np.float16)])
+            "f64, i32, i64, bool)", ts.bucketed_allreduce, [values(3, np.float16)])
         self.assertTesseraError(
             ts.InvalidArgumentError,
             "tess_bucketed_allreducer_create: options->bucket_bytes is -1; expected >= 0 (0 = "

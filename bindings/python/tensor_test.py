@@ -66,6 +66,11 @@ class CreationTest(TensorTestCase):
                 self.assertEqual(t.dtype, np.dtype(dtype))
                 self.assertEqual(t.shape, (4, 3))
                 np.testing.assert_array_equal(t.numpy(), a)
+        mask = np.array([[True, False, True], [False, False, True]])
+        for sbp in (ts.sbp.split(0), ts.sbp.split(1), ts.sbp.broadcast):
+            t = ts.tensor(mask, placement=self.p, sbp=sbp)
+            self.assertEqual(t.dtype, np.dtype(bool))
+            np.testing.assert_array_equal(t.numpy(), mask)
         # Python lists: floats become float32, ints int64; an explicit dtype converts.
         self.assertEqual(ts.tensor([1.5, 2], placement=self.p, sbp="B").dtype, np.float32)
         self.assertEqual(ts.tensor([[1, 2]], placement=self.p, sbp="B").dtype, np.int64)
@@ -75,12 +80,30 @@ class CreationTest(TensorTestCase):
         a = self.values((4, 6))[:, ::2]
         np.testing.assert_array_equal(ts.tensor(a, placement=self.p, sbp="S(1)").numpy(), a)
 
+    def test_negative_split_axes(self):
+        """"S(-1)" names the last axis wherever an sbp meets a tensor's shape."""
+        a = self.values((4, 3))
+        t = ts.tensor(a, placement=self.p, sbp="S(-1)")
+        self.assertEqual(t.sbp, (ts.sbp.split(1),))
+        np.testing.assert_array_equal(t.numpy(), a)
+        u = ts.tensor(a, placement=self.p, sbp="S(0)").to_global(sbp="S(-2)")
+        self.assertEqual(u.sbp, (ts.sbp.split(0),))
+        for shape in (None, (4, 3)):
+            v = ts.from_local(a, placement=self.p, sbp="S(-1)", shape=shape)
+            self.assertEqual(v.sbp, (ts.sbp.split(1),))
+            self.assertEqual(v.shape, (4, 3))
+        self.assertTesseraError(ts.InvalidArgumentError, "splits axis -3 but the tensor of shape "
+                                "[4,3] has 2 axes", ts.tensor, a, placement=self.p, sbp="S(-3)")
+
     def test_tensor_bad_input(self):
         a = self.values((2, 3))
         self.assertTesseraError(ts.InvalidArgumentError, "placement and sbp are required",
                                 ts.tensor, a)
-        self.assertTesseraError(ts.InvalidArgumentError, "dtype bool has no Tessera dtype",
-                                ts.tensor, np.ones(2, bool), placement=self.p, sbp="B")
+        self.assertTesseraError(ts.InvalidArgumentError, "dtype uint8 has no Tessera dtype",
+                                ts.tensor, np.ones(2, np.uint8), placement=self.p, sbp="B")
+        # bool has no sum, max or min: a bool tensor is never partial.
+        self.assertTesseraError(ts.InvalidArgumentError, "dtype bool cannot be partial",
+                                ts.tensor, np.ones(2, bool), placement=self.p, sbp="P")
         self.assertTesseraError(ts.InvalidArgumentError, "S(2)", ts.tensor, a, placement=self.p,
                                 sbp=ts.sbp.split(2))
         self.assertTesseraError(ts.InvalidArgumentError, "(S(0), B)", ts.tensor, a,
@@ -413,6 +436,58 @@ class OpsTest(TensorTestCase):
         want = (a - a.mean(axis=1, keepdims=True)) / np.sqrt(a.var(axis=1, keepdims=True) + 1e-5)
         np.testing.assert_allclose(y.numpy(), want, rtol=1e-4, atol=1e-5)
         self.assertEqual(inv_var.numpy().shape, (2,))
+
+    def test_training_ops(self):
+        """Ops of issue 17 item 8 against numpy: views, log/sin/cos, comparisons to bool
+        and where."""
+        a, b = self.a, self.b
+        x = self.x
+        np.testing.assert_array_equal(ts.expand(ts.unsqueeze(x, axis=0), shape=(2, -1, -1)).numpy(),
+                                      np.broadcast_to(a[None], (2,) + a.shape))
+        np.testing.assert_array_equal(ts.squeeze(ts.unsqueeze(x, axis=1)).numpy(), a)
+        np.testing.assert_array_equal(ts.flatten(x).numpy(), a.reshape(-1))
+        pos = ts.tensor(np.abs(a) + 0.5, placement=self.p, sbp="S(1)")
+        np.testing.assert_allclose(ts.log(pos).numpy(), np.log(np.abs(a) + 0.5), rtol=1e-6)
+        np.testing.assert_allclose(ts.sin(x).numpy(), np.sin(a), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(ts.cos(x).numpy(), np.cos(a), rtol=1e-6, atol=1e-7)
+        # c equals a in row 0 but one element, and is below it in row 1.
+        c = a.copy()
+        c[0, 1] += 1
+        c[1, :] -= 1
+        y = ts.tensor(c, placement=self.p, sbp="B")
+        for op, want in ((ts.equal, np.equal), (ts.not_equal, np.not_equal), (ts.less, np.less),
+                         (ts.less_equal, np.less_equal), (ts.greater, np.greater),
+                         (ts.greater_equal, np.greater_equal)):
+            got = op(x, y)
+            self.assertEqual(got.dtype, np.dtype(bool))
+            np.testing.assert_array_equal(got.numpy(), want(a, c), err_msg=op.__name__)
+        cond = ts.greater_equal(x, y)
+        np.testing.assert_array_equal(ts.where(cond, x, y).numpy(), np.where(a >= c, a, c + 0))
+        np.testing.assert_array_equal(ts.where(cond, y, ts.neg(x)).numpy(), np.where(a >= c, c, -a))
+        np.testing.assert_array_equal(ts.cast(cond, np.float32).numpy(),
+                                      (a >= c).astype(np.float32))
+        self.assertTesseraError(ts.InvalidArgumentError, "expected bool", ts.where, x, x, y)
+        w = self.values((3, 4, 5), np.float64)
+        tw = ts.tensor(w, placement=self.p, sbp="S(0)")
+        np.testing.assert_array_equal(ts.argmax(tw, axis=1).numpy(), np.argmax(w, axis=1))
+        np.testing.assert_allclose(ts.cumsum(tw, axis=2).numpy(), np.cumsum(w, axis=2), rtol=1e-12)
+        np.testing.assert_allclose(ts.var(tw, axes=(0, 2)).numpy(), np.var(w, axis=(0, 2), ddof=1),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(ts.std(tw, axes=(1,), correction=0, keepdims=True).numpy(),
+                                   np.std(w, axis=1, keepdims=True), rtol=1e-12)
+        # Losses over 5 rows split over the placement's ranks: the mean uses all 5.
+        logits = self.values((5, 4), np.float64)
+        target = np.array([3, 0, 1, 1, 2], np.int64)
+        lp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        want = -lp[np.arange(5), target]
+        tl = ts.tensor(logits, placement=self.p, sbp="S(0)")
+        tt = ts.tensor(target, placement=self.p, sbp="S(0)")
+        np.testing.assert_allclose(ts.cross_entropy(tl, tt, reduction=0).numpy(), want,
+                                   rtol=1e-12)
+        np.testing.assert_allclose(ts.cross_entropy(tl, tt).numpy(), want.mean(), rtol=1e-12)
+        tlp = ts.tensor(lp, placement=self.p, sbp="S(0)")
+        np.testing.assert_allclose(ts.nll_loss(tlp, tt, reduction=2).numpy(), want.sum(),
+                                   rtol=1e-12)
 
     def test_matmul(self):
         a = self.values((3, 4), np.float64)

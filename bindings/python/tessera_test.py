@@ -199,7 +199,7 @@ class NdSbpTest(TesseraTestCase):
         N = tessera.NdSbp
         E = tessera.InvalidArgumentError
         code = tessera.INVALID_ARGUMENT
-        self.assertTesseraError(E, code, "got S(-1)", N.parse, "S(-1)")
+        self.assertTesseraError(E, code, "got S(-9)", N.parse, "S(-9)")
         self.assertTesseraError(E, code, '"sum", "max" or "min"', N.parse, "P(avg)")
         self.assertTesseraError(E, code, "", N.parse, "(S(0), B")
         self.assertTesseraError(E, code,

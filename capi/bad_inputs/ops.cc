@@ -133,6 +133,58 @@ std::vector<Case> OpCases() {
              return tess_layer_norm(&y, &m, &iv, f.x, f.v, f.v, 5, 5, 1e-5);),
         CASE("tess_sqrt", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;
              return tess_sqrt(&o, nullptr);),
+        CASE("tess_less", "dtypes f32 and i32", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_less(&o, f.x, f.xi);),
+        CASE("tess_equal", "shapes [2,3] and [3,2]", kInvalid, "[3,2]", tess_tensor* o = nullptr;
+             return tess_equal(&o, f.x, f.y);),
+        CASE("tess_greater_equal", "y is NULL", kInvalid, "y", tess_tensor* o = nullptr;
+             return tess_greater_equal(&o, f.x, nullptr);),
+        CASE("tess_where", "cond is f32, not bool", kInvalid, "cond", tess_tensor* o = nullptr;
+             return tess_where(&o, f.x, f.x, f.x);),
+        CASE("tess_where", "cond is NULL", kInvalid, "cond", tess_tensor* o = nullptr;
+             return tess_where(&o, nullptr, f.x, f.x);),
+        CASE("tess_argmax", "axis 5 of a 2-d tensor", kInvalid, "5", tess_tensor* o = nullptr;
+             return tess_argmax(&o, f.x, 5, 0);),
+        CASE("tess_cumsum", "axis -3 of a 2-d tensor", kInvalid, "-3", tess_tensor* o = nullptr;
+             return tess_cumsum(&o, f.x, -3);),
+        CASE("tess_var", "correction -1", kInvalid, "correction", tess_tensor* o = nullptr;
+             return tess_var(&o, f.x, nullptr, 0, -1, 0);),
+        CASE("tess_std", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_std(&o, f.xi, nullptr, 0, 1, 0);),
+        CASE("tess_nll_loss", "f32 target", kInvalid, "target", tess_tensor* o = nullptr;
+             return tess_nll_loss(&o, f.x, f.v, 1);),
+        CASE("tess_cross_entropy", "i32 logits", kInvalid, "logits", tess_tensor* o = nullptr;
+             return tess_cross_entropy(&o, f.xi, f.v, 1);),
+        CASE("tess_nll_loss", "target is NULL", kInvalid, "target", tess_tensor* o = nullptr;
+             return tess_nll_loss(&o, f.x, nullptr, 1);),
+        CASE("tess_log", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_log(&o, f.xi);),
+        CASE("tess_sin", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;
+             return tess_sin(&o, nullptr);),
+        CASE("tess_cos", "i32 input", kInvalid, "i32", tess_tensor* o = nullptr;
+             return tess_cos(&o, f.xi);),
+        CASE("tess_expand", "[2,3] to [2,4] (3 is not 1)", kInvalid, "[2,4]",
+             const int64_t s[] = {2, 4};
+             tess_tensor* o = nullptr; return tess_expand(&o, f.x, s, 2);),
+        CASE("tess_expand", "[2,3] to [3] (drops an axis)", kInvalid, "[3]",
+             const int64_t s[] = {3};
+             tess_tensor* o = nullptr; return tess_expand(&o, f.x, s, 1);),
+        CASE("tess_expand", "shape NULL with 2 dims", kInvalid, "shape", tess_tensor* o = nullptr;
+             return tess_expand(&o, f.x, nullptr, 2);),
+        CASE("tess_squeeze", "axis 0 of [2,3] (size 2)", kInvalid, "axis 0",
+             const int64_t a[] = {0};
+             tess_tensor* o = nullptr; return tess_squeeze(&o, f.x, a, 1);),
+        CASE("tess_squeeze", "axis 7 of a 2-d tensor", kInvalid, "7", const int64_t a[] = {7};
+             tess_tensor* o = nullptr; return tess_squeeze(&o, f.x, a, 1);),
+        CASE("tess_unsqueeze", "axis 3 of a 2-d tensor (output has 3 axes)", kInvalid, "3",
+             tess_tensor* o = nullptr;
+             return tess_unsqueeze(&o, f.x, 3);),
+        CASE("tess_flatten", "start_axis 1 after end_axis 0", kInvalid, "start_axis",
+             tess_tensor* o = nullptr;
+             return tess_flatten(&o, f.x, 1, 0);),
+        CASE("tess_flatten", "end_axis -3 of a 2-d tensor", kInvalid, "-3",
+             tess_tensor* o = nullptr;
+             return tess_flatten(&o, f.x, 0, -3);),
         CASE("tess_relu", "out is NULL", kInvalid, "out", return tess_relu(nullptr, f.x);),
         CASE("tess_scalar_add", "x is NULL", kInvalid, "x", tess_tensor* o = nullptr;
              return tess_scalar_add(&o, nullptr, 1.0);),

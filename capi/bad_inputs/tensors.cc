@@ -98,6 +98,15 @@ std::vector<Case> TensorCases() {
              "[3,2]", const int64_t logical[] = {3, 2};
              tess_tensor* o = nullptr; return tess_tensor_from_local(
                  &o, f.data, kShape23, 2, TESS_DTYPE_F32, f.p, f.b, logical);),
+        CASE("tess_tensor_full", "bool value 2", kInvalid, "2", const int64_t s[] = {2};
+             tess_tensor* o = nullptr;
+             return tess_tensor_full(&o, s, 1, TESS_DTYPE_BOOL, 2.0, f.p, f.b);),
+        CASE("tess_tensor_full", "bool as P (bool is never partial)", kInvalid, "bool",
+             const int64_t s[] = {2};
+             tess_tensor* o = nullptr;
+             return tess_tensor_full(&o, s, 1, TESS_DTYPE_BOOL, 1.0, f.p, f.psum);),
+        CASE("tess_tensor_arange", "dtype bool", kInvalid, "bool", tess_tensor* o = nullptr;
+             return tess_tensor_arange(&o, 0, 2, 1, TESS_DTYPE_BOOL, f.p, f.b);),
         CASE("tess_tensor_full", "shape [2^62] of f32 (byte size overflows)", kInvalid,
              "4611686018427387904", const int64_t s[] = {int64_t{1} << 62};
              tess_tensor* o = nullptr;
@@ -157,6 +166,11 @@ std::vector<Case> TensorCases() {
              return tess_tensor_to_host(out, sizeof(out), nullptr);),
         CASE("tess_tensor_copy_local", "out_bytes 4 for 24 bytes", kInvalid, "4", float out[6];
              return tess_tensor_copy_local(out, 4, f.x);),
+        CASE("tess_tensor_to_global", "S(-3) for a 2-d tensor", kInvalid, "-3",
+             tess_nd_sbp* n = nullptr;
+             tess_status st = tess_nd_sbp_parse(&n, "S(-3)"); if (st != TESS_OK) return st;
+             tess_tensor* o = nullptr; st = tess_tensor_to_global(&o, f.x, f.p, n);
+             tess_nd_sbp_destroy(n); tess_tensor_destroy(o); return st;),
         CASE("tess_tensor_to_global", "placement is NULL", kInvalid, "placement",
              tess_tensor* o = nullptr;
              return tess_tensor_to_global(&o, f.x, nullptr, f.b);),
@@ -241,9 +255,9 @@ std::vector<Case> TensorCases() {
         CASE("tess_tensor_from_dlpack", "S(2) of a 2-d piece", kInvalid, "S(2)",
              tess_tensor* o = nullptr;
              return tess_tensor_from_dlpack(&o, Versioned(), f.p, f.s2, nullptr);),
-        CASE("tess_tensor_from_dlpack_legacy", "bool elements", kInvalid, "code 6, bits 8",
+        CASE("tess_tensor_from_dlpack_legacy", "uint8 elements", kInvalid, "code 1, bits 8",
              DLManagedTensor* m = Legacy();
-             m->dl_tensor.dtype = {kDLBool, 8, 1}; tess_tensor* o = nullptr;
+             m->dl_tensor.dtype = {kDLUInt, 8, 1}; tess_tensor* o = nullptr;
              return tess_tensor_from_dlpack_legacy(&o, m, f.p, f.b, nullptr);),
         CASE("tess_tensor_from_dlpack_legacy", "local is NULL", kInvalid, "local",
              tess_tensor* o = nullptr;

@@ -166,9 +166,9 @@ std::vector<Case> ValueCases() {
              return tess_nd_sbp_parse(&o, "X");),
         CASE("tess_nd_sbp_parse", "unclosed \"S(\"", kInvalid, "S(", tess_nd_sbp* o = nullptr;
              return tess_nd_sbp_parse(&o, "S(");),
-        CASE("tess_nd_sbp_parse", "negative split axis \"S(-1)\"", kInvalid, "S(-1)",
+        CASE("tess_nd_sbp_parse", "split axis \"S(-9)\" below -8", kInvalid, "S(-9)",
              tess_nd_sbp* o = nullptr;
-             return tess_nd_sbp_parse(&o, "S(-1)");),
+             return tess_nd_sbp_parse(&o, "S(-9)");),
         CASE("tess_nd_sbp_parse", "split axis past int32 \"S(99999999999)\"", kInvalid,
              "99999999999", tess_nd_sbp* o = nullptr;
              return tess_nd_sbp_parse(&o, "S(99999999999)");),

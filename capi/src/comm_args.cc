@@ -15,7 +15,7 @@ Result<DType> MovableDTypeArg(tess_dtype dtype) {
   TESS_ASSIGN_OR_RETURN(DType type, DTypeArg(dtype));
   if (!IsSupported(type)) {
     return Unimplemented(std::string("dtype ") + DTypeName(type) +
-                         " cannot move between ranks yet (supported: f32, f64, i32, i64)");
+                         " cannot move between ranks yet (supported: f32, f64, i32, i64, bool)");
   }
   return type;
 }

@@ -10,7 +10,7 @@
 
 namespace tessera::capi {
 
-// A dtype that can move between ranks (f32, f64, i32, i64): INVALID_ARGUMENT for an
+// A dtype that can move between ranks (f32, f64, i32, i64, bool): INVALID_ARGUMENT for an
 // unknown value, UNIMPLEMENTED for f16/bf16.
 Result<DType> MovableDTypeArg(tess_dtype dtype);
 

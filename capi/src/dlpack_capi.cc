@@ -33,7 +33,8 @@ constexpr struct {
   uint8_t code;
   uint8_t bits;
 } kDlTypes[] = {
-    {kDLFloat, 32}, {kDLFloat, 64}, {kDLInt, 32}, {kDLInt, 64}, {kDLFloat, 16}, {kDLBfloat, 16},
+    {kDLFloat, 32}, {kDLFloat, 64},  {kDLInt, 32}, {kDLInt, 64},
+    {kDLFloat, 16}, {kDLBfloat, 16}, {kDLBool, 8},
 };
 static_assert(sizeof(kDlTypes) / sizeof(kDlTypes[0]) == tessera::kNumDTypes,
               "one DLPack type per dtype");
@@ -47,7 +48,7 @@ Result<DType> DTypeOfDl(const DLDataType& t) {
   return InvalidArgument("DLPack dtype (code " + std::to_string(t.code) + ", bits " +
                          std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) +
                          ") has no Tessera dtype; f32, f64, i32, i64, f16 (code 2 = float) and "
-                         "bf16 (code 4) with lanes 1 do");
+                         "bf16 (code 4), bool (code 6, 8 bits) with lanes 1 do");
 }
 
 // The export: the DLPack struct plus what it points into, in one block. Holding the

@@ -175,7 +175,7 @@ bool TypedOpAttrs::SetDType(const char* function, std::string_view name, tess_dt
     ReportIn(function, InvalidArgument("attribute \"" + std::string(name) + "\": dtype value " +
                                        std::to_string(v) +
                                        " is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
-                                       "f16 4, bf16 5)"));
+                                       "f16 4, bf16 5, bool 6)"));
     return false;
   }
   const AttrValue value = AttrValue::OfDType(static_cast<tessera::DType>(v));

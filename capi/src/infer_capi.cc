@@ -32,7 +32,8 @@ static_assert(TESS_DTYPE_F32 == static_cast<int>(tessera::DType::kF32) &&
                   TESS_DTYPE_I32 == static_cast<int>(tessera::DType::kI32) &&
                   TESS_DTYPE_I64 == static_cast<int>(tessera::DType::kI64) &&
                   TESS_DTYPE_F16 == static_cast<int>(tessera::DType::kF16) &&
-                  TESS_DTYPE_BF16 == static_cast<int>(tessera::DType::kBF16),
+                  TESS_DTYPE_BF16 == static_cast<int>(tessera::DType::kBF16) &&
+                  TESS_DTYPE_BOOL == static_cast<int>(tessera::DType::kBool),
               "tess_dtype values must match tessera::DType");
 
 tess_status SetAttr(const char* function, tess_op_call* call, const char* name, AttrValue value) {
@@ -180,7 +181,7 @@ tess_status tess_op_call_set_attr_dtype(tess_op_call* call, const char* name, te
     return Report(InvalidArgument(std::string(__func__) + ": attribute \"" + name +
                                   "\": dtype value " + std::to_string(value) +
                                   " is not a known dtype (f32 0, f64 1, i32 2, i64 3, f16 4, "
-                                  "bf16 5)"));
+                                  "bf16 5, bool 6)"));
   }
   return SetAttr(__func__, call, name, AttrValue::OfDType(static_cast<tessera::DType>(value)));
   TESS_CAPI_END

@@ -61,6 +61,20 @@ tess_status tess_add_n(tess_tensor** out, const tess_tensor* const* in, size_t n
   TESS_CAPI_END
 }
 
+tess_status tess_argmax(tess_tensor** out, const tess_tensor* x, int64_t axis, int32_t keepdims) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("argmax");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("axis", axis);
+  attrs.SetBool("keepdims", keepdims != 0);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_batch_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
                               int32_t transpose_a, int32_t transpose_b) {
   TESS_CAPI_REQUIRE(out);
@@ -127,6 +141,46 @@ tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in, size_t 
   TESS_CAPI_END
 }
 
+tess_status tess_cos(tess_tensor** out, const tess_tensor* x) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("cos");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_cross_entropy(tess_tensor** out, const tess_tensor* logits,
+                               const tess_tensor* target, int64_t reduction) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(logits);
+  TESS_CAPI_REQUIRE(target);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("cross_entropy");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("reduction", reduction);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {logits, target};
+  return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_cumsum(tess_tensor** out, const tess_tensor* x, int64_t axis) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("cumsum");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("axis", axis);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -154,6 +208,19 @@ tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight,
   TESS_CAPI_END
 }
 
+tess_status tess_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("equal");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x, y};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_equal_mask(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -176,6 +243,36 @@ tess_status tess_exp(tess_tensor** out, const tess_tensor* x) {
   tess_tensor** const outs[] = {out};
   const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_expand(tess_tensor** out, const tess_tensor* x, const int64_t* shape,
+                        size_t num_shape) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  if (num_shape > 0) TESS_CAPI_REQUIRE(shape);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("expand");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("shape", shape, num_shape);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_flatten(tess_tensor** out, const tess_tensor* x, int64_t start_axis,
+                         int64_t end_axis) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("flatten");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("start_axis", start_axis);
+  attrs.SetInt("end_axis", end_axis);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
   TESS_CAPI_END
 }
 
@@ -235,6 +332,32 @@ tess_status tess_gelu_grad(tess_tensor** out_dx, const tess_tensor* x, const tes
   TESS_CAPI_END
 }
 
+tess_status tess_greater(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("greater");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x, y};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_greater_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("greater_equal");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x, y};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_identity(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -266,6 +389,44 @@ tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean,
   tess_tensor** const outs[] = {out_y, out_mean, out_inv_variance};
   const tess_tensor* const inputs[] = {x, gamma, beta};
   return RunTypedOp(__func__, def, inputs, 3, attrs.map(), outs, 3);
+  TESS_CAPI_END
+}
+
+tess_status tess_less(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("less");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x, y};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_less_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("less_equal");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x, y};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_log(tess_tensor** out, const tess_tensor* x) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("log");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
   TESS_CAPI_END
 }
 
@@ -346,6 +507,34 @@ tess_status tess_neg(tess_tensor** out, const tess_tensor* x) {
   tess_tensor** const outs[] = {out};
   const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_nll_loss(tess_tensor** out, const tess_tensor* log_probs,
+                          const tess_tensor* target, int64_t reduction) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(log_probs);
+  TESS_CAPI_REQUIRE(target);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("nll_loss");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("reduction", reduction);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {log_probs, target};
+  return RunTypedOp(__func__, def, inputs, 2, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_not_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("not_equal");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x, y};
+  return RunTypedOp(__func__, def, inputs, 2, attrs, outs, 1);
   TESS_CAPI_END
 }
 
@@ -504,6 +693,18 @@ tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
+tess_status tess_sin(tess_tensor** out, const tess_tensor* x) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("sin");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs, outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* start,
                        size_t num_start, const int64_t* stop, size_t num_stop, const int64_t* step,
                        size_t num_step) {
@@ -601,6 +802,38 @@ tess_status tess_sqrt(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
+tess_status tess_squeeze(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                         size_t num_axes) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("squeeze");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("axes", axes, num_axes);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_std(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes,
+                     int64_t correction, int32_t keepdims) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("std");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("axes", axes, num_axes);
+  attrs.SetInt("correction", correction);
+  attrs.SetBool("keepdims", keepdims != 0);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
 tess_status tess_sub(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -638,6 +871,51 @@ tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_
   tess_tensor** const outs[] = {out};
   const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_unsqueeze(tess_tensor** out, const tess_tensor* x, int64_t axis) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("unsqueeze");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInt("axis", axis);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_var(tess_tensor** out, const tess_tensor* x, const int64_t* axes, size_t num_axes,
+                     int64_t correction, int32_t keepdims) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(x);
+  if (num_axes > 0) TESS_CAPI_REQUIRE(axes);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("var");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetInts("axes", axes, num_axes);
+  attrs.SetInt("correction", correction);
+  attrs.SetBool("keepdims", keepdims != 0);
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {x};
+  return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_where(tess_tensor** out, const tess_tensor* cond, const tess_tensor* x,
+                       const tess_tensor* y) {
+  TESS_CAPI_REQUIRE(out);
+  TESS_CAPI_REQUIRE(cond);
+  TESS_CAPI_REQUIRE(x);
+  TESS_CAPI_REQUIRE(y);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("where");
+  const tessera::op::AttrMap& attrs = tessera::capi::NoAttrs();
+  tess_tensor** const outs[] = {out};
+  const tess_tensor* const inputs[] = {cond, x, y};
+  return RunTypedOp(__func__, def, inputs, 3, attrs, outs, 1);
   TESS_CAPI_END
 }
 

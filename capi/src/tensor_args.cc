@@ -21,8 +21,9 @@ Result<Shape> ShapeArg(const char* what, const int64_t* dims, size_t ndim) {
 
 Result<DType> DTypeArg(tess_dtype dtype) {
   if (!IsValidDType(dtype)) {
-    return InvalidArgument("dtype " + std::to_string(dtype) +
-                           " is not a known dtype (f32 0, f64 1, i32 2, i64 3, f16 4, bf16 5)");
+    return InvalidArgument(
+        "dtype " + std::to_string(dtype) +
+        " is not a known dtype (f32 0, f64 1, i32 2, i64 3, f16 4, bf16 5, bool 6)");
   }
   return static_cast<DType>(dtype);
 }

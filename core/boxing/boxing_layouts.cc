@@ -12,10 +12,11 @@ Status DTypeNotSupported(const char* caller, DType dtype) {
                                ? DTypeName(dtype)
                                : "value " + std::to_string(static_cast<int>(dtype));
   return InvalidArgument(std::string(caller) + ": dtype " + name +
-                         " is not supported (supported: f32, f64, i32, i64)");
+                         " is not supported (supported: f32, f64, i32, i64, bool)");
 }
 
-// What ValidateNdSbp takes for granted: each Sbp is one of the kinds, splits >= 0.
+// What ValidateNdSbp takes for granted: each Sbp is one of the kinds, splits >= 0
+// (ResolveNdSbp has mapped S(-k) already, or refused it).
 Status CheckSbpValues(const char* caller, const char* name, const NdSbp& nd) {
   for (int i = 0; i < nd.num_axes(); ++i) {
     const Sbp& sbp = nd[i];
@@ -24,11 +25,6 @@ Status CheckSbpValues(const char* caller, const char* name, const NdSbp& nd) {
                              std::to_string(i) + " has sbp kind value " +
                              std::to_string(static_cast<int>(sbp.kind)) +
                              ", which is not an SBP kind");
-    }
-    if (sbp.is_split() && sbp.axis < 0) {
-      return InvalidArgument(std::string(caller) + ": " + name + " nd-sbp axis " +
-                             std::to_string(i) + " splits tensor dim " + std::to_string(sbp.axis) +
-                             ", which is negative");
     }
   }
   return Status::Ok();
@@ -45,9 +41,20 @@ Status CheckFit(const char* caller, const char* name, const Shape& shape,
 }  // namespace
 
 Result<BoxingLayouts> BoxingLayouts::Make(const char* caller, const Shape& shape, DType dtype,
-                                          const Placement& src_placement, const NdSbp& src,
-                                          const Placement& dst_placement, const NdSbp& dst) {
+                                          const Placement& src_placement, const NdSbp& src_given,
+                                          const Placement& dst_placement, const NdSbp& dst_given) {
   if (!IsValidDType(static_cast<int>(dtype))) return DTypeNotSupported(caller, dtype);
+  // S(-k) counts from the end of the shape.
+  Result<NdSbp> src_resolved = ResolveNdSbp(src_given, shape);
+  if (!src_resolved.ok()) {
+    return InvalidArgument(std::string(caller) + ": src " + src_resolved.status().message());
+  }
+  Result<NdSbp> dst_resolved = ResolveNdSbp(dst_given, shape);
+  if (!dst_resolved.ok()) {
+    return InvalidArgument(std::string(caller) + ": dst " + dst_resolved.status().message());
+  }
+  const NdSbp& src = *src_resolved;
+  const NdSbp& dst = *dst_resolved;
   if (Status s = shape.CheckByteSize(DTypeSize(dtype), DTypeName(dtype)); !s.ok()) {
     return InvalidArgument(std::string(caller) + ": " + s.message());
   }
@@ -56,6 +63,11 @@ Result<BoxingLayouts> BoxingLayouts::Make(const char* caller, const Shape& shape
   TESS_RETURN_IF_ERROR(CheckSbpValues(caller, "dst", dst));
   TESS_RETURN_IF_ERROR(CheckFit(caller, "src", shape, src_placement, src));
   TESS_RETURN_IF_ERROR(CheckFit(caller, "dst", shape, dst_placement, dst));
+  for (const auto& [name, nd] :
+       {std::pair<const char*, const NdSbp*>{"src", &src}, {"dst", &dst}}) {
+    const Status s = CheckBoolNotPartial(dtype, *nd, name);
+    if (!s.ok()) return InvalidArgument(std::string(caller) + ": " + s.message());
+  }
   return BoxingLayouts(shape, dtype, src_placement, src, dst_placement, dst);
 }
 

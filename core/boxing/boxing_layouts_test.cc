@@ -40,9 +40,19 @@ TEST(BoxingLayoutsTest, MakeNamesCallerSideAndValues) {
   EXPECT_EQ(s.message(),
             "Caller: dst nd-sbp axis 0 has sbp kind value 9, which is not an SBP kind");
   s = MakeStatus(static_cast<DType>(42), "cpu:[0]", Nd("B"), "cpu:[0]", Nd("B"));
-  EXPECT_EQ(s.message(), "Caller: dtype value 42 is not supported (supported: f32, f64, i32, i64)");
+  EXPECT_EQ(s.message(),
+            "Caller: dtype value 42 is not supported (supported: f32, f64, i32, i64, bool)");
   // A known dtype boxing does not move, and two device types, are valid layouts.
   EXPECT_TRUE(MakeStatus(DType::kF16, "cpu:[0]", Nd("B"), "cuda:[0]", Nd("B")).ok());
+}
+
+TEST(BoxingLayoutsTest, BoolIsNeverPartial) {
+  EXPECT_TRUE(MakeStatus(DType::kBool, "cpu:[0,1]", Nd("S(0)"), "cpu:[0,1]", Nd("B")).ok());
+  Status s = MakeStatus(DType::kBool, "cpu:[0,1]", Nd("B"), "cpu:[0,1]", Nd("P(max)"));
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "Caller: dst of dtype bool cannot be partial (nd-sbp P(max)): bool has no sum, max "
+            "or min");
 }
 
 TEST(BoxingLayoutsTest, RequireBoxableChecksDTypeAndDeviceTypes) {
@@ -52,7 +62,7 @@ TEST(BoxingLayoutsTest, RequireBoxableChecksDTypeAndDeviceTypes) {
   EXPECT_TRUE(layouts(DType::kI64, "cpu:[0,1]").RequireBoxable("Box").ok());
   Status s = layouts(DType::kBF16, "cpu:[0,1]").RequireBoxable("Box");
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.message(), "Box: dtype bf16 is not supported (supported: f32, f64, i32, i64)");
+  EXPECT_EQ(s.message(), "Box: dtype bf16 is not supported (supported: f32, f64, i32, i64, bool)");
   s = layouts(DType::kF32, "cuda:[0,1]").RequireBoxable("PlanBoxing");
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(s.message(),

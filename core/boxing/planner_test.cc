@@ -413,14 +413,19 @@ TEST(PlannerTest, ArgumentErrors) {
   EXPECT_EQ(s.message(),
             "PlanBoxing: dst nd-sbp B has 1 axes but placement cpu:[[0,1]] has a 2-axis hierarchy");
   s = plan(p, "B", p, "B", DType::kF16);
-  EXPECT_EQ(s.message(), "PlanBoxing: dtype f16 is not supported (supported: f32, f64, i32, i64)");
+  EXPECT_EQ(s.message(),
+            "PlanBoxing: dtype f16 is not supported (supported: f32, f64, i32, i64, bool)");
   s = plan(p, "B", p, "B", static_cast<DType>(42));
   EXPECT_EQ(s.message(),
-            "PlanBoxing: dtype value 42 is not supported (supported: f32, f64, i32, i64)");
+            "PlanBoxing: dtype value 42 is not supported (supported: f32, f64, i32, i64, bool)");
+  // S(-k) counts from the end of the shape; past the first axis it is an error.
   NdSbp negative;
   negative.Append(Sbp{SbpKind::kSplit, -1});
-  s = PlanBoxing(Shape{4, 3}, DType::kF32, p, Nd("B"), p, negative).status();
-  EXPECT_EQ(s.message(), "PlanBoxing: dst nd-sbp axis 0 splits tensor dim -1, which is negative");
+  EXPECT_TRUE(PlanBoxing(Shape{4, 3}, DType::kF32, p, Nd("B"), p, negative).ok());
+  s = PlanBoxing(Shape{4, 3}, DType::kF32, p, Nd("B"), p, Nd("S(-3)")).status();
+  EXPECT_EQ(s.message(),
+            "PlanBoxing: dst nd-sbp S(-3) splits axis -3 but the tensor of shape [4,3] has 2 axes "
+            "(split axes -2..1)");
 
   s = plan(p, "B", P("cuda:[0,1]"), "B");
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);

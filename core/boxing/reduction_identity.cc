@@ -41,7 +41,8 @@ void FillReductionIdentity(void* buffer, int64_t count, DType dtype, comm::Reduc
     case DType::kI32: return Fill<int32_t>(buffer, count, op);
     case DType::kI64: return Fill<int64_t>(buffer, count, op);
     case DType::kF16:
-    case DType::kBF16: break;
+    case DType::kBF16:
+    case DType::kBool: break;  // never partial: nothing reduces it
   }
 }
 

@@ -49,6 +49,7 @@ Status BucketedAllReducer::Validate(const std::vector<BucketTensor>& tensors, Re
   if (tensors.empty()) return Status::Ok();
   const DType dtype = tensors[0].dtype;
   TESS_RETURN_IF_ERROR(CheckCommDType(kAllReduce, dtype));
+  TESS_RETURN_IF_ERROR(CheckReducibleDType(kAllReduce, dtype));
   for (size_t i = 0; i < tensors.size(); ++i) {
     const BucketTensor& t = tensors[i];
     // Field names are built only on failure: this loop runs on every call.

@@ -22,8 +22,9 @@ Status CheckCommDType(const char* method, DType dtype) {
                            " is not a dtype");
   }
   if (!IsSupported(dtype)) {
-    return InvalidArgument(std::string(method) + ": dtype " + DTypeName(dtype) +
-                           " is not supported by communicators (supported: f32, f64, i32, i64)");
+    return InvalidArgument(
+        std::string(method) + ": dtype " + DTypeName(dtype) +
+        " is not supported by communicators (supported: f32, f64, i32, i64, bool)");
   }
   return Status::Ok();
 }
@@ -34,6 +35,13 @@ Status CheckReduceOp(const char* method, ReduceOp op) {
                            " is not sum, max or min");
   }
   return Status::Ok();
+}
+
+Status CheckReducibleDType(const char* method, DType dtype) {
+  if (dtype != DType::kBool) return Status::Ok();
+  return InvalidArgument(std::string(method) +
+                         ": dtype bool has no sum, max or min reduction (supported: f32, f64, "
+                         "i32, i64)");
 }
 
 Status CheckCount(const char* method, const char* name, int64_t count, int64_t max) {

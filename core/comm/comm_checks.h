@@ -14,10 +14,12 @@
 
 namespace tessera::comm {
 
-// A dtype value that names a dtype communicators carry (f32, f64, i32, i64).
+// A dtype value that names a dtype communicators carry (f32, f64, i32, i64, bool).
 Status CheckCommDType(const char* method, DType dtype);
 // Sum, max or min.
 Status CheckReduceOp(const char* method, ReduceOp op);
+// A dtype the reductions are defined on: every supported dtype but bool.
+Status CheckReducibleDType(const char* method, DType dtype);
 // 0 <= count <= max; `name` is how the message calls it ("count", "tensors[3].count").
 Status CheckCount(const char* method, const char* name, int64_t count, int64_t max);
 // A NULL buffer only where it holds no elements.

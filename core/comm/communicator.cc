@@ -77,6 +77,7 @@ Status Communicator::AllReduce(const void* send, void* recv, int64_t count, DTyp
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
+  TESS_RETURN_IF_ERROR(CheckReducibleDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
   TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, count));
   TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, count));
@@ -90,6 +91,7 @@ Status Communicator::Reduce(const void* send, void* recv, int64_t count, DType d
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
+  TESS_RETURN_IF_ERROR(CheckReducibleDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckRank(kMethod, "root", root, size_));
   TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
   TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, count));
@@ -105,6 +107,7 @@ Status Communicator::ReduceScatterV(const void* send, void* recv,
   if (poisoned()) return PoisonedError(kMethod);
   TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
   TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
+  TESS_RETURN_IF_ERROR(CheckReducibleDType(kMethod, dtype));
   int64_t total = 0;
   TESS_RETURN_IF_ERROR(
       CheckVector(kMethod, "recv_counts", recv_counts, size_, max_count(), &total));

@@ -68,11 +68,13 @@ Result<MPI_Datatype> ToMpiDatatype(DType dtype) {
     case DType::kF64: return MPI_DOUBLE;
     case DType::kI32: return MPI_INT32_T;
     case DType::kI64: return MPI_INT64_T;
+    // Bytes: bool only moves (comm_checks refuses reducing it).
+    case DType::kBool: return MPI_UINT8_T;
     case DType::kF16:
     case DType::kBF16: break;
   }
   return InvalidArgument(std::string("dtype ") + DTypeName(dtype) +
-                         " has no MPI datatype (supported: f32, f64, i32, i64)");
+                         " has no MPI datatype (supported: f32, f64, i32, i64, bool)");
 }
 
 Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::Wrap(MPI_Comm comm, bool owned) {

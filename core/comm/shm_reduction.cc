@@ -228,7 +228,8 @@ Kernels KernelsFor(DType dtype, ReduceOp op) {
     case DType::kI32: return ForOp<int32_t>(op);
     case DType::kI64: return ForOp<int64_t>(op);
     case DType::kF16:
-    case DType::kBF16: break;
+    case DType::kBF16:
+    case DType::kBool: break;
   }
   return {};
 }
@@ -353,6 +354,7 @@ Status ShmReduction::AllReduce(const std::vector<ShmPiece>& pieces, int64_t coun
   TESS_RETURN_IF_ERROR(CheckUsable(comm_, kAllReduce));
   TESS_RETURN_IF_ERROR(CheckCommDType(kAllReduce, dtype));
   TESS_RETURN_IF_ERROR(CheckReduceOp(kAllReduce, op));
+  TESS_RETURN_IF_ERROR(CheckReducibleDType(kAllReduce, dtype));
   const int64_t element = static_cast<int64_t>(DTypeSize(dtype));
   if (count < 0 || count * element > capacity_) {
     return InvalidArgument(std::string(kAllReduce) + ": count is " + Str(count) + " elements of " +

@@ -12,6 +12,7 @@ const char* DTypeName(DType dtype) {
     case DType::kI64: return "i64";
     case DType::kF16: return "f16";
     case DType::kBF16: return "bf16";
+    case DType::kBool: return "bool";
   }
   return "invalid";
 }
@@ -24,13 +25,14 @@ size_t DTypeSize(DType dtype) {
     case DType::kI64: return 8;
     case DType::kF16: return 2;
     case DType::kBF16: return 2;
+    case DType::kBool: return 1;
   }
   return 0;
 }
 
 bool IsSupported(DType dtype) {
   return dtype == DType::kF32 || dtype == DType::kF64 || dtype == DType::kI32 ||
-         dtype == DType::kI64;
+         dtype == DType::kI64 || dtype == DType::kBool;
 }
 
 bool IsValidDType(int value) { return value >= 0 && value < kNumDTypes; }
@@ -41,7 +43,7 @@ Result<DType> ParseDType(std::string_view text) {
     if (text == DTypeName(d)) return d;
   }
   return InvalidArgument("unknown dtype \"" + std::string(text) +
-                         "\"; expected one of f32, f64, i32, i64, f16, bf16");
+                         "\"; expected one of f32, f64, i32, i64, f16, bf16, bool");
 }
 
 }  // namespace tessera

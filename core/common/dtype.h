@@ -1,5 +1,7 @@
 // Element types. f16 and bf16 are named (so text forms and the C enum are stable)
-// but no kernel supports them yet; IsSupported() says so.
+// but no kernel supports them yet; IsSupported() says so. bool (one byte, 0 or 1) is
+// what comparisons produce; it has no sum, max or min reduction, so a bool tensor is
+// never partial.
 #ifndef TESSERA_CORE_COMMON_DTYPE_H_
 #define TESSERA_CORE_COMMON_DTYPE_H_
 
@@ -19,11 +21,12 @@ enum class DType : int {
   kI64 = 3,
   kF16 = 4,   // reserved
   kBF16 = 5,  // reserved
+  kBool = 6,
 };
 
-inline constexpr int kNumDTypes = 6;
+inline constexpr int kNumDTypes = 7;
 
-// "f32", "f64", "i32", "i64", "f16", "bf16".
+// "f32", "f64", "i32", "i64", "f16", "bf16", "bool".
 const char* DTypeName(DType dtype);
 size_t DTypeSize(DType dtype);
 // False for the reserved names f16 and bf16.
@@ -49,6 +52,10 @@ struct DTypeOf<int32_t> {
 template <>
 struct DTypeOf<int64_t> {
   static constexpr DType value = DType::kI64;
+};
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
 };
 
 }  // namespace tessera

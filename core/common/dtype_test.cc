@@ -20,6 +20,9 @@ TEST(DTypeTest, SizesAndSupport) {
   EXPECT_EQ(DTypeSize(DType::kI32), 4u);
   EXPECT_EQ(DTypeSize(DType::kI64), 8u);
   EXPECT_EQ(DTypeSize(DType::kBF16), 2u);
+  EXPECT_EQ(DTypeSize(DType::kBool), 1u);
+  EXPECT_TRUE(IsSupported(DType::kBool));
+  EXPECT_EQ(*ParseDType("bool"), DType::kBool);
   EXPECT_TRUE(IsSupported(DType::kI64));
   EXPECT_FALSE(IsSupported(DType::kF16));
   EXPECT_FALSE(IsSupported(DType::kBF16));

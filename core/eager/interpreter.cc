@@ -25,6 +25,7 @@ struct Scratch {
   std::vector<infer::TensorMeta> metas;
   std::vector<Tensor> boxed;  // the inputs as the signature wants them
   std::vector<kernels::LocalTensor> kernel_inputs;
+  std::vector<Shape> logical_shapes;  // of the kernel inputs
   std::vector<kernels::LocalTensor> kernel_outputs;
   std::vector<std::shared_ptr<GlobalTensor>> fresh_outputs;
   // The last call, for explain.
@@ -137,7 +138,11 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
                            " kernel is registered");
     }
     s.kernel_inputs.clear();
-    for (const Tensor& t : s.boxed) s.kernel_inputs.push_back(t->local());
+    s.logical_shapes.clear();
+    for (const Tensor& t : s.boxed) {
+      s.kernel_inputs.push_back(t->local());
+      s.logical_shapes.push_back(t->shape());
+    }
     s.kernel_outputs.clear();
     for (const auto& t : s.fresh_outputs) s.kernel_outputs.push_back(t->local());
     kernels::KernelContext ctx;
@@ -145,6 +150,7 @@ Status Apply(const op::OpDef& def, const Tensor* inputs, size_t num_inputs,
     ctx.attrs = &attrs;
     ctx.inputs = s.kernel_inputs.data();
     ctx.num_inputs = static_cast<int>(s.kernel_inputs.size());
+    ctx.logical_input_shapes = s.logical_shapes.data();
     ctx.outputs = s.kernel_outputs.data();
     ctx.num_outputs = static_cast<int>(s.kernel_outputs.size());
     if (device == DeviceType::kCuda) {

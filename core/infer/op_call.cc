@@ -56,8 +56,9 @@ Status OpCall::AddInput(const std::vector<int64_t>& shape, int dtype, const Plac
   Result<Shape> s = Shape::Make(shape);
   if (!s.ok()) return InvalidArgument(label + ": " + s.status().message());
   if (!IsValidDType(dtype)) {
-    return InvalidArgument(label + ": dtype value " + std::to_string(dtype) +
-                           " is not a known dtype (f32 0, f64 1, i32 2, i64 3, f16 4, bf16 5)");
+    return InvalidArgument(
+        label + ": dtype value " + std::to_string(dtype) +
+        " is not a known dtype (f32 0, f64 1, i32 2, i64 3, f16 4, bf16 5, bool 6)");
   }
   if (!inputs_.empty() && inputs_[0].placement != placement) {
     return InvalidArgument(label + " is on placement " + placement.ToString() + " but " +

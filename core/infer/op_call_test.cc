@@ -52,7 +52,7 @@ TEST(OpCallTest, ChecksInputsAsTheyAreAdded) {
             "matmul: input \"a\": shape dim 1 is -1; dims must be >= 0");
   EXPECT_EQ(call.AddInput({4, 2}, 9, P("cpu:[0,1]"), Nd("B")).message(),
             "matmul: input \"a\": dtype value 9 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
-            "f16 4, bf16 5)");
+            "f16 4, bf16 5, bool 6)");
   Status bad_sbp = call.AddInput({4, 2}, 0, P("cpu:[0,1]"), Nd("S(2)"));
   EXPECT_EQ(bad_sbp.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad_sbp.message().rfind("matmul: input \"a\": ", 0), 0u) << bad_sbp.message();

@@ -179,6 +179,9 @@ Result<op::OpContext> CheckCall(const op::OpDef& def, const std::vector<TensorMe
 struct SlotConstraints {
   std::vector<const NdSbp*> in;
   std::vector<const NdSbp*> out;
+  // The constraints' nd-sbps with S(-k) resolved against the slot's rank; `in` and
+  // `out` point here (reserved up front, so the pointers stay valid).
+  std::vector<NdSbp> resolved;
 };
 
 // Each candidate is checked against each slot, so the constraints are looked up by
@@ -190,6 +193,8 @@ Status IndexConstraints(const op::OpDef& def, const op::OpContext& ctx, const Pl
   const int n_out = ctx.num_outputs();
   con->in.assign(static_cast<size_t>(n_in), nullptr);
   con->out.assign(static_cast<size_t>(n_out), nullptr);
+  con->resolved.clear();
+  con->resolved.reserve(constraints.size());
   for (const SbpConstraint& c : constraints) {
     const int limit = c.is_output ? n_out : n_in;
     const char* side = c.is_output ? "output" : "input";
@@ -200,7 +205,8 @@ Status IndexConstraints(const op::OpDef& def, const op::OpContext& ctx, const Pl
     }
     const std::string name = c.is_output ? ctx.OutputName(c.slot) : ctx.InputName(c.slot);
     const Shape& shape = c.is_output ? ctx.output(c.slot).shape : ctx.input(c.slot).shape;
-    Status s = ValidateNdSbp(c.nd_sbp, placement, shape);
+    Result<NdSbp> resolved = ResolveNdSbp(c.nd_sbp, shape);
+    Status s = resolved.ok() ? ValidateNdSbp(*resolved, placement, shape) : resolved.status();
     if (!s.ok()) {
       return InvalidArgument(def.name() + ": constraint on " + side + " \"" + name +
                              "\": " + s.message());
@@ -209,7 +215,8 @@ Status IndexConstraints(const op::OpDef& def, const op::OpContext& ctx, const Pl
     if (slot != nullptr) {
       return InvalidArgument(def.name() + ": two constraints on " + side + " \"" + name + "\"");
     }
-    slot = &c.nd_sbp;
+    con->resolved.push_back(*resolved);
+    slot = &con->resolved.back();
   }
   return Status::Ok();
 }

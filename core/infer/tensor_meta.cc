@@ -11,7 +11,9 @@ Result<TensorMeta> TensorMeta::Make(Shape shape, DType dtype, Placement placemen
                            " is not a known dtype");
   }
   TESS_RETURN_IF_ERROR(shape.CheckByteSize(DTypeSize(dtype), DTypeName(dtype)));
+  TESS_ASSIGN_OR_RETURN(nd_sbp, ResolveNdSbp(nd_sbp, shape));
   TESS_RETURN_IF_ERROR(ValidateNdSbp(nd_sbp, placement, shape));
+  TESS_RETURN_IF_ERROR(CheckBoolNotPartial(dtype, nd_sbp, "tensor"));
   return TensorMeta{shape, dtype, std::move(placement), nd_sbp};
 }
 

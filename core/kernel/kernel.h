@@ -41,6 +41,11 @@ struct KernelContext {
   int num_outputs = 0;
   // The cudaStream_t for CUDA kernels; null on the CPU.
   void* stream = nullptr;
+  // The inputs' logical (global) shapes, one per input slot, for the few kernels whose
+  // local result depends on the whole tensor (nll_loss's mean divides by the global
+  // batch size). Null where the caller has none (a call on whole tensors): such a
+  // kernel then takes the local shapes as the logical ones.
+  const Shape* logical_input_shapes = nullptr;
 };
 
 using KernelFn = Status (*)(const KernelContext& ctx);

@@ -28,7 +28,8 @@ using ShapeFn = Status (*)(OpContext* ctx);
 // ctx.parallel_num() ranks, using list->NewBuilder(). Every declared signature must
 // be mathematically valid for any input values and for uneven (even empty) splits;
 // each one carries a comment saying why. The all-broadcast signature is appended by
-// the framework.
+// the framework, which also drops any signature with a bool input or output under a
+// partial (bool has no sum, max or min).
 using SignatureFn = void (*)(const OpContext& ctx, SignatureList* list);
 
 struct ArgDef {

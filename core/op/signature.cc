@@ -115,7 +115,28 @@ void SignatureList::Builder::Build() {
   list_->Add(std::move(sig_));
 }
 
+namespace {
+
+// bool has no sum, max or min (dtype.h): a signature that puts a bool slot under a
+// partial is dropped here, once for every op, rather than in each op's list.
+bool PartialOnBool(const OpContext& ctx, const SbpSignature& sig) {
+  for (size_t s = 0; s < sig.inputs.size(); ++s) {
+    if (sig.inputs[s].is_partial() && ctx.input(static_cast<int>(s)).dtype == DType::kBool) {
+      return true;
+    }
+  }
+  for (size_t s = 0; s < sig.outputs.size(); ++s) {
+    if (sig.outputs[s].is_partial() && ctx.output(static_cast<int>(s)).dtype == DType::kBool) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void SignatureList::Add(SbpSignature sig) {
+  if (PartialOnBool(*ctx_, sig)) return;
   if (std::find(signatures_.begin(), signatures_.end(), sig) != signatures_.end()) return;
   signatures_.push_back(std::move(sig));
 }

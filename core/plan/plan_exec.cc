@@ -132,6 +132,7 @@ Status PlanInstance::Bind() {
         const Shape& shape =
             o.register_id >= 0 ? plan.registers[o.register_id].shape : plan.local_shapes[v];
         b.inputs.push_back(Bound(o, shape, plan.program.value(v).meta.dtype));
+        b.logical_inputs.push_back(plan.program.value(v).meta.shape);
       }
       for (size_t k = 0; k < step.outputs.size(); ++k) {
         const ValueId v = op.outputs[k];
@@ -142,6 +143,7 @@ Status PlanInstance::Bind() {
       b.ctx.attrs = &op.attrs;
       b.ctx.inputs = b.inputs.data();
       b.ctx.num_inputs = static_cast<int>(b.inputs.size());
+      b.ctx.logical_input_shapes = b.logical_inputs.data();
       b.ctx.outputs = b.outputs.data();
       b.ctx.num_outputs = static_cast<int>(b.outputs.size());
       if (step.device == DeviceType::kCuda && device_ != nullptr) b.ctx.stream = device_->stream;

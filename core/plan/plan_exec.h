@@ -214,6 +214,7 @@ class PlanInstance {
     const CompiledStep* step = nullptr;
     kernels::KernelContext ctx;  // kernel steps; points into `inputs` / `outputs`
     std::vector<kernels::LocalTensor> inputs;
+    std::vector<Shape> logical_inputs;  // ctx.logical_input_shapes
     std::vector<kernels::LocalTensor> outputs;
     // Boxing steps: the layouts, checked at Bind (on a cuda placement, those of the cpu
     // placement with the value's ranks that the host Box runs on), and there the host

@@ -11,9 +11,10 @@ Result<Sbp> ParseOne(TextCursor* cur) {
   if (cur->ConsumeWord("S")) {
     TESS_RETURN_IF_ERROR(cur->Expect('('));
     TESS_ASSIGN_OR_RETURN(int64_t axis, cur->ParseSignedInt());
-    if (axis < 0 || axis > kMaxSplitAxis) {
-      return cur->Error("a split axis in [0, " + std::to_string(kMaxSplitAxis) + "] (got S(" +
-                        std::to_string(axis) + "))");
+    // A negative axis counts from the end; ResolveNdSbp maps it once a rank is known.
+    if (axis < -Shape::kMaxDims || axis > kMaxSplitAxis) {
+      return cur->Error("a split axis in [" + std::to_string(-Shape::kMaxDims) + ", " +
+                        std::to_string(kMaxSplitAxis) + "] (got S(" + std::to_string(axis) + "))");
     }
     TESS_RETURN_IF_ERROR(cur->Expect(')'));
     return Sbp::Split(static_cast<int32_t>(axis));
@@ -160,6 +161,36 @@ Status ValidateNdSbp(const NdSbp& nd_sbp, const Placement& placement, const Shap
       return InvalidArgument("nd-sbp " + nd_sbp.ToString() + " splits tensor axis " +
                              std::to_string(sbp.axis) + " but the tensor of shape " +
                              shape.ToString() + " has " + std::to_string(shape.ndim()) + " axes");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<NdSbp> ResolveNdSbp(const NdSbp& nd_sbp, const Shape& shape) {
+  NdSbp out;
+  for (int i = 0; i < nd_sbp.num_axes(); ++i) {
+    Sbp sbp = nd_sbp[i];
+    if (sbp.is_split() && sbp.axis < 0) {
+      if (sbp.axis + shape.ndim() < 0) {
+        return InvalidArgument("nd-sbp " + nd_sbp.ToString() + " splits axis " +
+                               std::to_string(sbp.axis) + " but the tensor of shape " +
+                               shape.ToString() + " has " + std::to_string(shape.ndim()) +
+                               " axes (split axes " + std::to_string(-shape.ndim()) + ".." +
+                               std::to_string(shape.ndim() - 1) + ")");
+      }
+      sbp.axis += shape.ndim();
+    }
+    out.Append(sbp);
+  }
+  return out;
+}
+
+Status CheckBoolNotPartial(DType dtype, const NdSbp& nd_sbp, const char* what) {
+  if (dtype != DType::kBool) return Status::Ok();
+  for (int i = 0; i < nd_sbp.num_axes(); ++i) {
+    if (nd_sbp[i].is_partial()) {
+      return InvalidArgument(std::string(what) + " of dtype bool cannot be partial (nd-sbp " +
+                             nd_sbp.ToString() + "): bool has no sum, max or min");
     }
   }
   return Status::Ok();

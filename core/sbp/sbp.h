@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/common/dtype.h"
 #include "core/common/shape.h"
 #include "core/common/status.h"
 #include "core/placement/placement.h"
@@ -57,6 +58,9 @@ struct Sbp {
 };
 
 // Splits may name tensor axes 0..kMaxSplitAxis (a Shape has at most kMaxDims dims).
+// Parsed text may also count from the end (S(-1) .. S(-kMaxDims)): ResolveNdSbp maps
+// those once the tensor's rank is known (tensor creation, to_global, boxing and op
+// constraints do).
 inline constexpr int32_t kMaxSplitAxis = Shape::kMaxDims - 1;
 
 class NdSbp {
@@ -92,6 +96,16 @@ class NdSbp {
 // Checks that `nd_sbp` fits a tensor of `shape` on `placement`: one Sbp per
 // hierarchy axis and every split axis < shape.ndim().
 Status ValidateNdSbp(const NdSbp& nd_sbp, const Placement& placement, const Shape& shape);
+
+// `nd_sbp` with each negative split axis S(-k) (parsed text counts from the end, as
+// "S(-1)" for the last axis) mapped to S(ndim - k) for a tensor of `shape`;
+// INVALID_ARGUMENT naming the axis and the rank when -k < -ndim.
+Result<NdSbp> ResolveNdSbp(const NdSbp& nd_sbp, const Shape& shape);
+
+// bool has no sum, max or min, so a bool tensor is never partial: INVALID_ARGUMENT
+// "<what> of dtype bool cannot be partial (nd-sbp (P, B)) ..." when `nd_sbp` holds a
+// P, P(max) or P(min) and `dtype` is bool.
+Status CheckBoolNotPartial(DType dtype, const NdSbp& nd_sbp, const char* what);
 
 }  // namespace tessera
 

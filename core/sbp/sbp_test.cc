@@ -41,7 +41,7 @@ TEST(SbpTest, Predicates) {
 }
 
 TEST(SbpTest, BadSbp) {
-  EXPECT_NE(Sbp::Parse("S(-1)").status().message().find("split axis in [0, 7] (got S(-1))"),
+  EXPECT_NE(Sbp::Parse("S(-9)").status().message().find("split axis in [-8, 7] (got S(-9))"),
             std::string::npos);
   EXPECT_NE(Sbp::Parse("S(8)").status().message().find("got S(8)"), std::string::npos);
   EXPECT_NE(Sbp::Parse("P(avg)").status().message().find("\"sum\", \"max\" or \"min\""),
@@ -115,6 +115,21 @@ TEST(NdSbpTest, ValidateAgainstPlacementAndShape) {
             "nd-sbp (S(7), B) splits tensor axis 7 but the tensor of shape [6,5] has 2 axes");
   s = ValidateNdSbp(*NdSbp::Parse("S(0)"), *Placement::Parse("cpu:[0]"), Shape{});
   EXPECT_FALSE(s.ok());
+}
+
+TEST(NdSbpTest, NegativeSplitAxesCountFromTheEnd) {
+  Result<NdSbp> parsed = NdSbp::Parse("(S(-1), B, S(-8))");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->ToString(), "(S(-1), B, S(-8))");
+  const Shape shape{2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(ResolveNdSbp(*parsed, shape)->ToString(), "(S(7), B, S(0))");
+  EXPECT_EQ(ResolveNdSbp(*NdSbp::Parse("(S(1), P)"), Shape{2, 3})->ToString(), "(S(1), P)");
+  Result<NdSbp> bad = ResolveNdSbp(*NdSbp::Parse("(B, S(-3))"), Shape{2, 3});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(),
+            "nd-sbp (B, S(-3)) splits axis -3 but the tensor of shape [2,3] has 2 axes (split "
+            "axes -2..1)");
 }
 
 }  // namespace

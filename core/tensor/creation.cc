@@ -80,7 +80,8 @@ void FillLocal(const GlobalTensor& t, void* local, ValueAt value_at) {
     case DType::kF64: fill_as(double{}); break;
     case DType::kI32: fill_as(int32_t{}); break;
     case DType::kI64: fill_as(int64_t{}); break;
-    default: break;  // rejected by CheckFillableDType
+    case DType::kBool: fill_as(bool{}); break;  // Full admits only 0 and 1
+    default: break;                             // rejected by CheckFillableDType
   }
 }
 
@@ -98,11 +99,11 @@ Result<Tensor> Filled(std::shared_ptr<GlobalTensor> t, ValueAt value_at) {
 
 Status CheckFillableDType(const char* fn, DType dtype) {
   if (dtype == DType::kF32 || dtype == DType::kF64 || dtype == DType::kI32 ||
-      dtype == DType::kI64) {
+      dtype == DType::kI64 || dtype == DType::kBool) {
     return Status::Ok();
   }
   return Unimplemented(std::string(fn) + ": dtype " + DTypeName(dtype) +
-                       " is reserved; eager tensors support f32, f64, i32 and i64");
+                       " is reserved; eager tensors support f32, f64, i32, i64 and bool");
 }
 
 bool IsInteger(DType dtype) { return dtype == DType::kI32 || dtype == DType::kI64; }
@@ -119,6 +120,7 @@ bool Representable(double value, DType dtype) {
       // 2^63 itself is not an int64; doubles below it are.
       return std::isfinite(value) && value == std::trunc(value) &&
              value >= -9223372036854775808.0 && value < 9223372036854775808.0;
+    case DType::kBool: return value == 0 || value == 1;
     default: return true;
   }
 }
@@ -172,6 +174,9 @@ Result<Tensor> Ones(const Shape& shape, DType dtype, const Placement& placement,
 Result<Tensor> Arange(double start, double stop, double step, DType dtype,
                       const Placement& placement, const NdSbp& nd_sbp) {
   TESS_RETURN_IF_ERROR(CheckFillableDType("arange", dtype));
+  if (dtype == DType::kBool) {
+    return InvalidArgument("arange: dtype bool has no range of values; use f32, f64, i32 or i64");
+  }
   if (!(step != 0) || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop)) {
     return InvalidArgument("arange: start, stop and step must be finite and step non-zero, got (" +
                            DoubleText(start) + ", " + DoubleText(stop) + ", " + DoubleText(step) +

@@ -112,8 +112,11 @@ Status AgreeBroadcastData(const GlobalTensor& t, const void* local) {
 }  // namespace
 
 Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtype,
-                         const Placement& placement, const NdSbp& nd_sbp,
+                         const Placement& placement, const NdSbp& nd_sbp_given,
                          const Shape* logical_shape, const Status* prepared) {
+  // S(-k) is resolved once the rank is known: from the logical shape, or from rank
+  // placement[0]'s local shape after the exchange (the same on every rank).
+  NdSbp nd_sbp = nd_sbp_given;
   TESS_ASSIGN_OR_RETURN(int32_t rank, comm::WorldRank());
   // Before the shape exchange, so every rank of an unsupported placement fails alike.
   TESS_RETURN_IF_ERROR(CheckDeviceBuild(placement));
@@ -138,6 +141,7 @@ Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtyp
   Shape logical;
   if (logical_shape != nullptr) {
     logical = *logical_shape;
+    TESS_ASSIGN_OR_RETURN(nd_sbp, ResolveNdSbp(nd_sbp, logical));
   } else {
     // Every world rank learns every local shape, so all of them (outside ranks too)
     // compute the same logical shape or report the same error.
@@ -167,6 +171,10 @@ Result<Tensor> FromLocal(const void* local, const Shape& local_shape, DType dtyp
                                std::to_string(placement.rank_at(0)) + "'s " + ShapeText(rec0));
       }
     }
+    const int64_t* rec0 = &records[static_cast<size_t>(placement.rank_at(0)) * kRecord];
+    TESS_ASSIGN_OR_RETURN(const Shape rank0_local,
+                          Shape::Make(rec0 + 3, static_cast<size_t>(rec0[2])));
+    TESS_ASSIGN_OR_RETURN(nd_sbp, ResolveNdSbp(nd_sbp, rank0_local));
     TESS_ASSIGN_OR_RETURN(logical, LogicalShapeFromLocals(records, placement, nd_sbp));
     // OneFlow's rule: the locals must be exactly the balanced split of the logical shape.
     for (int64_t i = 0; i < placement.parallel_num(); ++i) {

@@ -122,8 +122,12 @@ Result<Tensor> DeviceToGlobal(const Tensor& x, boxing::BoxingLayouts layouts,
 
 }  // namespace
 
-Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp) {
+Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp& nd_sbp_given) {
   if (x == nullptr) return InvalidArgument("to_global: input tensor is NULL");
+  // S(-k) counts from the end of x's shape.
+  Result<NdSbp> resolved = ResolveNdSbp(nd_sbp_given, x->shape());
+  if (!resolved.ok()) return InvalidArgument("to_global: " + resolved.status().message());
+  const NdSbp& nd_sbp = *resolved;
   if (x->placement() == placement && x->nd_sbp() == nd_sbp) return x;
   if (x->is_placeholder()) return CaptureToGlobal(x, placement, nd_sbp);
   // The one check of the move: every path below hands these layouts (or their host

@@ -98,6 +98,8 @@ template <typename To, typename From>
 TESS_HOST_DEVICE inline To Convert(From v) {
   if constexpr (std::is_same_v<To, From> || std::is_floating_point_v<To>) {
     return static_cast<To>(v);
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);  // NaN is true, as in numpy and torch
   } else if constexpr (std::is_floating_point_v<From>) {
     // -2^31 / -2^63 and their negations are exact in float and double.
     constexpr From kLo = static_cast<From>(std::numeric_limits<To>::lowest());
@@ -117,6 +119,20 @@ TESS_HOST_DEVICE inline To Convert(From v) {
     }
     return static_cast<To>(v);
   }
+}
+
+// The comparisons (equal ... greater_equal): IEEE 754 for floats (NaN unequal to
+// everything), false < true for bool.
+enum class Cmp { kEq, kNe, kLt, kLe, kGt, kGe };
+
+template <Cmp kOp, typename T>
+TESS_HOST_DEVICE inline bool Compare(T a, T b) {
+  if constexpr (kOp == Cmp::kEq) return a == b;
+  if constexpr (kOp == Cmp::kNe) return a != b;
+  if constexpr (kOp == Cmp::kLt) return a < b;
+  if constexpr (kOp == Cmp::kLe) return a <= b;
+  if constexpr (kOp == Cmp::kGt) return a > b;
+  if constexpr (kOp == Cmp::kGe) return a >= b;
 }
 
 // True when the double `v` is an integer that T holds exactly. Host only (std::floor).

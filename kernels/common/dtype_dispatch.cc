@@ -14,6 +14,8 @@ bool InSet(DType dtype, DTypeSet set) {
     case DTypeSet::kFloating: return floating;
     case DTypeSet::kNumeric: return floating || index;
     case DTypeSet::kIndex: return index;
+    case DTypeSet::kBool: return dtype == DType::kBool;
+    case DTypeSet::kAll: return floating || index || dtype == DType::kBool;
   }
   return false;
 }
@@ -23,6 +25,8 @@ const char* SetNames(DTypeSet set) {
     case DTypeSet::kFloating: return "f32, f64";
     case DTypeSet::kNumeric: return "f32, f64, i32, i64";
     case DTypeSet::kIndex: return "i32, i64";
+    case DTypeSet::kBool: return "bool";
+    case DTypeSet::kAll: return "f32, f64, i32, i64, bool";
   }
   return "";
 }

@@ -25,6 +25,8 @@ enum class DTypeSet {
   kFloating,  // f32, f64
   kNumeric,   // f32, f64, i32, i64
   kIndex,     // i32, i64
+  kBool,      // bool
+  kAll,       // f32, f64, i32, i64, bool
 };
 
 bool InSet(DType dtype, DTypeSet set);
@@ -40,16 +42,23 @@ template <DTypeSet kSet, typename Fn>
 Status Visit(DType dtype, Fn&& fn) {
   switch (dtype) {
     case DType::kF32:
-      if constexpr (kSet != DTypeSet::kIndex) return fn(Type<float>{});
+      if constexpr (kSet != DTypeSet::kIndex && kSet != DTypeSet::kBool) return fn(Type<float>{});
       break;
     case DType::kF64:
-      if constexpr (kSet != DTypeSet::kIndex) return fn(Type<double>{});
+      if constexpr (kSet != DTypeSet::kIndex && kSet != DTypeSet::kBool) return fn(Type<double>{});
       break;
     case DType::kI32:
-      if constexpr (kSet != DTypeSet::kFloating) return fn(Type<int32_t>{});
+      if constexpr (kSet != DTypeSet::kFloating && kSet != DTypeSet::kBool) {
+        return fn(Type<int32_t>{});
+      }
       break;
     case DType::kI64:
-      if constexpr (kSet != DTypeSet::kFloating) return fn(Type<int64_t>{});
+      if constexpr (kSet != DTypeSet::kFloating && kSet != DTypeSet::kBool) {
+        return fn(Type<int64_t>{});
+      }
+      break;
+    case DType::kBool:
+      if constexpr (kSet == DTypeSet::kBool || kSet == DTypeSet::kAll) return fn(Type<bool>{});
       break;
     default: break;
   }

@@ -1,5 +1,6 @@
 #include "kernels/common/kernel_plans.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,10 @@ void BroadcastStrides(const Shape& operand, const Shape& out, int64_t* strides) 
 
 Result<DType> PlanCast(const KernelContext& ctx, Device device) {
   TESS_ASSIGN_OR_RETURN(const DType to, DTypeAttr(ctx, "dtype"));
-  if (!InSet(to, DTypeSet::kNumeric)) {
+  if (!InSet(to, DTypeSet::kAll)) {
     return KernelError(ctx, std::string("attribute \"dtype\" is ") + DTypeName(to) + "; the " +
                                 DeviceTypeName(device) + " kernel supports " +
-                                SetNames(DTypeSet::kNumeric));
+                                SetNames(DTypeSet::kAll));
   }
   TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, ctx.inputs[0].shape, to));
   return to;
@@ -57,6 +58,10 @@ Status PlanAddN(const KernelContext& ctx) {
 }
 
 Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx) {
+  return PlanBroadcast(ctx, ctx.inputs[0].dtype);
+}
+
+Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx, DType out_dtype) {
   const Shape& x = ctx.inputs[0].shape;
   const Shape& y = ctx.inputs[1].shape;
   TESS_RETURN_IF_ERROR(ExpectDType(ctx, 1, ctx.inputs[0].dtype, "x"));
@@ -75,11 +80,45 @@ Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx) {
     }
     plan.out.set_dim(i, dx == 1 ? dy : dx);
   }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, ctx.inputs[0].dtype));
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, out_dtype));
   plan.same_shapes = x == y;
   BroadcastStrides(x, plan.out, plan.strides[0]);
   BroadcastStrides(y, plan.out, plan.strides[1]);
   ContiguousStrides(plan.out, plan.strides[2]);
+  return plan;
+}
+
+Result<WherePlan> PlanWhere(const KernelContext& ctx) {
+  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 0, DType::kBool, ""));
+  TESS_RETURN_IF_ERROR(ExpectDType(ctx, 2, ctx.inputs[1].dtype, "x"));
+  int nd = 0;
+  for (int k = 0; k < 3; ++k) nd = std::max(nd, ctx.inputs[k].shape.ndim());
+  WherePlan plan;
+  for (int k = 0; k < 3; ++k) {
+    if (ctx.inputs[k].shape.ndim() == nd) plan.out = ctx.inputs[k].shape;
+  }
+  for (int i = 0; i < nd; ++i) {
+    int from = -1;  // the first input with a dim != 1 on axis i
+    int64_t d = 1;
+    for (int k = 0; k < 3; ++k) {
+      const Shape& s = ctx.inputs[k].shape;
+      const int j = i - (nd - s.ndim());
+      const int64_t dk = j >= 0 ? s.dim(j) : 1;
+      if (dk == 1) continue;
+      if (from >= 0 && dk != d) {
+        return KernelError(ctx, "inputs \"" + InputName(ctx, from) + "\" " +
+                                    ctx.inputs[from].shape.ToString() + " and \"" +
+                                    InputName(ctx, k) + "\" " + s.ToString() +
+                                    " do not broadcast: output axis " + std::to_string(i));
+      }
+      from = k;
+      d = dk;
+    }
+    plan.out.set_dim(i, d);
+  }
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, ctx.inputs[1].dtype));
+  for (int k = 0; k < 3; ++k) BroadcastStrides(ctx.inputs[k].shape, plan.out, plan.strides[k]);
+  ContiguousStrides(plan.out, plan.strides[3]);
   return plan;
 }
 
@@ -92,16 +131,17 @@ Result<MatmulPlan> PlanMatmul(const KernelContext& ctx, bool batched) {
   TESS_ASSIGN_OR_RETURN(const bool ta, BoolAttr(ctx, "transpose_a"));
   TESS_ASSIGN_OR_RETURN(const bool tb, BoolAttr(ctx, "transpose_b"));
   const int nd = a.shape.ndim();
-  const bool ranks_ok = batched ? nd >= 3 && b.shape.ndim() == nd : nd == 2 && b.shape.ndim() == 2;
+  const bool ranks_ok = batched ? nd >= 3 && b.shape.ndim() == nd : nd >= 2 && b.shape.ndim() == 2;
   if (!ranks_ok) {
-    return KernelError(ctx, "inputs \"a\" " + a.shape.ToString() + " and \"b\" " +
-                                b.shape.ToString() + " must both have " +
-                                (batched ? "the same rank, at least 3" : "rank 2"));
+    return KernelError(
+        ctx, "inputs \"a\" " + a.shape.ToString() + " and \"b\" " + b.shape.ToString() + " must " +
+                 (batched ? "both have the same rank, at least 3" : "have rank >= 2 and rank 2"));
   }
-  MatmulPlan d{1, 0, 0, 0, ta, tb};
+  const int bd = b.shape.ndim();
+  MatmulPlan d{1, 0, 0, 0, ta, tb, 0};
   Shape out = a.shape;
   for (int i = 0; i < nd - 2; ++i) {
-    if (a.shape.dim(i) != b.shape.dim(i)) {
+    if (batched && a.shape.dim(i) != b.shape.dim(i)) {
       return KernelError(ctx, "input \"b\" has shape " + b.shape.ToString() + " but \"a\" has " +
                                   a.shape.ToString() + ": batch axis " + std::to_string(i) +
                                   " differs");
@@ -110,8 +150,8 @@ Result<MatmulPlan> PlanMatmul(const KernelContext& ctx, bool batched) {
   }
   d.m = a.shape.dim(ta ? nd - 1 : nd - 2);
   d.k = a.shape.dim(ta ? nd - 2 : nd - 1);
-  const int64_t kb = b.shape.dim(tb ? nd - 1 : nd - 2);
-  d.n = b.shape.dim(tb ? nd - 2 : nd - 1);
+  const int64_t kb = b.shape.dim(tb ? bd - 1 : bd - 2);
+  d.n = b.shape.dim(tb ? bd - 2 : bd - 1);
   if (kb != d.k) {
     return KernelError(
         ctx, "input \"b\" has shape " + b.shape.ToString() + (tb ? " (transpose_b)" : "") +
@@ -121,6 +161,13 @@ Result<MatmulPlan> PlanMatmul(const KernelContext& ctx, bool batched) {
   out.set_dim(nd - 2, d.m);
   out.set_dim(nd - 1, d.n);
   TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, out, a.dtype));
+  if (batched) {
+    d.b_stride = d.k * d.n;
+  } else if (!ta) {
+    // a's leading axes and its rows are one block of batch * m contiguous rows.
+    d.m *= d.batch;
+    d.batch = 1;
+  }
   return d;
 }
 
@@ -343,6 +390,26 @@ Status PlanReshape(const KernelContext& ctx) {
                  std::to_string(x.shape.num_elements()) + " elements)");
   }
   return Status::Ok();
+}
+
+Result<StridedCopyPlan> PlanExpand(const KernelContext& ctx) {
+  const LocalTensor& x = ctx.inputs[0];
+  const LocalTensor& out = ctx.outputs[0];
+  const int shift = out.shape.ndim() - x.shape.ndim();
+  bool ok = out.dtype == x.dtype && shift >= 0;
+  for (int j = 0; ok && j < x.shape.ndim(); ++j) {
+    ok = x.shape.dim(j) == 1 || x.shape.dim(j) == out.shape.dim(j + shift);
+  }
+  if (!ok) {
+    return KernelError(ctx, "output \"out\" is " + out.shape.ToString() + " " +
+                                DTypeName(out.dtype) + " but input \"x\" " + x.shape.ToString() +
+                                " " + DTypeName(x.dtype) + " does not broadcast to it");
+  }
+  StridedCopyPlan plan;
+  plan.out = out.shape;
+  BroadcastStrides(x.shape, out.shape, plan.strides[0]);
+  ContiguousStrides(out.shape, plan.strides[1]);
+  return plan;
 }
 
 Result<ConcatPlan> PlanConcat(const KernelContext& ctx) {

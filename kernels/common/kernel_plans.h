@@ -22,7 +22,8 @@ namespace kernels {
 
 // ---- elementwise ----
 
-// cast: the target dtype, which `device`'s kernel must support; checks the output.
+// cast: the target dtype, which `device`'s kernel must support (every one but f16 and
+// bf16: f32, f64, i32, i64, bool); checks the output.
 Result<DType> PlanCast(const KernelContext& ctx, Device device);
 
 // add_n: every input has in[0]'s dtype and shape (no broadcasting); checks the output.
@@ -37,15 +38,29 @@ struct BroadcastPlan {
   int64_t strides[3][Shape::kMaxDims] = {};
 };
 Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx);
+// The same with an output of dtype `out_dtype` (bool for the comparisons).
+Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx, DType out_dtype);
+
+// where(cond, x, y): cond bool, y of x's dtype, all three broadcast.
+struct WherePlan {
+  Shape out;
+  // Element strides over out's axes of cond, x, y (0 where broadcast) and out
+  // (contiguous): StridedLoop<4>'s input.
+  int64_t strides[4][Shape::kMaxDims] = {};
+};
+Result<WherePlan> PlanWhere(const KernelContext& ctx);
 
 // ---- matmul, batch_matmul ----
 
 // out[b] = op(a[b]) op(b[b]) for each of `batch` entries; op(a) is m x k, op(b) k x n.
+// b entry i starts at element i * b_stride (0: one b shared by every entry).
 struct MatmulPlan {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
+  int64_t b_stride = 0;
 };
-// Rank 2 for matmul; equal ranks >= 3 with equal batch axes for batch_matmul.
+// matmul: a of rank >= 2 and a 2-d b shared by a's leading axes (folded into m unless
+// transpose_a); batch_matmul: equal ranks >= 3 with equal batch axes.
 Result<MatmulPlan> PlanMatmul(const KernelContext& ctx, bool batched);
 
 // ---- reductions ----
@@ -107,8 +122,14 @@ Result<StridedCopyPlan> PlanTranspose(const KernelContext& ctx);
 // [0, dim]; steps >= 1.
 Result<StridedCopyPlan> PlanSlice(const KernelContext& ctx);
 
-// reshape: out has x's dtype and element count (its shape is the caller's).
+// reshape (and squeeze, unsqueeze, flatten): out has x's dtype and element count (its
+// shape is the caller's).
 Status PlanReshape(const KernelContext& ctx);
+
+// expand: x broadcasts (numpy rules) to the output's shape. That shape is the caller's:
+// for an output split along an expanded axis it is a piece of the "shape" attribute,
+// so the kernel reads the geometry from the tensors, not the attribute.
+Result<StridedCopyPlan> PlanExpand(const KernelContext& ctx);
 
 // concat: each outer index takes one contiguous chunk of in[k].dim(axis) * inner
 // elements of every input, in order.

@@ -24,7 +24,7 @@ namespace {
 
 // ---- unary ----
 
-enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid, kAbs };
+enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid, kAbs, kLog, kSin, kCos };
 
 template <Unary kOp, typename T>
 T Apply(T x) {
@@ -42,6 +42,9 @@ T Apply(T x) {
     }
   }
   if constexpr (kOp == Unary::kSqrt) return std::sqrt(x);
+  if constexpr (kOp == Unary::kLog) return std::log(x);  // log 0 = -inf, log of < 0 NaN
+  if constexpr (kOp == Unary::kSin) return std::sin(x);
+  if constexpr (kOp == Unary::kCos) return std::cos(x);
   if constexpr (kOp == Unary::kTanh) return std::tanh(x);
   if constexpr (kOp == Unary::kSigmoid) {
     // Either branch exponentiates a non-positive number, so neither overflows.
@@ -125,9 +128,9 @@ Status ScalarKernel(const KernelContext& ctx) {
 
 Status CastKernel(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const DType to, PlanCast(ctx, Device::kCpu));
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto from_t) {
+  return Dispatch<DTypeSet::kAll>(ctx, 0, [&](auto from_t) {
     using From = typename decltype(from_t)::type;
-    return Visit<DTypeSet::kNumeric>(to, [&](auto to_t) {
+    return Visit<DTypeSet::kAll>(to, [&](auto to_t) {
       using To = typename decltype(to_t)::type;
       const From* in = In<From>(ctx, 0);
       To* out = Out<To>(ctx, 0);
@@ -226,6 +229,9 @@ Status RegisterElementwiseKernels(KernelRegistry* r) {
       {"tanh", Checked<UnaryKernel<Unary::kTanh, kFloat>>},
       {"sigmoid", Checked<UnaryKernel<Unary::kSigmoid, kFloat>>},
       {"abs", Checked<UnaryKernel<Unary::kAbs, kNum>>},
+      {"log", Checked<UnaryKernel<Unary::kLog, kFloat>>},
+      {"sin", Checked<UnaryKernel<Unary::kSin, kFloat>>},
+      {"cos", Checked<UnaryKernel<Unary::kCos, kFloat>>},
       {"identity", Checked<IdentityKernel>},
       {"scalar_add", Checked<ScalarKernel<Binary::kAdd>>},
       {"scalar_mul", Checked<ScalarKernel<Binary::kMul>>},

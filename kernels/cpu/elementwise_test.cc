@@ -49,6 +49,24 @@ TEST(UnaryKernelTest, MatchReferences) {
   CheckUnary("sigmoid", FloatTypes(), [](double v) { return 1 / (1 + std::exp(-v)); });
   CheckUnary(
       "sqrt", FloatTypes(), [](double v) { return std::sqrt(v); }, 0, 9);
+  CheckUnary(
+      "log", FloatTypes(), [](double v) { return std::log(v); }, 0.01, 9);
+  CheckUnary(
+      "sin", FloatTypes(), [](double v) { return std::sin(v); }, -7, 7);
+  CheckUnary(
+      "cos", FloatTypes(), [](double v) { return std::cos(v); }, -7, 7);
+}
+
+TEST(UnaryKernelTest, LogSinCosEdgeValues) {
+  for (DType dt : FloatTypes()) {
+    SCOPED_TRACE(DTypeName(dt));
+    HostTensor x = FromValues(Shape{6}, dt, {-1, 0, 1, kInf, kNaN, -kInf});
+    ExpectValues((*RunOp("log", {x}))[0], {kNaN, -kInf, 0, kInf, kNaN, kNaN});
+    ExpectValues((*RunOp("sin", {x}))[0], {std::sin(-1.0), 0, std::sin(1.0), kNaN, kNaN, kNaN},
+                 dt == DType::kF32 ? 2e-6 : -1);
+    ExpectValues((*RunOp("cos", {x}))[0], {std::cos(-1.0), 1, std::cos(1.0), kNaN, kNaN, kNaN},
+                 dt == DType::kF32 ? 2e-6 : -1);
+  }
 }
 
 TEST(UnaryKernelTest, EdgeValues) {
@@ -80,7 +98,7 @@ TEST(UnaryKernelTest, AbsOfNegativesNaNInfinitiesAndLowest) {
 }
 
 TEST(UnaryKernelTest, FloatOnlyOpsRefuseIntegers) {
-  for (const char* op : {"gelu", "exp", "sqrt", "tanh", "sigmoid"}) {
+  for (const char* op : {"gelu", "exp", "sqrt", "tanh", "sigmoid", "log", "sin", "cos"}) {
     HostTensor x(Shape{2}, DType::kI32);
     std::string m = ErrorOf(op, {x}, {}, {HostTensor(Shape{2}, DType::kI32)});
     EXPECT_EQ(m, std::string(op) + ": input \"x\" has dtype i32; the cpu kernel supports f32, f64");
@@ -162,7 +180,7 @@ TEST(CastKernelTest, ReservedTargetIsAnError) {
   HostTensor x(Shape{2}, DType::kF32);
   EXPECT_EQ(ErrorOf("cast", {x}, {{"dtype", AttrValue::OfDType(DType::kF16)}},
                     {HostTensor(Shape{2}, DType::kF32)}),
-            "cast: attribute \"dtype\" is f16; the cpu kernel supports f32, f64, i32, i64");
+            "cast: attribute \"dtype\" is f16; the cpu kernel supports f32, f64, i32, i64, bool");
 }
 
 // ---- add_n ----

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/kernel/kernel_registry.h"
@@ -18,6 +19,11 @@ namespace cpu {
 HostTensor::HostTensor(Shape shape, DType dtype) : shape_(shape), dtype_(dtype) {
   const size_t bytes = static_cast<size_t>(shape.num_elements()) * DTypeSize(dtype);
   storage_.resize((bytes + 7) / 8);
+  if (dtype == DType::kBool) {
+    // Bytes that are neither false nor true: Get reads them back as 90.
+    std::memset(storage_.data(), 0x5a, bytes);
+    return;
+  }
   const double g = Garbage(dtype);
   for (int64_t i = 0; i < size(); ++i) Set(i, g);
 }
@@ -28,6 +34,7 @@ double HostTensor::Get(int64_t i) const {
     case DType::kF64: return data<double>()[i];
     case DType::kI32: return data<int32_t>()[i];
     case DType::kI64: return static_cast<double>(data<int64_t>()[i]);
+    case DType::kBool: return data<uint8_t>()[i];  // the byte, so garbage shows
     default: break;
   }
   ADD_FAILURE() << "HostTensor::Get: dtype " << DTypeName(dtype_);
@@ -40,6 +47,7 @@ void HostTensor::Set(int64_t i, double value) {
     case DType::kF64: data<double>()[i] = value; return;
     case DType::kI32: data<int32_t>()[i] = static_cast<int32_t>(value); return;
     case DType::kI64: data<int64_t>()[i] = static_cast<int64_t>(value); return;
+    case DType::kBool: data<uint8_t>()[i] = value != 0 ? 1 : 0; return;
     default: break;
   }
   // Reserved dtypes (f16, bf16) only travel to kernels that must refuse them: leave
@@ -64,6 +72,7 @@ double Garbage(DType dtype) {
   if (dtype == DType::kF32 || dtype == DType::kF64) {
     return std::numeric_limits<double>::quiet_NaN();
   }
+  if (dtype == DType::kBool) return 0x5a;
   return 0x5a5a5a5a;
 }
 
@@ -78,6 +87,11 @@ HostTensor FromValues(const Shape& shape, DType dtype, const std::vector<double>
 
 HostTensor Random(const Shape& shape, DType dtype, std::mt19937* rng, double lo, double hi) {
   HostTensor t(shape, dtype);
+  if (dtype == DType::kBool) {
+    std::bernoulli_distribution coin;
+    for (int64_t i = 0; i < t.size(); ++i) t.Set(i, coin(*rng) ? 1 : 0);
+    return t;
+  }
   const bool integer = dtype == DType::kI32 || dtype == DType::kI64;
   std::uniform_real_distribution<double> real(lo, hi);
   std::uniform_int_distribution<int64_t> whole(static_cast<int64_t>(std::ceil(lo)),
@@ -167,7 +181,7 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
     const Shape m{3, 4};
     auto* c = new std::map<std::string, ExampleCall>();
     for (const char* op : {"relu", "gelu", "exp", "neg", "sqrt", "tanh", "sigmoid", "identity",
-                           "abs", "softmax", "log_softmax"}) {
+                           "abs", "softmax", "log_softmax", "log", "sin", "cos"}) {
       (*c)[op] = {{m}, {}};
     }
     for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum", "pow"}) {
@@ -184,6 +198,22 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
     }
     (*c)["transpose"] = {{m}, {{"perm", AttrValue::Ints({1, 0})}}};
     (*c)["reshape"] = {{m}, {{"shape", AttrValue::Ints({2, 6})}}};
+    (*c)["expand"] = {{Shape{3, 1}}, {{"shape", AttrValue::Ints({2, 3, 4})}}};
+    (*c)["squeeze"] = {{Shape{3, 1, 4}}, {}};
+    (*c)["unsqueeze"] = {{m}, {{"axis", AttrValue::Int(1)}}};
+    (*c)["flatten"] = {{Shape{2, 3, 4}}, {{"start_axis", AttrValue::Int(1)}}};
+    for (const char* op :
+         {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
+      (*c)[op] = {{m, Shape{4}}, {}};
+    }
+    (*c)["where"] = {{m, m, Shape{4}}, {}, {DType::kBool, DType::kF32, DType::kF32}};
+    (*c)["argmax"] = {{m}, {{"axis", AttrValue::Int(0)}}};
+    (*c)["cumsum"] = {{m}, {}};
+    (*c)["var"] = {{m}, {{"axes", AttrValue::Ints({1})}}};
+    (*c)["std"] = {{m}, {{"axes", AttrValue::Ints({0})}, {"correction", AttrValue::Int(0)}}};
+    (*c)["nll_loss"] = {{m, Shape{3}}, {}, {DType::kF32, DType::kI64}};
+    (*c)["cross_entropy"] = {
+        {m, Shape{3}}, {{"reduction", AttrValue::Int(0)}}, {DType::kF32, DType::kI32}};
     (*c)["concat"] = {{m, m}, {{"axis", AttrValue::Int(1)}}};
     (*c)["slice"] = {{m},
                      {{"start", AttrValue::Ints({0, 1})},

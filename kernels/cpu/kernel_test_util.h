@@ -24,7 +24,8 @@ namespace kernels {
 namespace cpu {
 
 // Storage for a LocalTensor. Elements are read and written as doubles; tests keep
-// integer values small enough for that to be exact.
+// integer values small enough for that to be exact. A bool element reads as its byte
+// (0, 1, or 90 where nothing wrote it) and is written as value != 0.
 class HostTensor {
  public:
   HostTensor() = default;
@@ -60,7 +61,7 @@ class HostTensor {
 double Garbage(DType dtype);
 
 HostTensor FromValues(const Shape& shape, DType dtype, const std::vector<double>& values);
-// Floats uniform in [lo, hi); integers uniform in [ceil(lo), floor(hi)].
+// Floats uniform in [lo, hi); integers uniform in [ceil(lo), floor(hi)]; bool 0 or 1.
 HostTensor Random(const Shape& shape, DType dtype, std::mt19937* rng, double lo = -2,
                   double hi = 2);
 

@@ -1,7 +1,9 @@
 // matmul and batch_matmul. f32/f64 go straight to cblas_sgemm/dgemm (through Gemm) on
 // the callers' buffers with the transposes as BLAS flags: no copies. i32/i64 use plain
 // loops with wrapping arithmetic. batch_matmul runs one GEMM per batch entry; its
-// shape function requires equal batch axes, so there is no batch broadcasting.
+// shape function requires equal batch axes, so there is no batch broadcasting. matmul
+// with a of rank > 2 shares its 2-d b across a's leading axes: one GEMM over all of
+// a's rows, or (transpose_a) one per batch entry with the same b.
 #include <algorithm>
 #include <type_traits>
 
@@ -51,7 +53,7 @@ Status MatmulKernel(const KernelContext& ctx) {
     }
     for (int64_t i = 0; i < d.batch; ++i) {
       const T* ai = a + i * d.m * d.k;
-      const T* bi = b + i * d.k * d.n;
+      const T* bi = b + i * d.b_stride;
       T* oi = out + i * out_size;
       if constexpr (std::is_floating_point_v<T>) {
         Status s =

@@ -24,11 +24,14 @@ std::vector<double> MatmulRef(const HostTensor& a, const HostTensor& b, bool ta,
     const int64_t i = idx[nd - 2], j = idx[nd - 1];
     double sum = 0;
     for (int64_t p = 0; p < k; ++p) {
-      std::vector<int64_t> ai = idx, bi = idx;
+      // b may lack a's batch axes (matmul broadcasts a 2-d b): its index is the tail.
+      std::vector<int64_t> ai = idx;
+      std::vector<int64_t> bi(idx.end() - b.shape().ndim(), idx.end());
+      const int bd = b.shape().ndim();
       ai[nd - 2] = ta ? p : i;
       ai[nd - 1] = ta ? i : p;
-      bi[nd - 2] = tb ? j : p;
-      bi[nd - 1] = tb ? p : j;
+      bi[bd - 2] = tb ? j : p;
+      bi[bd - 1] = tb ? p : j;
       sum += a.Get(Ravel(ai, a.shape())) * b.Get(Ravel(bi, b.shape()));
     }
     v[e] = sum;
@@ -44,7 +47,8 @@ Shape Operand(const std::vector<int64_t>& batch, int64_t rows, int64_t cols, boo
   return *Shape::Make(dims);
 }
 
-void CheckMatmul(const char* op, const std::vector<int64_t>& batch) {
+// b has the batch axes too unless `shared_b` (matmul's broadcast of a 2-d b).
+void CheckMatmul(const char* op, const std::vector<int64_t>& batch, bool shared_b = false) {
   std::mt19937 rng(17);
   const int64_t sizes[][3] = {{3, 4, 5}, {1, 1, 1}, {17, 9, 33}, {0, 3, 2}, {3, 0, 2}, {3, 2, 0}};
   for (DType dt : AllTypes()) {
@@ -56,7 +60,8 @@ void CheckMatmul(const char* op, const std::vector<int64_t>& batch) {
                        " n=" + std::to_string(n) + " k=" + std::to_string(k) +
                        " ta=" + std::to_string(ta) + " tb=" + std::to_string(tb));
           HostTensor a = Random(Operand(batch, m, k, ta), dt, &rng, -3, 3);
-          HostTensor b = Random(Operand(batch, k, n, tb), dt, &rng, -3, 3);
+          HostTensor b =
+              Random(Operand(shared_b ? std::vector<int64_t>{} : batch, k, n, tb), dt, &rng, -3, 3);
           AttrMap attrs{{"transpose_a", AttrValue::Bool(ta)}, {"transpose_b", AttrValue::Bool(tb)}};
           auto out = RunOp(op, {a, b}, attrs);
           ASSERT_TRUE(out.ok()) << out.status().ToString();
@@ -77,6 +82,12 @@ TEST(MatmulKernelTest, BatchMatmulOneAndTwoBatchAxes) {
   CheckMatmul("batch_matmul", {0});
 }
 
+TEST(MatmulKernelTest, MatmulBroadcastsATwoDimensionalB) {
+  CheckMatmul("matmul", {3}, /*shared_b=*/true);
+  CheckMatmul("matmul", {2, 2}, /*shared_b=*/true);
+  CheckMatmul("matmul", {0}, /*shared_b=*/true);
+}
+
 TEST(MatmulKernelTest, DefaultsAreNoTranspose) {
   HostTensor a = FromValues(Shape{1, 2}, DType::kF64, {1, 2});
   HostTensor b = FromValues(Shape{2, 1}, DType::kF64, {3, 4});
@@ -94,8 +105,8 @@ TEST(MatmulKernelTest, BadCallsAreNamed) {
             "columns");
   EXPECT_EQ(ErrorOf("matmul", {a, HostTensor(Shape{3, 2}, DType::kF64)}, {}, {out}),
             "matmul: input \"b\" has dtype f64 but \"a\" has f32");
-  EXPECT_EQ(ErrorOf("matmul", {HostTensor(Shape{2, 3, 1}, DType::kF32), a}, {}, {out}),
-            "matmul: inputs \"a\" [2,3,1] and \"b\" [2,3] must both have rank 2");
+  EXPECT_EQ(ErrorOf("matmul", {a, HostTensor(Shape{2, 3, 1}, DType::kF32)}, {}, {out}),
+            "matmul: inputs \"a\" [2,3] and \"b\" [2,3,1] must have rank >= 2 and rank 2");
   EXPECT_EQ(ErrorOf("matmul", {a, HostTensor(Shape{3, 2}, DType::kF32)}, {},
                     {HostTensor(Shape{2, 3}, DType::kF32)}),
             "matmul: output \"out\" is [2,3] f32 but the inputs give [2,2] f32");

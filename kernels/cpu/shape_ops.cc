@@ -1,8 +1,9 @@
-// Kernels that move elements without changing them: transpose, reshape, concat, slice.
-// Every dtype. reshape copies its input into the caller's output (whose local shape the
-// caller computed: for a split tensor it is not the "shape" attribute).
-// transpose and slice walk the output in memory order (StridedLoop), so writes are
-// contiguous and runs of contiguous reads become plain copies.
+// Kernels that move elements without changing them: transpose, reshape (squeeze,
+// unsqueeze, flatten), concat, slice, expand. Every dtype. reshape copies its input into the
+// caller's output (whose local shape the caller computed: for a split tensor it is not the "shape"
+// attribute). transpose, slice and expand (a zero stride on each expanded axis) walk the output in
+// memory order (StridedLoop), so writes are contiguous and runs of contiguous reads become plain
+// copies.
 #include <cstring>
 
 #include "kernels/common/kernel_plans.h"
@@ -27,7 +28,7 @@ void CopyRun(const T* in, T* out, int64_t n, int64_t stride) {
 // Copies x into out as the plan maps them.
 Status StridedCopy(const KernelContext& ctx, const StridedCopyPlan& plan) {
   const StridedLoop<2> loop(plan.out, plan.strides);
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto t) {
+  return Dispatch<DTypeSet::kAll>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* x = In<T>(ctx, 0) + plan.offset;
     T* out = Out<T>(ctx, 0);
@@ -53,6 +54,14 @@ Status ReshapeKernel(const KernelContext& ctx) {
   const size_t bytes = static_cast<size_t>(x.shape.num_elements()) * DTypeSize(x.dtype);
   if (bytes > 0) std::memcpy(ctx.outputs[0].data, x.data, bytes);
   return Status::Ok();
+}
+
+// ---- expand ----
+
+Status ExpandKernel(const KernelContext& ctx) {
+  TESS_ASSIGN_OR_RETURN(const StridedCopyPlan plan, PlanExpand(ctx));
+  if (plan.out.num_elements() == 0) return Status::Ok();
+  return StridedCopy(ctx, plan);
 }
 
 // ---- concat ----
@@ -90,6 +99,11 @@ Status RegisterShapeKernels(KernelRegistry* r) {
   const KernelEntry kernels[] = {
       {"transpose", Checked<TransposeKernel>},
       {"reshape", Checked<ReshapeKernel>},
+      // squeeze, unsqueeze and flatten are reshapes: the same row-major copy.
+      {"squeeze", Checked<ReshapeKernel>},
+      {"unsqueeze", Checked<ReshapeKernel>},
+      {"flatten", Checked<ReshapeKernel>},
+      {"expand", Checked<ExpandKernel>},
       {"concat", Checked<ConcatKernel>},
       {"slice", Checked<SliceKernel>},
   };

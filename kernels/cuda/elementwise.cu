@@ -2,8 +2,9 @@
 // the NumPy-broadcasting binary ops. Dtypes and semantics are the CPU kernels' (see
 // kernels/cpu/elementwise.cc and kernels/common/arith.h): wrapping integer arithmetic,
 // truncating integer division, NaN-propagating maximum/minimum, saturating casts, the
-// erf form of gelu, wrapping integer abs, floating-only pow. Float math is CUDA's (erf,
-// exp, tanh within 2 ulp; sqrt and fabs exact; pow within 2 ulp), so f32 results can
+// erf form of gelu, wrapping integer abs, floating-only pow, log, sin and cos. Float math
+// is CUDA's (erf, exp, tanh, log, sin, cos within 2 ulp; sqrt and fabs exact; pow within
+// 2 ulp), so f32 results can
 // differ from the CPU's in the last bits.
 //
 // Broadcasting: the axes of out, x and y are merged once on the host (StridedLoop's
@@ -29,7 +30,7 @@ namespace {
 
 // ---- unary ----
 
-enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid, kAbs };
+enum class Unary { kRelu, kGelu, kExp, kNeg, kSqrt, kTanh, kSigmoid, kAbs, kLog, kSin, kCos };
 
 template <Unary kOp, typename T>
 __device__ T Apply(T x) {
@@ -48,6 +49,9 @@ __device__ T Apply(T x) {
     }
     if constexpr (kOp == Unary::kExp) return Exp(x);
     if constexpr (kOp == Unary::kSqrt) return Sqrt(x);
+    if constexpr (kOp == Unary::kLog) return Log(x);
+    if constexpr (kOp == Unary::kSin) return Sin(x);
+    if constexpr (kOp == Unary::kCos) return Cos(x);
     if constexpr (kOp == Unary::kTanh) return Tanh(x);
     if constexpr (kOp == Unary::kSigmoid) {
       // Either branch exponentiates a non-positive number, so neither overflows.
@@ -151,9 +155,9 @@ __global__ void CastKernel(const From* x, To* out, int64_t n) {
 
 Status CastOp(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const DType to, PlanCast(ctx, Device::kCuda));
-  return Dispatch<DTypeSet::kNumeric>(ctx, 0, [&](auto from_t) {
+  return Dispatch<DTypeSet::kAll>(ctx, 0, [&](auto from_t) {
     using From = typename decltype(from_t)::type;
-    return Visit<DTypeSet::kNumeric>(to, [&](auto to_t) {
+    return Visit<DTypeSet::kAll>(to, [&](auto to_t) {
       using To = typename decltype(to_t)::type;
       const int64_t n = ctx.inputs[0].shape.num_elements();
       if (n == 0) return Status::Ok();
@@ -261,6 +265,9 @@ Status RegisterElementwiseKernels(KernelRegistry* r) {
       {"tanh", Checked<UnaryOp<Unary::kTanh, kFloat>>},
       {"sigmoid", Checked<UnaryOp<Unary::kSigmoid, kFloat>>},
       {"abs", Checked<UnaryOp<Unary::kAbs, kNum>>},
+      {"log", Checked<UnaryOp<Unary::kLog, kFloat>>},
+      {"sin", Checked<UnaryOp<Unary::kSin, kFloat>>},
+      {"cos", Checked<UnaryOp<Unary::kCos, kFloat>>},
       {"identity", Checked<IdentityOp>},
       {"scalar_add", Checked<ScalarOp<Binary::kAdd>>},
       {"scalar_mul", Checked<ScalarOp<Binary::kMul>>},

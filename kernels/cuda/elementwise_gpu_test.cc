@@ -25,14 +25,14 @@ std::vector<Shape> UnaryShapes() { return {Shape{3, 5}, Shape{0, 4}, Shape{}, Sh
 
 TEST_F(ElementwiseGpuTest, UnaryOpsEveryDtypeAndShape) {
   std::mt19937 rng(7);
-  for (const char* op :
-       {"relu", "neg", "identity", "abs", "gelu", "exp", "tanh", "sigmoid", "sqrt"}) {
+  for (const char* op : {"relu", "neg", "identity", "abs", "gelu", "exp", "tanh", "sigmoid", "sqrt",
+                         "log", "sin", "cos"}) {
     const std::string name = op;
     const bool any = name == "relu" || name == "neg" || name == "identity" || name == "abs";
     for (DType dt : any ? AllTypes() : FloatTypes()) {
       for (const Shape& shape : UnaryShapes()) {
         SCOPED_TRACE(name + " " + DTypeName(dt) + " " + shape.ToString());
-        const double lo = name == "sqrt" ? 0 : -30, hi = 30;
+        const double lo = name == "sqrt" || name == "log" ? 0 : -30, hi = 30;
         ExpectCudaMatchesCpu(op, {Random(shape, dt, &rng, lo, hi)}, {}, stream_);
       }
     }
@@ -42,7 +42,8 @@ TEST_F(ElementwiseGpuTest, UnaryOpsEveryDtypeAndShape) {
 TEST_F(ElementwiseGpuTest, UnaryEdgeValues) {
   for (DType dt : FloatTypes()) {
     const HostTensor x = FromValues(Shape{7}, dt, {-1000, 1000, kNaN, -kInf, kInf, 0, -0.0});
-    for (const char* op : {"relu", "neg", "abs", "gelu", "exp", "tanh", "sigmoid", "sqrt"}) {
+    for (const char* op :
+         {"relu", "neg", "abs", "gelu", "exp", "tanh", "sigmoid", "sqrt", "log", "sin", "cos"}) {
       SCOPED_TRACE(std::string(op) + " " + DTypeName(dt));
       ExpectCudaMatchesCpu(op, {x}, {}, stream_);
     }

@@ -29,6 +29,11 @@ Status RegisterNnKernels(KernelRegistry* registry);           // layer_norm, bia
 Status RegisterShapeKernels(KernelRegistry* registry);        // transpose, reshape, concat, slice
 Status RegisterGatherKernels(KernelRegistry* registry);       // gather, embedding
 Status RegisterGradKernels(KernelRegistry* registry);         // the backward-only ops
+Status RegisterShapeKernels(KernelRegistry* registry);   // transpose, reshape, concat, slice, views
+Status RegisterGatherKernels(KernelRegistry* registry);  // gather, embedding
+Status RegisterCompareKernels(KernelRegistry* registry);  // equal, less, ..., where
+Status RegisterAxisKernels(KernelRegistry* registry);     // argmax, cumsum, var, std
+Status RegisterLossKernels(KernelRegistry* registry);     // nll_loss, cross_entropy
 
 }  // namespace cuda
 }  // namespace kernels

@@ -85,6 +85,10 @@ __device__ inline float Exp(float x) { return expf(x); }
 __device__ inline double Exp(double x) { return exp(x); }
 __device__ inline float Log(float x) { return logf(x); }
 __device__ inline double Log(double x) { return log(x); }
+__device__ inline float Sin(float x) { return sinf(x); }
+__device__ inline double Sin(double x) { return sin(x); }
+__device__ inline float Cos(float x) { return cosf(x); }
+__device__ inline double Cos(double x) { return cos(x); }
 __device__ inline float Sqrt(float x) { return sqrtf(x); }
 __device__ inline double Sqrt(double x) { return sqrt(x); }
 __device__ inline float Fabs(float x) { return fabsf(x); }
@@ -112,6 +116,10 @@ struct MaxOp {
 template <size_t kSize>
 struct Bits;
 template <>
+struct Bits<1> {
+  using type = uint8_t;
+};
+template <>
 struct Bits<4> {
   using type = uint32_t;
 };
@@ -121,10 +129,11 @@ struct Bits<8> {
 };
 
 // Calls fn(Type<U>{}) with U the unsigned type of `dtype`'s size (every supported
-// dtype has 4 or 8 bytes).
+// dtype has 1 (bool), 4 or 8 bytes).
 template <typename Fn>
 Status VisitBits(DType dtype, Fn&& fn) {
   if (DTypeSize(dtype) == 8) return fn(Type<Bits<8>::type>{});
+  if (DTypeSize(dtype) == 1) return fn(Type<Bits<1>::type>{});
   return fn(Type<Bits<4>::type>{});
 }
 

@@ -24,20 +24,20 @@ namespace {
 
 cublasStatus_t Gemm(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int64_t n,
                     int64_t m, int64_t k, const float* b, int64_t ldb, const float* a, int64_t lda,
-                    float* c, int64_t batch) {
+                    float* c, int64_t batch, int64_t b_stride) {
   const float one = 1, zero = 0;
   if (batch == 1) return cublasSgemm_64(h, tb, ta, n, m, k, &one, b, ldb, a, lda, &zero, c, n);
-  return cublasSgemmStridedBatched_64(h, tb, ta, n, m, k, &one, b, ldb, k * n, a, lda, m * k, &zero,
-                                      c, n, m * n, batch);
+  return cublasSgemmStridedBatched_64(h, tb, ta, n, m, k, &one, b, ldb, b_stride, a, lda, m * k,
+                                      &zero, c, n, m * n, batch);
 }
 
 cublasStatus_t Gemm(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int64_t n,
                     int64_t m, int64_t k, const double* b, int64_t ldb, const double* a,
-                    int64_t lda, double* c, int64_t batch) {
+                    int64_t lda, double* c, int64_t batch, int64_t b_stride) {
   const double one = 1, zero = 0;
   if (batch == 1) return cublasDgemm_64(h, tb, ta, n, m, k, &one, b, ldb, a, lda, &zero, c, n);
-  return cublasDgemmStridedBatched_64(h, tb, ta, n, m, k, &one, b, ldb, k * n, a, lda, m * k, &zero,
-                                      c, n, m * n, batch);
+  return cublasDgemmStridedBatched_64(h, tb, ta, n, m, k, &one, b, ldb, b_stride, a, lda, m * k,
+                                      &zero, c, n, m * n, batch);
 }
 
 template <typename T>
@@ -49,9 +49,10 @@ Status BlasMatmul(const KernelContext& ctx, const MatmulPlan& d) {
   const cublasHandle_t handle = *blas;
   // Row-major A is m x k (k x m when transposed): as column-major its leading dimension
   // is its row length. Likewise B.
-  const cublasStatus_t status = Gemm(
-      handle, d.tb ? CUBLAS_OP_T : CUBLAS_OP_N, d.ta ? CUBLAS_OP_T : CUBLAS_OP_N, d.n, d.m, d.k,
-      In<T>(ctx, 1), d.tb ? d.k : d.n, In<T>(ctx, 0), d.ta ? d.m : d.k, Out<T>(ctx, 0), d.batch);
+  const cublasStatus_t status =
+      Gemm(handle, d.tb ? CUBLAS_OP_T : CUBLAS_OP_N, d.ta ? CUBLAS_OP_T : CUBLAS_OP_N, d.n, d.m,
+           d.k, In<T>(ctx, 1), d.tb ? d.k : d.n, In<T>(ctx, 0), d.ta ? d.m : d.k, Out<T>(ctx, 0),
+           d.batch, d.b_stride);
   if (status == CUBLAS_STATUS_SUCCESS) return Status::Ok();
   return CublasError(std::string(OpName(ctx)) + ": " +
                          (std::is_same_v<T, float> ? "cublasSgemm" : "cublasDgemm") +
@@ -81,7 +82,7 @@ __global__ void IntegerMatmulKernel(const T* a, const T* b, T* out, MatmulPlan d
     const int64_t i = (rest / col_tiles) * kTile + ty;  // out row
     const int64_t j = (rest % col_tiles) * kTile + tx;  // out column
     const T* ab = a + batch * d.m * d.k;
-    const T* bb = b + batch * d.k * d.n;
+    const T* bb = b + batch * d.b_stride;
     T acc = 0;
     for (int64_t p0 = 0; p0 < d.k; p0 += kTile) {
       // as[ty][tx] = op(a)[i][p0 + tx]; bs[ty][tx] = op(b)[p0 + ty][j].

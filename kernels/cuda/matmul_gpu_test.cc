@@ -23,8 +23,8 @@ struct Dims {
 // a and b shapes for op(a) m x k and op(b) k x n under the transpose flags, with
 // `batch` leading axes.
 std::vector<HostTensor> Operands(const Dims& d, bool ta, bool tb, const std::vector<int64_t>& batch,
-                                 DType dt, std::mt19937* rng) {
-  std::vector<int64_t> a = batch, b = batch;
+                                 DType dt, std::mt19937* rng, bool shared_b = false) {
+  std::vector<int64_t> a = batch, b = shared_b ? std::vector<int64_t>{} : batch;
   a.push_back(ta ? d.k : d.m);
   a.push_back(ta ? d.m : d.k);
   b.push_back(tb ? d.n : d.k);
@@ -75,6 +75,27 @@ TEST_F(MatmulGpuTest, BatchMatmulOneAndTwoBatchAxes) {
                               {"transpose_b", AttrValue::Bool(tb)}};
           ExpectCudaMatchesCpu("batch_matmul", Operands(d, ta, tb, batch, dt, &rng), attrs,
                                stream_);
+        }
+      }
+    }
+  }
+}
+
+// matmul with a 3-d or 4-d a shares the 2-d b across a's leading axes (one folded GEMM,
+// or with transpose_a a strided batch whose b stride is 0).
+TEST_F(MatmulGpuTest, MatmulBroadcastsATwoDimensionalB) {
+  std::mt19937 rng(19);
+  for (DType dt : AllTypes()) {
+    for (const std::vector<int64_t>& batch :
+         std::vector<std::vector<int64_t>>{{1}, {3}, {3, 2}, {0}}) {
+      for (bool ta : {false, true}) {
+        for (bool tb : {false, true}) {
+          SCOPED_TRACE(std::string(DTypeName(dt)) + " batch " + cpu::IntsString(batch) +
+                       (ta ? " ta" : "") + (tb ? " tb" : ""));
+          const AttrMap attrs{{"transpose_a", AttrValue::Bool(ta)},
+                              {"transpose_b", AttrValue::Bool(tb)}};
+          ExpectCudaMatchesCpu("matmul", Operands(Dims{5, 7, 3}, ta, tb, batch, dt, &rng, true),
+                               attrs, stream_);
         }
       }
     }

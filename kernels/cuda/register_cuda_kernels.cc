@@ -16,6 +16,9 @@ Status RegisterCudaKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterNnKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterGatherKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterCompareKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterAxisKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterLossKernels(registry));
   return RegisterGradKernels(registry);
 }
 

@@ -1,10 +1,9 @@
-// transpose, reshape, concat and slice on CUDA: elements move as bits (4 or 8 bytes),
-// so one kernel per element size serves every dtype. transpose and slice write the
-// output in order and find each source element through an IndexMap over the merged
-// axes; when the merged map is a plain contiguous run the copy is a cudaMemcpyAsync.
-// reshape is a device-to-device copy into the caller's output (whose local shape the
-// caller computed). concat copies each input's [outer, chunk] block into its columns
-// of the output.
+// transpose, reshape (squeeze, unsqueeze, flatten), concat, slice and expand on CUDA: elements move
+// as bits (4 or 8 bytes), so one kernel per element size serves every dtype. transpose and slice
+// write the output in order and find each source element through an IndexMap over the merged axes;
+// when the merged map is a plain contiguous run the copy is a cudaMemcpyAsync. reshape is a
+// device-to-device copy into the caller's output (whose local shape the caller computed). concat
+// copies each input's [outer, chunk] block into its columns of the output.
 #include <cuda_runtime.h>
 
 #include "kernels/common/kernel_plans.h"
@@ -68,6 +67,12 @@ Status SliceOp(const KernelContext& ctx) {
   return StridedCopy(ctx, plan);
 }
 
+// expand: a zero source stride along every expanded axis.
+Status ExpandOp(const KernelContext& ctx) {
+  TESS_ASSIGN_OR_RETURN(const StridedCopyPlan plan, PlanExpand(ctx));
+  return StridedCopy(ctx, plan);
+}
+
 Status ReshapeOp(const KernelContext& ctx) {
   TESS_RETURN_IF_ERROR(PlanReshape(ctx));
   const LocalTensor& x = ctx.inputs[0];
@@ -103,6 +108,11 @@ Status RegisterShapeKernels(KernelRegistry* r) {
   const KernelEntry kernels[] = {
       {"transpose", Checked<TransposeOp>},
       {"reshape", Checked<ReshapeOp>},
+      // squeeze, unsqueeze and flatten are reshapes: the same row-major copy.
+      {"squeeze", Checked<ReshapeOp>},
+      {"unsqueeze", Checked<ReshapeOp>},
+      {"flatten", Checked<ReshapeOp>},
+      {"expand", Checked<ExpandOp>},
       {"concat", Checked<ConcatOp>},
       {"slice", Checked<SliceOp>},
   };

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/device/cuda_error.h"
+#include "kernels/common/axis_plans.h"
 #include "kernels/common/kernel_plans.h"
 #include "kernels/cuda/data_errors.h"
 
@@ -78,6 +79,12 @@ Status DataError(const DataErrorRecord& r) {
                              LabelError(data, checked, r.flat, r.value));
     case DataCheck::kZeroDivisor:
       return InvalidArgument("div: " + ZeroDivisorError(checked, r.flat));
+    case DataCheck::kNllTarget:
+      return InvalidArgument("nll_loss: " +
+                             TargetError("log_probs", data, checked, r.flat, r.value));
+    case DataCheck::kCrossEntropyTarget:
+      return InvalidArgument("cross_entropy: " +
+                             TargetError("logits", data, checked, r.flat, r.value));
   }
   return Internal("SynchronizeStream: data error record of unknown kind " +
                   std::to_string(static_cast<int>(info.kind)));

@@ -28,10 +28,12 @@ namespace cuda {
 
 // The data a check kernel rejects, which also names the op.
 enum class DataCheck : int {
-  kGatherIndex = 1,     // gather: indices in [0, bound)
-  kEmbeddingIndex = 2,  // embedding: indices in [0, bound)
-  kLabel = 3,           // sparse_softmax_cross_entropy: labels in [0, bound)
-  kZeroDivisor = 4,     // div: integer divisors != 0
+  kGatherIndex = 1,         // gather: indices in [0, bound)
+  kEmbeddingIndex = 2,      // embedding: indices in [0, bound)
+  kLabel = 3,               // sparse_softmax_cross_entropy: labels in [0, bound)
+  kZeroDivisor = 4,         // div: integer divisors != 0
+  kNllTarget = 5,           // nll_loss: targets in [0, bound)
+  kCrossEntropyTarget = 6,  // cross_entropy: targets in [0, bound)
 };
 
 // Everything a data error's message needs besides the offender: the checked tensor's

@@ -350,7 +350,7 @@ TEST(BoxTest, ArgumentErrors) {
   EXPECT_EQ(s.message(), "Box: dst nd-sbp (B, S(0)) has 2 axes but placement " + world.ToString() +
                              " has a 1-axis hierarchy");
   s = box(a.data(), b.data(), world, "B", world, "P", DType::kBF16);
-  EXPECT_EQ(s.message(), "Box: dtype bf16 is not supported (supported: f32, f64, i32, i64)");
+  EXPECT_EQ(s.message(), "Box: dtype bf16 is not supported (supported: f32, f64, i32, i64, bool)");
 
   NdSbp bad_kind;
   bad_kind.Append(Sbp{static_cast<SbpKind>(9), 0});

@@ -113,7 +113,7 @@ TEST(BoxOnDeviceErrorsTest, PlacementsOfTheWrongDevice) {
             "is not implemented; to_global stages such moves through host memory");
   s = BoxValuesOnDevice(&x, &x, shape, DType::kF16, P("cuda:[0]"), Nd("S(0)"), P("cuda:[0]"),
                         Nd("B"));
-  EXPECT_EQ(s.message(), "BoxOnDevice: dtype f16 is not supported (supported: f32, f64, i32, i64)");
+  EXPECT_EQ(s.message(), "BoxOnDevice: dtype f16 is not supported (supported: f32, f64, i32, i64, bool)");
   s = BoxValuesOnDevice(&x, &x, shape, DType::kF32, P("cuda:[0]"), Nd("S(2)"), P("cuda:[0]"),
                         Nd("B"));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);

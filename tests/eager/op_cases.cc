@@ -37,6 +37,12 @@ void AddUnary(std::vector<OpCase>* t) {
   t->push_back({"exp", "[7,3] f64", {F64({7, 3})}, {}, false});
   t->push_back({"sqrt", "[2,7,5] f32", {F32({2, 7, 5}, Fill::kPositive)}, {}, false});
   t->push_back({"sqrt", "[5,6] f64", {F64({5, 6}, Fill::kPositive)}, {}, false});
+  t->push_back({"log", "[2,7,5] f32", {F32({2, 7, 5}, Fill::kPositive)}, {}, false});
+  t->push_back({"log", "[5,6] f64", {F64({5, 6}, Fill::kPositive)}, {}, false});
+  for (const char* op : {"sin", "cos"}) {
+    t->push_back({op, "[2,7,5] f32", {F32({2, 7, 5})}, {}, false});
+    t->push_back({op, "[7,3] f64", {F64({7, 3})}, {}, false});
+  }
 
   t->push_back({"scalar_add", "[7,5] +1.5", {F32({7, 5})}, {{"value", AttrValue::Float(1.5)}}});
   t->push_back({"scalar_add", "[5,7] i64 -3", {I64({5, 7})}, {{"value", AttrValue::Float(-3)}}});
@@ -95,6 +101,12 @@ void AddMatmul(std::vector<OpCase>* t) {
                 {F32({5, 2}), F32({3, 5})},
                 {{"transpose_a", yes}, {"transpose_b", yes}}});
   t->push_back({"matmul", "[2,7]x[7,3] f64", {F64({2, 7}), F64({7, 3})}, {}});
+  // A 3-d a broadcasts the 2-d b over its leading (batch) axis.
+  t->push_back({"matmul", "[5,3,4]x[4,7]", {F32({5, 3, 4}), F32({4, 7})}, {}});
+  t->push_back({"matmul",
+                "[2,4,7]^T x[4,3] i64",
+                {I64({2, 4, 7}), I64({4, 3})},
+                {{"transpose_a", AttrValue::Bool(true)}}});
   t->push_back({"batch_matmul", "[2,5,3]x[2,3,7]", {F32({2, 5, 3}), F32({2, 3, 7})}, {}});
   t->push_back({"batch_matmul",
                 "[3,7,5]x[3,6,5]^T",
@@ -241,6 +253,80 @@ void AddGradOps(std::vector<OpCase>* t) {
                 {{"shape", Ints({-1, 7})}, {"start", Ints({0, 2})}, {"step", Ints({1, 2})}}});
 }
 
+void AddViewOps(std::vector<OpCase>* t) {
+  // expand: a kept axis of 7 (S carries over), a new leading axis of 5 and a size-1
+  // axis expanded to 3 (B -> S on both).
+  t->push_back({"expand", "[7,1]->[5,7,3]", {F32({7, 1})}, {{"shape", Ints({5, 7, 3})}}});
+  t->push_back({"expand", "[1,5] i64->[7,-1]", {I64({1, 5})}, {{"shape", Ints({7, -1})}}});
+  t->push_back({"squeeze", "[7,1,5] axes []", {F32({7, 1, 5})}, {}});
+  t->push_back({"squeeze", "[1,7,1] i64 axes [0]", {I64({1, 7, 1})}, {{"axes", Ints({0})}}});
+  t->push_back({"unsqueeze", "[7,5] axis 1", {F32({7, 5})}, {{"axis", AttrValue::Int(1)}}});
+  t->push_back({"unsqueeze", "[5,7] i64 axis -1", {I64({5, 7})}, {{"axis", AttrValue::Int(-1)}}});
+  // flatten [2,6,5] 1..2: the run (6,5) <-> (30) splits where 6 and 30 divide by the
+  // rank count (1, 2 and 3 ranks), not on 4.
+  t->push_back({"flatten",
+                "[2,6,5] axes 1..2",
+                {F32({2, 6, 5})},
+                {{"start_axis", AttrValue::Int(1)}, {"end_axis", AttrValue::Int(2)}}});
+  t->push_back({"flatten", "[7,5] i64 all", {I64({7, 5})}, {}});
+}
+
+void AddCompare(std::vector<OpCase>* t) {
+  const InputSpec mask34 = {Shape{3, 1, 7}, DType::kBool, Fill::kIndex, 2};
+  for (const char* op : {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
+    // Values in [-2.5, 2.5] in steps of 1/4 against a differently patterned y: equal
+    // pairs occur. y lacks axis 0 and has size 1 on axis 2.
+    t->push_back({op, "[2,5,7] vs [5,1]", {F32({2, 5, 7}), F32({5, 1})}, {}});
+    t->push_back({op, "[7,5] i64 vs [5]", {I64({7, 5}), I64({5})}, {}});
+  }
+  t->push_back(
+      {"equal",
+       "[7,3] bool vs [7,3] bool",
+       {{Shape{7, 3}, DType::kBool, Fill::kIndex, 2}, {Shape{7, 3}, DType::kBool, Fill::kIndex, 2}},
+       {}});
+  t->push_back({"where", "[3,1,7] ? [3,5,7] : [5,1]", {mask34, F32({3, 5, 7}), F32({5, 1})}, {}});
+  t->push_back({"where",
+                "[7,5] ? [7,5] i64 : [7,5] i64",
+                {{Shape{7, 5}, DType::kBool, Fill::kIndex, 2}, I64({7, 5}), I64({7, 5})},
+                {}});
+}
+
+void AddAxisOps(std::vector<OpCase>* t) {
+  // Values repeat within rows, so ties (first index wins) occur.
+  t->push_back({"argmax", "[5,7,3] axis 1", {F32({5, 7, 3})}, {{"axis", AttrValue::Int(1)}}});
+  t->push_back({"argmax",
+                "[7,5] i64 axis 0 keepdims",
+                {I64({7, 5})},
+                {{"axis", AttrValue::Int(0)}, {"keepdims", AttrValue::Bool(true)}}});
+  t->push_back({"cumsum", "[5,7] axis -1", {F32({5, 7})}, {}});
+  t->push_back({"cumsum", "[7,2,5] i64 axis 1", {I64({7, 2, 5})}, {{"axis", AttrValue::Int(1)}}});
+  for (const char* op : {"var", "std"}) {
+    t->push_back({op, "[5,7,3] axes [1]", {F32({5, 7, 3})}, {{"axes", Ints({1})}}, false});
+    t->push_back({op,
+                  "[7,5] f64 axes [0] correction 0 keepdims",
+                  {F64({7, 5})},
+                  {{"axes", Ints({0})},
+                   {"correction", AttrValue::Int(0)},
+                   {"keepdims", AttrValue::Bool(true)}},
+                  false});
+  }
+}
+
+void AddLosses(std::vector<OpCase>* t) {
+  // 7 rows split 4,3 / 3,2,2 / 2,2,2,1: a mean's parts divide by the global 7.
+  for (const char* op : {"nll_loss", "cross_entropy"}) {
+    for (int64_t r : {0, 1, 2}) {
+      t->push_back({op,
+                    "[7,5] by [7] reduction " + std::to_string(r),
+                    {F32({7, 5}), Index({7}, 5)},
+                    {{"reduction", AttrValue::Int(r)}},
+                    false});
+    }
+    t->push_back(
+        {op, "[2,7] f64 by [2] i32 mean", {F64({2, 7}), Index({2}, 7, DType::kI32)}, {}, false});
+  }
+}
+
 }  // namespace
 
 const std::vector<OpCase>& OpCases() {
@@ -253,6 +339,10 @@ const std::vector<OpCase>& OpCases() {
     AddNn(t);
     AddShapeOps(t);
     AddGradOps(t);
+    AddViewOps(t);
+    AddCompare(t);
+    AddAxisOps(t);
+    AddLosses(t);
     std::stable_sort(t->begin(), t->end(),
                      [](const OpCase& a, const OpCase& b) { return a.op < b.op; });
     return t;

@@ -12,6 +12,23 @@
 
 namespace tessera::opgen {
 
+namespace {
+
+// The SWIG layer's name for tess_<op>: the op name with its first letter upper-cased,
+// except that SWIG's Go module renames a C function whose stripped name is a Go keyword
+// (tess_var: "var") to X<C name> (Xtess_var).
+std::string RawGoFunction(const std::string& op) {
+  static const std::set<std::string> kGoKeywordsOnly = {
+      "break",  "case",        "chan", "const",   "continue", "default", "defer",
+      "else",   "fallthrough", "for",  "func",    "go",       "goto",    "if",
+      "import", "interface",   "map",  "package", "range",    "return",  "select",
+      "struct", "switch",      "type", "var"};
+  if (kGoKeywordsOnly.count(op) > 0) return "Xtess_" + op;
+  return static_cast<char>(std::toupper(static_cast<unsigned char>(op[0]))) + op.substr(1);
+}
+
+}  // namespace
+
 // ---- Go --------------------------------------------------------------------------
 
 std::string GoOps(const OpRegistry& reg) {
@@ -82,8 +99,8 @@ std::string GoOps(const OpRegistry& reg) {
       }
       return false;
     }();
-    w << "\terr " << (has_dtype ? "=" : ":=") << " capi." << Camel(def.name(), true).substr(0, 1)
-      << def.name().substr(1) << "(" << args << ")\n";
+    w << "\terr " << (has_dtype ? "=" : ":=") << " capi." << RawGoFunction(def.name()) << "("
+      << args << ")\n";
     for (const auto& in : def.inputs()) w << "\truntime.KeepAlive(" << GoName(in.name) << ")\n";
     if (def.outputs().size() == 1) {
       w << "\treturn made(" << Camel(OutParam(def, 0), false) << ", err)\n";

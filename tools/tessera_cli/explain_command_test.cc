@@ -45,7 +45,7 @@ TEST(ParseInputSpecTest, Errors) {
             "no \":NDSBP\" after the shape; expected [NAME:]DTYPE[SHAPE]:NDSBP, e.g. "
             "a:f32[64,32]:S(0)");
   EXPECT_EQ(ParseInputSpec("a:float[4]:B").status().message(),
-            "unknown dtype \"float\"; expected one of f32, f64, i32, i64, f16, bf16");
+            "unknown dtype \"float\"; expected one of f32, f64, i32, i64, f16, bf16, bool");
   EXPECT_EQ(ParseInputSpec("a:f32[4,x]:B").status().message(), "shape dim \"x\" is not an integer");
   EXPECT_EQ(ParseInputSpec(":f32[4]:B").status().code(), StatusCode::kInvalidArgument);
 }

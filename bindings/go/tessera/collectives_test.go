@@ -84,7 +84,7 @@ func TestBoxingPlan(t *testing.T) {
 	}
 	_, err := PlanBoxing([]int64{6, 4}, "bf16", two, f.s0, two, f.b)
 	wantError(t, err, Unimplemented,
-		"tess_boxing_plan_create: dtype bf16 cannot move between ranks yet (supported: f32, f64, i32, i64)")
+		"tess_boxing_plan_create: dtype bf16 cannot move between ranks yet (supported: f32, f64, i32, i64, bool)")
 }
 
 func TestAllReduceOneRank(t *testing.T) {

@@ -18,9 +18,10 @@ const (
 	DTypeI64  = int32(capi.DTYPE_I64)
 	DTypeF16  = int32(capi.DTYPE_F16)
 	DTypeBF16 = int32(capi.DTYPE_BF16)
+	DTypeBool = int32(capi.DTYPE_BOOL)
 )
 
-// ParseDType parses "f32", "f64", "i32", "i64", "f16" or "bf16".
+// ParseDType parses "f32", "f64", "i32", "i64", "f16", "bf16" or "bool".
 func ParseDType(text string) (int32, error) {
 	out := []int32{0}
 	err := capi.Dtype_parse(out, text)

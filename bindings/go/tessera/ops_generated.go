@@ -42,6 +42,15 @@ func AddN(in []*Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Argmax is i64 index of the first largest element along axis (NaN is largest) (op argmax).
+// Attributes: axis: int = -1, keepdims: bool = false. Collective.
+func Argmax(x *Tensor, axis int64, keepdims bool) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Argmax(out, x.c(), axis, flag(keepdims))
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // BatchMatmul is matmul over the last two axes; leading batch axes must be equal (op
 // batch_matmul). Attributes: transpose_a: bool = false, transpose_b: bool = false.
 // Collective.
@@ -84,6 +93,33 @@ func Concat(in []*Tensor, axis int64) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Cos is cos(x); floating types (op cos). Collective.
+func Cos(x *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Cos(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// CrossEntropy is nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum
+// (op cross_entropy). Attributes: reduction: int = 1. Collective.
+func CrossEntropy(logits *Tensor, target *Tensor, reduction int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Cross_entropy(out, logits.c(), target.c(), reduction)
+	runtime.KeepAlive(logits)
+	runtime.KeepAlive(target)
+	return made(out, err)
+}
+
+// Cumsum is running sums along axis (out[i] = x[0] + ... + x[i]) (op cumsum). Attributes:
+// axis: int = -1. Collective.
+func Cumsum(x *Tensor, axis int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Cumsum(out, x.c(), axis)
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // Div is x / y, numpy broadcasting (op div). Collective.
 func Div(x *Tensor, y *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -102,6 +138,15 @@ func Embedding(weight *Tensor, indices *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Equal is x == y -> bool, numpy broadcasting (op equal). Collective.
+func Equal(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Equal(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
 // EqualMask is 1 where x == y, else 0; same shapes (for backward passes) (op equal_mask).
 // Collective.
 func EqualMask(x *Tensor, y *Tensor) (*Tensor, error) {
@@ -116,6 +161,24 @@ func EqualMask(x *Tensor, y *Tensor) (*Tensor, error) {
 func Exp(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Exp(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Expand is x broadcast to shape (numpy rules, -1 keeps a dim); a copy (op expand).
+// Attributes: shape: ints = required. Collective.
+func Expand(x *Tensor, shape []int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Expand(out, x.c(), shape)
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Flatten is axes start_axis..end_axis merged into one; a copy (op flatten). Attributes:
+// start_axis: int = 0, end_axis: int = -1. Collective.
+func Flatten(x *Tensor, startAxis int64, endAxis int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Flatten(out, x.c(), startAxis, endAxis)
 	runtime.KeepAlive(x)
 	return made(out, err)
 }
@@ -158,6 +221,24 @@ func GeluGrad(x *Tensor, dy *Tensor) (*Tensor, error) {
 	return made(outDx, err)
 }
 
+// Greater is x > y -> bool, numpy broadcasting (op greater). Collective.
+func Greater(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Greater(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
+// GreaterEqual is x >= y -> bool, numpy broadcasting (op greater_equal). Collective.
+func GreaterEqual(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Greater_equal(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
 // Identity is x (op identity). Collective.
 func Identity(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -183,6 +264,32 @@ func LayerNorm(x *Tensor, gamma *Tensor, beta *Tensor, beginNormAxis int64, begi
 	return newTensor(outY[0]), newTensor(outMean[0]), newTensor(outInvVariance[0]), nil
 }
 
+// Less is x < y -> bool, numpy broadcasting (op less). Collective.
+func Less(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Less(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
+// LessEqual is x <= y -> bool, numpy broadcasting (op less_equal). Collective.
+func LessEqual(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Less_equal(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	return made(out, err)
+}
+
+// Log is natural log of x; floating types (op log). Collective.
+func Log(x *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Log(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // LogSoftmax is normalised exponentials along axis (op log_softmax). Attributes: axis: int
 // = -1. Collective.
 func LogSoftmax(x *Tensor, axis int64) (*Tensor, error) {
@@ -192,8 +299,9 @@ func LogSoftmax(x *Tensor, axis int64) (*Tensor, error) {
 	return made(out, err)
 }
 
-// Matmul is out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k] (op
-// matmul). Attributes: transpose_a: bool = false, transpose_b: bool = false. Collective.
+// Matmul is out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes);
+// transpose_a/b read a as [...,k,m] / b as [n,k] (op matmul). Attributes: transpose_a: bool
+// = false, transpose_b: bool = false. Collective.
 func Matmul(a *Tensor, b *Tensor, transposeA bool, transposeB bool) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Matmul(out, a.c(), b.c(), flag(transposeA), flag(transposeB))
@@ -234,6 +342,25 @@ func Neg(x *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Neg(out, x.c())
 	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// NllLoss is -log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum (op
+// nll_loss). Attributes: reduction: int = 1. Collective.
+func NllLoss(logProbs *Tensor, target *Tensor, reduction int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Nll_loss(out, logProbs.c(), target.c(), reduction)
+	runtime.KeepAlive(logProbs)
+	runtime.KeepAlive(target)
+	return made(out, err)
+}
+
+// NotEqual is x != y -> bool, numpy broadcasting (op not_equal). Collective.
+func NotEqual(x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Not_equal(out, x.c(), y.c())
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
 	return made(out, err)
 }
 
@@ -332,6 +459,14 @@ func Sigmoid(x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Sin is sin(x); floating types (op sin). Collective.
+func Sin(x *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Sin(out, x.c())
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // Slice is x[start:stop:step] per axis, Python semantics, step >= 1 (op slice). Attributes:
 // start: ints = required, stop: ints = required, step: ints = required. Collective.
 func Slice(x *Tensor, start []int64, stop []int64, step []int64) (*Tensor, error) {
@@ -393,6 +528,25 @@ func Sqrt(x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// Squeeze is x without the size-1 axes named ([] = all); a copy (op squeeze). Attributes:
+// axes: ints = []. Collective.
+func Squeeze(x *Tensor, axes []int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Squeeze(out, x.c(), axes)
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Std is standard deviation over axes ([] = all): divides by count - correction (1:
+// unbiased); floating types (op std). Attributes: axes: ints = [], correction: int = 1,
+// keepdims: bool = false. Collective.
+func Std(x *Tensor, axes []int64, correction int64, keepdims bool) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Std(out, x.c(), axes, correction, flag(keepdims))
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
 // Sub is x - y, numpy broadcasting (op sub). Collective.
 func Sub(x *Tensor, y *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -416,6 +570,35 @@ func Transpose(x *Tensor, perm []int64) (*Tensor, error) {
 	out := []uintptr{0}
 	err := capi.Transpose(out, x.c(), perm)
 	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Unsqueeze is x with a size-1 axis inserted at axis; a copy (op unsqueeze). Attributes:
+// axis: int = required. Collective.
+func Unsqueeze(x *Tensor, axis int64) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Unsqueeze(out, x.c(), axis)
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Var is variance over axes ([] = all): divides by count - correction (1: unbiased);
+// floating types (op var). Attributes: axes: ints = [], correction: int = 1, keepdims: bool
+// = false. Collective.
+func Var(x *Tensor, axes []int64, correction int64, keepdims bool) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Xtess_var(out, x.c(), axes, correction, flag(keepdims))
+	runtime.KeepAlive(x)
+	return made(out, err)
+}
+
+// Where is cond ? x : y elementwise (cond bool), numpy broadcasting (op where). Collective.
+func Where(cond *Tensor, x *Tensor, y *Tensor) (*Tensor, error) {
+	out := []uintptr{0}
+	err := capi.Where(out, cond.c(), x.c(), y.c())
+	runtime.KeepAlive(cond)
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
 	return made(out, err)
 }
 

@@ -272,8 +272,8 @@ func TestNdSbp(t *testing.T) {
 
 	_, err = ParseNdSbp("P(avg)")
 	wantErr(t, "P(avg)", err, InvalidArgument, `"sum", "max" or "min"`)
-	_, err = ParseNdSbp("S(-1)")
-	wantErr(t, "S(-1)", err, InvalidArgument, "got S(-1)")
+	_, err = ParseNdSbp("S(-9)")
+	wantErr(t, "S(-9)", err, InvalidArgument, "got S(-9)")
 	_, err = ParseNdSbp("(S(0), B")
 	wantErr(t, "unclosed", err, InvalidArgument, "")
 	_, err = NewNdSbp([]Sbp{{SbpSplit, -2}})
@@ -458,6 +458,9 @@ func TestInferCacheStats(t *testing.T) {
 	}
 	if d := must(ParseDType("bf16")); d != DTypeBF16 || DTypeName(DTypeI32) != "i32" {
 		t.Errorf("dtypes: %d %q", d, DTypeName(DTypeI32))
+	}
+	if d := must(ParseDType("bool")); d != DTypeBool || DTypeName(DTypeBool) != "bool" {
+		t.Errorf("bool dtype: %d %q", d, DTypeName(DTypeBool))
 	}
 }
 

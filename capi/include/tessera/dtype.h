@@ -16,7 +16,9 @@
 extern "C" {
 #endif
 
-/* Append only. f16 and bf16 are named but no kernel supports them yet. */
+/* Append only. f16 and bf16 are named but no kernel supports them yet. bool is one
+ * byte holding 0 or 1 (what comparisons produce); it has no sum/max/min reduction, so
+ * a bool tensor is never partial (P). */
 typedef int32_t tess_dtype;
 #define TESS_DTYPE_F32 0
 #define TESS_DTYPE_F64 1
@@ -24,8 +26,9 @@ typedef int32_t tess_dtype;
 #define TESS_DTYPE_I64 3
 #define TESS_DTYPE_F16 4
 #define TESS_DTYPE_BF16 5
+#define TESS_DTYPE_BOOL 6
 
-/* Parses "f32", "f64", "i32", "i64", "f16", "bf16". Thread safety: any thread. */
+/* Parses "f32", "f64", "i32", "i64", "f16", "bf16", "bool". Thread safety: any thread. */
 TESS_API tess_status tess_dtype_parse(tess_dtype* out, const char* text);
 /* "f32" etc.; "" for an unknown value. Static storage. Thread safety: any thread. */
 TESS_API const char* tess_dtype_name(tess_dtype dtype);

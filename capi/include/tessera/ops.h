@@ -52,6 +52,10 @@ TESS_API tess_status tess_abs(tess_tensor** out, const tess_tensor* x);
 TESS_API tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* add_n: sum of k >= 2 same-shape inputs. */
 TESS_API tess_status tess_add_n(tess_tensor** out, const tess_tensor* const* in, size_t num_in);
+/* argmax: i64 index of the first largest element along axis (NaN is largest). Attributes
+ * (C: every one is a parameter): axis: int = -1, keepdims: bool = false. */
+TESS_API tess_status tess_argmax(tess_tensor** out, const tess_tensor* x, int64_t axis,
+                                 int32_t keepdims);
 /* batch_matmul: matmul over the last two axes; leading batch axes must be equal. Attributes
  * (C: every one is a parameter): transpose_a: bool = false, transpose_b: bool = false. */
 TESS_API tess_status tess_batch_matmul(tess_tensor** out, const tess_tensor* a,
@@ -68,15 +72,34 @@ TESS_API tess_status tess_cast(tess_tensor** out, const tess_tensor* x, tess_dty
  * parameter): axis: int = 0. */
 TESS_API tess_status tess_concat(tess_tensor** out, const tess_tensor* const* in, size_t num_in,
                                  int64_t axis);
+/* cos: cos(x); floating types. */
+TESS_API tess_status tess_cos(tess_tensor** out, const tess_tensor* x);
+/* cross_entropy: nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum.
+ * Attributes (C: every one is a parameter): reduction: int = 1. */
+TESS_API tess_status tess_cross_entropy(tess_tensor** out, const tess_tensor* logits,
+                                        const tess_tensor* target, int64_t reduction);
+/* cumsum: running sums along axis (out[i] = x[0] + ... + x[i]). Attributes (C: every one is
+ * a parameter): axis: int = -1. */
+TESS_API tess_status tess_cumsum(tess_tensor** out, const tess_tensor* x, int64_t axis);
 /* div: x / y, numpy broadcasting. */
 TESS_API tess_status tess_div(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* embedding: rows of weight [V, D] picked by indices. */
 TESS_API tess_status tess_embedding(tess_tensor** out, const tess_tensor* weight,
                                     const tess_tensor* indices);
+/* equal: x == y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* equal_mask: 1 where x == y, else 0; same shapes (for backward passes). */
 TESS_API tess_status tess_equal_mask(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* exp: e^x. */
 TESS_API tess_status tess_exp(tess_tensor** out, const tess_tensor* x);
+/* expand: x broadcast to shape (numpy rules, -1 keeps a dim); a copy. Attributes (C: every
+ * one is a parameter): shape: ints = required. */
+TESS_API tess_status tess_expand(tess_tensor** out, const tess_tensor* x, const int64_t* shape,
+                                 size_t num_shape);
+/* flatten: axes start_axis..end_axis merged into one; a copy. Attributes (C: every one is a
+ * parameter): start_axis: int = 0, end_axis: int = -1. */
+TESS_API tess_status tess_flatten(tess_tensor** out, const tess_tensor* x, int64_t start_axis,
+                                  int64_t end_axis);
 /* gather: params indexed by indices along axis. Attributes (C: every one is a parameter):
  * axis: int = 0. */
 TESS_API tess_status tess_gather(tess_tensor** out, const tess_tensor* params,
@@ -91,6 +114,11 @@ TESS_API tess_status tess_gelu(tess_tensor** out, const tess_tensor* x);
 /* gelu_grad: dy * gelu'(x) (backward of gelu). */
 TESS_API tess_status tess_gelu_grad(tess_tensor** out_dx, const tess_tensor* x,
                                     const tess_tensor* dy);
+/* greater: x > y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_greater(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+/* greater_equal: x >= y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_greater_equal(tess_tensor** out, const tess_tensor* x,
+                                        const tess_tensor* y);
 /* identity: x. */
 TESS_API tess_status tess_identity(tess_tensor** out, const tess_tensor* x);
 /* layer_norm: normalise over axes >= begin_norm_axis. Attributes (C: every one is a
@@ -101,11 +129,18 @@ TESS_API tess_status tess_layer_norm(tess_tensor** out_y, tess_tensor** out_mean
                                      const tess_tensor* gamma, const tess_tensor* beta,
                                      int64_t begin_norm_axis, int64_t begin_params_axis,
                                      double epsilon);
+/* less: x < y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_less(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+/* less_equal: x <= y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_less_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
+/* log: natural log of x; floating types. */
+TESS_API tess_status tess_log(tess_tensor** out, const tess_tensor* x);
 /* log_softmax: normalised exponentials along axis. Attributes (C: every one is a
  * parameter): axis: int = -1. */
 TESS_API tess_status tess_log_softmax(tess_tensor** out, const tess_tensor* x, int64_t axis);
-/* matmul: out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k]. Attributes
- * (C: every one is a parameter): transpose_a: bool = false, transpose_b: bool = false. */
+/* matmul: out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes);
+ * transpose_a/b read a as [...,k,m] / b as [n,k]. Attributes (C: every one is a parameter):
+ * transpose_a: bool = false, transpose_b: bool = false. */
 TESS_API tess_status tess_matmul(tess_tensor** out, const tess_tensor* a, const tess_tensor* b,
                                  int32_t transpose_a, int32_t transpose_b);
 /* maximum: elementwise max(x, y), numpy broadcasting. */
@@ -116,6 +151,12 @@ TESS_API tess_status tess_minimum(tess_tensor** out, const tess_tensor* x, const
 TESS_API tess_status tess_mul(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* neg: -x. */
 TESS_API tess_status tess_neg(tess_tensor** out, const tess_tensor* x);
+/* nll_loss: -log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum.
+ * Attributes (C: every one is a parameter): reduction: int = 1. */
+TESS_API tess_status tess_nll_loss(tess_tensor** out, const tess_tensor* log_probs,
+                                   const tess_tensor* target, int64_t reduction);
+/* not_equal: x != y -> bool, numpy broadcasting. */
+TESS_API tess_status tess_not_equal(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* pow: x^y elementwise, numpy broadcasting; floating types. */
 TESS_API tess_status tess_pow(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* reduce_max: max over axes ([] = all axes). Attributes (C: every one is a parameter):
@@ -149,6 +190,8 @@ TESS_API tess_status tess_scalar_add(tess_tensor** out, const tess_tensor* x, do
 TESS_API tess_status tess_scalar_mul(tess_tensor** out, const tess_tensor* x, double value);
 /* sigmoid: 1 / (1 + e^-x). */
 TESS_API tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x);
+/* sin: sin(x); floating types. */
+TESS_API tess_status tess_sin(tess_tensor** out, const tess_tensor* x);
 /* slice: x[start:stop:step] per axis, Python semantics, step >= 1. Attributes (C: every one
  * is a parameter): start: ints = required, stop: ints = required, step: ints = required. */
 TESS_API tess_status tess_slice(tess_tensor** out, const tess_tensor* x, const int64_t* start,
@@ -175,6 +218,15 @@ TESS_API tess_status tess_sparse_softmax_cross_entropy_grad(tess_tensor** out_dx
                                                             const tess_tensor* dout);
 /* sqrt: sqrt(x). */
 TESS_API tess_status tess_sqrt(tess_tensor** out, const tess_tensor* x);
+/* squeeze: x without the size-1 axes named ([] = all); a copy. Attributes (C: every one is
+ * a parameter): axes: ints = []. */
+TESS_API tess_status tess_squeeze(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                                  size_t num_axes);
+/* std: standard deviation over axes ([] = all): divides by count - correction (1:
+ * unbiased); floating types. Attributes (C: every one is a parameter): axes: ints = [],
+ * correction: int = 1, keepdims: bool = false. */
+TESS_API tess_status tess_std(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                              size_t num_axes, int64_t correction, int32_t keepdims);
 /* sub: x - y, numpy broadcasting. */
 TESS_API tess_status tess_sub(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* tanh: tanh(x). */
@@ -183,6 +235,17 @@ TESS_API tess_status tess_tanh(tess_tensor** out, const tess_tensor* x);
  * ints = required. */
 TESS_API tess_status tess_transpose(tess_tensor** out, const tess_tensor* x, const int64_t* perm,
                                     size_t num_perm);
+/* unsqueeze: x with a size-1 axis inserted at axis; a copy. Attributes (C: every one is a
+ * parameter): axis: int = required. */
+TESS_API tess_status tess_unsqueeze(tess_tensor** out, const tess_tensor* x, int64_t axis);
+/* var: variance over axes ([] = all): divides by count - correction (1: unbiased); floating
+ * types. Attributes (C: every one is a parameter): axes: ints = [], correction: int = 1,
+ * keepdims: bool = false. */
+TESS_API tess_status tess_var(tess_tensor** out, const tess_tensor* x, const int64_t* axes,
+                              size_t num_axes, int64_t correction, int32_t keepdims);
+/* where: cond ? x : y elementwise (cond bool), numpy broadcasting. */
+TESS_API tess_status tess_where(tess_tensor** out, const tess_tensor* cond, const tess_tensor* x,
+                                const tess_tensor* y);
 /* xlogy: x * log(y), 0 where x == 0; same shapes (for backward passes). */
 TESS_API tess_status tess_xlogy(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 

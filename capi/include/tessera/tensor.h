@@ -81,13 +81,14 @@ TESS_API tess_status tess_tensor_from_local(tess_tensor** out, const void* local
                                             const tess_nd_sbp* nd_sbp,
                                             const int64_t* logical_shape);
 /* Every element `value` converted to `dtype`; INVALID_ARGUMENT when the dtype
- * cannot hold it exactly (0.5 or NaN for an integer dtype). Collective. */
+ * cannot hold it exactly (0.5 or NaN for an integer dtype; anything but 0 and 1 for
+ * bool). Collective. */
 TESS_API tess_status tess_tensor_full(tess_tensor** out, const int64_t* shape, size_t ndim,
                                       tess_dtype dtype, double value,
                                       const tess_placement* placement, const tess_nd_sbp* nd_sbp);
 /* The 1-d tensor start, start + step, ... up to but excluding stop (from above
- * when step < 0). INVALID_ARGUMENT for step 0, or a non-integral start or step
- * with an integer dtype. Collective. */
+ * when step < 0). INVALID_ARGUMENT for step 0, a non-integral start or step
+ * with an integer dtype, or dtype bool. Collective. */
 TESS_API tess_status tess_tensor_arange(tess_tensor** out, double start, double stop, double step,
                                         tess_dtype dtype, const tess_placement* placement,
                                         const tess_nd_sbp* nd_sbp);

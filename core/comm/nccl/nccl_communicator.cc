@@ -60,6 +60,8 @@ Result<ncclDataType_t> ToNcclDataType(DType dtype) {
     case DType::kI64: return ncclInt64;
     case DType::kF16: return ncclFloat16;
     case DType::kBF16: return ncclBfloat16;
+    // Bytes: bool only moves (comm_checks refuses reducing it).
+    case DType::kBool: return ncclUint8;
   }
   return InvalidArgument("ToNcclDataType: dtype value " + std::to_string(static_cast<int>(dtype)) +
                          " is not a dtype");

@@ -1,5 +1,5 @@
-// Elementwise ops: unary math (abs included), scalar_add / scalar_mul, numpy-broadcasting
-// binary ops (pow included), add_n, identity and cast.
+// Elementwise ops: unary math (abs, log, sin, cos included), scalar_add / scalar_mul,
+// numpy-broadcasting binary ops (pow included), add_n, identity and cast.
 //
 // Partial values and monotone maps: for a non-decreasing f, f(max_r x_r) =
 // max_r f(x_r) and f(min_r x_r) = min_r f(x_r), so f maps P(max) to P(max) and
@@ -37,22 +37,7 @@ Status CastShape(OpContext* ctx) {
 
 Status BroadcastBinaryShape(OpContext* ctx) {
   TESS_RETURN_IF_ERROR(ExpectSameDType(*ctx, "y", "x"));
-  const Shape& x = ctx->input("x").shape;
-  const Shape& y = ctx->input("y").shape;
-  const int nd = x.ndim() > y.ndim() ? x.ndim() : y.ndim();
-  Shape out = x.ndim() >= y.ndim() ? x : y;
-  for (int i = 0; i < nd; ++i) {
-    int ix = i - (nd - x.ndim());
-    int iy = i - (nd - y.ndim());
-    int64_t dx = ix >= 0 ? x.dim(ix) : 1;
-    int64_t dy = iy >= 0 ? y.dim(iy) : 1;
-    if (dx != dy && dx != 1 && dy != 1) {
-      return ctx->Error("inputs \"x\" " + x.ToString() + " and \"y\" " + y.ToString() +
-                        " do not broadcast: output axis " + std::to_string(i) + " has " +
-                        std::to_string(dx) + " in x and " + std::to_string(dy) + " in y");
-    }
-    out.set_dim(i, dx == 1 ? dy : dx);
-  }
+  TESS_ASSIGN_OR_RETURN(Shape out, BroadcastShape(*ctx, {"x", "y"}));
   *ctx->mutable_output("out") = {out, ctx->input("x").dtype};
   return Status::Ok();
 }
@@ -108,7 +93,8 @@ void PartialMaxMinSwapped(SignatureList* list) {
 }
 
 // gelu (x * Phi(x)) is not monotone (it dips below 0 near x = -0.75) and not
-// linear: splits only.
+// linear: splits only. Likewise sin and cos (periodic: sin 0 = sin pi, and
+// sin(pi/2 + pi/2) = 0 but sin(pi/2) + sin(pi/2) = 2).
 void SplitOnlySignatures(const OpContext& ctx, SignatureList* list) { SplitEveryAxis(ctx, list); }
 
 // abs: splits only. |x| is not monotone (-2 < 1 but |-2| > |1|), so it commutes with
@@ -123,10 +109,11 @@ void MonotoneSignatures(const OpContext& ctx, SignatureList* list) {
   PartialMaxMinPreserved(list);
 }
 
-// sqrt is non-decreasing on its domain [0, inf). Under P(min) every local is >= the
-// logical value, so all locals are in the domain when the logical value is; under
-// P(max) a local may be negative (NaN) while the logical value is not, so P(max) is
-// not declared.
+// sqrt is non-decreasing on its domain [0, inf), log on [0, inf) too (log 0 = -inf,
+// the least value). Under P(min) every local is >= the logical value, so all locals
+// are in the domain when the logical value is (and when it is not, the least local is
+// outside too: NaN, which min propagates); under P(max) a local may be negative (NaN)
+// while the logical value is not, so P(max) is not declared.
 void SqrtSignatures(const OpContext& ctx, SignatureList* list) {
   SplitEveryAxis(ctx, list);
   // Non-decreasing on the domain, and every local >= logical >= 0.
@@ -188,31 +175,8 @@ void AddNSignatures(const OpContext& ctx, SignatureList* list) {
   list->NewBuilder().PartialSum(AllInputs()).PartialSum("out").Build();
 }
 
-// Numpy broadcasting, right-aligned. For each output axis i of size > 1: an operand
-// that has the full axis splits with it; one that lacks it or has size 1 there is
-// broadcast along it anyway, so every rank needs all of it (B).
 void BroadcastSplits(const OpContext& ctx, SignatureList* list) {
-  const Shape& x = ctx.input("x").shape;
-  const Shape& y = ctx.input("y").shape;
-  const Shape& out = ctx.output("out").shape;
-  const int nd = out.ndim();
-  for (int i = 0; i < nd; ++i) {
-    if (out.dim(i) == 1) continue;  // a size-1 axis cannot be split over >= 2 ranks
-    int ix = i - (nd - x.ndim());
-    int iy = i - (nd - y.ndim());
-    SignatureList::Builder b = list->NewBuilder();
-    if (ix >= 0 && x.dim(ix) == out.dim(i)) {
-      b.Split("x", ix);
-    } else {
-      b.Broadcast("x");
-    }
-    if (iy >= 0 && y.dim(iy) == out.dim(i)) {
-      b.Split("y", iy);
-    } else {
-      b.Broadcast("y");
-    }
-    b.Split("out", i).Build();
-  }
+  BroadcastSplits(ctx, list, {"x", "y"});
 }
 
 void AddSignatures(const OpContext& ctx, SignatureList* list) {
@@ -314,6 +278,12 @@ Status RegisterElementwiseOps(OpRegistry* r) {
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "neg", SameAsInput, NegSignatures, "-x", NegGrad));
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "sqrt", SameAsFloatInput, SqrtSignatures, "sqrt(x)", SqrtGrad));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "log", SameAsFloatInput, SqrtSignatures,
+                                     "natural log of x; floating types"));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "sin", SameAsFloatInput, SplitOnlySignatures, "sin(x); floating types"));
+  TESS_RETURN_IF_ERROR(
+      RegisterUnary(r, "cos", SameAsFloatInput, SplitOnlySignatures, "cos(x); floating types"));
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "tanh", SameAsFloatInput, MonotoneSignatures, "tanh(x)", TanhGrad));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "sigmoid", SameAsFloatInput, MonotoneSignatures,

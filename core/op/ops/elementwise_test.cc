@@ -19,13 +19,14 @@ Strings Concat(Strings a, const Strings& b) {
 }
 
 TEST(UnaryTest, ShapesAndDTypes) {
-  for (const char* op : {"relu", "gelu", "exp", "neg", "sqrt", "tanh", "sigmoid", "identity"}) {
+  for (const char* op :
+       {"relu", "gelu", "exp", "neg", "sqrt", "tanh", "sigmoid", "identity", "log", "sin", "cos"}) {
     auto r = InferShapes(op, Descs({{2, 3}}, DType::kF64));
     ASSERT_TRUE(r.ok()) << op << ": " << r.status().ToString();
     EXPECT_EQ((*r)[0].shape, Shape({2, 3})) << op;
     EXPECT_EQ((*r)[0].dtype, DType::kF64) << op;
   }
-  for (const char* op : {"gelu", "exp", "sqrt", "tanh", "sigmoid"}) {
+  for (const char* op : {"gelu", "exp", "sqrt", "tanh", "sigmoid", "log", "sin", "cos"}) {
     EXPECT_EQ(ShapeError(op, Descs({{2}}, DType::kI32)),
               std::string(op) +
                   ": input \"x\" has dtype i32; expected a floating type (f32, f64, f16, bf16)");
@@ -47,14 +48,20 @@ TEST(UnaryTest, MonotoneOpsKeepPartialMaxMinButNotSum) {
   }
 }
 
-TEST(UnaryTest, GeluSplitsOnly) {
-  // gelu(-0.75) < gelu(-3) would break max; gelu is not linear either.
-  EXPECT_EQ(Sigs("gelu", Descs({{2, 3}})), Concat(kSplits2d, {"x:B -> out:B"}));
+TEST(UnaryTest, GeluSinCosSplitOnly) {
+  // gelu(-0.75) < gelu(-3) would break max; gelu is not linear either. sin and cos are
+  // periodic: neither monotone nor linear.
+  for (const char* op : {"gelu", "sin", "cos"}) {
+    EXPECT_EQ(Sigs(op, Descs({{2, 3}})), Concat(kSplits2d, {"x:B -> out:B"})) << op;
+  }
 }
 
-TEST(UnaryTest, SqrtKeepsOnlyPartialMin) {
-  EXPECT_EQ(Sigs("sqrt", Descs({{2, 3}})),
-            Concat(kSplits2d, {"x:P(min) -> out:P(min)", "x:B -> out:B"}));
+TEST(UnaryTest, SqrtAndLogKeepOnlyPartialMin) {
+  for (const char* op : {"sqrt", "log"}) {
+    EXPECT_EQ(Sigs(op, Descs({{2, 3}})),
+              Concat(kSplits2d, {"x:P(min) -> out:P(min)", "x:B -> out:B"}))
+        << op;
+  }
 }
 
 TEST(UnaryTest, NegIsLinearAndSwapsMaxMin) {

@@ -1,5 +1,6 @@
 // matmul and batch_matmul. out[..., m, n] = sum_k a[..., m, k] * b[..., k, n], with
-// transpose_a / transpose_b choosing which of a's (b's) last two axes is k.
+// transpose_a / transpose_b choosing which of a's (b's) last two axes is k. matmul
+// broadcasts a 2-d b over a's leading (batch) axes: a [..., m, k] @ b [k, n].
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
 #include "core/op/ops/grad_rules.h"
@@ -34,15 +35,26 @@ Status CheckK(const OpContext& ctx, const MatmulAxes& ax) {
                    (ta ? " (shape " + a.ToString() + ", transpose_a)" : ""));
 }
 
+// The axes of a of rank `nd` and of the 2-d b.
+MatmulAxes BroadcastAxesOf(const OpContext& ctx, int nd) {
+  const MatmulAxes a = AxesOf(ctx, nd);
+  const MatmulAxes b = AxesOf(ctx, 2);
+  return {a.m, a.ka, b.kb, b.n};
+}
+
 Status MatmulShape(OpContext* ctx) {
-  TESS_RETURN_IF_ERROR(ExpectRank(*ctx, "a", 2));
+  TESS_RETURN_IF_ERROR(ExpectRank(*ctx, "a", 2, /*at_least=*/true));
   TESS_RETURN_IF_ERROR(ExpectRank(*ctx, "b", 2));
   TESS_RETURN_IF_ERROR(ExpectSameDType(*ctx, "b", "a"));
-  MatmulAxes ax = AxesOf(*ctx, 2);
-  TESS_RETURN_IF_ERROR(CheckK(*ctx, ax));
   const Shape& a = ctx->input("a").shape;
   const Shape& b = ctx->input("b").shape;
-  *ctx->mutable_output("out") = {Shape{a.dim(ax.m), b.dim(ax.n)}, ctx->input("a").dtype};
+  const int nd = a.ndim();
+  MatmulAxes ax = BroadcastAxesOf(*ctx, nd);
+  TESS_RETURN_IF_ERROR(CheckK(*ctx, ax));
+  Shape out = a;
+  out.set_dim(nd - 2, a.dim(ax.m));
+  out.set_dim(nd - 1, b.dim(ax.n));
+  *ctx->mutable_output("out") = {out, ctx->input("a").dtype};
   return Status::Ok();
 }
 
@@ -73,9 +85,8 @@ Status BatchMatmulShape(OpContext* ctx) {
   return Status::Ok();
 }
 
-// The five matmul rules on the last two axes of rank-`nd` operands.
-void MatrixSignatures(const OpContext& ctx, SignatureList* list, int nd) {
-  MatmulAxes ax = AxesOf(ctx, nd);
+// The five matmul rules on the last two axes: out and a of rank `nd`, b with axes `ax`.
+void MatrixSignatures(const OpContext& ctx, SignatureList* list, int nd, const MatmulAxes& ax) {
   // Rows of out depend only on the same rows of a: each rank multiplies its rows of a
   // by all of b.
   list->NewBuilder().Split("a", ax.m).Broadcast("b").Split("out", nd - 2).Build();
@@ -90,7 +101,14 @@ void MatrixSignatures(const OpContext& ctx, SignatureList* list, int nd) {
   list->NewBuilder().Broadcast("a").PartialSum("b").PartialSum("out").Build();
 }
 
-void MatmulSignatures(const OpContext& ctx, SignatureList* list) { MatrixSignatures(ctx, list, 2); }
+void MatmulSignatures(const OpContext& ctx, SignatureList* list) {
+  const int nd = ctx.input("a").shape.ndim();
+  for (int i = 0; i < nd - 2; ++i) {
+    // Batch entries of a are independent products with the same whole b.
+    list->NewBuilder().Split("a", i).Broadcast("b").Split("out", i).Build();
+  }
+  MatrixSignatures(ctx, list, nd, BroadcastAxesOf(ctx, nd));
+}
 
 void BatchMatmulSignatures(const OpContext& ctx, SignatureList* list) {
   const int nd = ctx.input("a").shape.ndim();
@@ -98,7 +116,7 @@ void BatchMatmulSignatures(const OpContext& ctx, SignatureList* list) {
     // Batch entries are independent products.
     list->NewBuilder().Split(AllInputs(), i).Split("out", i).Build();
   }
-  MatrixSignatures(ctx, list, nd);
+  MatrixSignatures(ctx, list, nd, AxesOf(ctx, nd));
 }
 
 }  // namespace
@@ -114,7 +132,8 @@ Status RegisterMatmulOps(OpRegistry* registry) {
           .SetShapeFn(MatmulShape)
           .SetSignatureFn(MatmulSignatures)
           .SetGradFn(MatmulGrad)
-          .Doc("out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k]")));
+          .Doc("out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes); "
+               "transpose_a/b read a as [...,k,m] / b as [n,k]")));
   return registry->Register(
       OpDef("batch_matmul")
           .Input("a")

@@ -26,8 +26,12 @@ TEST(MatmulTest, BadShapes) {
   EXPECT_EQ(ShapeError("matmul", Descs({{4, 2}, {5, 3}}), {{"transpose_a", AttrValue::Bool(true)}}),
             "matmul: input \"b\" has shape [5,3] with 5 rows but \"a\" has 4 columns (shape "
             "[4,2], transpose_a)");
-  EXPECT_EQ(ShapeError("matmul", Descs({{2, 4, 4}, {4, 3}})),
-            "matmul: input \"a\" has shape [2,4,4] (3 dims); expected 2 dims");
+  EXPECT_EQ(ShapeError("matmul", Descs({{4}, {4, 3}})),
+            "matmul: input \"a\" has shape [4] (1 dims); expected at least 2 dims");
+  EXPECT_EQ(ShapeError("matmul", Descs({{2, 4, 4}, {2, 4, 3}})),
+            "matmul: input \"b\" has shape [2,4,3] (3 dims); expected 2 dims");
+  EXPECT_EQ(ShapeError("matmul", Descs({{2, 4, 4}, {5, 3}})),
+            "matmul: input \"b\" has shape [5,3] with 5 rows but \"a\" has 4 columns");
   EXPECT_EQ(ShapeError("matmul", {{{2, 4}, DType::kF32}, {{4, 3}, DType::kF64}}),
             "matmul: input \"b\" has dtype f64 but \"a\" has f32");
   EXPECT_EQ(ShapeError("matmul", Descs({{2, 4}, {4, 3}}), {{"transpose", AttrValue::Bool(true)}}),
@@ -42,6 +46,22 @@ TEST(MatmulTest, SignatureTable) {
   EXPECT_EQ(
       *s, (Strings{"a:S(0), b:B -> out:S(0)", "a:B, b:S(1) -> out:S(1)", "a:S(1), b:S(0) -> out:P",
                    "a:P, b:B -> out:P", "a:B, b:P -> out:P", "a:B, b:B -> out:B"}));
+}
+
+TEST(MatmulTest, ThreeDimensionalABroadcastsB) {
+  auto r = InferShapes("matmul", Descs({{2, 4, 5}, {5, 3}}));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].shape, Shape({2, 4, 3}));
+  // a's batch axis splits with out's, b whole; then the matrix rules on the last axes.
+  EXPECT_EQ(Sigs("matmul", Descs({{2, 4, 5}, {5, 3}})),
+            (Strings{"a:S(0), b:B -> out:S(0)", "a:S(1), b:B -> out:S(1)",
+                     "a:B, b:S(1) -> out:S(2)", "a:S(2), b:S(0) -> out:P", "a:P, b:B -> out:P",
+                     "a:B, b:P -> out:P", "a:B, b:B -> out:B"}));
+  // transpose_a reads a [2,5,4] as [2,4,5].
+  EXPECT_EQ(Sigs("matmul", Descs({{2, 5, 4}, {5, 3}}), {{"transpose_a", AttrValue::Bool(true)}}),
+            (Strings{"a:S(0), b:B -> out:S(0)", "a:S(2), b:B -> out:S(1)",
+                     "a:B, b:S(1) -> out:S(2)", "a:S(1), b:S(0) -> out:P", "a:P, b:B -> out:P",
+                     "a:B, b:P -> out:P", "a:B, b:B -> out:B"}));
 }
 
 TEST(MatmulTest, SignaturesFollowTransposes) {

@@ -1,5 +1,5 @@
-// Reductions over a set of axes (reduce_sum, reduce_mean, reduce_max, reduce_min) and
-// the last-axis-style normalisations softmax and log_softmax.
+// Reductions over a set of axes (reduce_sum, reduce_mean, reduce_max, reduce_min, var,
+// std) and the last-axis-style normalisations softmax and log_softmax.
 #include <string>
 #include <vector>
 
@@ -31,7 +31,10 @@ Result<std::vector<bool>> ReducedAxes(const OpContext& ctx) {
 }
 
 Status ReduceShape(OpContext* ctx) {
-  if (ctx->op_name() == "reduce_mean") TESS_RETURN_IF_ERROR(ExpectFloating(*ctx, "x"));
+  if (ctx->op_name() != "reduce_sum" && ctx->op_name() != "reduce_max" &&
+      ctx->op_name() != "reduce_min") {
+    TESS_RETURN_IF_ERROR(ExpectFloating(*ctx, "x"));  // reduce_mean, var, std
+  }
   TESS_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(*ctx));
   const Shape& x = ctx->input("x").shape;
   const bool keepdims = ctx->Bool("keepdims");
@@ -98,6 +101,22 @@ void ReduceExtremumSignatures(const OpContext& ctx, SignatureList* list) {
   list->NewBuilder().Set("x", partial).Set("out", partial).Build();
 }
 
+// var, std: sum((x - mean)^2) / (count - correction), then sqrt for std.
+Status VarShape(OpContext* ctx) {
+  if (ctx->Int("correction") < 0) {
+    return ctx->Error("attribute \"correction\" is " + std::to_string(ctx->Int("correction")) +
+                      "; it must be >= 0 (1: unbiased, 0: the population variance)");
+  }
+  return ReduceShape(ctx);
+}
+
+void VarSignatures(const OpContext& ctx, SignatureList* list) {
+  // Kept-axis splits only: the variance of a split reduced axis needs the global mean,
+  // and (x - mean)^2 is linear in nothing, so neither a split reduced axis nor any
+  // partial input gives per-rank parts that add, max or min up to it.
+  KeptAxisSplits(ctx, list);
+}
+
 Status SoftmaxShape(OpContext* ctx) {
   TESS_RETURN_IF_ERROR(ExpectFloating(*ctx, "x"));
   TESS_RETURN_IF_ERROR(ExpectRank(*ctx, "x", 1, /*at_least=*/true));
@@ -145,6 +164,20 @@ Status RegisterReduceOps(OpRegistry* r) {
   TESS_RETURN_IF_ERROR(RegisterReduce(r, "reduce_min",
                                       ReduceExtremumSignatures<SbpKind::kPartialMin>,
                                       "min over axes ([] = all axes)", ReduceExtremumGrad));
+  for (const char* name : {"var", "std"}) {
+    TESS_RETURN_IF_ERROR(r->Register(
+        OpDef(name)
+            .Input("x")
+            .Output("out")
+            .Attr("axes", AttrValue::Ints({}))
+            .Attr("correction", AttrValue::Int(1))
+            .Attr("keepdims", AttrValue::Bool(false))
+            .SetShapeFn(VarShape)
+            .SetSignatureFn(VarSignatures)
+            .Doc(std::string(name == std::string("var") ? "variance" : "standard deviation") +
+                 " over axes ([] = all): divides by count - correction (1: unbiased); "
+                 "floating types")));
+  }
   for (const char* name : {"softmax", "log_softmax"}) {
     TESS_RETURN_IF_ERROR(
         r->Register(OpDef(name)

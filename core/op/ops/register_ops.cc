@@ -10,6 +10,10 @@ Status RegisterBuiltinOps(OpRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterShapeOps(registry));
   TESS_RETURN_IF_ERROR(RegisterNnOps(registry));
   TESS_RETURN_IF_ERROR(RegisterGradOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterViewOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterCompareOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterAxisOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterLossOps(registry));
   return Status::Ok();
 }
 

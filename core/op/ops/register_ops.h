@@ -16,6 +16,11 @@ Status RegisterShapeOps(OpRegistry* registry);        // transpose, reshape, con
 Status RegisterGradOps(OpRegistry* registry);         // the backward-only ops (and the next)
 Status RegisterScatterGradOps(OpRegistry* registry);  // gather_grad, slice_grad
 Status RegisterNnOps(OpRegistry* registry);  // gather, embedding, layer_norm, bias_add, ...
+Status RegisterNnOps(OpRegistry* registry);    // gather, embedding, layer_norm, bias_add, ...
+Status RegisterViewOps(OpRegistry* registry);  // expand, squeeze, unsqueeze, flatten
+Status RegisterCompareOps(OpRegistry* registry);  // equal, less, ..., where
+Status RegisterAxisOps(OpRegistry* registry);     // argmax, cumsum
+Status RegisterLossOps(OpRegistry* registry);     // nll_loss, cross_entropy
 
 // All of the above.
 Status RegisterBuiltinOps(OpRegistry* registry);

@@ -15,15 +15,6 @@ namespace tessera {
 namespace op {
 namespace {
 
-// out = pick(x) element by element, so reduce_r pick(x_r) = pick(reduce_r x_r) for
-// sum, max and min alike. Used by every op in this file; add_n-style variadic ops
-// pass all their inputs.
-void PartialsPassThrough(SignatureList* list) {
-  list->NewBuilder().PartialSum(AllInputs()).PartialSum(AllOutputs()).Build();
-  list->NewBuilder().PartialMax(AllInputs()).PartialMax(AllOutputs()).Build();
-  list->NewBuilder().PartialMin(AllInputs()).PartialMin(AllOutputs()).Build();
-}
-
 // ---- transpose ----
 
 Status TransposeShape(OpContext* ctx) {
@@ -98,45 +89,9 @@ Status ReshapeShape(OpContext* ctx) {
   return Status::Ok();
 }
 
-// Size-1 dims aside, the row-major element order is shared, so input and output dims
-// group into runs with equal products. Splitting the leading dim of an input run
-// gives each rank a contiguous block of the run; it is the same block as splitting
-// the leading dim of the output run when both leading dims are equal (identical
-// balanced splits), or when both divide evenly by the placement's total rank count
-// (so nested N-d splits stay even at every level and cut at the same offsets).
+// reshape's splits are the ones every row-major reshape shares (util.h).
 void ReshapeSignatures(const OpContext& ctx, SignatureList* list) {
-  const Shape& in = ctx.input("x").shape;
-  const Shape& out = ctx.output("out").shape;
-  if (in.num_elements() > 0) {
-    std::vector<int> vi, vo;
-    for (int i = 0; i < in.ndim(); ++i) {
-      if (in.dim(i) != 1) vi.push_back(i);
-    }
-    for (int i = 0; i < out.ndim(); ++i) {
-      if (out.dim(i) != 1) vo.push_back(i);
-    }
-    const int64_t total = ctx.total_parallel_num();
-    size_t i = 0, j = 0;
-    while (i < vi.size() && j < vo.size()) {
-      const int lead_in = vi[i], lead_out = vo[j];
-      int64_t pi = in.dim(vi[i++]);
-      int64_t po = out.dim(vo[j++]);
-      while (pi != po) {
-        if (pi < po && i < vi.size()) {
-          pi *= in.dim(vi[i++]);
-        } else if (po < pi && j < vo.size()) {
-          po *= out.dim(vo[j++]);
-        } else {
-          return;  // unreachable for equal element counts
-        }
-      }
-      const int64_t din = in.dim(lead_in), dout = out.dim(lead_out);
-      if (din == dout || (din % total == 0 && dout % total == 0)) {
-        // Both leading dims cut the run at the same element offsets (see above).
-        list->NewBuilder().Split("x", lead_in).Split("out", lead_out).Build();
-      }
-    }
-  }
+  ReshapeSplits(ctx, list);
   PartialsPassThrough(list);
 }
 

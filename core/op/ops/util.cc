@@ -1,5 +1,9 @@
 #include "core/op/ops/util.h"
 
+#include <algorithm>
+
+#include "core/op/signature.h"
+
 namespace tessera {
 namespace op {
 
@@ -66,6 +70,96 @@ Result<Shape> MakeShape(const OpContext& ctx, const std::vector<int64_t>& dims,
   Result<Shape> r = Shape::Make(dims);
   if (!r.ok()) return ctx.Error(std::string(what) + ": " + r.status().message());
   return r;
+}
+
+Result<Shape> BroadcastShape(const OpContext& ctx, const std::vector<const char*>& args) {
+  int nd = 0;
+  for (const char* a : args) nd = std::max(nd, ctx.input(a).shape.ndim());
+  Shape out = ctx.input(args[0]).shape;
+  for (const char* a : args) {
+    if (ctx.input(a).shape.ndim() == nd) out = ctx.input(a).shape;
+  }
+  for (int i = 0; i < nd; ++i) {
+    const char* from = nullptr;  // the first argument with a dim != 1 on axis i
+    int64_t d = 1;
+    for (const char* a : args) {
+      const Shape& s = ctx.input(a).shape;
+      const int j = i - (nd - s.ndim());
+      const int64_t da = j >= 0 ? s.dim(j) : 1;
+      if (da == 1) continue;
+      if (from != nullptr && da != d) {
+        return ctx.Error("inputs \"" + std::string(from) + "\" " +
+                         ctx.input(from).shape.ToString() + " and \"" + a + "\" " + s.ToString() +
+                         " do not broadcast: output axis " + std::to_string(i) + " has " +
+                         std::to_string(d) + " in " + from + " and " + std::to_string(da) + " in " +
+                         a);
+      }
+      from = a;
+      d = da;
+    }
+    out.set_dim(i, d);
+  }
+  return out;
+}
+
+void BroadcastSplits(const OpContext& ctx, SignatureList* list,
+                     const std::vector<const char*>& args) {
+  const Shape& out = ctx.output("out").shape;
+  const int nd = out.ndim();
+  for (int i = 0; i < nd; ++i) {
+    if (out.dim(i) == 1) continue;  // a size-1 axis cannot be split over >= 2 ranks
+    SignatureList::Builder b = list->NewBuilder();
+    for (const char* a : args) {
+      const Shape& s = ctx.input(a).shape;
+      const int j = i - (nd - s.ndim());
+      if (j >= 0 && s.dim(j) == out.dim(i)) {
+        b.Split(a, j);  // the same rows of the operand as of the output
+      } else {
+        b.Broadcast(a);  // stretched along axis i: every rank reads all of it
+      }
+    }
+    b.Split("out", i).Build();
+  }
+}
+
+void PartialsPassThrough(SignatureList* list) {
+  list->NewBuilder().PartialSum(AllInputs()).PartialSum(AllOutputs()).Build();
+  list->NewBuilder().PartialMax(AllInputs()).PartialMax(AllOutputs()).Build();
+  list->NewBuilder().PartialMin(AllInputs()).PartialMin(AllOutputs()).Build();
+}
+
+void ReshapeSplits(const OpContext& ctx, SignatureList* list) {
+  const Shape& in = ctx.input("x").shape;
+  const Shape& out = ctx.output("out").shape;
+  if (in.num_elements() == 0) return;  // nothing to cut
+  std::vector<int> vi, vo;
+  for (int i = 0; i < in.ndim(); ++i) {
+    if (in.dim(i) != 1) vi.push_back(i);
+  }
+  for (int i = 0; i < out.ndim(); ++i) {
+    if (out.dim(i) != 1) vo.push_back(i);
+  }
+  const int64_t total = ctx.total_parallel_num();
+  size_t i = 0, j = 0;
+  while (i < vi.size() && j < vo.size()) {
+    const int lead_in = vi[i], lead_out = vo[j];
+    int64_t pi = in.dim(vi[i++]);
+    int64_t po = out.dim(vo[j++]);
+    while (pi != po) {
+      if (pi < po && i < vi.size()) {
+        pi *= in.dim(vi[i++]);
+      } else if (po < pi && j < vo.size()) {
+        po *= out.dim(vo[j++]);
+      } else {
+        return;  // unreachable for equal element counts
+      }
+    }
+    const int64_t din = in.dim(lead_in), dout = out.dim(lead_out);
+    if (din == dout || (din % total == 0 && dout % total == 0)) {
+      // Both leading dims cut the run at the same element offsets (see util.h).
+      list->NewBuilder().Split("x", lead_in).Split("out", lead_out).Build();
+    }
+  }
 }
 
 }  // namespace op

@@ -49,6 +49,7 @@ DTYPE_I32: int
 DTYPE_I64: int
 DTYPE_F16: int
 DTYPE_BF16: int
+DTYPE_BOOL: int
 REDUCE_SUM: int
 REDUCE_MAX: int
 REDUCE_MIN: int
@@ -63,6 +64,7 @@ int32: str
 int64: str
 float16: str
 bfloat16: str
+bool_: str
 
 def version() -> str: ...
 def version_number() -> int: ...

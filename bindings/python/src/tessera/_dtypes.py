@@ -28,10 +28,11 @@ def has_numpy_array(value):
 # tess_dtype <-> numpy dtype names. bf16 has no numpy type.
 _NUMPY_NAMES = {_capi.DTYPE_F32: "float32", _capi.DTYPE_F64: "float64",
                 _capi.DTYPE_I32: "int32", _capi.DTYPE_I64: "int64",
-                _capi.DTYPE_F16: "float16"}
+                _capi.DTYPE_F16: "float16", _capi.DTYPE_BOOL: "bool"}
 _DTYPE_OF_NUMPY = {name: code for code, name in _NUMPY_NAMES.items()}
 float32, float64, int32, int64, float16 = "float32", "float64", "int32", "int64", "float16"
 bfloat16 = "bf16"
+bool_ = "bool"
 
 
 def dtype(value):
@@ -47,8 +48,8 @@ def dtype_code(value):
         return _capi.dtype_parse(value)
     name = value if isinstance(value, str) else numpy().dtype(value).name
     if name not in _DTYPE_OF_NUMPY:
-        raise invalid_argument("dtype %s has no Tessera dtype; float32, float64, int32, int64 "
-                               "and float16 do" % name)
+        raise invalid_argument("dtype %s has no Tessera dtype; float32, float64, int32, int64, "
+                               "float16 and bool do" % name)
     return _DTYPE_OF_NUMPY[name]
 
 

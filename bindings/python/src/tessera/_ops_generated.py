@@ -8,14 +8,16 @@ operators and the conveniences (numbers as tensors, reduce's `axis`)."""
 from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
-__all__ = ["abs", "add", "add_n", "batch_matmul", "bias_add", "cast", "concat", "div",
-           "embedding", "equal_mask", "exp", "gather", "gather_grad", "gelu", "gelu_grad",
-           "identity", "layer_norm", "log_softmax", "matmul", "maximum", "minimum", "mul",
-           "neg", "pow", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
-           "relu_grad", "reshape", "scalar_add", "scalar_mul", "sigmoid", "slice",
-           "slice_grad", "softmax", "sparse_softmax_cross_entropy",
-           "sparse_softmax_cross_entropy_grad", "sqrt", "sub", "tanh", "transpose",
-           "xlogy"]
+__all__ = ["abs", "add", "add_n", "argmax", "batch_matmul", "bias_add", "cast", "concat",
+           "cos", "cross_entropy", "cumsum", "div", "embedding", "equal", "equal_mask",
+           "exp", "expand", "flatten", "gather", "gather_grad", "gelu", "gelu_grad",
+           "greater", "greater_equal", "identity", "layer_norm", "less", "less_equal",
+           "log", "log_softmax", "matmul", "maximum", "minimum", "mul", "neg", "nll_loss",
+           "not_equal", "pow", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum",
+           "relu", "relu_grad", "reshape", "scalar_add", "scalar_mul", "sigmoid", "sin",
+           "slice", "slice_grad", "softmax", "sparse_softmax_cross_entropy",
+           "sparse_softmax_cross_entropy_grad", "sqrt", "squeeze", "std", "sub", "tanh",
+           "transpose", "unsqueeze", "var", "where", "xlogy"]
 
 
 def abs(x):
@@ -31,6 +33,12 @@ def add(x, y):
 def add_n(in_):
     """sum of k >= 2 same-shape inputs."""
     return _capi.add_n(list(in_))
+
+
+def argmax(x, axis=-1, keepdims=False):
+    """i64 index of the first largest element along axis (NaN is largest). Attributes:
+    axis: int = -1, keepdims: bool = false."""
+    return _capi.argmax(x, int(axis), as_bool(keepdims))
 
 
 def batch_matmul(a, b, transpose_a=False, transpose_b=False):
@@ -54,6 +62,22 @@ def concat(in_, axis=0):
     return _capi.concat(list(in_), int(axis))
 
 
+def cos(x):
+    """cos(x); floating types."""
+    return _capi.cos(x)
+
+
+def cross_entropy(logits, target, reduction=1):
+    """nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum.
+    Attributes: reduction: int = 1."""
+    return _capi.cross_entropy(logits, target, int(reduction))
+
+
+def cumsum(x, axis=-1):
+    """running sums along axis (out[i] = x[0] + ... + x[i]). Attributes: axis: int = -1."""
+    return _capi.cumsum(x, int(axis))
+
+
 def div(x, y):
     """x / y, numpy broadcasting."""
     return _capi.div(x, y)
@@ -64,6 +88,11 @@ def embedding(weight, indices):
     return _capi.embedding(weight, indices)
 
 
+def equal(x, y):
+    """x == y -> bool, numpy broadcasting."""
+    return _capi.equal(x, y)
+
+
 def equal_mask(x, y):
     """1 where x == y, else 0; same shapes (for backward passes)."""
     return _capi.equal_mask(x, y)
@@ -72,6 +101,18 @@ def equal_mask(x, y):
 def exp(x):
     """e^x."""
     return _capi.exp(x)
+
+
+def expand(x, shape):
+    """x broadcast to shape (numpy rules, -1 keeps a dim); a copy. Attributes: shape:
+    ints = required."""
+    return _capi.expand(x, as_ints(shape))
+
+
+def flatten(x, start_axis=0, end_axis=-1):
+    """axes start_axis..end_axis merged into one; a copy. Attributes: start_axis: int =
+    0, end_axis: int = -1."""
+    return _capi.flatten(x, int(start_axis), int(end_axis))
 
 
 def gather(params, indices, axis=0):
@@ -95,6 +136,16 @@ def gelu_grad(x, dy):
     return _capi.gelu_grad(x, dy)
 
 
+def greater(x, y):
+    """x > y -> bool, numpy broadcasting."""
+    return _capi.greater(x, y)
+
+
+def greater_equal(x, y):
+    """x >= y -> bool, numpy broadcasting."""
+    return _capi.greater_equal(x, y)
+
+
 def identity(x):
     """x."""
     return _capi.identity(x)
@@ -108,14 +159,30 @@ def layer_norm(x, gamma, beta, begin_norm_axis=-1, begin_params_axis=-1, epsilon
                                   float(epsilon)))
 
 
+def less(x, y):
+    """x < y -> bool, numpy broadcasting."""
+    return _capi.less(x, y)
+
+
+def less_equal(x, y):
+    """x <= y -> bool, numpy broadcasting."""
+    return _capi.less_equal(x, y)
+
+
+def log(x):
+    """natural log of x; floating types."""
+    return _capi.log(x)
+
+
 def log_softmax(x, axis=-1):
     """normalised exponentials along axis. Attributes: axis: int = -1."""
     return _capi.log_softmax(x, int(axis))
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False):
-    """out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k]. Attributes:
-    transpose_a: bool = false, transpose_b: bool = false."""
+    """out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes);
+    transpose_a/b read a as [...,k,m] / b as [n,k]. Attributes: transpose_a: bool =
+    false, transpose_b: bool = false."""
     return _capi.matmul(a, b, as_bool(transpose_a), as_bool(transpose_b))
 
 
@@ -137,6 +204,17 @@ def mul(x, y):
 def neg(x):
     """-x."""
     return _capi.neg(x)
+
+
+def nll_loss(log_probs, target, reduction=1):
+    """-log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum.
+    Attributes: reduction: int = 1."""
+    return _capi.nll_loss(log_probs, target, int(reduction))
+
+
+def not_equal(x, y):
+    """x != y -> bool, numpy broadcasting."""
+    return _capi.not_equal(x, y)
 
 
 def pow(x, y):
@@ -198,6 +276,11 @@ def sigmoid(x):
     return _capi.sigmoid(x)
 
 
+def sin(x):
+    """sin(x); floating types."""
+    return _capi.sin(x)
+
+
 def slice(x, start, stop, step):
     """x[start:stop:step] per axis, Python semantics, step >= 1. Attributes: start: ints
     = required, stop: ints = required, step: ints = required."""
@@ -230,6 +313,18 @@ def sqrt(x):
     return _capi.sqrt(x)
 
 
+def squeeze(x, axes=()):
+    """x without the size-1 axes named ([] = all); a copy. Attributes: axes: ints = []."""
+    return _capi.squeeze(x, as_ints(axes))
+
+
+def std(x, axes=(), correction=1, keepdims=False):
+    """standard deviation over axes ([] = all): divides by count - correction (1:
+    unbiased); floating types. Attributes: axes: ints = [], correction: int = 1,
+    keepdims: bool = false."""
+    return _capi.std(x, as_ints(axes), int(correction), as_bool(keepdims))
+
+
 def sub(x, y):
     """x - y, numpy broadcasting."""
     return _capi.sub(x, y)
@@ -243,6 +338,23 @@ def tanh(x):
 def transpose(x, perm):
     """out axis i = x axis perm[i]. Attributes: perm: ints = required."""
     return _capi.transpose(x, as_ints(perm))
+
+
+def unsqueeze(x, axis):
+    """x with a size-1 axis inserted at axis; a copy. Attributes: axis: int = required."""
+    return _capi.unsqueeze(x, int(axis))
+
+
+def var(x, axes=(), correction=1, keepdims=False):
+    """variance over axes ([] = all): divides by count - correction (1: unbiased);
+    floating types. Attributes: axes: ints = [], correction: int = 1, keepdims: bool =
+    false."""
+    return _capi.var(x, as_ints(axes), int(correction), as_bool(keepdims))
+
+
+def where(cond, x, y):
+    """cond ? x : y elementwise (cond bool), numpy broadcasting."""
+    return _capi.where(cond, x, y)
 
 
 def xlogy(x, y):

@@ -53,13 +53,16 @@ ServeRequestInfo.__module__ = "tessera"
 ServeRequestInfo.__doc__ = ("How a request's last run went: rows and requests of the batch "
                             "that served it, seconds queued, seconds the batch ran.")
 
-# The element of each dtype: (kind, bytes), and array.array's typecode (None: none).
+# The element of each dtype: (kind: float, int or bool, bytes), and array.array's
+# typecode (None: none; bool reads as bytes 0 and 1).
 _ELEMENTS = {_capi.DTYPE_F32: ("f", 4, "f"), _capi.DTYPE_F64: ("f", 8, "d"),
              _capi.DTYPE_F16: ("f", 2, None), _capi.DTYPE_BF16: ("f", 2, None),
-             _capi.DTYPE_I32: ("i", 4, "i"), _capi.DTYPE_I64: ("i", 8, "q")}
+             _capi.DTYPE_I32: ("i", 4, "i"), _capi.DTYPE_I64: ("i", 8, "q"),
+             _capi.DTYPE_BOOL: ("b", 1, "B")}
 # struct format characters (memoryview.format, byte order prefix stripped) by kind.
 _FLOAT_FORMATS = set("efd")
 _INT_FORMATS = set("bhilqnBHILQN")
+_BOOL_FORMATS = set("?")
 _BYTE_FORMATS = set("Bbc")
 
 
@@ -276,7 +279,8 @@ def _buffer(function, data, dtype):
     if fmt in _BYTE_FORMATS:
         return view
     kind, size, _ = _ELEMENTS[dtype]
-    if (fmt not in (_FLOAT_FORMATS if kind == "f" else _INT_FORMATS)
+    formats = {"f": _FLOAT_FORMATS, "i": _INT_FORMATS, "b": _BOOL_FORMATS}[kind]
+    if (fmt not in formats
             or view.itemsize != size):
         raise invalid_argument("%s: %s but the input is %s"
                                % (function, what, _capi.dtype_name(dtype)))

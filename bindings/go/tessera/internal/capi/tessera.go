@@ -227,30 +227,30 @@ typedef _goslice_ swig_type_194;
 typedef _goslice_ swig_type_195;
 typedef _gostring_ swig_type_196;
 typedef _goslice_ swig_type_197;
-typedef _gostring_ swig_type_198;
-typedef _goslice_ swig_type_199;
-typedef long long swig_type_200;
+typedef long long swig_type_198;
+typedef _gostring_ swig_type_199;
+typedef _goslice_ swig_type_200;
 typedef _gostring_ swig_type_201;
 typedef _goslice_ swig_type_202;
-typedef _gostring_ swig_type_203;
-typedef _goslice_ swig_type_204;
+typedef long long swig_type_203;
+typedef _gostring_ swig_type_204;
 typedef _goslice_ swig_type_205;
-typedef long long swig_type_206;
-typedef _gostring_ swig_type_207;
+typedef _gostring_ swig_type_206;
+typedef _goslice_ swig_type_207;
 typedef _goslice_ swig_type_208;
-typedef _gostring_ swig_type_209;
-typedef _goslice_ swig_type_210;
-typedef _gostring_ swig_type_211;
-typedef _goslice_ swig_type_212;
-typedef _gostring_ swig_type_213;
-typedef _goslice_ swig_type_214;
+typedef long long swig_type_209;
+typedef _gostring_ swig_type_210;
+typedef _goslice_ swig_type_211;
+typedef _gostring_ swig_type_212;
+typedef _goslice_ swig_type_213;
+typedef long long swig_type_214;
 typedef _gostring_ swig_type_215;
 typedef _goslice_ swig_type_216;
 typedef long long swig_type_217;
 typedef _gostring_ swig_type_218;
 typedef _goslice_ swig_type_219;
-typedef long long swig_type_220;
-typedef long long swig_type_221;
+typedef _gostring_ swig_type_220;
+typedef _goslice_ swig_type_221;
 typedef _gostring_ swig_type_222;
 typedef _goslice_ swig_type_223;
 typedef _gostring_ swig_type_224;
@@ -260,145 +260,145 @@ typedef _goslice_ swig_type_227;
 typedef _gostring_ swig_type_228;
 typedef _goslice_ swig_type_229;
 typedef _goslice_ swig_type_230;
-typedef _goslice_ swig_type_231;
-typedef long long swig_type_232;
+typedef _gostring_ swig_type_231;
+typedef _goslice_ swig_type_232;
 typedef long long swig_type_233;
-typedef _gostring_ swig_type_234;
-typedef _goslice_ swig_type_235;
-typedef long long swig_type_236;
-typedef _gostring_ swig_type_237;
-typedef _goslice_ swig_type_238;
-typedef _gostring_ swig_type_239;
-typedef _goslice_ swig_type_240;
-typedef _gostring_ swig_type_241;
-typedef _goslice_ swig_type_242;
-typedef _gostring_ swig_type_243;
-typedef _goslice_ swig_type_244;
-typedef _gostring_ swig_type_245;
-typedef _goslice_ swig_type_246;
-typedef _gostring_ swig_type_247;
-typedef _goslice_ swig_type_248;
-typedef _gostring_ swig_type_249;
-typedef _goslice_ swig_type_250;
+typedef long long swig_type_234;
+typedef _gostring_ swig_type_235;
+typedef _goslice_ swig_type_236;
+typedef long long swig_type_237;
+typedef _gostring_ swig_type_238;
+typedef _goslice_ swig_type_239;
+typedef long long swig_type_240;
+typedef long long swig_type_241;
+typedef _gostring_ swig_type_242;
+typedef _goslice_ swig_type_243;
+typedef _gostring_ swig_type_244;
+typedef _goslice_ swig_type_245;
+typedef _gostring_ swig_type_246;
+typedef _goslice_ swig_type_247;
+typedef _gostring_ swig_type_248;
+typedef _goslice_ swig_type_249;
+typedef _gostring_ swig_type_250;
 typedef _goslice_ swig_type_251;
 typedef _gostring_ swig_type_252;
 typedef _goslice_ swig_type_253;
 typedef _goslice_ swig_type_254;
-typedef _gostring_ swig_type_255;
-typedef _goslice_ swig_type_256;
-typedef _goslice_ swig_type_257;
+typedef _goslice_ swig_type_255;
+typedef long long swig_type_256;
+typedef long long swig_type_257;
 typedef _gostring_ swig_type_258;
 typedef _goslice_ swig_type_259;
-typedef _goslice_ swig_type_260;
-typedef _gostring_ swig_type_261;
-typedef _goslice_ swig_type_262;
-typedef _gostring_ swig_type_263;
-typedef _goslice_ swig_type_264;
-typedef _gostring_ swig_type_265;
-typedef _goslice_ swig_type_266;
-typedef _goslice_ swig_type_267;
-typedef _gostring_ swig_type_268;
-typedef _goslice_ swig_type_269;
-typedef _gostring_ swig_type_270;
-typedef _goslice_ swig_type_271;
-typedef _gostring_ swig_type_272;
-typedef _goslice_ swig_type_273;
-typedef _gostring_ swig_type_274;
-typedef _goslice_ swig_type_275;
+typedef _gostring_ swig_type_260;
+typedef _goslice_ swig_type_261;
+typedef _gostring_ swig_type_262;
+typedef _goslice_ swig_type_263;
+typedef _gostring_ swig_type_264;
+typedef _goslice_ swig_type_265;
+typedef long long swig_type_266;
+typedef _gostring_ swig_type_267;
+typedef _goslice_ swig_type_268;
+typedef _gostring_ swig_type_269;
+typedef _goslice_ swig_type_270;
+typedef _gostring_ swig_type_271;
+typedef _goslice_ swig_type_272;
+typedef _gostring_ swig_type_273;
+typedef _goslice_ swig_type_274;
+typedef _gostring_ swig_type_275;
 typedef _goslice_ swig_type_276;
-typedef _goslice_ swig_type_277;
+typedef _gostring_ swig_type_277;
 typedef _goslice_ swig_type_278;
-typedef _gostring_ swig_type_279;
-typedef _goslice_ swig_type_280;
+typedef long long swig_type_279;
+typedef _gostring_ swig_type_280;
 typedef _goslice_ swig_type_281;
-typedef _goslice_ swig_type_282;
+typedef _gostring_ swig_type_282;
 typedef _goslice_ swig_type_283;
 typedef _gostring_ swig_type_284;
 typedef _goslice_ swig_type_285;
-typedef long long swig_type_286;
+typedef _goslice_ swig_type_286;
 typedef _gostring_ swig_type_287;
 typedef _goslice_ swig_type_288;
 typedef _goslice_ swig_type_289;
 typedef _gostring_ swig_type_290;
 typedef _goslice_ swig_type_291;
-typedef _gostring_ swig_type_292;
-typedef _goslice_ swig_type_293;
-typedef _gostring_ swig_type_294;
+typedef _goslice_ swig_type_292;
+typedef _gostring_ swig_type_293;
+typedef _goslice_ swig_type_294;
 typedef _goslice_ swig_type_295;
 typedef _gostring_ swig_type_296;
 typedef _goslice_ swig_type_297;
 typedef _gostring_ swig_type_298;
 typedef _goslice_ swig_type_299;
-typedef _goslice_ swig_type_300;
-typedef _gostring_ swig_type_301;
+typedef _gostring_ swig_type_300;
+typedef _goslice_ swig_type_301;
 typedef _goslice_ swig_type_302;
 typedef _gostring_ swig_type_303;
 typedef _goslice_ swig_type_304;
 typedef _gostring_ swig_type_305;
 typedef _goslice_ swig_type_306;
-typedef _goslice_ swig_type_307;
+typedef _gostring_ swig_type_307;
 typedef _goslice_ swig_type_308;
 typedef _gostring_ swig_type_309;
 typedef _goslice_ swig_type_310;
-typedef _goslice_ swig_type_311;
-typedef _gostring_ swig_type_312;
-typedef _gostring_ swig_type_313;
+typedef _gostring_ swig_type_311;
+typedef _goslice_ swig_type_312;
+typedef _goslice_ swig_type_313;
 typedef _goslice_ swig_type_314;
-typedef _gostring_ swig_type_315;
-typedef long long swig_type_316;
-typedef _gostring_ swig_type_317;
+typedef _goslice_ swig_type_315;
+typedef _gostring_ swig_type_316;
+typedef _goslice_ swig_type_317;
 typedef _goslice_ swig_type_318;
-typedef _gostring_ swig_type_319;
+typedef _goslice_ swig_type_319;
 typedef _goslice_ swig_type_320;
-typedef long long swig_type_321;
-typedef _gostring_ swig_type_322;
-typedef _goslice_ swig_type_323;
-typedef _goslice_ swig_type_324;
-typedef _gostring_ swig_type_325;
-typedef _gostring_ swig_type_326;
-typedef _goslice_ swig_type_327;
-typedef _gostring_ swig_type_328;
-typedef _goslice_ swig_type_329;
-typedef _gostring_ swig_type_330;
-typedef _goslice_ swig_type_331;
-typedef _gostring_ swig_type_332;
+typedef _gostring_ swig_type_321;
+typedef _goslice_ swig_type_322;
+typedef long long swig_type_323;
+typedef _gostring_ swig_type_324;
+typedef _goslice_ swig_type_325;
+typedef _goslice_ swig_type_326;
+typedef _gostring_ swig_type_327;
+typedef _goslice_ swig_type_328;
+typedef _gostring_ swig_type_329;
+typedef _goslice_ swig_type_330;
+typedef _gostring_ swig_type_331;
+typedef _goslice_ swig_type_332;
 typedef _goslice_ swig_type_333;
 typedef _gostring_ swig_type_334;
 typedef _goslice_ swig_type_335;
-typedef _gostring_ swig_type_336;
-typedef _gostring_ swig_type_337;
-typedef _goslice_ swig_type_338;
+typedef _goslice_ swig_type_336;
+typedef long long swig_type_337;
+typedef _gostring_ swig_type_338;
 typedef _goslice_ swig_type_339;
-typedef _goslice_ swig_type_340;
-typedef _gostring_ swig_type_341;
-typedef long long swig_type_342;
-typedef _gostring_ swig_type_343;
+typedef _gostring_ swig_type_340;
+typedef _goslice_ swig_type_341;
+typedef _gostring_ swig_type_342;
+typedef _goslice_ swig_type_343;
 typedef _goslice_ swig_type_344;
-typedef _goslice_ swig_type_345;
+typedef _gostring_ swig_type_345;
 typedef _goslice_ swig_type_346;
-typedef _goslice_ swig_type_347;
+typedef long long swig_type_347;
 typedef _gostring_ swig_type_348;
-typedef _gostring_ swig_type_349;
-typedef _gostring_ swig_type_350;
-typedef _goslice_ swig_type_351;
+typedef _goslice_ swig_type_349;
+typedef _goslice_ swig_type_350;
+typedef long long swig_type_351;
 typedef _gostring_ swig_type_352;
 typedef _goslice_ swig_type_353;
 typedef _gostring_ swig_type_354;
 typedef _goslice_ swig_type_355;
 typedef _gostring_ swig_type_356;
 typedef _goslice_ swig_type_357;
-typedef _goslice_ swig_type_358;
-typedef _gostring_ swig_type_359;
-typedef _gostring_ swig_type_360;
+typedef _gostring_ swig_type_358;
+typedef _goslice_ swig_type_359;
+typedef _goslice_ swig_type_360;
 typedef _goslice_ swig_type_361;
 typedef _gostring_ swig_type_362;
 typedef _goslice_ swig_type_363;
-typedef _gostring_ swig_type_364;
-typedef _goslice_ swig_type_365;
+typedef _goslice_ swig_type_364;
+typedef _gostring_ swig_type_365;
 typedef _gostring_ swig_type_366;
-typedef _gostring_ swig_type_367;
+typedef _goslice_ swig_type_367;
 typedef _gostring_ swig_type_368;
-typedef _goslice_ swig_type_369;
+typedef long long swig_type_369;
 typedef _gostring_ swig_type_370;
 typedef _goslice_ swig_type_371;
 typedef _gostring_ swig_type_372;
@@ -406,411 +406,484 @@ typedef _goslice_ swig_type_373;
 typedef long long swig_type_374;
 typedef _gostring_ swig_type_375;
 typedef _goslice_ swig_type_376;
-typedef long long swig_type_377;
+typedef _goslice_ swig_type_377;
 typedef _gostring_ swig_type_378;
-typedef _goslice_ swig_type_379;
-typedef long long swig_type_380;
+typedef _gostring_ swig_type_379;
+typedef _goslice_ swig_type_380;
 typedef _gostring_ swig_type_381;
 typedef _goslice_ swig_type_382;
-typedef long long swig_type_383;
-typedef _gostring_ swig_type_384;
-typedef _goslice_ swig_type_385;
-typedef long long swig_type_386;
+typedef _gostring_ swig_type_383;
+typedef _goslice_ swig_type_384;
+typedef _gostring_ swig_type_385;
+typedef _goslice_ swig_type_386;
 typedef _gostring_ swig_type_387;
 typedef _goslice_ swig_type_388;
 typedef _gostring_ swig_type_389;
-typedef _goslice_ swig_type_390;
+typedef _gostring_ swig_type_390;
 typedef _goslice_ swig_type_391;
 typedef _goslice_ swig_type_392;
-typedef long long swig_type_393;
+typedef _goslice_ swig_type_393;
 typedef _gostring_ swig_type_394;
 typedef long long swig_type_395;
 typedef _gostring_ swig_type_396;
 typedef _goslice_ swig_type_397;
-typedef _gostring_ swig_type_398;
+typedef _goslice_ swig_type_398;
 typedef _goslice_ swig_type_399;
-typedef _gostring_ swig_type_400;
-typedef _goslice_ swig_type_401;
-typedef long long swig_type_402;
+typedef _goslice_ swig_type_400;
+typedef _gostring_ swig_type_401;
+typedef _gostring_ swig_type_402;
 typedef _gostring_ swig_type_403;
 typedef _goslice_ swig_type_404;
-typedef long long swig_type_405;
-typedef _gostring_ swig_type_406;
-typedef _goslice_ swig_type_407;
-typedef long long swig_type_408;
+typedef _gostring_ swig_type_405;
+typedef _goslice_ swig_type_406;
+typedef _gostring_ swig_type_407;
+typedef _goslice_ swig_type_408;
 typedef _gostring_ swig_type_409;
 typedef _goslice_ swig_type_410;
-typedef long long swig_type_411;
+typedef _goslice_ swig_type_411;
 typedef _gostring_ swig_type_412;
 typedef _gostring_ swig_type_413;
-typedef _gostring_ swig_type_414;
+typedef _goslice_ swig_type_414;
 typedef _gostring_ swig_type_415;
 typedef _goslice_ swig_type_416;
 typedef _gostring_ swig_type_417;
-typedef long long swig_type_418;
-typedef _goslice_ swig_type_419;
+typedef _goslice_ swig_type_418;
+typedef _gostring_ swig_type_419;
 typedef _gostring_ swig_type_420;
-typedef _goslice_ swig_type_421;
-typedef _gostring_ swig_type_422;
+typedef _gostring_ swig_type_421;
+typedef _goslice_ swig_type_422;
 typedef _gostring_ swig_type_423;
 typedef _goslice_ swig_type_424;
-typedef long long swig_type_425;
-typedef _gostring_ swig_type_426;
-typedef _goslice_ swig_type_427;
-typedef long long swig_type_428;
-typedef _gostring_ swig_type_429;
-typedef _gostring_ swig_type_430;
-typedef _goslice_ swig_type_431;
-typedef _gostring_ swig_type_432;
-typedef _goslice_ swig_type_433;
+typedef _gostring_ swig_type_425;
+typedef _goslice_ swig_type_426;
+typedef long long swig_type_427;
+typedef _gostring_ swig_type_428;
+typedef _goslice_ swig_type_429;
+typedef long long swig_type_430;
+typedef _gostring_ swig_type_431;
+typedef _goslice_ swig_type_432;
+typedef long long swig_type_433;
 typedef _gostring_ swig_type_434;
 typedef _goslice_ swig_type_435;
-typedef _gostring_ swig_type_436;
+typedef long long swig_type_436;
 typedef _gostring_ swig_type_437;
 typedef _goslice_ swig_type_438;
-typedef _gostring_ swig_type_439;
-typedef _goslice_ swig_type_440;
-typedef _gostring_ swig_type_441;
-typedef _goslice_ swig_type_442;
-typedef _gostring_ swig_type_443;
+typedef long long swig_type_439;
+typedef _gostring_ swig_type_440;
+typedef _goslice_ swig_type_441;
+typedef _gostring_ swig_type_442;
+typedef _goslice_ swig_type_443;
 typedef _goslice_ swig_type_444;
-typedef _gostring_ swig_type_445;
-typedef _gostring_ swig_type_446;
+typedef _goslice_ swig_type_445;
+typedef long long swig_type_446;
 typedef _gostring_ swig_type_447;
-typedef _gostring_ swig_type_448;
+typedef long long swig_type_448;
 typedef _gostring_ swig_type_449;
 typedef _goslice_ swig_type_450;
 typedef _gostring_ swig_type_451;
-typedef _gostring_ swig_type_452;
+typedef _goslice_ swig_type_452;
 typedef _gostring_ swig_type_453;
 typedef _goslice_ swig_type_454;
-typedef _gostring_ swig_type_455;
+typedef long long swig_type_455;
 typedef _gostring_ swig_type_456;
 typedef _goslice_ swig_type_457;
-typedef _gostring_ swig_type_458;
-typedef _goslice_ swig_type_459;
-typedef _gostring_ swig_type_460;
-typedef _gostring_ swig_type_461;
-typedef _goslice_ swig_type_462;
-typedef _gostring_ swig_type_463;
+typedef long long swig_type_458;
+typedef _gostring_ swig_type_459;
+typedef _goslice_ swig_type_460;
+typedef long long swig_type_461;
+typedef _gostring_ swig_type_462;
+typedef _goslice_ swig_type_463;
 typedef long long swig_type_464;
 typedef _gostring_ swig_type_465;
-typedef long long swig_type_466;
+typedef _gostring_ swig_type_466;
 typedef _gostring_ swig_type_467;
-typedef long long swig_type_468;
-typedef _gostring_ swig_type_469;
-typedef _goslice_ swig_type_470;
+typedef _gostring_ swig_type_468;
+typedef _goslice_ swig_type_469;
+typedef _gostring_ swig_type_470;
 typedef long long swig_type_471;
-typedef _gostring_ swig_type_472;
-typedef _goslice_ swig_type_473;
-typedef long long swig_type_474;
+typedef _goslice_ swig_type_472;
+typedef _gostring_ swig_type_473;
+typedef _goslice_ swig_type_474;
 typedef _gostring_ swig_type_475;
-typedef _goslice_ swig_type_476;
-typedef long long swig_type_477;
-typedef _gostring_ swig_type_478;
-typedef _goslice_ swig_type_479;
+typedef _gostring_ swig_type_476;
+typedef _goslice_ swig_type_477;
+typedef long long swig_type_478;
+typedef _gostring_ swig_type_479;
 typedef _goslice_ swig_type_480;
-typedef _goslice_ swig_type_481;
-typedef _goslice_ swig_type_482;
-typedef _goslice_ swig_type_483;
-typedef _gostring_ swig_type_484;
+typedef long long swig_type_481;
+typedef _gostring_ swig_type_482;
+typedef _gostring_ swig_type_483;
+typedef _goslice_ swig_type_484;
 typedef _gostring_ swig_type_485;
 typedef _goslice_ swig_type_486;
-typedef _goslice_ swig_type_487;
+typedef _gostring_ swig_type_487;
 typedef _goslice_ swig_type_488;
-typedef _goslice_ swig_type_489;
-typedef _goslice_ swig_type_490;
+typedef _gostring_ swig_type_489;
+typedef _gostring_ swig_type_490;
 typedef _goslice_ swig_type_491;
-typedef _goslice_ swig_type_492;
+typedef _gostring_ swig_type_492;
 typedef _goslice_ swig_type_493;
-typedef _goslice_ swig_type_494;
-typedef _gostring_ swig_type_495;
-typedef _goslice_ swig_type_496;
-typedef long long swig_type_497;
+typedef _gostring_ swig_type_494;
+typedef _goslice_ swig_type_495;
+typedef _gostring_ swig_type_496;
+typedef _goslice_ swig_type_497;
 typedef _gostring_ swig_type_498;
-typedef _goslice_ swig_type_499;
-typedef _goslice_ swig_type_500;
-typedef _goslice_ swig_type_501;
-typedef _goslice_ swig_type_502;
-typedef _gostring_ swig_type_503;
-typedef _goslice_ swig_type_504;
+typedef _gostring_ swig_type_499;
+typedef _gostring_ swig_type_500;
+typedef _gostring_ swig_type_501;
+typedef _gostring_ swig_type_502;
+typedef _goslice_ swig_type_503;
+typedef _gostring_ swig_type_504;
 typedef _gostring_ swig_type_505;
-typedef _goslice_ swig_type_506;
+typedef _gostring_ swig_type_506;
 typedef _goslice_ swig_type_507;
-typedef _goslice_ swig_type_508;
-typedef _goslice_ swig_type_509;
+typedef _gostring_ swig_type_508;
+typedef _gostring_ swig_type_509;
 typedef _goslice_ swig_type_510;
-typedef _goslice_ swig_type_511;
-typedef _gostring_ swig_type_512;
-typedef _goslice_ swig_type_513;
-typedef long long swig_type_514;
-typedef _gostring_ swig_type_515;
-typedef _goslice_ swig_type_516;
+typedef _gostring_ swig_type_511;
+typedef _goslice_ swig_type_512;
+typedef _gostring_ swig_type_513;
+typedef _gostring_ swig_type_514;
+typedef _goslice_ swig_type_515;
+typedef _gostring_ swig_type_516;
 typedef long long swig_type_517;
-typedef long long swig_type_518;
+typedef _gostring_ swig_type_518;
 typedef long long swig_type_519;
 typedef _gostring_ swig_type_520;
-typedef _goslice_ swig_type_521;
-typedef _goslice_ swig_type_522;
+typedef long long swig_type_521;
+typedef _gostring_ swig_type_522;
 typedef _goslice_ swig_type_523;
-typedef _goslice_ swig_type_524;
-typedef _goslice_ swig_type_525;
+typedef long long swig_type_524;
+typedef _gostring_ swig_type_525;
 typedef _goslice_ swig_type_526;
-typedef _goslice_ swig_type_527;
+typedef long long swig_type_527;
 typedef _gostring_ swig_type_528;
 typedef _goslice_ swig_type_529;
-typedef _goslice_ swig_type_530;
-typedef _goslice_ swig_type_531;
+typedef long long swig_type_530;
+typedef _gostring_ swig_type_531;
 typedef _goslice_ swig_type_532;
 typedef _goslice_ swig_type_533;
 typedef _goslice_ swig_type_534;
 typedef _goslice_ swig_type_535;
 typedef _goslice_ swig_type_536;
-typedef _goslice_ swig_type_537;
+typedef _gostring_ swig_type_537;
 typedef _gostring_ swig_type_538;
 typedef _goslice_ swig_type_539;
 typedef _goslice_ swig_type_540;
 typedef _goslice_ swig_type_541;
 typedef _goslice_ swig_type_542;
-typedef _gostring_ swig_type_543;
+typedef _goslice_ swig_type_543;
 typedef _goslice_ swig_type_544;
 typedef _goslice_ swig_type_545;
-extern void _wrap_Swig_free_capi_a02125ce16f2b324(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_a02125ce16f2b324(swig_intgo arg1);
-extern void _wrap_delete_Placement_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_NdSbp_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_Layout_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_OpCall_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_InferResult_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_Explanation_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_Tensor_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_BoxingPlan_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_BucketedAllReducer_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_Program_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_Plan_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_PlanInstance_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_Server_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_ServeRequest_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_CheckpointWriter_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_delete_CheckpointIndex_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_intgo _wrap_VERSION_NUMBER_capi_a02125ce16f2b324(void);
-extern swig_type_1 _wrap_version_capi_a02125ce16f2b324(void);
-extern swig_intgo _wrap_version_number_capi_a02125ce16f2b324(void);
-extern swig_type_2 _wrap_status_string_capi_a02125ce16f2b324(swig_intgo arg1);
-extern swig_type_3 _wrap_runtime_init_capi_a02125ce16f2b324(void);
-extern swig_type_4 _wrap_runtime_finalize_capi_a02125ce16f2b324(void);
-extern swig_type_5 _wrap_runtime_world_rank_capi_a02125ce16f2b324(swig_type_6 arg1);
-extern swig_type_7 _wrap_runtime_world_size_capi_a02125ce16f2b324(swig_type_8 arg1);
-extern swig_type_9 _wrap_runtime_cuda_info_capi_a02125ce16f2b324(swig_type_10 arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_placement_parse_capi_a02125ce16f2b324(swig_type_13 arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_placement_create_capi_a02125ce16f2b324(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_placement_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_20 _wrap_placement_device_type_capi_a02125ce16f2b324(swig_type_21 arg1, uintptr_t arg2);
-extern swig_type_22 _wrap_placement_num_axes_capi_a02125ce16f2b324(swig_type_23 arg1, uintptr_t arg2);
-extern swig_type_24 _wrap_placement_hierarchy_dim_capi_a02125ce16f2b324(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_placement_parallel_num_capi_a02125ce16f2b324(swig_type_28 arg1, uintptr_t arg2);
-extern swig_type_29 _wrap_placement_rank_at_capi_a02125ce16f2b324(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
-extern swig_type_32 _wrap_placement_index_of_capi_a02125ce16f2b324(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_34 _wrap_placement_contains_capi_a02125ce16f2b324(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_36 _wrap_placement_axis_group_capi_a02125ce16f2b324(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_type_39 _wrap_placement_equal_capi_a02125ce16f2b324(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_41 _wrap_placement_hash_capi_a02125ce16f2b324(swig_type_42 arg1, uintptr_t arg2);
-extern swig_type_43 _wrap_nd_sbp_parse_capi_a02125ce16f2b324(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_nd_sbp_create_capi_a02125ce16f2b324(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_nd_sbp_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_50 _wrap_nd_sbp_num_axes_capi_a02125ce16f2b324(swig_type_51 arg1, uintptr_t arg2);
-extern swig_type_52 _wrap_nd_sbp_get_capi_a02125ce16f2b324(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_nd_sbp_equal_capi_a02125ce16f2b324(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_58 _wrap_layout_create_capi_a02125ce16f2b324(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_type_61 _wrap_layout_local_shape_capi_a02125ce16f2b324(swig_type_62 arg1, uintptr_t arg2);
-extern swig_type_63 _wrap_layout_range_capi_a02125ce16f2b324(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
-extern swig_type_67 _wrap_layout_num_elements_capi_a02125ce16f2b324(swig_type_68 arg1, uintptr_t arg2);
-extern swig_type_69 _wrap_layout_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_70 _wrap_dtype_parse_capi_a02125ce16f2b324(swig_type_71 arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_dtype_name_capi_a02125ce16f2b324(swig_intgo arg1);
-extern swig_type_74 _wrap_op_count_capi_a02125ce16f2b324(void);
-extern swig_type_75 _wrap_op_name_capi_a02125ce16f2b324(swig_type_76 arg1);
-extern swig_type_77 _wrap_op_call_create_capi_a02125ce16f2b324(swig_type_78 arg1, swig_type_79 arg2);
-extern swig_type_80 _wrap_op_call_signature_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_81 _wrap_op_call_set_attr_int_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_op_call_set_attr_float_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_85 arg2, double arg3);
-extern swig_type_86 _wrap_op_call_set_attr_bool_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_type_88 _wrap_op_call_set_attr_ints_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
-extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
-extern swig_type_93 _wrap_op_call_add_input_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_95 _wrap_op_call_num_inputs_capi_a02125ce16f2b324(swig_type_96 arg1, uintptr_t arg2);
-extern swig_type_97 _wrap_op_call_constrain_input_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
-extern swig_type_99 _wrap_op_call_constrain_output_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
-extern swig_type_101 _wrap_op_call_infer_capi_a02125ce16f2b324(swig_type_102 arg1, uintptr_t arg2);
-extern swig_type_103 _wrap_infer_result_num_outputs_capi_a02125ce16f2b324(swig_type_104 arg1, uintptr_t arg2);
-extern swig_type_105 _wrap_infer_result_output_shape_capi_a02125ce16f2b324(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_infer_result_output_dtype_capi_a02125ce16f2b324(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_infer_result_output_placement_capi_a02125ce16f2b324(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_a02125ce16f2b324(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
-extern swig_type_117 _wrap_infer_result_num_inputs_capi_a02125ce16f2b324(swig_type_118 arg1, uintptr_t arg2);
-extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_a02125ce16f2b324(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_infer_result_needs_boxing_capi_a02125ce16f2b324(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
-extern swig_type_125 _wrap_infer_result_input_cost_capi_a02125ce16f2b324(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
-extern swig_type_128 _wrap_infer_result_total_cost_capi_a02125ce16f2b324(swig_type_129 arg1, uintptr_t arg2);
-extern swig_type_130 _wrap_infer_result_signature_index_capi_a02125ce16f2b324(swig_type_131 arg1, uintptr_t arg2);
-extern swig_type_132 _wrap_infer_result_num_candidates_capi_a02125ce16f2b324(swig_type_133 arg1, uintptr_t arg2);
-extern swig_type_134 _wrap_op_call_explain_capi_a02125ce16f2b324(swig_type_135 arg1, uintptr_t arg2);
-extern swig_type_136 _wrap_explanation_text_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_137 _wrap_explanation_json_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_138 _wrap_explanation_failure_capi_a02125ce16f2b324(uintptr_t arg1);
-extern void _wrap_infer_cache_clear_capi_a02125ce16f2b324(void);
-extern swig_type_139 _wrap_infer_cache_set_capacity_capi_a02125ce16f2b324(swig_type_140 arg1);
-extern swig_type_141 _wrap_tensor_from_host_capi_a02125ce16f2b324(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_145 _wrap_tensor_from_local_capi_a02125ce16f2b324(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
-extern swig_type_150 _wrap_tensor_full_capi_a02125ce16f2b324(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_153 _wrap_tensor_arange_capi_a02125ce16f2b324(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_155 _wrap_tensor_rand_capi_a02125ce16f2b324(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_159 _wrap_tensor_randn_capi_a02125ce16f2b324(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_163 _wrap_tensor_shape_capi_a02125ce16f2b324(swig_type_164 arg1, uintptr_t arg2);
-extern swig_type_165 _wrap_tensor_num_elements_capi_a02125ce16f2b324(swig_type_166 arg1, uintptr_t arg2);
-extern swig_type_167 _wrap_tensor_dtype_capi_a02125ce16f2b324(swig_type_168 arg1, uintptr_t arg2);
-extern swig_type_169 _wrap_tensor_placement_capi_a02125ce16f2b324(swig_type_170 arg1, uintptr_t arg2);
-extern swig_type_171 _wrap_tensor_nd_sbp_capi_a02125ce16f2b324(swig_type_172 arg1, uintptr_t arg2);
-extern swig_type_173 _wrap_tensor_has_local_capi_a02125ce16f2b324(swig_type_174 arg1, uintptr_t arg2);
-extern swig_type_175 _wrap_tensor_local_shape_capi_a02125ce16f2b324(swig_type_176 arg1, uintptr_t arg2);
-extern swig_type_177 _wrap_tensor_local_num_elements_capi_a02125ce16f2b324(swig_type_178 arg1, uintptr_t arg2);
-extern swig_type_179 _wrap_tensor_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_180 _wrap_tensor_to_host_capi_a02125ce16f2b324(swig_type_181 arg1, uintptr_t arg2);
-extern swig_type_182 _wrap_tensor_copy_local_capi_a02125ce16f2b324(swig_type_183 arg1, uintptr_t arg2);
-extern swig_type_184 _wrap_tensor_to_global_capi_a02125ce16f2b324(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_186 _wrap_op_call_apply_capi_a02125ce16f2b324(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
-extern swig_type_189 _wrap_abs_capi_a02125ce16f2b324(swig_type_190 arg1, uintptr_t arg2);
-extern swig_type_191 _wrap_add_capi_a02125ce16f2b324(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_193 _wrap_add_n_capi_a02125ce16f2b324(swig_type_194 arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_batch_matmul_capi_a02125ce16f2b324(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_198 _wrap_bias_add_capi_a02125ce16f2b324(swig_type_199 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_200 arg4);
-extern swig_type_201 _wrap_cast_capi_a02125ce16f2b324(swig_type_202 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_203 _wrap_concat_capi_a02125ce16f2b324(swig_type_204 arg1, swig_type_205 arg2, swig_type_206 arg3);
-extern swig_type_207 _wrap_div_capi_a02125ce16f2b324(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_209 _wrap_embedding_capi_a02125ce16f2b324(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_211 _wrap_equal_mask_capi_a02125ce16f2b324(swig_type_212 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_213 _wrap_exp_capi_a02125ce16f2b324(swig_type_214 arg1, uintptr_t arg2);
-extern swig_type_215 _wrap_gather_capi_a02125ce16f2b324(swig_type_216 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_217 arg4);
-extern swig_type_218 _wrap_gather_grad_capi_a02125ce16f2b324(swig_type_219 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_220 arg4, swig_type_221 arg5);
-extern swig_type_222 _wrap_gelu_capi_a02125ce16f2b324(swig_type_223 arg1, uintptr_t arg2);
-extern swig_type_224 _wrap_gelu_grad_capi_a02125ce16f2b324(swig_type_225 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_226 _wrap_identity_capi_a02125ce16f2b324(swig_type_227 arg1, uintptr_t arg2);
-extern swig_type_228 _wrap_layer_norm_capi_a02125ce16f2b324(swig_type_229 arg1, swig_type_230 arg2, swig_type_231 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_232 arg7, swig_type_233 arg8, double arg9);
-extern swig_type_234 _wrap_log_softmax_capi_a02125ce16f2b324(swig_type_235 arg1, uintptr_t arg2, swig_type_236 arg3);
-extern swig_type_237 _wrap_matmul_capi_a02125ce16f2b324(swig_type_238 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_239 _wrap_maximum_capi_a02125ce16f2b324(swig_type_240 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_241 _wrap_minimum_capi_a02125ce16f2b324(swig_type_242 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_243 _wrap_mul_capi_a02125ce16f2b324(swig_type_244 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_245 _wrap_neg_capi_a02125ce16f2b324(swig_type_246 arg1, uintptr_t arg2);
-extern swig_type_247 _wrap_pow_capi_a02125ce16f2b324(swig_type_248 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_249 _wrap_reduce_max_capi_a02125ce16f2b324(swig_type_250 arg1, uintptr_t arg2, swig_type_251 arg3, swig_intgo arg4);
-extern swig_type_252 _wrap_reduce_mean_capi_a02125ce16f2b324(swig_type_253 arg1, uintptr_t arg2, swig_type_254 arg3, swig_intgo arg4);
-extern swig_type_255 _wrap_reduce_min_capi_a02125ce16f2b324(swig_type_256 arg1, uintptr_t arg2, swig_type_257 arg3, swig_intgo arg4);
-extern swig_type_258 _wrap_reduce_sum_capi_a02125ce16f2b324(swig_type_259 arg1, uintptr_t arg2, swig_type_260 arg3, swig_intgo arg4);
-extern swig_type_261 _wrap_relu_capi_a02125ce16f2b324(swig_type_262 arg1, uintptr_t arg2);
-extern swig_type_263 _wrap_relu_grad_capi_a02125ce16f2b324(swig_type_264 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_265 _wrap_reshape_capi_a02125ce16f2b324(swig_type_266 arg1, uintptr_t arg2, swig_type_267 arg3);
-extern swig_type_268 _wrap_scalar_add_capi_a02125ce16f2b324(swig_type_269 arg1, uintptr_t arg2, double arg3);
-extern swig_type_270 _wrap_scalar_mul_capi_a02125ce16f2b324(swig_type_271 arg1, uintptr_t arg2, double arg3);
-extern swig_type_272 _wrap_sigmoid_capi_a02125ce16f2b324(swig_type_273 arg1, uintptr_t arg2);
-extern swig_type_274 _wrap_slice_capi_a02125ce16f2b324(swig_type_275 arg1, uintptr_t arg2, swig_type_276 arg3, swig_type_277 arg4, swig_type_278 arg5);
-extern swig_type_279 _wrap_slice_grad_capi_a02125ce16f2b324(swig_type_280 arg1, uintptr_t arg2, swig_type_281 arg3, swig_type_282 arg4, swig_type_283 arg5);
-extern swig_type_284 _wrap_softmax_capi_a02125ce16f2b324(swig_type_285 arg1, uintptr_t arg2, swig_type_286 arg3);
-extern swig_type_287 _wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(swig_type_288 arg1, swig_type_289 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_290 _wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(swig_type_291 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_292 _wrap_sqrt_capi_a02125ce16f2b324(swig_type_293 arg1, uintptr_t arg2);
-extern swig_type_294 _wrap_sub_capi_a02125ce16f2b324(swig_type_295 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_296 _wrap_tanh_capi_a02125ce16f2b324(swig_type_297 arg1, uintptr_t arg2);
-extern swig_type_298 _wrap_transpose_capi_a02125ce16f2b324(swig_type_299 arg1, uintptr_t arg2, swig_type_300 arg3);
-extern swig_type_301 _wrap_xlogy_capi_a02125ce16f2b324(swig_type_302 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_303 _wrap_explanation_last_capi_a02125ce16f2b324(swig_type_304 arg1);
-extern swig_type_305 _wrap_boxing_run_capi_a02125ce16f2b324(swig_type_306 arg1, swig_type_307 arg2, swig_type_308 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_309 _wrap_boxing_plan_create_capi_a02125ce16f2b324(swig_type_310 arg1, swig_type_311 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_312 _wrap_boxing_plan_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_313 _wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(swig_type_314 arg1, uintptr_t arg2);
-extern swig_type_315 _wrap_boxing_plan_step_string_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_316 arg2);
-extern swig_type_317 _wrap_boxing_plan_cost_capi_a02125ce16f2b324(swig_type_318 arg1, uintptr_t arg2);
-extern swig_type_319 _wrap_comm_allreduce_capi_a02125ce16f2b324(swig_type_320 arg1, swig_type_321 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_322 _wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_323 arg2, swig_type_324 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_325 _wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(double arg1);
-extern swig_type_326 _wrap_comm_collective_timeout_capi_a02125ce16f2b324(swig_type_327 arg1);
-extern swig_type_328 _wrap_program_create_capi_a02125ce16f2b324(swig_type_329 arg1);
-extern swig_type_330 _wrap_program_add_input_capi_a02125ce16f2b324(swig_type_331 arg1, uintptr_t arg2, swig_type_332 arg3, swig_type_333 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_334 _wrap_program_add_variable_capi_a02125ce16f2b324(swig_type_335 arg1, uintptr_t arg2, swig_type_336 arg3, uintptr_t arg4);
-extern swig_type_337 _wrap_program_add_op_capi_a02125ce16f2b324(swig_type_338 arg1, swig_type_339 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_340 arg5);
-extern swig_type_341 _wrap_program_mark_output_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_342 arg2);
-extern swig_type_343 _wrap_program_sizes_capi_a02125ce16f2b324(swig_type_344 arg1, swig_type_345 arg2, swig_type_346 arg3, swig_type_347 arg4, uintptr_t arg5);
-extern swig_type_348 _wrap_program_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_349 _wrap_capture_begin_capi_a02125ce16f2b324(void);
-extern swig_type_350 _wrap_capture_active_capi_a02125ce16f2b324(swig_type_351 arg1);
-extern swig_type_352 _wrap_capture_placeholder_capi_a02125ce16f2b324(swig_type_353 arg1, swig_type_354 arg2, swig_type_355 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_356 _wrap_capture_end_capi_a02125ce16f2b324(swig_type_357 arg1, swig_type_358 arg2);
-extern void _wrap_capture_abort_capi_a02125ce16f2b324(void);
-extern swig_type_359 _wrap_plan_string_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_360 _wrap_plan_instantiate_capi_a02125ce16f2b324(swig_type_361 arg1, uintptr_t arg2);
-extern swig_type_362 _wrap_plan_instance_run_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_363 arg2);
-extern swig_type_364 _wrap_plan_instance_push_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_365 arg2, double arg3);
-extern swig_type_366 _wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(uintptr_t arg1, double arg2);
-extern swig_type_367 _wrap_plan_instance_close_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_368 _wrap_plan_instance_run_local_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_369 arg2);
-extern swig_type_370 _wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(swig_type_371 arg1, uintptr_t arg2);
-extern swig_type_372 _wrap_plan_instance_output_capi_a02125ce16f2b324(swig_type_373 arg1, uintptr_t arg2, swig_type_374 arg3);
-extern swig_type_375 _wrap_plan_instance_output_local_capi_a02125ce16f2b324(swig_type_376 arg1, uintptr_t arg2, swig_type_377 arg3);
-extern swig_type_378 _wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(swig_type_379 arg1, uintptr_t arg2, swig_type_380 arg3);
-extern swig_type_381 _wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(swig_type_382 arg1, uintptr_t arg2, swig_type_383 arg3);
-extern swig_type_384 _wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(swig_type_385 arg1, uintptr_t arg2, swig_type_386 arg3);
-extern swig_type_387 _wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(swig_type_388 arg1, uintptr_t arg2);
-extern swig_type_389 _wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(swig_type_390 arg1, swig_type_391 arg2, swig_type_392 arg3, uintptr_t arg4, swig_type_393 arg5);
-extern swig_type_394 _wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_395 arg2);
-extern swig_type_396 _wrap_server_is_driver_capi_a02125ce16f2b324(swig_type_397 arg1, uintptr_t arg2);
-extern swig_type_398 _wrap_server_num_plans_capi_a02125ce16f2b324(swig_type_399 arg1, uintptr_t arg2);
-extern swig_type_400 _wrap_server_plan_input_width_capi_a02125ce16f2b324(swig_type_401 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_402 arg4);
-extern swig_type_403 _wrap_server_plan_output_width_capi_a02125ce16f2b324(swig_type_404 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_405 arg4);
-extern swig_type_406 _wrap_server_plan_input_dtype_capi_a02125ce16f2b324(swig_type_407 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_408 arg4);
-extern swig_type_409 _wrap_server_plan_output_dtype_capi_a02125ce16f2b324(swig_type_410 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_411 arg4);
-extern swig_type_412 _wrap_server_follow_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_413 _wrap_server_stop_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_414 _wrap_server_check_health_capi_a02125ce16f2b324(uintptr_t arg1, double arg2);
-extern swig_type_415 _wrap_serve_request_create_capi_a02125ce16f2b324(swig_type_416 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_417 _wrap_serve_request_set_input_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_418 arg2, swig_type_419 arg3);
-extern swig_type_420 _wrap_serve_request_rows_capi_a02125ce16f2b324(swig_type_421 arg1, uintptr_t arg2);
-extern swig_type_422 _wrap_server_run_capi_a02125ce16f2b324(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_423 _wrap_serve_request_output_bytes_capi_a02125ce16f2b324(swig_type_424 arg1, uintptr_t arg2, swig_type_425 arg3);
-extern swig_type_426 _wrap_serve_request_output_capi_a02125ce16f2b324(swig_type_427 arg1, uintptr_t arg2, swig_type_428 arg3);
-extern swig_type_429 _wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_430 _wrap_tensor_requires_grad_capi_a02125ce16f2b324(swig_type_431 arg1, uintptr_t arg2);
-extern swig_type_432 _wrap_tensor_is_leaf_capi_a02125ce16f2b324(swig_type_433 arg1, uintptr_t arg2);
-extern swig_type_434 _wrap_tensor_grad_capi_a02125ce16f2b324(swig_type_435 arg1, uintptr_t arg2);
-extern swig_type_436 _wrap_tensor_zero_grad_capi_a02125ce16f2b324(uintptr_t arg1);
-extern swig_type_437 _wrap_tensor_detach_capi_a02125ce16f2b324(swig_type_438 arg1, uintptr_t arg2);
-extern swig_type_439 _wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(swig_intgo arg1, swig_type_440 arg2);
-extern swig_type_441 _wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(swig_type_442 arg1);
-extern swig_type_443 _wrap_checkpoint_writer_create_capi_a02125ce16f2b324(swig_type_444 arg1);
-extern swig_type_445 _wrap_checkpoint_writer_add_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_446 arg2, uintptr_t arg3);
-extern swig_type_447 _wrap_checkpoint_writer_save_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_448 arg2);
-extern swig_type_449 _wrap_checkpoint_load_capi_a02125ce16f2b324(swig_type_450 arg1, swig_type_451 arg2, swig_type_452 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_453 _wrap_checkpoint_load_checked_capi_a02125ce16f2b324(swig_type_454 arg1, swig_type_455 arg2, swig_type_456 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_457 arg6, swig_intgo arg7);
-extern swig_type_458 _wrap_checkpoint_index_open_capi_a02125ce16f2b324(swig_type_459 arg1, swig_type_460 arg2);
-extern swig_type_461 _wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(swig_type_462 arg1, uintptr_t arg2);
-extern swig_type_463 _wrap_checkpoint_index_name_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_464 arg2);
-extern swig_type_465 _wrap_checkpoint_index_placement_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_466 arg2);
-extern swig_type_467 _wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(uintptr_t arg1, swig_type_468 arg2);
-extern swig_type_469 _wrap_checkpoint_index_shape_capi_a02125ce16f2b324(swig_type_470 arg1, uintptr_t arg2, swig_type_471 arg3);
-extern swig_type_472 _wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(swig_type_473 arg1, uintptr_t arg2, swig_type_474 arg3);
-extern swig_type_475 _wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(swig_type_476 arg1, uintptr_t arg2, swig_type_477 arg3);
-extern swig_type_478 _wrap_infer_cache_get_stats_capi_a02125ce16f2b324(swig_type_479 arg1, swig_type_480 arg2, swig_type_481 arg3, swig_type_482 arg4, swig_type_483 arg5);
-extern swig_type_484 _wrap_runtime_init_with_options_capi_a02125ce16f2b324(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_485 _wrap_allocator_get_stats_capi_a02125ce16f2b324(swig_type_486 arg1, swig_type_487 arg2, swig_type_488 arg3, swig_type_489 arg4, swig_type_490 arg5, swig_type_491 arg6, swig_type_492 arg7, swig_type_493 arg8, swig_type_494 arg9, swig_intgo arg10);
-extern swig_type_495 _wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(swig_type_496 arg1, swig_type_497 arg2);
-extern swig_type_498 _wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(swig_type_499 arg1, swig_type_500 arg2, swig_type_501 arg3, swig_type_502 arg4, uintptr_t arg5);
-extern swig_type_503 _wrap_plan_compile_capi_a02125ce16f2b324(swig_type_504 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_505 _wrap_plan_instance_get_stats_capi_a02125ce16f2b324(swig_type_506 arg1, swig_type_507 arg2, swig_type_508 arg3, swig_type_509 arg4, swig_type_510 arg5, swig_type_511 arg6, uintptr_t arg7);
-extern swig_type_512 _wrap_server_create_capi_a02125ce16f2b324(swig_type_513 arg1, swig_intgo arg2, double arg3, swig_type_514 arg4);
-extern swig_type_515 _wrap_server_add_plan_capi_a02125ce16f2b324(swig_type_516 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_517 arg5, swig_type_518 arg6, swig_type_519 arg7);
-extern swig_type_520 _wrap_server_get_plan_info_capi_a02125ce16f2b324(swig_type_521 arg1, swig_type_522 arg2, swig_type_523 arg3, swig_type_524 arg4, swig_type_525 arg5, swig_type_526 arg6, swig_type_527 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_528 _wrap_server_get_stats_capi_a02125ce16f2b324(swig_type_529 arg1, swig_type_530 arg2, swig_type_531 arg3, swig_type_532 arg4, swig_type_533 arg5, swig_type_534 arg6, swig_type_535 arg7, swig_type_536 arg8, swig_type_537 arg9, uintptr_t arg10);
-extern swig_type_538 _wrap_serve_request_get_info_capi_a02125ce16f2b324(swig_type_539 arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, uintptr_t arg5);
-extern swig_type_543 _wrap_autograd_backward_capi_a02125ce16f2b324(swig_type_544 arg1, swig_type_545 arg2, swig_intgo arg3);
+typedef _goslice_ swig_type_546;
+typedef _goslice_ swig_type_547;
+typedef _gostring_ swig_type_548;
+typedef _goslice_ swig_type_549;
+typedef long long swig_type_550;
+typedef _gostring_ swig_type_551;
+typedef _goslice_ swig_type_552;
+typedef _goslice_ swig_type_553;
+typedef _goslice_ swig_type_554;
+typedef _goslice_ swig_type_555;
+typedef _gostring_ swig_type_556;
+typedef _goslice_ swig_type_557;
+typedef _gostring_ swig_type_558;
+typedef _goslice_ swig_type_559;
+typedef _goslice_ swig_type_560;
+typedef _goslice_ swig_type_561;
+typedef _goslice_ swig_type_562;
+typedef _goslice_ swig_type_563;
+typedef _goslice_ swig_type_564;
+typedef _gostring_ swig_type_565;
+typedef _goslice_ swig_type_566;
+typedef long long swig_type_567;
+typedef _gostring_ swig_type_568;
+typedef _goslice_ swig_type_569;
+typedef long long swig_type_570;
+typedef long long swig_type_571;
+typedef long long swig_type_572;
+typedef _gostring_ swig_type_573;
+typedef _goslice_ swig_type_574;
+typedef _goslice_ swig_type_575;
+typedef _goslice_ swig_type_576;
+typedef _goslice_ swig_type_577;
+typedef _goslice_ swig_type_578;
+typedef _goslice_ swig_type_579;
+typedef _goslice_ swig_type_580;
+typedef _gostring_ swig_type_581;
+typedef _goslice_ swig_type_582;
+typedef _goslice_ swig_type_583;
+typedef _goslice_ swig_type_584;
+typedef _goslice_ swig_type_585;
+typedef _goslice_ swig_type_586;
+typedef _goslice_ swig_type_587;
+typedef _goslice_ swig_type_588;
+typedef _goslice_ swig_type_589;
+typedef _goslice_ swig_type_590;
+typedef _gostring_ swig_type_591;
+typedef _goslice_ swig_type_592;
+typedef _goslice_ swig_type_593;
+typedef _goslice_ swig_type_594;
+typedef _goslice_ swig_type_595;
+typedef _gostring_ swig_type_596;
+typedef _goslice_ swig_type_597;
+typedef _goslice_ swig_type_598;
+extern void _wrap_Swig_free_capi_ee18d62676da8016(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_ee18d62676da8016(swig_intgo arg1);
+extern void _wrap_delete_Placement_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_NdSbp_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_Layout_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_OpCall_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_InferResult_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_Explanation_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_Tensor_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_BoxingPlan_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_BucketedAllReducer_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_Program_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_Plan_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_PlanInstance_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_Server_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_ServeRequest_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_CheckpointWriter_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_delete_CheckpointIndex_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_intgo _wrap_VERSION_NUMBER_capi_ee18d62676da8016(void);
+extern swig_type_1 _wrap_version_capi_ee18d62676da8016(void);
+extern swig_intgo _wrap_version_number_capi_ee18d62676da8016(void);
+extern swig_type_2 _wrap_status_string_capi_ee18d62676da8016(swig_intgo arg1);
+extern swig_type_3 _wrap_runtime_init_capi_ee18d62676da8016(void);
+extern swig_type_4 _wrap_runtime_finalize_capi_ee18d62676da8016(void);
+extern swig_type_5 _wrap_runtime_world_rank_capi_ee18d62676da8016(swig_type_6 arg1);
+extern swig_type_7 _wrap_runtime_world_size_capi_ee18d62676da8016(swig_type_8 arg1);
+extern swig_type_9 _wrap_runtime_cuda_info_capi_ee18d62676da8016(swig_type_10 arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_placement_parse_capi_ee18d62676da8016(swig_type_13 arg1, swig_type_14 arg2);
+extern swig_type_15 _wrap_placement_create_capi_ee18d62676da8016(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_placement_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_20 _wrap_placement_device_type_capi_ee18d62676da8016(swig_type_21 arg1, uintptr_t arg2);
+extern swig_type_22 _wrap_placement_num_axes_capi_ee18d62676da8016(swig_type_23 arg1, uintptr_t arg2);
+extern swig_type_24 _wrap_placement_hierarchy_dim_capi_ee18d62676da8016(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_placement_parallel_num_capi_ee18d62676da8016(swig_type_28 arg1, uintptr_t arg2);
+extern swig_type_29 _wrap_placement_rank_at_capi_ee18d62676da8016(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
+extern swig_type_32 _wrap_placement_index_of_capi_ee18d62676da8016(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_34 _wrap_placement_contains_capi_ee18d62676da8016(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_36 _wrap_placement_axis_group_capi_ee18d62676da8016(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_type_39 _wrap_placement_equal_capi_ee18d62676da8016(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_41 _wrap_placement_hash_capi_ee18d62676da8016(swig_type_42 arg1, uintptr_t arg2);
+extern swig_type_43 _wrap_nd_sbp_parse_capi_ee18d62676da8016(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_nd_sbp_create_capi_ee18d62676da8016(swig_type_47 arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_nd_sbp_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_50 _wrap_nd_sbp_num_axes_capi_ee18d62676da8016(swig_type_51 arg1, uintptr_t arg2);
+extern swig_type_52 _wrap_nd_sbp_get_capi_ee18d62676da8016(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
+extern swig_type_56 _wrap_nd_sbp_equal_capi_ee18d62676da8016(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_58 _wrap_layout_create_capi_ee18d62676da8016(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
+extern swig_type_61 _wrap_layout_local_shape_capi_ee18d62676da8016(swig_type_62 arg1, uintptr_t arg2);
+extern swig_type_63 _wrap_layout_range_capi_ee18d62676da8016(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
+extern swig_type_67 _wrap_layout_num_elements_capi_ee18d62676da8016(swig_type_68 arg1, uintptr_t arg2);
+extern swig_type_69 _wrap_layout_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_70 _wrap_dtype_parse_capi_ee18d62676da8016(swig_type_71 arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_dtype_name_capi_ee18d62676da8016(swig_intgo arg1);
+extern swig_type_74 _wrap_op_count_capi_ee18d62676da8016(void);
+extern swig_type_75 _wrap_op_name_capi_ee18d62676da8016(swig_type_76 arg1);
+extern swig_type_77 _wrap_op_call_create_capi_ee18d62676da8016(swig_type_78 arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_op_call_signature_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_81 _wrap_op_call_set_attr_int_capi_ee18d62676da8016(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_op_call_set_attr_float_capi_ee18d62676da8016(uintptr_t arg1, swig_type_85 arg2, double arg3);
+extern swig_type_86 _wrap_op_call_set_attr_bool_capi_ee18d62676da8016(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_type_88 _wrap_op_call_set_attr_ints_capi_ee18d62676da8016(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_ee18d62676da8016(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
+extern swig_type_93 _wrap_op_call_add_input_capi_ee18d62676da8016(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_95 _wrap_op_call_num_inputs_capi_ee18d62676da8016(swig_type_96 arg1, uintptr_t arg2);
+extern swig_type_97 _wrap_op_call_constrain_input_capi_ee18d62676da8016(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
+extern swig_type_99 _wrap_op_call_constrain_output_capi_ee18d62676da8016(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
+extern swig_type_101 _wrap_op_call_infer_capi_ee18d62676da8016(swig_type_102 arg1, uintptr_t arg2);
+extern swig_type_103 _wrap_infer_result_num_outputs_capi_ee18d62676da8016(swig_type_104 arg1, uintptr_t arg2);
+extern swig_type_105 _wrap_infer_result_output_shape_capi_ee18d62676da8016(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_infer_result_output_dtype_capi_ee18d62676da8016(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_infer_result_output_placement_capi_ee18d62676da8016(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_ee18d62676da8016(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_infer_result_num_inputs_capi_ee18d62676da8016(swig_type_118 arg1, uintptr_t arg2);
+extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_ee18d62676da8016(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_infer_result_needs_boxing_capi_ee18d62676da8016(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
+extern swig_type_125 _wrap_infer_result_input_cost_capi_ee18d62676da8016(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
+extern swig_type_128 _wrap_infer_result_total_cost_capi_ee18d62676da8016(swig_type_129 arg1, uintptr_t arg2);
+extern swig_type_130 _wrap_infer_result_signature_index_capi_ee18d62676da8016(swig_type_131 arg1, uintptr_t arg2);
+extern swig_type_132 _wrap_infer_result_num_candidates_capi_ee18d62676da8016(swig_type_133 arg1, uintptr_t arg2);
+extern swig_type_134 _wrap_op_call_explain_capi_ee18d62676da8016(swig_type_135 arg1, uintptr_t arg2);
+extern swig_type_136 _wrap_explanation_text_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_137 _wrap_explanation_json_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_138 _wrap_explanation_failure_capi_ee18d62676da8016(uintptr_t arg1);
+extern void _wrap_infer_cache_clear_capi_ee18d62676da8016(void);
+extern swig_type_139 _wrap_infer_cache_set_capacity_capi_ee18d62676da8016(swig_type_140 arg1);
+extern swig_type_141 _wrap_tensor_from_host_capi_ee18d62676da8016(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_145 _wrap_tensor_from_local_capi_ee18d62676da8016(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
+extern swig_type_150 _wrap_tensor_full_capi_ee18d62676da8016(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_153 _wrap_tensor_arange_capi_ee18d62676da8016(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_155 _wrap_tensor_rand_capi_ee18d62676da8016(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_159 _wrap_tensor_randn_capi_ee18d62676da8016(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_163 _wrap_tensor_shape_capi_ee18d62676da8016(swig_type_164 arg1, uintptr_t arg2);
+extern swig_type_165 _wrap_tensor_num_elements_capi_ee18d62676da8016(swig_type_166 arg1, uintptr_t arg2);
+extern swig_type_167 _wrap_tensor_dtype_capi_ee18d62676da8016(swig_type_168 arg1, uintptr_t arg2);
+extern swig_type_169 _wrap_tensor_placement_capi_ee18d62676da8016(swig_type_170 arg1, uintptr_t arg2);
+extern swig_type_171 _wrap_tensor_nd_sbp_capi_ee18d62676da8016(swig_type_172 arg1, uintptr_t arg2);
+extern swig_type_173 _wrap_tensor_has_local_capi_ee18d62676da8016(swig_type_174 arg1, uintptr_t arg2);
+extern swig_type_175 _wrap_tensor_local_shape_capi_ee18d62676da8016(swig_type_176 arg1, uintptr_t arg2);
+extern swig_type_177 _wrap_tensor_local_num_elements_capi_ee18d62676da8016(swig_type_178 arg1, uintptr_t arg2);
+extern swig_type_179 _wrap_tensor_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_180 _wrap_tensor_to_host_capi_ee18d62676da8016(swig_type_181 arg1, uintptr_t arg2);
+extern swig_type_182 _wrap_tensor_copy_local_capi_ee18d62676da8016(swig_type_183 arg1, uintptr_t arg2);
+extern swig_type_184 _wrap_tensor_to_global_capi_ee18d62676da8016(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_186 _wrap_op_call_apply_capi_ee18d62676da8016(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
+extern swig_type_189 _wrap_abs_capi_ee18d62676da8016(swig_type_190 arg1, uintptr_t arg2);
+extern swig_type_191 _wrap_add_capi_ee18d62676da8016(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_193 _wrap_add_n_capi_ee18d62676da8016(swig_type_194 arg1, swig_type_195 arg2);
+extern swig_type_196 _wrap_argmax_capi_ee18d62676da8016(swig_type_197 arg1, uintptr_t arg2, swig_type_198 arg3, swig_intgo arg4);
+extern swig_type_199 _wrap_batch_matmul_capi_ee18d62676da8016(swig_type_200 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_201 _wrap_bias_add_capi_ee18d62676da8016(swig_type_202 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_203 arg4);
+extern swig_type_204 _wrap_cast_capi_ee18d62676da8016(swig_type_205 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_206 _wrap_concat_capi_ee18d62676da8016(swig_type_207 arg1, swig_type_208 arg2, swig_type_209 arg3);
+extern swig_type_210 _wrap_cos_capi_ee18d62676da8016(swig_type_211 arg1, uintptr_t arg2);
+extern swig_type_212 _wrap_cross_entropy_capi_ee18d62676da8016(swig_type_213 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_214 arg4);
+extern swig_type_215 _wrap_cumsum_capi_ee18d62676da8016(swig_type_216 arg1, uintptr_t arg2, swig_type_217 arg3);
+extern swig_type_218 _wrap_div_capi_ee18d62676da8016(swig_type_219 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_220 _wrap_embedding_capi_ee18d62676da8016(swig_type_221 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_222 _wrap_equal_capi_ee18d62676da8016(swig_type_223 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_224 _wrap_equal_mask_capi_ee18d62676da8016(swig_type_225 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_226 _wrap_exp_capi_ee18d62676da8016(swig_type_227 arg1, uintptr_t arg2);
+extern swig_type_228 _wrap_expand_capi_ee18d62676da8016(swig_type_229 arg1, uintptr_t arg2, swig_type_230 arg3);
+extern swig_type_231 _wrap_flatten_capi_ee18d62676da8016(swig_type_232 arg1, uintptr_t arg2, swig_type_233 arg3, swig_type_234 arg4);
+extern swig_type_235 _wrap_gather_capi_ee18d62676da8016(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_237 arg4);
+extern swig_type_238 _wrap_gather_grad_capi_ee18d62676da8016(swig_type_239 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_240 arg4, swig_type_241 arg5);
+extern swig_type_242 _wrap_gelu_capi_ee18d62676da8016(swig_type_243 arg1, uintptr_t arg2);
+extern swig_type_244 _wrap_gelu_grad_capi_ee18d62676da8016(swig_type_245 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_246 _wrap_greater_capi_ee18d62676da8016(swig_type_247 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_248 _wrap_greater_equal_capi_ee18d62676da8016(swig_type_249 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_250 _wrap_identity_capi_ee18d62676da8016(swig_type_251 arg1, uintptr_t arg2);
+extern swig_type_252 _wrap_layer_norm_capi_ee18d62676da8016(swig_type_253 arg1, swig_type_254 arg2, swig_type_255 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_256 arg7, swig_type_257 arg8, double arg9);
+extern swig_type_258 _wrap_less_capi_ee18d62676da8016(swig_type_259 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_260 _wrap_less_equal_capi_ee18d62676da8016(swig_type_261 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_262 _wrap_log_capi_ee18d62676da8016(swig_type_263 arg1, uintptr_t arg2);
+extern swig_type_264 _wrap_log_softmax_capi_ee18d62676da8016(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3);
+extern swig_type_267 _wrap_matmul_capi_ee18d62676da8016(swig_type_268 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_269 _wrap_maximum_capi_ee18d62676da8016(swig_type_270 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_271 _wrap_minimum_capi_ee18d62676da8016(swig_type_272 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_273 _wrap_mul_capi_ee18d62676da8016(swig_type_274 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_275 _wrap_neg_capi_ee18d62676da8016(swig_type_276 arg1, uintptr_t arg2);
+extern swig_type_277 _wrap_nll_loss_capi_ee18d62676da8016(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_279 arg4);
+extern swig_type_280 _wrap_not_equal_capi_ee18d62676da8016(swig_type_281 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_282 _wrap_pow_capi_ee18d62676da8016(swig_type_283 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_284 _wrap_reduce_max_capi_ee18d62676da8016(swig_type_285 arg1, uintptr_t arg2, swig_type_286 arg3, swig_intgo arg4);
+extern swig_type_287 _wrap_reduce_mean_capi_ee18d62676da8016(swig_type_288 arg1, uintptr_t arg2, swig_type_289 arg3, swig_intgo arg4);
+extern swig_type_290 _wrap_reduce_min_capi_ee18d62676da8016(swig_type_291 arg1, uintptr_t arg2, swig_type_292 arg3, swig_intgo arg4);
+extern swig_type_293 _wrap_reduce_sum_capi_ee18d62676da8016(swig_type_294 arg1, uintptr_t arg2, swig_type_295 arg3, swig_intgo arg4);
+extern swig_type_296 _wrap_relu_capi_ee18d62676da8016(swig_type_297 arg1, uintptr_t arg2);
+extern swig_type_298 _wrap_relu_grad_capi_ee18d62676da8016(swig_type_299 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_300 _wrap_reshape_capi_ee18d62676da8016(swig_type_301 arg1, uintptr_t arg2, swig_type_302 arg3);
+extern swig_type_303 _wrap_scalar_add_capi_ee18d62676da8016(swig_type_304 arg1, uintptr_t arg2, double arg3);
+extern swig_type_305 _wrap_scalar_mul_capi_ee18d62676da8016(swig_type_306 arg1, uintptr_t arg2, double arg3);
+extern swig_type_307 _wrap_sigmoid_capi_ee18d62676da8016(swig_type_308 arg1, uintptr_t arg2);
+extern swig_type_309 _wrap_sin_capi_ee18d62676da8016(swig_type_310 arg1, uintptr_t arg2);
+extern swig_type_311 _wrap_slice_capi_ee18d62676da8016(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_type_315 arg5);
+extern swig_type_316 _wrap_slice_grad_capi_ee18d62676da8016(swig_type_317 arg1, uintptr_t arg2, swig_type_318 arg3, swig_type_319 arg4, swig_type_320 arg5);
+extern swig_type_321 _wrap_softmax_capi_ee18d62676da8016(swig_type_322 arg1, uintptr_t arg2, swig_type_323 arg3);
+extern swig_type_324 _wrap_sparse_softmax_cross_entropy_capi_ee18d62676da8016(swig_type_325 arg1, swig_type_326 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_327 _wrap_sparse_softmax_cross_entropy_grad_capi_ee18d62676da8016(swig_type_328 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_329 _wrap_sqrt_capi_ee18d62676da8016(swig_type_330 arg1, uintptr_t arg2);
+extern swig_type_331 _wrap_squeeze_capi_ee18d62676da8016(swig_type_332 arg1, uintptr_t arg2, swig_type_333 arg3);
+extern swig_type_334 _wrap_std_capi_ee18d62676da8016(swig_type_335 arg1, uintptr_t arg2, swig_type_336 arg3, swig_type_337 arg4, swig_intgo arg5);
+extern swig_type_338 _wrap_sub_capi_ee18d62676da8016(swig_type_339 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_340 _wrap_tanh_capi_ee18d62676da8016(swig_type_341 arg1, uintptr_t arg2);
+extern swig_type_342 _wrap_transpose_capi_ee18d62676da8016(swig_type_343 arg1, uintptr_t arg2, swig_type_344 arg3);
+extern swig_type_345 _wrap_unsqueeze_capi_ee18d62676da8016(swig_type_346 arg1, uintptr_t arg2, swig_type_347 arg3);
+extern swig_type_348 _wrap_Xtess_var_capi_ee18d62676da8016(swig_type_349 arg1, uintptr_t arg2, swig_type_350 arg3, swig_type_351 arg4, swig_intgo arg5);
+extern swig_type_352 _wrap_where_capi_ee18d62676da8016(swig_type_353 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_354 _wrap_xlogy_capi_ee18d62676da8016(swig_type_355 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_356 _wrap_explanation_last_capi_ee18d62676da8016(swig_type_357 arg1);
+extern swig_type_358 _wrap_boxing_run_capi_ee18d62676da8016(swig_type_359 arg1, swig_type_360 arg2, swig_type_361 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_362 _wrap_boxing_plan_create_capi_ee18d62676da8016(swig_type_363 arg1, swig_type_364 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_365 _wrap_boxing_plan_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_366 _wrap_boxing_plan_num_steps_capi_ee18d62676da8016(swig_type_367 arg1, uintptr_t arg2);
+extern swig_type_368 _wrap_boxing_plan_step_string_capi_ee18d62676da8016(uintptr_t arg1, swig_type_369 arg2);
+extern swig_type_370 _wrap_boxing_plan_cost_capi_ee18d62676da8016(swig_type_371 arg1, uintptr_t arg2);
+extern swig_type_372 _wrap_comm_allreduce_capi_ee18d62676da8016(swig_type_373 arg1, swig_type_374 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_375 _wrap_bucketed_allreducer_run_capi_ee18d62676da8016(uintptr_t arg1, swig_type_376 arg2, swig_type_377 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_378 _wrap_comm_set_collective_timeout_capi_ee18d62676da8016(double arg1);
+extern swig_type_379 _wrap_comm_collective_timeout_capi_ee18d62676da8016(swig_type_380 arg1);
+extern swig_type_381 _wrap_program_create_capi_ee18d62676da8016(swig_type_382 arg1);
+extern swig_type_383 _wrap_program_add_input_capi_ee18d62676da8016(swig_type_384 arg1, uintptr_t arg2, swig_type_385 arg3, swig_type_386 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_387 _wrap_program_add_variable_capi_ee18d62676da8016(swig_type_388 arg1, uintptr_t arg2, swig_type_389 arg3, uintptr_t arg4);
+extern swig_type_390 _wrap_program_add_op_capi_ee18d62676da8016(swig_type_391 arg1, swig_type_392 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_393 arg5);
+extern swig_type_394 _wrap_program_mark_output_capi_ee18d62676da8016(uintptr_t arg1, swig_type_395 arg2);
+extern swig_type_396 _wrap_program_sizes_capi_ee18d62676da8016(swig_type_397 arg1, swig_type_398 arg2, swig_type_399 arg3, swig_type_400 arg4, uintptr_t arg5);
+extern swig_type_401 _wrap_program_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_402 _wrap_capture_begin_capi_ee18d62676da8016(void);
+extern swig_type_403 _wrap_capture_active_capi_ee18d62676da8016(swig_type_404 arg1);
+extern swig_type_405 _wrap_capture_placeholder_capi_ee18d62676da8016(swig_type_406 arg1, swig_type_407 arg2, swig_type_408 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_409 _wrap_capture_end_capi_ee18d62676da8016(swig_type_410 arg1, swig_type_411 arg2);
+extern void _wrap_capture_abort_capi_ee18d62676da8016(void);
+extern swig_type_412 _wrap_plan_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_413 _wrap_plan_instantiate_capi_ee18d62676da8016(swig_type_414 arg1, uintptr_t arg2);
+extern swig_type_415 _wrap_plan_instance_run_capi_ee18d62676da8016(uintptr_t arg1, swig_type_416 arg2);
+extern swig_type_417 _wrap_plan_instance_push_capi_ee18d62676da8016(uintptr_t arg1, swig_type_418 arg2, double arg3);
+extern swig_type_419 _wrap_plan_instance_run_pushed_capi_ee18d62676da8016(uintptr_t arg1, double arg2);
+extern swig_type_420 _wrap_plan_instance_close_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_421 _wrap_plan_instance_run_local_capi_ee18d62676da8016(uintptr_t arg1, swig_type_422 arg2);
+extern swig_type_423 _wrap_plan_instance_num_outputs_capi_ee18d62676da8016(swig_type_424 arg1, uintptr_t arg2);
+extern swig_type_425 _wrap_plan_instance_output_capi_ee18d62676da8016(swig_type_426 arg1, uintptr_t arg2, swig_type_427 arg3);
+extern swig_type_428 _wrap_plan_instance_output_local_capi_ee18d62676da8016(swig_type_429 arg1, uintptr_t arg2, swig_type_430 arg3);
+extern swig_type_431 _wrap_plan_instance_output_local_num_elements_capi_ee18d62676da8016(swig_type_432 arg1, uintptr_t arg2, swig_type_433 arg3);
+extern swig_type_434 _wrap_plan_instance_output_dtype_capi_ee18d62676da8016(swig_type_435 arg1, uintptr_t arg2, swig_type_436 arg3);
+extern swig_type_437 _wrap_plan_instance_output_local_shape_capi_ee18d62676da8016(swig_type_438 arg1, uintptr_t arg2, swig_type_439 arg3);
+extern swig_type_440 _wrap_plan_instance_num_mem_cases_capi_ee18d62676da8016(swig_type_441 arg1, uintptr_t arg2);
+extern swig_type_442 _wrap_plan_instance_mem_case_bytes_capi_ee18d62676da8016(swig_type_443 arg1, swig_type_444 arg2, swig_type_445 arg3, uintptr_t arg4, swig_type_446 arg5);
+extern swig_type_447 _wrap_plan_instance_mem_case_name_capi_ee18d62676da8016(uintptr_t arg1, swig_type_448 arg2);
+extern swig_type_449 _wrap_server_is_driver_capi_ee18d62676da8016(swig_type_450 arg1, uintptr_t arg2);
+extern swig_type_451 _wrap_server_num_plans_capi_ee18d62676da8016(swig_type_452 arg1, uintptr_t arg2);
+extern swig_type_453 _wrap_server_plan_input_width_capi_ee18d62676da8016(swig_type_454 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_455 arg4);
+extern swig_type_456 _wrap_server_plan_output_width_capi_ee18d62676da8016(swig_type_457 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_458 arg4);
+extern swig_type_459 _wrap_server_plan_input_dtype_capi_ee18d62676da8016(swig_type_460 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_461 arg4);
+extern swig_type_462 _wrap_server_plan_output_dtype_capi_ee18d62676da8016(swig_type_463 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_464 arg4);
+extern swig_type_465 _wrap_server_follow_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_466 _wrap_server_stop_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_467 _wrap_server_check_health_capi_ee18d62676da8016(uintptr_t arg1, double arg2);
+extern swig_type_468 _wrap_serve_request_create_capi_ee18d62676da8016(swig_type_469 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_470 _wrap_serve_request_set_input_capi_ee18d62676da8016(uintptr_t arg1, swig_type_471 arg2, swig_type_472 arg3);
+extern swig_type_473 _wrap_serve_request_rows_capi_ee18d62676da8016(swig_type_474 arg1, uintptr_t arg2);
+extern swig_type_475 _wrap_server_run_capi_ee18d62676da8016(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_476 _wrap_serve_request_output_bytes_capi_ee18d62676da8016(swig_type_477 arg1, uintptr_t arg2, swig_type_478 arg3);
+extern swig_type_479 _wrap_serve_request_output_capi_ee18d62676da8016(swig_type_480 arg1, uintptr_t arg2, swig_type_481 arg3);
+extern swig_type_482 _wrap_tensor_set_requires_grad_capi_ee18d62676da8016(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_483 _wrap_tensor_requires_grad_capi_ee18d62676da8016(swig_type_484 arg1, uintptr_t arg2);
+extern swig_type_485 _wrap_tensor_is_leaf_capi_ee18d62676da8016(swig_type_486 arg1, uintptr_t arg2);
+extern swig_type_487 _wrap_tensor_grad_capi_ee18d62676da8016(swig_type_488 arg1, uintptr_t arg2);
+extern swig_type_489 _wrap_tensor_zero_grad_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_490 _wrap_tensor_detach_capi_ee18d62676da8016(swig_type_491 arg1, uintptr_t arg2);
+extern swig_type_492 _wrap_autograd_set_grad_enabled_capi_ee18d62676da8016(swig_intgo arg1, swig_type_493 arg2);
+extern swig_type_494 _wrap_autograd_is_grad_enabled_capi_ee18d62676da8016(swig_type_495 arg1);
+extern swig_type_496 _wrap_checkpoint_writer_create_capi_ee18d62676da8016(swig_type_497 arg1);
+extern swig_type_498 _wrap_checkpoint_writer_add_capi_ee18d62676da8016(uintptr_t arg1, swig_type_499 arg2, uintptr_t arg3);
+extern swig_type_500 _wrap_checkpoint_writer_save_capi_ee18d62676da8016(uintptr_t arg1, swig_type_501 arg2);
+extern swig_type_502 _wrap_checkpoint_load_capi_ee18d62676da8016(swig_type_503 arg1, swig_type_504 arg2, swig_type_505 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_506 _wrap_checkpoint_load_checked_capi_ee18d62676da8016(swig_type_507 arg1, swig_type_508 arg2, swig_type_509 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_510 arg6, swig_intgo arg7);
+extern swig_type_511 _wrap_checkpoint_index_open_capi_ee18d62676da8016(swig_type_512 arg1, swig_type_513 arg2);
+extern swig_type_514 _wrap_checkpoint_index_num_tensors_capi_ee18d62676da8016(swig_type_515 arg1, uintptr_t arg2);
+extern swig_type_516 _wrap_checkpoint_index_name_capi_ee18d62676da8016(uintptr_t arg1, swig_type_517 arg2);
+extern swig_type_518 _wrap_checkpoint_index_placement_capi_ee18d62676da8016(uintptr_t arg1, swig_type_519 arg2);
+extern swig_type_520 _wrap_checkpoint_index_nd_sbp_capi_ee18d62676da8016(uintptr_t arg1, swig_type_521 arg2);
+extern swig_type_522 _wrap_checkpoint_index_shape_capi_ee18d62676da8016(swig_type_523 arg1, uintptr_t arg2, swig_type_524 arg3);
+extern swig_type_525 _wrap_checkpoint_index_dtype_capi_ee18d62676da8016(swig_type_526 arg1, uintptr_t arg2, swig_type_527 arg3);
+extern swig_type_528 _wrap_checkpoint_index_num_shards_capi_ee18d62676da8016(swig_type_529 arg1, uintptr_t arg2, swig_type_530 arg3);
+extern swig_type_531 _wrap_infer_cache_get_stats_capi_ee18d62676da8016(swig_type_532 arg1, swig_type_533 arg2, swig_type_534 arg3, swig_type_535 arg4, swig_type_536 arg5);
+extern swig_type_537 _wrap_runtime_init_with_options_capi_ee18d62676da8016(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_538 _wrap_allocator_get_stats_capi_ee18d62676da8016(swig_type_539 arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5, swig_type_544 arg6, swig_type_545 arg7, swig_type_546 arg8, swig_type_547 arg9, swig_intgo arg10);
+extern swig_type_548 _wrap_bucketed_allreducer_create_capi_ee18d62676da8016(swig_type_549 arg1, swig_type_550 arg2);
+extern swig_type_551 _wrap_bucketed_allreducer_get_stats_capi_ee18d62676da8016(swig_type_552 arg1, swig_type_553 arg2, swig_type_554 arg3, swig_type_555 arg4, uintptr_t arg5);
+extern swig_type_556 _wrap_plan_compile_capi_ee18d62676da8016(swig_type_557 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_558 _wrap_plan_instance_get_stats_capi_ee18d62676da8016(swig_type_559 arg1, swig_type_560 arg2, swig_type_561 arg3, swig_type_562 arg4, swig_type_563 arg5, swig_type_564 arg6, uintptr_t arg7);
+extern swig_type_565 _wrap_server_create_capi_ee18d62676da8016(swig_type_566 arg1, swig_intgo arg2, double arg3, swig_type_567 arg4);
+extern swig_type_568 _wrap_server_add_plan_capi_ee18d62676da8016(swig_type_569 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_570 arg5, swig_type_571 arg6, swig_type_572 arg7);
+extern swig_type_573 _wrap_server_get_plan_info_capi_ee18d62676da8016(swig_type_574 arg1, swig_type_575 arg2, swig_type_576 arg3, swig_type_577 arg4, swig_type_578 arg5, swig_type_579 arg6, swig_type_580 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_581 _wrap_server_get_stats_capi_ee18d62676da8016(swig_type_582 arg1, swig_type_583 arg2, swig_type_584 arg3, swig_type_585 arg4, swig_type_586 arg5, swig_type_587 arg6, swig_type_588 arg7, swig_type_589 arg8, swig_type_590 arg9, uintptr_t arg10);
+extern swig_type_591 _wrap_serve_request_get_info_capi_ee18d62676da8016(swig_type_592 arg1, swig_type_593 arg2, swig_type_594 arg3, swig_type_595 arg4, uintptr_t arg5);
+extern swig_type_596 _wrap_autograd_backward_capi_ee18d62676da8016(swig_type_597 arg1, swig_type_598 arg2, swig_intgo arg3);
 #undef intgo
 */
 import "C"
@@ -844,8 +917,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_a02125ce16f2b324
-func cgo_panic__capi_a02125ce16f2b324(p *byte) {
+//export cgo_panic__capi_ee18d62676da8016
+func cgo_panic__capi_ee18d62676da8016(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -866,13 +939,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_ee18d62676da8016(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -915,7 +988,7 @@ func (p SwigcptrPlacement) SwigIsPlacement() {
 
 func DeletePlacement(arg1 Placement) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Placement_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Placement_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type Placement interface {
@@ -934,7 +1007,7 @@ func (p SwigcptrNdSbp) SwigIsNdSbp() {
 
 func DeleteNdSbp(arg1 NdSbp) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_NdSbp_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_NdSbp_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type NdSbp interface {
@@ -953,7 +1026,7 @@ func (p SwigcptrLayout) SwigIsLayout() {
 
 func DeleteLayout(arg1 Layout) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Layout_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Layout_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type Layout interface {
@@ -972,7 +1045,7 @@ func (p SwigcptrOpCall) SwigIsOpCall() {
 
 func DeleteOpCall(arg1 OpCall) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_OpCall_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_OpCall_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type OpCall interface {
@@ -991,7 +1064,7 @@ func (p SwigcptrInferResult) SwigIsInferResult() {
 
 func DeleteInferResult(arg1 InferResult) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_InferResult_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_InferResult_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type InferResult interface {
@@ -1010,7 +1083,7 @@ func (p SwigcptrExplanation) SwigIsExplanation() {
 
 func DeleteExplanation(arg1 Explanation) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Explanation_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Explanation_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type Explanation interface {
@@ -1029,7 +1102,7 @@ func (p SwigcptrTensor) SwigIsTensor() {
 
 func DeleteTensor(arg1 Tensor) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Tensor_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Tensor_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type Tensor interface {
@@ -1048,7 +1121,7 @@ func (p SwigcptrBoxingPlan) SwigIsBoxingPlan() {
 
 func DeleteBoxingPlan(arg1 BoxingPlan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BoxingPlan_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BoxingPlan_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type BoxingPlan interface {
@@ -1067,7 +1140,7 @@ func (p SwigcptrBucketedAllReducer) SwigIsBucketedAllReducer() {
 
 func DeleteBucketedAllReducer(arg1 BucketedAllReducer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BucketedAllReducer_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BucketedAllReducer_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type BucketedAllReducer interface {
@@ -1086,7 +1159,7 @@ func (p SwigcptrProgram) SwigIsProgram() {
 
 func DeleteProgram(arg1 Program) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Program_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Program_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type Program interface {
@@ -1105,7 +1178,7 @@ func (p SwigcptrPlan) SwigIsPlan() {
 
 func DeletePlan(arg1 Plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Plan_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Plan_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type Plan interface {
@@ -1124,7 +1197,7 @@ func (p SwigcptrPlanInstance) SwigIsPlanInstance() {
 
 func DeletePlanInstance(arg1 PlanInstance) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_PlanInstance_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_PlanInstance_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type PlanInstance interface {
@@ -1143,7 +1216,7 @@ func (p SwigcptrServer) SwigIsServer() {
 
 func DeleteServer(arg1 Server) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Server_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Server_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type Server interface {
@@ -1162,7 +1235,7 @@ func (p SwigcptrServeRequest) SwigIsServeRequest() {
 
 func DeleteServeRequest(arg1 ServeRequest) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ServeRequest_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ServeRequest_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type ServeRequest interface {
@@ -1181,7 +1254,7 @@ func (p SwigcptrCheckpointWriter) SwigIsCheckpointWriter() {
 
 func DeleteCheckpointWriter(arg1 CheckpointWriter) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointWriter_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointWriter_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type CheckpointWriter interface {
@@ -1200,7 +1273,7 @@ func (p SwigcptrCheckpointIndex) SwigIsCheckpointIndex() {
 
 func DeleteCheckpointIndex(arg1 CheckpointIndex) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointIndex_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointIndex_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 }
 
 type CheckpointIndex interface {
@@ -1213,14 +1286,14 @@ const VERSION_MINOR int = 3
 const VERSION_PATCH int = 0
 func _swig_getVERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_a02125ce16f2b324())
+	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_ee18d62676da8016())
 	return swig_r
 }
 
 var VERSION_NUMBER int = _swig_getVERSION_NUMBER()
 func Version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_capi_a02125ce16f2b324()
+	swig_r_p := C._wrap_version_capi_ee18d62676da8016()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1229,7 +1302,7 @@ func Version() (_swig_ret string) {
 
 func Version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_version_number_capi_a02125ce16f2b324())
+	swig_r = (int)(C._wrap_version_number_capi_ee18d62676da8016())
 	return swig_r
 }
 
@@ -1252,7 +1325,7 @@ const DATA_LOSS int = 15
 func Status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_status_string_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_status_string_capi_ee18d62676da8016(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1261,7 +1334,7 @@ func Status_string(arg1 int) (_swig_ret string) {
 
 func Runtime_init() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_init_capi_a02125ce16f2b324()
+	swig_r_p := C._wrap_runtime_init_capi_ee18d62676da8016()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1270,7 +1343,7 @@ func Runtime_init() (_swig_ret error) {
 
 func Runtime_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_finalize_capi_a02125ce16f2b324()
+	swig_r_p := C._wrap_runtime_finalize_capi_ee18d62676da8016()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1280,7 +1353,7 @@ func Runtime_finalize() (_swig_ret error) {
 func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_rank_capi_a02125ce16f2b324(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_rank_capi_ee18d62676da8016(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1293,7 +1366,7 @@ func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_size_capi_a02125ce16f2b324(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_size_capi_ee18d62676da8016(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1307,7 +1380,7 @@ func Runtime_cuda_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_cuda_info_capi_a02125ce16f2b324(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_runtime_cuda_info_capi_ee18d62676da8016(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1326,7 +1399,7 @@ func Placement_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_placement_parse_capi_a02125ce16f2b324(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_placement_parse_capi_ee18d62676da8016(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1345,7 +1418,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_create_capi_a02125ce16f2b324(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_placement_create_capi_ee18d62676da8016(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1364,7 +1437,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 func Placement_string(arg1 Placement) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_placement_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_placement_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1375,7 +1448,7 @@ func Placement_device_type(arg1 []int32, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_device_type_capi_a02125ce16f2b324(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_device_type_capi_ee18d62676da8016(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1389,7 +1462,7 @@ func Placement_num_axes(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_num_axes_capi_a02125ce16f2b324(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_num_axes_capi_ee18d62676da8016(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1404,7 +1477,7 @@ func Placement_hierarchy_dim(arg1 []int64, arg2 Placement, arg3 int64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_hierarchy_dim_capi_a02125ce16f2b324(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
+	swig_r_p := C._wrap_placement_hierarchy_dim_capi_ee18d62676da8016(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1418,7 +1491,7 @@ func Placement_parallel_num(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_parallel_num_capi_a02125ce16f2b324(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_parallel_num_capi_ee18d62676da8016(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1433,7 +1506,7 @@ func Placement_rank_at(arg1 []int32, arg2 Placement, arg3 int64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_rank_at_capi_a02125ce16f2b324(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
+	swig_r_p := C._wrap_placement_rank_at_capi_ee18d62676da8016(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1448,7 +1521,7 @@ func Placement_index_of(arg1 []int64, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_index_of_capi_a02125ce16f2b324(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_index_of_capi_ee18d62676da8016(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1463,7 +1536,7 @@ func Placement_contains(arg1 []int32, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_contains_capi_a02125ce16f2b324(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_contains_capi_ee18d62676da8016(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1479,7 +1552,7 @@ func Placement_axis_group(arg1 []uintptr, arg2 Placement, arg3 int64, arg4 int) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_axis_group_capi_a02125ce16f2b324(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_placement_axis_group_capi_ee18d62676da8016(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1494,7 +1567,7 @@ func Placement_equal(arg1 []int32, arg2 Placement, arg3 Placement) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_placement_equal_capi_a02125ce16f2b324(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_placement_equal_capi_ee18d62676da8016(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1508,7 +1581,7 @@ func Placement_hash(arg1 []uint64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_hash_capi_a02125ce16f2b324(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_hash_capi_ee18d62676da8016(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1527,7 +1600,7 @@ func Nd_sbp_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_parse_capi_a02125ce16f2b324(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_parse_capi_ee18d62676da8016(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1544,7 +1617,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_create_capi_a02125ce16f2b324(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_create_capi_ee18d62676da8016(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1560,7 +1633,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 func Nd_sbp_string(arg1 NdSbp) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_nd_sbp_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_nd_sbp_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1571,7 +1644,7 @@ func Nd_sbp_num_axes(arg1 []int64, arg2 NdSbp) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_nd_sbp_num_axes_capi_a02125ce16f2b324(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_nd_sbp_num_axes_capi_ee18d62676da8016(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1587,7 +1660,7 @@ func Nd_sbp_get(arg1 []int32, arg2 []int32, arg3 NdSbp, arg4 int64) (_swig_ret e
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nd_sbp_get_capi_a02125ce16f2b324(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
+	swig_r_p := C._wrap_nd_sbp_get_capi_ee18d62676da8016(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1605,7 +1678,7 @@ func Nd_sbp_equal(arg1 []int32, arg2 NdSbp, arg3 NdSbp) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_nd_sbp_equal_capi_a02125ce16f2b324(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_nd_sbp_equal_capi_ee18d62676da8016(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1622,7 +1695,7 @@ func Layout_create(arg1 []uintptr, arg2 Placement, arg3 NdSbp, arg4 []int64, arg
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_layout_create_capi_a02125ce16f2b324(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_layout_create_capi_ee18d62676da8016(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1642,7 +1715,7 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_local_shape_capi_a02125ce16f2b324(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_local_shape_capi_ee18d62676da8016(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1667,7 +1740,7 @@ func Layout_range(arg1 []int64, arg2 []int64, arg3 Layout, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_layout_range_capi_a02125ce16f2b324(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
+	swig_r_p := C._wrap_layout_range_capi_ee18d62676da8016(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1684,7 +1757,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_num_elements_capi_ee18d62676da8016(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1697,7 +1770,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 func Layout_string(arg1 Layout) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_layout_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_layout_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1710,11 +1783,12 @@ const DTYPE_I32 int = 2
 const DTYPE_I64 int = 3
 const DTYPE_F16 int = 4
 const DTYPE_BF16 int = 5
+const DTYPE_BOOL int = 6
 func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_dtype_parse_capi_a02125ce16f2b324(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_dtype_parse_capi_ee18d62676da8016(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1730,7 +1804,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 func Dtype_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_dtype_name_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_dtype_name_capi_ee18d62676da8016(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1739,14 +1813,14 @@ func Dtype_name(arg1 int) (_swig_ret string) {
 
 func Op_count() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_op_count_capi_a02125ce16f2b324())
+	swig_r = (int64)(C._wrap_op_count_capi_ee18d62676da8016())
 	return swig_r
 }
 
 func Op_name(arg1 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_op_name_capi_a02125ce16f2b324(C.swig_type_76(_swig_i_0))
+	swig_r_p := C._wrap_op_name_capi_ee18d62676da8016(C.swig_type_76(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1757,7 +1831,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_op_call_create_capi_a02125ce16f2b324(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_op_call_create_capi_ee18d62676da8016(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1773,7 +1847,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 func Op_call_signature(arg1 OpCall) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_op_call_signature_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_op_call_signature_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1785,7 +1859,7 @@ func Op_call_set_attr_int(arg1 OpCall, arg2 string, arg3 int64) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_int_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_int_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1800,7 +1874,7 @@ func Op_call_set_attr_float(arg1 OpCall, arg2 string, arg3 float64) (_swig_ret e
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_float_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_float_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1815,7 +1889,7 @@ func Op_call_set_attr_bool(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error)
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_bool_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_bool_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1830,7 +1904,7 @@ func Op_call_set_attr_ints(arg1 OpCall, arg2 string, arg3 []int64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_ints_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_set_attr_ints_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1848,7 +1922,7 @@ func Op_call_set_attr_dtype(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1865,7 +1939,7 @@ func Op_call_add_input(arg1 OpCall, arg2 []int64, arg3 int, arg4 Placement, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_op_call_add_input_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_op_call_add_input_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1879,7 +1953,7 @@ func Op_call_num_inputs(arg1 []int64, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_num_inputs_capi_a02125ce16f2b324(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_num_inputs_capi_ee18d62676da8016(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1894,7 +1968,7 @@ func Op_call_constrain_input(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret err
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_input_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_input_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1906,7 +1980,7 @@ func Op_call_constrain_output(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_output_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_output_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1917,7 +1991,7 @@ func Op_call_infer(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_infer_capi_a02125ce16f2b324(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_infer_capi_ee18d62676da8016(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1931,7 +2005,7 @@ func Infer_result_num_outputs(arg1 []int64, arg2 InferResult) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_outputs_capi_a02125ce16f2b324(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_outputs_capi_ee18d62676da8016(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1949,7 +2023,7 @@ func Infer_result_output_shape(arg1 *[]int64, arg2 InferResult, arg3 int64) (_sw
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_shape_capi_a02125ce16f2b324(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_shape_capi_ee18d62676da8016(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1973,7 +2047,7 @@ func Infer_result_output_dtype(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_dtype_capi_ee18d62676da8016(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1988,7 +2062,7 @@ func Infer_result_output_placement(arg1 []uintptr, arg2 InferResult, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_placement_capi_a02125ce16f2b324(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_placement_capi_ee18d62676da8016(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2003,7 +2077,7 @@ func Infer_result_output_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_a02125ce16f2b324(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_ee18d62676da8016(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2017,7 +2091,7 @@ func Infer_result_num_inputs(arg1 []int64, arg2 InferResult) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_inputs_capi_a02125ce16f2b324(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_inputs_capi_ee18d62676da8016(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2032,7 +2106,7 @@ func Infer_result_input_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_a02125ce16f2b324(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_ee18d62676da8016(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2047,7 +2121,7 @@ func Infer_result_needs_boxing(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_needs_boxing_capi_a02125ce16f2b324(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_needs_boxing_capi_ee18d62676da8016(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2062,7 +2136,7 @@ func Infer_result_input_cost(arg1 []float64, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_cost_capi_a02125ce16f2b324(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_cost_capi_ee18d62676da8016(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2076,7 +2150,7 @@ func Infer_result_total_cost(arg1 []float64, arg2 InferResult) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_total_cost_capi_a02125ce16f2b324(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_total_cost_capi_ee18d62676da8016(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2090,7 +2164,7 @@ func Infer_result_signature_index(arg1 []int32, arg2 InferResult) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_signature_index_capi_a02125ce16f2b324(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_signature_index_capi_ee18d62676da8016(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2104,7 +2178,7 @@ func Infer_result_num_candidates(arg1 []int32, arg2 InferResult) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_candidates_capi_a02125ce16f2b324(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_candidates_capi_ee18d62676da8016(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2118,7 +2192,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_explain_capi_a02125ce16f2b324(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_explain_capi_ee18d62676da8016(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2131,7 +2205,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 func Explanation_text(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_text_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_text_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2141,7 +2215,7 @@ func Explanation_text(arg1 Explanation) (_swig_ret string) {
 func Explanation_json(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_json_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_json_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2151,7 +2225,7 @@ func Explanation_json(arg1 Explanation) (_swig_ret string) {
 func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_failure_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_failure_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2159,13 +2233,13 @@ func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 }
 
 func Infer_cache_clear() {
-	C._wrap_infer_cache_clear_capi_a02125ce16f2b324()
+	C._wrap_infer_cache_clear_capi_ee18d62676da8016()
 }
 
 func Infer_cache_set_capacity(arg1 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_infer_cache_set_capacity_capi_a02125ce16f2b324(C.swig_type_140(_swig_i_0))
+	swig_r_p := C._wrap_infer_cache_set_capacity_capi_ee18d62676da8016(C.swig_type_140(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2180,7 +2254,7 @@ func Tensor_from_host(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_from_host_capi_a02125ce16f2b324(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_from_host_capi_ee18d62676da8016(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2205,7 +2279,7 @@ func Tensor_from_local(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_tensor_from_local_capi_a02125ce16f2b324(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_tensor_from_local_capi_ee18d62676da8016(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2232,7 +2306,7 @@ func Tensor_full(arg1 []uintptr, arg2 []int64, arg3 int, arg4 float64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_full_capi_a02125ce16f2b324(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_full_capi_ee18d62676da8016(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2254,7 +2328,7 @@ func Tensor_arange(arg1 []uintptr, arg2 float64, arg3 float64, arg4 float64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_tensor_arange_capi_a02125ce16f2b324(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_tensor_arange_capi_ee18d62676da8016(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2272,7 +2346,7 @@ func Tensor_rand(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Place
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_rand_capi_a02125ce16f2b324(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_rand_capi_ee18d62676da8016(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2293,7 +2367,7 @@ func Tensor_randn(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_randn_capi_a02125ce16f2b324(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_randn_capi_ee18d62676da8016(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2313,7 +2387,7 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_shape_capi_a02125ce16f2b324(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_shape_capi_ee18d62676da8016(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2336,7 +2410,7 @@ func Tensor_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_num_elements_capi_ee18d62676da8016(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2350,7 +2424,7 @@ func Tensor_dtype(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_dtype_capi_a02125ce16f2b324(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_dtype_capi_ee18d62676da8016(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2364,7 +2438,7 @@ func Tensor_placement(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_placement_capi_a02125ce16f2b324(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_placement_capi_ee18d62676da8016(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2378,7 +2452,7 @@ func Tensor_nd_sbp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_nd_sbp_capi_a02125ce16f2b324(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_nd_sbp_capi_ee18d62676da8016(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2392,7 +2466,7 @@ func Tensor_has_local(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_has_local_capi_a02125ce16f2b324(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_has_local_capi_ee18d62676da8016(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2409,7 +2483,7 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_shape_capi_a02125ce16f2b324(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_shape_capi_ee18d62676da8016(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2432,7 +2506,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_num_elements_capi_ee18d62676da8016(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2445,7 +2519,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 func Tensor_string(arg1 Tensor) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2456,7 +2530,7 @@ func Tensor_to_host(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_to_host_capi_a02125ce16f2b324(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_to_host_capi_ee18d62676da8016(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2470,7 +2544,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_copy_local_capi_a02125ce16f2b324(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_copy_local_capi_ee18d62676da8016(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2486,7 +2560,7 @@ func Tensor_to_global(arg1 []uintptr, arg2 Tensor, arg3 Placement, arg4 NdSbp) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_tensor_to_global_capi_a02125ce16f2b324(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_tensor_to_global_capi_ee18d62676da8016(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2501,7 +2575,7 @@ func Op_call_apply(arg1 []uintptr, arg2 OpCall, arg3 []uintptr) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_apply_capi_a02125ce16f2b324(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_apply_capi_ee18d62676da8016(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2518,7 +2592,7 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_abs_capi_a02125ce16f2b324(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_abs_capi_ee18d62676da8016(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2533,7 +2607,7 @@ func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_a02125ce16f2b324(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_ee18d62676da8016(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2547,13 +2621,29 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_a02125ce16f2b324(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_ee18d62676da8016(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Argmax(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_argmax_capi_ee18d62676da8016(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_198(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
 	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2567,7 +2657,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_a02125ce16f2b324(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_ee18d62676da8016(*(*C.swig_type_200)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2583,7 +2673,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_a02125ce16f2b324(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_200(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_ee18d62676da8016(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_203(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2598,7 +2688,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_a02125ce16f2b324(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_ee18d62676da8016(*(*C.swig_type_205)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2613,7 +2703,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_a02125ce16f2b324(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_ee18d62676da8016(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), C.swig_type_209(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2626,12 +2716,57 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r_p := C._wrap_cos_capi_ee18d62676da8016(*(*C.swig_type_211)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Cross_entropy(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_cross_entropy_capi_ee18d62676da8016(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_214(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Cumsum(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_cumsum_capi_ee18d62676da8016(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_217(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_a02125ce16f2b324(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_ee18d62676da8016(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2646,7 +2781,22 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_a02125ce16f2b324(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_ee18d62676da8016(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_equal_capi_ee18d62676da8016(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2661,7 +2811,7 @@ func Equal_mask(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_mask_capi_a02125ce16f2b324(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_mask_capi_ee18d62676da8016(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2675,7 +2825,41 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_a02125ce16f2b324(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_ee18d62676da8016(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_expand_capi_ee18d62676da8016(*(*C.swig_type_229)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_flatten_capi_ee18d62676da8016(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_233(_swig_i_2), C.swig_type_234(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2691,7 +2875,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_a02125ce16f2b324(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_217(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_ee18d62676da8016(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_237(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2708,7 +2892,7 @@ func Gather_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64, arg5 int6
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_gather_grad_capi_a02125ce16f2b324(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_220(_swig_i_3), C.swig_type_221(_swig_i_4))
+	swig_r_p := C._wrap_gather_grad_capi_ee18d62676da8016(*(*C.swig_type_239)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_240(_swig_i_3), C.swig_type_241(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2722,7 +2906,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_a02125ce16f2b324(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_ee18d62676da8016(*(*C.swig_type_243)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2737,7 +2921,37 @@ func Gelu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_gelu_grad_capi_a02125ce16f2b324(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_gelu_grad_capi_ee18d62676da8016(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Greater(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_greater_capi_ee18d62676da8016(*(*C.swig_type_247)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Greater_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_greater_equal_capi_ee18d62676da8016(*(*C.swig_type_249)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2751,7 +2965,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_a02125ce16f2b324(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_ee18d62676da8016(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2772,7 +2986,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_a02125ce16f2b324(*(*C.swig_type_229)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_232(_swig_i_6), C.swig_type_233(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_ee18d62676da8016(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_256(_swig_i_6), C.swig_type_257(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2788,12 +3002,56 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	return swig_r_1
 }
 
+func Less(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_less_capi_ee18d62676da8016(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Less_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_less_equal_capi_ee18d62676da8016(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r_p := C._wrap_log_capi_ee18d62676da8016(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_a02125ce16f2b324(*(*C.swig_type_235)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_236(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_ee18d62676da8016(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_266(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2810,7 +3068,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_a02125ce16f2b324(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_ee18d62676da8016(*(*C.swig_type_268)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2825,7 +3083,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_a02125ce16f2b324(*(*C.swig_type_240)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_ee18d62676da8016(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2840,7 +3098,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_a02125ce16f2b324(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_ee18d62676da8016(*(*C.swig_type_272)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2855,7 +3113,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_a02125ce16f2b324(*(*C.swig_type_244)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_ee18d62676da8016(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2869,7 +3127,38 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_a02125ce16f2b324(*(*C.swig_type_246)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_ee18d62676da8016(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Nll_loss(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	swig_r_p := C._wrap_nll_loss_capi_ee18d62676da8016(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_279(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Not_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	swig_r_p := C._wrap_not_equal_capi_ee18d62676da8016(*(*C.swig_type_281)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2884,7 +3173,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_a02125ce16f2b324(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_ee18d62676da8016(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2900,7 +3189,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_a02125ce16f2b324(*(*C.swig_type_250)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_ee18d62676da8016(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2919,7 +3208,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_a02125ce16f2b324(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_ee18d62676da8016(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2938,7 +3227,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_a02125ce16f2b324(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_ee18d62676da8016(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2957,7 +3246,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_a02125ce16f2b324(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_ee18d62676da8016(*(*C.swig_type_294)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2974,7 +3263,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_a02125ce16f2b324(*(*C.swig_type_262)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_ee18d62676da8016(*(*C.swig_type_297)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2989,7 +3278,7 @@ func Relu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_relu_grad_capi_a02125ce16f2b324(*(*C.swig_type_264)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_relu_grad_capi_ee18d62676da8016(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3004,7 +3293,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_a02125ce16f2b324(*(*C.swig_type_266)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_ee18d62676da8016(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3022,7 +3311,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_a02125ce16f2b324(*(*C.swig_type_269)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_ee18d62676da8016(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3037,7 +3326,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_a02125ce16f2b324(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_ee18d62676da8016(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3051,7 +3340,21 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_a02125ce16f2b324(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_ee18d62676da8016(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r_p := C._wrap_sin_capi_ee18d62676da8016(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3068,7 +3371,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_a02125ce16f2b324(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_276)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_ee18d62676da8016(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3094,7 +3397,7 @@ func Slice_grad(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_grad_capi_a02125ce16f2b324(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_282)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_283)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_grad_capi_ee18d62676da8016(*(*C.swig_type_317)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3118,7 +3421,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_a02125ce16f2b324(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_286(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_ee18d62676da8016(*(*C.swig_type_322)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_323(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3134,7 +3437,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ee18d62676da8016(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3153,7 +3456,7 @@ func Sparse_softmax_cross_entropy_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor,
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_ee18d62676da8016(*(*C.swig_type_328)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3167,10 +3470,48 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_a02125ce16f2b324(*(*C.swig_type_293)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_ee18d62676da8016(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_squeeze_capi_ee18d62676da8016(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_2)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Std(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_std_capi_ee18d62676da8016(*(*C.swig_type_335)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_type_337(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
 	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3182,7 +3523,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_a02125ce16f2b324(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_ee18d62676da8016(*(*C.swig_type_339)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3196,7 +3537,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_a02125ce16f2b324(*(*C.swig_type_297)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_ee18d62676da8016(*(*C.swig_type_341)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3211,7 +3552,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_a02125ce16f2b324(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_ee18d62676da8016(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3224,12 +3565,63 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_unsqueeze_capi_ee18d62676da8016(*(*C.swig_type_346)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_347(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Xtess_var(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r_p := C._wrap_Xtess_var_capi_ee18d62676da8016(*(*C.swig_type_349)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_2)), C.swig_type_351(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := getSwigcptr(arg4)
+	swig_r_p := C._wrap_where_capi_ee18d62676da8016(*(*C.swig_type_353)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_xlogy_capi_a02125ce16f2b324(*(*C.swig_type_302)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_xlogy_capi_ee18d62676da8016(*(*C.swig_type_355)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3242,7 +3634,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_a02125ce16f2b324(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_ee18d62676da8016(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3262,7 +3654,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_a02125ce16f2b324(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_ee18d62676da8016(*(*C.swig_type_359)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3287,7 +3679,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_a02125ce16f2b324(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_311)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_ee18d62676da8016(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3303,7 +3695,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 func Boxing_plan_string(arg1 BoxingPlan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_boxing_plan_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_boxing_plan_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3314,7 +3706,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ee18d62676da8016(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3328,7 +3720,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_316(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_369(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3339,7 +3731,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_a02125ce16f2b324(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_ee18d62676da8016(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3363,7 +3755,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_a02125ce16f2b324(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.swig_type_321(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_ee18d62676da8016(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.swig_type_374(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3381,7 +3773,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3397,7 +3789,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(C.double(_swig_i_0))
+	swig_r_p := C._wrap_comm_set_collective_timeout_capi_ee18d62676da8016(C.double(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3407,7 +3799,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_a02125ce16f2b324(*(*C.swig_type_327)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_ee18d62676da8016(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3420,7 +3812,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_a02125ce16f2b324(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_ee18d62676da8016(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3439,7 +3831,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_a02125ce16f2b324(*(*C.swig_type_331)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_ee18d62676da8016(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3461,7 +3853,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_a02125ce16f2b324(*(*C.swig_type_335)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_ee18d62676da8016(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3481,7 +3873,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_a02125ce16f2b324(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_340)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_ee18d62676da8016(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3501,7 +3893,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_342(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_395(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3515,7 +3907,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_a02125ce16f2b324(*(*C.swig_type_344)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_347)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_ee18d62676da8016(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3537,7 +3929,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 func Program_string(arg1 Program) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_program_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_program_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3546,7 +3938,7 @@ func Program_string(arg1 Program) (_swig_ret string) {
 
 func Capture_begin() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_capture_begin_capi_a02125ce16f2b324()
+	swig_r_p := C._wrap_capture_begin_capi_ee18d62676da8016()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3556,7 +3948,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_a02125ce16f2b324(*(*C.swig_type_351)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_ee18d62676da8016(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3574,7 +3966,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_a02125ce16f2b324(*(*C.swig_type_353)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_354)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_355)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_ee18d62676da8016(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3594,7 +3986,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_a02125ce16f2b324(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_ee18d62676da8016(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3608,13 +4000,13 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 }
 
 func Capture_abort() {
-	C._wrap_capture_abort_capi_a02125ce16f2b324()
+	C._wrap_capture_abort_capi_ee18d62676da8016()
 }
 
 func Plan_string(arg1 Plan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_string_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3625,7 +4017,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_a02125ce16f2b324(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_ee18d62676da8016(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3639,7 +4031,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3654,7 +4046,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_365)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3668,7 +4060,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_run_pushed_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3678,7 +4070,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 func Plan_instance_close(arg1 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_instance_close_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_instance_close_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3689,7 +4081,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3703,7 +4095,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ee18d62676da8016(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3718,7 +4110,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_a02125ce16f2b324(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_374(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_ee18d62676da8016(*(*C.swig_type_426)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_427(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3733,7 +4125,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_a02125ce16f2b324(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_377(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_ee18d62676da8016(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_430(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3748,7 +4140,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_380(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ee18d62676da8016(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_433(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3763,7 +4155,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_383(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ee18d62676da8016(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_436(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3781,7 +4173,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(*(*C.swig_type_385)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_386(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ee18d62676da8016(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_439(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -3804,7 +4196,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ee18d62676da8016(*(*C.swig_type_441)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3821,7 +4213,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_391)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_393(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ee18d62676da8016(*(*C.swig_type_443)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_446(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3841,7 +4233,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_395(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_448(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3854,7 +4246,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_a02125ce16f2b324(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_ee18d62676da8016(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3868,7 +4260,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_a02125ce16f2b324(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_ee18d62676da8016(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3884,7 +4276,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_a02125ce16f2b324(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_402(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_ee18d62676da8016(*(*C.swig_type_454)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_455(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3900,7 +4292,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_a02125ce16f2b324(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_405(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_ee18d62676da8016(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_458(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3916,7 +4308,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_a02125ce16f2b324(*(*C.swig_type_407)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_408(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_ee18d62676da8016(*(*C.swig_type_460)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_461(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3932,7 +4324,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_a02125ce16f2b324(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_411(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_ee18d62676da8016(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_464(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3945,7 +4337,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 func Server_follow(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_follow_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_follow_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3955,7 +4347,7 @@ func Server_follow(arg1 Server) (_swig_ret error) {
 func Server_stop(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_stop_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_stop_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3966,7 +4358,7 @@ func Server_check_health(arg1 Server, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_server_check_health_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_server_check_health_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3978,7 +4370,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_a02125ce16f2b324(*(*C.swig_type_416)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_ee18d62676da8016(*(*C.swig_type_469)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3993,7 +4385,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_418(_swig_i_1), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_471(_swig_i_1), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4007,7 +4399,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_a02125ce16f2b324(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_ee18d62676da8016(*(*C.swig_type_474)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4021,7 +4413,7 @@ func Server_run(arg1 Server, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_run_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_run_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4033,7 +4425,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_a02125ce16f2b324(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_425(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_ee18d62676da8016(*(*C.swig_type_477)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_478(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4048,7 +4440,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_a02125ce16f2b324(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_428(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_ee18d62676da8016(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_481(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4062,7 +4454,7 @@ func Tensor_set_requires_grad(arg1 Tensor, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_tensor_set_requires_grad_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4073,7 +4465,7 @@ func Tensor_requires_grad(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_requires_grad_capi_a02125ce16f2b324(*(*C.swig_type_431)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_requires_grad_capi_ee18d62676da8016(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4087,7 +4479,7 @@ func Tensor_is_leaf(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_is_leaf_capi_a02125ce16f2b324(*(*C.swig_type_433)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_is_leaf_capi_ee18d62676da8016(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4101,7 +4493,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_grad_capi_a02125ce16f2b324(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_grad_capi_ee18d62676da8016(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4114,7 +4506,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 func Tensor_zero_grad(arg1 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_zero_grad_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_zero_grad_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4125,7 +4517,7 @@ func Tensor_detach(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_detach_capi_a02125ce16f2b324(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_detach_capi_ee18d62676da8016(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4139,7 +4531,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(C.swig_intgo(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_ee18d62676da8016(C.swig_intgo(_swig_i_0), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4152,7 +4544,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(*(*C.swig_type_442)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_ee18d62676da8016(*(*C.swig_type_495)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4165,7 +4557,7 @@ func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 func Checkpoint_writer_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_checkpoint_writer_create_capi_a02125ce16f2b324(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_checkpoint_writer_create_capi_ee18d62676da8016(*(*C.swig_type_497)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4180,7 +4572,7 @@ func Checkpoint_writer_add(arg1 CheckpointWriter, arg2 string, arg3 Tensor) (_sw
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_checkpoint_writer_add_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_446)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_writer_add_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4194,7 +4586,7 @@ func Checkpoint_writer_save(arg1 CheckpointWriter, arg2 string) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_writer_save_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), *(*C.swig_type_448)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_writer_save_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4211,7 +4603,7 @@ func Checkpoint_load(arg1 []uintptr, arg2 string, arg3 string, arg4 Placement, a
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_checkpoint_load_capi_a02125ce16f2b324(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_451)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_checkpoint_load_capi_ee18d62676da8016(*(*C.swig_type_503)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4236,7 +4628,7 @@ func Checkpoint_load_checked(arg1 []uintptr, arg2 string, arg3 string, arg4 Plac
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_checkpoint_load_checked_capi_a02125ce16f2b324(*(*C.swig_type_454)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_456)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_457)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
+	swig_r_p := C._wrap_checkpoint_load_checked_capi_ee18d62676da8016(*(*C.swig_type_507)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4259,7 +4651,7 @@ func Checkpoint_index_open(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_open_capi_a02125ce16f2b324(*(*C.swig_type_459)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_460)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_index_open_capi_ee18d62676da8016(*(*C.swig_type_512)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4276,7 +4668,7 @@ func Checkpoint_index_num_tensors(arg1 []int64, arg2 CheckpointIndex) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(*(*C.swig_type_462)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_ee18d62676da8016(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4290,7 +4682,7 @@ func Checkpoint_index_name(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) 
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_name_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_464(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_name_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_517(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4301,7 +4693,7 @@ func Checkpoint_index_placement(arg1 CheckpointIndex, arg2 int64) (_swig_ret str
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_placement_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_466(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_placement_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_519(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4312,7 +4704,7 @@ func Checkpoint_index_nd_sbp(arg1 CheckpointIndex, arg2 int64) (_swig_ret string
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(C.uintptr_t(_swig_i_0), C.swig_type_468(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_521(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4327,7 +4719,7 @@ func Checkpoint_index_shape(arg1 *[]int64, arg2 CheckpointIndex, arg3 int64) (_s
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_shape_capi_a02125ce16f2b324(*(*C.swig_type_470)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_471(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_shape_capi_ee18d62676da8016(*(*C.swig_type_523)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_524(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4351,7 +4743,7 @@ func Checkpoint_index_dtype(arg1 []int32, arg2 CheckpointIndex, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(*(*C.swig_type_473)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_474(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_dtype_capi_ee18d62676da8016(*(*C.swig_type_526)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_527(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4366,7 +4758,7 @@ func Checkpoint_index_num_shards(arg1 []int64, arg2 CheckpointIndex, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(*(*C.swig_type_476)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_477(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_ee18d62676da8016(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_530(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4383,7 +4775,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_479)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_483)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_ee18d62676da8016(*(*C.swig_type_532)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4410,7 +4802,7 @@ func Runtime_init_with_options(arg1 float64, arg2 int, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_runtime_init_with_options_capi_a02125ce16f2b324(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_runtime_init_with_options_capi_ee18d62676da8016(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4429,7 +4821,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_487)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_488)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_489)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_491)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_492)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_494)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_ee18d62676da8016(*(*C.swig_type_539)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4467,7 +4859,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.swig_type_497(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ee18d62676da8016(*(*C.swig_type_549)(unsafe.Pointer(&_swig_i_0)), C.swig_type_550(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4484,7 +4876,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_499)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_500)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ee18d62676da8016(*(*C.swig_type_552)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4508,7 +4900,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_a02125ce16f2b324(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_ee18d62676da8016(*(*C.swig_type_557)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4527,7 +4919,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_ee18d62676da8016(*(*C.swig_type_559)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4558,7 +4950,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_a02125ce16f2b324(*(*C.swig_type_513)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_514(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_ee18d62676da8016(*(*C.swig_type_566)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_567(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4577,7 +4969,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_a02125ce16f2b324(*(*C.swig_type_516)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_517(_swig_i_4), C.swig_type_518(_swig_i_5), C.swig_type_519(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_ee18d62676da8016(*(*C.swig_type_569)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_570(_swig_i_4), C.swig_type_571(_swig_i_5), C.swig_type_572(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4598,7 +4990,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_a02125ce16f2b324(*(*C.swig_type_521)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_525)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_ee18d62676da8016(*(*C.swig_type_574)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4638,7 +5030,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_a02125ce16f2b324(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_530)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_532)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_537)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_ee18d62676da8016(*(*C.swig_type_582)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4679,7 +5071,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_a02125ce16f2b324(*(*C.swig_type_539)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_ee18d62676da8016(*(*C.swig_type_592)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4703,7 +5095,7 @@ func Autograd_backward(arg1 []uintptr, arg2 []uintptr, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_autograd_backward_capi_a02125ce16f2b324(*(*C.swig_type_544)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_autograd_backward_capi_ee18d62676da8016(*(*C.swig_type_597)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_a02125ce16f2b324(const char*);
+  void cgo_panic__capi_ee18d62676da8016(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_a02125ce16f2b324(p);
+  cgo_panic__capi_ee18d62676da8016(p);
 }
 
 
@@ -432,7 +432,7 @@ static tess_status tess_shim_autograd_backward(const tess_tensor* const* roots, 
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_a02125ce16f2b324(void *_swig_go_0) {
+void _wrap_Swig_free_capi_ee18d62676da8016(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -442,7 +442,7 @@ void _wrap_Swig_free_capi_a02125ce16f2b324(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_a02125ce16f2b324(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_ee18d62676da8016(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -455,7 +455,7 @@ void *_wrap_Swig_malloc_capi_a02125ce16f2b324(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_a02125ce16f2b324(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_ee18d62676da8016(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -465,7 +465,7 @@ void _wrap_delete_Placement_capi_a02125ce16f2b324(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_a02125ce16f2b324(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_ee18d62676da8016(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -475,7 +475,7 @@ void _wrap_delete_NdSbp_capi_a02125ce16f2b324(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_a02125ce16f2b324(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_ee18d62676da8016(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -485,7 +485,7 @@ void _wrap_delete_Layout_capi_a02125ce16f2b324(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -495,7 +495,7 @@ void _wrap_delete_OpCall_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_a02125ce16f2b324(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_ee18d62676da8016(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -505,7 +505,7 @@ void _wrap_delete_InferResult_capi_a02125ce16f2b324(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_a02125ce16f2b324(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_ee18d62676da8016(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -515,7 +515,7 @@ void _wrap_delete_Explanation_capi_a02125ce16f2b324(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_ee18d62676da8016(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -525,7 +525,7 @@ void _wrap_delete_Tensor_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_a02125ce16f2b324(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_ee18d62676da8016(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -535,7 +535,7 @@ void _wrap_delete_BoxingPlan_capi_a02125ce16f2b324(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_a02125ce16f2b324(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_ee18d62676da8016(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -545,7 +545,7 @@ void _wrap_delete_BucketedAllReducer_capi_a02125ce16f2b324(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_a02125ce16f2b324(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_ee18d62676da8016(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -555,7 +555,7 @@ void _wrap_delete_Program_capi_a02125ce16f2b324(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_a02125ce16f2b324(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_ee18d62676da8016(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -565,7 +565,7 @@ void _wrap_delete_Plan_capi_a02125ce16f2b324(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_ee18d62676da8016(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -575,7 +575,7 @@ void _wrap_delete_PlanInstance_capi_a02125ce16f2b324(struct tess_plan_instance *
 }
 
 
-void _wrap_delete_Server_capi_a02125ce16f2b324(struct tess_server *_swig_go_0) {
+void _wrap_delete_Server_capi_ee18d62676da8016(struct tess_server *_swig_go_0) {
   struct tess_server *arg1 = (struct tess_server *) 0 ;
   
   arg1 = *(struct tess_server **)&_swig_go_0; 
@@ -585,7 +585,7 @@ void _wrap_delete_Server_capi_a02125ce16f2b324(struct tess_server *_swig_go_0) {
 }
 
 
-void _wrap_delete_ServeRequest_capi_a02125ce16f2b324(struct tess_serve_request *_swig_go_0) {
+void _wrap_delete_ServeRequest_capi_ee18d62676da8016(struct tess_serve_request *_swig_go_0) {
   struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
   
   arg1 = *(struct tess_serve_request **)&_swig_go_0; 
@@ -595,7 +595,7 @@ void _wrap_delete_ServeRequest_capi_a02125ce16f2b324(struct tess_serve_request *
 }
 
 
-void _wrap_delete_CheckpointWriter_capi_a02125ce16f2b324(struct tess_checkpoint_writer *_swig_go_0) {
+void _wrap_delete_CheckpointWriter_capi_ee18d62676da8016(struct tess_checkpoint_writer *_swig_go_0) {
   struct tess_checkpoint_writer *arg1 = (struct tess_checkpoint_writer *) 0 ;
   
   arg1 = *(struct tess_checkpoint_writer **)&_swig_go_0; 
@@ -605,7 +605,7 @@ void _wrap_delete_CheckpointWriter_capi_a02125ce16f2b324(struct tess_checkpoint_
 }
 
 
-void _wrap_delete_CheckpointIndex_capi_a02125ce16f2b324(struct tess_checkpoint_index *_swig_go_0) {
+void _wrap_delete_CheckpointIndex_capi_ee18d62676da8016(struct tess_checkpoint_index *_swig_go_0) {
   struct tess_checkpoint_index *arg1 = (struct tess_checkpoint_index *) 0 ;
   
   arg1 = *(struct tess_checkpoint_index **)&_swig_go_0; 
@@ -615,7 +615,7 @@ void _wrap_delete_CheckpointIndex_capi_a02125ce16f2b324(struct tess_checkpoint_i
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_a02125ce16f2b324() {
+intgo _wrap_VERSION_NUMBER_capi_ee18d62676da8016() {
   int result;
   intgo _swig_go_result;
   
@@ -626,7 +626,7 @@ intgo _wrap_VERSION_NUMBER_capi_a02125ce16f2b324() {
 }
 
 
-_gostring_ _wrap_version_capi_a02125ce16f2b324() {
+_gostring_ _wrap_version_capi_ee18d62676da8016() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -637,7 +637,7 @@ _gostring_ _wrap_version_capi_a02125ce16f2b324() {
 }
 
 
-intgo _wrap_version_number_capi_a02125ce16f2b324() {
+intgo _wrap_version_number_capi_ee18d62676da8016() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -648,7 +648,7 @@ intgo _wrap_version_number_capi_a02125ce16f2b324() {
 }
 
 
-_gostring_ _wrap_status_string_capi_a02125ce16f2b324(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_ee18d62676da8016(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -661,7 +661,7 @@ _gostring_ _wrap_status_string_capi_a02125ce16f2b324(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_a02125ce16f2b324() {
+_gostring_ _wrap_runtime_init_capi_ee18d62676da8016() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -672,7 +672,7 @@ _gostring_ _wrap_runtime_init_capi_a02125ce16f2b324() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_a02125ce16f2b324() {
+_gostring_ _wrap_runtime_finalize_capi_ee18d62676da8016() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -683,7 +683,7 @@ _gostring_ _wrap_runtime_finalize_capi_a02125ce16f2b324() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_ee18d62676da8016(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -703,7 +703,7 @@ _gostring_ _wrap_runtime_world_rank_capi_a02125ce16f2b324(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_ee18d62676da8016(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -723,7 +723,7 @@ _gostring_ _wrap_runtime_world_size_capi_a02125ce16f2b324(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -752,7 +752,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_ee18d62676da8016(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -779,7 +779,7 @@ _gostring_ _wrap_placement_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_ee18d62676da8016(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -813,7 +813,7 @@ _gostring_ _wrap_placement_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_a02125ce16f2b324(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_ee18d62676da8016(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -826,7 +826,7 @@ _gostring_ _wrap_placement_string_capi_a02125ce16f2b324(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -848,7 +848,7 @@ _gostring_ _wrap_placement_device_type_capi_a02125ce16f2b324(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -870,7 +870,7 @@ _gostring_ _wrap_placement_num_axes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -894,7 +894,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -916,7 +916,7 @@ _gostring_ _wrap_placement_parallel_num_capi_a02125ce16f2b324(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -940,7 +940,7 @@ _gostring_ _wrap_placement_rank_at_capi_a02125ce16f2b324(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -964,7 +964,7 @@ _gostring_ _wrap_placement_index_of_capi_a02125ce16f2b324(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -988,7 +988,7 @@ _gostring_ _wrap_placement_contains_capi_a02125ce16f2b324(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -1014,7 +1014,7 @@ _gostring_ _wrap_placement_axis_group_capi_a02125ce16f2b324(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -1038,7 +1038,7 @@ _gostring_ _wrap_placement_equal_capi_a02125ce16f2b324(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -1060,7 +1060,7 @@ _gostring_ _wrap_placement_hash_capi_a02125ce16f2b324(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_ee18d62676da8016(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -1087,7 +1087,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1130,7 +1130,7 @@ _gostring_ _wrap_nd_sbp_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_a02125ce16f2b324(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_ee18d62676da8016(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1143,7 +1143,7 @@ _gostring_ _wrap_nd_sbp_string_capi_a02125ce16f2b324(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1165,7 +1165,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1198,7 +1198,7 @@ _gostring_ _wrap_nd_sbp_get_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1222,7 +1222,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1254,7 +1254,7 @@ _gostring_ _wrap_layout_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1280,7 +1280,7 @@ _gostring_ _wrap_layout_local_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1313,7 +1313,7 @@ _gostring_ _wrap_layout_range_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1335,7 +1335,7 @@ _gostring_ _wrap_layout_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_a02125ce16f2b324(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_ee18d62676da8016(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1348,7 +1348,7 @@ _gostring_ _wrap_layout_string_capi_a02125ce16f2b324(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_ee18d62676da8016(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1375,7 +1375,7 @@ _gostring_ _wrap_dtype_parse_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_a02125ce16f2b324(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_ee18d62676da8016(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1388,7 +1388,7 @@ _gostring_ _wrap_dtype_name_capi_a02125ce16f2b324(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_a02125ce16f2b324() {
+long long _wrap_op_count_capi_ee18d62676da8016() {
   size_t result;
   long long _swig_go_result;
   
@@ -1399,7 +1399,7 @@ long long _wrap_op_count_capi_a02125ce16f2b324() {
 }
 
 
-_gostring_ _wrap_op_name_capi_a02125ce16f2b324(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_ee18d62676da8016(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1412,7 +1412,7 @@ _gostring_ _wrap_op_name_capi_a02125ce16f2b324(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_ee18d62676da8016(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1439,7 +1439,7 @@ _gostring_ _wrap_op_call_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1452,7 +1452,7 @@ _gostring_ _wrap_op_call_signature_capi_a02125ce16f2b324(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1474,7 +1474,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_a02125ce16f2b324(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1496,7 +1496,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_a02125ce16f2b324(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1518,7 +1518,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_a02125ce16f2b324(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1544,7 +1544,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_a02125ce16f2b324(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1566,7 +1566,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_a02125ce16f2b324(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1591,7 +1591,7 @@ _gostring_ _wrap_op_call_add_input_capi_a02125ce16f2b324(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1613,7 +1613,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1630,7 +1630,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_a02125ce16f2b324(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_a02125ce16f2b324(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_ee18d62676da8016(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1647,7 +1647,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_a02125ce16f2b324(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1669,7 +1669,7 @@ _gostring_ _wrap_op_call_infer_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1691,7 +1691,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_a02125ce16f2b324(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1719,7 +1719,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_a02125ce16f2b324(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1743,7 +1743,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_a02125ce16f2b324(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1767,7 +1767,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_a02125ce16f2b324(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1791,7 +1791,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1813,7 +1813,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1837,7 +1837,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1861,7 +1861,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_a02125ce16f2b324(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1885,7 +1885,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1907,7 +1907,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1929,7 +1929,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_a02125ce16f2b324(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1951,7 +1951,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_a02125ce16f2b324(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -1973,7 +1973,7 @@ _gostring_ _wrap_op_call_explain_capi_a02125ce16f2b324(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_a02125ce16f2b324(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_ee18d62676da8016(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1986,7 +1986,7 @@ _gostring_ _wrap_explanation_text_capi_a02125ce16f2b324(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_a02125ce16f2b324(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_ee18d62676da8016(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1999,7 +1999,7 @@ _gostring_ _wrap_explanation_json_capi_a02125ce16f2b324(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_a02125ce16f2b324(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_ee18d62676da8016(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2012,13 +2012,13 @@ _gostring_ _wrap_explanation_failure_capi_a02125ce16f2b324(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_a02125ce16f2b324() {
+void _wrap_infer_cache_clear_capi_ee18d62676da8016() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_a02125ce16f2b324(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_ee18d62676da8016(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -2031,7 +2031,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_a02125ce16f2b324(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2067,7 +2067,7 @@ _gostring_ _wrap_tensor_from_host_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2107,7 +2107,7 @@ _gostring_ _wrap_tensor_from_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2141,7 +2141,7 @@ _gostring_ _wrap_tensor_full_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_a02125ce16f2b324(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_ee18d62676da8016(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2173,7 +2173,7 @@ _gostring_ _wrap_tensor_arange_capi_a02125ce16f2b324(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2207,7 +2207,7 @@ _gostring_ _wrap_tensor_rand_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2241,7 +2241,7 @@ _gostring_ _wrap_tensor_randn_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2267,7 +2267,7 @@ _gostring_ _wrap_tensor_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2289,7 +2289,7 @@ _gostring_ _wrap_tensor_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2311,7 +2311,7 @@ _gostring_ _wrap_tensor_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2333,7 +2333,7 @@ _gostring_ _wrap_tensor_placement_capi_a02125ce16f2b324(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2355,7 +2355,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2377,7 +2377,7 @@ _gostring_ _wrap_tensor_has_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2403,7 +2403,7 @@ _gostring_ _wrap_tensor_local_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2425,7 +2425,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_a02125ce16f2b324(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_ee18d62676da8016(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2438,7 +2438,7 @@ _gostring_ _wrap_tensor_string_capi_a02125ce16f2b324(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2457,7 +2457,7 @@ _gostring_ _wrap_tensor_to_host_capi_a02125ce16f2b324(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2476,7 +2476,7 @@ _gostring_ _wrap_tensor_copy_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2502,7 +2502,7 @@ _gostring_ _wrap_tensor_to_global_capi_a02125ce16f2b324(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2532,7 +2532,7 @@ _gostring_ _wrap_op_call_apply_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2554,7 +2554,7 @@ _gostring_ _wrap_abs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2578,7 +2578,7 @@ _gostring_ _wrap_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2604,7 +2604,33 @@ _gostring_ _wrap_add_n_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_argmax_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t arg3 ;
+  int32_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (int32_t)_swig_go_3; 
+  
+  result = (tess_status)tess_argmax(arg1,(struct tess_tensor const *)arg2,arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_batch_matmul_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2632,7 +2658,7 @@ _gostring_ _wrap_batch_matmul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2658,7 +2684,7 @@ _gostring_ _wrap_bias_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2682,7 +2708,7 @@ _gostring_ _wrap_cast_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2710,7 +2736,79 @@ _gostring_ _wrap_concat_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_div_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_cos_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_cos(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_cross_entropy_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  int64_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (tess_status)tess_cross_entropy(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_cumsum_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t arg3 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (tess_status)tess_cumsum(arg1,(struct tess_tensor const *)arg2,arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_div_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2734,7 +2832,7 @@ _gostring_ _wrap_div_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2758,7 +2856,31 @@ _gostring_ _wrap_embedding_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_equal_mask_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_equal_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_equal(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_equal_mask_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2782,7 +2904,7 @@ _gostring_ _wrap_equal_mask_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_exp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2804,7 +2926,61 @@ _gostring_ _wrap_exp_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_gather_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_expand_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  
+  result = (tess_status)tess_expand(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_flatten_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t arg3 ;
+  int64_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (tess_status)tess_flatten(arg1,(struct tess_tensor const *)arg2,arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_gather_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2830,7 +3006,7 @@ _gostring_ _wrap_gather_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gather_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_gather_grad_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2858,7 +3034,7 @@ _gostring_ _wrap_gather_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_gelu_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2880,7 +3056,7 @@ _gostring_ _wrap_gelu_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_gelu_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_gelu_grad_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2904,7 +3080,55 @@ _gostring_ _wrap_gelu_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_identity_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_greater_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_greater(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_greater_equal_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_greater_equal(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_identity_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2926,7 +3150,7 @@ _gostring_ _wrap_identity_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2976,7 +3200,77 @@ _gostring_ _wrap_layer_norm_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_log_softmax_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_less_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_less(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_less_equal_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_less_equal(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_log_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_log(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_log_softmax_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3000,7 +3294,7 @@ _gostring_ _wrap_log_softmax_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3028,7 +3322,7 @@ _gostring_ _wrap_matmul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3052,7 +3346,7 @@ _gostring_ _wrap_maximum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3076,7 +3370,7 @@ _gostring_ _wrap_minimum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3100,7 +3394,7 @@ _gostring_ _wrap_mul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3122,7 +3416,57 @@ _gostring_ _wrap_neg_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_pow_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_nll_loss_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  int64_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (tess_status)tess_nll_loss(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_not_equal_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  
+  result = (tess_status)tess_not_equal(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_pow_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3146,7 +3490,7 @@ _gostring_ _wrap_pow_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3176,7 +3520,7 @@ _gostring_ _wrap_reduce_max_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3206,7 +3550,7 @@ _gostring_ _wrap_reduce_mean_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3236,7 +3580,7 @@ _gostring_ _wrap_reduce_min_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3266,7 +3610,7 @@ _gostring_ _wrap_reduce_sum_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3288,7 +3632,7 @@ _gostring_ _wrap_relu_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_relu_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_relu_grad_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3312,7 +3656,7 @@ _gostring_ _wrap_relu_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_reshape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3340,7 +3684,7 @@ _gostring_ _wrap_reshape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3364,7 +3708,7 @@ _gostring_ _wrap_scalar_add_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3388,7 +3732,7 @@ _gostring_ _wrap_scalar_mul_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sigmoid_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3410,7 +3754,29 @@ _gostring_ _wrap_sigmoid_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_slice_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_sin_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  
+  result = (tess_status)tess_sin(arg1,(struct tess_tensor const *)arg2);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_slice_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3450,7 +3816,7 @@ _gostring_ _wrap_slice_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_slice_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_grad_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3490,7 +3856,7 @@ _gostring_ _wrap_slice_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_softmax_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3514,7 +3880,7 @@ _gostring_ _wrap_softmax_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3547,7 +3913,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_a02125ce16f2b324(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3573,7 +3939,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_a02125ce16f2b324(_goslic
 }
 
 
-_gostring_ _wrap_sqrt_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3595,7 +3961,67 @@ _gostring_ _wrap_sqrt_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_sub_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_squeeze_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  
+  result = (tess_status)tess_squeeze(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_std_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int64_t arg5 ;
+  int32_t arg6 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  arg5 = (int64_t)_swig_go_3; 
+  arg6 = (int32_t)_swig_go_4; 
+  
+  result = (tess_status)tess_std(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_sub_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3619,7 +4045,7 @@ _gostring_ _wrap_sub_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3641,7 +4067,7 @@ _gostring_ _wrap_tanh_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3669,7 +4095,89 @@ _gostring_ _wrap_transpose_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_xlogy_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_unsqueeze_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t arg3 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (tess_status)tess_unsqueeze(arg1,(struct tess_tensor const *)arg2,arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_Xtess_var_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int64_t arg5 ;
+  int32_t arg6 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  {
+    arg3 = _swig_go_2.len > 0 ? (int64_t*)_swig_go_2.array : NULL;
+    arg4 = (size_t)_swig_go_2.len;
+  }
+  arg5 = (int64_t)_swig_go_3; 
+  arg6 = (int32_t)_swig_go_4; 
+  
+  result = (tess_status)tess_var(arg1,(struct tess_tensor const *)arg2,(long const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_where_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor *arg2 = (tess_tensor *) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *arg4 = (tess_tensor *) 0 ;
+  tess_tensor *handle1 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  arg2 = *(tess_tensor **)&_swig_go_1; 
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = *(tess_tensor **)&_swig_go_3; 
+  
+  result = (tess_status)tess_where(arg1,(struct tess_tensor const *)arg2,(struct tess_tensor const *)arg3,(struct tess_tensor const *)arg4);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_xlogy_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3693,7 +4201,7 @@ _gostring_ _wrap_xlogy_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_explanation_last_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_ee18d62676da8016(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -3713,7 +4221,7 @@ _gostring_ _wrap_explanation_last_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -3752,7 +4260,7 @@ _gostring_ _wrap_boxing_run_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3788,7 +4296,7 @@ _gostring_ _wrap_boxing_plan_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_a02125ce16f2b324(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_ee18d62676da8016(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3801,7 +4309,7 @@ _gostring_ _wrap_boxing_plan_string_capi_a02125ce16f2b324(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -3823,7 +4331,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_a02125ce16f2b324(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_a02125ce16f2b324(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_ee18d62676da8016(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3838,7 +4346,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_a02125ce16f2b324(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -3860,7 +4368,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_a02125ce16f2b324(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_a02125ce16f2b324(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_ee18d62676da8016(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -3885,7 +4393,7 @@ _gostring_ _wrap_comm_allreduce_capi_a02125ce16f2b324(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_ee18d62676da8016(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3914,7 +4422,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_a02125ce16f2b324(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_ee18d62676da8016(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -3927,7 +4435,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_a02125ce16f2b324(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_ee18d62676da8016(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -3947,7 +4455,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_ee18d62676da8016(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -3967,7 +4475,7 @@ _gostring_ _wrap_program_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4008,7 +4516,7 @@ _gostring_ _wrap_program_add_input_capi_a02125ce16f2b324(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4039,7 +4547,7 @@ _gostring_ _wrap_program_add_variable_capi_a02125ce16f2b324(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -4078,7 +4586,7 @@ _gostring_ _wrap_program_add_op_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_a02125ce16f2b324(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_ee18d62676da8016(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -4093,7 +4601,7 @@ _gostring_ _wrap_program_mark_output_capi_a02125ce16f2b324(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4142,7 +4650,7 @@ _gostring_ _wrap_program_sizes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_a02125ce16f2b324(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_ee18d62676da8016(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4155,7 +4663,7 @@ _gostring_ _wrap_program_string_capi_a02125ce16f2b324(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_a02125ce16f2b324() {
+_gostring_ _wrap_capture_begin_capi_ee18d62676da8016() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -4166,7 +4674,7 @@ _gostring_ _wrap_capture_begin_capi_a02125ce16f2b324() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_ee18d62676da8016(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4186,7 +4694,7 @@ _gostring_ _wrap_capture_active_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_ee18d62676da8016(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4225,7 +4733,7 @@ _gostring_ _wrap_capture_placeholder_capi_a02125ce16f2b324(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4251,13 +4759,13 @@ _gostring_ _wrap_capture_end_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_a02125ce16f2b324() {
+void _wrap_capture_abort_capi_ee18d62676da8016() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_plan_string_capi_a02125ce16f2b324(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_ee18d62676da8016(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4270,7 +4778,7 @@ _gostring_ _wrap_plan_string_capi_a02125ce16f2b324(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -4292,7 +4800,7 @@ _gostring_ _wrap_plan_instantiate_capi_a02125ce16f2b324(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_ee18d62676da8016(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4311,7 +4819,7 @@ _gostring_ _wrap_plan_instance_run_capi_a02125ce16f2b324(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_ee18d62676da8016(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4332,7 +4840,7 @@ _gostring_ _wrap_plan_instance_push_capi_a02125ce16f2b324(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_ee18d62676da8016(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4347,7 +4855,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_a02125ce16f2b324(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_ee18d62676da8016(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4360,7 +4868,7 @@ _gostring_ _wrap_plan_instance_close_capi_a02125ce16f2b324(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_ee18d62676da8016(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -4396,7 +4904,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_a02125ce16f2b324(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4418,7 +4926,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_a02125ce16f2b324(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4442,7 +4950,7 @@ _gostring_ _wrap_plan_instance_output_capi_a02125ce16f2b324(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4463,7 +4971,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_a02125ce16f2b324(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4487,7 +4995,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_a02125ce16f2b324(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -4511,7 +5019,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_a02125ce16f2b324(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -4539,7 +5047,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_a02125ce16f2b324(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -4561,7 +5069,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_a02125ce16f2b324(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4603,7 +5111,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_a02125ce16f2b324(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_ee18d62676da8016(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4618,7 +5126,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_a02125ce16f2b324(struct tess_p
 }
 
 
-_gostring_ _wrap_server_is_driver_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_is_driver_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4640,7 +5148,7 @@ _gostring_ _wrap_server_is_driver_capi_a02125ce16f2b324(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_num_plans_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_num_plans_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -4662,7 +5170,7 @@ _gostring_ _wrap_server_num_plans_capi_a02125ce16f2b324(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_plan_input_width_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_width_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4688,7 +5196,7 @@ _gostring_ _wrap_server_plan_input_width_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_width_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_width_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4714,7 +5222,7 @@ _gostring_ _wrap_server_plan_output_width_capi_a02125ce16f2b324(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_plan_input_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_dtype_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4740,7 +5248,7 @@ _gostring_ _wrap_server_plan_input_dtype_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_dtype_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4766,7 +5274,7 @@ _gostring_ _wrap_server_plan_output_dtype_capi_a02125ce16f2b324(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_follow_capi_a02125ce16f2b324(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_follow_capi_ee18d62676da8016(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4779,7 +5287,7 @@ _gostring_ _wrap_server_follow_capi_a02125ce16f2b324(struct tess_server *_swig_g
 }
 
 
-_gostring_ _wrap_server_stop_capi_a02125ce16f2b324(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_stop_capi_ee18d62676da8016(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4792,7 +5300,7 @@ _gostring_ _wrap_server_stop_capi_a02125ce16f2b324(struct tess_server *_swig_go_
 }
 
 
-_gostring_ _wrap_server_check_health_capi_a02125ce16f2b324(struct tess_server *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_server_check_health_capi_ee18d62676da8016(struct tess_server *_swig_go_0, double _swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   double arg2 ;
   tess_status result;
@@ -4807,7 +5315,7 @@ _gostring_ _wrap_server_check_health_capi_a02125ce16f2b324(struct tess_server *_
 }
 
 
-_gostring_ _wrap_serve_request_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_serve_request_create_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
   tess_serve_request **arg1 = (tess_serve_request **) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -4831,7 +5339,7 @@ _gostring_ _wrap_serve_request_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_set_input_capi_a02125ce16f2b324(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_serve_request_set_input_capi_ee18d62676da8016(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   tess_serve_request *arg1 = (tess_serve_request *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4852,7 +5360,7 @@ _gostring_ _wrap_serve_request_set_input_capi_a02125ce16f2b324(struct tess_serve
 }
 
 
-_gostring_ _wrap_serve_request_rows_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_serve_request_rows_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   int64_t value1 = 0 ;
@@ -4874,7 +5382,7 @@ _gostring_ _wrap_serve_request_rows_capi_a02125ce16f2b324(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_server_run_capi_a02125ce16f2b324(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_server_run_capi_ee18d62676da8016(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   tess_status result;
@@ -4889,7 +5397,7 @@ _gostring_ _wrap_server_run_capi_a02125ce16f2b324(struct tess_server *_swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_output_bytes_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_bytes_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   size_t arg3 ;
@@ -4913,7 +5421,7 @@ _gostring_ _wrap_serve_request_output_bytes_capi_a02125ce16f2b324(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_serve_request_output_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_serve_request *arg3 = (tess_serve_request *) 0 ;
@@ -4934,7 +5442,7 @@ _gostring_ _wrap_serve_request_output_capi_a02125ce16f2b324(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_tensor_set_requires_grad_capi_ee18d62676da8016(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   int32_t arg2 ;
   tess_status result;
@@ -4949,7 +5457,7 @@ _gostring_ _wrap_tensor_set_requires_grad_capi_a02125ce16f2b324(struct tess_tens
 }
 
 
-_gostring_ _wrap_tensor_requires_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_requires_grad_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -4971,7 +5479,7 @@ _gostring_ _wrap_tensor_requires_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_is_leaf_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_is_leaf_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -4993,7 +5501,7 @@ _gostring_ _wrap_tensor_is_leaf_capi_a02125ce16f2b324(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_grad_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -5015,7 +5523,7 @@ _gostring_ _wrap_tensor_grad_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_tensor_zero_grad_capi_a02125ce16f2b324(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_zero_grad_capi_ee18d62676da8016(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5028,7 +5536,7 @@ _gostring_ _wrap_tensor_zero_grad_capi_a02125ce16f2b324(struct tess_tensor *_swi
 }
 
 
-_gostring_ _wrap_tensor_detach_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_detach_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -5050,7 +5558,7 @@ _gostring_ _wrap_tensor_detach_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_autograd_set_grad_enabled_capi_ee18d62676da8016(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int32_t arg1 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value2 = 0 ;
@@ -5072,7 +5580,7 @@ _gostring_ _wrap_autograd_set_grad_enabled_capi_a02125ce16f2b324(intgo _swig_go_
 }
 
 
-_gostring_ _wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+_gostring_ _wrap_autograd_is_grad_enabled_capi_ee18d62676da8016(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -5092,7 +5600,7 @@ _gostring_ _wrap_autograd_is_grad_enabled_capi_a02125ce16f2b324(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_checkpoint_writer_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0) {
+_gostring_ _wrap_checkpoint_writer_create_capi_ee18d62676da8016(_goslice_ _swig_go_0) {
   tess_checkpoint_writer **arg1 = (tess_checkpoint_writer **) 0 ;
   tess_checkpoint_writer *handle1 = NULL ;
   tess_status result;
@@ -5112,7 +5620,7 @@ _gostring_ _wrap_checkpoint_writer_create_capi_a02125ce16f2b324(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_checkpoint_writer_add_capi_a02125ce16f2b324(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_checkpoint_writer_add_capi_ee18d62676da8016(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -5134,7 +5642,7 @@ _gostring_ _wrap_checkpoint_writer_add_capi_a02125ce16f2b324(struct tess_checkpo
 }
 
 
-_gostring_ _wrap_checkpoint_writer_save_capi_a02125ce16f2b324(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_checkpoint_writer_save_capi_ee18d62676da8016(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
   tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_status result;
@@ -5154,7 +5662,7 @@ _gostring_ _wrap_checkpoint_writer_save_capi_a02125ce16f2b324(struct tess_checkp
 }
 
 
-_gostring_ _wrap_checkpoint_load_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_checkpoint_load_capi_ee18d62676da8016(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5192,7 +5700,7 @@ _gostring_ _wrap_checkpoint_load_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_checkpoint_load_checked_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
+_gostring_ _wrap_checkpoint_load_checked_capi_ee18d62676da8016(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5238,7 +5746,7 @@ _gostring_ _wrap_checkpoint_load_checked_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_checkpoint_index_open_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_open_capi_ee18d62676da8016(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_checkpoint_index **arg1 = (tess_checkpoint_index **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_checkpoint_index *handle1 = NULL ;
@@ -5265,7 +5773,7 @@ _gostring_ _wrap_checkpoint_index_open_capi_a02125ce16f2b324(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
+_gostring_ _wrap_checkpoint_index_num_tensors_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t value1 = 0 ;
@@ -5287,7 +5795,7 @@ _gostring_ _wrap_checkpoint_index_num_tensors_capi_a02125ce16f2b324(_goslice_ _s
 }
 
 
-_gostring_ _wrap_checkpoint_index_name_capi_a02125ce16f2b324(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_name_capi_ee18d62676da8016(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5302,7 +5810,7 @@ _gostring_ _wrap_checkpoint_index_name_capi_a02125ce16f2b324(struct tess_checkpo
 }
 
 
-_gostring_ _wrap_checkpoint_index_placement_capi_a02125ce16f2b324(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_placement_capi_ee18d62676da8016(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5317,7 +5825,7 @@ _gostring_ _wrap_checkpoint_index_placement_capi_a02125ce16f2b324(struct tess_ch
 }
 
 
-_gostring_ _wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_nd_sbp_capi_ee18d62676da8016(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5332,7 +5840,7 @@ _gostring_ _wrap_checkpoint_index_nd_sbp_capi_a02125ce16f2b324(struct tess_check
 }
 
 
-_gostring_ _wrap_checkpoint_index_shape_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_shape_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_checkpoint_index *arg3 = (tess_checkpoint_index *) 0 ;
@@ -5360,7 +5868,7 @@ _gostring_ _wrap_checkpoint_index_shape_capi_a02125ce16f2b324(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_dtype_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t arg3 ;
@@ -5384,7 +5892,7 @@ _gostring_ _wrap_checkpoint_index_dtype_capi_a02125ce16f2b324(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_num_shards_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t arg3 ;
@@ -5408,7 +5916,7 @@ _gostring_ _wrap_checkpoint_index_num_shards_capi_a02125ce16f2b324(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_infer_cache_get_stats_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5464,7 +5972,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_a02125ce16f2b324(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_ee18d62676da8016(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -5481,7 +5989,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_a02125ce16f2b324(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5575,7 +6083,7 @@ _gostring_ _wrap_allocator_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_ee18d62676da8016(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -5597,7 +6105,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_a02125ce16f2b324(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5646,7 +6154,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_a02125ce16f2b324(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -5670,7 +6178,7 @@ _gostring_ _wrap_plan_compile_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5737,7 +6245,7 @@ _gostring_ _wrap_plan_instance_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_create_capi_ee18d62676da8016(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
   tess_server **arg1 = (tess_server **) 0 ;
   int32_t arg2 ;
   double arg3 ;
@@ -5763,7 +6271,7 @@ _gostring_ _wrap_server_create_capi_a02125ce16f2b324(_goslice_ _swig_go_0, intgo
 }
 
 
-_gostring_ _wrap_server_add_plan_capi_a02125ce16f2b324(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_server_add_plan_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   tess_plan *arg3 = (tess_plan *) 0 ;
@@ -5795,7 +6303,7 @@ _gostring_ _wrap_server_add_plan_capi_a02125ce16f2b324(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_server_get_plan_info_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+_gostring_ _wrap_server_get_plan_info_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5873,7 +6381,7 @@ _gostring_ _wrap_server_get_plan_info_capi_a02125ce16f2b324(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_server_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
+_gostring_ _wrap_server_get_stats_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5967,7 +6475,7 @@ _gostring_ _wrap_server_get_stats_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_serve_request_get_info_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+_gostring_ _wrap_serve_request_get_info_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   double *arg3 = (double *) 0 ;
@@ -6016,7 +6524,7 @@ _gostring_ _wrap_serve_request_get_info_capi_a02125ce16f2b324(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_autograd_backward_capi_a02125ce16f2b324(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_autograd_backward_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;

@@ -20,11 +20,13 @@ public final class DType {
   public static final int F16 = TesseraJNI.DTYPE_F16_get();
   /** TESS_DTYPE_BF16 from tessera.h. */
   public static final int BF16 = TesseraJNI.DTYPE_BF16_get();
+  /** TESS_DTYPE_BOOL from tessera.h: one byte, 0 or 1. */
+  public static final int BOOL = TesseraJNI.DTYPE_BOOL_get();
 
   /**
    * Parses a dtype name.
    *
-   * @param text "f32", "f64", "i32", "i64", "f16" or "bf16"
+   * @param text "f32", "f64", "i32", "i64", "f16", "bf16" or "bool"
    * @return its code
    */
   public static int parse(String text) {
@@ -45,6 +47,6 @@ public final class DType {
 
   /** Bytes per element of a known dtype code. */
   static long size(int dtype) {
-    return dtype == F64 || dtype == I64 ? 8 : dtype == F16 || dtype == BF16 ? 2 : 4;
+    return dtype == F64 || dtype == I64 ? 8 : dtype == F16 || dtype == BF16 ? 2 : dtype == BOOL ? 1 : 4;
   }
 }

@@ -39,6 +39,24 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** i64 index of the first largest element along axis (NaN is largest). Attributes: axis:
+   * int = -1, keepdims: bool = false. */
+  public static Tensor argmax(Tensor x, long axis, boolean keepdims) {
+    long[] out = {0};
+    TesseraJNI.argmax(out, Handle.ptr(x), x, axis, keepdims ? 1 : 0);
+    return new Tensor(out[0]);
+  }
+
+  /** argmax with keepdims = false. */
+  public static Tensor argmax(Tensor x, long axis) {
+    return argmax(x, axis, false);
+  }
+
+  /** argmax with axis = -1, keepdims = false. */
+  public static Tensor argmax(Tensor x) {
+    return argmax(x, -1L, false);
+  }
+
   /** matmul over the last two axes; leading batch axes must be equal. Attributes:
    * transpose_a: bool = false, transpose_b: bool = false. */
   public static Tensor batchMatmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
@@ -90,6 +108,39 @@ public final class Ops {
     return concat(in, 0L);
   }
 
+  /** cos(x); floating types. */
+  public static Tensor cos(Tensor x) {
+    long[] out = {0};
+    TesseraJNI.cos(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
+  /** nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum. Attributes:
+   * reduction: int = 1. */
+  public static Tensor crossEntropy(Tensor logits, Tensor target, long reduction) {
+    long[] out = {0};
+    TesseraJNI.cross_entropy(out, Handle.ptr(logits), logits, Handle.ptr(target), target,
+                             reduction);
+    return new Tensor(out[0]);
+  }
+
+  /** cross_entropy with reduction = 1. */
+  public static Tensor crossEntropy(Tensor logits, Tensor target) {
+    return crossEntropy(logits, target, 1L);
+  }
+
+  /** running sums along axis (out[i] = x[0] + ... + x[i]). Attributes: axis: int = -1. */
+  public static Tensor cumsum(Tensor x, long axis) {
+    long[] out = {0};
+    TesseraJNI.cumsum(out, Handle.ptr(x), x, axis);
+    return new Tensor(out[0]);
+  }
+
+  /** cumsum with axis = -1. */
+  public static Tensor cumsum(Tensor x) {
+    return cumsum(x, -1L);
+  }
+
   /** x / y, numpy broadcasting. */
   public static Tensor div(Tensor x, Tensor y) {
     long[] out = {0};
@@ -101,6 +152,13 @@ public final class Ops {
   public static Tensor embedding(Tensor weight, Tensor indices) {
     long[] out = {0};
     TesseraJNI.embedding(out, Handle.ptr(weight), weight, Handle.ptr(indices), indices);
+    return new Tensor(out[0]);
+  }
+
+  /** x == y -&gt; bool, numpy broadcasting. */
+  public static Tensor equal(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.equal(out, Handle.ptr(x), x, Handle.ptr(y), y);
     return new Tensor(out[0]);
   }
 
@@ -116,6 +174,32 @@ public final class Ops {
     long[] out = {0};
     TesseraJNI.exp(out, Handle.ptr(x), x);
     return new Tensor(out[0]);
+  }
+
+  /** x broadcast to shape (numpy rules, -1 keeps a dim); a copy. Attributes: shape: ints =
+   * required. */
+  public static Tensor expand(Tensor x, long[] shape) {
+    long[] out = {0};
+    TesseraJNI.expand(out, Handle.ptr(x), x, shape == null ? new long[0] : shape);
+    return new Tensor(out[0]);
+  }
+
+  /** axes start_axis..end_axis merged into one; a copy. Attributes: start_axis: int = 0,
+   * end_axis: int = -1. */
+  public static Tensor flatten(Tensor x, long startAxis, long endAxis) {
+    long[] out = {0};
+    TesseraJNI.flatten(out, Handle.ptr(x), x, startAxis, endAxis);
+    return new Tensor(out[0]);
+  }
+
+  /** flatten with end_axis = -1. */
+  public static Tensor flatten(Tensor x, long startAxis) {
+    return flatten(x, startAxis, -1L);
+  }
+
+  /** flatten with start_axis = 0, end_axis = -1. */
+  public static Tensor flatten(Tensor x) {
+    return flatten(x, 0L, -1L);
   }
 
   /** params indexed by indices along axis. Attributes: axis: int = 0. */
@@ -150,6 +234,20 @@ public final class Ops {
     long[] outDx = {0};
     TesseraJNI.gelu_grad(outDx, Handle.ptr(x), x, Handle.ptr(dy), dy);
     return new Tensor(outDx[0]);
+  }
+
+  /** x &gt; y -&gt; bool, numpy broadcasting. */
+  public static Tensor greater(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.greater(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
+  }
+
+  /** x &gt;= y -&gt; bool, numpy broadcasting. */
+  public static Tensor greaterEqual(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.greater_equal(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
   }
 
   /** x. */
@@ -187,6 +285,27 @@ public final class Ops {
     return layerNorm(x, gamma, beta, -1L, -1L, 1e-05);
   }
 
+  /** x &lt; y -&gt; bool, numpy broadcasting. */
+  public static Tensor less(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.less(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
+  }
+
+  /** x &lt;= y -&gt; bool, numpy broadcasting. */
+  public static Tensor lessEqual(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.less_equal(out, Handle.ptr(x), x, Handle.ptr(y), y);
+    return new Tensor(out[0]);
+  }
+
+  /** natural log of x; floating types. */
+  public static Tensor log(Tensor x) {
+    long[] out = {0};
+    TesseraJNI.log(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
   /** normalised exponentials along axis. Attributes: axis: int = -1. */
   public static Tensor logSoftmax(Tensor x, long axis) {
     long[] out = {0};
@@ -199,8 +318,9 @@ public final class Ops {
     return logSoftmax(x, -1L);
   }
 
-  /** out[m,n] = a[m,k] b[k,n]; transpose_a/b read a as [k,m] / b as [n,k]. Attributes:
-   * transpose_a: bool = false, transpose_b: bool = false. */
+  /** out[...,m,n] = a[...,m,k] b[k,n] (b 2-d, shared by a's leading axes); transpose_a/b
+   * read a as [...,k,m] / b as [n,k]. Attributes: transpose_a: bool = false, transpose_b:
+   * bool = false. */
   public static Tensor matmul(Tensor a, Tensor b, boolean transposeA, boolean transposeB) {
     long[] out = {0};
     TesseraJNI.matmul(out, Handle.ptr(a), a, Handle.ptr(b), b, transposeA ? 1 : 0,
@@ -243,6 +363,26 @@ public final class Ops {
   public static Tensor neg(Tensor x) {
     long[] out = {0};
     TesseraJNI.neg(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
+  /** -log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum. Attributes:
+   * reduction: int = 1. */
+  public static Tensor nllLoss(Tensor logProbs, Tensor target, long reduction) {
+    long[] out = {0};
+    TesseraJNI.nll_loss(out, Handle.ptr(logProbs), logProbs, Handle.ptr(target), target, reduction);
+    return new Tensor(out[0]);
+  }
+
+  /** nll_loss with reduction = 1. */
+  public static Tensor nllLoss(Tensor logProbs, Tensor target) {
+    return nllLoss(logProbs, target, 1L);
+  }
+
+  /** x != y -&gt; bool, numpy broadcasting. */
+  public static Tensor notEqual(Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.not_equal(out, Handle.ptr(x), x, Handle.ptr(y), y);
     return new Tensor(out[0]);
   }
 
@@ -368,6 +508,13 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** sin(x); floating types. */
+  public static Tensor sin(Tensor x) {
+    long[] out = {0};
+    TesseraJNI.sin(out, Handle.ptr(x), x);
+    return new Tensor(out[0]);
+  }
+
   /** x[start:stop:step] per axis, Python semantics, step &gt;= 1. Attributes: start: ints =
    * required, stop: ints = required, step: ints = required. */
   public static Tensor slice(Tensor x, long[] start, long[] stop, long[] step) {
@@ -422,6 +569,43 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** x without the size-1 axes named ([] = all); a copy. Attributes: axes: ints = []. */
+  public static Tensor squeeze(Tensor x, long[] axes) {
+    long[] out = {0};
+    TesseraJNI.squeeze(out, Handle.ptr(x), x, axes == null ? new long[0] : axes);
+    return new Tensor(out[0]);
+  }
+
+  /** squeeze with axes = []. */
+  public static Tensor squeeze(Tensor x) {
+    return squeeze(x, new long[] {});
+  }
+
+  /** standard deviation over axes ([] = all): divides by count - correction (1: unbiased);
+   * floating types. Attributes: axes: ints = [], correction: int = 1, keepdims: bool =
+   * false. */
+  public static Tensor std(Tensor x, long[] axes, long correction, boolean keepdims) {
+    long[] out = {0};
+    TesseraJNI.std(out, Handle.ptr(x), x, axes == null ? new long[0] : axes, correction,
+                   keepdims ? 1 : 0);
+    return new Tensor(out[0]);
+  }
+
+  /** std with keepdims = false. */
+  public static Tensor std(Tensor x, long[] axes, long correction) {
+    return std(x, axes, correction, false);
+  }
+
+  /** std with correction = 1, keepdims = false. */
+  public static Tensor std(Tensor x, long[] axes) {
+    return std(x, axes, 1L, false);
+  }
+
+  /** std with axes = [], correction = 1, keepdims = false. */
+  public static Tensor std(Tensor x) {
+    return std(x, new long[] {}, 1L, false);
+  }
+
   /** x - y, numpy broadcasting. */
   public static Tensor sub(Tensor x, Tensor y) {
     long[] out = {0};
@@ -440,6 +624,44 @@ public final class Ops {
   public static Tensor transpose(Tensor x, long[] perm) {
     long[] out = {0};
     TesseraJNI.transpose(out, Handle.ptr(x), x, perm == null ? new long[0] : perm);
+    return new Tensor(out[0]);
+  }
+
+  /** x with a size-1 axis inserted at axis; a copy. Attributes: axis: int = required. */
+  public static Tensor unsqueeze(Tensor x, long axis) {
+    long[] out = {0};
+    TesseraJNI.unsqueeze(out, Handle.ptr(x), x, axis);
+    return new Tensor(out[0]);
+  }
+
+  /** variance over axes ([] = all): divides by count - correction (1: unbiased); floating
+   * types. Attributes: axes: ints = [], correction: int = 1, keepdims: bool = false. */
+  public static Tensor var(Tensor x, long[] axes, long correction, boolean keepdims) {
+    long[] out = {0};
+    TesseraJNI.var(out, Handle.ptr(x), x, axes == null ? new long[0] : axes, correction,
+                   keepdims ? 1 : 0);
+    return new Tensor(out[0]);
+  }
+
+  /** var with keepdims = false. */
+  public static Tensor var(Tensor x, long[] axes, long correction) {
+    return var(x, axes, correction, false);
+  }
+
+  /** var with correction = 1, keepdims = false. */
+  public static Tensor var(Tensor x, long[] axes) {
+    return var(x, axes, 1L, false);
+  }
+
+  /** var with axes = [], correction = 1, keepdims = false. */
+  public static Tensor var(Tensor x) {
+    return var(x, new long[] {}, 1L, false);
+  }
+
+  /** cond ? x : y elementwise (cond bool), numpy broadcasting. */
+  public static Tensor where(Tensor cond, Tensor x, Tensor y) {
+    long[] out = {0};
+    TesseraJNI.where(out, Handle.ptr(cond), cond, Handle.ptr(x), x, Handle.ptr(y), y);
     return new Tensor(out[0]);
   }
 

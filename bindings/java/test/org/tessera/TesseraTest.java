@@ -122,7 +122,7 @@ public final class TesseraTest {
     }
     checkThrows(() -> NdSbp.parse("P(avg)"), Status.INVALID_ARGUMENT,
         "\"sum\", \"max\" or \"min\"", "P(avg)");
-    checkThrows(() -> NdSbp.parse("S(-1)"), Status.INVALID_ARGUMENT, "got S(-1)", "S(-1)");
+    checkThrows(() -> NdSbp.parse("S(-9)"), Status.INVALID_ARGUMENT, "got S(-9)", "S(-9)");
     checkThrows(() -> NdSbp.parse("(S(0), B"), Status.INVALID_ARGUMENT, "", "unclosed");
     checkThrows(() -> NdSbp.create(new int[] {NdSbp.SPLIT}, new int[] {-2}),
         Status.INVALID_ARGUMENT, "tess_nd_sbp_create: axis 0: split axis -2 is outside [0, 7]",
@@ -213,6 +213,8 @@ public final class TesseraTest {
     check(Arrays.asList(Inference.opNames()).contains("matmul"), "opNames");
     checkEq(DType.parse("bf16"), DType.BF16, "dtypeParse");
     checkEq(DType.name(DType.I32), "i32", "dtypeName");
+    checkEq(DType.parse("bool"), DType.BOOL, "dtypeParse bool");
+    checkEq(DType.name(DType.BOOL), "bool", "dtypeName bool");
   }
 
   private static void inferenceBadInput() {
