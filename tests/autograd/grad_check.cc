@@ -193,6 +193,32 @@ std::vector<NdSbp> Layouts2d(int ndim) {
           L("(S(0), P)")};
 }
 
+std::vector<Case> Cases(int ndim) {
+  std::vector<Case> out;
+  for (const NdSbp& l : Layouts(ndim)) out.push_back({l, WorldPlacement()});
+  for (const NdSbp& l : Layouts2d(ndim)) out.push_back({l, MeshPlacement()});
+  return out;
+}
+
+NdSbp Like(const NdSbp& l, int ndim, bool index) {
+  std::vector<Sbp> sbps;
+  for (int i = 0; i < l.num_axes(); ++i) {
+    Sbp s = l[i];
+    if (index && !s.is_split()) s = Sbp::Broadcast();
+    if (s.is_split() && s.axis >= ndim) s.axis = ndim - 1;
+    sbps.push_back(s);
+  }
+  return NdSbp::Make(sbps.data(), static_cast<int>(sbps.size())).value();
+}
+
+NdSbp Bcast(const Case& c) { return c.placement.num_axes() == 1 ? L("B") : L("(B, B)"); }
+
+std::vector<double> Range(int n, double from, double by) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = from + by * i;
+  return v;
+}
+
 GradCheckResult CheckGrad(const std::string& op, const std::vector<GradInput>& inputs,
                           const op::AttrMap& attrs, const Placement& placement, double eps,
                           double tol) {

@@ -48,6 +48,22 @@ std::vector<NdSbp> Layouts(int ndim);
 // ndim > 1, else both of axis 0), split with B, and P with B or a split.
 std::vector<NdSbp> Layouts2d(int ndim);
 
+// A layout with its placement: every 1-d layout on the world, then every 2-d one on
+// the mesh.
+struct Case {
+  NdSbp layout;
+  Placement placement;
+};
+std::vector<Case> Cases(int ndim);
+// A layout of the same kind for another input of rank `ndim` (gamma, indices): its
+// splits clamped to the tensor's axes; for an index input (`index`), P becomes B, as
+// integers have no partial layout here.
+NdSbp Like(const NdSbp& l, int ndim, bool index = false);
+// Broadcast on every axis of the case's placement.
+NdSbp Bcast(const Case& c);
+// n values from `from` by `by`.
+std::vector<double> Range(int n, double from, double by);
+
 #define EXPECT_GRAD(...)                                                   \
   do {                                                                     \
     ::tessera::autograd_test::GradCheckResult r_ = CheckGrad(__VA_ARGS__); \
