@@ -31,6 +31,7 @@ Status RegisterNnKernels(KernelRegistry* registry);           // layer_norm, bia
 Status RegisterShapeKernels(KernelRegistry* registry);        // transpose, reshape, concat, slice
 Status RegisterGatherKernels(KernelRegistry* registry);       // gather, embedding
 Status RegisterGradKernels(KernelRegistry* registry);         // the backward-only ops
+Status RegisterOptimKernels(KernelRegistry* registry);  // sgd_update, adam_update
 
 }  // namespace cpu
 }  // namespace kernels

@@ -16,6 +16,7 @@ Status RegisterCpuKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterNnKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterShapeKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterGatherKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterOptimKernels(registry));
   return RegisterGradKernels(registry);
 }
 

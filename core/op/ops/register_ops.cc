@@ -10,6 +10,7 @@ Status RegisterBuiltinOps(OpRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterShapeOps(registry));
   TESS_RETURN_IF_ERROR(RegisterNnOps(registry));
   TESS_RETURN_IF_ERROR(RegisterGradOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterOptimOps(registry));
   return Status::Ok();
 }
 
