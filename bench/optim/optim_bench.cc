@@ -1,0 +1,141 @@
+// How much of the data-parallel gradient all-reduce the fused optimizer hides behind
+// backward. A 2-layer MLP (tests/optim/mlp.h; f32, batch S(0), weights B) trains for a
+// number of iterations in three modes:
+//   per_tensor      the update op per parameter; the P gradient is all-reduced by boxing
+//                   inside Step, after backward (nothing overlaps);
+//   fused_1bucket   one bucket: its all-reduce starts at the last gradient, when
+//                   backward is over (the no-overlap fused baseline);
+//   fused_buckets   buckets of bucket_bytes: the second layer's bucket starts reducing
+//                   while the first layer's backward still runs, progressed by MPI_Test
+//                   from the gradient hooks.
+// Each prints one JSON line (rank 0's clocks): median seconds per iteration of
+// forward+backward and of Step, and the fused modes' OverlapStats over the measured
+// iterations (in_flight = start to observed completion, step_wait = Step's wait,
+// hidden_fraction = 1 - step_wait / in_flight). A last line gives the median blocking
+// MPI all-reduce of all the gradients at once, for scale.
+// Usage: optim_bench [iterations] [hidden] [bucket_bytes]   (under mpirun; bench/optim/run.sh)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/comm/mpi_comm_registry.h"
+#include "core/comm/mpi_world.h"
+#include "core/optim/optimizer.h"
+#include "tests/optim/mlp.h"
+
+namespace tessera {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+void Check(const Status& s, const char* what) {
+  if (s.ok()) return;
+  std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
+  std::exit(1);
+}
+
+struct Mode {
+  const char* name;
+  bool fused;
+  int64_t bucket_bytes;
+};
+
+void Run(const Mode& mode, int iterations, int64_t hidden, int rank, int size) {
+  optim_test::MlpConfig c = optim_test::DataParallel(DType::kF32);
+  c.batch = 256;
+  c.in = 256;
+  c.hidden = hidden;
+  c.classes = 256;
+  Result<optim_test::Mlp> mlp = optim_test::Mlp::Make(c);
+  Check(mlp.status(), "Mlp::Make");
+  optim::OptimizerOptions o;
+  o.algorithm = optim::Algorithm::kAdam;
+  o.lr = 1e-3;
+  o.fused = mode.fused;
+  o.bucket_bytes = mode.bucket_bytes;
+  auto opt = optim::Optimizer::Create(mlp->Params(), o);
+  Check(opt.status(), "Optimizer::Create");
+  std::vector<double> fb, step;
+  optim::OverlapStats before;
+  const int warmup = 3;
+  for (int i = 0; i < warmup + iterations; ++i) {
+    if (i == warmup) before = (*opt)->overlap_stats();
+    Check((*opt)->ZeroGrad(), "ZeroGrad");
+    Check(comm::MpiCommRegistry::Global().World().value()->Barrier(), "Barrier");
+    Clock::time_point t0 = Clock::now();
+    Check(mlp->ForwardBackward(i + 1), "ForwardBackward");
+    const double t_fb = Since(t0);
+    t0 = Clock::now();
+    Check((*opt)->Step(), "Step");
+    if (i >= warmup) {
+      fb.push_back(t_fb);
+      step.push_back(Since(t0));
+    }
+  }
+  const optim::OverlapStats after = (*opt)->overlap_stats();
+  optim::OverlapStats d;
+  d.started_in_backward = after.started_in_backward - before.started_in_backward;
+  d.in_flight_seconds = after.in_flight_seconds - before.in_flight_seconds;
+  d.step_wait_seconds = after.step_wait_seconds - before.step_wait_seconds;
+  if (rank != 0) return;
+  std::printf(
+      "{\"bench\": \"optim/%s/np%d\", \"hidden\": %lld, \"bucket_bytes\": %lld, \"buckets\": %lld, "
+      "\"iterations\": %d, \"fwd_bwd_s\": %.6f, \"step_s\": %.6f, \"iteration_s\": %.6f, "
+      "\"allreduces_started_in_backward\": %lld, \"in_flight_s\": %.6f, \"step_wait_s\": %.6f, "
+      "\"hidden_fraction\": %.3f}\n",
+      mode.name, size, static_cast<long long>(hidden), static_cast<long long>(mode.bucket_bytes),
+      static_cast<long long>(after.buckets), iterations, Median(fb), Median(step),
+      Median(fb) + Median(step), static_cast<long long>(d.started_in_backward),
+      d.in_flight_seconds / iterations, d.step_wait_seconds / iterations, d.hidden_fraction());
+  std::fflush(stdout);
+}
+
+// The blocking all-reduce of every gradient at once (the parameters' f32 elements).
+void BlockingAllReduce(int iterations, int64_t hidden, int rank, int size) {
+  const int64_t n = 256 * hidden + hidden + hidden * 256 + 256;
+  std::vector<float> buffer(n, 1.0f);
+  comm::MpiCommunicator* world = comm::MpiCommRegistry::Global().World().value();
+  std::vector<double> t;
+  for (int i = 0; i < iterations + 3; ++i) {
+    Check(world->Barrier(), "Barrier");
+    const Clock::time_point t0 = Clock::now();
+    Check(world->AllReduce(buffer.data(), buffer.data(), n, DType::kF32, comm::ReduceOp::kSum),
+          "AllReduce");
+    if (i >= 3) t.push_back(Since(t0));
+  }
+  if (rank != 0) return;
+  std::printf(
+      "{\"bench\": \"optim/blocking_allreduce_all_grads/np%d\", \"bytes\": %lld, "
+      "\"allreduce_s\": %.6f}\n",
+      size, static_cast<long long>(n * 4), Median(t));
+}
+
+}  // namespace
+}  // namespace tessera
+
+int main(int argc, char** argv) {
+  using namespace tessera;
+  Check(comm::InitWorld(), "InitWorld");
+  const int iterations = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int64_t hidden = argc > 2 ? std::atoll(argv[2]) : 1024;
+  const int64_t bucket = argc > 3 ? std::atoll(argv[3]) : int64_t{1} << 20;
+  const int rank = comm::WorldRank().value(), size = comm::WorldSize().value();
+  const Mode modes[] = {{"per_tensor", false, int64_t{25} << 20},
+                        {"fused_1bucket", true, int64_t{1} << 40},
+                        {"fused_buckets", true, bucket}};
+  for (const Mode& m : modes) Run(m, iterations, hidden, rank, size);
+  BlockingAllReduce(iterations, hidden, rank, size);
+  Check(comm::FinalizeWorld(), "FinalizeWorld");
+  return 0;
+}
