@@ -7,7 +7,9 @@
 //                   backward is over (the no-overlap fused baseline);
 //   fused_buckets   buckets of bucket_bytes: the second layer's bucket starts reducing
 //                   while the first layer's backward still runs, progressed by MPI_Test
-//                   from the gradient hooks.
+//                   from the gradient hooks;
+//   fused_zero1     the same buckets with ZeRO-1 (reduce-scatter and all-gather in Step,
+//                   blocking: no overlap, a 1/np share of the state).
 // Each prints one JSON line (rank 0's clocks): median seconds per iteration of
 // forward+backward and of Step, and the fused modes' OverlapStats over the measured
 // iterations (in_flight = start to observed completion, step_wait = Step's wait,
@@ -49,6 +51,7 @@ struct Mode {
   const char* name;
   bool fused;
   int64_t bucket_bytes;
+  bool zero1 = false;
 };
 
 void Run(const Mode& mode, int iterations, int64_t hidden, int rank, int size) {
@@ -64,6 +67,7 @@ void Run(const Mode& mode, int iterations, int64_t hidden, int rank, int size) {
   o.lr = 1e-3;
   o.fused = mode.fused;
   o.bucket_bytes = mode.bucket_bytes;
+  o.zero1 = mode.zero1;
   auto opt = optim::Optimizer::Create(mlp->Params(), o);
   Check(opt.status(), "Optimizer::Create");
   std::vector<double> fb, step;
@@ -93,11 +97,12 @@ void Run(const Mode& mode, int iterations, int64_t hidden, int rank, int size) {
       "{\"bench\": \"optim/%s/np%d\", \"hidden\": %lld, \"bucket_bytes\": %lld, \"buckets\": %lld, "
       "\"iterations\": %d, \"fwd_bwd_s\": %.6f, \"step_s\": %.6f, \"iteration_s\": %.6f, "
       "\"allreduces_started_in_backward\": %lld, \"in_flight_s\": %.6f, \"step_wait_s\": %.6f, "
-      "\"hidden_fraction\": %.3f}\n",
+      "\"hidden_fraction\": %.3f, \"state_bytes_per_rank\": %lld}\n",
       mode.name, size, static_cast<long long>(hidden), static_cast<long long>(mode.bucket_bytes),
       static_cast<long long>(after.buckets), iterations, Median(fb), Median(step),
       Median(fb) + Median(step), static_cast<long long>(d.started_in_backward),
-      d.in_flight_seconds / iterations, d.step_wait_seconds / iterations, d.hidden_fraction());
+      d.in_flight_seconds / iterations, d.step_wait_seconds / iterations, d.hidden_fraction(),
+      static_cast<long long>(after.state_bytes));
   std::fflush(stdout);
 }
 
@@ -133,7 +138,8 @@ int main(int argc, char** argv) {
   const int rank = comm::WorldRank().value(), size = comm::WorldSize().value();
   const Mode modes[] = {{"per_tensor", false, int64_t{25} << 20},
                         {"fused_1bucket", true, int64_t{1} << 40},
-                        {"fused_buckets", true, bucket}};
+                        {"fused_buckets", true, bucket},
+                        {"fused_zero1", true, bucket, true}};
   for (const Mode& m : modes) Run(m, iterations, hidden, rank, size);
   BlockingAllReduce(iterations, hidden, rank, size);
   Check(comm::FinalizeWorld(), "FinalizeWorld");

@@ -1,5 +1,6 @@
 #include "core/optim/fused_buckets.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -57,7 +58,6 @@ FusedBuckets::~FusedBuckets() {
 // Parameters from the last back, each into the newest bucket of its (dtype, placement,
 // nd-sbp) while that stays within bucket_bytes (a bucket always takes its first one).
 Status FusedBuckets::Pack() {
-  const int num_arrays = 2 + NumStates(options_.algorithm);
   where_.assign(params_.size(), {-1, -1});
   std::vector<int> open;  // per key seen: the index of its newest bucket
   for (int i = static_cast<int>(params_.size()) - 1; i >= 0; --i) {
@@ -103,8 +103,9 @@ Status FusedBuckets::Pack() {
   // Storage, the parameters' values copied in, and the parameters rebound to views.
   for (Bucket& b : buckets_) {
     const size_t words = static_cast<size_t>((b.elements * DTypeSize(b.dtype) + 7) / 8);
-    b.arrays = std::make_shared<std::vector<std::vector<double>>>(num_arrays,
-                                                                  std::vector<double>(words, 0.0));
+    b.arrays =
+        std::make_shared<std::vector<std::vector<double>>>(2, std::vector<double>(words, 0.0));
+    b.hi = b.elements;
     for (const Slot& s : b.slots) {
       Variable& p = *params_[s.param];
       unsigned char* data = Array(b, 0, s.offset);
@@ -150,6 +151,9 @@ void FusedBuckets::OnGradReady(int param, const Tensor& grad) {
 Status FusedBuckets::DecideLayout(Bucket& b, const Tensor& grad) {
   b.grad_sbp = b.nd_sbp;
   b.needs_reduce = false;
+  b.sharded = false;
+  b.lo = 0;
+  b.hi = b.elements;
   std::vector<bool> reduce(b.nd_sbp.num_axes(), false);
   if (grad->placement() == b.placement && grad->nd_sbp().num_axes() == b.nd_sbp.num_axes()) {
     for (int a = 0; a < b.nd_sbp.num_axes(); ++a) {
@@ -173,6 +177,17 @@ Status FusedBuckets::DecideLayout(Bucket& b, const Tensor& grad) {
     if (same) group.push_back(b.placement.rank_at(j));
   }
   TESS_ASSIGN_OR_RETURN(b.comm, comm::MpiCommRegistry::Global().ForRanks(group));
+  if (options_.zero1) {
+    // An even split of the flat bucket over the group, in group order.
+    const int64_t n = b.comm->size();
+    b.shard_counts.assign(n, b.elements / n);
+    for (int64_t r = 0; r < b.elements % n; ++r) ++b.shard_counts[r];
+    int64_t lo = 0;
+    for (int64_t r = 0; r < b.comm->rank(); ++r) lo += b.shard_counts[r];
+    b.lo = lo;
+    b.hi = lo + b.shard_counts[b.comm->rank()];
+    b.sharded = true;
+  }
   return Status::Ok();
 }
 
@@ -201,15 +216,15 @@ Status FusedBuckets::Arrive(int param, const Tensor& grad) {
     ++b.arrived;
   }
   if (b.arrived == static_cast<int>(b.slots.size())) {
-    if (b.needs_reduce && b.has_local) {
+    if (b.needs_reduce && b.has_local && !b.sharded) {
       TESS_RETURN_IF_ERROR(b.comm->IAllReduce(Array(b, 1, 0), b.elements, b.dtype,
                                               comm::ReduceOp::kSum, &b.request));
       b.in_flight = true;
       b.started = Clock::now();
       ++stats_.started_in_backward;
-    } else {
+    } else if (!b.needs_reduce || !b.has_local) {
       b.reduced = true;
-    }
+    }  // else ZeRO-1: Step reduce-scatters
   }
   return Progress();
 }
@@ -258,34 +273,69 @@ Status FusedBuckets::Step() {
   return Status::Ok();
 }
 
-// Reduces an incomplete round (the absent slices zeroed first), then updates the
-// bucket: one kernel call when every parameter has a gradient and the same step count,
-// else one call per parameter that has one.
+// The round's gradients made final in Step: an incomplete round (the absent slices
+// zeroed first) all-reduced, or with ZeRO-1 any round reduce-scattered into this
+// rank's slice.
+Status FusedBuckets::Reduce(Bucket& b) {
+  for (const Slot& s : b.slots) {
+    if (!s.arrived) std::memset(Array(b, 1, s.offset), 0, s.count * DTypeSize(b.dtype));
+  }
+  if (b.needs_reduce && b.has_local) {
+    unsigned char* grads = Array(b, 1, 0);
+    if (b.sharded) {
+      std::vector<double> mine(static_cast<size_t>(((b.hi - b.lo) * DTypeSize(b.dtype) + 7) / 8));
+      TESS_RETURN_IF_ERROR(b.comm->ReduceScatterV(grads, mine.data(), b.shard_counts, b.dtype,
+                                                  comm::ReduceOp::kSum));
+      std::memcpy(Array(b, 1, b.lo), mine.data(), (b.hi - b.lo) * DTypeSize(b.dtype));
+    } else {
+      TESS_RETURN_IF_ERROR(
+          b.comm->AllReduce(grads, grads, b.elements, b.dtype, comm::ReduceOp::kSum));
+    }
+    ++stats_.run_in_step;
+  }
+  b.reduced = true;
+  return Status::Ok();
+}
+
+Status FusedBuckets::EnsureStates(Bucket& b) {
+  const size_t words = static_cast<size_t>(((b.hi - b.lo) * DTypeSize(b.dtype) + 7) / 8);
+  if (b.states.empty()) {
+    b.states.assign(NumStates(options_.algorithm), std::vector<double>(words, 0.0));
+    stats_.state_bytes += static_cast<int64_t>(b.states.size() * words * 8);
+  } else if (b.states[0].size() != words) {
+    return FailedPrecondition(
+        "Optimizer (fused): a bucket's gradients changed layout between steps (its state covers " +
+        std::to_string(b.states[0].size() * 8) + " bytes, the new slice " +
+        std::to_string(words * 8) + ")");
+  }
+  return Status::Ok();
+}
+
+// Updates this rank's range of the bucket: one kernel call when every parameter has a
+// gradient and the same step count, else one per parameter that has one (its part of
+// the range); with ZeRO-1 the slices are then all-gathered into every rank's bucket.
 Status FusedBuckets::Update(Bucket& b) {
   if (b.arrived == 0) return Status::Ok();
-  const int n = static_cast<int>(b.slots.size());
-  if (!b.reduced) {
-    for (const Slot& s : b.slots) {
-      if (!s.arrived) {
-        std::memset(Array(b, 1, s.offset), 0, s.count * DTypeSize(b.dtype));
-      }
-    }
-    if (b.needs_reduce && b.has_local) {
-      TESS_RETURN_IF_ERROR(b.comm->AllReduce(Array(b, 1, 0), Array(b, 1, 0), b.elements, b.dtype,
-                                             comm::ReduceOp::kSum));
-      ++stats_.run_in_step;
-    }
-    b.reduced = true;
-  }
-  bool uniform = b.arrived == n;
-  for (const Slot& s : b.slots)
+  if (!b.reduced) TESS_RETURN_IF_ERROR(Reduce(b));
+  TESS_RETURN_IF_ERROR(EnsureStates(b));
+  bool uniform = b.arrived == static_cast<int>(b.slots.size());
+  for (const Slot& s : b.slots) {
     uniform = uniform && (*steps_)[s.param] == (*steps_)[b.slots[0].param];
+  }
   if (uniform) {
-    TESS_RETURN_IF_ERROR(RunKernel(b, 0, b.elements, (*steps_)[b.slots[0].param] + 1));
+    TESS_RETURN_IF_ERROR(RunKernel(b, b.lo, b.hi - b.lo, (*steps_)[b.slots[0].param] + 1));
   } else {
     for (const Slot& s : b.slots) {
-      if (s.arrived) TESS_RETURN_IF_ERROR(RunKernel(b, s.offset, s.count, (*steps_)[s.param] + 1));
+      const int64_t from = std::max(s.offset, b.lo), to = std::min(s.offset + s.count, b.hi);
+      if (s.arrived && to > from) {
+        TESS_RETURN_IF_ERROR(RunKernel(b, from, to - from, (*steps_)[s.param] + 1));
+      }
     }
+  }
+  if (b.sharded) {
+    unsigned char* params = Array(b, 0, 0);
+    TESS_RETURN_IF_ERROR(
+        b.comm->AllGatherV(Array(b, 0, b.lo), b.hi - b.lo, params, b.shard_counts, {}, b.dtype));
   }
   for (const Slot& s : b.slots) {
     if (s.arrived) ++(*steps_)[s.param];
@@ -297,10 +347,15 @@ Status FusedBuckets::Update(Bucket& b) {
 // aliasing inputs (kernels/common/optim_math.h allows it).
 Status FusedBuckets::RunKernel(Bucket& b, int64_t offset, int64_t count, int64_t step) {
   if (!b.has_local || count == 0) return Status::Ok();
-  const int num_arrays = static_cast<int>(b.arrays->size());
+  const int num_arrays = 2 + static_cast<int>(b.states.size());
   const Shape shape{count};
   kernels::LocalTensor ins[4], outs[3];
-  for (int a = 0; a < num_arrays; ++a) ins[a] = {Array(b, a, offset), shape, b.dtype};
+  for (int a = 0; a < 2; ++a) ins[a] = {Array(b, a, offset), shape, b.dtype};
+  for (int a = 2; a < num_arrays; ++a) {
+    ins[a] = {reinterpret_cast<unsigned char*>(b.states[a - 2].data()) +
+                  (offset - b.lo) * static_cast<int64_t>(DTypeSize(b.dtype)),
+              shape, b.dtype};
+  }
   outs[0] = ins[0];
   for (int a = 2; a < num_arrays; ++a) outs[a - 1] = ins[a];
   const op::AttrMap attrs = UpdateAttrs(options_, step);

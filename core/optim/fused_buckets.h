@@ -60,9 +60,16 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
     std::vector<Slot> slots;
     int64_t logical_bytes = 0;
     int64_t elements = 0;
-    // arrays[0] parameters, [1] gradients, [2...] state; shared with the parameters'
-    // views, which keep it alive.
+    // arrays[0] parameters, [1] gradients; shared with the parameters' views, which
+    // keep them alive.
     std::shared_ptr<std::vector<std::vector<double>>> arrays;
+    // The range of the bucket this rank updates: all of it, or with ZeRO-1 its slice
+    // (shard_counts[r] elements for rank r of the group, in group order). The state
+    // covers exactly that range; it is made on the first update.
+    int64_t lo = 0, hi = 0;
+    bool sharded = false;
+    std::vector<int64_t> shard_counts;
+    std::vector<std::vector<double>> states;
     // The current round (gradients since the last reduction, Step or ZeroGrad):
     int arrived = 0;
     bool layout_decided = false;  // grad_sbp and comm set from the round's first gradient
@@ -90,6 +97,8 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
   Status Finish(Bucket& b, bool in_step);
   void ResetRound(Bucket& b);
   Status Update(Bucket& b);
+  Status Reduce(Bucket& b);
+  Status EnsureStates(Bucket& b);
   Status RunKernel(Bucket& b, int64_t offset, int64_t count, int64_t step);
   unsigned char* Array(Bucket& b, int which, int64_t offset) const;
 

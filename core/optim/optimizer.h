@@ -42,6 +42,12 @@
 // passes (no ZeroGrad between) are supported: a gradient arriving again restarts its
 // bucket's round.
 //
+// ZeRO-1 (zero1 = true, with fused): in a bucket whose gradients are reduced, each rank
+// of the reducing group owns an even slice of the flat bucket. Step reduce-scatters the
+// gradients (blocking, so in this mode nothing overlaps backward), updates its slice of
+// the parameters with its slice of the state (the state exists only for the slice),
+// then all-gathers the parameters. The results equal the unsharded ones.
+//
 // Missing gradients (both modes): a parameter no backward reached since the last
 // ZeroGrad is skipped by Step, its state and step count unchanged (PyTorch skips
 // parameters whose .grad is None). In fused mode a bucket with only some gradients is
@@ -83,6 +89,8 @@ struct OverlapStats {
   // backward covered.
   double in_flight_seconds = 0;
   double step_wait_seconds = 0;
+  // Bytes of optimizer state this rank holds in the buckets (with zero1, its slices).
+  int64_t state_bytes = 0;
   double hidden_fraction() const {
     return in_flight_seconds > 0 ? 1 - step_wait_seconds / in_flight_seconds : 0;
   }

@@ -57,6 +57,11 @@ Status ValidateOptions(const OptimizerOptions& o) {
     return InvalidArgument("OptimizerOptions: bucket_bytes is " + std::to_string(o.bucket_bytes) +
                            "; expected >= 1");
   }
+  if (o.zero1 && !o.fused) {
+    return InvalidArgument(
+        "OptimizerOptions: zero1 is true with fused false; ZeRO-1 shards the fused buckets' "
+        "state, so it needs fused = true");
+  }
   return Status::Ok();
 }
 

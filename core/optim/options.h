@@ -40,12 +40,18 @@ struct OptimizerOptions {
   // Fused mode: the most logical bytes of parameters one bucket holds (a larger
   // parameter gets a bucket of its own). PyTorch DDP's default, 25 MiB.
   int64_t bucket_bytes = int64_t{25} << 20;
+  // Fused mode only: ZeRO stage 1. In a bucket whose gradients are reduced over
+  // data-parallel axes, each rank of those axes keeps and updates only its slice of the
+  // bucket's state (an even split of the flat bucket): the gradients are
+  // reduce-scattered instead of all-reduced, the slice updated, and the parameters
+  // all-gathered. Optimizer state per rank shrinks by the data-parallel degree.
+  bool zero1 = false;
 };
 
 // OK, or INVALID_ARGUMENT naming the first bad option and its value: an unknown
 // algorithm, lr / momentum / dampening / weight_decay / eps negative or not finite,
 // beta1 or beta2 outside [0, 1), nesterov without momentum > 0 and dampening 0,
-// bucket_bytes < 1.
+// bucket_bytes < 1, zero1 without fused.
 Status ValidateOptions(const OptimizerOptions& options);
 
 // The update op ("sgd_update" or "adam_update") and its attributes for step number

@@ -30,9 +30,13 @@ TEST(Optimizer2dTest, DataAndModelParallelMatchTheReference) {
     o.weight_decay = 0.01;
     const MlpConfig c = TwoD(DType::kF64);
     const Values want = ReferenceTraining(c, o, 3);
-    for (bool fused : {false, true}) {
-      SCOPED_TRACE(std::string(optim::AlgorithmName(a)) + (fused ? " fused" : " per-tensor"));
+    for (int mode = 0; mode < 3; ++mode) {
+      const bool fused = mode > 0;
+      SCOPED_TRACE(std::string(optim::AlgorithmName(a)) + (mode == 0   ? " per-tensor"
+                                                           : mode == 1 ? " fused"
+                                                                       : " fused zero1"));
       o.fused = fused;
+      o.zero1 = mode == 2;
       o.bucket_bytes = 200;
       Result<Mlp> mlp = Mlp::Make(c);
       ASSERT_TRUE(mlp.ok()) << mlp.status().ToString();
@@ -49,7 +53,7 @@ TEST(Optimizer2dTest, DataAndModelParallelMatchTheReference) {
       ASSERT_TRUE(got.ok()) << got.status().ToString();
       EXPECT_LE(MaxRelativeError(*got, want), 1e-10);
       EXPECT_GT(MaxRelativeError(*got, InitialParams(c)), 1e-3);
-      if (fused) {
+      if (mode == 1) {
         EXPECT_GT((*opt)->overlap_stats().started_in_backward, 0);
       }
     }

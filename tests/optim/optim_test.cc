@@ -105,6 +105,42 @@ TEST(OptimizerTest, FusedAndPerTensorAgreeForEveryBucketSize) {
   }
 }
 
+// ZeRO-1: each data-parallel rank keeps a third of the state at 3 ranks; the parameters
+// come out as without it (and as the reference).
+TEST(OptimizerTest, Zero1MatchesUnshardedWithLessState) {
+  const MlpConfig c = DataParallel(DType::kF64);
+  for (OptimizerOptions o : {Sgd(), Adam(Algorithm::kAdam), Adam(Algorithm::kAdamW)}) {
+    SCOPED_TRACE(optim::AlgorithmName(o.algorithm));
+    o.fused = true;
+    o.bucket_bytes = 200;
+    int64_t state_bytes[2] = {0, 0};
+    Values results[2];
+    for (int zero1 = 0; zero1 < 2; ++zero1) {
+      o.zero1 = zero1 == 1;
+      Result<Mlp> mlp = Mlp::Make(c);
+      ASSERT_TRUE(mlp.ok());
+      auto opt = Optimizer::Create(mlp->Params(), o);
+      ASSERT_TRUE(opt.ok()) << opt.status().ToString();
+      for (int t = 1; t <= kSteps; ++t) {
+        ASSERT_TRUE((*opt)->ZeroGrad().ok());
+        ASSERT_TRUE(mlp->ForwardBackward(t).ok());
+        Status s = (*opt)->Step();
+        ASSERT_TRUE(s.ok()) << s.ToString();
+      }
+      results[zero1] = mlp->ParamValues().value();
+      state_bytes[zero1] = (*opt)->overlap_stats().state_bytes;
+    }
+    EXPECT_LE(MaxRelativeError(results[1], results[0]), 1e-12);
+    EXPECT_LE(MaxRelativeError(results[1], ReferenceTraining(c, o, kSteps)), 1e-9);
+    const int64_t n = c.placement.parallel_num();
+    // Even slices, each rounded up to whole 8-byte words per bucket.
+    EXPECT_LE(state_bytes[1], state_bytes[0] / n + 64) << "ranks " << n;
+    if (n > 1) {
+      EXPECT_LT(state_bytes[1], state_bytes[0]);
+    }
+  }
+}
+
 TEST(OptimizerTest, FusedReportsItsBuckets) {
   Result<Mlp> mlp = Mlp::Make(DataParallel(DType::kF32));
   ASSERT_TRUE(mlp.ok());
@@ -218,6 +254,11 @@ TEST(OptimizerTest, BadOptionsAreRejectedByName) {
   o = Sgd();
   o.bucket_bytes = 0;
   EXPECT_EQ(message(o), "OptimizerOptions: bucket_bytes is 0; expected >= 1");
+  o = Sgd();
+  o.zero1 = true;
+  EXPECT_EQ(message(o),
+            "OptimizerOptions: zero1 is true with fused false; ZeRO-1 shards the fused buckets' "
+            "state, so it needs fused = true");
   o = Sgd();
   o.algorithm = static_cast<Algorithm>(7);
   EXPECT_EQ(message(o),
