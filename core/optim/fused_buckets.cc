@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
@@ -42,10 +43,43 @@ Result<std::shared_ptr<FusedBuckets>> FusedBuckets::Create(const std::vector<Var
   }
   TESS_RETURN_IF_ERROR(f->Pack());
   f->AddHooks();
+  if (options.progress_thread) {
+    if (comm::ThreadLevel() != MPI_THREAD_MULTIPLE) {
+      return FailedPrecondition(
+          "OptimizerOptions: progress_thread is true but MPI provides thread level " +
+          std::to_string(comm::ThreadLevel()) + ", not MPI_THREAD_MULTIPLE");
+    }
+    f->progress_ = std::thread([raw = f.get()] { raw->ProgressLoop(); });
+  }
   return f;
 }
 
+// The helper thread: while an all-reduce is in flight, MPI_Test every bucket in flight
+// about every 50 us (releasing the lock in between, so hooks and Step get in).
+void FusedBuckets::ProgressLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    if (in_flight_count_ == 0) {
+      cv_.wait(lock);
+      continue;
+    }
+    Status s = ProgressLocked();
+    if (!s.ok() && thread_error_.ok()) thread_error_ = s;
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    lock.lock();
+  }
+}
+
 FusedBuckets::~FusedBuckets() {
+  if (progress_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    progress_.join();
+  }
   // An all-reduce still in flight would write into arrays about to be freed: finish it
   // (a timed-out one is abandoned; its arrays are then leaked, never freed under MPI).
   for (Bucket& b : buckets_) {
@@ -137,9 +171,13 @@ unsigned char* FusedBuckets::Array(Bucket& b, int which, int64_t offset) const {
 }
 
 void FusedBuckets::OnGradReady(int param, const Tensor& grad) {
-  if (!error_.ok()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_.ok()) return;
+  }
   Status s = Arrive(param, grad);
   if (!s.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
     error_ = Status(s.code(), "Optimizer (fused) gradient hook of parameter " +
                                   std::to_string(param) + ": " + s.message());
   }
@@ -217,11 +255,14 @@ Status FusedBuckets::Arrive(int param, const Tensor& grad) {
   }
   if (b.arrived == static_cast<int>(b.slots.size())) {
     if (b.needs_reduce && b.has_local && !b.sharded) {
+      std::lock_guard<std::mutex> lock(mu_);
       TESS_RETURN_IF_ERROR(b.comm->IAllReduce(Array(b, 1, 0), b.elements, b.dtype,
                                               comm::ReduceOp::kSum, &b.request));
       b.in_flight = true;
       b.started = Clock::now();
       ++stats_.started_in_backward;
+      ++in_flight_count_;
+      cv_.notify_one();
     } else if (!b.needs_reduce || !b.has_local) {
       b.reduced = true;
     }  // else ZeRO-1: Step reduce-scatters
@@ -230,12 +271,18 @@ Status FusedBuckets::Arrive(int param, const Tensor& grad) {
 }
 
 Status FusedBuckets::Progress() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ProgressLocked();
+}
+
+Status FusedBuckets::ProgressLocked() {
   for (Bucket& b : buckets_) {
     if (!b.in_flight) continue;
     bool done = false;
     TESS_RETURN_IF_ERROR(b.comm->Test(&b.request, &done));
     if (done) {
       b.in_flight = false;
+      --in_flight_count_;
       b.reduced = true;
       stats_.in_flight_seconds += Seconds(Clock::now() - b.started);
     }
@@ -244,9 +291,11 @@ Status FusedBuckets::Progress() {
 }
 
 Status FusedBuckets::Finish(Bucket& b, bool in_step) {
+  std::lock_guard<std::mutex> lock(mu_);
   if (!b.in_flight) return Status::Ok();
   const Clock::time_point t0 = Clock::now();
   b.in_flight = false;
+  --in_flight_count_;
   TESS_RETURN_IF_ERROR(b.comm->Wait(&b.request));
   const Clock::time_point t1 = Clock::now();
   if (in_step) stats_.step_wait_seconds += Seconds(t1 - t0);
@@ -262,12 +311,22 @@ void FusedBuckets::ResetRound(Bucket& b) {
   b.reduced = false;
 }
 
+OverlapStats FusedBuckets::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+// The first error of a hook or of the progress thread, cleared.
+Status FusedBuckets::TakeError() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Status e = !error_.ok() ? error_ : thread_error_;
+  error_ = Status::Ok();
+  thread_error_ = Status::Ok();
+  return e;
+}
+
 Status FusedBuckets::Step() {
-  if (!error_.ok()) {
-    Status e = error_;
-    error_ = Status::Ok();
-    return e;
-  }
+  TESS_RETURN_IF_ERROR(TakeError());
   for (Bucket& b : buckets_) TESS_RETURN_IF_ERROR(Finish(b, /*in_step=*/true));
   for (Bucket& b : buckets_) TESS_RETURN_IF_ERROR(Update(b));
   return Status::Ok();
@@ -370,9 +429,8 @@ Status FusedBuckets::ZeroGrad() {
     if (first.ok() && !s.ok()) first = s;
     ResetRound(b);
   }
-  if (first.ok() && !error_.ok()) first = error_;
-  error_ = Status::Ok();
-  return first;
+  Status hook_error = TakeError();
+  return first.ok() ? hook_error : first;
 }
 
 }  // namespace optim

@@ -7,8 +7,11 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -34,7 +37,7 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
 
   Status Step();
   Status ZeroGrad();
-  OverlapStats stats() const { return stats_; }
+  OverlapStats stats() const;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -93,6 +96,9 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
   Status DecideLayout(Bucket& b, const tensor::Tensor& grad);
   // MPI_Test on every bucket in flight.
   Status Progress();
+  Status ProgressLocked();  // with mu_ held
+  void ProgressLoop();      // the progress thread
+  Status TakeError();
   // Waits for `b`'s all-reduce; `in_step` counts the wait as Step's.
   Status Finish(Bucket& b, bool in_step);
   void ResetRound(Bucket& b);
@@ -110,7 +116,17 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
   kernels::KernelFn kernel_ = nullptr;
   std::vector<Bucket> buckets_;
   std::vector<std::pair<int, int>> where_;  // per parameter: (bucket, slot)
-  Status error_;                            // the first hook failure, for Step
+  // Between the calling thread and the progress thread (progress_thread option): mu_
+  // guards every bucket's in_flight / request / reduced / started while in flight, the
+  // counts and stats below and the errors. The calling thread touches a bucket in
+  // flight only through Finish and Progress, which take it.
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  int in_flight_count_ = 0;
+  bool stop_ = false;
+  std::thread progress_;
+  Status error_;         // the first hook failure, for Step
+  Status thread_error_;  // the progress thread's first failure
   OverlapStats stats_;
 };
 

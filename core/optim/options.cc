@@ -62,6 +62,11 @@ Status ValidateOptions(const OptimizerOptions& o) {
         "OptimizerOptions: zero1 is true with fused false; ZeRO-1 shards the fused buckets' "
         "state, so it needs fused = true");
   }
+  if (o.progress_thread && !o.fused) {
+    return InvalidArgument(
+        "OptimizerOptions: progress_thread is true with fused false; only fused mode starts "
+        "all-reduces during backward");
+  }
   return Status::Ok();
 }
 

@@ -46,12 +46,17 @@ struct OptimizerOptions {
   // reduce-scattered instead of all-reduced, the slice updated, and the parameters
   // all-gathered. Optimizer state per rank shrinks by the data-parallel degree.
   bool zero1 = false;
+  // Fused mode only: a helper thread calls MPI_Test on the all-reduces in flight about
+  // every 50 us, so they progress between gradient hooks (Open MPI advances a
+  // non-blocking collective only inside MPI calls). Costs a polling thread while a
+  // reduction is in flight; needs MPI_THREAD_MULTIPLE (Create fails otherwise).
+  bool progress_thread = false;
 };
 
 // OK, or INVALID_ARGUMENT naming the first bad option and its value: an unknown
 // algorithm, lr / momentum / dampening / weight_decay / eps negative or not finite,
 // beta1 or beta2 outside [0, 1), nesterov without momentum > 0 and dampening 0,
-// bucket_bytes < 1, zero1 without fused.
+// bucket_bytes < 1, zero1 or progress_thread without fused.
 Status ValidateOptions(const OptimizerOptions& options);
 
 // The update op ("sgd_update" or "adam_update") and its attributes for step number

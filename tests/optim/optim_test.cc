@@ -66,10 +66,11 @@ Result<Values> Train(const MlpConfig& c, const OptimizerOptions& o, int steps = 
 
 void ExpectMatchesReference(const MlpConfig& c, const OptimizerOptions& o, double tolerance) {
   const Values want = ReferenceTraining(c, o, kSteps);
-  for (bool fused : {false, true}) {
-    SCOPED_TRACE(fused ? "fused" : "per-tensor");
+  for (int mode = 0; mode < 3; ++mode) {
+    SCOPED_TRACE(mode == 0 ? "per-tensor" : mode == 1 ? "fused" : "fused, progress thread");
     OptimizerOptions f = o;
-    f.fused = fused;
+    f.fused = mode > 0;
+    f.progress_thread = mode == 2;
     f.bucket_bytes = 100;  // several buckets: W1 (24 elements) alone, b1 + W2 ...
     Result<Values> got = Train(c, f);
     ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -259,6 +260,11 @@ TEST(OptimizerTest, BadOptionsAreRejectedByName) {
   EXPECT_EQ(message(o),
             "OptimizerOptions: zero1 is true with fused false; ZeRO-1 shards the fused buckets' "
             "state, so it needs fused = true");
+  o = Sgd();
+  o.progress_thread = true;
+  EXPECT_EQ(message(o),
+            "OptimizerOptions: progress_thread is true with fused false; only fused mode starts "
+            "all-reduces during backward");
   o = Sgd();
   o.algorithm = static_cast<Algorithm>(7);
   EXPECT_EQ(message(o),
