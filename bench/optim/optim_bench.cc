@@ -12,16 +12,17 @@
 //                   every ~50 us while a reduction is in flight;
 //   fused_zero1     the same buckets with ZeRO-1 (reduce-scatter and all-gather in Step,
 //                   blocking: no overlap, a 1/np share of the state).
-// Each prints one JSON line (rank 0's clocks): median seconds per iteration of
-// forward+backward and of Step, and the fused modes' OverlapStats over the measured
-// iterations (in_flight = start to observed completion, step_wait = Step's wait,
-// hidden_fraction = 1 - step_wait / in_flight). A last line gives the median blocking
-// MPI all-reduce of all the gradients at once, for scale.
-// Usage: optim_bench [iterations] [hidden] [bucket_bytes]   (under mpirun; bench/optim/run.sh)
+// The modes run interleaved for several rounds; each prints one JSON line (rank 0's
+// clocks) of medians over the rounds: median seconds per iteration of forward+backward
+// and of Step, and the fused modes' OverlapStats per iteration (in_flight = start to observed
+// completion, step_wait = Step's wait, hidden_fraction = 1 - step_wait / in_flight). A last line
+// gives the median blocking MPI all-reduce of all the gradients at once, for scale. Usage:
+// optim_bench [iterations] [hidden] [bucket_bytes] [rounds]   (under mpirun; bench/optim/run.sh)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,13 @@ struct Mode {
   bool progress_thread = false;
 };
 
-void Run(const Mode& mode, int iterations, int64_t hidden, int rank, int size) {
+// One round of a mode: medians over its iterations, and its stats per iteration.
+struct Sample {
+  double fwd_bwd = 0, step = 0, in_flight = 0, step_wait = 0, hidden = 0;
+  int64_t buckets = 0, started = 0, state_bytes = 0;
+};
+
+Sample Run(const Mode& mode, int iterations, int64_t hidden) {
   optim_test::MlpConfig c = optim_test::DataParallel(DType::kF32);
   c.batch = 256;
   c.in = 256;
@@ -93,20 +100,39 @@ void Run(const Mode& mode, int iterations, int64_t hidden, int rank, int size) {
   }
   const optim::OverlapStats after = (*opt)->overlap_stats();
   optim::OverlapStats d;
-  d.started_in_backward = after.started_in_backward - before.started_in_backward;
   d.in_flight_seconds = after.in_flight_seconds - before.in_flight_seconds;
   d.step_wait_seconds = after.step_wait_seconds - before.step_wait_seconds;
-  if (rank != 0) return;
+  Sample r;
+  r.fwd_bwd = Median(fb);
+  r.step = Median(step);
+  r.in_flight = d.in_flight_seconds / iterations;
+  r.step_wait = d.step_wait_seconds / iterations;
+  r.hidden = d.hidden_fraction();
+  r.buckets = after.buckets;
+  r.started = (after.started_in_backward - before.started_in_backward) / iterations;
+  r.state_bytes = after.state_bytes;
+  return r;
+}
+
+// Medians over rounds of each field, printed as one JSON line.
+void Report(const Mode& mode, const std::vector<Sample>& rounds, int iterations, int64_t hidden,
+            int size) {
+  auto med = [&](double Sample::*field) {
+    std::vector<double> v;
+    for (const Sample& r : rounds) v.push_back(r.*field);
+    return Median(v);
+  };
+  const Sample& any = rounds.front();
   std::printf(
-      "{\"bench\": \"optim/%s/np%d\", \"hidden\": %lld, \"bucket_bytes\": %lld, \"buckets\": %lld, "
-      "\"iterations\": %d, \"fwd_bwd_s\": %.6f, \"step_s\": %.6f, \"iteration_s\": %.6f, "
-      "\"allreduces_started_in_backward\": %lld, \"in_flight_s\": %.6f, \"step_wait_s\": %.6f, "
-      "\"hidden_fraction\": %.3f, \"state_bytes_per_rank\": %lld}\n",
+      "{\"bench\": \"optim/%s/np%d\", \"hidden\": %lld, \"bucket_bytes\": %lld, "
+      "\"buckets\": %lld, \"rounds\": %zu, \"iterations\": %d, \"fwd_bwd_s\": %.6f, "
+      "\"step_s\": %.6f, \"allreduces_started_in_backward_per_iteration\": %lld, "
+      "\"in_flight_s\": %.6f, \"step_wait_s\": %.6f, \"hidden_fraction\": %.3f, "
+      "\"state_bytes_per_rank\": %lld}\n",
       mode.name, size, static_cast<long long>(hidden), static_cast<long long>(mode.bucket_bytes),
-      static_cast<long long>(after.buckets), iterations, Median(fb), Median(step),
-      Median(fb) + Median(step), static_cast<long long>(d.started_in_backward),
-      d.in_flight_seconds / iterations, d.step_wait_seconds / iterations, d.hidden_fraction(),
-      static_cast<long long>(after.state_bytes));
+      static_cast<long long>(any.buckets), rounds.size(), iterations, med(&Sample::fwd_bwd),
+      med(&Sample::step), static_cast<long long>(any.started), med(&Sample::in_flight),
+      med(&Sample::step_wait), med(&Sample::hidden), static_cast<long long>(any.state_bytes));
   std::fflush(stdout);
 }
 
@@ -145,7 +171,17 @@ int main(int argc, char** argv) {
                         {"fused_buckets", true, bucket},
                         {"fused_buckets_progress_thread", true, bucket, false, true},
                         {"fused_zero1", true, bucket, true}};
-  for (const Mode& m : modes) Run(m, iterations, hidden, rank, size);
+  const int rounds = argc > 4 ? std::atoi(argv[4]) : 5;
+  // Modes interleaved round by round, so a change in the machine's load hits them alike.
+  std::vector<std::vector<Sample>> samples(std::size(modes));
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t m = 0; m < std::size(modes); ++m)
+      samples[m].push_back(Run(modes[m], iterations, hidden));
+  }
+  if (rank == 0) {
+    for (size_t m = 0; m < std::size(modes); ++m)
+      Report(modes[m], samples[m], iterations, hidden, size);
+  }
   BlockingAllReduce(iterations, hidden, rank, size);
   Check(comm::FinalizeWorld(), "FinalizeWorld");
   return 0;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds the optimizer benchmark optimised and runs it on 2 and 3 local ranks, printing
 # its JSON lines (see optim_bench.cc). Usage: bench/optim/run.sh [NP ...] (default: 2 3)
-# Extra arguments go through OPTIM_BENCH_ARGS="iterations hidden bucket_bytes".
+# Extra arguments go through OPTIM_BENCH_ARGS="iterations hidden bucket_bytes rounds".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bazel build -c opt //bench/optim:optim_bench >&2
