@@ -99,9 +99,6 @@ Status Mlp::ForwardBackward(int step) {
       tensor::Tensor yt,
       tensor::FromLogical(labels.data(), Shape{c.batch}, DType::kI32, c.placement, c.data_sbp));
   const Variable x{xt, nullptr}, y{yt, nullptr};
-  // Every intermediate stays alive until backward is done: core/autograd's Backward
-  // (at ec1ad04) holds nodes by raw pointer once it has dropped a visited node's edges,
-  // so a node reachable only through an edge is freed while still queued.
   TESS_ASSIGN_OR_RETURN(Variable mm1, Call("matmul", {x, params[0]}));
   TESS_ASSIGN_OR_RETURN(Variable z1, Call("bias_add", {mm1, params[1]}));
   TESS_ASSIGN_OR_RETURN(Variable h, Call("relu", {z1}));
