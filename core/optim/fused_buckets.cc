@@ -41,14 +41,15 @@ Result<std::shared_ptr<FusedBuckets>> FusedBuckets::Create(const std::vector<Var
     return FailedPrecondition("Optimizer (fused): no cpu kernel for " + f->def_->name() +
                               " is linked (link //kernels/builtin)");
   }
+  if (options.progress_thread && comm::ThreadLevel() != MPI_THREAD_MULTIPLE) {
+    return FailedPrecondition(
+        "OptimizerOptions: progress_thread is true but MPI provides thread level " +
+        std::to_string(comm::ThreadLevel()) + ", not MPI_THREAD_MULTIPLE");
+  }
+  // Nothing fails after Pack, which rebinds the parameters.
   TESS_RETURN_IF_ERROR(f->Pack());
   f->AddHooks();
   if (options.progress_thread) {
-    if (comm::ThreadLevel() != MPI_THREAD_MULTIPLE) {
-      return FailedPrecondition(
-          "OptimizerOptions: progress_thread is true but MPI provides thread level " +
-          std::to_string(comm::ThreadLevel()) + ", not MPI_THREAD_MULTIPLE");
-    }
     f->progress_ = std::thread([raw = f.get()] { raw->ProgressLoop(); });
   }
   return f;
@@ -93,7 +94,6 @@ FusedBuckets::~FusedBuckets() {
 // nd-sbp) while that stays within bucket_bytes (a bucket always takes its first one).
 Status FusedBuckets::Pack() {
   where_.assign(params_.size(), {-1, -1});
-  std::vector<int> open;  // per key seen: the index of its newest bucket
   for (int i = static_cast<int>(params_.size()) - 1; i >= 0; --i) {
     const tensor::GlobalTensor& t = *params_[i]->value;
     if (t.placement().device_type() != DeviceType::kCpu) {
@@ -103,27 +103,19 @@ Status FusedBuckets::Pack() {
                            "use per-tensor mode (fused = false)");
     }
     const int64_t bytes = t.shape().num_elements() * static_cast<int64_t>(DTypeSize(t.dtype()));
+    // The newest bucket of this key, if the parameter still fits; else a new one.
     int target = -1;
-    for (int k : open) {
-      Bucket& b = buckets_[k];
+    for (int k = static_cast<int>(buckets_.size()) - 1; k >= 0; --k) {
+      const Bucket& b = buckets_[k];
       if (SameKey(t, b.dtype, b.placement, b.nd_sbp)) {
         if (b.logical_bytes + bytes <= options_.bucket_bytes) target = k;
         break;
       }
     }
     if (target < 0) {
-      for (int& k : open) {
-        if (SameKey(t, buckets_[k].dtype, buckets_[k].placement, buckets_[k].nd_sbp)) k = -1;
-      }
       buckets_.emplace_back(t);
       target = static_cast<int>(buckets_.size()) - 1;
-      open.push_back(target);
     }
-    std::vector<int> live;
-    for (int k : open) {
-      if (k >= 0) live.push_back(k);
-    }
-    open = live;
     Bucket& b = buckets_[target];
     Slot slot;
     slot.param = i;
