@@ -73,6 +73,7 @@ void FusedBuckets::ProgressLoop() {
 }
 
 FusedBuckets::~FusedBuckets() {
+  RemoveHooks();
   if (progress_.joinable()) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -145,15 +146,33 @@ Status FusedBuckets::Pack() {
   return Status::Ok();
 }
 
+// The hook each parameter gets; a named type, so the destructor can find and remove
+// exactly the hooks of its own object (std::function::target).
+struct FusedBuckets::Hook {
+  std::weak_ptr<FusedBuckets> weak;
+  const FusedBuckets* owner;
+  int param;
+  void operator()(const Tensor& grad) const {
+    if (std::shared_ptr<FusedBuckets> self = weak.lock()) self->OnGradReady(param, grad);
+  }
+};
+
 void FusedBuckets::AddHooks() {
-  std::weak_ptr<FusedBuckets> weak = shared_from_this();
   for (size_t i = 0; i < params_.size(); ++i) {
-    // A hook outliving the optimizer finds the weak pointer expired and does nothing.
-    params_[i]->meta->hooks.push_back([weak, i](const Tensor& grad) {
-      if (std::shared_ptr<FusedBuckets> self = weak.lock()) {
-        self->OnGradReady(static_cast<int>(i), grad);
-      }
-    });
+    metas_.push_back(params_[i]->meta);
+    metas_.back()->hooks.push_back(Hook{weak_from_this(), this, static_cast<int>(i)});
+  }
+}
+
+void FusedBuckets::RemoveHooks() {
+  for (const std::shared_ptr<autograd::AutogradMeta>& meta : metas_) {
+    std::vector<autograd::GradReadyHook>& hooks = meta->hooks;
+    hooks.erase(std::remove_if(hooks.begin(), hooks.end(),
+                               [this](const autograd::GradReadyHook& h) {
+                                 const Hook* mine = h.target<Hook>();
+                                 return mine != nullptr && mine->owner == this;
+                               }),
+                hooks.end());
   }
 }
 

@@ -90,7 +90,10 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
       : params_(params), options_(options), steps_(steps) {}
 
   Status Pack();
+  struct Hook;
   void AddHooks();
+  // Takes this object's hooks off the parameters' records (the destructor).
+  void RemoveHooks();
   void OnGradReady(int param, const tensor::Tensor& grad);
   Status Arrive(int param, const tensor::Tensor& grad);
   Status DecideLayout(Bucket& b, const tensor::Tensor& grad);
@@ -109,6 +112,9 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
   unsigned char* Array(Bucket& b, int which, int64_t offset) const;
 
   std::vector<autograd::Variable*> params_;
+  // The parameters' records, held so the hooks can be removed even after a Variable
+  // object itself is gone.
+  std::vector<std::shared_ptr<autograd::AutogradMeta>> metas_;
   OptimizerOptions options_;
   std::vector<int64_t>* steps_;
   int32_t world_rank_ = 0;

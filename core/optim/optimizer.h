@@ -54,6 +54,8 @@
 // reduced in Step (blocking; the absent slices are zeroed first) and updated
 // parameter by parameter; so is a bucket whose parameters' step counts differ.
 //
+// The optimizer's hooks are removed from the parameters when it is destroyed.
+//
 // Errors name the argument and its value. A hook cannot return an error, so a failure
 // inside one (boxing, a collective) is kept and returned by the next Step (the first
 // one wins; later hooks do nothing).

@@ -151,8 +151,11 @@ TEST(OptimizerTest, FusedReportsItsBuckets) {
   ASSERT_TRUE(opt.ok()) << opt.status().ToString();
   // One bucket (every parameter is f32 on the same placement and B, 25 MiB).
   EXPECT_EQ((*opt)->overlap_stats().buckets, 1);
-  // The parameters are views of it now.
-  for (const autograd::Variable& p : mlp->params) EXPECT_TRUE(p.value->is_view());
+  // The parameters are views of it now, each with the optimizer's hook.
+  for (const autograd::Variable& p : mlp->params) {
+    EXPECT_TRUE(p.value->is_view());
+    EXPECT_EQ(p.meta->hooks.size(), 1u);
+  }
   ASSERT_TRUE(mlp->ForwardBackward(1).ok());
   ASSERT_TRUE((*opt)->Step().ok());
   const optim::OverlapStats s = (*opt)->overlap_stats();
@@ -163,6 +166,11 @@ TEST(OptimizerTest, FusedReportsItsBuckets) {
   EXPECT_EQ(s.run_in_step, 0);
   EXPECT_GE(s.hidden_fraction(), 0);
   EXPECT_LE(s.hidden_fraction(), 1);
+  // Destroying the optimizer takes its hooks off; the parameters keep their values.
+  const Values before = mlp->ParamValues().value();
+  opt->reset();
+  for (const autograd::Variable& p : mlp->params) EXPECT_TRUE(p.meta->hooks.empty());
+  EXPECT_EQ(mlp->ParamValues().value(), before);
 }
 
 // Gradient accumulation: two backward passes without ZeroGrad between them, in both
