@@ -37,7 +37,8 @@
 // all-reduce over those axes' ranks is STARTED (MpiCommunicator::IAllReduce) and the
 // hooks that follow call MPI_Test on the in-flight buckets, so the reduction overlaps
 // the rest of backward (Open MPI progresses non-blocking collectives only inside MPI
-// calls). Step waits for what is still in flight, then runs ONE update kernel per
+// calls; with progress_thread a helper thread also tests them about every 50 us).
+// Step waits for what is still in flight, then runs ONE update kernel per
 // bucket over its flat arrays, in place. Gradients accumulated over several backward
 // passes (no ZeroGrad between) are supported: a gradient arriving again restarts its
 // bucket's round.
@@ -52,7 +53,10 @@
 // ZeroGrad is skipped by Step, its state and step count unchanged (PyTorch skips
 // parameters whose .grad is None). In fused mode a bucket with only some gradients is
 // reduced in Step (blocking; the absent slices are zeroed first) and updated
-// parameter by parameter; so is a bucket whose parameters' step counts differ.
+// parameter by parameter; so is a bucket whose parameters' step counts differ. (In
+// fused mode a gradient arriving into a bucket whose round was already reduced starts
+// a new round, so without ZeroGrad between steps a parameter of that bucket that the
+// latest backward did not reach is skipped, where PyTorch would reuse its old .grad.)
 //
 // The optimizer's hooks are removed from the parameters when it is destroyed.
 //
