@@ -173,6 +173,29 @@ TEST(OptimizerTest, FusedReportsItsBuckets) {
   EXPECT_EQ(mlp->ParamValues().value(), before);
 }
 
+// Parameters of two dtypes under one optimizer: each (dtype, placement, nd-sbp) gets
+// buckets of its own, and both models train as the reference says.
+TEST(OptimizerTest, MixedDtypesGetBucketsOfTheirOwn) {
+  const MlpConfig c32 = DataParallel(DType::kF32), c64 = DataParallel(DType::kF64);
+  OptimizerOptions o = Adam(Algorithm::kAdamW);
+  o.fused = true;
+  Result<Mlp> m32 = Mlp::Make(c32), m64 = Mlp::Make(c64);
+  ASSERT_TRUE(m32.ok() && m64.ok());
+  std::vector<autograd::Variable*> params = m32->Params();
+  for (autograd::Variable* p : m64->Params()) params.push_back(p);
+  auto opt = Optimizer::Create(params, o);
+  ASSERT_TRUE(opt.ok()) << opt.status().ToString();
+  EXPECT_EQ((*opt)->overlap_stats().buckets, 2);
+  for (int t = 1; t <= kSteps; ++t) {
+    ASSERT_TRUE((*opt)->ZeroGrad().ok());
+    ASSERT_TRUE(m32->ForwardBackward(t).ok());
+    ASSERT_TRUE(m64->ForwardBackward(t).ok());
+    ASSERT_TRUE((*opt)->Step().ok());
+  }
+  EXPECT_LE(MaxRelativeError(m32->ParamValues().value(), ReferenceTraining(c32, o, kSteps)), 1e-4);
+  EXPECT_LE(MaxRelativeError(m64->ParamValues().value(), ReferenceTraining(c64, o, kSteps)), 1e-9);
+}
+
 // Gradient accumulation: two backward passes without ZeroGrad between them, in both
 // modes, give the summed gradient (the fused buckets restart their round).
 TEST(OptimizerTest, AccumulatedGradientsAgree) {
