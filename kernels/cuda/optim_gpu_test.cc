@@ -38,9 +38,9 @@ TEST_F(OptimGpuTest, SgdAndAdamMatchTheCpuKernels) {
     for (const Shape& s : {Shape{7}, Shape{0}, Shape{300, 1001}}) {
       SCOPED_TRACE(std::string(DTypeName(dt)) + " " + s.ToString());
       for (const AttrMap& a : sgd) {
-        ExpectCudaMatchesCpu(
-            "sgd_update", {Random(s, dt, &rng), Random(s, dt, &rng), Random(s, dt, &rng)}, a,
-            stream_);
+        ExpectCudaMatchesCpu("sgd_update",
+                             {Random(s, dt, &rng), Random(s, dt, &rng), Random(s, dt, &rng)}, a,
+                             stream_);
       }
       for (const AttrMap& a : adam) {
         ExpectCudaMatchesCpu("adam_update",
