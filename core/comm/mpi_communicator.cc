@@ -294,6 +294,28 @@ Status MpiCommunicator::IAllReduce(void* buffer, int64_t count, DType dtype, Red
   return Status::Ok();
 }
 
+Status MpiCommunicator::IReduceScatterBlock(const void* send, void* recv, int64_t recv_count,
+                                            DType dtype, ReduceOp op, MPI_Request* request) {
+  std::lock_guard<std::recursive_mutex> lock(call_mutex());
+  constexpr const char* kMethod = "IReduceScatterBlock";
+  if (request == nullptr) return InvalidArgument("IReduceScatterBlock: request is null");
+  *request = MPI_REQUEST_NULL;
+  if (poisoned()) {
+    return FailedPrecondition(std::string(kMethod) + ": the communicator is unusable after " +
+                              poison().message());
+  }
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "recv_count", recv_count, max_count() / size()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, recv_count * size()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, recv_count));
+  TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
+  const int rc = MPI_Ireduce_scatter_block(send, recv, static_cast<int>(recv_count), type,
+                                           ToMpiOp(op, dtype), comm_, request);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Ireduce_scatter_block", rc);
+  return Status::Ok();
+}
+
 Status MpiCommunicator::Test(MPI_Request* request, bool* done) {
   if (request == nullptr || done == nullptr) {
     return InvalidArgument(std::string("Test: ") + (request == nullptr ? "request" : "done") +
@@ -321,7 +343,7 @@ Status MpiCommunicator::Wait(MPI_Request* request) {
   if (done) return Status::Ok();
   if (abandoned_ == MPI_REQUEST_NULL) abandoned_ = *request;
   *request = MPI_REQUEST_NULL;
-  return TimedOut("IAllReduce");
+  return TimedOut("Wait");
 }
 
 Status MpiCommunicator::DoReduce(const void* send, void* recv, int64_t count, DType dtype,

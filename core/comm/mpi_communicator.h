@@ -100,15 +100,24 @@ class MpiCommunicator final : public Communicator {
   // advance while it computes calls Test now and then (core/optim does, from its
   // gradient hooks).
   Status IAllReduce(void* buffer, int64_t count, DType dtype, ReduceOp op, MPI_Request* request);
-  // One MPI_Test of a request from IAllReduce: *done when it completed (the request is
+  // Non-blocking reduce-scatter of equal blocks (MPI_Ireduce_scatter_block): `send`
+  // holds size() * recv_count elements, block r of them going to rank r, which
+  // receives op over ranks of its block into `recv` (recv_count elements). Buffers
+  // must not overlap and stay untouched until the request completes; finish it with
+  // Test or Wait. Checks as IAllReduce.
+  Status IReduceScatterBlock(const void* send, void* recv, int64_t recv_count, DType dtype,
+                             ReduceOp op, MPI_Request* request);
+  // One MPI_Test of a request from IAllReduce or IReduceScatterBlock: *done when it
+  // completed (the request is
   // then MPI_REQUEST_NULL). A null request is done.
   Status Test(MPI_Request* request, bool* done);
-  // Waits for a request from IAllReduce. With a timeout (communicator.h), after
-  // timeout_seconds() of waiting it returns DEADLINE_EXCEEDED naming "IAllReduce" and
-  // poisons the communicator; the operation is abandoned (the request is set to
-  // MPI_REQUEST_NULL and kept by the communicator, as for a blocking call: its buffer
-  // must then stay valid for the life of the process unless WaitAbandoned says it was
-  // released; only one abandoned operation is tracked, later ones are leaked).
+  // Waits for a request from IAllReduce or IReduceScatterBlock. With a timeout
+  // (communicator.h), after timeout_seconds() of waiting it returns DEADLINE_EXCEEDED
+  // naming "Wait" and poisons the communicator; the operation is abandoned (the
+  // request is set to MPI_REQUEST_NULL and kept by the communicator, as for a blocking
+  // call: its buffers must then stay valid for the life of the process unless
+  // WaitAbandoned says they were released; only one abandoned operation is tracked,
+  // later ones are leaked).
   Status Wait(MPI_Request* request);
 
   // True while an operation abandoned by a timeout has not completed.

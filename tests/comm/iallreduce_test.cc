@@ -42,6 +42,28 @@ TEST(IAllReduceTest, SeveralInFlightCompleteWithTheSums) {
   EXPECT_TRUE(c.Wait(&empty).ok());
 }
 
+TEST(IAllReduceTest, ReduceScatterBlockGivesEachRankItsBlock) {
+  MpiCommunicator& c = World();
+  const int64_t block = 7;
+  std::vector<float> send(block * c.size()), recv(block, -1);
+  for (int64_t k = 0; k < block * c.size(); ++k) send[k] = static_cast<float>(Input(c.rank(), k));
+  MPI_Request r;
+  ASSERT_TRUE(
+      c.IReduceScatterBlock(send.data(), recv.data(), block, DType::kF32, ReduceOp::kSum, &r).ok());
+  ASSERT_TRUE(c.Wait(&r).ok());
+  for (int64_t k = 0; k < block; ++k) {
+    EXPECT_EQ(recv[k], static_cast<float>(Reduced(ReduceOp::kSum, c.size(), c.rank() * block + k)))
+        << k;
+  }
+  float x = 0;
+  Status s = c.IReduceScatterBlock(nullptr, &x, 1, DType::kF32, ReduceOp::kSum, &r);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("IReduceScatterBlock"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("send"), std::string::npos) << s.message();
+  EXPECT_EQ(c.IReduceScatterBlock(&x, &x, 1, DType::kF32, ReduceOp::kSum, nullptr).message(),
+            "IReduceScatterBlock: request is null");
+}
+
 TEST(IAllReduceTest, BadArgumentsAreNamed) {
   MpiCommunicator& c = World();
   float x = 1;

@@ -157,9 +157,9 @@ TEST(TimeoutTest, LateRankJoinsAfterTheTimeout) {
   SyncWorld();
 }
 
-// The non-blocking all-reduce: Wait bounds it like a blocking call (DEADLINE_EXCEEDED,
-// poisoned, the operation abandoned), and the abandoned one completes once the late
-// rank joins.
+// The non-blocking all-reduce: Wait bounds it like a blocking call (DEADLINE_EXCEEDED
+// naming Wait, poisoned, the operation abandoned), and the abandoned one completes once
+// the late rank joins.
 TEST(TimeoutTest, IAllReduceWaitTimesOutAndCompletesLate) {
   std::unique_ptr<MpiCommunicator> c = FreshWorld();
   if (c->size() < 2) GTEST_SKIP() << "needs 2 ranks";
@@ -174,7 +174,7 @@ TEST(TimeoutTest, IAllReduceWaitTimesOutAndCompletesLate) {
     Status status = c->Wait(&request);
     EXPECT_GE(SecondsSince(start), kTimeout);
     EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << status.ToString();
-    EXPECT_EQ(status.message(), TimeoutMessage("IAllReduce", c->size(), c->rank()));
+    EXPECT_EQ(status.message(), TimeoutMessage("Wait", c->size(), c->rank()));
     EXPECT_EQ(request, MPI_REQUEST_NULL) << "handed to the communicator as abandoned";
     EXPECT_TRUE(c->poisoned());
     EXPECT_TRUE(c->has_abandoned());
