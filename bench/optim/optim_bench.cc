@@ -10,8 +10,8 @@
 //                   from the gradient hooks;
 //   fused_buckets_progress_thread  the same with a helper thread calling MPI_Test
 //                   every ~50 us while a reduction is in flight;
-//   fused_zero1     the same buckets with ZeRO-1 (reduce-scatter and all-gather in Step,
-//                   blocking: no overlap, a 1/np share of the state).
+//   fused_zero1     the same buckets with ZeRO-1 (the reduce-scatter started from the
+//                   hooks, the all-gather blocking in Step; a 1/np share of the state).
 // The modes run interleaved for several rounds; each prints one JSON line (rank 0's
 // clocks) of medians over the rounds: median seconds per iteration of forward+backward
 // and of Step, and the fused modes' OverlapStats per iteration (in_flight = start to observed

@@ -129,7 +129,9 @@ Status FusedBuckets::Pack() {
   }
   // Storage, the parameters' values copied in, and the parameters rebound to views.
   for (Bucket& b : buckets_) {
-    const size_t words = static_cast<size_t>((b.elements * DTypeSize(b.dtype) + 7) / 8);
+    // Room for ZeRO-1's padding: equal blocks over at most parallel_num() ranks.
+    const int64_t capacity = b.elements + b.placement.parallel_num();
+    const size_t words = static_cast<size_t>((capacity * DTypeSize(b.dtype) + 7) / 8);
     b.arrays =
         std::make_shared<std::vector<std::vector<double>>>(2, std::vector<double>(words, 0.0));
     b.hi = b.elements;
@@ -227,14 +229,14 @@ Status FusedBuckets::DecideLayout(Bucket& b, const Tensor& grad) {
   }
   TESS_ASSIGN_OR_RETURN(b.comm, comm::MpiCommRegistry::Global().ForRanks(group));
   if (options_.zero1) {
-    // An even split of the flat bucket over the group, in group order.
+    // Equal slices of the bucket padded to a multiple of the group size (the padding,
+    // zeros, lies in the arrays' spare room), in group order.
     const int64_t n = b.comm->size();
-    b.shard_counts.assign(n, b.elements / n);
-    for (int64_t r = 0; r < b.elements % n; ++r) ++b.shard_counts[r];
-    int64_t lo = 0;
-    for (int64_t r = 0; r < b.comm->rank(); ++r) lo += b.shard_counts[r];
-    b.lo = lo;
-    b.hi = lo + b.shard_counts[b.comm->rank()];
+    const int64_t shard = (b.elements + n - 1) / n;
+    b.shard_counts.assign(n, shard);
+    b.lo = b.comm->rank() * shard;
+    b.hi = b.lo + shard;
+    b.shard_grads.assign(static_cast<size_t>((shard * DTypeSize(b.dtype) + 7) / 8), 0.0);
     b.sharded = true;
   }
   return Status::Ok();
@@ -265,18 +267,24 @@ Status FusedBuckets::Arrive(int param, const Tensor& grad) {
     ++b.arrived;
   }
   if (b.arrived == static_cast<int>(b.slots.size())) {
-    if (b.needs_reduce && b.has_local && !b.sharded) {
+    if (b.needs_reduce && b.has_local) {
       std::lock_guard<std::mutex> lock(mu_);
-      TESS_RETURN_IF_ERROR(b.comm->IAllReduce(Array(b, 1, 0), b.elements, b.dtype,
-                                              comm::ReduceOp::kSum, &b.request));
+      if (b.sharded) {
+        TESS_RETURN_IF_ERROR(b.comm->IReduceScatterBlock(Array(b, 1, 0), b.shard_grads.data(),
+                                                         b.hi - b.lo, b.dtype, comm::ReduceOp::kSum,
+                                                         &b.request));
+      } else {
+        TESS_RETURN_IF_ERROR(b.comm->IAllReduce(Array(b, 1, 0), b.elements, b.dtype,
+                                                comm::ReduceOp::kSum, &b.request));
+      }
       b.in_flight = true;
       b.started = Clock::now();
       ++stats_.started_in_backward;
       ++in_flight_count_;
       cv_.notify_one();
-    } else if (!b.needs_reduce || !b.has_local) {
+    } else {
       b.reduced = true;
-    }  // else ZeRO-1: Step reduce-scatters
+    }
   }
   return Progress();
 }
@@ -343,9 +351,8 @@ Status FusedBuckets::Step() {
   return Status::Ok();
 }
 
-// The round's gradients made final in Step: an incomplete round (the absent slices
-// zeroed first) all-reduced, or with ZeRO-1 any round reduce-scattered into this
-// rank's slice.
+// An incomplete round's gradients made final in Step (the absent slices zeroed first):
+// all-reduced, or with ZeRO-1 reduce-scattered into this rank's slice.
 Status FusedBuckets::Reduce(Bucket& b) {
   for (const Slot& s : b.slots) {
     if (!s.arrived) std::memset(Array(b, 1, s.offset), 0, s.count * DTypeSize(b.dtype));
@@ -353,10 +360,8 @@ Status FusedBuckets::Reduce(Bucket& b) {
   if (b.needs_reduce && b.has_local) {
     unsigned char* grads = Array(b, 1, 0);
     if (b.sharded) {
-      std::vector<double> mine(static_cast<size_t>(((b.hi - b.lo) * DTypeSize(b.dtype) + 7) / 8));
-      TESS_RETURN_IF_ERROR(b.comm->ReduceScatterV(grads, mine.data(), b.shard_counts, b.dtype,
-                                                  comm::ReduceOp::kSum));
-      std::memcpy(Array(b, 1, b.lo), mine.data(), (b.hi - b.lo) * DTypeSize(b.dtype));
+      TESS_RETURN_IF_ERROR(b.comm->ReduceScatterV(grads, b.shard_grads.data(), b.shard_counts,
+                                                  b.dtype, comm::ReduceOp::kSum));
     } else {
       TESS_RETURN_IF_ERROR(
           b.comm->AllReduce(grads, grads, b.elements, b.dtype, comm::ReduceOp::kSum));
@@ -388,12 +393,20 @@ Status FusedBuckets::Update(Bucket& b) {
   if (b.arrived == 0) return Status::Ok();
   if (!b.reduced) TESS_RETURN_IF_ERROR(Reduce(b));
   TESS_RETURN_IF_ERROR(EnsureStates(b));
+  // ZeRO-1: this rank's reduced slice, into place for the kernel. The range stops at
+  // the bucket's end: the padding beyond it is never updated.
+  const int64_t end = std::min(b.hi, b.elements);
+  if (b.sharded && end > b.lo) {
+    std::memcpy(Array(b, 1, b.lo), b.shard_grads.data(), (end - b.lo) * DTypeSize(b.dtype));
+  }
   bool uniform = b.arrived == static_cast<int>(b.slots.size());
   for (const Slot& s : b.slots) {
     uniform = uniform && (*steps_)[s.param] == (*steps_)[b.slots[0].param];
   }
   if (uniform) {
-    TESS_RETURN_IF_ERROR(RunKernel(b, b.lo, b.hi - b.lo, (*steps_)[b.slots[0].param] + 1));
+    if (end > b.lo) {
+      TESS_RETURN_IF_ERROR(RunKernel(b, b.lo, end - b.lo, (*steps_)[b.slots[0].param] + 1));
+    }
   } else {
     for (const Slot& s : b.slots) {
       const int64_t from = std::max(s.offset, b.lo), to = std::min(s.offset + s.count, b.hi);

@@ -67,11 +67,14 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
     // keep them alive.
     std::shared_ptr<std::vector<std::vector<double>>> arrays;
     // The range of the bucket this rank updates: all of it, or with ZeRO-1 its slice
-    // (shard_counts[r] elements for rank r of the group, in group order). The state
-    // covers exactly that range; it is made on the first update.
+    // (shard_counts[r] == hi - lo elements for every rank r of the group, in group
+    // order, the bucket padded to their sum; hi may pass `elements`). The state covers
+    // exactly that range; it is made on the first update. shard_grads receives the
+    // slice's reduce-scatter.
     int64_t lo = 0, hi = 0;
     bool sharded = false;
     std::vector<int64_t> shard_counts;
+    std::vector<double> shard_grads;
     std::vector<std::vector<double>> states;
     // The current round (gradients since the last reduction, Step or ZeroGrad):
     int arrived = 0;

@@ -44,10 +44,12 @@
 // bucket's round.
 //
 // ZeRO-1 (zero1 = true, with fused): in a bucket whose gradients are reduced, each rank
-// of the reducing group owns an even slice of the flat bucket. Step reduce-scatters the
-// gradients (blocking, so in this mode nothing overlaps backward), updates its slice of
-// the parameters with its slice of the state (the state exists only for the slice),
-// then all-gathers the parameters. The results equal the unsharded ones.
+// of the reducing group owns an equal slice of the flat bucket (padded to a multiple of
+// the group size). The hook that completes a bucket starts a reduce-scatter of its
+// gradients (MpiCommunicator::IReduceScatterBlock) instead of the all-reduce, so it
+// overlaps backward the same way; Step waits for it, updates this rank's slice of the
+// parameters with its slice of the state (the state exists only for the slice), then
+// all-gathers the parameters (blocking). The results equal the unsharded ones.
 //
 // Missing gradients (both modes): a parameter no backward reached since the last
 // ZeroGrad is skipped by Step, its state and step count unchanged (PyTorch skips

@@ -42,9 +42,10 @@ struct OptimizerOptions {
   int64_t bucket_bytes = int64_t{25} << 20;
   // Fused mode only: ZeRO stage 1. In a bucket whose gradients are reduced over
   // data-parallel axes, each rank of those axes keeps and updates only its slice of the
-  // bucket's state (an even split of the flat bucket): the gradients are
-  // reduce-scattered instead of all-reduced, the slice updated, and the parameters
-  // all-gathered. Optimizer state per rank shrinks by the data-parallel degree.
+  // bucket's state (equal slices of the padded flat bucket): the gradients are
+  // reduce-scattered instead of all-reduced (started from the hooks, like the
+  // all-reduce), the slice updated, and the parameters all-gathered in Step. Optimizer
+  // state per rank shrinks by the data-parallel degree.
   bool zero1 = false;
   // Fused mode only: a helper thread calls MPI_Test on the all-reduces in flight about
   // every 50 us, so they progress between gradient hooks (Open MPI advances a

@@ -53,7 +53,7 @@ TEST(Optimizer2dTest, DataAndModelParallelMatchTheReference) {
       ASSERT_TRUE(got.ok()) << got.status().ToString();
       EXPECT_LE(MaxRelativeError(*got, want), 1e-10);
       EXPECT_GT(MaxRelativeError(*got, InitialParams(c)), 1e-3);
-      if (mode == 1) {
+      if (mode >= 1) {  // all-reduces, or ZeRO-1's reduce-scatters, from the hooks
         EXPECT_GT((*opt)->overlap_stats().started_in_backward, 0);
       }
     }
