@@ -37,6 +37,7 @@ class FusedBuckets : public std::enable_shared_from_this<FusedBuckets> {
 
   Status Step();
   Status ZeroGrad();
+  void SetLr(double lr) { options_.lr = lr; }
   OverlapStats stats() const;
 
  private:

@@ -1,10 +1,12 @@
 #include "core/optim/optimizer.h"
 
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
 #include <utility>
 
+#include "core/common/double_text.h"
 #include "core/eager/interpreter.h"
 #include "core/op/op_registry.h"
 #include "core/optim/fused_buckets.h"
@@ -85,6 +87,16 @@ Status Optimizer::Step() {
 Status Optimizer::ZeroGrad() {
   for (Variable* p : params_) p->meta->grad = nullptr;
   return fused_ != nullptr ? fused_->ZeroGrad() : Status::Ok();
+}
+
+Status Optimizer::SetLr(double lr) {
+  if (!std::isfinite(lr) || lr < 0) {
+    return InvalidArgument("Optimizer::SetLr: lr is " + DoubleText(lr) +
+                           "; expected a finite value >= 0");
+  }
+  options_.lr = lr;
+  if (fused_ != nullptr) fused_->SetLr(lr);
+  return Status::Ok();
 }
 
 OverlapStats Optimizer::overlap_stats() const {

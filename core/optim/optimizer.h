@@ -125,6 +125,10 @@ class Optimizer {
   // flight first: its error, if any, is returned).
   Status ZeroGrad();
 
+  // The learning rate of the steps from now on (a schedule). INVALID_ARGUMENT naming
+  // lr and its value when it is negative or not finite; nothing changes then.
+  Status SetLr(double lr);
+
   const OptimizerOptions& options() const { return options_; }
   size_t num_params() const { return params_.size(); }
   // Steps taken by parameter `index` (its Adam bias-correction step).

@@ -306,6 +306,38 @@ TEST(OptimizerTest, BadOptionsAreRejectedByName) {
             "OptimizerOptions: algorithm is 7; expected 0 (sgd), 1 (adam) or 2 (adamw)");
 }
 
+// SetLr between steps, in both modes: two steps at 0.3 match the reference, then at
+// lr 0 a step moves nothing (lr scales SGD's whole update, decay and momentum
+// included); a bad rate is refused and changes nothing.
+TEST(OptimizerTest, SetLrChangesTheNextSteps) {
+  const MlpConfig c = DataParallel(DType::kF64);
+  for (bool fused : {false, true}) {
+    SCOPED_TRACE(fused ? "fused" : "per-tensor");
+    OptimizerOptions o = Sgd();
+    o.fused = fused;
+    Result<Mlp> mlp = Mlp::Make(c);
+    ASSERT_TRUE(mlp.ok());
+    auto opt = Optimizer::Create(mlp->Params(), o);
+    ASSERT_TRUE(opt.ok());
+    for (int t = 1; t <= 2; ++t) {
+      ASSERT_TRUE((*opt)->ZeroGrad().ok());
+      ASSERT_TRUE(mlp->ForwardBackward(t).ok());
+      ASSERT_TRUE((*opt)->Step().ok());
+    }
+    const Values after_two = mlp->ParamValues().value();
+    EXPECT_LE(MaxRelativeError(after_two, ReferenceTraining(c, o, 2)), 1e-10);
+    Status bad = (*opt)->SetLr(-1);
+    EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(bad.message(), "Optimizer::SetLr: lr is -1; expected a finite value >= 0");
+    EXPECT_EQ((*opt)->options().lr, o.lr);
+    ASSERT_TRUE((*opt)->SetLr(0).ok());
+    ASSERT_TRUE((*opt)->ZeroGrad().ok());
+    ASSERT_TRUE(mlp->ForwardBackward(3).ok());
+    ASSERT_TRUE((*opt)->Step().ok());
+    EXPECT_EQ(mlp->ParamValues().value(), after_two);
+  }
+}
+
 TEST(OptimizerTest, BadParametersAreRejectedByIndex) {
   Result<Mlp> mlp = Mlp::Make(DataParallel(DType::kF32));
   ASSERT_TRUE(mlp.ok());
