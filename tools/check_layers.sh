@@ -37,6 +37,7 @@ back_edges=(
   "core/plan //core/eager:interpreter"
   "core/plan //core/serve"
   "core/eager //core/autograd"
+  "core/autograd //core/optim"
   "core/tensor //core/eager:interpreter"
   "core/tensor //core/checkpoint"
   "core/checkpoint //core/eager:interpreter"

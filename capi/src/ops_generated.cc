@@ -28,6 +28,34 @@ tess_status tess_abs(tess_tensor** out, const tess_tensor* x) {
   TESS_CAPI_END
 }
 
+tess_status tess_adam_update(tess_tensor** out_new_param, tess_tensor** out_new_exp_avg,
+                             tess_tensor** out_new_exp_avg_sq, const tess_tensor* param,
+                             const tess_tensor* grad, const tess_tensor* exp_avg,
+                             const tess_tensor* exp_avg_sq, double lr, double beta1, double beta2,
+                             double eps, double weight_decay, int32_t decoupled, int64_t step) {
+  TESS_CAPI_REQUIRE(out_new_param);
+  TESS_CAPI_REQUIRE(out_new_exp_avg);
+  TESS_CAPI_REQUIRE(out_new_exp_avg_sq);
+  TESS_CAPI_REQUIRE(param);
+  TESS_CAPI_REQUIRE(grad);
+  TESS_CAPI_REQUIRE(exp_avg);
+  TESS_CAPI_REQUIRE(exp_avg_sq);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("adam_update");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetFloat("lr", lr);
+  attrs.SetFloat("beta1", beta1);
+  attrs.SetFloat("beta2", beta2);
+  attrs.SetFloat("eps", eps);
+  attrs.SetFloat("weight_decay", weight_decay);
+  attrs.SetBool("decoupled", decoupled != 0);
+  attrs.SetInt("step", step);
+  tess_tensor** const outs[] = {out_new_param, out_new_exp_avg, out_new_exp_avg_sq};
+  const tess_tensor* const inputs[] = {param, grad, exp_avg, exp_avg_sq};
+  return RunTypedOp(__func__, def, inputs, 4, attrs.map(), outs, 3);
+  TESS_CAPI_END
+}
+
 tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);
@@ -678,6 +706,31 @@ tess_status tess_scalar_mul(tess_tensor** out, const tess_tensor* x, double valu
   tess_tensor** const outs[] = {out};
   const tess_tensor* const inputs[] = {x};
   return RunTypedOp(__func__, def, inputs, 1, attrs.map(), outs, 1);
+  TESS_CAPI_END
+}
+
+tess_status tess_sgd_update(tess_tensor** out_new_param, tess_tensor** out_new_momentum_buf,
+                            const tess_tensor* param, const tess_tensor* grad,
+                            const tess_tensor* momentum_buf, double lr, double momentum,
+                            double dampening, int32_t nesterov, double weight_decay,
+                            int32_t first_step) {
+  TESS_CAPI_REQUIRE(out_new_param);
+  TESS_CAPI_REQUIRE(out_new_momentum_buf);
+  TESS_CAPI_REQUIRE(param);
+  TESS_CAPI_REQUIRE(grad);
+  TESS_CAPI_REQUIRE(momentum_buf);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("sgd_update");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetFloat("lr", lr);
+  attrs.SetFloat("momentum", momentum);
+  attrs.SetFloat("dampening", dampening);
+  attrs.SetBool("nesterov", nesterov != 0);
+  attrs.SetFloat("weight_decay", weight_decay);
+  attrs.SetBool("first_step", first_step != 0);
+  tess_tensor** const outs[] = {out_new_param, out_new_momentum_buf};
+  const tess_tensor* const inputs[] = {param, grad, momentum_buf};
+  return RunTypedOp(__func__, def, inputs, 3, attrs.map(), outs, 2);
   TESS_CAPI_END
 }
 

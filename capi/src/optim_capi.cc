@@ -9,6 +9,7 @@
 #include "capi/src/capi_error.h"
 #include "capi/src/handles.h"
 #include "capi/src/struct_args.h"
+#include "capi/src/tensor_args.h"
 #include "core/optim/optimizer.h"
 #include "tessera/tessera.h"
 
@@ -128,9 +129,9 @@ tess_status tess_optimizer_get_stats(tess_optimizer_stats* out, const tess_optim
   full.allreduce_seconds = o.in_flight_seconds;
   full.allreduce_wait_seconds = o.step_wait_seconds;
   full.state_bytes = o.state_bytes;
-  return ReportIn(__func__, WriteStats(__func__, "out", "tess_optimizer_stats", full,
-                                       TESS_STRUCT_SIZE_UP_TO(tess_optimizer_stats, state_bytes),
-                                       out));
+  return ReportIn(__func__,
+                  WriteStats(__func__, "out", "tess_optimizer_stats", full,
+                             TESS_STRUCT_SIZE_UP_TO(tess_optimizer_stats, state_bytes), out));
   TESS_CAPI_END
 }
 

@@ -275,6 +275,79 @@ Status MpiCommunicator::DoAllReduce(const void* send, void* recv, int64_t count,
   return Finish(rc, "MPI_Allreduce", &request, "AllReduce");
 }
 
+Status MpiCommunicator::IAllReduce(void* buffer, int64_t count, DType dtype, ReduceOp op,
+                                   MPI_Request* request) {
+  std::lock_guard<std::recursive_mutex> lock(call_mutex());
+  constexpr const char* kMethod = "IAllReduce";
+  if (request == nullptr) return InvalidArgument("IAllReduce: request is null");
+  *request = MPI_REQUEST_NULL;
+  if (poisoned()) {
+    return FailedPrecondition(std::string(kMethod) + ": the communicator is unusable after " +
+                              poison().message());
+  }
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "count", count, max_count()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "buffer", buffer, count));
+  TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
+  const int rc = MPI_Iallreduce(MPI_IN_PLACE, buffer, static_cast<int>(count), type,
+                                ToMpiOp(op, dtype), comm_, request);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Iallreduce", rc);
+  return Status::Ok();
+}
+
+Status MpiCommunicator::IReduceScatterBlock(const void* send, void* recv, int64_t recv_count,
+                                            DType dtype, ReduceOp op, MPI_Request* request) {
+  std::lock_guard<std::recursive_mutex> lock(call_mutex());
+  constexpr const char* kMethod = "IReduceScatterBlock";
+  if (request == nullptr) return InvalidArgument("IReduceScatterBlock: request is null");
+  *request = MPI_REQUEST_NULL;
+  if (poisoned()) {
+    return FailedPrecondition(std::string(kMethod) + ": the communicator is unusable after " +
+                              poison().message());
+  }
+  TESS_RETURN_IF_ERROR(CheckCommDType(kMethod, dtype));
+  TESS_RETURN_IF_ERROR(CheckReduceOp(kMethod, op));
+  TESS_RETURN_IF_ERROR(CheckCount(kMethod, "recv_count", recv_count, max_count() / size()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "send", send, recv_count * size()));
+  TESS_RETURN_IF_ERROR(CheckBuffer(kMethod, "recv", recv, recv_count));
+  TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
+  const int rc = MPI_Ireduce_scatter_block(send, recv, static_cast<int>(recv_count), type,
+                                           ToMpiOp(op, dtype), comm_, request);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Ireduce_scatter_block", rc);
+  return Status::Ok();
+}
+
+Status MpiCommunicator::Test(MPI_Request* request, bool* done) {
+  if (request == nullptr || done == nullptr) {
+    return InvalidArgument(std::string("Test: ") + (request == nullptr ? "request" : "done") +
+                           " is null");
+  }
+  std::lock_guard<std::recursive_mutex> lock(call_mutex());
+  int flag = 1;
+  if (*request != MPI_REQUEST_NULL) {
+    const int rc = MPI_Test(request, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return MpiError("MPI_Test", rc);
+  }
+  *done = flag != 0;
+  return Status::Ok();
+}
+
+Status MpiCommunicator::Wait(MPI_Request* request) {
+  if (request == nullptr) return InvalidArgument("Wait: request is null");
+  std::lock_guard<std::recursive_mutex> lock(call_mutex());
+  if (*request == MPI_REQUEST_NULL) return Status::Ok();
+  if (!bounded()) {
+    const int rc = MPI_Wait(request, MPI_STATUS_IGNORE);
+    return rc == MPI_SUCCESS ? Status::Ok() : MpiError("MPI_Wait", rc);
+  }
+  TESS_ASSIGN_OR_RETURN(bool done, PollUntil(request, nullptr, timeout_seconds(), "MPI_Test"));
+  if (done) return Status::Ok();
+  if (abandoned_ == MPI_REQUEST_NULL) abandoned_ = *request;
+  *request = MPI_REQUEST_NULL;
+  return TimedOut("Wait");
+}
+
 Status MpiCommunicator::DoReduce(const void* send, void* recv, int64_t count, DType dtype,
                                  ReduceOp op, int32_t root) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));

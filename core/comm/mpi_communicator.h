@@ -89,6 +89,37 @@ class MpiCommunicator final : public Communicator {
   // DEADLINE_EXCEEDED when it is still pending; INVALID_ARGUMENT for a negative or
   // non-finite `seconds`. The communicator stays poisoned either way.
   Status WaitAbandoned(double seconds);
+  // Non-blocking in-place all-reduce (MPI_Iallreduce): starts buffer[k] := op over ranks
+  // of buffer[k], for k < count, and returns at once with *request set; finish it with
+  // Test or Wait. Until it completes, `buffer` must be neither read nor written nor freed.
+  // It is ordered with the communicator's other collectives by the time it is STARTED
+  // (MPI's rule), so every member starts it in the same position. Arguments are checked
+  // as AllReduce checks them (INVALID_ARGUMENT naming "IAllReduce" and the argument);
+  // FAILED_PRECONDITION on a poisoned communicator. Open MPI progresses a non-blocking
+  // collective only inside MPI calls on this process, so a caller that wants it to
+  // advance while it computes calls Test now and then (core/optim does, from its
+  // gradient hooks).
+  Status IAllReduce(void* buffer, int64_t count, DType dtype, ReduceOp op, MPI_Request* request);
+  // Non-blocking reduce-scatter of equal blocks (MPI_Ireduce_scatter_block): `send`
+  // holds size() * recv_count elements, block r of them going to rank r, which
+  // receives op over ranks of its block into `recv` (recv_count elements). Buffers
+  // must not overlap and stay untouched until the request completes; finish it with
+  // Test or Wait. Checks as IAllReduce.
+  Status IReduceScatterBlock(const void* send, void* recv, int64_t recv_count, DType dtype,
+                             ReduceOp op, MPI_Request* request);
+  // One MPI_Test of a request from IAllReduce or IReduceScatterBlock: *done when it
+  // completed (the request is
+  // then MPI_REQUEST_NULL). A null request is done.
+  Status Test(MPI_Request* request, bool* done);
+  // Waits for a request from IAllReduce or IReduceScatterBlock. With a timeout
+  // (communicator.h), after timeout_seconds() of waiting it returns DEADLINE_EXCEEDED
+  // naming "Wait" and poisons the communicator; the operation is abandoned (the
+  // request is set to MPI_REQUEST_NULL and kept by the communicator, as for a blocking
+  // call: its buffers must then stay valid for the life of the process unless
+  // WaitAbandoned says they were released; only one abandoned operation is tracked,
+  // later ones are leaked).
+  Status Wait(MPI_Request* request);
+
   // True while an operation abandoned by a timeout has not completed.
   bool has_abandoned() const {
     std::lock_guard<std::recursive_mutex> lock(call_mutex());

@@ -24,6 +24,29 @@ Result<std::shared_ptr<GlobalTensor>> GlobalTensor::Allocate(const infer::Tensor
   }
   TESS_ASSIGN_OR_RETURN(
       t->storage_, memory::Buffer::Allocate(*allocator, static_cast<size_t>(t->local_bytes())));
+  t->data_ = t->storage_.data();
+  return t;
+}
+
+Result<std::shared_ptr<GlobalTensor>> GlobalTensor::View(const infer::TensorMeta& meta,
+                                                         int32_t world_rank, void* data,
+                                                         std::shared_ptr<void> owner) {
+  TESS_RETURN_IF_ERROR(CheckDeviceBuild(meta.placement));
+  std::shared_ptr<GlobalTensor> t = std::make_shared<GlobalTensor>(Key(), meta);
+  t->owner_ = owner != nullptr ? std::move(owner) : std::make_shared<int>(0);
+  t->has_local_ = meta.placement.contains(world_rank);
+  if (!t->has_local_) return t;
+  TESS_ASSIGN_OR_RETURN(t->layout_,
+                        PhysicalLayoutOfRank(meta.shape, meta.placement, meta.nd_sbp, world_rank));
+  if (data == nullptr && t->local_bytes() > 0) {
+    return InvalidArgument("GlobalTensor::View: data is null but rank " +
+                           std::to_string(world_rank) + "'s piece of " + meta.ToString() +
+                           " holds " + std::to_string(t->local_bytes()) + " bytes");
+  }
+  if (meta.placement.device_type() == DeviceType::kCuda) {
+    TESS_ASSIGN_OR_RETURN(t->device_, LocalCudaDevice());
+  }
+  t->data_ = data;
   return t;
 }
 
@@ -37,15 +60,15 @@ std::shared_ptr<GlobalTensor> GlobalTensor::Placeholder(const infer::TensorMeta&
 
 Status GlobalTensor::CopyLocalToHost(void* host) const {
   const size_t bytes = has_local_ ? static_cast<size_t>(local_bytes()) : 0;
-  if (device_ != nullptr) return CopyDeviceToHost(*device_, host, storage_.data(), bytes);
-  if (bytes > 0) std::memcpy(host, storage_.data(), bytes);
+  if (device_ != nullptr) return CopyDeviceToHost(*device_, host, data_, bytes);
+  if (bytes > 0) std::memcpy(host, data_, bytes);
   return Status::Ok();
 }
 
 Status GlobalTensor::CopyLocalFromHost(const void* host) {
   const size_t bytes = has_local_ ? static_cast<size_t>(local_bytes()) : 0;
-  if (device_ != nullptr) return CopyHostToDevice(*device_, storage_.data(), host, bytes);
-  if (bytes > 0) std::memcpy(storage_.data(), host, bytes);
+  if (device_ != nullptr) return CopyHostToDevice(*device_, data_, host, bytes);
+  if (bytes > 0) std::memcpy(data_, host, bytes);
   return Status::Ok();
 }
 

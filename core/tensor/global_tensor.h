@@ -48,6 +48,22 @@ class GlobalTensor {
   // the placement fail as LocalCudaDevice does (no GPU, ...).
   static Result<std::shared_ptr<GlobalTensor>> Allocate(const infer::TensorMeta& meta,
                                                         int32_t world_rank);
+  // A tensor with `meta` whose local piece is NOT allocated but is `data`, memory that
+  // `owner` keeps alive (the tensor holds `owner` until it is destroyed). core/optim's
+  // fused mode makes parameters views into its flat buckets, so one update of a bucket
+  // updates every parameter in it. On ranks of the placement `data` must hold
+  // local_bytes() bytes of this rank's piece (PhysicalLayoutOfRank), aligned for the
+  // dtype, in host memory for a cpu placement and on this rank's CUDA device for a cuda
+  // one; it may be null only for an empty piece. Ranks outside the placement ignore
+  // `data` and hold metadata only. Whoever writes `data` later changes the tensor's
+  // value: that is the point, and the reason only the optimizer's parameters are views.
+  // INVALID_ARGUMENT for null data with a non-empty piece; device errors as Allocate.
+  static Result<std::shared_ptr<GlobalTensor>> View(const infer::TensorMeta& meta,
+                                                    int32_t world_rank, void* data,
+                                                    std::shared_ptr<void> owner);
+  // Whether the local piece is a View of memory owned elsewhere.
+  bool is_view() const { return owner_ != nullptr; }
+
   // A placeholder for value `value_id` of the program that capture `capture_id` (> 0) is
   // recording (core/plan/capture.h): metadata only, no piece on any rank. Ops on it are
   // recorded by the capture, not run (capture_hook.h).
@@ -75,10 +91,10 @@ class GlobalTensor {
   // placeholder or rank outside the placement), else the rank's CUDA device.
   const CudaDevice* cuda_device() const { return device_; }
   // NULL when the rank holds no piece; a device pointer when cuda_device() is set.
-  const void* local_data() const { return storage_.data(); }
+  const void* local_data() const { return data_; }
   // Writable only while the tensor is being built (Allocate hands out a non-const
   // object; a Tensor handle is const).
-  void* mutable_local_data() { return storage_.data(); }
+  void* mutable_local_data() { return data_; }
   // Copies the local piece (local_bytes() bytes) to host memory. From a device this
   // waits for the stream and reports the errors of kernels queued on it. No-op when
   // the rank holds no piece.
@@ -90,11 +106,10 @@ class GlobalTensor {
   // No-op for host memory.
   Status Synchronize() const;
 
-  // The local piece as a kernel argument. Kernels never write their inputs, so the
-  // const_cast only adapts to LocalTensor's one pointer type.
+  // The local piece as a kernel argument. Kernels never write their inputs; LocalTensor
+  // has one (non-const) pointer type.
   kernels::LocalTensor local() const {
-    return kernels::LocalTensor{const_cast<void*>(storage_.data()), layout_.local_shape,
-                                meta_.dtype};
+    return kernels::LocalTensor{data_, layout_.local_shape, meta_.dtype};
   }
 
  private:
@@ -104,7 +119,9 @@ class GlobalTensor {
   bool has_local_ = false;
   PhysicalLayout layout_;
   const CudaDevice* device_ = nullptr;
-  memory::Buffer storage_;
+  memory::Buffer storage_;       // Allocate's piece
+  std::shared_ptr<void> owner_;  // View's: keeps `data_` alive
+  void* data_ = nullptr;         // the piece: storage_.data() or the view's
 };
 
 }  // namespace tensor

@@ -236,6 +236,8 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
                           {{"shape", AttrValue::Ints({3, 4})},
                            {"start", AttrValue::Ints({0, 1})},
                            {"step", AttrValue::Ints({2, 1})}}};
+    (*c)["sgd_update"] = {{m, m, m}, {{"momentum", AttrValue::Float(0.9)}}};
+    (*c)["adam_update"] = {{m, m, m, m}, {{"step", AttrValue::Int(2)}}};
     return c;
   }();
   return *calls;

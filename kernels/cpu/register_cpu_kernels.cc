@@ -19,6 +19,7 @@ Status RegisterCpuKernels(KernelRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterCompareKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterAxisKernels(registry));
   TESS_RETURN_IF_ERROR(RegisterLossKernels(registry));
+  TESS_RETURN_IF_ERROR(RegisterOptimKernels(registry));
   return RegisterGradKernels(registry);
 }
 

@@ -157,6 +157,42 @@ TEST(TimeoutTest, LateRankJoinsAfterTheTimeout) {
   SyncWorld();
 }
 
+// The non-blocking all-reduce: Wait bounds it like a blocking call (DEADLINE_EXCEEDED
+// naming Wait, poisoned, the operation abandoned), and the abandoned one completes once
+// the late rank joins.
+TEST(TimeoutTest, IAllReduceWaitTimesOutAndCompletesLate) {
+  std::unique_ptr<MpiCommunicator> c = FreshWorld();
+  if (c->size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  ASSERT_TRUE(c->SetTimeout(kTimeout).ok());
+  const int32_t late = c->size() - 1;
+  std::vector<double> buffer(5);
+  for (int k = 0; k < 5; ++k) buffer[k] = Input(c->rank(), k);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (c->rank() != late) {
+    ASSERT_TRUE(c->IAllReduce(buffer.data(), 5, DType::kF64, ReduceOp::kSum, &request).ok());
+    const Clock::time_point start = Clock::now();
+    Status status = c->Wait(&request);
+    EXPECT_GE(SecondsSince(start), kTimeout);
+    EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << status.ToString();
+    EXPECT_EQ(status.message(), TimeoutMessage("Wait", c->size(), c->rank()));
+    EXPECT_EQ(request, MPI_REQUEST_NULL) << "handed to the communicator as abandoned";
+    EXPECT_TRUE(c->poisoned());
+    EXPECT_TRUE(c->has_abandoned());
+    MPI_Request again;
+    EXPECT_EQ(c->IAllReduce(buffer.data(), 5, DType::kF64, ReduceOp::kSum, &again).code(),
+              StatusCode::kFailedPrecondition);
+    ASSERT_TRUE(c->WaitAbandoned(30).ok());
+    for (int k = 0; k < 5; ++k) EXPECT_EQ(buffer[k], Reduced(ReduceOp::kSum, c->size(), k)) << k;
+  } else {
+    std::this_thread::sleep_for(std::chrono::duration<double>(3 * kTimeout));
+    ASSERT_TRUE(c->SetTimeout(30).ok());
+    ASSERT_TRUE(c->IAllReduce(buffer.data(), 5, DType::kF64, ReduceOp::kSum, &request).ok());
+    ASSERT_TRUE(c->Wait(&request).ok());
+    for (int k = 0; k < 5; ++k) EXPECT_EQ(buffer[k], Reduced(ReduceOp::kSum, c->size(), k)) << k;
+  }
+  SyncWorld();
+}
+
 TEST(TimeoutTest, UnmatchedRecvIsCancelled) {
   std::unique_ptr<MpiCommunicator> c = FreshWorld();
   if (c->size() < 2) GTEST_SKIP() << "needs 2 ranks";

@@ -327,6 +327,31 @@ void AddLosses(std::vector<OpCase>* t) {
   }
 }
 
+// The optimizer updates (core/op/ops/optim_ops.cc).
+void AddOptimOps(std::vector<OpCase>* t) {
+  t->push_back({"sgd_update",
+                "[7,5] momentum 0.9 dampening 0.1 wd 0.01",
+                {F32({7, 5}), F32({7, 5}), F32({7, 5})},
+                {{"lr", AttrValue::Float(0.1)},
+                 {"momentum", AttrValue::Float(0.9)},
+                 {"dampening", AttrValue::Float(0.1)},
+                 {"weight_decay", AttrValue::Float(0.01)}}});
+  t->push_back({"sgd_update",
+                "[2,7,5] f64 nesterov first step",
+                {F64({2, 7, 5}), F64({2, 7, 5}), F64({2, 7, 5})},
+                {{"momentum", AttrValue::Float(0.8)},
+                 {"nesterov", AttrValue::Bool(true)},
+                 {"first_step", AttrValue::Bool(true)}}});
+  t->push_back({"adam_update",
+                "[7,5] step 3 wd 0.1",
+                {F32({7, 5}), F32({7, 5}), F32({7, 5}), F32({7, 5}, Fill::kPositive)},
+                {{"step", AttrValue::Int(3)}, {"weight_decay", AttrValue::Float(0.1)}}});
+  t->push_back({"adam_update",
+                "[5,7] f64 adamw step 1",
+                {F64({5, 7}), F64({5, 7}), F64({5, 7}), F64({5, 7}, Fill::kPositive)},
+                {{"decoupled", AttrValue::Bool(true)}, {"weight_decay", AttrValue::Float(0.1)}}});
+}
+
 }  // namespace
 
 const std::vector<OpCase>& OpCases() {
@@ -343,6 +368,7 @@ const std::vector<OpCase>& OpCases() {
     AddCompare(t);
     AddAxisOps(t);
     AddLosses(t);
+    AddOptimOps(t);
     std::stable_sort(t->begin(), t->end(),
                      [](const OpCase& a, const OpCase& b) { return a.op < b.op; });
     return t;

@@ -25,6 +25,26 @@ func Abs(x *Tensor) (*Tensor, error) {
 	return made(out, err)
 }
 
+// AdamUpdate is one step of Adam (torch.optim.Adam), or AdamW when decoupled; step counts
+// from 1 for the bias corrections (op adam_update). Attributes: lr: float = 0.001, beta1:
+// float = 0.9, beta2: float = 0.999, eps: float = 1e-08, weight_decay: float = 0,
+// decoupled: bool = false, step: int = 1. Returns new_param, new_exp_avg, new_exp_avg_sq.
+// Collective.
+func AdamUpdate(param *Tensor, grad *Tensor, expAvg *Tensor, expAvgSq *Tensor, lr float64, beta1 float64, beta2 float64, eps float64, weightDecay float64, decoupled bool, step int64) (*Tensor, *Tensor, *Tensor, error) {
+	outNewParam := []uintptr{0}
+	outNewExpAvg := []uintptr{0}
+	outNewExpAvgSq := []uintptr{0}
+	err := capi.Adam_update(outNewParam, outNewExpAvg, outNewExpAvgSq, param.c(), grad.c(), expAvg.c(), expAvgSq.c(), lr, beta1, beta2, eps, weightDecay, flag(decoupled), step)
+	runtime.KeepAlive(param)
+	runtime.KeepAlive(grad)
+	runtime.KeepAlive(expAvg)
+	runtime.KeepAlive(expAvgSq)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return newTensor(outNewParam[0]), newTensor(outNewExpAvg[0]), newTensor(outNewExpAvgSq[0]), nil
+}
+
 // Add is x + y, numpy broadcasting (op add). Collective.
 func Add(x *Tensor, y *Tensor) (*Tensor, error) {
 	out := []uintptr{0}
@@ -449,6 +469,23 @@ func ScalarMul(x *Tensor, value float64) (*Tensor, error) {
 	err := capi.Scalar_mul(out, x.c(), value)
 	runtime.KeepAlive(x)
 	return made(out, err)
+}
+
+// SgdUpdate is one step of SGD with momentum (torch.optim.SGD); first_step: the buffer
+// starts as the gradient (op sgd_update). Attributes: lr: float = 0.01, momentum: float =
+// 0, dampening: float = 0, nesterov: bool = false, weight_decay: float = 0, first_step:
+// bool = false. Returns new_param, new_momentum_buf. Collective.
+func SgdUpdate(param *Tensor, grad *Tensor, momentumBuf *Tensor, lr float64, momentum float64, dampening float64, nesterov bool, weightDecay float64, firstStep bool) (*Tensor, *Tensor, error) {
+	outNewParam := []uintptr{0}
+	outNewMomentumBuf := []uintptr{0}
+	err := capi.Sgd_update(outNewParam, outNewMomentumBuf, param.c(), grad.c(), momentumBuf.c(), lr, momentum, dampening, flag(nesterov), weightDecay, flag(firstStep))
+	runtime.KeepAlive(param)
+	runtime.KeepAlive(grad)
+	runtime.KeepAlive(momentumBuf)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newTensor(outNewParam[0]), newTensor(outNewMomentumBuf[0]), nil
 }
 
 // Sigmoid is 1 / (1 + e^-x) (op sigmoid). Collective.

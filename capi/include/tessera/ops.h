@@ -48,6 +48,16 @@ TESS_API tess_status tess_op_call_apply(tess_tensor** outputs, size_t outputs_ca
 
 /* abs: elementwise |x|. */
 TESS_API tess_status tess_abs(tess_tensor** out, const tess_tensor* x);
+/* adam_update: one step of Adam (torch.optim.Adam), or AdamW when decoupled; step counts
+ * from 1 for the bias corrections. Attributes (C: every one is a parameter): lr: float =
+ * 0.001, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-08, weight_decay: float
+ * = 0, decoupled: bool = false, step: int = 1. */
+TESS_API tess_status tess_adam_update(tess_tensor** out_new_param, tess_tensor** out_new_exp_avg,
+                                      tess_tensor** out_new_exp_avg_sq, const tess_tensor* param,
+                                      const tess_tensor* grad, const tess_tensor* exp_avg,
+                                      const tess_tensor* exp_avg_sq, double lr, double beta1,
+                                      double beta2, double eps, double weight_decay,
+                                      int32_t decoupled, int64_t step);
 /* add: x + y, numpy broadcasting. */
 TESS_API tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* add_n: sum of k >= 2 same-shape inputs. */
@@ -188,6 +198,15 @@ TESS_API tess_status tess_reshape(tess_tensor** out, const tess_tensor* x, const
 TESS_API tess_status tess_scalar_add(tess_tensor** out, const tess_tensor* x, double value);
 /* scalar_mul: x * value. Attributes (C: every one is a parameter): value: float = required. */
 TESS_API tess_status tess_scalar_mul(tess_tensor** out, const tess_tensor* x, double value);
+/* sgd_update: one step of SGD with momentum (torch.optim.SGD); first_step: the buffer
+ * starts as the gradient. Attributes (C: every one is a parameter): lr: float = 0.01,
+ * momentum: float = 0, dampening: float = 0, nesterov: bool = false, weight_decay: float =
+ * 0, first_step: bool = false. */
+TESS_API tess_status tess_sgd_update(tess_tensor** out_new_param,
+                                     tess_tensor** out_new_momentum_buf, const tess_tensor* param,
+                                     const tess_tensor* grad, const tess_tensor* momentum_buf,
+                                     double lr, double momentum, double dampening, int32_t nesterov,
+                                     double weight_decay, int32_t first_step);
 /* sigmoid: 1 / (1 + e^-x). */
 TESS_API tess_status tess_sigmoid(tess_tensor** out, const tess_tensor* x);
 /* sin: sin(x); floating types. */

@@ -29,6 +29,7 @@
 #include "tessera/memory.h"
 #include "tessera/serve.h"
 #include "tessera/autograd.h"
+#include "tessera/optim.h"
 #include "tessera/checkpoint.h"
 /* clang-format on */
 

@@ -14,6 +14,7 @@ Status RegisterBuiltinOps(OpRegistry* registry) {
   TESS_RETURN_IF_ERROR(RegisterCompareOps(registry));
   TESS_RETURN_IF_ERROR(RegisterAxisOps(registry));
   TESS_RETURN_IF_ERROR(RegisterLossOps(registry));
+  TESS_RETURN_IF_ERROR(RegisterOptimOps(registry));
   return Status::Ok();
 }
 

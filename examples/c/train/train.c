@@ -8,7 +8,9 @@
  *   bazel build //examples/c/train && tools/mpirun.sh -np 4 bazel-bin/examples/c/train/train
  *
  * Options: --epochs N (20), --batch N (64), --lr X (0.01), --seed N (1), --fused 0|1
- * (1), --curve FILE (JSON lines per epoch, from rank 0). The same seed gives the same
+ * (1), --curve FILE (JSON lines per epoch, from rank 0), --bar 0|1 (the progress bar;
+ * by default drawn when stdout is a terminal, which under mpirun it always is: Open MPI
+ * gives ranks a pseudo-terminal). The same seed gives the same
  * numbers at any number of ranks, up to the order of float sums, and the same as
  * examples/python/train. */
 #include <math.h>
@@ -32,7 +34,7 @@
 enum { kPixels = TESS_DIGITS_PIXELS, kHidden = 64, kClasses = 10 };
 
 typedef struct {
-  int epochs, batch, fused;
+  int epochs, batch, fused, bar;
   double lr;
   uint64_t seed;
   const char* curve;
@@ -117,6 +119,8 @@ static void parse_args(int argc, char** argv, Config* c) {
       c->seed = strtoull(v, NULL, 10);
     } else if (strcmp(a, "--fused") == 0) {
       c->fused = atoi(v);
+    } else if (strcmp(a, "--bar") == 0) {
+      c->bar = atoi(v);
     } else if (strcmp(a, "--curve") == 0) {
       c->curve = v;
     } else {
@@ -169,7 +173,7 @@ static double evaluate(const Model* m, const int* rows, int n, const tess_placem
 }
 
 int main(int argc, char** argv) {
-  Config c = {20, 64, 1, 0.01, 1, NULL};
+  Config c = {20, 64, 1, -1, 0.01, 1, NULL};
   parse_args(argc, argv, &c);
   CHECK(tess_runtime_init());
   int32_t rank = 0, size = 1;
@@ -221,7 +225,7 @@ int main(int argc, char** argv) {
       exit(2);
     }
   }
-  const int tty = rank == 0 && isatty(STDOUT_FILENO);
+  const int tty = rank == 0 && (c.bar < 0 ? isatty(STDOUT_FILENO) : c.bar);
   if (rank == 0) {
     printf("training a 64-%d-%d MLP on %d digits (%d held out), %d rank%s, batch %d\n", kHidden,
            kClasses, num_train, num_test, size, size == 1 ? "" : "s", c.batch);

@@ -8,21 +8,32 @@ operators and the conveniences (numbers as tensors, reduce's `axis`)."""
 from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
-__all__ = ["abs", "add", "add_n", "argmax", "batch_matmul", "bias_add", "cast", "concat",
-           "cos", "cross_entropy", "cumsum", "div", "embedding", "equal", "equal_mask",
-           "exp", "expand", "flatten", "gather", "gather_grad", "gelu", "gelu_grad",
-           "greater", "greater_equal", "identity", "layer_norm", "less", "less_equal",
-           "log", "log_softmax", "matmul", "maximum", "minimum", "mul", "neg", "nll_loss",
-           "not_equal", "pow", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum",
-           "relu", "relu_grad", "reshape", "scalar_add", "scalar_mul", "sigmoid", "sin",
-           "slice", "slice_grad", "softmax", "sparse_softmax_cross_entropy",
-           "sparse_softmax_cross_entropy_grad", "sqrt", "squeeze", "std", "sub", "tanh",
-           "transpose", "unsqueeze", "var", "where", "xlogy"]
+__all__ = ["abs", "adam_update", "add", "add_n", "argmax", "batch_matmul", "bias_add",
+           "cast", "concat", "cos", "cross_entropy", "cumsum", "div", "embedding",
+           "equal", "equal_mask", "exp", "expand", "flatten", "gather", "gather_grad",
+           "gelu", "gelu_grad", "greater", "greater_equal", "identity", "layer_norm",
+           "less", "less_equal", "log", "log_softmax", "matmul", "maximum", "minimum",
+           "mul", "neg", "nll_loss", "not_equal", "pow", "reduce_max", "reduce_mean",
+           "reduce_min", "reduce_sum", "relu", "relu_grad", "reshape", "scalar_add",
+           "scalar_mul", "sgd_update", "sigmoid", "sin", "slice", "slice_grad", "softmax",
+           "sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", "sqrt",
+           "squeeze", "std", "sub", "tanh", "transpose", "unsqueeze", "var", "where",
+           "xlogy"]
 
 
 def abs(x):
     """elementwise |x|."""
     return _capi.abs(x)
+
+
+def adam_update(param, grad, exp_avg, exp_avg_sq, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-08, weight_decay=0.0, decoupled=False, step=1):
+    """one step of Adam (torch.optim.Adam), or AdamW when decoupled; step counts from 1
+    for the bias corrections. Attributes: lr: float = 0.001, beta1: float = 0.9, beta2:
+    float = 0.999, eps: float = 1e-08, weight_decay: float = 0, decoupled: bool = false,
+    step: int = 1. Returns (new_param, new_exp_avg, new_exp_avg_sq)."""
+    return tuple(_capi.adam_update(param, grad, exp_avg, exp_avg_sq, float(lr), float(beta1),
+                                   float(beta2), float(eps), float(weight_decay),
+                                   as_bool(decoupled), int(step)))
 
 
 def add(x, y):
@@ -269,6 +280,16 @@ def scalar_add(x, value):
 def scalar_mul(x, value):
     """x * value. Attributes: value: float = required."""
     return _capi.scalar_mul(x, float(value))
+
+
+def sgd_update(param, grad, momentum_buf, lr=0.01, momentum=0.0, dampening=0.0, nesterov=False, weight_decay=0.0, first_step=False):
+    """one step of SGD with momentum (torch.optim.SGD); first_step: the buffer starts as
+    the gradient. Attributes: lr: float = 0.01, momentum: float = 0, dampening: float =
+    0, nesterov: bool = false, weight_decay: float = 0, first_step: bool = false.
+    Returns (new_param, new_momentum_buf)."""
+    return tuple(_capi.sgd_update(param, grad, momentum_buf, float(lr), float(momentum),
+                                  float(dampening), as_bool(nesterov), float(weight_decay),
+                                  as_bool(first_step)))
 
 
 def sigmoid(x):

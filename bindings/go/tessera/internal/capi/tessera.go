@@ -222,13 +222,13 @@ typedef _gostring_ swig_type_189;
 typedef _goslice_ swig_type_190;
 typedef _gostring_ swig_type_191;
 typedef _goslice_ swig_type_192;
-typedef _gostring_ swig_type_193;
+typedef _goslice_ swig_type_193;
 typedef _goslice_ swig_type_194;
-typedef _goslice_ swig_type_195;
+typedef long long swig_type_195;
 typedef _gostring_ swig_type_196;
 typedef _goslice_ swig_type_197;
-typedef long long swig_type_198;
-typedef _gostring_ swig_type_199;
+typedef _gostring_ swig_type_198;
+typedef _goslice_ swig_type_199;
 typedef _goslice_ swig_type_200;
 typedef _gostring_ swig_type_201;
 typedef _goslice_ swig_type_202;
@@ -237,218 +237,218 @@ typedef _gostring_ swig_type_204;
 typedef _goslice_ swig_type_205;
 typedef _gostring_ swig_type_206;
 typedef _goslice_ swig_type_207;
-typedef _goslice_ swig_type_208;
-typedef long long swig_type_209;
-typedef _gostring_ swig_type_210;
-typedef _goslice_ swig_type_211;
-typedef _gostring_ swig_type_212;
+typedef long long swig_type_208;
+typedef _gostring_ swig_type_209;
+typedef _goslice_ swig_type_210;
+typedef _gostring_ swig_type_211;
+typedef _goslice_ swig_type_212;
 typedef _goslice_ swig_type_213;
 typedef long long swig_type_214;
 typedef _gostring_ swig_type_215;
 typedef _goslice_ swig_type_216;
-typedef long long swig_type_217;
-typedef _gostring_ swig_type_218;
-typedef _goslice_ swig_type_219;
+typedef _gostring_ swig_type_217;
+typedef _goslice_ swig_type_218;
+typedef long long swig_type_219;
 typedef _gostring_ swig_type_220;
 typedef _goslice_ swig_type_221;
-typedef _gostring_ swig_type_222;
-typedef _goslice_ swig_type_223;
-typedef _gostring_ swig_type_224;
-typedef _goslice_ swig_type_225;
-typedef _gostring_ swig_type_226;
-typedef _goslice_ swig_type_227;
-typedef _gostring_ swig_type_228;
-typedef _goslice_ swig_type_229;
+typedef long long swig_type_222;
+typedef _gostring_ swig_type_223;
+typedef _goslice_ swig_type_224;
+typedef _gostring_ swig_type_225;
+typedef _goslice_ swig_type_226;
+typedef _gostring_ swig_type_227;
+typedef _goslice_ swig_type_228;
+typedef _gostring_ swig_type_229;
 typedef _goslice_ swig_type_230;
 typedef _gostring_ swig_type_231;
 typedef _goslice_ swig_type_232;
-typedef long long swig_type_233;
-typedef long long swig_type_234;
-typedef _gostring_ swig_type_235;
-typedef _goslice_ swig_type_236;
-typedef long long swig_type_237;
-typedef _gostring_ swig_type_238;
-typedef _goslice_ swig_type_239;
-typedef long long swig_type_240;
-typedef long long swig_type_241;
-typedef _gostring_ swig_type_242;
-typedef _goslice_ swig_type_243;
-typedef _gostring_ swig_type_244;
-typedef _goslice_ swig_type_245;
-typedef _gostring_ swig_type_246;
-typedef _goslice_ swig_type_247;
-typedef _gostring_ swig_type_248;
-typedef _goslice_ swig_type_249;
-typedef _gostring_ swig_type_250;
-typedef _goslice_ swig_type_251;
-typedef _gostring_ swig_type_252;
-typedef _goslice_ swig_type_253;
+typedef _gostring_ swig_type_233;
+typedef _goslice_ swig_type_234;
+typedef _goslice_ swig_type_235;
+typedef _gostring_ swig_type_236;
+typedef _goslice_ swig_type_237;
+typedef long long swig_type_238;
+typedef long long swig_type_239;
+typedef _gostring_ swig_type_240;
+typedef _goslice_ swig_type_241;
+typedef long long swig_type_242;
+typedef _gostring_ swig_type_243;
+typedef _goslice_ swig_type_244;
+typedef long long swig_type_245;
+typedef long long swig_type_246;
+typedef _gostring_ swig_type_247;
+typedef _goslice_ swig_type_248;
+typedef _gostring_ swig_type_249;
+typedef _goslice_ swig_type_250;
+typedef _gostring_ swig_type_251;
+typedef _goslice_ swig_type_252;
+typedef _gostring_ swig_type_253;
 typedef _goslice_ swig_type_254;
-typedef _goslice_ swig_type_255;
-typedef long long swig_type_256;
-typedef long long swig_type_257;
-typedef _gostring_ swig_type_258;
+typedef _gostring_ swig_type_255;
+typedef _goslice_ swig_type_256;
+typedef _gostring_ swig_type_257;
+typedef _goslice_ swig_type_258;
 typedef _goslice_ swig_type_259;
-typedef _gostring_ swig_type_260;
-typedef _goslice_ swig_type_261;
-typedef _gostring_ swig_type_262;
-typedef _goslice_ swig_type_263;
-typedef _gostring_ swig_type_264;
-typedef _goslice_ swig_type_265;
-typedef long long swig_type_266;
+typedef _goslice_ swig_type_260;
+typedef long long swig_type_261;
+typedef long long swig_type_262;
+typedef _gostring_ swig_type_263;
+typedef _goslice_ swig_type_264;
+typedef _gostring_ swig_type_265;
+typedef _goslice_ swig_type_266;
 typedef _gostring_ swig_type_267;
 typedef _goslice_ swig_type_268;
 typedef _gostring_ swig_type_269;
 typedef _goslice_ swig_type_270;
-typedef _gostring_ swig_type_271;
-typedef _goslice_ swig_type_272;
-typedef _gostring_ swig_type_273;
-typedef _goslice_ swig_type_274;
-typedef _gostring_ swig_type_275;
-typedef _goslice_ swig_type_276;
-typedef _gostring_ swig_type_277;
-typedef _goslice_ swig_type_278;
-typedef long long swig_type_279;
+typedef long long swig_type_271;
+typedef _gostring_ swig_type_272;
+typedef _goslice_ swig_type_273;
+typedef _gostring_ swig_type_274;
+typedef _goslice_ swig_type_275;
+typedef _gostring_ swig_type_276;
+typedef _goslice_ swig_type_277;
+typedef _gostring_ swig_type_278;
+typedef _goslice_ swig_type_279;
 typedef _gostring_ swig_type_280;
 typedef _goslice_ swig_type_281;
 typedef _gostring_ swig_type_282;
 typedef _goslice_ swig_type_283;
-typedef _gostring_ swig_type_284;
-typedef _goslice_ swig_type_285;
+typedef long long swig_type_284;
+typedef _gostring_ swig_type_285;
 typedef _goslice_ swig_type_286;
 typedef _gostring_ swig_type_287;
 typedef _goslice_ swig_type_288;
-typedef _goslice_ swig_type_289;
-typedef _gostring_ swig_type_290;
+typedef _gostring_ swig_type_289;
+typedef _goslice_ swig_type_290;
 typedef _goslice_ swig_type_291;
-typedef _goslice_ swig_type_292;
-typedef _gostring_ swig_type_293;
+typedef _gostring_ swig_type_292;
+typedef _goslice_ swig_type_293;
 typedef _goslice_ swig_type_294;
-typedef _goslice_ swig_type_295;
-typedef _gostring_ swig_type_296;
+typedef _gostring_ swig_type_295;
+typedef _goslice_ swig_type_296;
 typedef _goslice_ swig_type_297;
 typedef _gostring_ swig_type_298;
 typedef _goslice_ swig_type_299;
-typedef _gostring_ swig_type_300;
-typedef _goslice_ swig_type_301;
+typedef _goslice_ swig_type_300;
+typedef _gostring_ swig_type_301;
 typedef _goslice_ swig_type_302;
 typedef _gostring_ swig_type_303;
 typedef _goslice_ swig_type_304;
 typedef _gostring_ swig_type_305;
 typedef _goslice_ swig_type_306;
-typedef _gostring_ swig_type_307;
-typedef _goslice_ swig_type_308;
-typedef _gostring_ swig_type_309;
-typedef _goslice_ swig_type_310;
-typedef _gostring_ swig_type_311;
-typedef _goslice_ swig_type_312;
+typedef _goslice_ swig_type_307;
+typedef _gostring_ swig_type_308;
+typedef _goslice_ swig_type_309;
+typedef _gostring_ swig_type_310;
+typedef _goslice_ swig_type_311;
+typedef _gostring_ swig_type_312;
 typedef _goslice_ swig_type_313;
 typedef _goslice_ swig_type_314;
-typedef _goslice_ swig_type_315;
-typedef _gostring_ swig_type_316;
-typedef _goslice_ swig_type_317;
+typedef _gostring_ swig_type_315;
+typedef _goslice_ swig_type_316;
+typedef _gostring_ swig_type_317;
 typedef _goslice_ swig_type_318;
-typedef _goslice_ swig_type_319;
+typedef _gostring_ swig_type_319;
 typedef _goslice_ swig_type_320;
-typedef _gostring_ swig_type_321;
+typedef _goslice_ swig_type_321;
 typedef _goslice_ swig_type_322;
-typedef long long swig_type_323;
+typedef _goslice_ swig_type_323;
 typedef _gostring_ swig_type_324;
 typedef _goslice_ swig_type_325;
 typedef _goslice_ swig_type_326;
-typedef _gostring_ swig_type_327;
+typedef _goslice_ swig_type_327;
 typedef _goslice_ swig_type_328;
 typedef _gostring_ swig_type_329;
 typedef _goslice_ swig_type_330;
-typedef _gostring_ swig_type_331;
-typedef _goslice_ swig_type_332;
+typedef long long swig_type_331;
+typedef _gostring_ swig_type_332;
 typedef _goslice_ swig_type_333;
-typedef _gostring_ swig_type_334;
-typedef _goslice_ swig_type_335;
+typedef _goslice_ swig_type_334;
+typedef _gostring_ swig_type_335;
 typedef _goslice_ swig_type_336;
-typedef long long swig_type_337;
-typedef _gostring_ swig_type_338;
-typedef _goslice_ swig_type_339;
-typedef _gostring_ swig_type_340;
+typedef _gostring_ swig_type_337;
+typedef _goslice_ swig_type_338;
+typedef _gostring_ swig_type_339;
+typedef _goslice_ swig_type_340;
 typedef _goslice_ swig_type_341;
 typedef _gostring_ swig_type_342;
 typedef _goslice_ swig_type_343;
 typedef _goslice_ swig_type_344;
-typedef _gostring_ swig_type_345;
-typedef _goslice_ swig_type_346;
-typedef long long swig_type_347;
+typedef long long swig_type_345;
+typedef _gostring_ swig_type_346;
+typedef _goslice_ swig_type_347;
 typedef _gostring_ swig_type_348;
 typedef _goslice_ swig_type_349;
-typedef _goslice_ swig_type_350;
-typedef long long swig_type_351;
-typedef _gostring_ swig_type_352;
-typedef _goslice_ swig_type_353;
-typedef _gostring_ swig_type_354;
-typedef _goslice_ swig_type_355;
+typedef _gostring_ swig_type_350;
+typedef _goslice_ swig_type_351;
+typedef _goslice_ swig_type_352;
+typedef _gostring_ swig_type_353;
+typedef _goslice_ swig_type_354;
+typedef long long swig_type_355;
 typedef _gostring_ swig_type_356;
 typedef _goslice_ swig_type_357;
-typedef _gostring_ swig_type_358;
-typedef _goslice_ swig_type_359;
-typedef _goslice_ swig_type_360;
+typedef _goslice_ swig_type_358;
+typedef long long swig_type_359;
+typedef _gostring_ swig_type_360;
 typedef _goslice_ swig_type_361;
 typedef _gostring_ swig_type_362;
 typedef _goslice_ swig_type_363;
-typedef _goslice_ swig_type_364;
-typedef _gostring_ swig_type_365;
+typedef _gostring_ swig_type_364;
+typedef _goslice_ swig_type_365;
 typedef _gostring_ swig_type_366;
 typedef _goslice_ swig_type_367;
-typedef _gostring_ swig_type_368;
-typedef long long swig_type_369;
+typedef _goslice_ swig_type_368;
+typedef _goslice_ swig_type_369;
 typedef _gostring_ swig_type_370;
 typedef _goslice_ swig_type_371;
-typedef _gostring_ swig_type_372;
-typedef _goslice_ swig_type_373;
-typedef long long swig_type_374;
-typedef _gostring_ swig_type_375;
-typedef _goslice_ swig_type_376;
-typedef _goslice_ swig_type_377;
+typedef _goslice_ swig_type_372;
+typedef _gostring_ swig_type_373;
+typedef _gostring_ swig_type_374;
+typedef _goslice_ swig_type_375;
+typedef _gostring_ swig_type_376;
+typedef long long swig_type_377;
 typedef _gostring_ swig_type_378;
-typedef _gostring_ swig_type_379;
-typedef _goslice_ swig_type_380;
-typedef _gostring_ swig_type_381;
-typedef _goslice_ swig_type_382;
+typedef _goslice_ swig_type_379;
+typedef _gostring_ swig_type_380;
+typedef _goslice_ swig_type_381;
+typedef long long swig_type_382;
 typedef _gostring_ swig_type_383;
 typedef _goslice_ swig_type_384;
-typedef _gostring_ swig_type_385;
-typedef _goslice_ swig_type_386;
+typedef _goslice_ swig_type_385;
+typedef _gostring_ swig_type_386;
 typedef _gostring_ swig_type_387;
 typedef _goslice_ swig_type_388;
 typedef _gostring_ swig_type_389;
-typedef _gostring_ swig_type_390;
-typedef _goslice_ swig_type_391;
+typedef _goslice_ swig_type_390;
+typedef _gostring_ swig_type_391;
 typedef _goslice_ swig_type_392;
-typedef _goslice_ swig_type_393;
-typedef _gostring_ swig_type_394;
-typedef long long swig_type_395;
-typedef _gostring_ swig_type_396;
-typedef _goslice_ swig_type_397;
-typedef _goslice_ swig_type_398;
+typedef _gostring_ swig_type_393;
+typedef _goslice_ swig_type_394;
+typedef _gostring_ swig_type_395;
+typedef _goslice_ swig_type_396;
+typedef _gostring_ swig_type_397;
+typedef _gostring_ swig_type_398;
 typedef _goslice_ swig_type_399;
 typedef _goslice_ swig_type_400;
-typedef _gostring_ swig_type_401;
+typedef _goslice_ swig_type_401;
 typedef _gostring_ swig_type_402;
-typedef _gostring_ swig_type_403;
-typedef _goslice_ swig_type_404;
-typedef _gostring_ swig_type_405;
+typedef long long swig_type_403;
+typedef _gostring_ swig_type_404;
+typedef _goslice_ swig_type_405;
 typedef _goslice_ swig_type_406;
-typedef _gostring_ swig_type_407;
+typedef _goslice_ swig_type_407;
 typedef _goslice_ swig_type_408;
 typedef _gostring_ swig_type_409;
-typedef _goslice_ swig_type_410;
-typedef _goslice_ swig_type_411;
-typedef _gostring_ swig_type_412;
+typedef _gostring_ swig_type_410;
+typedef _gostring_ swig_type_411;
+typedef _goslice_ swig_type_412;
 typedef _gostring_ swig_type_413;
 typedef _goslice_ swig_type_414;
 typedef _gostring_ swig_type_415;
 typedef _goslice_ swig_type_416;
 typedef _gostring_ swig_type_417;
 typedef _goslice_ swig_type_418;
-typedef _gostring_ swig_type_419;
+typedef _goslice_ swig_type_419;
 typedef _gostring_ swig_type_420;
 typedef _gostring_ swig_type_421;
 typedef _goslice_ swig_type_422;
@@ -456,160 +456,160 @@ typedef _gostring_ swig_type_423;
 typedef _goslice_ swig_type_424;
 typedef _gostring_ swig_type_425;
 typedef _goslice_ swig_type_426;
-typedef long long swig_type_427;
+typedef _gostring_ swig_type_427;
 typedef _gostring_ swig_type_428;
-typedef _goslice_ swig_type_429;
-typedef long long swig_type_430;
+typedef _gostring_ swig_type_429;
+typedef _goslice_ swig_type_430;
 typedef _gostring_ swig_type_431;
 typedef _goslice_ swig_type_432;
-typedef long long swig_type_433;
-typedef _gostring_ swig_type_434;
-typedef _goslice_ swig_type_435;
-typedef long long swig_type_436;
-typedef _gostring_ swig_type_437;
-typedef _goslice_ swig_type_438;
-typedef long long swig_type_439;
-typedef _gostring_ swig_type_440;
-typedef _goslice_ swig_type_441;
+typedef _gostring_ swig_type_433;
+typedef _goslice_ swig_type_434;
+typedef long long swig_type_435;
+typedef _gostring_ swig_type_436;
+typedef _goslice_ swig_type_437;
+typedef long long swig_type_438;
+typedef _gostring_ swig_type_439;
+typedef _goslice_ swig_type_440;
+typedef long long swig_type_441;
 typedef _gostring_ swig_type_442;
 typedef _goslice_ swig_type_443;
-typedef _goslice_ swig_type_444;
-typedef _goslice_ swig_type_445;
-typedef long long swig_type_446;
-typedef _gostring_ swig_type_447;
-typedef long long swig_type_448;
-typedef _gostring_ swig_type_449;
-typedef _goslice_ swig_type_450;
-typedef _gostring_ swig_type_451;
+typedef long long swig_type_444;
+typedef _gostring_ swig_type_445;
+typedef _goslice_ swig_type_446;
+typedef long long swig_type_447;
+typedef _gostring_ swig_type_448;
+typedef _goslice_ swig_type_449;
+typedef _gostring_ swig_type_450;
+typedef _goslice_ swig_type_451;
 typedef _goslice_ swig_type_452;
-typedef _gostring_ swig_type_453;
-typedef _goslice_ swig_type_454;
-typedef long long swig_type_455;
-typedef _gostring_ swig_type_456;
-typedef _goslice_ swig_type_457;
-typedef long long swig_type_458;
+typedef _goslice_ swig_type_453;
+typedef long long swig_type_454;
+typedef _gostring_ swig_type_455;
+typedef long long swig_type_456;
+typedef _gostring_ swig_type_457;
+typedef _goslice_ swig_type_458;
 typedef _gostring_ swig_type_459;
 typedef _goslice_ swig_type_460;
-typedef long long swig_type_461;
-typedef _gostring_ swig_type_462;
-typedef _goslice_ swig_type_463;
-typedef long long swig_type_464;
-typedef _gostring_ swig_type_465;
-typedef _gostring_ swig_type_466;
+typedef _gostring_ swig_type_461;
+typedef _goslice_ swig_type_462;
+typedef long long swig_type_463;
+typedef _gostring_ swig_type_464;
+typedef _goslice_ swig_type_465;
+typedef long long swig_type_466;
 typedef _gostring_ swig_type_467;
-typedef _gostring_ swig_type_468;
-typedef _goslice_ swig_type_469;
+typedef _goslice_ swig_type_468;
+typedef long long swig_type_469;
 typedef _gostring_ swig_type_470;
-typedef long long swig_type_471;
-typedef _goslice_ swig_type_472;
+typedef _goslice_ swig_type_471;
+typedef long long swig_type_472;
 typedef _gostring_ swig_type_473;
-typedef _goslice_ swig_type_474;
+typedef _gostring_ swig_type_474;
 typedef _gostring_ swig_type_475;
 typedef _gostring_ swig_type_476;
 typedef _goslice_ swig_type_477;
-typedef long long swig_type_478;
-typedef _gostring_ swig_type_479;
+typedef _gostring_ swig_type_478;
+typedef long long swig_type_479;
 typedef _goslice_ swig_type_480;
-typedef long long swig_type_481;
-typedef _gostring_ swig_type_482;
+typedef _gostring_ swig_type_481;
+typedef _goslice_ swig_type_482;
 typedef _gostring_ swig_type_483;
-typedef _goslice_ swig_type_484;
-typedef _gostring_ swig_type_485;
-typedef _goslice_ swig_type_486;
+typedef _gostring_ swig_type_484;
+typedef _goslice_ swig_type_485;
+typedef long long swig_type_486;
 typedef _gostring_ swig_type_487;
 typedef _goslice_ swig_type_488;
-typedef _gostring_ swig_type_489;
+typedef long long swig_type_489;
 typedef _gostring_ swig_type_490;
-typedef _goslice_ swig_type_491;
-typedef _gostring_ swig_type_492;
-typedef _goslice_ swig_type_493;
-typedef _gostring_ swig_type_494;
-typedef _goslice_ swig_type_495;
-typedef _gostring_ swig_type_496;
-typedef _goslice_ swig_type_497;
+typedef _gostring_ swig_type_491;
+typedef _goslice_ swig_type_492;
+typedef _gostring_ swig_type_493;
+typedef _goslice_ swig_type_494;
+typedef _gostring_ swig_type_495;
+typedef _goslice_ swig_type_496;
+typedef _gostring_ swig_type_497;
 typedef _gostring_ swig_type_498;
-typedef _gostring_ swig_type_499;
+typedef _goslice_ swig_type_499;
 typedef _gostring_ swig_type_500;
-typedef _gostring_ swig_type_501;
+typedef _goslice_ swig_type_501;
 typedef _gostring_ swig_type_502;
 typedef _goslice_ swig_type_503;
 typedef _gostring_ swig_type_504;
-typedef _gostring_ swig_type_505;
+typedef _goslice_ swig_type_505;
 typedef _gostring_ swig_type_506;
-typedef _goslice_ swig_type_507;
+typedef _gostring_ swig_type_507;
 typedef _gostring_ swig_type_508;
 typedef _gostring_ swig_type_509;
-typedef _goslice_ swig_type_510;
-typedef _gostring_ swig_type_511;
-typedef _goslice_ swig_type_512;
+typedef _gostring_ swig_type_510;
+typedef _goslice_ swig_type_511;
+typedef _gostring_ swig_type_512;
 typedef _gostring_ swig_type_513;
 typedef _gostring_ swig_type_514;
 typedef _goslice_ swig_type_515;
 typedef _gostring_ swig_type_516;
-typedef long long swig_type_517;
-typedef _gostring_ swig_type_518;
-typedef long long swig_type_519;
-typedef _gostring_ swig_type_520;
-typedef long long swig_type_521;
+typedef _gostring_ swig_type_517;
+typedef _goslice_ swig_type_518;
+typedef _gostring_ swig_type_519;
+typedef _goslice_ swig_type_520;
+typedef _gostring_ swig_type_521;
 typedef _gostring_ swig_type_522;
 typedef _goslice_ swig_type_523;
-typedef long long swig_type_524;
-typedef _gostring_ swig_type_525;
-typedef _goslice_ swig_type_526;
+typedef _gostring_ swig_type_524;
+typedef long long swig_type_525;
+typedef _gostring_ swig_type_526;
 typedef long long swig_type_527;
 typedef _gostring_ swig_type_528;
-typedef _goslice_ swig_type_529;
-typedef long long swig_type_530;
-typedef _gostring_ swig_type_531;
-typedef _goslice_ swig_type_532;
-typedef _goslice_ swig_type_533;
+typedef long long swig_type_529;
+typedef _gostring_ swig_type_530;
+typedef _goslice_ swig_type_531;
+typedef long long swig_type_532;
+typedef _gostring_ swig_type_533;
 typedef _goslice_ swig_type_534;
-typedef _goslice_ swig_type_535;
-typedef _goslice_ swig_type_536;
-typedef _gostring_ swig_type_537;
-typedef _gostring_ swig_type_538;
-typedef _goslice_ swig_type_539;
+typedef long long swig_type_535;
+typedef _gostring_ swig_type_536;
+typedef _goslice_ swig_type_537;
+typedef long long swig_type_538;
+typedef _gostring_ swig_type_539;
 typedef _goslice_ swig_type_540;
 typedef _goslice_ swig_type_541;
 typedef _goslice_ swig_type_542;
 typedef _goslice_ swig_type_543;
 typedef _goslice_ swig_type_544;
-typedef _goslice_ swig_type_545;
-typedef _goslice_ swig_type_546;
+typedef _gostring_ swig_type_545;
+typedef _gostring_ swig_type_546;
 typedef _goslice_ swig_type_547;
-typedef _gostring_ swig_type_548;
+typedef _goslice_ swig_type_548;
 typedef _goslice_ swig_type_549;
-typedef long long swig_type_550;
-typedef _gostring_ swig_type_551;
+typedef _goslice_ swig_type_550;
+typedef _goslice_ swig_type_551;
 typedef _goslice_ swig_type_552;
 typedef _goslice_ swig_type_553;
 typedef _goslice_ swig_type_554;
 typedef _goslice_ swig_type_555;
 typedef _gostring_ swig_type_556;
 typedef _goslice_ swig_type_557;
-typedef _gostring_ swig_type_558;
-typedef _goslice_ swig_type_559;
+typedef long long swig_type_558;
+typedef _gostring_ swig_type_559;
 typedef _goslice_ swig_type_560;
 typedef _goslice_ swig_type_561;
 typedef _goslice_ swig_type_562;
 typedef _goslice_ swig_type_563;
-typedef _goslice_ swig_type_564;
-typedef _gostring_ swig_type_565;
-typedef _goslice_ swig_type_566;
-typedef long long swig_type_567;
-typedef _gostring_ swig_type_568;
+typedef _gostring_ swig_type_564;
+typedef _goslice_ swig_type_565;
+typedef _gostring_ swig_type_566;
+typedef _goslice_ swig_type_567;
+typedef _goslice_ swig_type_568;
 typedef _goslice_ swig_type_569;
-typedef long long swig_type_570;
-typedef long long swig_type_571;
-typedef long long swig_type_572;
+typedef _goslice_ swig_type_570;
+typedef _goslice_ swig_type_571;
+typedef _goslice_ swig_type_572;
 typedef _gostring_ swig_type_573;
 typedef _goslice_ swig_type_574;
-typedef _goslice_ swig_type_575;
-typedef _goslice_ swig_type_576;
+typedef long long swig_type_575;
+typedef _gostring_ swig_type_576;
 typedef _goslice_ swig_type_577;
-typedef _goslice_ swig_type_578;
-typedef _goslice_ swig_type_579;
-typedef _goslice_ swig_type_580;
+typedef long long swig_type_578;
+typedef long long swig_type_579;
+typedef long long swig_type_580;
 typedef _gostring_ swig_type_581;
 typedef _goslice_ swig_type_582;
 typedef _goslice_ swig_type_583;
@@ -618,16 +618,24 @@ typedef _goslice_ swig_type_585;
 typedef _goslice_ swig_type_586;
 typedef _goslice_ swig_type_587;
 typedef _goslice_ swig_type_588;
-typedef _goslice_ swig_type_589;
+typedef _gostring_ swig_type_589;
 typedef _goslice_ swig_type_590;
-typedef _gostring_ swig_type_591;
+typedef _goslice_ swig_type_591;
 typedef _goslice_ swig_type_592;
 typedef _goslice_ swig_type_593;
 typedef _goslice_ swig_type_594;
 typedef _goslice_ swig_type_595;
-typedef _gostring_ swig_type_596;
+typedef _goslice_ swig_type_596;
 typedef _goslice_ swig_type_597;
 typedef _goslice_ swig_type_598;
+typedef _gostring_ swig_type_599;
+typedef _goslice_ swig_type_600;
+typedef _goslice_ swig_type_601;
+typedef _goslice_ swig_type_602;
+typedef _goslice_ swig_type_603;
+typedef _gostring_ swig_type_604;
+typedef _goslice_ swig_type_605;
+typedef _goslice_ swig_type_606;
 extern void _wrap_Swig_free_capi_ee18d62676da8016(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_ee18d62676da8016(swig_intgo arg1);
 extern void _wrap_delete_Placement_capi_ee18d62676da8016(uintptr_t arg1);
@@ -733,157 +741,159 @@ extern swig_type_182 _wrap_tensor_copy_local_capi_ee18d62676da8016(swig_type_183
 extern swig_type_184 _wrap_tensor_to_global_capi_ee18d62676da8016(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
 extern swig_type_186 _wrap_op_call_apply_capi_ee18d62676da8016(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
 extern swig_type_189 _wrap_abs_capi_ee18d62676da8016(swig_type_190 arg1, uintptr_t arg2);
-extern swig_type_191 _wrap_add_capi_ee18d62676da8016(swig_type_192 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_193 _wrap_add_n_capi_ee18d62676da8016(swig_type_194 arg1, swig_type_195 arg2);
-extern swig_type_196 _wrap_argmax_capi_ee18d62676da8016(swig_type_197 arg1, uintptr_t arg2, swig_type_198 arg3, swig_intgo arg4);
-extern swig_type_199 _wrap_batch_matmul_capi_ee18d62676da8016(swig_type_200 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_201 _wrap_bias_add_capi_ee18d62676da8016(swig_type_202 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_203 arg4);
-extern swig_type_204 _wrap_cast_capi_ee18d62676da8016(swig_type_205 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_206 _wrap_concat_capi_ee18d62676da8016(swig_type_207 arg1, swig_type_208 arg2, swig_type_209 arg3);
-extern swig_type_210 _wrap_cos_capi_ee18d62676da8016(swig_type_211 arg1, uintptr_t arg2);
-extern swig_type_212 _wrap_cross_entropy_capi_ee18d62676da8016(swig_type_213 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_214 arg4);
-extern swig_type_215 _wrap_cumsum_capi_ee18d62676da8016(swig_type_216 arg1, uintptr_t arg2, swig_type_217 arg3);
-extern swig_type_218 _wrap_div_capi_ee18d62676da8016(swig_type_219 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_220 _wrap_embedding_capi_ee18d62676da8016(swig_type_221 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_222 _wrap_equal_capi_ee18d62676da8016(swig_type_223 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_224 _wrap_equal_mask_capi_ee18d62676da8016(swig_type_225 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_226 _wrap_exp_capi_ee18d62676da8016(swig_type_227 arg1, uintptr_t arg2);
-extern swig_type_228 _wrap_expand_capi_ee18d62676da8016(swig_type_229 arg1, uintptr_t arg2, swig_type_230 arg3);
-extern swig_type_231 _wrap_flatten_capi_ee18d62676da8016(swig_type_232 arg1, uintptr_t arg2, swig_type_233 arg3, swig_type_234 arg4);
-extern swig_type_235 _wrap_gather_capi_ee18d62676da8016(swig_type_236 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_237 arg4);
-extern swig_type_238 _wrap_gather_grad_capi_ee18d62676da8016(swig_type_239 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_240 arg4, swig_type_241 arg5);
-extern swig_type_242 _wrap_gelu_capi_ee18d62676da8016(swig_type_243 arg1, uintptr_t arg2);
-extern swig_type_244 _wrap_gelu_grad_capi_ee18d62676da8016(swig_type_245 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_246 _wrap_greater_capi_ee18d62676da8016(swig_type_247 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_248 _wrap_greater_equal_capi_ee18d62676da8016(swig_type_249 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_250 _wrap_identity_capi_ee18d62676da8016(swig_type_251 arg1, uintptr_t arg2);
-extern swig_type_252 _wrap_layer_norm_capi_ee18d62676da8016(swig_type_253 arg1, swig_type_254 arg2, swig_type_255 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_256 arg7, swig_type_257 arg8, double arg9);
-extern swig_type_258 _wrap_less_capi_ee18d62676da8016(swig_type_259 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_260 _wrap_less_equal_capi_ee18d62676da8016(swig_type_261 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_262 _wrap_log_capi_ee18d62676da8016(swig_type_263 arg1, uintptr_t arg2);
-extern swig_type_264 _wrap_log_softmax_capi_ee18d62676da8016(swig_type_265 arg1, uintptr_t arg2, swig_type_266 arg3);
-extern swig_type_267 _wrap_matmul_capi_ee18d62676da8016(swig_type_268 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_269 _wrap_maximum_capi_ee18d62676da8016(swig_type_270 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_271 _wrap_minimum_capi_ee18d62676da8016(swig_type_272 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_273 _wrap_mul_capi_ee18d62676da8016(swig_type_274 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_275 _wrap_neg_capi_ee18d62676da8016(swig_type_276 arg1, uintptr_t arg2);
-extern swig_type_277 _wrap_nll_loss_capi_ee18d62676da8016(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_279 arg4);
-extern swig_type_280 _wrap_not_equal_capi_ee18d62676da8016(swig_type_281 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_282 _wrap_pow_capi_ee18d62676da8016(swig_type_283 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_284 _wrap_reduce_max_capi_ee18d62676da8016(swig_type_285 arg1, uintptr_t arg2, swig_type_286 arg3, swig_intgo arg4);
-extern swig_type_287 _wrap_reduce_mean_capi_ee18d62676da8016(swig_type_288 arg1, uintptr_t arg2, swig_type_289 arg3, swig_intgo arg4);
-extern swig_type_290 _wrap_reduce_min_capi_ee18d62676da8016(swig_type_291 arg1, uintptr_t arg2, swig_type_292 arg3, swig_intgo arg4);
-extern swig_type_293 _wrap_reduce_sum_capi_ee18d62676da8016(swig_type_294 arg1, uintptr_t arg2, swig_type_295 arg3, swig_intgo arg4);
-extern swig_type_296 _wrap_relu_capi_ee18d62676da8016(swig_type_297 arg1, uintptr_t arg2);
-extern swig_type_298 _wrap_relu_grad_capi_ee18d62676da8016(swig_type_299 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_300 _wrap_reshape_capi_ee18d62676da8016(swig_type_301 arg1, uintptr_t arg2, swig_type_302 arg3);
-extern swig_type_303 _wrap_scalar_add_capi_ee18d62676da8016(swig_type_304 arg1, uintptr_t arg2, double arg3);
-extern swig_type_305 _wrap_scalar_mul_capi_ee18d62676da8016(swig_type_306 arg1, uintptr_t arg2, double arg3);
-extern swig_type_307 _wrap_sigmoid_capi_ee18d62676da8016(swig_type_308 arg1, uintptr_t arg2);
-extern swig_type_309 _wrap_sin_capi_ee18d62676da8016(swig_type_310 arg1, uintptr_t arg2);
-extern swig_type_311 _wrap_slice_capi_ee18d62676da8016(swig_type_312 arg1, uintptr_t arg2, swig_type_313 arg3, swig_type_314 arg4, swig_type_315 arg5);
-extern swig_type_316 _wrap_slice_grad_capi_ee18d62676da8016(swig_type_317 arg1, uintptr_t arg2, swig_type_318 arg3, swig_type_319 arg4, swig_type_320 arg5);
-extern swig_type_321 _wrap_softmax_capi_ee18d62676da8016(swig_type_322 arg1, uintptr_t arg2, swig_type_323 arg3);
-extern swig_type_324 _wrap_sparse_softmax_cross_entropy_capi_ee18d62676da8016(swig_type_325 arg1, swig_type_326 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_327 _wrap_sparse_softmax_cross_entropy_grad_capi_ee18d62676da8016(swig_type_328 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_329 _wrap_sqrt_capi_ee18d62676da8016(swig_type_330 arg1, uintptr_t arg2);
-extern swig_type_331 _wrap_squeeze_capi_ee18d62676da8016(swig_type_332 arg1, uintptr_t arg2, swig_type_333 arg3);
-extern swig_type_334 _wrap_std_capi_ee18d62676da8016(swig_type_335 arg1, uintptr_t arg2, swig_type_336 arg3, swig_type_337 arg4, swig_intgo arg5);
-extern swig_type_338 _wrap_sub_capi_ee18d62676da8016(swig_type_339 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_340 _wrap_tanh_capi_ee18d62676da8016(swig_type_341 arg1, uintptr_t arg2);
-extern swig_type_342 _wrap_transpose_capi_ee18d62676da8016(swig_type_343 arg1, uintptr_t arg2, swig_type_344 arg3);
-extern swig_type_345 _wrap_unsqueeze_capi_ee18d62676da8016(swig_type_346 arg1, uintptr_t arg2, swig_type_347 arg3);
-extern swig_type_348 _wrap_Xtess_var_capi_ee18d62676da8016(swig_type_349 arg1, uintptr_t arg2, swig_type_350 arg3, swig_type_351 arg4, swig_intgo arg5);
-extern swig_type_352 _wrap_where_capi_ee18d62676da8016(swig_type_353 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_354 _wrap_xlogy_capi_ee18d62676da8016(swig_type_355 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_356 _wrap_explanation_last_capi_ee18d62676da8016(swig_type_357 arg1);
-extern swig_type_358 _wrap_boxing_run_capi_ee18d62676da8016(swig_type_359 arg1, swig_type_360 arg2, swig_type_361 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_362 _wrap_boxing_plan_create_capi_ee18d62676da8016(swig_type_363 arg1, swig_type_364 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_365 _wrap_boxing_plan_string_capi_ee18d62676da8016(uintptr_t arg1);
-extern swig_type_366 _wrap_boxing_plan_num_steps_capi_ee18d62676da8016(swig_type_367 arg1, uintptr_t arg2);
-extern swig_type_368 _wrap_boxing_plan_step_string_capi_ee18d62676da8016(uintptr_t arg1, swig_type_369 arg2);
-extern swig_type_370 _wrap_boxing_plan_cost_capi_ee18d62676da8016(swig_type_371 arg1, uintptr_t arg2);
-extern swig_type_372 _wrap_comm_allreduce_capi_ee18d62676da8016(swig_type_373 arg1, swig_type_374 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_375 _wrap_bucketed_allreducer_run_capi_ee18d62676da8016(uintptr_t arg1, swig_type_376 arg2, swig_type_377 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_378 _wrap_comm_set_collective_timeout_capi_ee18d62676da8016(double arg1);
-extern swig_type_379 _wrap_comm_collective_timeout_capi_ee18d62676da8016(swig_type_380 arg1);
-extern swig_type_381 _wrap_program_create_capi_ee18d62676da8016(swig_type_382 arg1);
-extern swig_type_383 _wrap_program_add_input_capi_ee18d62676da8016(swig_type_384 arg1, uintptr_t arg2, swig_type_385 arg3, swig_type_386 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_387 _wrap_program_add_variable_capi_ee18d62676da8016(swig_type_388 arg1, uintptr_t arg2, swig_type_389 arg3, uintptr_t arg4);
-extern swig_type_390 _wrap_program_add_op_capi_ee18d62676da8016(swig_type_391 arg1, swig_type_392 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_393 arg5);
-extern swig_type_394 _wrap_program_mark_output_capi_ee18d62676da8016(uintptr_t arg1, swig_type_395 arg2);
-extern swig_type_396 _wrap_program_sizes_capi_ee18d62676da8016(swig_type_397 arg1, swig_type_398 arg2, swig_type_399 arg3, swig_type_400 arg4, uintptr_t arg5);
-extern swig_type_401 _wrap_program_string_capi_ee18d62676da8016(uintptr_t arg1);
-extern swig_type_402 _wrap_capture_begin_capi_ee18d62676da8016(void);
-extern swig_type_403 _wrap_capture_active_capi_ee18d62676da8016(swig_type_404 arg1);
-extern swig_type_405 _wrap_capture_placeholder_capi_ee18d62676da8016(swig_type_406 arg1, swig_type_407 arg2, swig_type_408 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_409 _wrap_capture_end_capi_ee18d62676da8016(swig_type_410 arg1, swig_type_411 arg2);
+extern swig_type_191 _wrap_adam_update_capi_ee18d62676da8016(swig_type_192 arg1, swig_type_193 arg2, swig_type_194 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, double arg8, double arg9, double arg10, double arg11, double arg12, swig_intgo arg13, swig_type_195 arg14);
+extern swig_type_196 _wrap_add_capi_ee18d62676da8016(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_198 _wrap_add_n_capi_ee18d62676da8016(swig_type_199 arg1, swig_type_200 arg2);
+extern swig_type_201 _wrap_argmax_capi_ee18d62676da8016(swig_type_202 arg1, uintptr_t arg2, swig_type_203 arg3, swig_intgo arg4);
+extern swig_type_204 _wrap_batch_matmul_capi_ee18d62676da8016(swig_type_205 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_206 _wrap_bias_add_capi_ee18d62676da8016(swig_type_207 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_208 arg4);
+extern swig_type_209 _wrap_cast_capi_ee18d62676da8016(swig_type_210 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_211 _wrap_concat_capi_ee18d62676da8016(swig_type_212 arg1, swig_type_213 arg2, swig_type_214 arg3);
+extern swig_type_215 _wrap_cos_capi_ee18d62676da8016(swig_type_216 arg1, uintptr_t arg2);
+extern swig_type_217 _wrap_cross_entropy_capi_ee18d62676da8016(swig_type_218 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_219 arg4);
+extern swig_type_220 _wrap_cumsum_capi_ee18d62676da8016(swig_type_221 arg1, uintptr_t arg2, swig_type_222 arg3);
+extern swig_type_223 _wrap_div_capi_ee18d62676da8016(swig_type_224 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_225 _wrap_embedding_capi_ee18d62676da8016(swig_type_226 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_227 _wrap_equal_capi_ee18d62676da8016(swig_type_228 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_229 _wrap_equal_mask_capi_ee18d62676da8016(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_231 _wrap_exp_capi_ee18d62676da8016(swig_type_232 arg1, uintptr_t arg2);
+extern swig_type_233 _wrap_expand_capi_ee18d62676da8016(swig_type_234 arg1, uintptr_t arg2, swig_type_235 arg3);
+extern swig_type_236 _wrap_flatten_capi_ee18d62676da8016(swig_type_237 arg1, uintptr_t arg2, swig_type_238 arg3, swig_type_239 arg4);
+extern swig_type_240 _wrap_gather_capi_ee18d62676da8016(swig_type_241 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_242 arg4);
+extern swig_type_243 _wrap_gather_grad_capi_ee18d62676da8016(swig_type_244 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_245 arg4, swig_type_246 arg5);
+extern swig_type_247 _wrap_gelu_capi_ee18d62676da8016(swig_type_248 arg1, uintptr_t arg2);
+extern swig_type_249 _wrap_gelu_grad_capi_ee18d62676da8016(swig_type_250 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_251 _wrap_greater_capi_ee18d62676da8016(swig_type_252 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_253 _wrap_greater_equal_capi_ee18d62676da8016(swig_type_254 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_255 _wrap_identity_capi_ee18d62676da8016(swig_type_256 arg1, uintptr_t arg2);
+extern swig_type_257 _wrap_layer_norm_capi_ee18d62676da8016(swig_type_258 arg1, swig_type_259 arg2, swig_type_260 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_261 arg7, swig_type_262 arg8, double arg9);
+extern swig_type_263 _wrap_less_capi_ee18d62676da8016(swig_type_264 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_265 _wrap_less_equal_capi_ee18d62676da8016(swig_type_266 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_267 _wrap_log_capi_ee18d62676da8016(swig_type_268 arg1, uintptr_t arg2);
+extern swig_type_269 _wrap_log_softmax_capi_ee18d62676da8016(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3);
+extern swig_type_272 _wrap_matmul_capi_ee18d62676da8016(swig_type_273 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_274 _wrap_maximum_capi_ee18d62676da8016(swig_type_275 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_276 _wrap_minimum_capi_ee18d62676da8016(swig_type_277 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_278 _wrap_mul_capi_ee18d62676da8016(swig_type_279 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_280 _wrap_neg_capi_ee18d62676da8016(swig_type_281 arg1, uintptr_t arg2);
+extern swig_type_282 _wrap_nll_loss_capi_ee18d62676da8016(swig_type_283 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_284 arg4);
+extern swig_type_285 _wrap_not_equal_capi_ee18d62676da8016(swig_type_286 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_287 _wrap_pow_capi_ee18d62676da8016(swig_type_288 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_289 _wrap_reduce_max_capi_ee18d62676da8016(swig_type_290 arg1, uintptr_t arg2, swig_type_291 arg3, swig_intgo arg4);
+extern swig_type_292 _wrap_reduce_mean_capi_ee18d62676da8016(swig_type_293 arg1, uintptr_t arg2, swig_type_294 arg3, swig_intgo arg4);
+extern swig_type_295 _wrap_reduce_min_capi_ee18d62676da8016(swig_type_296 arg1, uintptr_t arg2, swig_type_297 arg3, swig_intgo arg4);
+extern swig_type_298 _wrap_reduce_sum_capi_ee18d62676da8016(swig_type_299 arg1, uintptr_t arg2, swig_type_300 arg3, swig_intgo arg4);
+extern swig_type_301 _wrap_relu_capi_ee18d62676da8016(swig_type_302 arg1, uintptr_t arg2);
+extern swig_type_303 _wrap_relu_grad_capi_ee18d62676da8016(swig_type_304 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_305 _wrap_reshape_capi_ee18d62676da8016(swig_type_306 arg1, uintptr_t arg2, swig_type_307 arg3);
+extern swig_type_308 _wrap_scalar_add_capi_ee18d62676da8016(swig_type_309 arg1, uintptr_t arg2, double arg3);
+extern swig_type_310 _wrap_scalar_mul_capi_ee18d62676da8016(swig_type_311 arg1, uintptr_t arg2, double arg3);
+extern swig_type_312 _wrap_sgd_update_capi_ee18d62676da8016(swig_type_313 arg1, swig_type_314 arg2, uintptr_t arg3, uintptr_t arg4, uintptr_t arg5, double arg6, double arg7, double arg8, swig_intgo arg9, double arg10, swig_intgo arg11);
+extern swig_type_315 _wrap_sigmoid_capi_ee18d62676da8016(swig_type_316 arg1, uintptr_t arg2);
+extern swig_type_317 _wrap_sin_capi_ee18d62676da8016(swig_type_318 arg1, uintptr_t arg2);
+extern swig_type_319 _wrap_slice_capi_ee18d62676da8016(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3, swig_type_322 arg4, swig_type_323 arg5);
+extern swig_type_324 _wrap_slice_grad_capi_ee18d62676da8016(swig_type_325 arg1, uintptr_t arg2, swig_type_326 arg3, swig_type_327 arg4, swig_type_328 arg5);
+extern swig_type_329 _wrap_softmax_capi_ee18d62676da8016(swig_type_330 arg1, uintptr_t arg2, swig_type_331 arg3);
+extern swig_type_332 _wrap_sparse_softmax_cross_entropy_capi_ee18d62676da8016(swig_type_333 arg1, swig_type_334 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_335 _wrap_sparse_softmax_cross_entropy_grad_capi_ee18d62676da8016(swig_type_336 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_337 _wrap_sqrt_capi_ee18d62676da8016(swig_type_338 arg1, uintptr_t arg2);
+extern swig_type_339 _wrap_squeeze_capi_ee18d62676da8016(swig_type_340 arg1, uintptr_t arg2, swig_type_341 arg3);
+extern swig_type_342 _wrap_std_capi_ee18d62676da8016(swig_type_343 arg1, uintptr_t arg2, swig_type_344 arg3, swig_type_345 arg4, swig_intgo arg5);
+extern swig_type_346 _wrap_sub_capi_ee18d62676da8016(swig_type_347 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_348 _wrap_tanh_capi_ee18d62676da8016(swig_type_349 arg1, uintptr_t arg2);
+extern swig_type_350 _wrap_transpose_capi_ee18d62676da8016(swig_type_351 arg1, uintptr_t arg2, swig_type_352 arg3);
+extern swig_type_353 _wrap_unsqueeze_capi_ee18d62676da8016(swig_type_354 arg1, uintptr_t arg2, swig_type_355 arg3);
+extern swig_type_356 _wrap_Xtess_var_capi_ee18d62676da8016(swig_type_357 arg1, uintptr_t arg2, swig_type_358 arg3, swig_type_359 arg4, swig_intgo arg5);
+extern swig_type_360 _wrap_where_capi_ee18d62676da8016(swig_type_361 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_362 _wrap_xlogy_capi_ee18d62676da8016(swig_type_363 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_364 _wrap_explanation_last_capi_ee18d62676da8016(swig_type_365 arg1);
+extern swig_type_366 _wrap_boxing_run_capi_ee18d62676da8016(swig_type_367 arg1, swig_type_368 arg2, swig_type_369 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_370 _wrap_boxing_plan_create_capi_ee18d62676da8016(swig_type_371 arg1, swig_type_372 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_373 _wrap_boxing_plan_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_374 _wrap_boxing_plan_num_steps_capi_ee18d62676da8016(swig_type_375 arg1, uintptr_t arg2);
+extern swig_type_376 _wrap_boxing_plan_step_string_capi_ee18d62676da8016(uintptr_t arg1, swig_type_377 arg2);
+extern swig_type_378 _wrap_boxing_plan_cost_capi_ee18d62676da8016(swig_type_379 arg1, uintptr_t arg2);
+extern swig_type_380 _wrap_comm_allreduce_capi_ee18d62676da8016(swig_type_381 arg1, swig_type_382 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_383 _wrap_bucketed_allreducer_run_capi_ee18d62676da8016(uintptr_t arg1, swig_type_384 arg2, swig_type_385 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_386 _wrap_comm_set_collective_timeout_capi_ee18d62676da8016(double arg1);
+extern swig_type_387 _wrap_comm_collective_timeout_capi_ee18d62676da8016(swig_type_388 arg1);
+extern swig_type_389 _wrap_program_create_capi_ee18d62676da8016(swig_type_390 arg1);
+extern swig_type_391 _wrap_program_add_input_capi_ee18d62676da8016(swig_type_392 arg1, uintptr_t arg2, swig_type_393 arg3, swig_type_394 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_395 _wrap_program_add_variable_capi_ee18d62676da8016(swig_type_396 arg1, uintptr_t arg2, swig_type_397 arg3, uintptr_t arg4);
+extern swig_type_398 _wrap_program_add_op_capi_ee18d62676da8016(swig_type_399 arg1, swig_type_400 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_401 arg5);
+extern swig_type_402 _wrap_program_mark_output_capi_ee18d62676da8016(uintptr_t arg1, swig_type_403 arg2);
+extern swig_type_404 _wrap_program_sizes_capi_ee18d62676da8016(swig_type_405 arg1, swig_type_406 arg2, swig_type_407 arg3, swig_type_408 arg4, uintptr_t arg5);
+extern swig_type_409 _wrap_program_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_410 _wrap_capture_begin_capi_ee18d62676da8016(void);
+extern swig_type_411 _wrap_capture_active_capi_ee18d62676da8016(swig_type_412 arg1);
+extern swig_type_413 _wrap_capture_placeholder_capi_ee18d62676da8016(swig_type_414 arg1, swig_type_415 arg2, swig_type_416 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_417 _wrap_capture_end_capi_ee18d62676da8016(swig_type_418 arg1, swig_type_419 arg2);
 extern void _wrap_capture_abort_capi_ee18d62676da8016(void);
-extern swig_type_412 _wrap_plan_string_capi_ee18d62676da8016(uintptr_t arg1);
-extern swig_type_413 _wrap_plan_instantiate_capi_ee18d62676da8016(swig_type_414 arg1, uintptr_t arg2);
-extern swig_type_415 _wrap_plan_instance_run_capi_ee18d62676da8016(uintptr_t arg1, swig_type_416 arg2);
-extern swig_type_417 _wrap_plan_instance_push_capi_ee18d62676da8016(uintptr_t arg1, swig_type_418 arg2, double arg3);
-extern swig_type_419 _wrap_plan_instance_run_pushed_capi_ee18d62676da8016(uintptr_t arg1, double arg2);
-extern swig_type_420 _wrap_plan_instance_close_capi_ee18d62676da8016(uintptr_t arg1);
-extern swig_type_421 _wrap_plan_instance_run_local_capi_ee18d62676da8016(uintptr_t arg1, swig_type_422 arg2);
-extern swig_type_423 _wrap_plan_instance_num_outputs_capi_ee18d62676da8016(swig_type_424 arg1, uintptr_t arg2);
-extern swig_type_425 _wrap_plan_instance_output_capi_ee18d62676da8016(swig_type_426 arg1, uintptr_t arg2, swig_type_427 arg3);
-extern swig_type_428 _wrap_plan_instance_output_local_capi_ee18d62676da8016(swig_type_429 arg1, uintptr_t arg2, swig_type_430 arg3);
-extern swig_type_431 _wrap_plan_instance_output_local_num_elements_capi_ee18d62676da8016(swig_type_432 arg1, uintptr_t arg2, swig_type_433 arg3);
-extern swig_type_434 _wrap_plan_instance_output_dtype_capi_ee18d62676da8016(swig_type_435 arg1, uintptr_t arg2, swig_type_436 arg3);
-extern swig_type_437 _wrap_plan_instance_output_local_shape_capi_ee18d62676da8016(swig_type_438 arg1, uintptr_t arg2, swig_type_439 arg3);
-extern swig_type_440 _wrap_plan_instance_num_mem_cases_capi_ee18d62676da8016(swig_type_441 arg1, uintptr_t arg2);
-extern swig_type_442 _wrap_plan_instance_mem_case_bytes_capi_ee18d62676da8016(swig_type_443 arg1, swig_type_444 arg2, swig_type_445 arg3, uintptr_t arg4, swig_type_446 arg5);
-extern swig_type_447 _wrap_plan_instance_mem_case_name_capi_ee18d62676da8016(uintptr_t arg1, swig_type_448 arg2);
-extern swig_type_449 _wrap_server_is_driver_capi_ee18d62676da8016(swig_type_450 arg1, uintptr_t arg2);
-extern swig_type_451 _wrap_server_num_plans_capi_ee18d62676da8016(swig_type_452 arg1, uintptr_t arg2);
-extern swig_type_453 _wrap_server_plan_input_width_capi_ee18d62676da8016(swig_type_454 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_455 arg4);
-extern swig_type_456 _wrap_server_plan_output_width_capi_ee18d62676da8016(swig_type_457 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_458 arg4);
-extern swig_type_459 _wrap_server_plan_input_dtype_capi_ee18d62676da8016(swig_type_460 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_461 arg4);
-extern swig_type_462 _wrap_server_plan_output_dtype_capi_ee18d62676da8016(swig_type_463 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_464 arg4);
-extern swig_type_465 _wrap_server_follow_capi_ee18d62676da8016(uintptr_t arg1);
-extern swig_type_466 _wrap_server_stop_capi_ee18d62676da8016(uintptr_t arg1);
-extern swig_type_467 _wrap_server_check_health_capi_ee18d62676da8016(uintptr_t arg1, double arg2);
-extern swig_type_468 _wrap_serve_request_create_capi_ee18d62676da8016(swig_type_469 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_470 _wrap_serve_request_set_input_capi_ee18d62676da8016(uintptr_t arg1, swig_type_471 arg2, swig_type_472 arg3);
-extern swig_type_473 _wrap_serve_request_rows_capi_ee18d62676da8016(swig_type_474 arg1, uintptr_t arg2);
-extern swig_type_475 _wrap_server_run_capi_ee18d62676da8016(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_476 _wrap_serve_request_output_bytes_capi_ee18d62676da8016(swig_type_477 arg1, uintptr_t arg2, swig_type_478 arg3);
-extern swig_type_479 _wrap_serve_request_output_capi_ee18d62676da8016(swig_type_480 arg1, uintptr_t arg2, swig_type_481 arg3);
-extern swig_type_482 _wrap_tensor_set_requires_grad_capi_ee18d62676da8016(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_483 _wrap_tensor_requires_grad_capi_ee18d62676da8016(swig_type_484 arg1, uintptr_t arg2);
-extern swig_type_485 _wrap_tensor_is_leaf_capi_ee18d62676da8016(swig_type_486 arg1, uintptr_t arg2);
-extern swig_type_487 _wrap_tensor_grad_capi_ee18d62676da8016(swig_type_488 arg1, uintptr_t arg2);
-extern swig_type_489 _wrap_tensor_zero_grad_capi_ee18d62676da8016(uintptr_t arg1);
-extern swig_type_490 _wrap_tensor_detach_capi_ee18d62676da8016(swig_type_491 arg1, uintptr_t arg2);
-extern swig_type_492 _wrap_autograd_set_grad_enabled_capi_ee18d62676da8016(swig_intgo arg1, swig_type_493 arg2);
-extern swig_type_494 _wrap_autograd_is_grad_enabled_capi_ee18d62676da8016(swig_type_495 arg1);
-extern swig_type_496 _wrap_checkpoint_writer_create_capi_ee18d62676da8016(swig_type_497 arg1);
-extern swig_type_498 _wrap_checkpoint_writer_add_capi_ee18d62676da8016(uintptr_t arg1, swig_type_499 arg2, uintptr_t arg3);
-extern swig_type_500 _wrap_checkpoint_writer_save_capi_ee18d62676da8016(uintptr_t arg1, swig_type_501 arg2);
-extern swig_type_502 _wrap_checkpoint_load_capi_ee18d62676da8016(swig_type_503 arg1, swig_type_504 arg2, swig_type_505 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_506 _wrap_checkpoint_load_checked_capi_ee18d62676da8016(swig_type_507 arg1, swig_type_508 arg2, swig_type_509 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_510 arg6, swig_intgo arg7);
-extern swig_type_511 _wrap_checkpoint_index_open_capi_ee18d62676da8016(swig_type_512 arg1, swig_type_513 arg2);
-extern swig_type_514 _wrap_checkpoint_index_num_tensors_capi_ee18d62676da8016(swig_type_515 arg1, uintptr_t arg2);
-extern swig_type_516 _wrap_checkpoint_index_name_capi_ee18d62676da8016(uintptr_t arg1, swig_type_517 arg2);
-extern swig_type_518 _wrap_checkpoint_index_placement_capi_ee18d62676da8016(uintptr_t arg1, swig_type_519 arg2);
-extern swig_type_520 _wrap_checkpoint_index_nd_sbp_capi_ee18d62676da8016(uintptr_t arg1, swig_type_521 arg2);
-extern swig_type_522 _wrap_checkpoint_index_shape_capi_ee18d62676da8016(swig_type_523 arg1, uintptr_t arg2, swig_type_524 arg3);
-extern swig_type_525 _wrap_checkpoint_index_dtype_capi_ee18d62676da8016(swig_type_526 arg1, uintptr_t arg2, swig_type_527 arg3);
-extern swig_type_528 _wrap_checkpoint_index_num_shards_capi_ee18d62676da8016(swig_type_529 arg1, uintptr_t arg2, swig_type_530 arg3);
-extern swig_type_531 _wrap_infer_cache_get_stats_capi_ee18d62676da8016(swig_type_532 arg1, swig_type_533 arg2, swig_type_534 arg3, swig_type_535 arg4, swig_type_536 arg5);
-extern swig_type_537 _wrap_runtime_init_with_options_capi_ee18d62676da8016(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_538 _wrap_allocator_get_stats_capi_ee18d62676da8016(swig_type_539 arg1, swig_type_540 arg2, swig_type_541 arg3, swig_type_542 arg4, swig_type_543 arg5, swig_type_544 arg6, swig_type_545 arg7, swig_type_546 arg8, swig_type_547 arg9, swig_intgo arg10);
-extern swig_type_548 _wrap_bucketed_allreducer_create_capi_ee18d62676da8016(swig_type_549 arg1, swig_type_550 arg2);
-extern swig_type_551 _wrap_bucketed_allreducer_get_stats_capi_ee18d62676da8016(swig_type_552 arg1, swig_type_553 arg2, swig_type_554 arg3, swig_type_555 arg4, uintptr_t arg5);
-extern swig_type_556 _wrap_plan_compile_capi_ee18d62676da8016(swig_type_557 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_558 _wrap_plan_instance_get_stats_capi_ee18d62676da8016(swig_type_559 arg1, swig_type_560 arg2, swig_type_561 arg3, swig_type_562 arg4, swig_type_563 arg5, swig_type_564 arg6, uintptr_t arg7);
-extern swig_type_565 _wrap_server_create_capi_ee18d62676da8016(swig_type_566 arg1, swig_intgo arg2, double arg3, swig_type_567 arg4);
-extern swig_type_568 _wrap_server_add_plan_capi_ee18d62676da8016(swig_type_569 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_570 arg5, swig_type_571 arg6, swig_type_572 arg7);
-extern swig_type_573 _wrap_server_get_plan_info_capi_ee18d62676da8016(swig_type_574 arg1, swig_type_575 arg2, swig_type_576 arg3, swig_type_577 arg4, swig_type_578 arg5, swig_type_579 arg6, swig_type_580 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_581 _wrap_server_get_stats_capi_ee18d62676da8016(swig_type_582 arg1, swig_type_583 arg2, swig_type_584 arg3, swig_type_585 arg4, swig_type_586 arg5, swig_type_587 arg6, swig_type_588 arg7, swig_type_589 arg8, swig_type_590 arg9, uintptr_t arg10);
-extern swig_type_591 _wrap_serve_request_get_info_capi_ee18d62676da8016(swig_type_592 arg1, swig_type_593 arg2, swig_type_594 arg3, swig_type_595 arg4, uintptr_t arg5);
-extern swig_type_596 _wrap_autograd_backward_capi_ee18d62676da8016(swig_type_597 arg1, swig_type_598 arg2, swig_intgo arg3);
+extern swig_type_420 _wrap_plan_string_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_421 _wrap_plan_instantiate_capi_ee18d62676da8016(swig_type_422 arg1, uintptr_t arg2);
+extern swig_type_423 _wrap_plan_instance_run_capi_ee18d62676da8016(uintptr_t arg1, swig_type_424 arg2);
+extern swig_type_425 _wrap_plan_instance_push_capi_ee18d62676da8016(uintptr_t arg1, swig_type_426 arg2, double arg3);
+extern swig_type_427 _wrap_plan_instance_run_pushed_capi_ee18d62676da8016(uintptr_t arg1, double arg2);
+extern swig_type_428 _wrap_plan_instance_close_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_429 _wrap_plan_instance_run_local_capi_ee18d62676da8016(uintptr_t arg1, swig_type_430 arg2);
+extern swig_type_431 _wrap_plan_instance_num_outputs_capi_ee18d62676da8016(swig_type_432 arg1, uintptr_t arg2);
+extern swig_type_433 _wrap_plan_instance_output_capi_ee18d62676da8016(swig_type_434 arg1, uintptr_t arg2, swig_type_435 arg3);
+extern swig_type_436 _wrap_plan_instance_output_local_capi_ee18d62676da8016(swig_type_437 arg1, uintptr_t arg2, swig_type_438 arg3);
+extern swig_type_439 _wrap_plan_instance_output_local_num_elements_capi_ee18d62676da8016(swig_type_440 arg1, uintptr_t arg2, swig_type_441 arg3);
+extern swig_type_442 _wrap_plan_instance_output_dtype_capi_ee18d62676da8016(swig_type_443 arg1, uintptr_t arg2, swig_type_444 arg3);
+extern swig_type_445 _wrap_plan_instance_output_local_shape_capi_ee18d62676da8016(swig_type_446 arg1, uintptr_t arg2, swig_type_447 arg3);
+extern swig_type_448 _wrap_plan_instance_num_mem_cases_capi_ee18d62676da8016(swig_type_449 arg1, uintptr_t arg2);
+extern swig_type_450 _wrap_plan_instance_mem_case_bytes_capi_ee18d62676da8016(swig_type_451 arg1, swig_type_452 arg2, swig_type_453 arg3, uintptr_t arg4, swig_type_454 arg5);
+extern swig_type_455 _wrap_plan_instance_mem_case_name_capi_ee18d62676da8016(uintptr_t arg1, swig_type_456 arg2);
+extern swig_type_457 _wrap_server_is_driver_capi_ee18d62676da8016(swig_type_458 arg1, uintptr_t arg2);
+extern swig_type_459 _wrap_server_num_plans_capi_ee18d62676da8016(swig_type_460 arg1, uintptr_t arg2);
+extern swig_type_461 _wrap_server_plan_input_width_capi_ee18d62676da8016(swig_type_462 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_463 arg4);
+extern swig_type_464 _wrap_server_plan_output_width_capi_ee18d62676da8016(swig_type_465 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_466 arg4);
+extern swig_type_467 _wrap_server_plan_input_dtype_capi_ee18d62676da8016(swig_type_468 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_469 arg4);
+extern swig_type_470 _wrap_server_plan_output_dtype_capi_ee18d62676da8016(swig_type_471 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_472 arg4);
+extern swig_type_473 _wrap_server_follow_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_474 _wrap_server_stop_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_475 _wrap_server_check_health_capi_ee18d62676da8016(uintptr_t arg1, double arg2);
+extern swig_type_476 _wrap_serve_request_create_capi_ee18d62676da8016(swig_type_477 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_478 _wrap_serve_request_set_input_capi_ee18d62676da8016(uintptr_t arg1, swig_type_479 arg2, swig_type_480 arg3);
+extern swig_type_481 _wrap_serve_request_rows_capi_ee18d62676da8016(swig_type_482 arg1, uintptr_t arg2);
+extern swig_type_483 _wrap_server_run_capi_ee18d62676da8016(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_484 _wrap_serve_request_output_bytes_capi_ee18d62676da8016(swig_type_485 arg1, uintptr_t arg2, swig_type_486 arg3);
+extern swig_type_487 _wrap_serve_request_output_capi_ee18d62676da8016(swig_type_488 arg1, uintptr_t arg2, swig_type_489 arg3);
+extern swig_type_490 _wrap_tensor_set_requires_grad_capi_ee18d62676da8016(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_491 _wrap_tensor_requires_grad_capi_ee18d62676da8016(swig_type_492 arg1, uintptr_t arg2);
+extern swig_type_493 _wrap_tensor_is_leaf_capi_ee18d62676da8016(swig_type_494 arg1, uintptr_t arg2);
+extern swig_type_495 _wrap_tensor_grad_capi_ee18d62676da8016(swig_type_496 arg1, uintptr_t arg2);
+extern swig_type_497 _wrap_tensor_zero_grad_capi_ee18d62676da8016(uintptr_t arg1);
+extern swig_type_498 _wrap_tensor_detach_capi_ee18d62676da8016(swig_type_499 arg1, uintptr_t arg2);
+extern swig_type_500 _wrap_autograd_set_grad_enabled_capi_ee18d62676da8016(swig_intgo arg1, swig_type_501 arg2);
+extern swig_type_502 _wrap_autograd_is_grad_enabled_capi_ee18d62676da8016(swig_type_503 arg1);
+extern swig_type_504 _wrap_checkpoint_writer_create_capi_ee18d62676da8016(swig_type_505 arg1);
+extern swig_type_506 _wrap_checkpoint_writer_add_capi_ee18d62676da8016(uintptr_t arg1, swig_type_507 arg2, uintptr_t arg3);
+extern swig_type_508 _wrap_checkpoint_writer_save_capi_ee18d62676da8016(uintptr_t arg1, swig_type_509 arg2);
+extern swig_type_510 _wrap_checkpoint_load_capi_ee18d62676da8016(swig_type_511 arg1, swig_type_512 arg2, swig_type_513 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_514 _wrap_checkpoint_load_checked_capi_ee18d62676da8016(swig_type_515 arg1, swig_type_516 arg2, swig_type_517 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_518 arg6, swig_intgo arg7);
+extern swig_type_519 _wrap_checkpoint_index_open_capi_ee18d62676da8016(swig_type_520 arg1, swig_type_521 arg2);
+extern swig_type_522 _wrap_checkpoint_index_num_tensors_capi_ee18d62676da8016(swig_type_523 arg1, uintptr_t arg2);
+extern swig_type_524 _wrap_checkpoint_index_name_capi_ee18d62676da8016(uintptr_t arg1, swig_type_525 arg2);
+extern swig_type_526 _wrap_checkpoint_index_placement_capi_ee18d62676da8016(uintptr_t arg1, swig_type_527 arg2);
+extern swig_type_528 _wrap_checkpoint_index_nd_sbp_capi_ee18d62676da8016(uintptr_t arg1, swig_type_529 arg2);
+extern swig_type_530 _wrap_checkpoint_index_shape_capi_ee18d62676da8016(swig_type_531 arg1, uintptr_t arg2, swig_type_532 arg3);
+extern swig_type_533 _wrap_checkpoint_index_dtype_capi_ee18d62676da8016(swig_type_534 arg1, uintptr_t arg2, swig_type_535 arg3);
+extern swig_type_536 _wrap_checkpoint_index_num_shards_capi_ee18d62676da8016(swig_type_537 arg1, uintptr_t arg2, swig_type_538 arg3);
+extern swig_type_539 _wrap_infer_cache_get_stats_capi_ee18d62676da8016(swig_type_540 arg1, swig_type_541 arg2, swig_type_542 arg3, swig_type_543 arg4, swig_type_544 arg5);
+extern swig_type_545 _wrap_runtime_init_with_options_capi_ee18d62676da8016(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_546 _wrap_allocator_get_stats_capi_ee18d62676da8016(swig_type_547 arg1, swig_type_548 arg2, swig_type_549 arg3, swig_type_550 arg4, swig_type_551 arg5, swig_type_552 arg6, swig_type_553 arg7, swig_type_554 arg8, swig_type_555 arg9, swig_intgo arg10);
+extern swig_type_556 _wrap_bucketed_allreducer_create_capi_ee18d62676da8016(swig_type_557 arg1, swig_type_558 arg2);
+extern swig_type_559 _wrap_bucketed_allreducer_get_stats_capi_ee18d62676da8016(swig_type_560 arg1, swig_type_561 arg2, swig_type_562 arg3, swig_type_563 arg4, uintptr_t arg5);
+extern swig_type_564 _wrap_plan_compile_capi_ee18d62676da8016(swig_type_565 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_566 _wrap_plan_instance_get_stats_capi_ee18d62676da8016(swig_type_567 arg1, swig_type_568 arg2, swig_type_569 arg3, swig_type_570 arg4, swig_type_571 arg5, swig_type_572 arg6, uintptr_t arg7);
+extern swig_type_573 _wrap_server_create_capi_ee18d62676da8016(swig_type_574 arg1, swig_intgo arg2, double arg3, swig_type_575 arg4);
+extern swig_type_576 _wrap_server_add_plan_capi_ee18d62676da8016(swig_type_577 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_578 arg5, swig_type_579 arg6, swig_type_580 arg7);
+extern swig_type_581 _wrap_server_get_plan_info_capi_ee18d62676da8016(swig_type_582 arg1, swig_type_583 arg2, swig_type_584 arg3, swig_type_585 arg4, swig_type_586 arg5, swig_type_587 arg6, swig_type_588 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_589 _wrap_server_get_stats_capi_ee18d62676da8016(swig_type_590 arg1, swig_type_591 arg2, swig_type_592 arg3, swig_type_593 arg4, swig_type_594 arg5, swig_type_595 arg6, swig_type_596 arg7, swig_type_597 arg8, swig_type_598 arg9, uintptr_t arg10);
+extern swig_type_599 _wrap_serve_request_get_info_capi_ee18d62676da8016(swig_type_600 arg1, swig_type_601 arg2, swig_type_602 arg3, swig_type_603 arg4, uintptr_t arg5);
+extern swig_type_604 _wrap_autograd_backward_capi_ee18d62676da8016(swig_type_605 arg1, swig_type_606 arg2, swig_intgo arg3);
 #undef intgo
 */
 import "C"
@@ -2602,12 +2612,44 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Adam_update(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg5 Tensor, arg6 Tensor, arg7 Tensor, arg8 float64, arg9 float64, arg10 float64, arg11 float64, arg12 float64, arg13 int, arg14 int64) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := getSwigcptr(arg4)
+	_swig_i_4 := getSwigcptr(arg5)
+	_swig_i_5 := getSwigcptr(arg6)
+	_swig_i_6 := getSwigcptr(arg7)
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	_swig_i_9 := arg10
+	_swig_i_10 := arg11
+	_swig_i_11 := arg12
+	_swig_i_12 := arg13
+	_swig_i_13 := arg14
+	swig_r_p := C._wrap_adam_update_capi_ee18d62676da8016(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.double(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.swig_intgo(_swig_i_12), C.swig_type_195(_swig_i_13))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
 func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_ee18d62676da8016(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_ee18d62676da8016(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2621,7 +2663,7 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_ee18d62676da8016(*(*C.swig_type_194)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_ee18d62676da8016(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2640,7 +2682,7 @@ func Argmax(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int) (_swig_ret error)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_argmax_capi_ee18d62676da8016(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_198(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_argmax_capi_ee18d62676da8016(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_203(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2657,7 +2699,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_ee18d62676da8016(*(*C.swig_type_200)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_ee18d62676da8016(*(*C.swig_type_205)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2673,7 +2715,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_ee18d62676da8016(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_203(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_ee18d62676da8016(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_208(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2688,7 +2730,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_ee18d62676da8016(*(*C.swig_type_205)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_ee18d62676da8016(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2703,7 +2745,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_ee18d62676da8016(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), C.swig_type_209(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_ee18d62676da8016(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), C.swig_type_214(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2720,7 +2762,7 @@ func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_cos_capi_ee18d62676da8016(*(*C.swig_type_211)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_cos_capi_ee18d62676da8016(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2736,7 +2778,7 @@ func Cross_entropy(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_cross_entropy_capi_ee18d62676da8016(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_214(_swig_i_3))
+	swig_r_p := C._wrap_cross_entropy_capi_ee18d62676da8016(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_219(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2751,7 +2793,7 @@ func Cumsum(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cumsum_capi_ee18d62676da8016(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_217(_swig_i_2))
+	swig_r_p := C._wrap_cumsum_capi_ee18d62676da8016(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_222(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2766,7 +2808,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_ee18d62676da8016(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_ee18d62676da8016(*(*C.swig_type_224)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2781,7 +2823,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_ee18d62676da8016(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_ee18d62676da8016(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2796,7 +2838,7 @@ func Equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_capi_ee18d62676da8016(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_capi_ee18d62676da8016(*(*C.swig_type_228)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2811,7 +2853,7 @@ func Equal_mask(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_mask_capi_ee18d62676da8016(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_mask_capi_ee18d62676da8016(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2825,7 +2867,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_ee18d62676da8016(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_ee18d62676da8016(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2840,7 +2882,7 @@ func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_expand_capi_ee18d62676da8016(*(*C.swig_type_229)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_expand_capi_ee18d62676da8016(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2859,7 +2901,7 @@ func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_flatten_capi_ee18d62676da8016(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_233(_swig_i_2), C.swig_type_234(_swig_i_3))
+	swig_r_p := C._wrap_flatten_capi_ee18d62676da8016(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_238(_swig_i_2), C.swig_type_239(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2875,7 +2917,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_ee18d62676da8016(*(*C.swig_type_236)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_237(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_ee18d62676da8016(*(*C.swig_type_241)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_242(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2892,7 +2934,7 @@ func Gather_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64, arg5 int6
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_gather_grad_capi_ee18d62676da8016(*(*C.swig_type_239)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_240(_swig_i_3), C.swig_type_241(_swig_i_4))
+	swig_r_p := C._wrap_gather_grad_capi_ee18d62676da8016(*(*C.swig_type_244)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_245(_swig_i_3), C.swig_type_246(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2906,7 +2948,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_ee18d62676da8016(*(*C.swig_type_243)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_ee18d62676da8016(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2921,7 +2963,7 @@ func Gelu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_gelu_grad_capi_ee18d62676da8016(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_gelu_grad_capi_ee18d62676da8016(*(*C.swig_type_250)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2936,7 +2978,7 @@ func Greater(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_capi_ee18d62676da8016(*(*C.swig_type_247)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_capi_ee18d62676da8016(*(*C.swig_type_252)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2951,7 +2993,7 @@ func Greater_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_equal_capi_ee18d62676da8016(*(*C.swig_type_249)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_equal_capi_ee18d62676da8016(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2965,7 +3007,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_ee18d62676da8016(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_ee18d62676da8016(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2986,7 +3028,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_ee18d62676da8016(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_256(_swig_i_6), C.swig_type_257(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_ee18d62676da8016(*(*C.swig_type_258)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_261(_swig_i_6), C.swig_type_262(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3007,7 +3049,7 @@ func Less(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_capi_ee18d62676da8016(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_capi_ee18d62676da8016(*(*C.swig_type_264)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3022,7 +3064,7 @@ func Less_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_equal_capi_ee18d62676da8016(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_equal_capi_ee18d62676da8016(*(*C.swig_type_266)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3036,7 +3078,7 @@ func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_log_capi_ee18d62676da8016(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_log_capi_ee18d62676da8016(*(*C.swig_type_268)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3051,7 +3093,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_ee18d62676da8016(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_266(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_ee18d62676da8016(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_271(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3068,7 +3110,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_ee18d62676da8016(*(*C.swig_type_268)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_ee18d62676da8016(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3083,7 +3125,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_ee18d62676da8016(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_ee18d62676da8016(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3098,7 +3140,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_ee18d62676da8016(*(*C.swig_type_272)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_ee18d62676da8016(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3113,7 +3155,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_ee18d62676da8016(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_ee18d62676da8016(*(*C.swig_type_279)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3127,7 +3169,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_ee18d62676da8016(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_ee18d62676da8016(*(*C.swig_type_281)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3143,7 +3185,7 @@ func Nll_loss(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nll_loss_capi_ee18d62676da8016(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_279(_swig_i_3))
+	swig_r_p := C._wrap_nll_loss_capi_ee18d62676da8016(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_284(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3158,7 +3200,7 @@ func Not_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_not_equal_capi_ee18d62676da8016(*(*C.swig_type_281)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_not_equal_capi_ee18d62676da8016(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3173,7 +3215,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_ee18d62676da8016(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_ee18d62676da8016(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3189,7 +3231,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_ee18d62676da8016(*(*C.swig_type_285)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_286)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_ee18d62676da8016(*(*C.swig_type_290)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3208,7 +3250,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_ee18d62676da8016(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_289)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_ee18d62676da8016(*(*C.swig_type_293)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3227,7 +3269,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_ee18d62676da8016(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_ee18d62676da8016(*(*C.swig_type_296)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3246,7 +3288,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_ee18d62676da8016(*(*C.swig_type_294)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_ee18d62676da8016(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3263,7 +3305,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_ee18d62676da8016(*(*C.swig_type_297)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_ee18d62676da8016(*(*C.swig_type_302)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3278,7 +3320,7 @@ func Relu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_relu_grad_capi_ee18d62676da8016(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_relu_grad_capi_ee18d62676da8016(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3293,7 +3335,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_ee18d62676da8016(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_ee18d62676da8016(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3311,7 +3353,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_ee18d62676da8016(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_ee18d62676da8016(*(*C.swig_type_309)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3326,10 +3368,36 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_ee18d62676da8016(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_ee18d62676da8016(*(*C.swig_type_311)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Sgd_update(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, arg4 Tensor, arg5 Tensor, arg6 float64, arg7 float64, arg8 float64, arg9 int, arg10 float64, arg11 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := getSwigcptr(arg4)
+	_swig_i_4 := getSwigcptr(arg5)
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	_swig_i_9 := arg10
+	_swig_i_10 := arg11
+	swig_r_p := C._wrap_sgd_update_capi_ee18d62676da8016(*(*C.swig_type_313)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.double(_swig_i_7), C.swig_intgo(_swig_i_8), C.double(_swig_i_9), C.swig_intgo(_swig_i_10))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
 	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3340,7 +3408,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_ee18d62676da8016(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_ee18d62676da8016(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3354,7 +3422,7 @@ func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sin_capi_ee18d62676da8016(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sin_capi_ee18d62676da8016(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3371,7 +3439,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_ee18d62676da8016(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_313)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_ee18d62676da8016(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3397,7 +3465,7 @@ func Slice_grad(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_grad_capi_ee18d62676da8016(*(*C.swig_type_317)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_318)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_320)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_grad_capi_ee18d62676da8016(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3421,7 +3489,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_ee18d62676da8016(*(*C.swig_type_322)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_323(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_ee18d62676da8016(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_331(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3437,7 +3505,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ee18d62676da8016(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ee18d62676da8016(*(*C.swig_type_333)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3456,7 +3524,7 @@ func Sparse_softmax_cross_entropy_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor,
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_ee18d62676da8016(*(*C.swig_type_328)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_ee18d62676da8016(*(*C.swig_type_336)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3470,7 +3538,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_ee18d62676da8016(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_ee18d62676da8016(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3485,7 +3553,7 @@ func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_squeeze_capi_ee18d62676da8016(*(*C.swig_type_332)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_squeeze_capi_ee18d62676da8016(*(*C.swig_type_340)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3505,7 +3573,7 @@ func Std(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_std_capi_ee18d62676da8016(*(*C.swig_type_335)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_2)), C.swig_type_337(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_std_capi_ee18d62676da8016(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_2)), C.swig_type_345(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3523,7 +3591,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_ee18d62676da8016(*(*C.swig_type_339)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_ee18d62676da8016(*(*C.swig_type_347)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3537,7 +3605,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_ee18d62676da8016(*(*C.swig_type_341)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_ee18d62676da8016(*(*C.swig_type_349)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3552,7 +3620,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_ee18d62676da8016(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_ee18d62676da8016(*(*C.swig_type_351)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3570,7 +3638,7 @@ func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_unsqueeze_capi_ee18d62676da8016(*(*C.swig_type_346)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_347(_swig_i_2))
+	swig_r_p := C._wrap_unsqueeze_capi_ee18d62676da8016(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_355(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3587,7 +3655,7 @@ func Xtess_var(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_Xtess_var_capi_ee18d62676da8016(*(*C.swig_type_349)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_2)), C.swig_type_351(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_Xtess_var_capi_ee18d62676da8016(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_2)), C.swig_type_359(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3606,7 +3674,7 @@ func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_where_capi_ee18d62676da8016(*(*C.swig_type_353)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_where_capi_ee18d62676da8016(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3621,7 +3689,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_xlogy_capi_ee18d62676da8016(*(*C.swig_type_355)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_xlogy_capi_ee18d62676da8016(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3634,7 +3702,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_ee18d62676da8016(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_ee18d62676da8016(*(*C.swig_type_365)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3654,7 +3722,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_ee18d62676da8016(*(*C.swig_type_359)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_360)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_ee18d62676da8016(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3679,7 +3747,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_ee18d62676da8016(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_364)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_ee18d62676da8016(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3706,7 +3774,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ee18d62676da8016(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ee18d62676da8016(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3720,7 +3788,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_369(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_377(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3731,7 +3799,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_ee18d62676da8016(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_ee18d62676da8016(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3755,7 +3823,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_ee18d62676da8016(*(*C.swig_type_373)(unsafe.Pointer(&_swig_i_0)), C.swig_type_374(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_ee18d62676da8016(*(*C.swig_type_381)(unsafe.Pointer(&_swig_i_0)), C.swig_type_382(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3773,7 +3841,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_376)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3799,7 +3867,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_ee18d62676da8016(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_ee18d62676da8016(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3812,7 +3880,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_ee18d62676da8016(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_ee18d62676da8016(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3831,7 +3899,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_ee18d62676da8016(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_ee18d62676da8016(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3853,7 +3921,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_ee18d62676da8016(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_ee18d62676da8016(*(*C.swig_type_396)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3873,7 +3941,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_ee18d62676da8016(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_392)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_ee18d62676da8016(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3893,7 +3961,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_395(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_403(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3907,7 +3975,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_ee18d62676da8016(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_ee18d62676da8016(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3948,7 +4016,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_ee18d62676da8016(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_ee18d62676da8016(*(*C.swig_type_412)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3966,7 +4034,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_ee18d62676da8016(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_ee18d62676da8016(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3986,7 +4054,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_ee18d62676da8016(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_ee18d62676da8016(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4017,7 +4085,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_ee18d62676da8016(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_ee18d62676da8016(*(*C.swig_type_422)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4031,7 +4099,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4046,7 +4114,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_418)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4081,7 +4149,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_422)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4095,7 +4163,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ee18d62676da8016(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ee18d62676da8016(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4110,7 +4178,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_ee18d62676da8016(*(*C.swig_type_426)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_427(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_ee18d62676da8016(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_435(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4125,7 +4193,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_ee18d62676da8016(*(*C.swig_type_429)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_430(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_ee18d62676da8016(*(*C.swig_type_437)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_438(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4140,7 +4208,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ee18d62676da8016(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_433(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ee18d62676da8016(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_441(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4155,7 +4223,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ee18d62676da8016(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_436(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ee18d62676da8016(*(*C.swig_type_443)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_444(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4173,7 +4241,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ee18d62676da8016(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_439(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ee18d62676da8016(*(*C.swig_type_446)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_447(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4196,7 +4264,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ee18d62676da8016(*(*C.swig_type_441)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ee18d62676da8016(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4213,7 +4281,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ee18d62676da8016(*(*C.swig_type_443)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_444)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_445)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_446(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ee18d62676da8016(*(*C.swig_type_451)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_454(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4233,7 +4301,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_448(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_456(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4246,7 +4314,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_ee18d62676da8016(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_ee18d62676da8016(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4260,7 +4328,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_ee18d62676da8016(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_ee18d62676da8016(*(*C.swig_type_460)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4276,7 +4344,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_ee18d62676da8016(*(*C.swig_type_454)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_455(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_ee18d62676da8016(*(*C.swig_type_462)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_463(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4292,7 +4360,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_ee18d62676da8016(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_458(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_ee18d62676da8016(*(*C.swig_type_465)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_466(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4308,7 +4376,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_ee18d62676da8016(*(*C.swig_type_460)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_461(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_ee18d62676da8016(*(*C.swig_type_468)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_469(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4324,7 +4392,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_ee18d62676da8016(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_464(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_ee18d62676da8016(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_472(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4370,7 +4438,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_ee18d62676da8016(*(*C.swig_type_469)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_ee18d62676da8016(*(*C.swig_type_477)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4385,7 +4453,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_471(_swig_i_1), *(*C.swig_type_472)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_479(_swig_i_1), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4399,7 +4467,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_ee18d62676da8016(*(*C.swig_type_474)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_ee18d62676da8016(*(*C.swig_type_482)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4425,7 +4493,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_ee18d62676da8016(*(*C.swig_type_477)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_478(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_ee18d62676da8016(*(*C.swig_type_485)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_486(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4440,7 +4508,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_ee18d62676da8016(*(*C.swig_type_480)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_481(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_ee18d62676da8016(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_489(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4465,7 +4533,7 @@ func Tensor_requires_grad(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_requires_grad_capi_ee18d62676da8016(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_requires_grad_capi_ee18d62676da8016(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4479,7 +4547,7 @@ func Tensor_is_leaf(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_is_leaf_capi_ee18d62676da8016(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_is_leaf_capi_ee18d62676da8016(*(*C.swig_type_494)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4493,7 +4561,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_grad_capi_ee18d62676da8016(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_grad_capi_ee18d62676da8016(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4517,7 +4585,7 @@ func Tensor_detach(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_detach_capi_ee18d62676da8016(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_detach_capi_ee18d62676da8016(*(*C.swig_type_499)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4531,7 +4599,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_ee18d62676da8016(C.swig_intgo(_swig_i_0), *(*C.swig_type_493)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_ee18d62676da8016(C.swig_intgo(_swig_i_0), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4544,7 +4612,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_ee18d62676da8016(*(*C.swig_type_495)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_ee18d62676da8016(*(*C.swig_type_503)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4557,7 +4625,7 @@ func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 func Checkpoint_writer_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_checkpoint_writer_create_capi_ee18d62676da8016(*(*C.swig_type_497)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_checkpoint_writer_create_capi_ee18d62676da8016(*(*C.swig_type_505)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4572,7 +4640,7 @@ func Checkpoint_writer_add(arg1 CheckpointWriter, arg2 string, arg3 Tensor) (_sw
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_checkpoint_writer_add_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_499)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_writer_add_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4586,7 +4654,7 @@ func Checkpoint_writer_save(arg1 CheckpointWriter, arg2 string) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_writer_save_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_writer_save_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4603,7 +4671,7 @@ func Checkpoint_load(arg1 []uintptr, arg2 string, arg3 string, arg4 Placement, a
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_checkpoint_load_capi_ee18d62676da8016(*(*C.swig_type_503)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_504)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_505)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_checkpoint_load_capi_ee18d62676da8016(*(*C.swig_type_511)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4628,7 +4696,7 @@ func Checkpoint_load_checked(arg1 []uintptr, arg2 string, arg3 string, arg4 Plac
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_checkpoint_load_checked_capi_ee18d62676da8016(*(*C.swig_type_507)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
+	swig_r_p := C._wrap_checkpoint_load_checked_capi_ee18d62676da8016(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4651,7 +4719,7 @@ func Checkpoint_index_open(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_open_capi_ee18d62676da8016(*(*C.swig_type_512)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_index_open_capi_ee18d62676da8016(*(*C.swig_type_520)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4668,7 +4736,7 @@ func Checkpoint_index_num_tensors(arg1 []int64, arg2 CheckpointIndex) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_ee18d62676da8016(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_ee18d62676da8016(*(*C.swig_type_523)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4682,7 +4750,7 @@ func Checkpoint_index_name(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) 
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_name_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_517(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_name_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_525(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4693,7 +4761,7 @@ func Checkpoint_index_placement(arg1 CheckpointIndex, arg2 int64) (_swig_ret str
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_placement_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_519(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_placement_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_527(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4704,7 +4772,7 @@ func Checkpoint_index_nd_sbp(arg1 CheckpointIndex, arg2 int64) (_swig_ret string
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_521(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_ee18d62676da8016(C.uintptr_t(_swig_i_0), C.swig_type_529(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4719,7 +4787,7 @@ func Checkpoint_index_shape(arg1 *[]int64, arg2 CheckpointIndex, arg3 int64) (_s
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_shape_capi_ee18d62676da8016(*(*C.swig_type_523)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_524(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_shape_capi_ee18d62676da8016(*(*C.swig_type_531)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_532(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4743,7 +4811,7 @@ func Checkpoint_index_dtype(arg1 []int32, arg2 CheckpointIndex, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_dtype_capi_ee18d62676da8016(*(*C.swig_type_526)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_527(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_dtype_capi_ee18d62676da8016(*(*C.swig_type_534)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_535(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4758,7 +4826,7 @@ func Checkpoint_index_num_shards(arg1 []int64, arg2 CheckpointIndex, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_ee18d62676da8016(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_530(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_ee18d62676da8016(*(*C.swig_type_537)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_538(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4775,7 +4843,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_ee18d62676da8016(*(*C.swig_type_532)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_533)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_534)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_535)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_536)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_ee18d62676da8016(*(*C.swig_type_540)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4821,7 +4889,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_ee18d62676da8016(*(*C.swig_type_539)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_540)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_541)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_542)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_543)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_ee18d62676da8016(*(*C.swig_type_547)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4859,7 +4927,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ee18d62676da8016(*(*C.swig_type_549)(unsafe.Pointer(&_swig_i_0)), C.swig_type_550(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ee18d62676da8016(*(*C.swig_type_557)(unsafe.Pointer(&_swig_i_0)), C.swig_type_558(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4876,7 +4944,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ee18d62676da8016(*(*C.swig_type_552)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ee18d62676da8016(*(*C.swig_type_560)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4900,7 +4968,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_ee18d62676da8016(*(*C.swig_type_557)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_ee18d62676da8016(*(*C.swig_type_565)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4919,7 +4987,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_ee18d62676da8016(*(*C.swig_type_559)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_ee18d62676da8016(*(*C.swig_type_567)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_570)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4950,7 +5018,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_ee18d62676da8016(*(*C.swig_type_566)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_567(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_ee18d62676da8016(*(*C.swig_type_574)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_575(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4969,7 +5037,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_ee18d62676da8016(*(*C.swig_type_569)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_570(_swig_i_4), C.swig_type_571(_swig_i_5), C.swig_type_572(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_ee18d62676da8016(*(*C.swig_type_577)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_578(_swig_i_4), C.swig_type_579(_swig_i_5), C.swig_type_580(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4990,7 +5058,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_ee18d62676da8016(*(*C.swig_type_574)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_ee18d62676da8016(*(*C.swig_type_582)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5030,7 +5098,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_ee18d62676da8016(*(*C.swig_type_582)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_585)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_ee18d62676da8016(*(*C.swig_type_590)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5071,7 +5139,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_ee18d62676da8016(*(*C.swig_type_592)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_ee18d62676da8016(*(*C.swig_type_600)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5095,7 +5163,7 @@ func Autograd_backward(arg1 []uintptr, arg2 []uintptr, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_autograd_backward_capi_ee18d62676da8016(*(*C.swig_type_597)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_autograd_backward_capi_ee18d62676da8016(*(*C.swig_type_605)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -2554,6 +2554,66 @@ _gostring_ _wrap_abs_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
+_gostring_ _wrap_adam_update_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, double _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, intgo _swig_go_12, long long _swig_go_13) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor **arg2 = (tess_tensor **) 0 ;
+  tess_tensor **arg3 = (tess_tensor **) 0 ;
+  tess_tensor *arg4 = (tess_tensor *) 0 ;
+  tess_tensor *arg5 = (tess_tensor *) 0 ;
+  tess_tensor *arg6 = (tess_tensor *) 0 ;
+  tess_tensor *arg7 = (tess_tensor *) 0 ;
+  double arg8 ;
+  double arg9 ;
+  double arg10 ;
+  double arg11 ;
+  double arg12 ;
+  int32_t arg13 ;
+  int64_t arg14 ;
+  tess_tensor *handle1 = NULL ;
+  tess_tensor *handle2 = NULL ;
+  tess_tensor *handle3 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &handle2;
+  }
+  {
+    if (_swig_go_2.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg3 = &handle3;
+  }
+  arg4 = *(tess_tensor **)&_swig_go_3; 
+  arg5 = *(tess_tensor **)&_swig_go_4; 
+  arg6 = *(tess_tensor **)&_swig_go_5; 
+  arg7 = *(tess_tensor **)&_swig_go_6; 
+  arg8 = (double)_swig_go_7; 
+  arg9 = (double)_swig_go_8; 
+  arg10 = (double)_swig_go_9; 
+  arg11 = (double)_swig_go_10; 
+  arg12 = (double)_swig_go_11; 
+  arg13 = (int32_t)_swig_go_12; 
+  arg14 = (int64_t)_swig_go_13; 
+  
+  result = (tess_status)tess_adam_update(arg1,arg2,arg3,(struct tess_tensor const *)arg4,(struct tess_tensor const *)arg5,(struct tess_tensor const *)arg6,(struct tess_tensor const *)arg7,arg8,arg9,arg10,arg11,arg12,arg13,arg14);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  {
+    ((uintptr_t*)_swig_go_1.array)[0] = (uintptr_t)handle2; 
+  }
+  {
+    ((uintptr_t*)_swig_go_2.array)[0] = (uintptr_t)handle3; 
+  }
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_add_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
@@ -3727,6 +3787,53 @@ _gostring_ _wrap_scalar_mul_capi_ee18d62676da8016(_goslice_ _swig_go_0, struct t
   _swig_go_result = tess_go_status(result); 
   {
     ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_sgd_update_capi_ee18d62676da8016(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, double _swig_go_5, double _swig_go_6, double _swig_go_7, intgo _swig_go_8, double _swig_go_9, intgo _swig_go_10) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor **arg2 = (tess_tensor **) 0 ;
+  tess_tensor *arg3 = (tess_tensor *) 0 ;
+  tess_tensor *arg4 = (tess_tensor *) 0 ;
+  tess_tensor *arg5 = (tess_tensor *) 0 ;
+  double arg6 ;
+  double arg7 ;
+  double arg8 ;
+  int32_t arg9 ;
+  double arg10 ;
+  int32_t arg11 ;
+  tess_tensor *handle1 = NULL ;
+  tess_tensor *handle2 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &handle2;
+  }
+  arg3 = *(tess_tensor **)&_swig_go_2; 
+  arg4 = *(tess_tensor **)&_swig_go_3; 
+  arg5 = *(tess_tensor **)&_swig_go_4; 
+  arg6 = (double)_swig_go_5; 
+  arg7 = (double)_swig_go_6; 
+  arg8 = (double)_swig_go_7; 
+  arg9 = (int32_t)_swig_go_8; 
+  arg10 = (double)_swig_go_9; 
+  arg11 = (int32_t)_swig_go_10; 
+  
+  result = (tess_status)tess_sgd_update(arg1,arg2,(struct tess_tensor const *)arg3,(struct tess_tensor const *)arg4,(struct tess_tensor const *)arg5,arg6,arg7,arg8,arg9,arg10,arg11);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  {
+    ((uintptr_t*)_swig_go_1.array)[0] = (uintptr_t)handle2; 
   }
   return _swig_go_result;
 }

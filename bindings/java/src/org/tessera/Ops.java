@@ -24,6 +24,69 @@ public final class Ops {
     return new Tensor(out[0]);
   }
 
+  /** one step of Adam (torch.optim.Adam), or AdamW when decoupled; step counts from 1 for
+   * the bias corrections. Attributes: lr: float = 0.001, beta1: float = 0.9, beta2: float =
+   * 0.999, eps: float = 1e-08, weight_decay: float = 0, decoupled: bool = false, step: int
+   * = 1. Returns {new_param, new_exp_avg, new_exp_avg_sq}. */
+  public static Tensor[] adamUpdate(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                    double lr, double beta1, double beta2, double eps,
+                                    double weightDecay, boolean decoupled, long step) {
+    long[] outNewParam = {0};
+    long[] outNewExpAvg = {0};
+    long[] outNewExpAvgSq = {0};
+    TesseraJNI.adam_update(outNewParam, outNewExpAvg, outNewExpAvgSq, Handle.ptr(param), param,
+                           Handle.ptr(grad), grad, Handle.ptr(expAvg), expAvg, Handle.ptr(expAvgSq),
+                           expAvgSq, lr, beta1, beta2, eps, weightDecay, decoupled ? 1 : 0, step);
+    return new Tensor[] {new Tensor(outNewParam[0]), new Tensor(outNewExpAvg[0]), new Tensor(outNewExpAvgSq[0])};
+  }
+
+  /** adam_update with step = 1. */
+  public static Tensor[] adamUpdate(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                    double lr, double beta1, double beta2, double eps,
+                                    double weightDecay, boolean decoupled) {
+    return adamUpdate(param, grad, expAvg, expAvgSq, lr, beta1, beta2, eps, weightDecay, decoupled,
+                      1L);
+  }
+
+  /** adam_update with decoupled = false, step = 1. */
+  public static Tensor[] adamUpdate(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                    double lr, double beta1, double beta2, double eps,
+                                    double weightDecay) {
+    return adamUpdate(param, grad, expAvg, expAvgSq, lr, beta1, beta2, eps, weightDecay, false, 1L);
+  }
+
+  /** adam_update with weight_decay = 0, decoupled = false, step = 1. */
+  public static Tensor[] adamUpdate(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                    double lr, double beta1, double beta2, double eps) {
+    return adamUpdate(param, grad, expAvg, expAvgSq, lr, beta1, beta2, eps, 0.0, false, 1L);
+  }
+
+  /** adam_update with eps = 1e-08, weight_decay = 0, decoupled = false, step = 1. */
+  public static Tensor[] adamUpdate(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                    double lr, double beta1, double beta2) {
+    return adamUpdate(param, grad, expAvg, expAvgSq, lr, beta1, beta2, 1e-08, 0.0, false, 1L);
+  }
+
+  /** adam_update with beta2 = 0.999, eps = 1e-08, weight_decay = 0, decoupled = false, step
+   * = 1. */
+  public static Tensor[] adamUpdate(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                    double lr, double beta1) {
+    return adamUpdate(param, grad, expAvg, expAvgSq, lr, beta1, 0.999, 1e-08, 0.0, false, 1L);
+  }
+
+  /** adam_update with beta1 = 0.9, beta2 = 0.999, eps = 1e-08, weight_decay = 0, decoupled
+   * = false, step = 1. */
+  public static Tensor[] adamUpdate(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                    double lr) {
+    return adamUpdate(param, grad, expAvg, expAvgSq, lr, 0.9, 0.999, 1e-08, 0.0, false, 1L);
+  }
+
+  /** adam_update with lr = 0.001, beta1 = 0.9, beta2 = 0.999, eps = 1e-08, weight_decay =
+   * 0, decoupled = false, step = 1. */
+  public static Tensor[] adamUpdate(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq) {
+    return adamUpdate(param, grad, expAvg, expAvgSq, 0.001, 0.9, 0.999, 1e-08, 0.0, false, 1L);
+  }
+
   /** x + y, numpy broadcasting. */
   public static Tensor add(Tensor x, Tensor y) {
     long[] out = {0};
@@ -499,6 +562,59 @@ public final class Ops {
     long[] out = {0};
     TesseraJNI.scalar_mul(out, Handle.ptr(x), x, value);
     return new Tensor(out[0]);
+  }
+
+  /** one step of SGD with momentum (torch.optim.SGD); first_step: the buffer starts as the
+   * gradient. Attributes: lr: float = 0.01, momentum: float = 0, dampening: float = 0,
+   * nesterov: bool = false, weight_decay: float = 0, first_step: bool = false. Returns
+   * {new_param, new_momentum_buf}. */
+  public static Tensor[] sgdUpdate(Tensor param, Tensor grad, Tensor momentumBuf, double lr,
+                                   double momentum, double dampening, boolean nesterov,
+                                   double weightDecay, boolean firstStep) {
+    long[] outNewParam = {0};
+    long[] outNewMomentumBuf = {0};
+    TesseraJNI.sgd_update(outNewParam, outNewMomentumBuf, Handle.ptr(param), param,
+                          Handle.ptr(grad), grad, Handle.ptr(momentumBuf), momentumBuf, lr,
+                          momentum, dampening, nesterov ? 1 : 0, weightDecay, firstStep ? 1 : 0);
+    return new Tensor[] {new Tensor(outNewParam[0]), new Tensor(outNewMomentumBuf[0])};
+  }
+
+  /** sgd_update with first_step = false. */
+  public static Tensor[] sgdUpdate(Tensor param, Tensor grad, Tensor momentumBuf, double lr,
+                                   double momentum, double dampening, boolean nesterov,
+                                   double weightDecay) {
+    return sgdUpdate(param, grad, momentumBuf, lr, momentum, dampening, nesterov, weightDecay,
+                     false);
+  }
+
+  /** sgd_update with weight_decay = 0, first_step = false. */
+  public static Tensor[] sgdUpdate(Tensor param, Tensor grad, Tensor momentumBuf, double lr,
+                                   double momentum, double dampening, boolean nesterov) {
+    return sgdUpdate(param, grad, momentumBuf, lr, momentum, dampening, nesterov, 0.0, false);
+  }
+
+  /** sgd_update with nesterov = false, weight_decay = 0, first_step = false. */
+  public static Tensor[] sgdUpdate(Tensor param, Tensor grad, Tensor momentumBuf, double lr,
+                                   double momentum, double dampening) {
+    return sgdUpdate(param, grad, momentumBuf, lr, momentum, dampening, false, 0.0, false);
+  }
+
+  /** sgd_update with dampening = 0, nesterov = false, weight_decay = 0, first_step = false. */
+  public static Tensor[] sgdUpdate(Tensor param, Tensor grad, Tensor momentumBuf, double lr,
+                                   double momentum) {
+    return sgdUpdate(param, grad, momentumBuf, lr, momentum, 0.0, false, 0.0, false);
+  }
+
+  /** sgd_update with momentum = 0, dampening = 0, nesterov = false, weight_decay = 0,
+   * first_step = false. */
+  public static Tensor[] sgdUpdate(Tensor param, Tensor grad, Tensor momentumBuf, double lr) {
+    return sgdUpdate(param, grad, momentumBuf, lr, 0.0, 0.0, false, 0.0, false);
+  }
+
+  /** sgd_update with lr = 0.01, momentum = 0, dampening = 0, nesterov = false, weight_decay
+   * = 0, first_step = false. */
+  public static Tensor[] sgdUpdate(Tensor param, Tensor grad, Tensor momentumBuf) {
+    return sgdUpdate(param, grad, momentumBuf, 0.01, 0.0, 0.0, false, 0.0, false);
   }
 
   /** 1 / (1 + e^-x). */
