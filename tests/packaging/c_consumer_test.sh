@@ -60,6 +60,13 @@ for c in "$src"/examples/c/*.c; do
 done
 [[ -x examples/layout_example && -x examples/plan_example ]] || fail "examples/c changed: update this test"
 
+# The README's main job: the training example compiled exactly as the README does
+# (its dataset is compiled in), then tests/examples' oracle (1 and 3 ranks).
+# shellcheck disable=SC2046
+cc -o examples/train "$src/examples/c/train/train.c" $(pkg-config --cflags --libs tessera) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir tessera)" -lm
+bash "$src/tests/examples/train_example_test.sh" "$mpirun_sh" examples/train
+
 # layout_example: tests/examples' oracle (1 to 5 ranks).
 bash "$src/tests/examples/layout_example_test.sh" "$mpirun_sh" examples/layout_example
 
