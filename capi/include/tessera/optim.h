@@ -56,14 +56,14 @@ typedef struct tess_optimizer_options {
   /* Adam and AdamW. */
   double beta1; /* in [0, 1) (default 0.9) */
   double beta2; /* in [0, 1) (default 0.999) */
-  double eps;   /* > 0 (default 1e-8) */
+  double eps;   /* >= 0 and finite (default 1e-8) */
   /* Nonzero: flat buckets, one update kernel per bucket, gradient all-reduce overlapped
    * with backward (default 0: one update op per parameter). */
   int32_t fused;
   int64_t bucket_bytes; /* fused: the largest bucket, > 0 (default 25 MiB) */
   /* fused: nonzero keeps optimizer states split across the data-parallel ranks
-   * (ZeRO-1: gradients reduce-scattered, parameters all-gathered in the step, so
-   * nothing overlaps backward). */
+   * (ZeRO-1: each bucket's gradient reduce-scatter starts during backward, like the
+   * all-reduce; the step all-gathers the parameters). */
   int32_t zero1;
   /* fused: nonzero starts a thread that progresses the all-reduces in flight between
    * gradient hooks (Open MPI advances non-blocking collectives only inside MPI calls);
