@@ -97,6 +97,7 @@ optim::OptimizerOptions AdamW(bool fused) {
 struct Run {
   std::vector<StepRecord> steps;
   Values params;
+  std::vector<NdSbp> grad_sbps;  // per tensor: the first backward's gradients
   int64_t allreduces_in_backward = 0;
 };
 
@@ -109,6 +110,10 @@ Result<Run> Train(const MlpConfig& c, const optim::OptimizerOptions& o) {
     TESS_RETURN_IF_ERROR(opt->ZeroGrad());
     StepRecord r;
     TESS_RETURN_IF_ERROR(mlp.ForwardBackward(t, &r));
+    if (t == 1 && !o.fused) {  // fused mode moves gradients into its buckets
+      for (const autograd::Variable& p : mlp.params)
+        run.grad_sbps.push_back(p.meta->grad->nd_sbp());
+    }
     TESS_RETURN_IF_ERROR(opt->Step());
     run.steps.push_back(r);
   }
@@ -140,12 +145,28 @@ void ExpectCollectives(const Style& s, const Run& run) {
       EXPECT_EQ(r.matmul2_sbp[axis], Sbp::PartialSum()) << r.matmul2_sbp.ToString();
       EXPECT_FALSE(r.loss_input_sbp[axis].is_partial()) << r.loss_input_sbp.ToString();
     }
+    for (size_t k = 0; k < run.grad_sbps.size(); ++k) {
+      SCOPED_TRACE("gradient " + std::to_string(k) + ": " + run.grad_sbps[k].ToString());
+      // Over the data axis every gradient is a partial sum (of the ranks' rows), which
+      // the optimizer all-reduces over that axis' ranks. (Over the tensor axis it
+      // depends on the rank count: the backward of the row-split loss may compute a
+      // sharded weight's gradient as P too, and the optimizer then reduces it.)
+      if (axis == s.data_axis) {
+        EXPECT_EQ(run.grad_sbps[k][axis], Sbp::PartialSum());
+      }
+    }
     if (axis == s.data_axis) {
       // Split batch: the logits stay split by rows, and no boxing feeds the loss.
       EXPECT_EQ(r.matmul2_sbp[axis], Sbp::Split(0)) << r.matmul2_sbp.ToString();
       EXPECT_EQ(r.loss_input_sbp[axis], Sbp::Split(0)) << r.loss_input_sbp.ToString();
     }
   }
+}
+
+std::string GradText(const Run& run) {
+  std::string s;
+  for (const NdSbp& g : run.grad_sbps) s += (s.empty() ? "" : " ") + g.ToString();
+  return s.empty() ? "(in buckets)" : s;
 }
 
 void CompareStyles(DType dtype, double tolerance) {
@@ -182,10 +203,10 @@ void CompareStyles(DType dtype, double tolerance) {
       if (comm::WorldRank().value() == 0) {
         printf(
             "[styles] ranks=%d style=%s %s %s: max loss diff %.3g, max param diff %.3g; "
-            "logits %s -> loss op %s\n",
+            "logits %s -> loss op %s; gradients %s\n",
             n, s.name.c_str(), fused ? "fused" : "per-tensor", DTypeName(dtype), loss_diff,
             param_diff, got->steps[0].matmul2_sbp.ToString().c_str(),
-            got->steps[0].loss_input_sbp.ToString().c_str());
+            got->steps[0].loss_input_sbp.ToString().c_str(), GradText(*got).c_str());
       }
     }
   }
