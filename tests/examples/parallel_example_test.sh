@@ -31,3 +31,12 @@ if worst > 1e-5:
 print(f"ok: style {run.split()[0]} at {run.split()[1]} ranks, max relative difference {worst:.3g}")
 PY
 done
+
+# A bad option value is refused, naming it.
+if err=$("$example" --style pp 2>&1); then
+  echo "FAIL: --style pp was accepted"; exit 1
+fi
+case "$err" in
+  *"--style must be dp, tp or 2d, not pp"*) echo "ok: --style pp refused" ;;
+  *) echo "FAIL: --style pp gave: $err"; exit 1 ;;
+esac
