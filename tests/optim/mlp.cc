@@ -6,6 +6,7 @@
 
 #include "core/autograd/backward.h"
 #include "core/comm/mpi_world.h"
+#include "core/eager/interpreter.h"
 #include "core/op/op_registry.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/global_cast.h"
@@ -90,7 +91,7 @@ std::vector<Variable*> Mlp::Params() {
   return out;
 }
 
-Status Mlp::ForwardBackward(int step) {
+Status Mlp::ForwardBackward(int step, StepRecord* record) {
   const MlpConfig& c = config;
   TESS_ASSIGN_OR_RETURN(tensor::Tensor xt, MakeTensor(Inputs(c, step), Shape{c.batch, c.in},
                                                       c.dtype, c.placement, c.data_sbp));
@@ -106,7 +107,21 @@ Status Mlp::ForwardBackward(int step) {
   TESS_ASSIGN_OR_RETURN(Variable z2, Call("bias_add", {mm2, params[3]}));
   TESS_ASSIGN_OR_RETURN(Variable per_example,
                         Call("sparse_softmax_cross_entropy", {z2, y}, {}, /*output=*/1));
+  const std::shared_ptr<const infer::InferResult> loss_inference = eager::LastInferResult();
   TESS_ASSIGN_OR_RETURN(Variable loss, Call("reduce_mean", {per_example}));
+  if (record != nullptr) {
+    record->matmul2_sbp = mm2.value->nd_sbp();
+    record->logits_sbp = z2.value->nd_sbp();
+    // NULL on ranks outside the placement, which infer nothing.
+    record->loss_input_sbp = loss_inference ? loss_inference->input_nd_sbps[0] : NdSbp();
+    if (loss.value->dtype() == DType::kF64) {
+      TESS_RETURN_IF_ERROR(tensor::ToHost(loss.value, &record->loss));
+    } else {
+      float f = 0;
+      TESS_RETURN_IF_ERROR(tensor::ToHost(loss.value, &f));
+      record->loss = f;
+    }
+  }
   return autograd::Backward({loss}, {});
 }
 

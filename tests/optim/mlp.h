@@ -36,12 +36,23 @@ MlpConfig DataParallel(DType dtype);
 // Closed-form starting values.
 Values InitialParams(const MlpConfig& c);
 
+// What one ForwardBackward did, for tests of parallel styles: the loss and where
+// inference put the partial results (the second matmul's output, and the nd-sbp the
+// loss op boxed the logits into: P -> B or P -> S is an all-reduce or reduce-scatter).
+struct StepRecord {
+  double loss = 0;       // the whole value, on every rank
+  NdSbp matmul2_sbp;     // matmul(h, W2)'s output
+  NdSbp logits_sbp;      // bias_add's output
+  NdSbp loss_input_sbp;  // what sparse_softmax_cross_entropy took the logits as
+};
+
 class Mlp {
  public:
   // Parameters from InitialParams, as leaves that require a gradient.
   static Result<Mlp> Make(const MlpConfig& c);
-  // Forward and backward on step `step`'s batch (gradients accumulate into the leaves).
-  Status ForwardBackward(int step);
+  // Forward and backward on step `step`'s batch (gradients accumulate into the leaves);
+  // fills `record` when given (reading the loss is a collective over the world).
+  Status ForwardBackward(int step, StepRecord* record = nullptr);
   // Whole logical values of the parameters (on every rank).
   Result<Values> ParamValues() const;
   std::vector<autograd::Variable*> Params();
