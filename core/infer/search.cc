@@ -383,7 +383,9 @@ bool RuleOutInput(const Call& call, int i, const NdSbp& want, std::string* why) 
     if (why) *why = "input \"" + call.ctx.InputName(i) + "\": " + *why;
     return true;
   }
-  if (call.con.in[i] != nullptr && *call.con.in[i] != want) {
+  // A constraint that differs from `want` only on size-1 hierarchy axes asks for the
+  // same pieces (candidates list only B there), so it does not rule the candidate out.
+  if (call.con.in[i] != nullptr && !SameLayout(*call.con.in[i], want, call.hierarchy)) {
     if (why) {
       *why =
           "input \"" + call.ctx.InputName(i) + "\" is constrained to " + call.con.in[i]->ToString();
@@ -398,7 +400,8 @@ bool RuleOutInput(const Call& call, int i, const NdSbp& want, std::string* why) 
 bool RuleOutOutputs(const Call& call, const CandidateSpace& space, const Cursor& cur,
                     std::string* why) {
   for (int o = 0; o < call.n_out; ++o) {
-    if (call.con.out[o] != nullptr && *call.con.out[o] != Compose(space, cur, true, o)) {
+    if (call.con.out[o] != nullptr &&
+        !SameLayout(*call.con.out[o], Compose(space, cur, true, o), call.hierarchy)) {
       if (why) {
         *why = "output \"" + call.ctx.OutputName(o) + "\" is constrained to " +
                call.con.out[o]->ToString();
