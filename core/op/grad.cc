@@ -57,13 +57,14 @@ GradBuilder::Value GradBuilder::ExpandFromReduced(Value grad, const Shape& shape
   const int nd = shape.ndim();
   std::vector<bool> reduced(static_cast<size_t>(nd), axes.empty());
   for (int64_t a : axes) reduced[static_cast<size_t>(a < 0 ? a + nd : a)] = true;
-  // The gradient with the reduced axes as size 1, then broadcast over them by adding
-  // zeros of the full shape (exact; inference places the sum).
+  // The gradient with the reduced axes as size 1, then expanded over them: expand
+  // keeps a split of a kept axis and cuts a broadcast gradient to a split of an
+  // expanded one, so no full-size zeros are made.
   std::vector<int64_t> kept_dims;
   for (int i = 0; i < nd; ++i) kept_dims.push_back(reduced[i] ? 1 : shape.dim(i));
   Value g = grad;
   if (!keepdims) g = Call("reshape", {grad}, {{"shape", AttrValue::Ints(kept_dims)}});
-  return Call("add", {Full(shape, 0.0, g), g});
+  return Call("expand", {g}, {{"shape", AttrValue::Ints(shape.ToVector())}});
 }
 
 }  // namespace op

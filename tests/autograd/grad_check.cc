@@ -42,6 +42,11 @@ Result<Tensor> Make(const GradInput& in, const std::vector<double>& values,
   if (in.dtype == DType::kF64) {
     return tensor::FromLogical(values.data(), in.shape, DType::kF64, placement, in.nd_sbp);
   }
+  if (in.dtype == DType::kBool) {
+    std::vector<uint8_t> bools(values.size());
+    for (size_t i = 0; i < values.size(); ++i) bools[i] = values[i] != 0;
+    return tensor::FromLogical(bools.data(), in.shape, DType::kBool, placement, in.nd_sbp);
+  }
   std::vector<int64_t> ints(values.begin(), values.end());
   return tensor::FromLogical(ints.data(), in.shape, DType::kI64, placement, in.nd_sbp);
 }

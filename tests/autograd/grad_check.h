@@ -22,7 +22,7 @@ struct GradInput {
   NdSbp nd_sbp;
   std::vector<double> values;  // logical, row-major; empty: made from the seed
   bool requires_grad = true;
-  DType dtype = DType::kF64;  // kI64 for index inputs (never differentiated)
+  DType dtype = DType::kF64;  // kI64 for index inputs, kBool for masks (never differentiated)
 };
 
 struct GradCheckResult {

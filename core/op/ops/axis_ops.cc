@@ -4,6 +4,7 @@
 
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -99,6 +100,7 @@ Status RegisterAxisOps(OpRegistry* r) {
                          .Attr("axis", AttrValue::Int(-1))
                          .SetShapeFn(CumsumShape)
                          .SetSignatureFn(CumsumSignatures)
+                         .SetGradFn(CumsumGrad)
                          .Doc("running sums along axis (out[i] = x[0] + ... + x[i])"));
 }
 

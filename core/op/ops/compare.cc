@@ -6,6 +6,7 @@
 // two values: that commutes with sums over x and y together and with max and min.
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -81,6 +82,7 @@ Status RegisterCompareOps(OpRegistry* r) {
                          .Output("out")
                          .SetShapeFn(WhereShape)
                          .SetSignatureFn(WhereSignatures)
+                         .SetGradFn(WhereGrad)
                          .Doc("cond ? x : y elementwise (cond bool), numpy broadcasting"));
 }
 

@@ -279,11 +279,11 @@ Status RegisterElementwiseOps(OpRegistry* r) {
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "sqrt", SameAsFloatInput, SqrtSignatures, "sqrt(x)", SqrtGrad));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "log", SameAsFloatInput, SqrtSignatures,
-                                     "natural log of x; floating types"));
-  TESS_RETURN_IF_ERROR(
-      RegisterUnary(r, "sin", SameAsFloatInput, SplitOnlySignatures, "sin(x); floating types"));
-  TESS_RETURN_IF_ERROR(
-      RegisterUnary(r, "cos", SameAsFloatInput, SplitOnlySignatures, "cos(x); floating types"));
+                                     "natural log of x; floating types", LogGrad));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "sin", SameAsFloatInput, SplitOnlySignatures,
+                                     "sin(x); floating types", SinGrad));
+  TESS_RETURN_IF_ERROR(RegisterUnary(r, "cos", SameAsFloatInput, SplitOnlySignatures,
+                                     "cos(x); floating types", CosGrad));
   TESS_RETURN_IF_ERROR(
       RegisterUnary(r, "tanh", SameAsFloatInput, MonotoneSignatures, "tanh(x)", TanhGrad));
   TESS_RETURN_IF_ERROR(RegisterUnary(r, "sigmoid", SameAsFloatInput, MonotoneSignatures,

@@ -86,6 +86,20 @@ Status ExpGrad(GradBuilder* g) {
   return UnaryGrad(g, [&](V dy) { return g->Call("mul", {dy, g->output(0)}); });
 }
 
+Status LogGrad(GradBuilder* g) {
+  return UnaryGrad(g, [&](V dy) { return g->Call("div", {dy, g->input(0)}); });
+}
+
+Status SinGrad(GradBuilder* g) {
+  return UnaryGrad(g, [&](V dy) { return g->Call("mul", {dy, g->Call("cos", {g->input(0)})}); });
+}
+
+Status CosGrad(GradBuilder* g) {
+  return UnaryGrad(g, [&](V dy) {
+    return g->Call("neg", {g->Call("mul", {dy, g->Call("sin", {g->input(0)})})});
+  });
+}
+
 Status TanhGrad(GradBuilder* g) {
   // 1 - tanh^2.
   return UnaryGrad(g, [&](V dy) {
@@ -179,6 +193,18 @@ Status ExtremumGrad(GradBuilder* g) {
   const V dx = g->Call("div", {g->Call("mul", {dy, mx}), g->Call("add", {mx, my})});
   SetBroadcastGrad(g, 0, dx);
   if (g->needs_input_grad(1)) SetBroadcastGrad(g, 1, g->Call("sub", {dy, dx}));
+  return g->status();
+}
+
+// where(cond, x, y): dy goes to x where cond holds and to y elsewhere, each summed
+// back to its input's shape. The zeros are a 0-d tensor that where broadcasts, so no
+// full-size zeros are made; cond (bool) gets no gradient.
+Status WhereGrad(GradBuilder* g) {
+  const V dy = g->output_grad(0);
+  const V cond = g->input(0);
+  const V zero = g->Full(Shape{}, 0.0, dy);
+  if (g->needs_input_grad(1)) SetBroadcastGrad(g, 1, g->Call("where", {cond, dy, zero}));
+  if (g->needs_input_grad(2)) SetBroadcastGrad(g, 2, g->Call("where", {cond, zero, dy}));
   return g->status();
 }
 

@@ -18,6 +18,9 @@ Status IdentityGrad(GradBuilder* g);
 Status ScalarAddGrad(GradBuilder* g);
 Status ScalarMulGrad(GradBuilder* g);
 Status ExpGrad(GradBuilder* g);
+Status LogGrad(GradBuilder* g);
+Status SinGrad(GradBuilder* g);
+Status CosGrad(GradBuilder* g);
 Status TanhGrad(GradBuilder* g);
 Status SigmoidGrad(GradBuilder* g);
 Status SqrtGrad(GradBuilder* g);
@@ -28,6 +31,7 @@ Status GeluGrad(GradBuilder* g);
 Status AbsGrad(GradBuilder* g);
 Status PowGrad(GradBuilder* g);
 Status ExtremumGrad(GradBuilder* g);  // maximum, minimum
+Status WhereGrad(GradBuilder* g);
 
 // nn_grad.cc
 Status MatmulGrad(GradBuilder* g);
@@ -38,6 +42,8 @@ Status LogSoftmaxGrad(GradBuilder* g);
 Status LayerNormGrad(GradBuilder* g);
 Status GatherGrad(GradBuilder* g);
 Status EmbeddingGrad(GradBuilder* g);
+Status NllLossGrad(GradBuilder* g);
+Status CrossEntropyGrad(GradBuilder* g);
 
 // shape_grad.cc
 Status ReduceSumGrad(GradBuilder* g);
@@ -47,6 +53,9 @@ Status TransposeGrad(GradBuilder* g);
 Status ReduceExtremumGrad(GradBuilder* g);  // reduce_max, reduce_min
 Status ConcatGrad(GradBuilder* g);
 Status SliceGrad(GradBuilder* g);
+Status ExpandGrad(GradBuilder* g);
+Status CumsumGrad(GradBuilder* g);
+Status VarGrad(GradBuilder* g);  // var, std
 
 }  // namespace op
 }  // namespace tessera

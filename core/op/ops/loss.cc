@@ -6,6 +6,7 @@
 
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -81,6 +82,7 @@ Status RegisterLossOps(OpRegistry* r) {
           .Attr("reduction", AttrValue::Int(kMean))
           .SetShapeFn(LossShape)
           .SetSignatureFn(NllLossSignatures)
+          .SetGradFn(NllLossGrad)
           .Doc("-log_probs[i, target[i]] per row [N,C]; reduction 0 none, 1 mean, 2 sum")));
   return r->Register(
       OpDef("cross_entropy")
@@ -90,6 +92,7 @@ Status RegisterLossOps(OpRegistry* r) {
           .Attr("reduction", AttrValue::Int(kMean))
           .SetShapeFn(LossShape)
           .SetSignatureFn(CrossEntropySignatures)
+          .SetGradFn(CrossEntropyGrad)
           .Doc("nll_loss(log_softmax(logits), target); reduction 0 none, 1 mean, 2 sum"));
 }
 

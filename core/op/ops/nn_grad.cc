@@ -1,5 +1,6 @@
-// Gradients of matmul, bias_add and the softmax family.
+// Gradients of matmul, bias_add, the softmax family and the losses.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/op/grad.h"
@@ -37,6 +38,12 @@ AttrMap SumKeepdims(int64_t axis) {
 //   1  1   b^T dy^T          dy^T a^T
 // Each is one matmul with transpose flags, so no transpose is materialised; the same
 // table holds for batch_matmul over its batch axes.
+//
+// matmul's broadcast form (a [..., m, k] @ b [k, n], b 2-d) differs in two places: b dy^T
+// (ta) has a 2-d left operand, so da is taken as (dy b^T)^T with a transpose of the
+// last two axes; and b is shared by every leading index of a, so db is the per-entry
+// products (batch_matmul over a's leading axes, same table) summed over those axes. A
+// split leading axis of a thus gives db a P gradient (the sum over a split axis).
 Status MatmulGrad(GradBuilder* g) {
   const std::string& op = g->def().name();
   const bool ta = g->Bool("transpose_a");
@@ -44,13 +51,31 @@ Status MatmulGrad(GradBuilder* g) {
   const V dy = g->output_grad(0);
   const V a = g->input(0);
   const V b = g->input(1);
+  const int nd = g->shape(a).ndim();
+  const bool broadcast_b = op == "matmul" && nd > 2;
   if (g->needs_input_grad(0)) {
-    g->SetInputGrad(0, ta ? g->Call(op, {b, dy}, Transposes(tb, true))
-                          : g->Call(op, {dy, b}, Transposes(false, !tb)));
+    if (ta && broadcast_b) {
+      std::vector<int64_t> perm(static_cast<size_t>(nd));
+      for (int i = 0; i < nd; ++i) perm[static_cast<size_t>(i)] = i;
+      std::swap(perm[static_cast<size_t>(nd - 2)], perm[static_cast<size_t>(nd - 1)]);
+      g->SetInputGrad(0, g->Call("transpose", {g->Call(op, {dy, b}, Transposes(false, !tb))},
+                                 {{"perm", AttrValue::Ints(perm)}}));
+    } else {
+      g->SetInputGrad(0, ta ? g->Call(op, {b, dy}, Transposes(tb, true))
+                            : g->Call(op, {dy, b}, Transposes(false, !tb)));
+    }
   }
   if (g->needs_input_grad(1)) {
-    g->SetInputGrad(1, tb ? g->Call(op, {dy, a}, Transposes(true, ta))
-                          : g->Call(op, {a, dy}, Transposes(!ta, false)));
+    const std::string db_op = broadcast_b ? "batch_matmul" : op;
+    V db = tb ? g->Call(db_op, {dy, a}, Transposes(true, ta))
+              : g->Call(db_op, {a, dy}, Transposes(!ta, false));
+    if (broadcast_b) {
+      std::vector<int64_t> lead;
+      for (int i = 0; i < nd - 2; ++i) lead.push_back(i);
+      db = g->Call("reduce_sum", {db},
+                   {{"axes", AttrValue::Ints(lead)}, {"keepdims", AttrValue::Bool(false)}});
+    }
+    g->SetInputGrad(1, db);
   }
   return g->status();
 }
@@ -195,6 +220,41 @@ Status EmbeddingGrad(GradBuilder* g) {
                   g->Call("gather_grad", {g->output_grad(0), g->input(1)},
                           {{"axis", AttrValue::Int(0)}, {"size", AttrValue::Int(weight.dim(0))}}));
   return g->status();
+}
+
+// nll_loss and cross_entropy: row i's loss is -s[i, t_i] (s = log_probs) or
+// -log_softmax(logits)[i, t_i], so its gradient is -onehot(t_i) or softmax(logits)_i -
+// onehot(t_i), times the row's dloss: sparse_softmax_cross_entropy_grad((0 or
+// softmax), target, drow). drow is dy itself for reduction none, and the 0-d dy
+// expanded to [N] for sum, divided by N too for mean.
+namespace {
+
+constexpr int64_t kNoReduction = 0, kMeanReduction = 1;
+
+Status LossGrad(GradBuilder* g, V prob) {
+  const int64_t n = g->shape(g->input(0)).dim(0);
+  V drow = g->output_grad(0);
+  if (g->Int("reduction") != kNoReduction) {
+    drow = g->Call("expand", {drow}, {{"shape", AttrValue::Ints({n})}});
+    if (g->Int("reduction") == kMeanReduction) {
+      drow = g->Call("scalar_mul", {drow}, {{"value", AttrValue::Float(n == 0 ? 1.0 : 1.0 / n)}});
+    }
+  }
+  g->SetInputGrad(0, g->Call("sparse_softmax_cross_entropy_grad", {prob, g->input(1), drow}));
+  return g->status();
+}
+
+}  // namespace
+
+Status NllLossGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  const V log_probs = g->input(0);
+  return LossGrad(g, g->Full(g->shape(log_probs), 0.0, log_probs));
+}
+
+Status CrossEntropyGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  return LossGrad(g, g->Call("softmax", {g->input(0)}, {{"axis", AttrValue::Int(-1)}}));
 }
 
 }  // namespace op

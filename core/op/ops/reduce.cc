@@ -174,6 +174,7 @@ Status RegisterReduceOps(OpRegistry* r) {
             .Attr("keepdims", AttrValue::Bool(false))
             .SetShapeFn(VarShape)
             .SetSignatureFn(VarSignatures)
+            .SetGradFn(VarGrad)
             .Doc(std::string(name == std::string("var") ? "variance" : "standard deviation") +
                  " over axes ([] = all): divides by count - correction (1: unbiased); "
                  "floating types")));

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/op/grad.h"
+#include "core/op/op_def.h"
 #include "core/op/ops/grad_rules.h"
 
 namespace tessera {
@@ -118,6 +119,53 @@ Status SliceGrad(GradBuilder* g) {
                              {{"shape", AttrValue::Ints(dims)},
                               {"start", AttrValue::Ints(start)},
                               {"step", AttrValue::Ints(g->Ints("step"))}}));
+  return g->status();
+}
+
+// expand: every copy of an input element adds its dy, so dy is summed over the
+// expanded axes (numpy broadcasting, as for a broadcast binary op's input).
+Status ExpandGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  g->SetInputGrad(0, g->SumToShape(g->output_grad(0), g->shape(g->input(0))));
+  return g->status();
+}
+
+// cumsum: x[j] is in out[i] for every i >= j, so dx[j] = sum_{i >= j} dy[i], the
+// reverse running sum. A flip is no op, so it is total - cumsum(dy) + dy (the sum up
+// to j, dy[j] included, taken off the total and dy[j] put back).
+Status CumsumGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  const V dy = g->output_grad(0);
+  const int64_t axis = g->Int("axis");
+  const V total = g->Call("reduce_sum", {dy},
+                          {{"axes", AttrValue::Ints({axis})}, {"keepdims", AttrValue::Bool(true)}});
+  const V before = g->Call("cumsum", {dy}, {{"axis", AttrValue::Int(axis)}});
+  g->SetInputGrad(0, g->Call("add", {g->Call("sub", {total, before}), dy}));
+  return g->status();
+}
+
+// var = sum((x - mean)^2) / (n - correction) over the reduced axes (n elements per
+// group): d var / dx = 2 (x - mean) / (n - correction) (the mean's own derivative
+// drops out, as sum(x - mean) = 0). std = sqrt(var): that over 2 std. n <= correction
+// divides by zero or less, as the forward does (inf or NaN).
+Status VarGrad(GradBuilder* g) {
+  if (!g->needs_input_grad(0)) return g->status();
+  const V x = g->input(0);
+  const Shape shape = g->shape(x);
+  const std::vector<int64_t> axes = g->Ints("axes");
+  const bool keepdims = g->Bool("keepdims");
+  const int64_t out_count = g->shape(g->output(0)).num_elements();
+  const double n = out_count == 0 ? 1.0 : static_cast<double>(shape.num_elements()) / out_count;
+  const V mean = g->Call("reduce_mean", {x},
+                         {{"axes", AttrValue::Ints(axes)}, {"keepdims", AttrValue::Bool(true)}});
+  const bool is_std = g->def().name() == "std";
+  V scale = g->output_grad(0);
+  if (is_std) scale = g->Call("div", {scale, g->output(0)});
+  const double factor = (is_std ? 1.0 : 2.0) / (n - g->Int("correction"));
+  const V dy = g->ExpandFromReduced(scale, shape, axes, keepdims);
+  const V centered = g->Call("sub", {x, mean});
+  g->SetInputGrad(0, g->Call("scalar_mul", {g->Call("mul", {dy, centered})},
+                             {{"value", AttrValue::Float(factor)}}));
   return g->status();
 }
 

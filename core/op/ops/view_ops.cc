@@ -7,6 +7,7 @@
 
 #include "core/op/op_context.h"
 #include "core/op/op_def.h"
+#include "core/op/ops/grad_rules.h"
 #include "core/op/ops/register_ops.h"
 #include "core/op/ops/util.h"
 #include "core/op/signature.h"
@@ -170,6 +171,7 @@ Status RegisterViewOps(OpRegistry* r) {
                       .RequiredAttr("shape", AttrType::kInts)
                       .SetShapeFn(ExpandShape)
                       .SetSignatureFn(ExpandSignatures)
+                      .SetGradFn(ExpandGrad)
                       .Doc("x broadcast to shape (numpy rules, -1 keeps a dim); a copy")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("squeeze")
                                        .Input("x")
@@ -177,6 +179,7 @@ Status RegisterViewOps(OpRegistry* r) {
                                        .Attr("axes", AttrValue::Ints({}))
                                        .SetShapeFn(SqueezeShape)
                                        .SetSignatureFn(ReshapeLikeSignatures)
+                                       .SetGradFn(ReshapeGrad)
                                        .Doc("x without the size-1 axes named ([] = all); a copy")));
   TESS_RETURN_IF_ERROR(r->Register(OpDef("unsqueeze")
                                        .Input("x")
@@ -184,6 +187,7 @@ Status RegisterViewOps(OpRegistry* r) {
                                        .RequiredAttr("axis", AttrType::kInt)
                                        .SetShapeFn(UnsqueezeShape)
                                        .SetSignatureFn(ReshapeLikeSignatures)
+                                       .SetGradFn(ReshapeGrad)
                                        .Doc("x with a size-1 axis inserted at axis; a copy")));
   return r->Register(OpDef("flatten")
                          .Input("x")
@@ -192,6 +196,7 @@ Status RegisterViewOps(OpRegistry* r) {
                          .Attr("end_axis", AttrValue::Int(-1))
                          .SetShapeFn(FlattenShape)
                          .SetSignatureFn(ReshapeLikeSignatures)
+                         .SetGradFn(ReshapeGrad)
                          .Doc("axes start_axis..end_axis merged into one; a copy"));
 }
 
