@@ -27,18 +27,18 @@ const (
 // API's defaults: SGD, lr 0.01, betas 0.9 and 0.999, eps 1e-8, 25 MiB buckets); the zero
 // value has lr 0, betas 0 and no bucket size.
 type OptimizerOptions struct {
-	Algorithm   Algorithm
-	Lr          float64 // >= 0 and finite
-	WeightDecay float64 // >= 0 (AdamW decouples it)
-	Momentum    float64 // SGD, >= 0
-	Dampening   float64 // SGD, >= 0
-	Nesterov    bool    // SGD: needs Momentum > 0 and Dampening 0
-	Beta1       float64 // Adam/AdamW, in [0, 1)
-	Beta2       float64 // Adam/AdamW, in [0, 1)
-	Eps         float64 // Adam/AdamW
-	Fused       bool    // flat buckets, all-reduce overlapped with backward
-	BucketBytes int64   // Fused: the largest bucket, > 0
-	Zero1       bool    // Fused: optimizer state split across data-parallel ranks
+	Algorithm   Algorithm // SGD, Adam or AdamW
+	Lr          float64   // >= 0 and finite
+	WeightDecay float64   // >= 0 (AdamW decouples it)
+	Momentum    float64   // SGD, >= 0
+	Dampening   float64   // SGD, >= 0
+	Nesterov    bool      // SGD: needs Momentum > 0 and Dampening 0
+	Beta1       float64   // Adam/AdamW, in [0, 1)
+	Beta2       float64   // Adam/AdamW, in [0, 1)
+	Eps         float64   // Adam/AdamW
+	Fused       bool      // flat buckets, all-reduce overlapped with backward
+	BucketBytes int64     // Fused: the largest bucket, > 0
+	Zero1       bool      // Fused: optimizer state split across data-parallel ranks
 }
 
 // DefaultOptimizerOptions are TESS_OPTIMIZER_OPTIONS_INIT's values.
