@@ -184,3 +184,48 @@ static tess_status tess_shim_autograd_backward(const tess_tensor* const* roots, 
   return status;
 }
 %}
+
+/* tess_optimizer_create with its options as scalars. The bindings' tensor lists are
+ * const; the C API rebinds the parameters' data in fused mode (the handles are the
+ * caller's, so casting the constness away is what the C caller does too). */
+%inline %{
+static tess_status tess_shim_optimizer_create(tess_optimizer** out,
+                                              const tess_tensor* const* params, size_t num_params,
+                                              int32_t algorithm, double lr, double weight_decay,
+                                              double momentum, double dampening, int32_t nesterov,
+                                              double beta1, double beta2, double eps,
+                                              int32_t fused, int64_t bucket_bytes, int32_t zero1) {
+  tess_optimizer_options o = TESS_OPTIMIZER_OPTIONS_INIT;
+  o.algorithm = algorithm;
+  o.lr = lr;
+  o.weight_decay = weight_decay;
+  o.momentum = momentum;
+  o.dampening = dampening;
+  o.nesterov = nesterov;
+  o.beta1 = beta1;
+  o.beta2 = beta2;
+  o.eps = eps;
+  o.fused = fused;
+  o.bucket_bytes = bucket_bytes;
+  o.zero1 = zero1;
+  return tess_optimizer_create(out, (tess_tensor* const*)params, num_params, &o);
+}
+
+static tess_status tess_shim_optimizer_get_stats(
+    int64_t* out_steps, int64_t* out_num_params, int64_t* out_num_buckets,
+    int64_t* out_allreduces_in_backward, double* out_allreduce_seconds,
+    double* out_allreduce_wait_seconds, int64_t* out_state_bytes,
+    const tess_optimizer* optimizer) {
+  tess_optimizer_stats s = TESS_OPTIMIZER_STATS_INIT;
+  tess_status status = tess_optimizer_get_stats(&s, optimizer);
+  if (status != TESS_OK) return status;
+  *out_steps = s.steps;
+  *out_num_params = s.num_params;
+  *out_num_buckets = s.num_buckets;
+  *out_allreduces_in_backward = s.allreduces_in_backward;
+  *out_allreduce_seconds = s.allreduce_seconds;
+  *out_allreduce_wait_seconds = s.allreduce_wait_seconds;
+  *out_state_bytes = s.state_bytes;
+  return TESS_OK;
+}
+%}

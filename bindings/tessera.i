@@ -126,6 +126,7 @@ TESS_HANDLE(tess_server, Server)
 TESS_HANDLE(tess_serve_request, ServeRequest)
 TESS_HANDLE(tess_checkpoint_writer, CheckpointWriter)
 TESS_HANDLE(tess_checkpoint_index, CheckpointIndex)
+TESS_HANDLE(tess_optimizer, Optimizer)
 
 /* Versions. */
 %tess_expose(tess_version)
@@ -376,6 +377,17 @@ TESS_HANDLE(tess_checkpoint_index, CheckpointIndex)
 %tess_expose(tess_checkpoint_index_dtype)
 %tess_expose(tess_checkpoint_index_num_shards)
 
+/* Optimizers (tessera/optim.h): create and get_stats through shims (their sized structs;
+ * create also takes the parameter list as a list of tensors). */
+%tess_expose_constant(TESS_OPTIMIZER_SGD)
+%tess_expose_constant(TESS_OPTIMIZER_ADAM)
+%tess_expose_constant(TESS_OPTIMIZER_ADAMW)
+%rename(optimizer_create) tess_shim_optimizer_create;
+%tess_expose(tess_optimizer_step)
+%tess_expose(tess_optimizer_zero_grad)
+%tess_expose(tess_optimizer_set_lr)
+%rename(optimizer_get_stats) tess_shim_optimizer_get_stats;
+
 /* Host allocator counters. */
 %tess_expose_constant(TESS_ALLOCATOR_HOST)
 %tess_expose_constant(TESS_ALLOCATOR_HOST_THREAD)
@@ -410,7 +422,9 @@ TESS_HANDLE(tess_checkpoint_index, CheckpointIndex)
   T* out_max_queued_requests, T* out_batching, T* out_requests, T* out_failed_requests,
   T* out_rows, T* out_queued_requests, T* out_health_checks, T* out_available, T* out_stopped,
   T* out_batch_rows, T* out_batch_requests, T* out_queue_seconds, T* out_run_seconds,
-  T* out_heap_allocations_last_batch, T* previous
+  T* out_heap_allocations_last_batch, T* previous, T* out_num_params, T* out_num_buckets,
+  T* out_allreduces_in_backward, T* out_allreduce_seconds, T* out_allreduce_wait_seconds,
+  T* out_state_bytes
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)
@@ -436,7 +450,8 @@ TESS_OUT_PARAMS(double)
 %apply (const tess_tensor* const* inputs, size_t num_inputs) {
   (const tess_tensor* const* tensors, size_t num_tensors),
   (const tess_tensor* const* roots, size_t num_roots),
-  (const tess_tensor* const* grads, size_t num_grads)
+  (const tess_tensor* const* grads, size_t num_grads),
+  (const tess_tensor* const* params, size_t num_params)
 };
 
 /* Host buffers and optional shapes of the tensor functions. */
@@ -482,6 +497,7 @@ TESS_OUT_PARAMS(double)
 %include "tessera/serve.h"
 %include "tessera/autograd.h"
 %include "tessera/checkpoint.h"
+%include "tessera/optim.h"
 
 /* Option and stats structs (struct_size first; docs/c-api.md, "ABI") do not cross into
  * the languages: each function taking one is wrapped through a shim below that fills

@@ -55,6 +55,11 @@ TESS_PY_RELEASE_GIL(tess_tensor_copy_local)
 TESS_PY_RELEASE_GIL(tess_tensor_to_global)
 /* Autograd: backward runs the gradient ops (collective). */
 TESS_PY_RELEASE_GIL(tess_shim_autograd_backward)
+/* Optimizers: create, step and zero_grad are collective (fused create and step
+ * all-reduce). */
+TESS_PY_RELEASE_GIL(tess_shim_optimizer_create)
+TESS_PY_RELEASE_GIL(tess_optimizer_step)
+TESS_PY_RELEASE_GIL(tess_optimizer_zero_grad)
 /* Ops: in the generated ../ops_generated.i (tools/opgen). */
 /* SBP signature inference. */
 TESS_PY_RELEASE_GIL(tess_op_call_infer)

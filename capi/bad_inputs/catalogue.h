@@ -94,6 +94,9 @@ std::vector<Case> AutogradCases();  // autograd.cc
 // tessera/checkpoint.h's cases, in checkpoints.cc.
 std::vector<Case> CheckpointCases();
 
+// tessera/optim.h's cases, in optim.cc.
+std::vector<Case> OptimCases();
+
 }  // namespace tessera::bad_inputs
 
 #endif  // TESSERA_CAPI_BAD_INPUTS_CATALOGUE_H_

@@ -27,7 +27,8 @@ const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = [] {
     std::vector<Case> all;
     for (std::vector<Case> (*group)() : {&ValueCases, &TensorCases, &OpCases, &RunCases,
-                                         &ServeCases, &AutogradCases, &CheckpointCases}) {
+                                         &ServeCases, &AutogradCases, &CheckpointCases,
+                                         &OptimCases}) {
       const std::vector<Case> some = group();
       all.insert(all.end(), some.begin(), some.end());
     }

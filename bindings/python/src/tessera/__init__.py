@@ -16,6 +16,7 @@ _dlpack, _ops (over the generated _ops_generated), _collectives (box, allreduce)
 _memory (allocator_stats), _autograd (ts.autograd: backward, no_grad, Tensor.grad, ...),
 _serve (Server, ServeRequest: serving a plan from a driver rank),
 _checkpoint (save_checkpoint, load_checkpoint, checkpoint_index: sharded checkpoints),
+_optim (ts.optim: SGD, Adam, AdamW),
 over the private SWIG module _capi, whose raw functions (placement_parse,
 layout_range, ...) and constants are re-exported here as they were.
 """
@@ -57,6 +58,7 @@ from . import _autograd as autograd  # noqa: F401
 from ._autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._checkpoint import (  # noqa: F401
     CheckpointEntry, checkpoint_index, load_checkpoint, save_checkpoint)
+from . import _optim as optim  # noqa: F401
 
 # Raw buffers without checks: only the checked forms (tensor, from_local) are public.
 del tensor_from_host, tensor_from_local  # noqa: F821
