@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -57,6 +58,9 @@ inline std::vector<float> PresetGrad(int k, int64_t n) {
 inline double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+// This process's CPU seconds (every thread): a side that spins while it waits burns
+// cores the other ranks need on an oversubscribed machine.
+inline double CpuNow() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 inline double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -66,15 +70,16 @@ inline double Median(std::vector<double> v) {
 // torch start costs a minute on this machine): every rank waits for the file
 // SYNC/go.<side>.<round> (sleeping, so the waiting side leaves the cores to the running
 // one), and rank 0 writes SYNC/done.<side>.<round> when the round is over. No SYNC
-// (empty): no waiting.
+// (empty): no waiting. Before the first round rank 0 writes SYNC/done.<side>.ready, so
+// that no round runs while the other side still starts.
 inline void WaitTurn(const std::string& sync, const char* side, int round) {
   if (sync.empty()) return;
   const std::string go = sync + "/go." + side + "." + std::to_string(round);
   while (!std::ifstream(go).good()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
-inline void EndTurn(const std::string& sync, const char* side, int round, int rank) {
+inline void EndTurn(const std::string& sync, const char* side, const std::string& round, int rank) {
   if (sync.empty() || rank != 0) return;
-  std::ofstream(sync + "/done." + side + "." + std::to_string(round)) << "\n";
+  std::ofstream(sync + "/done." + side + "." + round) << "\n";
 }
 
 inline void Check(const Status& s, const char* what) {

@@ -8,7 +8,9 @@
 # median over rounds, plus the ratio Tessera / PyTorch.
 # Usage: bench/train/run.sh [OUT]   (default bench/results/<today>-train.jsonl)
 # Environment: VENV (a virtualenv with torch and numpy; default /work/bench-venv),
-# NP (4), ROUNDS (3), ITERATIONS (10), WARMUP (3), BENCHES ("dp tp adamw").
+# NP (4), ROUNDS (3), ITERATIONS (10), WARMUP (3), BENCHES ("dp tp adamw"), RUN (a name
+# for the summary lines), OPENBLAS_CORETYPE (passed on: OpenBLAS's kernel family, which
+# it may misdetect; the Tessera lines say which it used, see README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv="${VENV:-/work/bench-venv}"
@@ -37,6 +39,7 @@ port=29600
 for bench in ${BENCHES:-dp tp adamw}; do
   n="$np"
   [ "$bench" = adamw ] && n=1
+  rm -f "$sync"/*  # the previous benchmark's turns
   port=$((port + 1))
   # Both sides start once and wait for their turns (see WaitTurn in common.h).
   "${mpi[@]}" -np "$n" "$bin" "$bench" "$iterations" "$warmup" "$rounds" "$sync" \
@@ -45,6 +48,8 @@ for bench in ${BENCHES:-dp tp adamw}; do
   "${mpi[@]}" -np "$n" "$venv/bin/python" bench/train/torch_bench.py "$bench" "$iterations" \
     "$warmup" "$port" "$rounds" "$sync" >>"$out.rounds" &
   pytorch=$!
+  await tessera ready "$tessera"
+  await pytorch ready "$pytorch"
   for ((r = 0; r < rounds; r++)); do
     touch "$sync/go.tessera.$r"
     await tessera "$r" "$tessera"
@@ -54,5 +59,5 @@ for bench in ${BENCHES:-dp tp adamw}; do
   done
   wait "$tessera" "$pytorch"
 done
-python3 bench/train/summarize.py "$out.rounds" >"$out"
+python3 bench/train/summarize.py "$out.rounds" "${RUN:-}" >"$out"
 cat "$out"

@@ -1,8 +1,9 @@
 """Folds run.sh's per-round JSON lines (one per benchmark, side and round) into one
-line per benchmark and side: the median over rounds of every numeric field, the
+line per benchmark and side: the median over rounds of every numeric field (text
+fields from the first round), the
 rounds' step times, and on the Tessera line the ratio of its median step time to
 PyTorch's (below 1: Tessera is faster). Standard library only.
-Usage: summarize.py ROUNDS.jsonl > RESULT.jsonl"""
+Usage: summarize.py ROUNDS.jsonl [RUN] > RESULT.jsonl   (RUN: a name put on every line)"""
 
 import json
 import statistics
@@ -23,6 +24,8 @@ def main():
         for key, value in rs[0].items():
             if isinstance(value, (int, float)) and key not in m:
                 m[key] = statistics.median(r[key] for r in rs)
+            elif isinstance(value, str) and key not in m:
+                m[key] = value  # a description, the same in every round
         m["step_s_rounds"] = [r["step_s"] for r in rs]
         medians[(bench, side)] = m
     for (bench, side), m in sorted(medians.items()):
@@ -31,6 +34,8 @@ def main():
             m["ratio_tessera_over_pytorch"] = round(m["step_s"] / other["step_s"], 3)
             if "hidden_fraction" in other:
                 m["pytorch_hidden_fraction"] = other["hidden_fraction"]
+        if len(sys.argv) > 2:
+            m["run"] = sys.argv[2]
         print(json.dumps(m))
 
 

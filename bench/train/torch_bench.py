@@ -101,10 +101,11 @@ def train(model, opt, data, steps, on_step=None):
 def timed(model, opt, data, iterations, warmup):
     first = train(model, opt, data, warmup)
     dist.barrier()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     train(model, opt, data, iterations)
     dist.barrier()
-    return (time.perf_counter() - t0) / iterations, first
+    cpu = (time.process_time() - cpu0) / iterations
+    return (time.perf_counter() - t0) / iterations, cpu, first
 
 
 class BucketTimer:
@@ -134,7 +135,7 @@ def data_parallel(iterations, warmup, rank, size):
     data = batches(dims, batch, slice(rank * per, (rank + 1) * per))
     model = DDP(mlp(dims))
     opt = adamw(model.parameters())
-    step_s, first = timed(model, opt, data, iterations, warmup)
+    step_s, cpu_s, first = timed(model, opt, data, iterations, warmup)
     dist.all_reduce(first)
     first /= size
     # Overlap, on a second model with the timing hook (so the timed run above keeps
@@ -160,7 +161,7 @@ def data_parallel(iterations, warmup, rank, size):
     timer.ends.clear()
     train(hooked, hopt, data, iterations, on_step=record)
     fl, wt = float(np.mean(in_flight)), float(np.mean(wait))
-    return {"step_s": step_s, "first_loss": first.item(), "buckets": buckets,
+    return {"step_s": step_s, "rank0_cpu_s": cpu_s, "first_loss": first.item(), "buckets": buckets,
             "allreduce_in_flight_s": fl, "allreduce_wait_s": wt,
             "hidden_fraction": 1 - wt / fl if fl > 0 else 0.0}
 
@@ -175,8 +176,8 @@ def tensor_parallel(iterations, warmup, size):
     model = parallelize_module(mlp(dims), mesh, {"0": ColwiseParallel(), "2": RowwiseParallel()})
     opt = adamw(model.parameters())
     data = batches(dims, batch, slice(0, batch))
-    step_s, first = timed(model, opt, data, iterations, warmup)
-    return {"step_s": step_s, "first_loss": first.item()}
+    step_s, cpu_s, first = timed(model, opt, data, iterations, warmup)
+    return {"step_s": step_s, "rank0_cpu_s": cpu_s, "first_loss": first.item()}
 
 
 def fused_adamw(iterations, warmup):
@@ -205,6 +206,7 @@ def wait_turn(sync, rnd):
 
 
 def end_turn(sync, rnd, rank):
+    """rnd "ready": before the first round (see common.h)."""
     if sync and rank == 0:
         with open(f"{sync}/done.pytorch.{rnd}", "w") as f:
             f.write("\n")
@@ -230,6 +232,8 @@ def main():
            "adamw": lambda: fused_adamw(iterations, warmup)}.get(mode)
     if run is None:
         sys.exit(f"torch_bench: unknown mode {mode!r} (dp, tp or adamw)")
+    dist.barrier()
+    end_turn(sync, "ready", rank)
     for rnd in range(rounds):
         wait_turn(sync, rnd)
         r = run()

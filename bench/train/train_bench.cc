@@ -30,6 +30,11 @@
 #include "core/tensor/creation.h"
 #include "core/tensor/global_cast.h"
 
+// OpenBLAS's kernel family (cpu_kernels' GEMM links it). It picks one from the CPU at
+// load time, or from OPENBLAS_CORETYPE; on a CPU model it does not know it falls back
+// to Prescott (SSE3), several times slower than the AVX2/AVX-512 kernels: see README.md.
+extern "C" char* openblas_get_corename(void);
+
 namespace tessera::train_bench {
 namespace {
 
@@ -116,6 +121,18 @@ float LossValue(const Variable& loss) {
   return v;
 }
 
+// The layouts backward produced the parameters' gradients in ("W0 P, b0 P, ..."): a
+// P gradient is what the fused optimizer all-reduces.
+std::string GradSbps(const Mlp& m) {
+  std::string out;
+  for (size_t k = 0; k < m.params.size(); ++k) {
+    const tensor::Tensor& g = m.params[k].meta->grad;
+    out += (k ? ", " : "") + std::string(k % 2 ? "b" : "W") + std::to_string(k / 2) + " " +
+           (g ? g->nd_sbp().ToString() : "none");
+  }
+  return out;
+}
+
 void Barrier() { Check(comm::MpiCommRegistry::Global().World().value()->Barrier(), "Barrier"); }
 
 // Trains `m` for warmup + iterations steps; prints rank 0's JSON line.
@@ -123,21 +140,25 @@ void TrainRound(const char* bench, Mlp& m, const optim::OptimizerOptions& o, int
                 int warmup, const std::string& extra) {
   auto opt = Must(optim::Optimizer::Create(m.Params(), o), "Optimizer::Create");
   float first_loss = 0;
+  std::string grad_sbps;
   optim::OverlapStats before;
-  double t0 = 0;
+  double t0 = 0, cpu0 = 0;
   for (int i = 0; i < warmup + iterations; ++i) {
     if (i == warmup) {
       before = opt->overlap_stats();
       Barrier();
       t0 = Now();
+      cpu0 = CpuNow();
     }
     Check(opt->ZeroGrad(), "ZeroGrad");
     Variable loss = m.ForwardBackward(i);
+    if (i == 0) grad_sbps = GradSbps(m);
     Check(opt->Step(), "Step");
     if (i == 0) first_loss = LossValue(loss);
   }
   Barrier();
   const double step_s = (Now() - t0) / iterations;
+  const double cpu_s = (CpuNow() - cpu0) / iterations;
   const optim::OverlapStats after = opt->overlap_stats();
   optim::OverlapStats d;
   d.in_flight_seconds = after.in_flight_seconds - before.in_flight_seconds;
@@ -145,11 +166,14 @@ void TrainRound(const char* bench, Mlp& m, const optim::OptimizerOptions& o, int
   if (comm::WorldRank().value() != 0) return;
   std::printf(
       "{\"bench\": \"%s\", \"side\": \"tessera\", \"np\": %d, \"iterations\": %d, "
-      "\"step_s\": %.6f, \"first_loss\": %.6f, \"buckets\": %lld, \"allreduce_in_flight_s\": "
-      "%.6f, \"allreduce_wait_s\": %.6f, \"hidden_fraction\": %.4f%s}\n",
-      bench, comm::WorldSize().value(), iterations, step_s, first_loss,
+      "\"step_s\": %.6f, \"rank0_cpu_s\": %.6f, \"first_loss\": %.6f, \"buckets\": %lld, "
+      "\"allreduce_in_flight_s\": "
+      "%.6f, \"allreduce_wait_s\": %.6f, \"hidden_fraction\": %.4f, \"grad_sbps\": \"%s\", "
+      "\"openblas_core\": \"%s\"%s}\n",
+      bench, comm::WorldSize().value(), iterations, step_s, cpu_s, first_loss,
       static_cast<long long>(after.buckets), d.in_flight_seconds / iterations,
-      d.step_wait_seconds / iterations, d.hidden_fraction(), extra.c_str());
+      d.step_wait_seconds / iterations, d.hidden_fraction(), grad_sbps.c_str(),
+      openblas_get_corename(), extra.c_str());
 }
 
 void DataParallel(int iterations, int warmup) {
@@ -212,9 +236,9 @@ void FusedAdamW(int iterations, int warmup) {
   std::printf(
       "{\"bench\": \"train/adamw_step_100_tensors\", \"side\": \"tessera\", \"np\": 1, "
       "\"iterations\": %d, \"step_s\": %.6f, \"param0_sum\": %.6f, \"elements\": %lld, "
-      "\"buckets\": %lld}\n",
+      "\"buckets\": %lld, \"openblas_core\": \"%s\"}\n",
       iterations, Median(t), p0_sum, static_cast<long long>(elements),
-      static_cast<long long>(opt->overlap_stats().buckets));
+      static_cast<long long>(opt->overlap_stats().buckets), openblas_get_corename());
 }
 
 }  // namespace
@@ -241,11 +265,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "train_bench: unknown mode '%s' (dp, tp or adamw)\n", mode.c_str());
     return 2;
   }
+  Barrier();
+  EndTurn(sync, "tessera", "ready", comm::WorldRank().value());
   for (int r = 0; r < rounds; ++r) {
     WaitTurn(sync, "tessera", r);
     run(iterations, warmup);
     std::fflush(stdout);
-    EndTurn(sync, "tessera", r, comm::WorldRank().value());
+    EndTurn(sync, "tessera", std::to_string(r), comm::WorldRank().value());
   }
   Check(comm::FinalizeWorld(), "FinalizeWorld");
   return 0;
