@@ -2,8 +2,8 @@
 parallel over every rank, exactly as examples/c/train does: same split, same shuffles,
 same initial weights, same optimizer, so the same seed prints the same numbers. Rank 0
 prints a line per epoch (a progress bar while it runs, on a terminal) and the final test
-accuracy, and writes the loss and accuracy curves as a PNG (png_plot.py: numpy and zlib,
-no plotting package).
+accuracy, and writes the loss and accuracy curves as a PNG (matplotlib, Debian's
+python3-matplotlib, which tools/setup.sh installs).
 
     tools/mpirun.sh -np 4 python3 examples/python/train/train.py --plot curves.png
 
@@ -20,7 +20,6 @@ import sys
 import numpy as np
 
 import tessera as ts
-from png_plot import plot_curves
 
 PIXELS, HIDDEN, CLASSES = 64, 64, 10
 MASK = (1 << 64) - 1
@@ -102,6 +101,29 @@ def progress(epoch, epochs, step, steps):
     sys.stdout.flush()
 
 
+def plot(path, curve):
+    """The loss (log scale) and the test accuracy per epoch, side by side."""
+    import matplotlib
+    matplotlib.use("Agg")  # no display needed
+    import matplotlib.pyplot as plt
+    epochs = [c["epoch"] for c in curve]
+    ranks = curve[0]["ranks"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.plot(epochs, [c["loss"] for c in curve], marker="o")
+    left.set_xlabel("epoch")
+    left.set_ylabel("mean training loss")
+    left.set_yscale("log")
+    left.grid(True, alpha=0.3)
+    right.plot(epochs, [100 * c["test_accuracy"] for c in curve], marker="o", color="tab:green")
+    right.set_xlabel("epoch")
+    right.set_ylabel("test accuracy (%)")
+    right.grid(True, alpha=0.3)
+    fig.suptitle("Tessera: MLP on the digits, %d rank%s" % (ranks, "" if ranks == 1 else "s"))
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main():
     args = parse_args()
     rank, size = ts.world_rank(), ts.world_size()
@@ -158,8 +180,7 @@ def main():
                 for c in curve:
                     f.write(json.dumps(c) + "\n")
         if args.plot:
-            plot_curves(args.plot, [c["loss"] for c in curve],
-                        [c["test_accuracy"] for c in curve])
+            plot(args.plot, curve)
             print("curves: %s" % args.plot)
 
 
