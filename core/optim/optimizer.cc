@@ -26,13 +26,15 @@ Status CheckParams(const std::vector<Variable*>& params) {
     const Variable* p = params[i];
     if (p == nullptr) return InvalidArgument(name + " is null");
     if (p->value == nullptr) return InvalidArgument(name + " has no tensor");
+    // The result of a recorded op first: its record requires no gradient of its own,
+    // and "not a leaf" is the useful message.
+    if (p->meta != nullptr && !p->meta->is_leaf()) {
+      return InvalidArgument(name + " (" + p->value->meta().ToString() +
+                             ") is the result of an op, not a leaf; detach it first");
+    }
     if (p->meta == nullptr || !p->meta->requires_grad) {
       return InvalidArgument(name + " (" + p->value->meta().ToString() +
                              ") does not require a gradient; only leaves that do are optimized");
-    }
-    if (!p->meta->is_leaf()) {
-      return InvalidArgument(name + " (" + p->value->meta().ToString() +
-                             ") is the result of an op, not a leaf; detach it first");
     }
     if (!autograd::IsFloatingDType(p->value->dtype())) {
       return InvalidArgument(name + " has dtype " + DTypeName(p->value->dtype()) +

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/autograd/backward.h"
+#include "core/op/op_registry.h"
 #include "core/optim/optimizer.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/global_cast.h"
@@ -356,6 +357,16 @@ TEST(OptimizerTest, BadParametersAreRejectedByIndex) {
                                  mlp->config.placement.ToString() +
                                  " B) does not require a gradient; only leaves that do are "
                                  "optimized");
+  // The output of a recorded op (its record has a grad_fn): "not a leaf", not "does not
+  // require a gradient".
+  std::vector<autograd::Variable> outs;
+  ASSERT_TRUE(autograd::Apply(*op::OpRegistry::Global().Find("relu").value(), &mlp->params[0], 1,
+                              {}, &outs)
+                  .ok());
+  params = {&outs[0]};
+  EXPECT_EQ(message(params), "Optimizer: parameter 0 ([4,6] f32 " +
+                                 mlp->config.placement.ToString() +
+                                 " B) is the result of an op, not a leaf; detach it first");
   params = {&mlp->params[1], &mlp->params[0], &mlp->params[1]};
   EXPECT_EQ(message(params),
             "Optimizer: parameter 2 is listed twice (the same Variable record appears earlier)");
