@@ -84,11 +84,11 @@ inline constexpr int64_t kNegative[] = {2, -3};
 inline constexpr int64_t kNineDims[] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 // The cases, by module, in the catalogue's order.
-std::vector<Case> ValueCases();   // values.cc
-std::vector<Case> TensorCases();  // tensors.cc
-std::vector<Case> OpCases();      // ops.cc
-std::vector<Case> RunCases();     // runs.cc
-std::vector<Case> ServeCases();   // serve.cc
+std::vector<Case> ValueCases();     // values.cc
+std::vector<Case> TensorCases();    // tensors.cc
+std::vector<Case> OpCases();        // ops.cc
+std::vector<Case> RunCases();       // runs.cc
+std::vector<Case> ServeCases();     // serve.cc
 std::vector<Case> AutogradCases();  // autograd.cc
 
 // tessera/checkpoint.h's cases, in checkpoints.cc.

@@ -26,9 +26,9 @@ namespace {
 const std::vector<Case>& Cases() {
   static const std::vector<Case> cases = [] {
     std::vector<Case> all;
-    for (std::vector<Case> (*group)() : {&ValueCases, &TensorCases, &OpCases, &RunCases,
-                                         &ServeCases, &AutogradCases, &CheckpointCases,
-                                         &OptimCases}) {
+    for (std::vector<Case> (*group)() :
+         {&ValueCases, &TensorCases, &OpCases, &RunCases, &ServeCases, &AutogradCases,
+          &CheckpointCases, &OptimCases}) {
       const std::vector<Case> some = group();
       all.insert(all.end(), some.begin(), some.end());
     }

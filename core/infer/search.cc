@@ -383,8 +383,7 @@ bool RuleOutInput(const Call& call, int i, const NdSbp& want, std::string* why) 
     if (why) *why = "input \"" + call.ctx.InputName(i) + "\": " + *why;
     return true;
   }
-  // A constraint that differs from `want` only on size-1 hierarchy axes asks for the
-  // same pieces (candidates list only B there), so it does not rule the candidate out.
+  // Differing only on size-1 hierarchy axes (where candidates are B) is the same layout.
   if (call.con.in[i] != nullptr && !SameLayout(*call.con.in[i], want, call.hierarchy)) {
     if (why) {
       *why =

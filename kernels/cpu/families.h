@@ -36,7 +36,7 @@ Status RegisterGatherKernels(KernelRegistry* registry);  // gather, embedding
 Status RegisterCompareKernels(KernelRegistry* registry);  // equal, less, ..., where
 Status RegisterAxisKernels(KernelRegistry* registry);     // argmax, cumsum, var, std
 Status RegisterLossKernels(KernelRegistry* registry);     // nll_loss, cross_entropy
-Status RegisterOptimKernels(KernelRegistry* registry);  // sgd_update, adam_update
+Status RegisterOptimKernels(KernelRegistry* registry);    // sgd_update, adam_update
 
 }  // namespace cpu
 }  // namespace kernels

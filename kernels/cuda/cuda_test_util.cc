@@ -187,8 +187,8 @@ Result<std::vector<std::vector<double>>> ErrorScales(std::string_view op,
 
 double CudaTolerance(std::string_view op, DType dtype) {
   static const std::set<std::string, std::less<>> kAccumulating = {
-      "matmul",   "batch_matmul", "reduce_sum", "reduce_mean",
-      "softmax",  "log_softmax",  "layer_norm", "sparse_softmax_cross_entropy",
+      "matmul",   "batch_matmul",  "reduce_sum", "reduce_mean",
+      "softmax",  "log_softmax",   "layer_norm", "sparse_softmax_cross_entropy",
       "nll_loss", "cross_entropy", "gather_grad"};
   const bool accumulates = kAccumulating.count(op) > 0;
   switch (dtype) {

@@ -45,9 +45,9 @@ typedef struct tess_optimizer tess_optimizer;
 /* Options of tess_optimizer_create. Start from TESS_OPTIMIZER_OPTIONS_INIT
  * (docs/c-api.md, "ABI"). Append only. */
 typedef struct tess_optimizer_options {
-  size_t struct_size; /* sizeof(tess_optimizer_options) */
-  int32_t algorithm;  /* TESS_OPTIMIZER_SGD (default), _ADAM or _ADAMW */
-  double lr;          /* learning rate, >= 0 and finite (default 0.01) */
+  size_t struct_size;  /* sizeof(tess_optimizer_options) */
+  int32_t algorithm;   /* TESS_OPTIMIZER_SGD (default), _ADAM or _ADAMW */
+  double lr;           /* learning rate, >= 0 and finite (default 0.01) */
   double weight_decay; /* >= 0 (default 0; AdamW decouples it) */
   /* SGD. */
   double momentum;  /* >= 0 (default 0) */
@@ -100,7 +100,7 @@ TESS_API tess_status tess_optimizer_set_lr(tess_optimizer* optimizer, double lr)
 /* What an optimizer has done. Start from TESS_OPTIMIZER_STATS_INIT. Append only. */
 typedef struct tess_optimizer_stats {
   size_t struct_size; /* sizeof(tess_optimizer_stats) */
-  int64_t steps;       /* tess_optimizer_step calls */
+  int64_t steps;      /* tess_optimizer_step calls */
   int64_t num_params;
   int64_t num_buckets; /* fused: flat buckets; 0 otherwise */
   /* fused: gradient all-reduces started during backward, and seconds from their start

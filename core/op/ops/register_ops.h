@@ -15,10 +15,10 @@ Status RegisterReduceOps(OpRegistry* registry);       // reduce_*, softmax, log_
 Status RegisterShapeOps(OpRegistry* registry);        // transpose, reshape, concat, slice
 Status RegisterGradOps(OpRegistry* registry);         // the backward-only ops (and the next)
 Status RegisterScatterGradOps(OpRegistry* registry);  // gather_grad, slice_grad
-Status RegisterOptimOps(OpRegistry* registry);  // sgd_update, adam_update
-Status RegisterNnOps(OpRegistry* registry);  // gather, embedding, layer_norm, bias_add, ...
-Status RegisterNnOps(OpRegistry* registry);    // gather, embedding, layer_norm, bias_add, ...
-Status RegisterViewOps(OpRegistry* registry);  // expand, squeeze, unsqueeze, flatten
+Status RegisterOptimOps(OpRegistry* registry);        // sgd_update, adam_update
+Status RegisterNnOps(OpRegistry* registry);       // gather, embedding, layer_norm, bias_add, ...
+Status RegisterNnOps(OpRegistry* registry);       // gather, embedding, layer_norm, bias_add, ...
+Status RegisterViewOps(OpRegistry* registry);     // expand, squeeze, unsqueeze, flatten
 Status RegisterCompareOps(OpRegistry* registry);  // equal, less, ..., where
 Status RegisterAxisOps(OpRegistry* registry);     // argmax, cumsum
 Status RegisterLossOps(OpRegistry* registry);     // nll_loss, cross_entropy
