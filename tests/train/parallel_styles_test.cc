@@ -32,26 +32,14 @@ struct Style {
 
 NdSbp Parse(const char* text) { return NdSbp::Parse(text).value(); }
 
-// `text` with B on the hierarchy's size-1 axes. There every SBP is the same local
-// tensor, but inference lists only B for a size-1 axis and compares a constraint
-// exactly, so the optimizer's update (its output pinned to the parameter's nd-sbp)
-// finds no signature for, e.g., (B, S(1)) on [3,1].
-NdSbp ParseOn(const char* text, const std::vector<int64_t>& hierarchy) {
-  NdSbp s = Parse(text);
-  for (int a = 0; a < s.num_axes(); ++a) {
-    if (hierarchy[a] == 1) s[a] = Sbp::Broadcast();
-  }
-  return s;
-}
-
 MlpConfig Layout(DType dtype, std::vector<int64_t> hierarchy, const char* data,
                  std::vector<const char*> params) {
   std::vector<int32_t> ranks(comm::WorldSize().value());
   std::iota(ranks.begin(), ranks.end(), 0);
   MlpConfig c(Placement::Make(DeviceType::kCpu, ranks, hierarchy).value());
   c.dtype = dtype;
-  c.data_sbp = ParseOn(data, hierarchy);
-  for (const char* p : params) c.param_sbps.push_back(ParseOn(p, hierarchy));
+  c.data_sbp = Parse(data);
+  for (const char* p : params) c.param_sbps.push_back(Parse(p));
   return c;
 }
 
