@@ -120,6 +120,21 @@ class Optimizer {
 
   // One update of every parameter that has a gradient (see above).
   Status Step();
+  // Plan mode (core/plan/capture.h): records one per-tensor step into the active capture
+  // instead of running it. For each parameter whose gradient is a placeholder of the
+  // capture (from a captured Backward), the update op is recorded and its results are
+  // assigned back (plan::CaptureAssign) to the parameter and to its state tensors (created
+  // now as zeros if this parameter took no step yet; they become program variables), so
+  // every run of the compiled plan is one optimizer step, in place, allocating nothing.
+  // The parameters' gradients are dropped afterwards (they are placeholders). Plan runs
+  // are not counted in step_count(). SGD's attributes are those of a step after the first
+  // (first_step false): with zero state and dampening 0 that equals the first step too.
+  // Errors: FAILED_PRECONDITION without an active capture, or for SGD with momentum and
+  // dampening != 0 on a parameter that took no eager step yet (its first step differs);
+  // UNIMPLEMENTED in fused mode and for Adam / AdamW (their bias correction depends on
+  // the step number, a fixed attribute of the recorded op); CaptureAssign's and the update
+  // op's errors, naming the parameter.
+  Status CaptureStep();
   // Drops every parameter's gradient (autograd's `grad` becomes null, as PyTorch's
   // set_to_none) and, in fused mode, the buckets' round (waiting for an all-reduce in
   // flight first: its error, if any, is returned).
