@@ -129,11 +129,12 @@ class Optimizer {
   // The parameters' gradients are dropped afterwards (they are placeholders). Plan runs
   // are not counted in step_count(). SGD's attributes are those of a step after the first
   // (first_step false): with zero state and dampening 0 that equals the first step too.
+  // Adam / AdamW also get a step counter per parameter (a scalar variable starting at
+  // step_count()), since adam_update's bias correction is a fixed attribute: the new
+  // parameter is recorded as elementwise ops on it (capture_step.cc).
   // Errors: FAILED_PRECONDITION without an active capture, or for SGD with momentum and
   // dampening != 0 on a parameter that took no eager step yet (its first step differs);
-  // UNIMPLEMENTED in fused mode and for Adam / AdamW (their bias correction depends on
-  // the step number, a fixed attribute of the recorded op); CaptureAssign's and the update
-  // op's errors, naming the parameter.
+  // UNIMPLEMENTED in fused mode; CaptureAssign's and the ops' errors, naming the parameter.
   Status CaptureStep();
   // Drops every parameter's gradient (autograd's `grad` becomes null, as PyTorch's
   // set_to_none) and, in fused mode, the buckets' round (waiting for an all-reduce in

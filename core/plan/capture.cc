@@ -101,6 +101,21 @@ Result<tensor::Tensor> CapturePlaceholder(std::string name, const Shape& shape, 
   return PlaceholderOf(*c, id);
 }
 
+Result<tensor::Tensor> CaptureVariable(const tensor::Tensor& t) {
+  Capture* c = ThreadCapture().get();
+  if (c == nullptr) {
+    return FailedPrecondition(
+        "CaptureVariable: no capture is active on this thread (BeginCapture first)");
+  }
+  if (t == nullptr) return InvalidArgument("CaptureVariable: t is NULL");
+  if (t->is_placeholder()) {
+    return InvalidArgument("CaptureVariable: t (" + t->meta().ToString() +
+                           ") is already a placeholder");
+  }
+  TESS_ASSIGN_OR_RETURN(ValueId id, ValueFor(*c, "CaptureVariable", 0, t));
+  return PlaceholderOf(*c, id);
+}
+
 Status CaptureAssign(const tensor::Tensor& target, const tensor::Tensor& value) {
   Capture* c = ThreadCapture().get();
   if (c == nullptr) {

@@ -49,6 +49,12 @@ Result<tensor::Tensor> CapturePlaceholder(std::string name, const Shape& shape, 
                                           const Placement& placement,
                                           const std::optional<NdSbp>& nd_sbp = std::nullopt);
 
+// A placeholder standing for real tensor `t` as a program variable (made one if it is not
+// yet), so that ops on it are recorded even when all their other inputs are real too
+// (ops on real tensors alone run eagerly; e.g. a step counter's increment). FAILED_
+// PRECONDITION without an active capture; INVALID_ARGUMENT for a null or placeholder `t`.
+Result<tensor::Tensor> CaptureVariable(const tensor::Tensor& t);
+
 // Records Program::AddAssign(variable of `target`, `value`): every run of the program ends
 // by copying `value` into `target`'s storage (all steps read the old contents first).
 // `target` is a real tensor (it becomes a variable if it is not one yet), `value` a

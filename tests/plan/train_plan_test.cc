@@ -85,9 +85,28 @@ Result<std::unique_ptr<Program>> CaptureTrainStep(Mlp& mlp, Optimizer& opt) {
   return program;
 }
 
-TEST(TrainPlanTest, SgdMomentumPlanMatchesEagerAndReference) {
+OptimizerOptions AdamW() {
+  OptimizerOptions o;
+  o.algorithm = Algorithm::kAdamW;
+  o.lr = 0.05;
+  o.beta1 = 0.8;
+  o.beta2 = 0.95;
+  o.eps = 1e-6;
+  o.weight_decay = 0.1;
+  return o;
+}
+
+OptimizerOptions Adam() {
+  OptimizerOptions o = AdamW();
+  o.algorithm = Algorithm::kAdam;
+  return o;
+}
+
+class TrainPlanTest : public ::testing::TestWithParam<OptimizerOptions> {};
+
+TEST_P(TrainPlanTest, PlanMatchesEagerAndReference) {
   const MlpConfig c = optim_test::DataParallel(DType::kF64);
-  const OptimizerOptions o = SgdMomentum();
+  const OptimizerOptions o = GetParam();
 
   Mlp eager = Mlp::Make(c).value();
   auto eager_opt = Optimizer::Create(eager.Params(), o).value();
@@ -97,8 +116,8 @@ TEST(TrainPlanTest, SgdMomentumPlanMatchesEagerAndReference) {
   auto opt = Optimizer::Create(planned.Params(), o).value();
   Result<std::unique_ptr<Program>> program = CaptureTrainStep(planned, *opt);
   ASSERT_TRUE(program.ok()) << program.status().ToString();
-  // Four parameters and four momentum buffers written back.
-  EXPECT_EQ((*program)->assigns().size(), 8u);
+  // Four parameters and their state written back (Adam: also a step counter each).
+  EXPECT_EQ((*program)->assigns().size(), o.algorithm == Algorithm::kSgd ? 8u : 16u);
   for (const autograd::Variable& p : planned.params) EXPECT_EQ(p.meta->grad, nullptr);
   auto compiled = Compile(**program).value();
   auto instance = PlanInstance::Create(compiled).value();
@@ -128,30 +147,38 @@ TEST(TrainPlanTest, SgdMomentumPlanMatchesEagerAndReference) {
   EXPECT_LT(stats.mem_cases[0].block_bytes, stats.mem_cases[0].no_reuse_bytes);
 }
 
+INSTANTIATE_TEST_SUITE_P(Algorithms, TrainPlanTest,
+                         ::testing::Values(SgdMomentum(), AdamW(), Adam()),
+                         [](const ::testing::TestParamInfo<OptimizerOptions>& info) {
+                           return std::string(optim::AlgorithmName(info.param.algorithm));
+                         });
+
 // After eager steps, a captured step continues the same training (the momentum buffers
 // the eager steps made become variables); also SGD with dampening, allowed then.
-TEST(TrainPlanTest, PlanContinuesEagerTraining) {
+TEST(TrainPlanContinueTest, PlanContinuesEagerTraining) {
   const MlpConfig c = optim_test::DataParallel(DType::kF64);
-  OptimizerOptions o = SgdMomentum();
-  o.dampening = 0.1;
-  Mlp mlp = Mlp::Make(c).value();
-  auto opt = Optimizer::Create(mlp.Params(), o).value();
-  ASSERT_TRUE(mlp.ForwardBackward(1).ok());
-  ASSERT_TRUE(opt->Step().ok());
-  ASSERT_TRUE(opt->ZeroGrad().ok());
-  auto program = CaptureTrainStep(mlp, *opt);
-  ASSERT_TRUE(program.ok()) << program.status().ToString();
-  auto instance = PlanInstance::Create(Compile(**program).value()).value();
-  for (int t = 2; t <= kSteps; ++t) {
-    auto batch = mlp.Batch(t).value();
-    ASSERT_TRUE(instance->Run({batch.first, batch.second}).ok());
+  for (OptimizerOptions o : {SgdMomentum(), AdamW()}) {
+    o.dampening = o.algorithm == Algorithm::kSgd ? 0.1 : 0;
+    Mlp mlp = Mlp::Make(c).value();
+    auto opt = Optimizer::Create(mlp.Params(), o).value();
+    ASSERT_TRUE(mlp.ForwardBackward(1).ok());
+    ASSERT_TRUE(opt->Step().ok());
+    ASSERT_TRUE(opt->ZeroGrad().ok());
+    auto program = CaptureTrainStep(mlp, *opt);
+    ASSERT_TRUE(program.ok()) << program.status().ToString();
+    auto instance = PlanInstance::Create(Compile(**program).value()).value();
+    for (int t = 2; t <= kSteps; ++t) {
+      auto batch = mlp.Batch(t).value();
+      ASSERT_TRUE(instance->Run({batch.first, batch.second}).ok());
+    }
+    EXPECT_LE(optim_test::MaxRelativeError(mlp.ParamValues().value(),
+                                           optim_test::ReferenceTraining(c, o, kSteps)),
+              1e-12)
+        << optim::AlgorithmName(o.algorithm);
   }
-  EXPECT_LE(optim_test::MaxRelativeError(mlp.ParamValues().value(),
-                                         optim_test::ReferenceTraining(c, o, kSteps)),
-            1e-12);
 }
 
-TEST(TrainPlanTest, CaptureStepBadInputs) {
+TEST(TrainPlanBadInputTest, CaptureStep) {
   const MlpConfig c = optim_test::DataParallel(DType::kF64);
   Mlp mlp = Mlp::Make(c).value();
   auto sgd = Optimizer::Create(mlp.Params(), SgdMomentum()).value();
@@ -168,14 +195,6 @@ TEST(TrainPlanTest, CaptureStepBadInputs) {
             std::string::npos)
       << p.status().ToString();
   EXPECT_FALSE(Capturing());
-
-  OptimizerOptions adamw;
-  adamw.algorithm = Algorithm::kAdamW;
-  auto adam_opt = Optimizer::Create(mlp.Params(), adamw).value();
-  p = CaptureTrainStep(mlp, *adam_opt);
-  EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(p.status().message().find("algorithm adamw is not captured"), std::string::npos)
-      << p.status().ToString();
 
   OptimizerOptions fused = SgdMomentum();
   fused.fused = true;
@@ -198,6 +217,12 @@ TEST(AssignTest, CounterAccumulatesAcrossRuns) {
   Tensor sum = eager::Apply("add", {counter, x}).value()[0];
   Tensor twice = eager::Apply("add", {sum, counter}).value()[0];  // reads the old counter
   ASSERT_TRUE(CaptureAssign(counter, sum).ok());
+  // An op on the variable alone is recorded through CaptureVariable (not run at capture).
+  Tensor read = CaptureVariable(counter).value();
+  EXPECT_TRUE(read->is_placeholder());
+  EXPECT_TRUE(eager::Apply("scalar_mul", {read}, {{"value", op::AttrValue::Float(2)}})
+                  .value()[0]
+                  ->is_placeholder());
   auto program = EndCapture({twice}).value();
   EXPECT_NE(program->ToString().find("assigns: %1 <- %2"), std::string::npos)
       << program->ToString();
@@ -242,7 +267,11 @@ TEST(AssignTest, BadInputs) {
   ASSERT_TRUE(CaptureAssign(real, y).ok());
   const Status twice = CaptureAssign(real, y);
   EXPECT_NE(twice.message().find("is already assigned value"), std::string::npos) << message(twice);
+  EXPECT_NE(message(CaptureVariable(nullptr).status()).find("t is NULL"), std::string::npos);
+  EXPECT_NE(message(CaptureVariable(x).status()).find("is already a placeholder"),
+            std::string::npos);
   AbortCapture();
+  EXPECT_EQ(CaptureVariable(real).status().code(), StatusCode::kFailedPrecondition);
 
   // Program level: the target must be a variable, the value an op output.
   Program program;
