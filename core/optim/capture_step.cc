@@ -110,24 +110,13 @@ Status Optimizer::CaptureStep() {
   const int num_states = NumStates(options_.algorithm);
   // SGD: a step after the first (optimizer.h). Adam: any step; only the moments are used.
   const op::AttrMap attrs = UpdateAttrs(options_, 2);
-  std::vector<Tensor> inputs, outputs;
+  std::vector<Tensor> outputs;
   for (size_t i = 0; i < params_.size(); ++i) {
     autograd::Variable& p = *params_[i];
     if (p.meta->grad == nullptr) continue;  // as Step: no gradient, no update
     const Tensor& value = p.value;
-    std::vector<Tensor>& state = states_[i];
-    if (state.empty()) {
-      for (int s = 0; s < num_states; ++s) {
-        TESS_ASSIGN_OR_RETURN(Tensor zeros, tensor::Zeros(value->shape(), value->dtype(),
-                                                          value->placement(), value->nd_sbp()));
-        state.push_back(std::move(zeros));
-      }
-    }
-    inputs = {value, p.meta->grad};
-    inputs.insert(inputs.end(), state.begin(), state.end());
-    std::vector<infer::SbpConstraint> pins = {{false, 0, value->nd_sbp()}};
-    for (int o = 0; o <= num_states; ++o) pins.push_back({true, o, value->nd_sbp()});
-    Status s = eager::Apply(*def, inputs.data(), inputs.size(), attrs, &outputs, pins);
+    const std::vector<Tensor>& state = states_[i];
+    Status s = ApplyUpdate(*def, i, attrs, &outputs);
     Tensor new_value;
     if (s.ok() && sgd) new_value = outputs[0];
     if (s.ok() && !sgd) {

@@ -77,6 +77,7 @@
 
 #include "core/autograd/variable.h"
 #include "core/common/status.h"
+#include "core/op/op_def.h"
 #include "core/optim/options.h"
 
 namespace tessera {
@@ -155,6 +156,10 @@ class Optimizer {
  private:
   Optimizer(std::vector<autograd::Variable*> params, const OptimizerOptions& options);
   Status StepPerTensor();
+  // Runs (or, capturing, records) the update op of parameter i on (param, grad, state),
+  // creating its state as zeros first if it has none, pinned to the parameter's layout.
+  Status ApplyUpdate(const op::OpDef& def, size_t i, const op::AttrMap& attrs,
+                     std::vector<tensor::Tensor>* outputs);
 
   std::vector<autograd::Variable*> params_;
   OptimizerOptions options_;
