@@ -126,8 +126,10 @@ TEST_P(TrainPlanTest, PlanMatchesEagerAndReference) {
     auto batch = planned.Batch(t).value();
     ASSERT_TRUE(instance->Run({batch.first, batch.second}).ok());
     // The plan's parameters are the Mlp's own tensors: updated in place by the assigns.
-    if (t > 1) EXPECT_EQ(instance->stats().heap_allocations_last_run, 0) << "run " << t;
-    if (t > 1) EXPECT_EQ(instance->stats().allocator_calls_last_run, 0) << "run " << t;
+    if (t > 1) {
+      EXPECT_EQ(instance->stats().heap_allocations_last_run, 0) << "run " << t;
+      EXPECT_EQ(instance->stats().allocator_calls_last_run, 0) << "run " << t;
+    }
     plan_losses.push_back(Scalar(instance->OutputTensor(0).value()));
   }
   const Values want = optim_test::ReferenceTraining(c, o, kSteps);
