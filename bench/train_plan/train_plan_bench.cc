@@ -70,9 +70,7 @@ optim::OptimizerOptions Options(optim::Algorithm a) {
   return o;
 }
 
-void Barrier() {
-  Check(comm::MpiCommRegistry::Global().World().value()->Barrier(), "Barrier");
-}
+void Barrier() { Check(comm::MpiCommRegistry::Global().World().value()->Barrier(), "Barrier"); }
 
 // Seconds per step of `iterations` eager steps, after a warm-up.
 std::vector<double> EagerRound(optim_test::Mlp& mlp, optim::Optimizer& opt,
@@ -116,12 +114,12 @@ void Bench(optim::Algorithm algorithm, int iterations, int64_t hidden, int round
   for (int s = 1; s <= 4; ++s) batches.push_back(Get(eager.Batch(s), "Batch"));
 
   Check(plan::BeginCapture(), "BeginCapture");
-  tensor::Tensor x = Get(plan::CapturePlaceholder("x", Shape{c.batch, c.in}, c.dtype,
-                                                  c.placement, c.data_sbp),
-                         "CapturePlaceholder");
-  tensor::Tensor y = Get(
-      plan::CapturePlaceholder("labels", Shape{c.batch}, DType::kI32, c.placement, c.data_sbp),
-      "CapturePlaceholder");
+  tensor::Tensor x =
+      Get(plan::CapturePlaceholder("x", Shape{c.batch, c.in}, c.dtype, c.placement, c.data_sbp),
+          "CapturePlaceholder");
+  tensor::Tensor y =
+      Get(plan::CapturePlaceholder("labels", Shape{c.batch}, DType::kI32, c.placement, c.data_sbp),
+          "CapturePlaceholder");
   autograd::Variable loss = Get(planned.Loss(x, y), "Loss");
   Check(autograd::Backward({loss}, {}), "Backward");
   Check(plan_opt->CaptureStep(), "CaptureStep");
