@@ -155,6 +155,18 @@ std::vector<Case> RunCases() {
              tess_capture_abort(); return st;),
         CASE("tess_capture_active", "out is NULL", kInvalid, "out",
              return tess_capture_active(nullptr);),
+        CASE("tess_capture_assign", "no capture active", kPrecondition, "capture",
+             return tess_capture_assign(f.x, f.x);),
+        CASE("tess_capture_assign", "value is NULL", kInvalid, "value",
+             tess_status st = tess_capture_begin();
+             if (st != TESS_OK) return st; st = tess_capture_assign(f.x, nullptr);
+             tess_capture_abort(); return st;),
+        CASE("tess_capture_assign", "value is a real tensor", kInvalid, "real tensor",
+             tess_status st = tess_capture_begin();
+             if (st != TESS_OK) return st; st = tess_capture_assign(f.x, f.y); tess_capture_abort();
+             return st;),
+        CASE("tess_optimizer_capture_step", "optimizer is NULL", kInvalid, "optimizer",
+             return tess_optimizer_capture_step(nullptr);),
 
         // ---- plans
         CASE("tess_plan_compile", "program is NULL", kInvalid, "program", tess_plan* o = nullptr;

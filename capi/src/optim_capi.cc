@@ -102,6 +102,13 @@ tess_status tess_optimizer_step(tess_optimizer* optimizer) {
   TESS_CAPI_END
 }
 
+tess_status tess_optimizer_capture_step(tess_optimizer* optimizer) {
+  TESS_CAPI_REQUIRE(optimizer);
+  TESS_CAPI_BEGIN
+  return ReportIn(__func__, optimizer->optimizer->CaptureStep());
+  TESS_CAPI_END
+}
+
 tess_status tess_optimizer_zero_grad(tess_optimizer* optimizer) {
   TESS_CAPI_REQUIRE(optimizer);
   TESS_CAPI_BEGIN

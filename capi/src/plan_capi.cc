@@ -288,6 +288,14 @@ tess_status tess_capture_end(tess_program** out, const tess_tensor* const* tenso
 
 void tess_capture_abort(void) { tessera::plan::AbortCapture(); }
 
+tess_status tess_capture_assign(tess_tensor* target, const tess_tensor* value) {
+  TESS_CAPI_BEGIN
+  TESS_CAPI_REQUIRE(target);
+  TESS_CAPI_REQUIRE(value);
+  return ReportIn(__func__, tessera::plan::CaptureAssign(target->value, value->value));
+  TESS_CAPI_END
+}
+
 tess_status tess_plan_compile(tess_plan** out, const tess_program* program,
                               const tess_plan_compile_options* options) {
   TESS_CAPI_BEGIN

@@ -105,31 +105,38 @@ OverlapStats Optimizer::overlap_stats() const {
   return fused_ != nullptr ? fused_->stats() : OverlapStats{};
 }
 
+Status Optimizer::ApplyUpdate(const op::OpDef& def, size_t i, const op::AttrMap& attrs,
+                              std::vector<Tensor>* outputs) {
+  const Variable& p = *params_[i];
+  const Tensor& value = p.value;
+  const int num_states = NumStates(options_.algorithm);
+  std::vector<Tensor>& state = states_[i];
+  if (state.empty()) {
+    for (int s = 0; s < num_states; ++s) {
+      TESS_ASSIGN_OR_RETURN(Tensor zeros, tensor::Zeros(value->shape(), value->dtype(),
+                                                        value->placement(), value->nd_sbp()));
+      state.push_back(std::move(zeros));
+    }
+  }
+  std::vector<Tensor> inputs = {value, p.meta->grad};
+  inputs.insert(inputs.end(), state.begin(), state.end());
+  // The parameter's layout for the parameter and every output: inference boxes the
+  // gradient (and nothing else) to it.
+  std::vector<infer::SbpConstraint> pins = {{false, 0, value->nd_sbp()}};
+  for (int o = 0; o <= num_states; ++o) pins.push_back({true, o, value->nd_sbp()});
+  return eager::Apply(def, inputs.data(), inputs.size(), attrs, outputs, pins);
+}
+
 Status Optimizer::StepPerTensor() {
   TESS_ASSIGN_OR_RETURN(const op::OpDef* def,
                         op::OpRegistry::Global().Find(UpdateOpName(options_.algorithm)));
-  const int num_states = NumStates(options_.algorithm);
-  std::vector<Tensor> inputs, outputs;
+  std::vector<Tensor> outputs;
   for (size_t i = 0; i < params_.size(); ++i) {
     Variable& p = *params_[i];
     if (p.meta->grad == nullptr) continue;  // no gradient reached it: skipped, as PyTorch
     const Tensor& value = p.value;
     std::vector<Tensor>& state = states_[i];
-    if (state.empty()) {
-      for (int s = 0; s < num_states; ++s) {
-        TESS_ASSIGN_OR_RETURN(Tensor zeros, tensor::Zeros(value->shape(), value->dtype(),
-                                                          value->placement(), value->nd_sbp()));
-        state.push_back(std::move(zeros));
-      }
-    }
-    inputs = {value, p.meta->grad};
-    inputs.insert(inputs.end(), state.begin(), state.end());
-    // The parameter's layout for the parameter and every output: inference boxes the
-    // gradient (and nothing else) to it.
-    std::vector<infer::SbpConstraint> pins = {{false, 0, value->nd_sbp()}};
-    for (int o = 0; o <= num_states; ++o) pins.push_back({true, o, value->nd_sbp()});
-    const op::AttrMap attrs = UpdateAttrs(options_, steps_[i] + 1);
-    Status s = eager::Apply(*def, inputs.data(), inputs.size(), attrs, &outputs, pins);
+    Status s = ApplyUpdate(*def, i, UpdateAttrs(options_, steps_[i] + 1), &outputs);
     if (!s.ok()) {
       return Status(s.code(),
                     "Optimizer::Step: parameter " + std::to_string(i) + ": " + s.message());

@@ -77,6 +77,7 @@
 
 #include "core/autograd/variable.h"
 #include "core/common/status.h"
+#include "core/op/op_def.h"
 #include "core/optim/options.h"
 
 namespace tessera {
@@ -120,6 +121,22 @@ class Optimizer {
 
   // One update of every parameter that has a gradient (see above).
   Status Step();
+  // Plan mode (core/plan/capture.h): records one per-tensor step into the active capture
+  // instead of running it. For each parameter whose gradient is a placeholder of the
+  // capture (from a captured Backward), the update op is recorded and its results are
+  // assigned back (plan::CaptureAssign) to the parameter and to its state tensors (created
+  // now as zeros if this parameter took no step yet; they become program variables), so
+  // every run of the compiled plan is one optimizer step, in place, allocating nothing.
+  // The parameters' gradients are dropped afterwards (they are placeholders). Plan runs
+  // are not counted in step_count(). SGD's attributes are those of a step after the first
+  // (first_step false): with zero state and dampening 0 that equals the first step too.
+  // Adam / AdamW also get a step counter per parameter (a scalar variable starting at
+  // step_count()), since adam_update's bias correction is a fixed attribute: the new
+  // parameter is recorded as elementwise ops on it (capture_step.cc).
+  // Errors: FAILED_PRECONDITION without an active capture, or for SGD with momentum and
+  // dampening != 0 on a parameter that took no eager step yet (its first step differs);
+  // UNIMPLEMENTED in fused mode; CaptureAssign's and the ops' errors, naming the parameter.
+  Status CaptureStep();
   // Drops every parameter's gradient (autograd's `grad` becomes null, as PyTorch's
   // set_to_none) and, in fused mode, the buckets' round (waiting for an all-reduce in
   // flight first: its error, if any, is returned).
@@ -139,6 +156,10 @@ class Optimizer {
  private:
   Optimizer(std::vector<autograd::Variable*> params, const OptimizerOptions& options);
   Status StepPerTensor();
+  // Runs (or, capturing, records) the update op of parameter i on (param, grad, state),
+  // creating its state as zeros first if it has none, pinned to the parameter's layout.
+  Status ApplyUpdate(const op::OpDef& def, size_t i, const op::AttrMap& attrs,
+                     std::vector<tensor::Tensor>* outputs);
 
   std::vector<autograd::Variable*> params_;
   OptimizerOptions options_;

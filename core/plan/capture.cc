@@ -101,6 +101,43 @@ Result<tensor::Tensor> CapturePlaceholder(std::string name, const Shape& shape, 
   return PlaceholderOf(*c, id);
 }
 
+Result<tensor::Tensor> CaptureVariable(const tensor::Tensor& t) {
+  Capture* c = ThreadCapture().get();
+  if (c == nullptr) {
+    return FailedPrecondition(
+        "CaptureVariable: no capture is active on this thread (BeginCapture first)");
+  }
+  if (t == nullptr) return InvalidArgument("CaptureVariable: t is NULL");
+  if (t->is_placeholder()) {
+    return InvalidArgument("CaptureVariable: t (" + t->meta().ToString() +
+                           ") is already a placeholder");
+  }
+  TESS_ASSIGN_OR_RETURN(ValueId id, ValueFor(*c, "CaptureVariable", 0, t));
+  return PlaceholderOf(*c, id);
+}
+
+Status CaptureAssign(const tensor::Tensor& target, const tensor::Tensor& value) {
+  Capture* c = ThreadCapture().get();
+  if (c == nullptr) {
+    return FailedPrecondition(
+        "CaptureAssign: no capture is active on this thread (BeginCapture "
+        "first)");
+  }
+  if (target == nullptr) return InvalidArgument("CaptureAssign: target is NULL");
+  if (value == nullptr) return InvalidArgument("CaptureAssign: value is NULL");
+  if (target->is_placeholder()) {
+    return InvalidArgument("CaptureAssign: target (" + target->meta().ToString() +
+                           ") is a placeholder; only a real tensor persists across runs");
+  }
+  if (!value->is_placeholder()) {
+    return InvalidArgument("CaptureAssign: value (" + value->meta().ToString() +
+                           ") is a real tensor, not a result of the capture");
+  }
+  TESS_ASSIGN_OR_RETURN(ValueId v, ValueFor(*c, "CaptureAssign", 1, value));
+  TESS_ASSIGN_OR_RETURN(ValueId t, ValueFor(*c, "CaptureAssign", 0, target));
+  return c->program.AddAssign(t, v);
+}
+
 Result<std::unique_ptr<Program>> EndCapture(const std::vector<tensor::Tensor>& outputs) {
   std::unique_ptr<Capture> c = std::move(ThreadCapture());
   tensor::SetThreadCaptureHook(nullptr);

@@ -49,6 +49,22 @@ Result<tensor::Tensor> CapturePlaceholder(std::string name, const Shape& shape, 
                                           const Placement& placement,
                                           const std::optional<NdSbp>& nd_sbp = std::nullopt);
 
+// A placeholder standing for real tensor `t` as a program variable (made one if it is not
+// yet), so that ops on it are recorded even when all their other inputs are real too
+// (ops on real tensors alone run eagerly; e.g. a step counter's increment). FAILED_
+// PRECONDITION without an active capture; INVALID_ARGUMENT for a null or placeholder `t`.
+Result<tensor::Tensor> CaptureVariable(const tensor::Tensor& t);
+
+// Records Program::AddAssign(variable of `target`, `value`): every run of the program ends
+// by copying `value` into `target`'s storage (all steps read the old contents first).
+// `target` is a real tensor (it becomes a variable if it is not one yet), `value` a
+// placeholder of this capture with the same meta (shape, dtype, placement, nd-sbp). A
+// captured optimizer step writes parameters and state back with it.
+// FAILED_PRECONDITION without an active capture or for a placeholder of another capture;
+// INVALID_ARGUMENT for a null argument, a placeholder `target`, a real `value`, and
+// AddAssign's errors (a meta mismatch, a target assigned twice).
+Status CaptureAssign(const tensor::Tensor& target, const tensor::Tensor& value);
+
 // Ends the capture and returns its program with `outputs` (placeholders of this capture)
 // as the program's outputs, in order. The capture ends whether or not this succeeds.
 // FAILED_PRECONDITION without an active capture; INVALID_ARGUMENT for no outputs, a NULL

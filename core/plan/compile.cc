@@ -92,6 +92,13 @@ class Compiler {
     for (ValueId id : program.outputs()) {
       if (plan_->value_registers[id] >= 0) fetch.reads.push_back(plan_->value_registers[id]);
     }
+    // Assigns copy their values into the variables after the last step, so those
+    // registers live to the end like outputs.
+    for (const ProgramAssign& a : program.assigns()) {
+      if (plan_->value_registers[a.value] >= 0) {
+        fetch.reads.push_back(plan_->value_registers[a.value]);
+      }
+    }
     steps_.push_back(std::move(fetch));
 
     TESS_ASSIGN_OR_RETURN(std::vector<Lifetime> lifetimes,
@@ -285,6 +292,10 @@ std::string CompiledPlan::ToString() const {
     } else {
       s += " %" + std::to_string(id) + (has_local[id] ? " (variable)" : " (no local piece)");
     }
+  }
+  for (const ProgramAssign& a : program.assigns()) {
+    s += ", assign " + RegisterString(value_registers[a.value]) + " -> var \"" +
+         program.value(a.variable).name + "\"";
   }
   s += "\nmemory:\n" + memory.ToString();
   return s;

@@ -9,7 +9,8 @@
 //      rank a register sized by its local shape; variables are read in place from their
 //      eager tensors and get none;
 //   3. derives lifetimes in plan order: step 0 feeds the inputs, steps 1..n are the kernel
-//      and boxing steps, step n+1 fetches the outputs (so outputs outlive the run);
+//      and boxing steps, step n+1 fetches the outputs and copies the assigned values into
+//      their variables (program.h; so outputs and assigned values outlive the run);
 //   4. packs the registers with PlanMemory (mem_plan.h).
 // With CompileOptions::input_register_num = n > 1 every data-input register holds n copies
 // (register_desc.h): PlanInstance::Push fills one copy while RunPushed runs the steps on

@@ -1,6 +1,7 @@
 // PlanInstance: creation, binding the compiled steps to registers, executing them, stats.
 #include "core/plan/plan_exec.h"
 
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,6 +158,16 @@ Status PlanInstance::Bind() {
       }
     }
   }
+  for (const ProgramAssign& a : plan.program.assigns()) {
+    const int64_t r = plan.value_registers[a.value];
+    if (r < 0 || !plan.has_local[a.variable]) continue;  // no local piece on this rank
+    // Tensors are immutable by type; an assign is the one place a plan writes one, in
+    // place, as core/optim's Step writes a parameter.
+    auto& variable = const_cast<tensor::GlobalTensor&>(*plan.program.value(a.variable).variable);
+    assigns_.push_back(BoundAssign{bodies_[r], variable.mutable_local_data(),
+                                   static_cast<size_t>(variable.local_bytes()),
+                                   register_on_device(r)});
+  }
   return Status::Ok();
 }
 
@@ -205,6 +216,14 @@ Status PlanInstance::Execute() {
       TESS_RETURN_IF_ERROR(step.device == DeviceType::kCuda
                                ? tensor::RunCudaKernel(*device_, step.kernel, &b.ctx)
                                : step.kernel(b.ctx));
+    }
+  }
+  // After every step, so each step read the variables' old contents (program.h).
+  for (const BoundAssign& a : assigns_) {
+    if (a.on_device) {
+      TESS_RETURN_IF_ERROR(tensor::CopyDeviceToDevice(*device_, a.dst, a.src, a.bytes));
+    } else if (a.bytes > 0) {
+      std::memcpy(a.dst, a.src, a.bytes);
     }
   }
   return Status::Ok();

@@ -1,7 +1,8 @@
 // PlanInstance: a CompiledPlan made runnable. Create allocates the register memory once
 // (RegisterManager), binds every step's kernel arguments to blob bodies and variable
 // storage, and keeps BoxingWorkspaces of its own; Run then feeds the inputs, executes the
-// steps in plan order and leaves the outputs in their registers.
+// steps in plan order, leaves the outputs in their registers and copies the assigned
+// values into their variables (Program::AddAssign).
 //
 // Pipelined inputs. A plan compiled with CompileOptions::input_register_num = n has n
 // copies ("slots") of every input register. Push copies one input set into the next free
@@ -223,6 +224,14 @@ class PlanInstance {
     void* host_src = nullptr;
     void* host_dst = nullptr;
   };
+  // Program::AddAssign, bound: copy `bytes` from the value's register body into the
+  // variable's local storage after the steps.
+  struct BoundAssign {
+    const void* src = nullptr;
+    void* dst = nullptr;
+    size_t bytes = 0;
+    bool on_device = false;
+  };
   // A bound step input that reads a data-input register: RunPushed points it at its slot.
   struct InputPatch {
     void** target;     // &BoundStep::inputs[k].data
@@ -271,6 +280,7 @@ class PlanInstance {
   std::vector<void*> bodies_;  // by register id; copy 0 for input registers
   std::vector<BoundStep> steps_;
   std::vector<InputPatch> patches_;
+  std::vector<BoundAssign> assigns_;
   // slot_bodies_[slot][i]: program input i's body in that slot, null without a local piece.
   std::vector<std::vector<void*>> slot_bodies_;
   std::vector<int> input_of_register_;      // by register id: its program input, or -1

@@ -111,6 +111,35 @@ Status Program::MarkOutput(ValueId id) {
   return Status::Ok();
 }
 
+Status Program::AddAssign(ValueId variable, ValueId value_id) {
+  TESS_RETURN_IF_ERROR(CheckId(variable, "AddAssign: variable"));
+  TESS_RETURN_IF_ERROR(CheckId(value_id, "AddAssign: value"));
+  const ProgramValue& target = value(variable);
+  const ProgramValue& source = value(value_id);
+  if (target.kind != ValueKind::kVariable) {
+    return InvalidArgument("AddAssign: variable " + Percent(variable) + " (\"" + target.name +
+                           "\") is not a variable; only variables persist across runs");
+  }
+  if (source.kind != ValueKind::kOpOutput) {
+    return InvalidArgument("AddAssign: value " + Percent(value_id) + " (\"" + source.name +
+                           "\") is not an op output; assign the result of an op");
+  }
+  if (!(target.meta == source.meta)) {
+    return InvalidArgument("AddAssign: value " + Percent(value_id) + " is " +
+                           source.meta.ToString() + " but variable " + Percent(variable) + " (\"" +
+                           target.name + "\") is " + target.meta.ToString() +
+                           "; they must match (box the value first)");
+  }
+  for (const ProgramAssign& a : assigns_) {
+    if (a.variable == variable) {
+      return InvalidArgument("AddAssign: variable " + Percent(variable) + " (\"" + target.name +
+                             "\") is already assigned value " + Percent(a.value));
+    }
+  }
+  assigns_.push_back(ProgramAssign{variable, value_id});
+  return Status::Ok();
+}
+
 std::string Program::ToString() const {
   std::string s;
   size_t next_op = 0;
@@ -140,6 +169,13 @@ std::string Program::ToString() const {
   s += "outputs:";
   for (size_t k = 0; k < outputs_.size(); ++k) s += (k ? ", " : " ") + Percent(outputs_[k]);
   s += "\n";
+  if (!assigns_.empty()) {
+    s += "assigns:";
+    for (size_t k = 0; k < assigns_.size(); ++k) {
+      s += (k ? ", " : " ") + Percent(assigns_[k].variable) + " <- " + Percent(assigns_[k].value);
+    }
+    s += "\n";
+  }
   return s;
 }
 

@@ -12,6 +12,12 @@
 // nd-sbp is split along axis 0 on every hierarchy axis (broadcast for a scalar), as a
 // data-parallel batch is; a variable keeps its own nd-sbp.
 //
+// Assigns (training). AddAssign(variable, value) makes every run end by copying op output
+// `value` into `variable`'s storage, after every step has run: all steps of a run read the
+// variable's old contents, the next run reads the new ones. This is how a captured
+// optimizer step (core/optim) writes the updated parameters and state back; the copy
+// allocates nothing. The value's register lives to the end of the run (like an output).
+//
 // Not thread-safe; build a program on one thread. Every rank builds the same program.
 #ifndef TESSERA_CORE_PLAN_PROGRAM_H_
 #define TESSERA_CORE_PLAN_PROGRAM_H_
@@ -49,6 +55,12 @@ struct ProgramValue {
   int64_t op_index = -1;    // kOpOutput: the producing op
 };
 
+// Program::AddAssign's record: at the end of every run, `value` is copied into `variable`.
+struct ProgramAssign {
+  ValueId variable = -1;
+  ValueId value = -1;
+};
+
 struct ProgramOp {
   const op::OpDef* def = nullptr;
   std::vector<ValueId> inputs;
@@ -77,17 +89,23 @@ class Program {
   // Makes `id` an output of the program (in call order). INVALID_ARGUMENT for an unknown
   // id or one already marked.
   Status MarkOutput(ValueId id);
+  // Makes every run end by copying op output `value` into variable `variable` (file
+  // comment). INVALID_ARGUMENT for an unknown id, a `variable` that is not a variable, a
+  // `value` that is not an op output, metas that differ (shape, dtype, placement or
+  // nd-sbp, naming both), or a variable already assigned.
+  Status AddAssign(ValueId variable, ValueId value);
 
   const std::vector<ProgramValue>& values() const { return values_; }
   const std::vector<ProgramOp>& ops() const { return ops_; }
   const std::vector<ValueId>& inputs() const { return inputs_; }  // data inputs, in order
   const std::vector<ValueId>& outputs() const { return outputs_; }
+  const std::vector<ProgramAssign>& assigns() const { return assigns_; }
   const ProgramValue& value(ValueId id) const { return values_[static_cast<size_t>(id)]; }
 
   // One line per value and op:
   //   %0 = input "x" [8,16] f32 cpu:[0,1] S(0)
   //   %3 = matmul(%0, %1) {} -> [8,32] f32 cpu:[0,1] S(0)
-  // then "outputs: %5, %7".
+  // then "outputs: %5, %7" and, if any, "assigns: %1 <- %9, %2 <- %10".
   std::string ToString() const;
 
  private:
@@ -98,6 +116,7 @@ class Program {
   std::vector<ProgramOp> ops_;
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
+  std::vector<ProgramAssign> assigns_;
 };
 
 }  // namespace tessera::plan

@@ -91,7 +91,7 @@ std::vector<Variable*> Mlp::Params() {
   return out;
 }
 
-Status Mlp::ForwardBackward(int step, StepRecord* record) {
+Result<std::pair<tensor::Tensor, tensor::Tensor>> Mlp::Batch(int step) const {
   const MlpConfig& c = config;
   TESS_ASSIGN_OR_RETURN(tensor::Tensor xt, MakeTensor(Inputs(c, step), Shape{c.batch, c.in},
                                                       c.dtype, c.placement, c.data_sbp));
@@ -99,6 +99,10 @@ Status Mlp::ForwardBackward(int step, StepRecord* record) {
   TESS_ASSIGN_OR_RETURN(
       tensor::Tensor yt,
       tensor::FromLogical(labels.data(), Shape{c.batch}, DType::kI32, c.placement, c.data_sbp));
+  return std::make_pair(xt, yt);
+}
+
+Result<Variable> Mlp::Loss(const tensor::Tensor& xt, const tensor::Tensor& yt, StepRecord* record) {
   const Variable x{xt, nullptr}, y{yt, nullptr};
   TESS_ASSIGN_OR_RETURN(Variable mm1, Call("matmul", {x, params[0]}));
   TESS_ASSIGN_OR_RETURN(Variable z1, Call("bias_add", {mm1, params[1]}));
@@ -114,6 +118,14 @@ Status Mlp::ForwardBackward(int step, StepRecord* record) {
     record->logits_sbp = z2.value->nd_sbp();
     // NULL on ranks outside the placement, which infer nothing.
     record->loss_input_sbp = loss_inference ? loss_inference->input_nd_sbps[0] : NdSbp();
+  }
+  return loss;
+}
+
+Status Mlp::ForwardBackward(int step, StepRecord* record) {
+  TESS_ASSIGN_OR_RETURN(auto batch, Batch(step));
+  TESS_ASSIGN_OR_RETURN(Variable loss, Loss(batch.first, batch.second, record));
+  if (record != nullptr) {
     if (loss.value->dtype() == DType::kF64) {
       TESS_RETURN_IF_ERROR(tensor::ToHost(loss.value, &record->loss));
     } else {

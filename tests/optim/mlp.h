@@ -53,6 +53,13 @@ class Mlp {
   // Forward and backward on step `step`'s batch (gradients accumulate into the leaves);
   // fills `record` when given (reading the loss is a collective over the world).
   Status ForwardBackward(int step, StepRecord* record = nullptr);
+  // Step `step`'s batch: x [batch, in] and int32 labels [batch], in data_sbp.
+  Result<std::pair<tensor::Tensor, tensor::Tensor>> Batch(int step) const;
+  // The forward: the mean loss of batch (x, labels), recorded on the tape; fills
+  // `record`'s nd-sbps (not its loss) when given. x and labels may be placeholders of a
+  // plan capture (tests/plan/train_plan_test.cc).
+  Result<autograd::Variable> Loss(const tensor::Tensor& x, const tensor::Tensor& labels,
+                                  StepRecord* record = nullptr);
   // Whole logical values of the parameters (on every rank).
   Result<Values> ParamValues() const;
   std::vector<autograd::Variable*> Params();

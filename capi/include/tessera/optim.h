@@ -91,6 +91,15 @@ TESS_API void tess_optimizer_destroy(tess_optimizer* optimizer);
 /* Updates every parameter that has a gradient (tess_tensor_grad); parameters without
  * one are skipped, as in PyTorch. Collective. */
 TESS_API tess_status tess_optimizer_step(tess_optimizer* optimizer);
+/* Plan mode (docs/training.md, "Plan mode"): while a capture is active
+ * (tess_capture_begin) and after a captured tess_autograd_backward, records one step
+ * of every parameter with a gradient instead of running it: the update ops, and
+ * tess_capture_assign of the new parameters and optimizer state, so each run of the
+ * compiled plan is one training step, in place. The gradients are dropped afterwards.
+ * Plan runs do not count in the stats' steps. FAILED_PRECONDITION without a capture,
+ * or for SGD with momentum and dampening != 0 before any eager step; UNIMPLEMENTED for
+ * fused. Local (records; runs are collective). */
+TESS_API tess_status tess_optimizer_capture_step(tess_optimizer* optimizer);
 /* Drops every parameter's gradient (tess_tensor_zero_grad on each). */
 TESS_API tess_status tess_optimizer_zero_grad(tess_optimizer* optimizer);
 /* Changes the learning rate for the next steps (a schedule); INVALID_ARGUMENT for a

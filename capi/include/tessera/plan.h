@@ -104,6 +104,16 @@ TESS_API tess_status tess_capture_end(tess_program** out, const tess_tensor* con
                                       size_t num_tensors);
 /* Ends the capture, if any, dropping what it recorded. */
 TESS_API void tess_capture_abort(void);
+/* Training in plan mode (docs/training.md, "Plan mode"): every run of the captured
+ * program ends, after all its steps, by copying `value` (a placeholder of this capture,
+ * an op's result) into `target`'s storage (a real tensor; it becomes a program variable
+ * if it is not one yet), so the next run reads the new contents. The copy allocates
+ * nothing. `target`'s data changes in place, as a parameter's does in
+ * tess_optimizer_step. FAILED_PRECONDITION without a capture or for a placeholder of
+ * another capture; INVALID_ARGUMENT for a NULL, a placeholder `target`, a real `value`,
+ * shapes, dtypes, placements or nd-sbps that differ (naming both), or a target already
+ * assigned. Local: every rank captures the same calls. */
+TESS_API tess_status tess_capture_assign(tess_tensor* target, const tess_tensor* value);
 
 /* A compiled plan: the program's steps for this rank (kernels and explicit boxing
  * steps) and its register memory, packed with reuse. Immutable: any thread may read
