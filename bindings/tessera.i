@@ -321,6 +321,7 @@ TESS_HANDLE(tess_optimizer, Optimizer)
 %tess_expose(tess_capture_placeholder)
 %tess_expose(tess_capture_end)
 %tess_expose(tess_capture_abort)
+%tess_expose(tess_capture_assign)
 %rename(plan_compile) tess_shim_plan_compile;
 %tess_expose(tess_plan_string)
 %tess_expose(tess_plan_instantiate)
@@ -386,6 +387,7 @@ TESS_HANDLE(tess_optimizer, Optimizer)
 %tess_expose(tess_optimizer_step)
 %tess_expose(tess_optimizer_zero_grad)
 %tess_expose(tess_optimizer_set_lr)
+%tess_expose(tess_optimizer_capture_step)
 %rename(optimizer_get_stats) tess_shim_optimizer_get_stats;
 
 /* Host allocator counters. */

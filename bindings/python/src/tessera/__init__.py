@@ -50,7 +50,7 @@ from ._ops import (  # noqa: F401
 from ._collectives import (  # noqa: F401
     BucketStats, allreduce, box, box_plan, bucketed_allreduce, collective_timeout,
     set_collective_timeout)
-from ._plan import ProgramSizes, capture, capturing, compile  # noqa: F401
+from ._plan import ProgramSizes, capture, capture_assign, capturing, compile  # noqa: F401
 from ._memory import AllocatorStats, allocator_stats  # noqa: F401
 from ._serve import ServePlanInfo, ServeRequestInfo, ServerStats  # noqa: F401
 # ts.autograd.backward(...); the grad-mode scopes also at the top, as in PyTorch.

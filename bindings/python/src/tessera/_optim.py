@@ -63,6 +63,13 @@ class Optimizer(object):
         """Updates every parameter that has a gradient, in place. Collective."""
         _capi.optimizer_step(self._handle)
 
+    def capture_step(self):
+        """Inside `with ts.capture()`, after a captured backward: records one step
+        (update ops, and capture_assign of the new parameters and state) instead of
+        taking it, so every run of the compiled plan trains. Per-tensor mode only
+        (UnimplementedError when fused); plan runs do not count in stats().steps."""
+        _capi.optimizer_capture_step(self._handle)
+
     def zero_grad(self):
         """Drops every parameter's gradient. Collective."""
         _capi.optimizer_zero_grad(self._handle)

@@ -182,6 +182,19 @@ def capturing():
     return bool(_capi.capture_active())
 
 
+def capture_assign(target, value):
+    """Training in plan mode (docs/training.md, "Plan mode"): every run of the program
+    being captured ends, after all its steps, by copying `value` (a placeholder of this
+    capture) into `target` (a real tensor of the same shape, dtype and layout, which
+    becomes a variable). FailedPreconditionError without a capture;
+    InvalidArgumentError for a placeholder target, a real value, a mismatch or a target
+    assigned twice."""
+    for name, t in (("target", target), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise TypeError("capture_assign: %s (%r) is not a Tensor" % (name, t))
+    _capi.capture_assign(target, value)
+
+
 def compile(program, input_register_num=1):
     """Compiles `program` for this rank into a Plan: its steps (kernels and explicit
     boxing) and its register memory, packed with reuse. `input_register_num` copies

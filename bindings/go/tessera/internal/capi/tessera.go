@@ -451,136 +451,136 @@ typedef _goslice_ swig_type_418;
 typedef _goslice_ swig_type_419;
 typedef _gostring_ swig_type_420;
 typedef _gostring_ swig_type_421;
-typedef _goslice_ swig_type_422;
-typedef _gostring_ swig_type_423;
-typedef _goslice_ swig_type_424;
-typedef _gostring_ swig_type_425;
-typedef _goslice_ swig_type_426;
-typedef _gostring_ swig_type_427;
+typedef _gostring_ swig_type_422;
+typedef _goslice_ swig_type_423;
+typedef _gostring_ swig_type_424;
+typedef _goslice_ swig_type_425;
+typedef _gostring_ swig_type_426;
+typedef _goslice_ swig_type_427;
 typedef _gostring_ swig_type_428;
 typedef _gostring_ swig_type_429;
-typedef _goslice_ swig_type_430;
-typedef _gostring_ swig_type_431;
-typedef _goslice_ swig_type_432;
-typedef _gostring_ swig_type_433;
-typedef _goslice_ swig_type_434;
-typedef long long swig_type_435;
-typedef _gostring_ swig_type_436;
-typedef _goslice_ swig_type_437;
-typedef long long swig_type_438;
-typedef _gostring_ swig_type_439;
-typedef _goslice_ swig_type_440;
-typedef long long swig_type_441;
-typedef _gostring_ swig_type_442;
-typedef _goslice_ swig_type_443;
-typedef long long swig_type_444;
-typedef _gostring_ swig_type_445;
-typedef _goslice_ swig_type_446;
-typedef long long swig_type_447;
-typedef _gostring_ swig_type_448;
-typedef _goslice_ swig_type_449;
-typedef _gostring_ swig_type_450;
-typedef _goslice_ swig_type_451;
+typedef _gostring_ swig_type_430;
+typedef _goslice_ swig_type_431;
+typedef _gostring_ swig_type_432;
+typedef _goslice_ swig_type_433;
+typedef _gostring_ swig_type_434;
+typedef _goslice_ swig_type_435;
+typedef long long swig_type_436;
+typedef _gostring_ swig_type_437;
+typedef _goslice_ swig_type_438;
+typedef long long swig_type_439;
+typedef _gostring_ swig_type_440;
+typedef _goslice_ swig_type_441;
+typedef long long swig_type_442;
+typedef _gostring_ swig_type_443;
+typedef _goslice_ swig_type_444;
+typedef long long swig_type_445;
+typedef _gostring_ swig_type_446;
+typedef _goslice_ swig_type_447;
+typedef long long swig_type_448;
+typedef _gostring_ swig_type_449;
+typedef _goslice_ swig_type_450;
+typedef _gostring_ swig_type_451;
 typedef _goslice_ swig_type_452;
 typedef _goslice_ swig_type_453;
-typedef long long swig_type_454;
-typedef _gostring_ swig_type_455;
-typedef long long swig_type_456;
-typedef _gostring_ swig_type_457;
-typedef _goslice_ swig_type_458;
-typedef _gostring_ swig_type_459;
-typedef _goslice_ swig_type_460;
-typedef _gostring_ swig_type_461;
-typedef _goslice_ swig_type_462;
-typedef long long swig_type_463;
-typedef _gostring_ swig_type_464;
-typedef _goslice_ swig_type_465;
-typedef long long swig_type_466;
-typedef _gostring_ swig_type_467;
-typedef _goslice_ swig_type_468;
-typedef long long swig_type_469;
-typedef _gostring_ swig_type_470;
-typedef _goslice_ swig_type_471;
-typedef long long swig_type_472;
-typedef _gostring_ swig_type_473;
+typedef _goslice_ swig_type_454;
+typedef long long swig_type_455;
+typedef _gostring_ swig_type_456;
+typedef long long swig_type_457;
+typedef _gostring_ swig_type_458;
+typedef _goslice_ swig_type_459;
+typedef _gostring_ swig_type_460;
+typedef _goslice_ swig_type_461;
+typedef _gostring_ swig_type_462;
+typedef _goslice_ swig_type_463;
+typedef long long swig_type_464;
+typedef _gostring_ swig_type_465;
+typedef _goslice_ swig_type_466;
+typedef long long swig_type_467;
+typedef _gostring_ swig_type_468;
+typedef _goslice_ swig_type_469;
+typedef long long swig_type_470;
+typedef _gostring_ swig_type_471;
+typedef _goslice_ swig_type_472;
+typedef long long swig_type_473;
 typedef _gostring_ swig_type_474;
 typedef _gostring_ swig_type_475;
 typedef _gostring_ swig_type_476;
-typedef _goslice_ swig_type_477;
-typedef _gostring_ swig_type_478;
-typedef long long swig_type_479;
-typedef _goslice_ swig_type_480;
-typedef _gostring_ swig_type_481;
-typedef _goslice_ swig_type_482;
-typedef _gostring_ swig_type_483;
+typedef _gostring_ swig_type_477;
+typedef _goslice_ swig_type_478;
+typedef _gostring_ swig_type_479;
+typedef long long swig_type_480;
+typedef _goslice_ swig_type_481;
+typedef _gostring_ swig_type_482;
+typedef _goslice_ swig_type_483;
 typedef _gostring_ swig_type_484;
-typedef _goslice_ swig_type_485;
-typedef long long swig_type_486;
-typedef _gostring_ swig_type_487;
-typedef _goslice_ swig_type_488;
-typedef long long swig_type_489;
-typedef _gostring_ swig_type_490;
+typedef _gostring_ swig_type_485;
+typedef _goslice_ swig_type_486;
+typedef long long swig_type_487;
+typedef _gostring_ swig_type_488;
+typedef _goslice_ swig_type_489;
+typedef long long swig_type_490;
 typedef _gostring_ swig_type_491;
-typedef _goslice_ swig_type_492;
-typedef _gostring_ swig_type_493;
-typedef _goslice_ swig_type_494;
-typedef _gostring_ swig_type_495;
-typedef _goslice_ swig_type_496;
-typedef _gostring_ swig_type_497;
+typedef _gostring_ swig_type_492;
+typedef _goslice_ swig_type_493;
+typedef _gostring_ swig_type_494;
+typedef _goslice_ swig_type_495;
+typedef _gostring_ swig_type_496;
+typedef _goslice_ swig_type_497;
 typedef _gostring_ swig_type_498;
-typedef _goslice_ swig_type_499;
-typedef _gostring_ swig_type_500;
-typedef _goslice_ swig_type_501;
-typedef _gostring_ swig_type_502;
-typedef _goslice_ swig_type_503;
-typedef _gostring_ swig_type_504;
-typedef _goslice_ swig_type_505;
-typedef _gostring_ swig_type_506;
+typedef _gostring_ swig_type_499;
+typedef _goslice_ swig_type_500;
+typedef _gostring_ swig_type_501;
+typedef _goslice_ swig_type_502;
+typedef _gostring_ swig_type_503;
+typedef _goslice_ swig_type_504;
+typedef _gostring_ swig_type_505;
+typedef _goslice_ swig_type_506;
 typedef _gostring_ swig_type_507;
 typedef _gostring_ swig_type_508;
 typedef _gostring_ swig_type_509;
 typedef _gostring_ swig_type_510;
-typedef _goslice_ swig_type_511;
-typedef _gostring_ swig_type_512;
+typedef _gostring_ swig_type_511;
+typedef _goslice_ swig_type_512;
 typedef _gostring_ swig_type_513;
 typedef _gostring_ swig_type_514;
-typedef _goslice_ swig_type_515;
-typedef _gostring_ swig_type_516;
+typedef _gostring_ swig_type_515;
+typedef _goslice_ swig_type_516;
 typedef _gostring_ swig_type_517;
-typedef _goslice_ swig_type_518;
-typedef _gostring_ swig_type_519;
-typedef _goslice_ swig_type_520;
-typedef _gostring_ swig_type_521;
+typedef _gostring_ swig_type_518;
+typedef _goslice_ swig_type_519;
+typedef _gostring_ swig_type_520;
+typedef _goslice_ swig_type_521;
 typedef _gostring_ swig_type_522;
-typedef _goslice_ swig_type_523;
-typedef _gostring_ swig_type_524;
-typedef long long swig_type_525;
-typedef _gostring_ swig_type_526;
-typedef long long swig_type_527;
-typedef _gostring_ swig_type_528;
-typedef long long swig_type_529;
-typedef _gostring_ swig_type_530;
-typedef _goslice_ swig_type_531;
-typedef long long swig_type_532;
-typedef _gostring_ swig_type_533;
-typedef _goslice_ swig_type_534;
-typedef long long swig_type_535;
-typedef _gostring_ swig_type_536;
-typedef _goslice_ swig_type_537;
-typedef long long swig_type_538;
-typedef _gostring_ swig_type_539;
+typedef _gostring_ swig_type_523;
+typedef _goslice_ swig_type_524;
+typedef _gostring_ swig_type_525;
+typedef long long swig_type_526;
+typedef _gostring_ swig_type_527;
+typedef long long swig_type_528;
+typedef _gostring_ swig_type_529;
+typedef long long swig_type_530;
+typedef _gostring_ swig_type_531;
+typedef _goslice_ swig_type_532;
+typedef long long swig_type_533;
+typedef _gostring_ swig_type_534;
+typedef _goslice_ swig_type_535;
+typedef long long swig_type_536;
+typedef _gostring_ swig_type_537;
+typedef _goslice_ swig_type_538;
+typedef long long swig_type_539;
 typedef _gostring_ swig_type_540;
 typedef _gostring_ swig_type_541;
 typedef _gostring_ swig_type_542;
-typedef _goslice_ swig_type_543;
-typedef _goslice_ swig_type_544;
+typedef _gostring_ swig_type_543;
+typedef _gostring_ swig_type_544;
 typedef _goslice_ swig_type_545;
 typedef _goslice_ swig_type_546;
 typedef _goslice_ swig_type_547;
-typedef _gostring_ swig_type_548;
-typedef _gostring_ swig_type_549;
-typedef _goslice_ swig_type_550;
-typedef _goslice_ swig_type_551;
+typedef _goslice_ swig_type_548;
+typedef _goslice_ swig_type_549;
+typedef _gostring_ swig_type_550;
+typedef _gostring_ swig_type_551;
 typedef _goslice_ swig_type_552;
 typedef _goslice_ swig_type_553;
 typedef _goslice_ swig_type_554;
@@ -588,42 +588,42 @@ typedef _goslice_ swig_type_555;
 typedef _goslice_ swig_type_556;
 typedef _goslice_ swig_type_557;
 typedef _goslice_ swig_type_558;
-typedef _gostring_ swig_type_559;
+typedef _goslice_ swig_type_559;
 typedef _goslice_ swig_type_560;
-typedef long long swig_type_561;
-typedef _gostring_ swig_type_562;
-typedef _goslice_ swig_type_563;
-typedef _goslice_ swig_type_564;
+typedef _gostring_ swig_type_561;
+typedef _goslice_ swig_type_562;
+typedef long long swig_type_563;
+typedef _gostring_ swig_type_564;
 typedef _goslice_ swig_type_565;
 typedef _goslice_ swig_type_566;
-typedef _gostring_ swig_type_567;
+typedef _goslice_ swig_type_567;
 typedef _goslice_ swig_type_568;
 typedef _gostring_ swig_type_569;
 typedef _goslice_ swig_type_570;
-typedef _goslice_ swig_type_571;
+typedef _gostring_ swig_type_571;
 typedef _goslice_ swig_type_572;
 typedef _goslice_ swig_type_573;
 typedef _goslice_ swig_type_574;
 typedef _goslice_ swig_type_575;
-typedef _gostring_ swig_type_576;
+typedef _goslice_ swig_type_576;
 typedef _goslice_ swig_type_577;
-typedef long long swig_type_578;
-typedef _gostring_ swig_type_579;
-typedef _goslice_ swig_type_580;
-typedef long long swig_type_581;
-typedef long long swig_type_582;
+typedef _gostring_ swig_type_578;
+typedef _goslice_ swig_type_579;
+typedef long long swig_type_580;
+typedef _gostring_ swig_type_581;
+typedef _goslice_ swig_type_582;
 typedef long long swig_type_583;
-typedef _gostring_ swig_type_584;
-typedef _goslice_ swig_type_585;
-typedef _goslice_ swig_type_586;
+typedef long long swig_type_584;
+typedef long long swig_type_585;
+typedef _gostring_ swig_type_586;
 typedef _goslice_ swig_type_587;
 typedef _goslice_ swig_type_588;
 typedef _goslice_ swig_type_589;
 typedef _goslice_ swig_type_590;
 typedef _goslice_ swig_type_591;
-typedef _gostring_ swig_type_592;
+typedef _goslice_ swig_type_592;
 typedef _goslice_ swig_type_593;
-typedef _goslice_ swig_type_594;
+typedef _gostring_ swig_type_594;
 typedef _goslice_ swig_type_595;
 typedef _goslice_ swig_type_596;
 typedef _goslice_ swig_type_597;
@@ -631,290 +631,294 @@ typedef _goslice_ swig_type_598;
 typedef _goslice_ swig_type_599;
 typedef _goslice_ swig_type_600;
 typedef _goslice_ swig_type_601;
-typedef _gostring_ swig_type_602;
+typedef _goslice_ swig_type_602;
 typedef _goslice_ swig_type_603;
-typedef _goslice_ swig_type_604;
+typedef _gostring_ swig_type_604;
 typedef _goslice_ swig_type_605;
 typedef _goslice_ swig_type_606;
-typedef _gostring_ swig_type_607;
+typedef _goslice_ swig_type_607;
 typedef _goslice_ swig_type_608;
-typedef _goslice_ swig_type_609;
-typedef _gostring_ swig_type_610;
+typedef _gostring_ swig_type_609;
+typedef _goslice_ swig_type_610;
 typedef _goslice_ swig_type_611;
-typedef _goslice_ swig_type_612;
-typedef long long swig_type_613;
-typedef _gostring_ swig_type_614;
-typedef _goslice_ swig_type_615;
-typedef _goslice_ swig_type_616;
+typedef _gostring_ swig_type_612;
+typedef _goslice_ swig_type_613;
+typedef _goslice_ swig_type_614;
+typedef long long swig_type_615;
+typedef _gostring_ swig_type_616;
 typedef _goslice_ swig_type_617;
 typedef _goslice_ swig_type_618;
 typedef _goslice_ swig_type_619;
 typedef _goslice_ swig_type_620;
 typedef _goslice_ swig_type_621;
-extern void _wrap_Swig_free_capi_05f0ac9811677c27(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_05f0ac9811677c27(swig_intgo arg1);
-extern void _wrap_delete_Placement_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_NdSbp_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_Layout_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_OpCall_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_InferResult_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_Explanation_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_Tensor_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_BoxingPlan_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_BucketedAllReducer_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_Program_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_Plan_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_PlanInstance_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_Server_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_ServeRequest_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_CheckpointWriter_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_CheckpointIndex_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_delete_Optimizer_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_intgo _wrap_VERSION_NUMBER_capi_05f0ac9811677c27(void);
-extern swig_type_1 _wrap_version_capi_05f0ac9811677c27(void);
-extern swig_intgo _wrap_version_number_capi_05f0ac9811677c27(void);
-extern swig_type_2 _wrap_status_string_capi_05f0ac9811677c27(swig_intgo arg1);
-extern swig_type_3 _wrap_runtime_init_capi_05f0ac9811677c27(void);
-extern swig_type_4 _wrap_runtime_finalize_capi_05f0ac9811677c27(void);
-extern swig_type_5 _wrap_runtime_world_rank_capi_05f0ac9811677c27(swig_type_6 arg1);
-extern swig_type_7 _wrap_runtime_world_size_capi_05f0ac9811677c27(swig_type_8 arg1);
-extern swig_type_9 _wrap_runtime_cuda_info_capi_05f0ac9811677c27(swig_type_10 arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_placement_parse_capi_05f0ac9811677c27(swig_type_13 arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_placement_create_capi_05f0ac9811677c27(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_placement_string_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_20 _wrap_placement_device_type_capi_05f0ac9811677c27(swig_type_21 arg1, uintptr_t arg2);
-extern swig_type_22 _wrap_placement_num_axes_capi_05f0ac9811677c27(swig_type_23 arg1, uintptr_t arg2);
-extern swig_type_24 _wrap_placement_hierarchy_dim_capi_05f0ac9811677c27(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_placement_parallel_num_capi_05f0ac9811677c27(swig_type_28 arg1, uintptr_t arg2);
-extern swig_type_29 _wrap_placement_rank_at_capi_05f0ac9811677c27(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
-extern swig_type_32 _wrap_placement_index_of_capi_05f0ac9811677c27(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_34 _wrap_placement_contains_capi_05f0ac9811677c27(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_36 _wrap_placement_axis_group_capi_05f0ac9811677c27(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_type_39 _wrap_placement_equal_capi_05f0ac9811677c27(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_41 _wrap_placement_hash_capi_05f0ac9811677c27(swig_type_42 arg1, uintptr_t arg2);
-extern swig_type_43 _wrap_nd_sbp_parse_capi_05f0ac9811677c27(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_nd_sbp_create_capi_05f0ac9811677c27(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_nd_sbp_string_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_50 _wrap_nd_sbp_num_axes_capi_05f0ac9811677c27(swig_type_51 arg1, uintptr_t arg2);
-extern swig_type_52 _wrap_nd_sbp_get_capi_05f0ac9811677c27(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_nd_sbp_equal_capi_05f0ac9811677c27(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_58 _wrap_layout_create_capi_05f0ac9811677c27(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_type_61 _wrap_layout_local_shape_capi_05f0ac9811677c27(swig_type_62 arg1, uintptr_t arg2);
-extern swig_type_63 _wrap_layout_range_capi_05f0ac9811677c27(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
-extern swig_type_67 _wrap_layout_num_elements_capi_05f0ac9811677c27(swig_type_68 arg1, uintptr_t arg2);
-extern swig_type_69 _wrap_layout_string_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_70 _wrap_dtype_parse_capi_05f0ac9811677c27(swig_type_71 arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_dtype_name_capi_05f0ac9811677c27(swig_intgo arg1);
-extern swig_type_74 _wrap_op_count_capi_05f0ac9811677c27(void);
-extern swig_type_75 _wrap_op_name_capi_05f0ac9811677c27(swig_type_76 arg1);
-extern swig_type_77 _wrap_op_call_create_capi_05f0ac9811677c27(swig_type_78 arg1, swig_type_79 arg2);
-extern swig_type_80 _wrap_op_call_signature_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_81 _wrap_op_call_set_attr_int_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_op_call_set_attr_float_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_85 arg2, double arg3);
-extern swig_type_86 _wrap_op_call_set_attr_bool_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_type_88 _wrap_op_call_set_attr_ints_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
-extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
-extern swig_type_93 _wrap_op_call_add_input_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_95 _wrap_op_call_num_inputs_capi_05f0ac9811677c27(swig_type_96 arg1, uintptr_t arg2);
-extern swig_type_97 _wrap_op_call_constrain_input_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
-extern swig_type_99 _wrap_op_call_constrain_output_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
-extern swig_type_101 _wrap_op_call_infer_capi_05f0ac9811677c27(swig_type_102 arg1, uintptr_t arg2);
-extern swig_type_103 _wrap_infer_result_num_outputs_capi_05f0ac9811677c27(swig_type_104 arg1, uintptr_t arg2);
-extern swig_type_105 _wrap_infer_result_output_shape_capi_05f0ac9811677c27(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_infer_result_output_dtype_capi_05f0ac9811677c27(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_infer_result_output_placement_capi_05f0ac9811677c27(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_05f0ac9811677c27(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
-extern swig_type_117 _wrap_infer_result_num_inputs_capi_05f0ac9811677c27(swig_type_118 arg1, uintptr_t arg2);
-extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_05f0ac9811677c27(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_infer_result_needs_boxing_capi_05f0ac9811677c27(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
-extern swig_type_125 _wrap_infer_result_input_cost_capi_05f0ac9811677c27(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
-extern swig_type_128 _wrap_infer_result_total_cost_capi_05f0ac9811677c27(swig_type_129 arg1, uintptr_t arg2);
-extern swig_type_130 _wrap_infer_result_signature_index_capi_05f0ac9811677c27(swig_type_131 arg1, uintptr_t arg2);
-extern swig_type_132 _wrap_infer_result_num_candidates_capi_05f0ac9811677c27(swig_type_133 arg1, uintptr_t arg2);
-extern swig_type_134 _wrap_op_call_explain_capi_05f0ac9811677c27(swig_type_135 arg1, uintptr_t arg2);
-extern swig_type_136 _wrap_explanation_text_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_137 _wrap_explanation_json_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_138 _wrap_explanation_failure_capi_05f0ac9811677c27(uintptr_t arg1);
-extern void _wrap_infer_cache_clear_capi_05f0ac9811677c27(void);
-extern swig_type_139 _wrap_infer_cache_set_capacity_capi_05f0ac9811677c27(swig_type_140 arg1);
-extern swig_type_141 _wrap_tensor_from_host_capi_05f0ac9811677c27(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_145 _wrap_tensor_from_local_capi_05f0ac9811677c27(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
-extern swig_type_150 _wrap_tensor_full_capi_05f0ac9811677c27(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_153 _wrap_tensor_arange_capi_05f0ac9811677c27(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_155 _wrap_tensor_rand_capi_05f0ac9811677c27(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_159 _wrap_tensor_randn_capi_05f0ac9811677c27(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_163 _wrap_tensor_shape_capi_05f0ac9811677c27(swig_type_164 arg1, uintptr_t arg2);
-extern swig_type_165 _wrap_tensor_num_elements_capi_05f0ac9811677c27(swig_type_166 arg1, uintptr_t arg2);
-extern swig_type_167 _wrap_tensor_dtype_capi_05f0ac9811677c27(swig_type_168 arg1, uintptr_t arg2);
-extern swig_type_169 _wrap_tensor_placement_capi_05f0ac9811677c27(swig_type_170 arg1, uintptr_t arg2);
-extern swig_type_171 _wrap_tensor_nd_sbp_capi_05f0ac9811677c27(swig_type_172 arg1, uintptr_t arg2);
-extern swig_type_173 _wrap_tensor_has_local_capi_05f0ac9811677c27(swig_type_174 arg1, uintptr_t arg2);
-extern swig_type_175 _wrap_tensor_local_shape_capi_05f0ac9811677c27(swig_type_176 arg1, uintptr_t arg2);
-extern swig_type_177 _wrap_tensor_local_num_elements_capi_05f0ac9811677c27(swig_type_178 arg1, uintptr_t arg2);
-extern swig_type_179 _wrap_tensor_string_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_180 _wrap_tensor_to_host_capi_05f0ac9811677c27(swig_type_181 arg1, uintptr_t arg2);
-extern swig_type_182 _wrap_tensor_copy_local_capi_05f0ac9811677c27(swig_type_183 arg1, uintptr_t arg2);
-extern swig_type_184 _wrap_tensor_to_global_capi_05f0ac9811677c27(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_186 _wrap_op_call_apply_capi_05f0ac9811677c27(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
-extern swig_type_189 _wrap_abs_capi_05f0ac9811677c27(swig_type_190 arg1, uintptr_t arg2);
-extern swig_type_191 _wrap_adam_update_capi_05f0ac9811677c27(swig_type_192 arg1, swig_type_193 arg2, swig_type_194 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, double arg8, double arg9, double arg10, double arg11, double arg12, swig_intgo arg13, swig_type_195 arg14);
-extern swig_type_196 _wrap_add_capi_05f0ac9811677c27(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_198 _wrap_add_n_capi_05f0ac9811677c27(swig_type_199 arg1, swig_type_200 arg2);
-extern swig_type_201 _wrap_argmax_capi_05f0ac9811677c27(swig_type_202 arg1, uintptr_t arg2, swig_type_203 arg3, swig_intgo arg4);
-extern swig_type_204 _wrap_batch_matmul_capi_05f0ac9811677c27(swig_type_205 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_206 _wrap_bias_add_capi_05f0ac9811677c27(swig_type_207 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_208 arg4);
-extern swig_type_209 _wrap_cast_capi_05f0ac9811677c27(swig_type_210 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_211 _wrap_concat_capi_05f0ac9811677c27(swig_type_212 arg1, swig_type_213 arg2, swig_type_214 arg3);
-extern swig_type_215 _wrap_cos_capi_05f0ac9811677c27(swig_type_216 arg1, uintptr_t arg2);
-extern swig_type_217 _wrap_cross_entropy_capi_05f0ac9811677c27(swig_type_218 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_219 arg4);
-extern swig_type_220 _wrap_cumsum_capi_05f0ac9811677c27(swig_type_221 arg1, uintptr_t arg2, swig_type_222 arg3);
-extern swig_type_223 _wrap_div_capi_05f0ac9811677c27(swig_type_224 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_225 _wrap_embedding_capi_05f0ac9811677c27(swig_type_226 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_227 _wrap_equal_capi_05f0ac9811677c27(swig_type_228 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_229 _wrap_equal_mask_capi_05f0ac9811677c27(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_231 _wrap_exp_capi_05f0ac9811677c27(swig_type_232 arg1, uintptr_t arg2);
-extern swig_type_233 _wrap_expand_capi_05f0ac9811677c27(swig_type_234 arg1, uintptr_t arg2, swig_type_235 arg3);
-extern swig_type_236 _wrap_flatten_capi_05f0ac9811677c27(swig_type_237 arg1, uintptr_t arg2, swig_type_238 arg3, swig_type_239 arg4);
-extern swig_type_240 _wrap_gather_capi_05f0ac9811677c27(swig_type_241 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_242 arg4);
-extern swig_type_243 _wrap_gather_grad_capi_05f0ac9811677c27(swig_type_244 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_245 arg4, swig_type_246 arg5);
-extern swig_type_247 _wrap_gelu_capi_05f0ac9811677c27(swig_type_248 arg1, uintptr_t arg2);
-extern swig_type_249 _wrap_gelu_grad_capi_05f0ac9811677c27(swig_type_250 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_251 _wrap_greater_capi_05f0ac9811677c27(swig_type_252 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_253 _wrap_greater_equal_capi_05f0ac9811677c27(swig_type_254 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_255 _wrap_identity_capi_05f0ac9811677c27(swig_type_256 arg1, uintptr_t arg2);
-extern swig_type_257 _wrap_layer_norm_capi_05f0ac9811677c27(swig_type_258 arg1, swig_type_259 arg2, swig_type_260 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_261 arg7, swig_type_262 arg8, double arg9);
-extern swig_type_263 _wrap_less_capi_05f0ac9811677c27(swig_type_264 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_265 _wrap_less_equal_capi_05f0ac9811677c27(swig_type_266 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_267 _wrap_log_capi_05f0ac9811677c27(swig_type_268 arg1, uintptr_t arg2);
-extern swig_type_269 _wrap_log_softmax_capi_05f0ac9811677c27(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3);
-extern swig_type_272 _wrap_matmul_capi_05f0ac9811677c27(swig_type_273 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_274 _wrap_maximum_capi_05f0ac9811677c27(swig_type_275 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_276 _wrap_minimum_capi_05f0ac9811677c27(swig_type_277 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_278 _wrap_mul_capi_05f0ac9811677c27(swig_type_279 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_280 _wrap_neg_capi_05f0ac9811677c27(swig_type_281 arg1, uintptr_t arg2);
-extern swig_type_282 _wrap_nll_loss_capi_05f0ac9811677c27(swig_type_283 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_284 arg4);
-extern swig_type_285 _wrap_not_equal_capi_05f0ac9811677c27(swig_type_286 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_287 _wrap_pow_capi_05f0ac9811677c27(swig_type_288 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_289 _wrap_reduce_max_capi_05f0ac9811677c27(swig_type_290 arg1, uintptr_t arg2, swig_type_291 arg3, swig_intgo arg4);
-extern swig_type_292 _wrap_reduce_mean_capi_05f0ac9811677c27(swig_type_293 arg1, uintptr_t arg2, swig_type_294 arg3, swig_intgo arg4);
-extern swig_type_295 _wrap_reduce_min_capi_05f0ac9811677c27(swig_type_296 arg1, uintptr_t arg2, swig_type_297 arg3, swig_intgo arg4);
-extern swig_type_298 _wrap_reduce_sum_capi_05f0ac9811677c27(swig_type_299 arg1, uintptr_t arg2, swig_type_300 arg3, swig_intgo arg4);
-extern swig_type_301 _wrap_relu_capi_05f0ac9811677c27(swig_type_302 arg1, uintptr_t arg2);
-extern swig_type_303 _wrap_relu_grad_capi_05f0ac9811677c27(swig_type_304 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_305 _wrap_reshape_capi_05f0ac9811677c27(swig_type_306 arg1, uintptr_t arg2, swig_type_307 arg3);
-extern swig_type_308 _wrap_scalar_add_capi_05f0ac9811677c27(swig_type_309 arg1, uintptr_t arg2, double arg3);
-extern swig_type_310 _wrap_scalar_mul_capi_05f0ac9811677c27(swig_type_311 arg1, uintptr_t arg2, double arg3);
-extern swig_type_312 _wrap_sgd_update_capi_05f0ac9811677c27(swig_type_313 arg1, swig_type_314 arg2, uintptr_t arg3, uintptr_t arg4, uintptr_t arg5, double arg6, double arg7, double arg8, swig_intgo arg9, double arg10, swig_intgo arg11);
-extern swig_type_315 _wrap_sigmoid_capi_05f0ac9811677c27(swig_type_316 arg1, uintptr_t arg2);
-extern swig_type_317 _wrap_sin_capi_05f0ac9811677c27(swig_type_318 arg1, uintptr_t arg2);
-extern swig_type_319 _wrap_slice_capi_05f0ac9811677c27(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3, swig_type_322 arg4, swig_type_323 arg5);
-extern swig_type_324 _wrap_slice_grad_capi_05f0ac9811677c27(swig_type_325 arg1, uintptr_t arg2, swig_type_326 arg3, swig_type_327 arg4, swig_type_328 arg5);
-extern swig_type_329 _wrap_softmax_capi_05f0ac9811677c27(swig_type_330 arg1, uintptr_t arg2, swig_type_331 arg3);
-extern swig_type_332 _wrap_sparse_softmax_cross_entropy_capi_05f0ac9811677c27(swig_type_333 arg1, swig_type_334 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_335 _wrap_sparse_softmax_cross_entropy_grad_capi_05f0ac9811677c27(swig_type_336 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_337 _wrap_sqrt_capi_05f0ac9811677c27(swig_type_338 arg1, uintptr_t arg2);
-extern swig_type_339 _wrap_squeeze_capi_05f0ac9811677c27(swig_type_340 arg1, uintptr_t arg2, swig_type_341 arg3);
-extern swig_type_342 _wrap_std_capi_05f0ac9811677c27(swig_type_343 arg1, uintptr_t arg2, swig_type_344 arg3, swig_type_345 arg4, swig_intgo arg5);
-extern swig_type_346 _wrap_sub_capi_05f0ac9811677c27(swig_type_347 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_348 _wrap_tanh_capi_05f0ac9811677c27(swig_type_349 arg1, uintptr_t arg2);
-extern swig_type_350 _wrap_transpose_capi_05f0ac9811677c27(swig_type_351 arg1, uintptr_t arg2, swig_type_352 arg3);
-extern swig_type_353 _wrap_unsqueeze_capi_05f0ac9811677c27(swig_type_354 arg1, uintptr_t arg2, swig_type_355 arg3);
-extern swig_type_356 _wrap_Xtess_var_capi_05f0ac9811677c27(swig_type_357 arg1, uintptr_t arg2, swig_type_358 arg3, swig_type_359 arg4, swig_intgo arg5);
-extern swig_type_360 _wrap_where_capi_05f0ac9811677c27(swig_type_361 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_362 _wrap_xlogy_capi_05f0ac9811677c27(swig_type_363 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_364 _wrap_explanation_last_capi_05f0ac9811677c27(swig_type_365 arg1);
-extern swig_type_366 _wrap_boxing_run_capi_05f0ac9811677c27(swig_type_367 arg1, swig_type_368 arg2, swig_type_369 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_370 _wrap_boxing_plan_create_capi_05f0ac9811677c27(swig_type_371 arg1, swig_type_372 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_373 _wrap_boxing_plan_string_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_374 _wrap_boxing_plan_num_steps_capi_05f0ac9811677c27(swig_type_375 arg1, uintptr_t arg2);
-extern swig_type_376 _wrap_boxing_plan_step_string_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_377 arg2);
-extern swig_type_378 _wrap_boxing_plan_cost_capi_05f0ac9811677c27(swig_type_379 arg1, uintptr_t arg2);
-extern swig_type_380 _wrap_comm_allreduce_capi_05f0ac9811677c27(swig_type_381 arg1, swig_type_382 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_383 _wrap_bucketed_allreducer_run_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_384 arg2, swig_type_385 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_386 _wrap_comm_set_collective_timeout_capi_05f0ac9811677c27(double arg1);
-extern swig_type_387 _wrap_comm_collective_timeout_capi_05f0ac9811677c27(swig_type_388 arg1);
-extern swig_type_389 _wrap_program_create_capi_05f0ac9811677c27(swig_type_390 arg1);
-extern swig_type_391 _wrap_program_add_input_capi_05f0ac9811677c27(swig_type_392 arg1, uintptr_t arg2, swig_type_393 arg3, swig_type_394 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_395 _wrap_program_add_variable_capi_05f0ac9811677c27(swig_type_396 arg1, uintptr_t arg2, swig_type_397 arg3, uintptr_t arg4);
-extern swig_type_398 _wrap_program_add_op_capi_05f0ac9811677c27(swig_type_399 arg1, swig_type_400 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_401 arg5);
-extern swig_type_402 _wrap_program_mark_output_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_403 arg2);
-extern swig_type_404 _wrap_program_sizes_capi_05f0ac9811677c27(swig_type_405 arg1, swig_type_406 arg2, swig_type_407 arg3, swig_type_408 arg4, uintptr_t arg5);
-extern swig_type_409 _wrap_program_string_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_410 _wrap_capture_begin_capi_05f0ac9811677c27(void);
-extern swig_type_411 _wrap_capture_active_capi_05f0ac9811677c27(swig_type_412 arg1);
-extern swig_type_413 _wrap_capture_placeholder_capi_05f0ac9811677c27(swig_type_414 arg1, swig_type_415 arg2, swig_type_416 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_417 _wrap_capture_end_capi_05f0ac9811677c27(swig_type_418 arg1, swig_type_419 arg2);
-extern void _wrap_capture_abort_capi_05f0ac9811677c27(void);
-extern swig_type_420 _wrap_plan_string_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_421 _wrap_plan_instantiate_capi_05f0ac9811677c27(swig_type_422 arg1, uintptr_t arg2);
-extern swig_type_423 _wrap_plan_instance_run_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_424 arg2);
-extern swig_type_425 _wrap_plan_instance_push_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_426 arg2, double arg3);
-extern swig_type_427 _wrap_plan_instance_run_pushed_capi_05f0ac9811677c27(uintptr_t arg1, double arg2);
-extern swig_type_428 _wrap_plan_instance_close_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_429 _wrap_plan_instance_run_local_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_430 arg2);
-extern swig_type_431 _wrap_plan_instance_num_outputs_capi_05f0ac9811677c27(swig_type_432 arg1, uintptr_t arg2);
-extern swig_type_433 _wrap_plan_instance_output_capi_05f0ac9811677c27(swig_type_434 arg1, uintptr_t arg2, swig_type_435 arg3);
-extern swig_type_436 _wrap_plan_instance_output_local_capi_05f0ac9811677c27(swig_type_437 arg1, uintptr_t arg2, swig_type_438 arg3);
-extern swig_type_439 _wrap_plan_instance_output_local_num_elements_capi_05f0ac9811677c27(swig_type_440 arg1, uintptr_t arg2, swig_type_441 arg3);
-extern swig_type_442 _wrap_plan_instance_output_dtype_capi_05f0ac9811677c27(swig_type_443 arg1, uintptr_t arg2, swig_type_444 arg3);
-extern swig_type_445 _wrap_plan_instance_output_local_shape_capi_05f0ac9811677c27(swig_type_446 arg1, uintptr_t arg2, swig_type_447 arg3);
-extern swig_type_448 _wrap_plan_instance_num_mem_cases_capi_05f0ac9811677c27(swig_type_449 arg1, uintptr_t arg2);
-extern swig_type_450 _wrap_plan_instance_mem_case_bytes_capi_05f0ac9811677c27(swig_type_451 arg1, swig_type_452 arg2, swig_type_453 arg3, uintptr_t arg4, swig_type_454 arg5);
-extern swig_type_455 _wrap_plan_instance_mem_case_name_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_456 arg2);
-extern swig_type_457 _wrap_server_is_driver_capi_05f0ac9811677c27(swig_type_458 arg1, uintptr_t arg2);
-extern swig_type_459 _wrap_server_num_plans_capi_05f0ac9811677c27(swig_type_460 arg1, uintptr_t arg2);
-extern swig_type_461 _wrap_server_plan_input_width_capi_05f0ac9811677c27(swig_type_462 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_463 arg4);
-extern swig_type_464 _wrap_server_plan_output_width_capi_05f0ac9811677c27(swig_type_465 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_466 arg4);
-extern swig_type_467 _wrap_server_plan_input_dtype_capi_05f0ac9811677c27(swig_type_468 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_469 arg4);
-extern swig_type_470 _wrap_server_plan_output_dtype_capi_05f0ac9811677c27(swig_type_471 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_472 arg4);
-extern swig_type_473 _wrap_server_follow_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_474 _wrap_server_stop_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_475 _wrap_server_check_health_capi_05f0ac9811677c27(uintptr_t arg1, double arg2);
-extern swig_type_476 _wrap_serve_request_create_capi_05f0ac9811677c27(swig_type_477 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_478 _wrap_serve_request_set_input_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_479 arg2, swig_type_480 arg3);
-extern swig_type_481 _wrap_serve_request_rows_capi_05f0ac9811677c27(swig_type_482 arg1, uintptr_t arg2);
-extern swig_type_483 _wrap_server_run_capi_05f0ac9811677c27(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_484 _wrap_serve_request_output_bytes_capi_05f0ac9811677c27(swig_type_485 arg1, uintptr_t arg2, swig_type_486 arg3);
-extern swig_type_487 _wrap_serve_request_output_capi_05f0ac9811677c27(swig_type_488 arg1, uintptr_t arg2, swig_type_489 arg3);
-extern swig_type_490 _wrap_tensor_set_requires_grad_capi_05f0ac9811677c27(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_491 _wrap_tensor_requires_grad_capi_05f0ac9811677c27(swig_type_492 arg1, uintptr_t arg2);
-extern swig_type_493 _wrap_tensor_is_leaf_capi_05f0ac9811677c27(swig_type_494 arg1, uintptr_t arg2);
-extern swig_type_495 _wrap_tensor_grad_capi_05f0ac9811677c27(swig_type_496 arg1, uintptr_t arg2);
-extern swig_type_497 _wrap_tensor_zero_grad_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_498 _wrap_tensor_detach_capi_05f0ac9811677c27(swig_type_499 arg1, uintptr_t arg2);
-extern swig_type_500 _wrap_autograd_set_grad_enabled_capi_05f0ac9811677c27(swig_intgo arg1, swig_type_501 arg2);
-extern swig_type_502 _wrap_autograd_is_grad_enabled_capi_05f0ac9811677c27(swig_type_503 arg1);
-extern swig_type_504 _wrap_checkpoint_writer_create_capi_05f0ac9811677c27(swig_type_505 arg1);
-extern swig_type_506 _wrap_checkpoint_writer_add_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_507 arg2, uintptr_t arg3);
-extern swig_type_508 _wrap_checkpoint_writer_save_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_509 arg2);
-extern swig_type_510 _wrap_checkpoint_load_capi_05f0ac9811677c27(swig_type_511 arg1, swig_type_512 arg2, swig_type_513 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_514 _wrap_checkpoint_load_checked_capi_05f0ac9811677c27(swig_type_515 arg1, swig_type_516 arg2, swig_type_517 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_518 arg6, swig_intgo arg7);
-extern swig_type_519 _wrap_checkpoint_index_open_capi_05f0ac9811677c27(swig_type_520 arg1, swig_type_521 arg2);
-extern swig_type_522 _wrap_checkpoint_index_num_tensors_capi_05f0ac9811677c27(swig_type_523 arg1, uintptr_t arg2);
-extern swig_type_524 _wrap_checkpoint_index_name_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_525 arg2);
-extern swig_type_526 _wrap_checkpoint_index_placement_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_527 arg2);
-extern swig_type_528 _wrap_checkpoint_index_nd_sbp_capi_05f0ac9811677c27(uintptr_t arg1, swig_type_529 arg2);
-extern swig_type_530 _wrap_checkpoint_index_shape_capi_05f0ac9811677c27(swig_type_531 arg1, uintptr_t arg2, swig_type_532 arg3);
-extern swig_type_533 _wrap_checkpoint_index_dtype_capi_05f0ac9811677c27(swig_type_534 arg1, uintptr_t arg2, swig_type_535 arg3);
-extern swig_type_536 _wrap_checkpoint_index_num_shards_capi_05f0ac9811677c27(swig_type_537 arg1, uintptr_t arg2, swig_type_538 arg3);
-extern swig_type_539 _wrap_optimizer_step_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_540 _wrap_optimizer_zero_grad_capi_05f0ac9811677c27(uintptr_t arg1);
-extern swig_type_541 _wrap_optimizer_set_lr_capi_05f0ac9811677c27(uintptr_t arg1, double arg2);
-extern swig_type_542 _wrap_infer_cache_get_stats_capi_05f0ac9811677c27(swig_type_543 arg1, swig_type_544 arg2, swig_type_545 arg3, swig_type_546 arg4, swig_type_547 arg5);
-extern swig_type_548 _wrap_runtime_init_with_options_capi_05f0ac9811677c27(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_549 _wrap_allocator_get_stats_capi_05f0ac9811677c27(swig_type_550 arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5, swig_type_555 arg6, swig_type_556 arg7, swig_type_557 arg8, swig_type_558 arg9, swig_intgo arg10);
-extern swig_type_559 _wrap_bucketed_allreducer_create_capi_05f0ac9811677c27(swig_type_560 arg1, swig_type_561 arg2);
-extern swig_type_562 _wrap_bucketed_allreducer_get_stats_capi_05f0ac9811677c27(swig_type_563 arg1, swig_type_564 arg2, swig_type_565 arg3, swig_type_566 arg4, uintptr_t arg5);
-extern swig_type_567 _wrap_plan_compile_capi_05f0ac9811677c27(swig_type_568 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_569 _wrap_plan_instance_get_stats_capi_05f0ac9811677c27(swig_type_570 arg1, swig_type_571 arg2, swig_type_572 arg3, swig_type_573 arg4, swig_type_574 arg5, swig_type_575 arg6, uintptr_t arg7);
-extern swig_type_576 _wrap_server_create_capi_05f0ac9811677c27(swig_type_577 arg1, swig_intgo arg2, double arg3, swig_type_578 arg4);
-extern swig_type_579 _wrap_server_add_plan_capi_05f0ac9811677c27(swig_type_580 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_581 arg5, swig_type_582 arg6, swig_type_583 arg7);
-extern swig_type_584 _wrap_server_get_plan_info_capi_05f0ac9811677c27(swig_type_585 arg1, swig_type_586 arg2, swig_type_587 arg3, swig_type_588 arg4, swig_type_589 arg5, swig_type_590 arg6, swig_type_591 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_592 _wrap_server_get_stats_capi_05f0ac9811677c27(swig_type_593 arg1, swig_type_594 arg2, swig_type_595 arg3, swig_type_596 arg4, swig_type_597 arg5, swig_type_598 arg6, swig_type_599 arg7, swig_type_600 arg8, swig_type_601 arg9, uintptr_t arg10);
-extern swig_type_602 _wrap_serve_request_get_info_capi_05f0ac9811677c27(swig_type_603 arg1, swig_type_604 arg2, swig_type_605 arg3, swig_type_606 arg4, uintptr_t arg5);
-extern swig_type_607 _wrap_autograd_backward_capi_05f0ac9811677c27(swig_type_608 arg1, swig_type_609 arg2, swig_intgo arg3);
-extern swig_type_610 _wrap_optimizer_create_capi_05f0ac9811677c27(swig_type_611 arg1, swig_type_612 arg2, swig_intgo arg3, double arg4, double arg5, double arg6, double arg7, swig_intgo arg8, double arg9, double arg10, double arg11, swig_intgo arg12, swig_type_613 arg13, swig_intgo arg14);
-extern swig_type_614 _wrap_optimizer_get_stats_capi_05f0ac9811677c27(swig_type_615 arg1, swig_type_616 arg2, swig_type_617 arg3, swig_type_618 arg4, swig_type_619 arg5, swig_type_620 arg6, swig_type_621 arg7, uintptr_t arg8);
+typedef _goslice_ swig_type_622;
+typedef _goslice_ swig_type_623;
+extern void _wrap_Swig_free_capi_58decbf951fe7a78(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_58decbf951fe7a78(swig_intgo arg1);
+extern void _wrap_delete_Placement_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_NdSbp_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_Layout_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_OpCall_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_InferResult_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_Explanation_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_Tensor_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_BoxingPlan_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_BucketedAllReducer_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_Program_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_Plan_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_PlanInstance_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_Server_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_ServeRequest_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_CheckpointWriter_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_CheckpointIndex_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_delete_Optimizer_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_intgo _wrap_VERSION_NUMBER_capi_58decbf951fe7a78(void);
+extern swig_type_1 _wrap_version_capi_58decbf951fe7a78(void);
+extern swig_intgo _wrap_version_number_capi_58decbf951fe7a78(void);
+extern swig_type_2 _wrap_status_string_capi_58decbf951fe7a78(swig_intgo arg1);
+extern swig_type_3 _wrap_runtime_init_capi_58decbf951fe7a78(void);
+extern swig_type_4 _wrap_runtime_finalize_capi_58decbf951fe7a78(void);
+extern swig_type_5 _wrap_runtime_world_rank_capi_58decbf951fe7a78(swig_type_6 arg1);
+extern swig_type_7 _wrap_runtime_world_size_capi_58decbf951fe7a78(swig_type_8 arg1);
+extern swig_type_9 _wrap_runtime_cuda_info_capi_58decbf951fe7a78(swig_type_10 arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_placement_parse_capi_58decbf951fe7a78(swig_type_13 arg1, swig_type_14 arg2);
+extern swig_type_15 _wrap_placement_create_capi_58decbf951fe7a78(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_placement_string_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_20 _wrap_placement_device_type_capi_58decbf951fe7a78(swig_type_21 arg1, uintptr_t arg2);
+extern swig_type_22 _wrap_placement_num_axes_capi_58decbf951fe7a78(swig_type_23 arg1, uintptr_t arg2);
+extern swig_type_24 _wrap_placement_hierarchy_dim_capi_58decbf951fe7a78(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_placement_parallel_num_capi_58decbf951fe7a78(swig_type_28 arg1, uintptr_t arg2);
+extern swig_type_29 _wrap_placement_rank_at_capi_58decbf951fe7a78(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
+extern swig_type_32 _wrap_placement_index_of_capi_58decbf951fe7a78(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_34 _wrap_placement_contains_capi_58decbf951fe7a78(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_36 _wrap_placement_axis_group_capi_58decbf951fe7a78(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_type_39 _wrap_placement_equal_capi_58decbf951fe7a78(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_41 _wrap_placement_hash_capi_58decbf951fe7a78(swig_type_42 arg1, uintptr_t arg2);
+extern swig_type_43 _wrap_nd_sbp_parse_capi_58decbf951fe7a78(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_nd_sbp_create_capi_58decbf951fe7a78(swig_type_47 arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_nd_sbp_string_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_50 _wrap_nd_sbp_num_axes_capi_58decbf951fe7a78(swig_type_51 arg1, uintptr_t arg2);
+extern swig_type_52 _wrap_nd_sbp_get_capi_58decbf951fe7a78(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
+extern swig_type_56 _wrap_nd_sbp_equal_capi_58decbf951fe7a78(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_58 _wrap_layout_create_capi_58decbf951fe7a78(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
+extern swig_type_61 _wrap_layout_local_shape_capi_58decbf951fe7a78(swig_type_62 arg1, uintptr_t arg2);
+extern swig_type_63 _wrap_layout_range_capi_58decbf951fe7a78(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
+extern swig_type_67 _wrap_layout_num_elements_capi_58decbf951fe7a78(swig_type_68 arg1, uintptr_t arg2);
+extern swig_type_69 _wrap_layout_string_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_70 _wrap_dtype_parse_capi_58decbf951fe7a78(swig_type_71 arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_dtype_name_capi_58decbf951fe7a78(swig_intgo arg1);
+extern swig_type_74 _wrap_op_count_capi_58decbf951fe7a78(void);
+extern swig_type_75 _wrap_op_name_capi_58decbf951fe7a78(swig_type_76 arg1);
+extern swig_type_77 _wrap_op_call_create_capi_58decbf951fe7a78(swig_type_78 arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_op_call_signature_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_81 _wrap_op_call_set_attr_int_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_op_call_set_attr_float_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_85 arg2, double arg3);
+extern swig_type_86 _wrap_op_call_set_attr_bool_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_type_88 _wrap_op_call_set_attr_ints_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
+extern swig_type_93 _wrap_op_call_add_input_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_95 _wrap_op_call_num_inputs_capi_58decbf951fe7a78(swig_type_96 arg1, uintptr_t arg2);
+extern swig_type_97 _wrap_op_call_constrain_input_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
+extern swig_type_99 _wrap_op_call_constrain_output_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
+extern swig_type_101 _wrap_op_call_infer_capi_58decbf951fe7a78(swig_type_102 arg1, uintptr_t arg2);
+extern swig_type_103 _wrap_infer_result_num_outputs_capi_58decbf951fe7a78(swig_type_104 arg1, uintptr_t arg2);
+extern swig_type_105 _wrap_infer_result_output_shape_capi_58decbf951fe7a78(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_infer_result_output_dtype_capi_58decbf951fe7a78(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_infer_result_output_placement_capi_58decbf951fe7a78(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_58decbf951fe7a78(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_infer_result_num_inputs_capi_58decbf951fe7a78(swig_type_118 arg1, uintptr_t arg2);
+extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_58decbf951fe7a78(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_infer_result_needs_boxing_capi_58decbf951fe7a78(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
+extern swig_type_125 _wrap_infer_result_input_cost_capi_58decbf951fe7a78(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
+extern swig_type_128 _wrap_infer_result_total_cost_capi_58decbf951fe7a78(swig_type_129 arg1, uintptr_t arg2);
+extern swig_type_130 _wrap_infer_result_signature_index_capi_58decbf951fe7a78(swig_type_131 arg1, uintptr_t arg2);
+extern swig_type_132 _wrap_infer_result_num_candidates_capi_58decbf951fe7a78(swig_type_133 arg1, uintptr_t arg2);
+extern swig_type_134 _wrap_op_call_explain_capi_58decbf951fe7a78(swig_type_135 arg1, uintptr_t arg2);
+extern swig_type_136 _wrap_explanation_text_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_137 _wrap_explanation_json_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_138 _wrap_explanation_failure_capi_58decbf951fe7a78(uintptr_t arg1);
+extern void _wrap_infer_cache_clear_capi_58decbf951fe7a78(void);
+extern swig_type_139 _wrap_infer_cache_set_capacity_capi_58decbf951fe7a78(swig_type_140 arg1);
+extern swig_type_141 _wrap_tensor_from_host_capi_58decbf951fe7a78(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_145 _wrap_tensor_from_local_capi_58decbf951fe7a78(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
+extern swig_type_150 _wrap_tensor_full_capi_58decbf951fe7a78(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_153 _wrap_tensor_arange_capi_58decbf951fe7a78(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_155 _wrap_tensor_rand_capi_58decbf951fe7a78(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_159 _wrap_tensor_randn_capi_58decbf951fe7a78(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_163 _wrap_tensor_shape_capi_58decbf951fe7a78(swig_type_164 arg1, uintptr_t arg2);
+extern swig_type_165 _wrap_tensor_num_elements_capi_58decbf951fe7a78(swig_type_166 arg1, uintptr_t arg2);
+extern swig_type_167 _wrap_tensor_dtype_capi_58decbf951fe7a78(swig_type_168 arg1, uintptr_t arg2);
+extern swig_type_169 _wrap_tensor_placement_capi_58decbf951fe7a78(swig_type_170 arg1, uintptr_t arg2);
+extern swig_type_171 _wrap_tensor_nd_sbp_capi_58decbf951fe7a78(swig_type_172 arg1, uintptr_t arg2);
+extern swig_type_173 _wrap_tensor_has_local_capi_58decbf951fe7a78(swig_type_174 arg1, uintptr_t arg2);
+extern swig_type_175 _wrap_tensor_local_shape_capi_58decbf951fe7a78(swig_type_176 arg1, uintptr_t arg2);
+extern swig_type_177 _wrap_tensor_local_num_elements_capi_58decbf951fe7a78(swig_type_178 arg1, uintptr_t arg2);
+extern swig_type_179 _wrap_tensor_string_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_180 _wrap_tensor_to_host_capi_58decbf951fe7a78(swig_type_181 arg1, uintptr_t arg2);
+extern swig_type_182 _wrap_tensor_copy_local_capi_58decbf951fe7a78(swig_type_183 arg1, uintptr_t arg2);
+extern swig_type_184 _wrap_tensor_to_global_capi_58decbf951fe7a78(swig_type_185 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_186 _wrap_op_call_apply_capi_58decbf951fe7a78(swig_type_187 arg1, uintptr_t arg2, swig_type_188 arg3);
+extern swig_type_189 _wrap_abs_capi_58decbf951fe7a78(swig_type_190 arg1, uintptr_t arg2);
+extern swig_type_191 _wrap_adam_update_capi_58decbf951fe7a78(swig_type_192 arg1, swig_type_193 arg2, swig_type_194 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, double arg8, double arg9, double arg10, double arg11, double arg12, swig_intgo arg13, swig_type_195 arg14);
+extern swig_type_196 _wrap_add_capi_58decbf951fe7a78(swig_type_197 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_198 _wrap_add_n_capi_58decbf951fe7a78(swig_type_199 arg1, swig_type_200 arg2);
+extern swig_type_201 _wrap_argmax_capi_58decbf951fe7a78(swig_type_202 arg1, uintptr_t arg2, swig_type_203 arg3, swig_intgo arg4);
+extern swig_type_204 _wrap_batch_matmul_capi_58decbf951fe7a78(swig_type_205 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_206 _wrap_bias_add_capi_58decbf951fe7a78(swig_type_207 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_208 arg4);
+extern swig_type_209 _wrap_cast_capi_58decbf951fe7a78(swig_type_210 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_211 _wrap_concat_capi_58decbf951fe7a78(swig_type_212 arg1, swig_type_213 arg2, swig_type_214 arg3);
+extern swig_type_215 _wrap_cos_capi_58decbf951fe7a78(swig_type_216 arg1, uintptr_t arg2);
+extern swig_type_217 _wrap_cross_entropy_capi_58decbf951fe7a78(swig_type_218 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_219 arg4);
+extern swig_type_220 _wrap_cumsum_capi_58decbf951fe7a78(swig_type_221 arg1, uintptr_t arg2, swig_type_222 arg3);
+extern swig_type_223 _wrap_div_capi_58decbf951fe7a78(swig_type_224 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_225 _wrap_embedding_capi_58decbf951fe7a78(swig_type_226 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_227 _wrap_equal_capi_58decbf951fe7a78(swig_type_228 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_229 _wrap_equal_mask_capi_58decbf951fe7a78(swig_type_230 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_231 _wrap_exp_capi_58decbf951fe7a78(swig_type_232 arg1, uintptr_t arg2);
+extern swig_type_233 _wrap_expand_capi_58decbf951fe7a78(swig_type_234 arg1, uintptr_t arg2, swig_type_235 arg3);
+extern swig_type_236 _wrap_flatten_capi_58decbf951fe7a78(swig_type_237 arg1, uintptr_t arg2, swig_type_238 arg3, swig_type_239 arg4);
+extern swig_type_240 _wrap_gather_capi_58decbf951fe7a78(swig_type_241 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_242 arg4);
+extern swig_type_243 _wrap_gather_grad_capi_58decbf951fe7a78(swig_type_244 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_245 arg4, swig_type_246 arg5);
+extern swig_type_247 _wrap_gelu_capi_58decbf951fe7a78(swig_type_248 arg1, uintptr_t arg2);
+extern swig_type_249 _wrap_gelu_grad_capi_58decbf951fe7a78(swig_type_250 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_251 _wrap_greater_capi_58decbf951fe7a78(swig_type_252 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_253 _wrap_greater_equal_capi_58decbf951fe7a78(swig_type_254 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_255 _wrap_identity_capi_58decbf951fe7a78(swig_type_256 arg1, uintptr_t arg2);
+extern swig_type_257 _wrap_layer_norm_capi_58decbf951fe7a78(swig_type_258 arg1, swig_type_259 arg2, swig_type_260 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_261 arg7, swig_type_262 arg8, double arg9);
+extern swig_type_263 _wrap_less_capi_58decbf951fe7a78(swig_type_264 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_265 _wrap_less_equal_capi_58decbf951fe7a78(swig_type_266 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_267 _wrap_log_capi_58decbf951fe7a78(swig_type_268 arg1, uintptr_t arg2);
+extern swig_type_269 _wrap_log_softmax_capi_58decbf951fe7a78(swig_type_270 arg1, uintptr_t arg2, swig_type_271 arg3);
+extern swig_type_272 _wrap_matmul_capi_58decbf951fe7a78(swig_type_273 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_274 _wrap_maximum_capi_58decbf951fe7a78(swig_type_275 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_276 _wrap_minimum_capi_58decbf951fe7a78(swig_type_277 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_278 _wrap_mul_capi_58decbf951fe7a78(swig_type_279 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_280 _wrap_neg_capi_58decbf951fe7a78(swig_type_281 arg1, uintptr_t arg2);
+extern swig_type_282 _wrap_nll_loss_capi_58decbf951fe7a78(swig_type_283 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_284 arg4);
+extern swig_type_285 _wrap_not_equal_capi_58decbf951fe7a78(swig_type_286 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_287 _wrap_pow_capi_58decbf951fe7a78(swig_type_288 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_289 _wrap_reduce_max_capi_58decbf951fe7a78(swig_type_290 arg1, uintptr_t arg2, swig_type_291 arg3, swig_intgo arg4);
+extern swig_type_292 _wrap_reduce_mean_capi_58decbf951fe7a78(swig_type_293 arg1, uintptr_t arg2, swig_type_294 arg3, swig_intgo arg4);
+extern swig_type_295 _wrap_reduce_min_capi_58decbf951fe7a78(swig_type_296 arg1, uintptr_t arg2, swig_type_297 arg3, swig_intgo arg4);
+extern swig_type_298 _wrap_reduce_sum_capi_58decbf951fe7a78(swig_type_299 arg1, uintptr_t arg2, swig_type_300 arg3, swig_intgo arg4);
+extern swig_type_301 _wrap_relu_capi_58decbf951fe7a78(swig_type_302 arg1, uintptr_t arg2);
+extern swig_type_303 _wrap_relu_grad_capi_58decbf951fe7a78(swig_type_304 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_305 _wrap_reshape_capi_58decbf951fe7a78(swig_type_306 arg1, uintptr_t arg2, swig_type_307 arg3);
+extern swig_type_308 _wrap_scalar_add_capi_58decbf951fe7a78(swig_type_309 arg1, uintptr_t arg2, double arg3);
+extern swig_type_310 _wrap_scalar_mul_capi_58decbf951fe7a78(swig_type_311 arg1, uintptr_t arg2, double arg3);
+extern swig_type_312 _wrap_sgd_update_capi_58decbf951fe7a78(swig_type_313 arg1, swig_type_314 arg2, uintptr_t arg3, uintptr_t arg4, uintptr_t arg5, double arg6, double arg7, double arg8, swig_intgo arg9, double arg10, swig_intgo arg11);
+extern swig_type_315 _wrap_sigmoid_capi_58decbf951fe7a78(swig_type_316 arg1, uintptr_t arg2);
+extern swig_type_317 _wrap_sin_capi_58decbf951fe7a78(swig_type_318 arg1, uintptr_t arg2);
+extern swig_type_319 _wrap_slice_capi_58decbf951fe7a78(swig_type_320 arg1, uintptr_t arg2, swig_type_321 arg3, swig_type_322 arg4, swig_type_323 arg5);
+extern swig_type_324 _wrap_slice_grad_capi_58decbf951fe7a78(swig_type_325 arg1, uintptr_t arg2, swig_type_326 arg3, swig_type_327 arg4, swig_type_328 arg5);
+extern swig_type_329 _wrap_softmax_capi_58decbf951fe7a78(swig_type_330 arg1, uintptr_t arg2, swig_type_331 arg3);
+extern swig_type_332 _wrap_sparse_softmax_cross_entropy_capi_58decbf951fe7a78(swig_type_333 arg1, swig_type_334 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_335 _wrap_sparse_softmax_cross_entropy_grad_capi_58decbf951fe7a78(swig_type_336 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_337 _wrap_sqrt_capi_58decbf951fe7a78(swig_type_338 arg1, uintptr_t arg2);
+extern swig_type_339 _wrap_squeeze_capi_58decbf951fe7a78(swig_type_340 arg1, uintptr_t arg2, swig_type_341 arg3);
+extern swig_type_342 _wrap_std_capi_58decbf951fe7a78(swig_type_343 arg1, uintptr_t arg2, swig_type_344 arg3, swig_type_345 arg4, swig_intgo arg5);
+extern swig_type_346 _wrap_sub_capi_58decbf951fe7a78(swig_type_347 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_348 _wrap_tanh_capi_58decbf951fe7a78(swig_type_349 arg1, uintptr_t arg2);
+extern swig_type_350 _wrap_transpose_capi_58decbf951fe7a78(swig_type_351 arg1, uintptr_t arg2, swig_type_352 arg3);
+extern swig_type_353 _wrap_unsqueeze_capi_58decbf951fe7a78(swig_type_354 arg1, uintptr_t arg2, swig_type_355 arg3);
+extern swig_type_356 _wrap_Xtess_var_capi_58decbf951fe7a78(swig_type_357 arg1, uintptr_t arg2, swig_type_358 arg3, swig_type_359 arg4, swig_intgo arg5);
+extern swig_type_360 _wrap_where_capi_58decbf951fe7a78(swig_type_361 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_362 _wrap_xlogy_capi_58decbf951fe7a78(swig_type_363 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_364 _wrap_explanation_last_capi_58decbf951fe7a78(swig_type_365 arg1);
+extern swig_type_366 _wrap_boxing_run_capi_58decbf951fe7a78(swig_type_367 arg1, swig_type_368 arg2, swig_type_369 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_370 _wrap_boxing_plan_create_capi_58decbf951fe7a78(swig_type_371 arg1, swig_type_372 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_373 _wrap_boxing_plan_string_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_374 _wrap_boxing_plan_num_steps_capi_58decbf951fe7a78(swig_type_375 arg1, uintptr_t arg2);
+extern swig_type_376 _wrap_boxing_plan_step_string_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_377 arg2);
+extern swig_type_378 _wrap_boxing_plan_cost_capi_58decbf951fe7a78(swig_type_379 arg1, uintptr_t arg2);
+extern swig_type_380 _wrap_comm_allreduce_capi_58decbf951fe7a78(swig_type_381 arg1, swig_type_382 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_383 _wrap_bucketed_allreducer_run_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_384 arg2, swig_type_385 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_386 _wrap_comm_set_collective_timeout_capi_58decbf951fe7a78(double arg1);
+extern swig_type_387 _wrap_comm_collective_timeout_capi_58decbf951fe7a78(swig_type_388 arg1);
+extern swig_type_389 _wrap_program_create_capi_58decbf951fe7a78(swig_type_390 arg1);
+extern swig_type_391 _wrap_program_add_input_capi_58decbf951fe7a78(swig_type_392 arg1, uintptr_t arg2, swig_type_393 arg3, swig_type_394 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_395 _wrap_program_add_variable_capi_58decbf951fe7a78(swig_type_396 arg1, uintptr_t arg2, swig_type_397 arg3, uintptr_t arg4);
+extern swig_type_398 _wrap_program_add_op_capi_58decbf951fe7a78(swig_type_399 arg1, swig_type_400 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_401 arg5);
+extern swig_type_402 _wrap_program_mark_output_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_403 arg2);
+extern swig_type_404 _wrap_program_sizes_capi_58decbf951fe7a78(swig_type_405 arg1, swig_type_406 arg2, swig_type_407 arg3, swig_type_408 arg4, uintptr_t arg5);
+extern swig_type_409 _wrap_program_string_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_410 _wrap_capture_begin_capi_58decbf951fe7a78(void);
+extern swig_type_411 _wrap_capture_active_capi_58decbf951fe7a78(swig_type_412 arg1);
+extern swig_type_413 _wrap_capture_placeholder_capi_58decbf951fe7a78(swig_type_414 arg1, swig_type_415 arg2, swig_type_416 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_417 _wrap_capture_end_capi_58decbf951fe7a78(swig_type_418 arg1, swig_type_419 arg2);
+extern void _wrap_capture_abort_capi_58decbf951fe7a78(void);
+extern swig_type_420 _wrap_capture_assign_capi_58decbf951fe7a78(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_421 _wrap_plan_string_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_422 _wrap_plan_instantiate_capi_58decbf951fe7a78(swig_type_423 arg1, uintptr_t arg2);
+extern swig_type_424 _wrap_plan_instance_run_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_425 arg2);
+extern swig_type_426 _wrap_plan_instance_push_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_427 arg2, double arg3);
+extern swig_type_428 _wrap_plan_instance_run_pushed_capi_58decbf951fe7a78(uintptr_t arg1, double arg2);
+extern swig_type_429 _wrap_plan_instance_close_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_430 _wrap_plan_instance_run_local_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_431 arg2);
+extern swig_type_432 _wrap_plan_instance_num_outputs_capi_58decbf951fe7a78(swig_type_433 arg1, uintptr_t arg2);
+extern swig_type_434 _wrap_plan_instance_output_capi_58decbf951fe7a78(swig_type_435 arg1, uintptr_t arg2, swig_type_436 arg3);
+extern swig_type_437 _wrap_plan_instance_output_local_capi_58decbf951fe7a78(swig_type_438 arg1, uintptr_t arg2, swig_type_439 arg3);
+extern swig_type_440 _wrap_plan_instance_output_local_num_elements_capi_58decbf951fe7a78(swig_type_441 arg1, uintptr_t arg2, swig_type_442 arg3);
+extern swig_type_443 _wrap_plan_instance_output_dtype_capi_58decbf951fe7a78(swig_type_444 arg1, uintptr_t arg2, swig_type_445 arg3);
+extern swig_type_446 _wrap_plan_instance_output_local_shape_capi_58decbf951fe7a78(swig_type_447 arg1, uintptr_t arg2, swig_type_448 arg3);
+extern swig_type_449 _wrap_plan_instance_num_mem_cases_capi_58decbf951fe7a78(swig_type_450 arg1, uintptr_t arg2);
+extern swig_type_451 _wrap_plan_instance_mem_case_bytes_capi_58decbf951fe7a78(swig_type_452 arg1, swig_type_453 arg2, swig_type_454 arg3, uintptr_t arg4, swig_type_455 arg5);
+extern swig_type_456 _wrap_plan_instance_mem_case_name_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_457 arg2);
+extern swig_type_458 _wrap_server_is_driver_capi_58decbf951fe7a78(swig_type_459 arg1, uintptr_t arg2);
+extern swig_type_460 _wrap_server_num_plans_capi_58decbf951fe7a78(swig_type_461 arg1, uintptr_t arg2);
+extern swig_type_462 _wrap_server_plan_input_width_capi_58decbf951fe7a78(swig_type_463 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_464 arg4);
+extern swig_type_465 _wrap_server_plan_output_width_capi_58decbf951fe7a78(swig_type_466 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_467 arg4);
+extern swig_type_468 _wrap_server_plan_input_dtype_capi_58decbf951fe7a78(swig_type_469 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_470 arg4);
+extern swig_type_471 _wrap_server_plan_output_dtype_capi_58decbf951fe7a78(swig_type_472 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_473 arg4);
+extern swig_type_474 _wrap_server_follow_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_475 _wrap_server_stop_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_476 _wrap_server_check_health_capi_58decbf951fe7a78(uintptr_t arg1, double arg2);
+extern swig_type_477 _wrap_serve_request_create_capi_58decbf951fe7a78(swig_type_478 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_479 _wrap_serve_request_set_input_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_480 arg2, swig_type_481 arg3);
+extern swig_type_482 _wrap_serve_request_rows_capi_58decbf951fe7a78(swig_type_483 arg1, uintptr_t arg2);
+extern swig_type_484 _wrap_server_run_capi_58decbf951fe7a78(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_485 _wrap_serve_request_output_bytes_capi_58decbf951fe7a78(swig_type_486 arg1, uintptr_t arg2, swig_type_487 arg3);
+extern swig_type_488 _wrap_serve_request_output_capi_58decbf951fe7a78(swig_type_489 arg1, uintptr_t arg2, swig_type_490 arg3);
+extern swig_type_491 _wrap_tensor_set_requires_grad_capi_58decbf951fe7a78(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_492 _wrap_tensor_requires_grad_capi_58decbf951fe7a78(swig_type_493 arg1, uintptr_t arg2);
+extern swig_type_494 _wrap_tensor_is_leaf_capi_58decbf951fe7a78(swig_type_495 arg1, uintptr_t arg2);
+extern swig_type_496 _wrap_tensor_grad_capi_58decbf951fe7a78(swig_type_497 arg1, uintptr_t arg2);
+extern swig_type_498 _wrap_tensor_zero_grad_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_499 _wrap_tensor_detach_capi_58decbf951fe7a78(swig_type_500 arg1, uintptr_t arg2);
+extern swig_type_501 _wrap_autograd_set_grad_enabled_capi_58decbf951fe7a78(swig_intgo arg1, swig_type_502 arg2);
+extern swig_type_503 _wrap_autograd_is_grad_enabled_capi_58decbf951fe7a78(swig_type_504 arg1);
+extern swig_type_505 _wrap_checkpoint_writer_create_capi_58decbf951fe7a78(swig_type_506 arg1);
+extern swig_type_507 _wrap_checkpoint_writer_add_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_508 arg2, uintptr_t arg3);
+extern swig_type_509 _wrap_checkpoint_writer_save_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_510 arg2);
+extern swig_type_511 _wrap_checkpoint_load_capi_58decbf951fe7a78(swig_type_512 arg1, swig_type_513 arg2, swig_type_514 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_515 _wrap_checkpoint_load_checked_capi_58decbf951fe7a78(swig_type_516 arg1, swig_type_517 arg2, swig_type_518 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_519 arg6, swig_intgo arg7);
+extern swig_type_520 _wrap_checkpoint_index_open_capi_58decbf951fe7a78(swig_type_521 arg1, swig_type_522 arg2);
+extern swig_type_523 _wrap_checkpoint_index_num_tensors_capi_58decbf951fe7a78(swig_type_524 arg1, uintptr_t arg2);
+extern swig_type_525 _wrap_checkpoint_index_name_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_526 arg2);
+extern swig_type_527 _wrap_checkpoint_index_placement_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_528 arg2);
+extern swig_type_529 _wrap_checkpoint_index_nd_sbp_capi_58decbf951fe7a78(uintptr_t arg1, swig_type_530 arg2);
+extern swig_type_531 _wrap_checkpoint_index_shape_capi_58decbf951fe7a78(swig_type_532 arg1, uintptr_t arg2, swig_type_533 arg3);
+extern swig_type_534 _wrap_checkpoint_index_dtype_capi_58decbf951fe7a78(swig_type_535 arg1, uintptr_t arg2, swig_type_536 arg3);
+extern swig_type_537 _wrap_checkpoint_index_num_shards_capi_58decbf951fe7a78(swig_type_538 arg1, uintptr_t arg2, swig_type_539 arg3);
+extern swig_type_540 _wrap_optimizer_step_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_541 _wrap_optimizer_capture_step_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_542 _wrap_optimizer_zero_grad_capi_58decbf951fe7a78(uintptr_t arg1);
+extern swig_type_543 _wrap_optimizer_set_lr_capi_58decbf951fe7a78(uintptr_t arg1, double arg2);
+extern swig_type_544 _wrap_infer_cache_get_stats_capi_58decbf951fe7a78(swig_type_545 arg1, swig_type_546 arg2, swig_type_547 arg3, swig_type_548 arg4, swig_type_549 arg5);
+extern swig_type_550 _wrap_runtime_init_with_options_capi_58decbf951fe7a78(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_551 _wrap_allocator_get_stats_capi_58decbf951fe7a78(swig_type_552 arg1, swig_type_553 arg2, swig_type_554 arg3, swig_type_555 arg4, swig_type_556 arg5, swig_type_557 arg6, swig_type_558 arg7, swig_type_559 arg8, swig_type_560 arg9, swig_intgo arg10);
+extern swig_type_561 _wrap_bucketed_allreducer_create_capi_58decbf951fe7a78(swig_type_562 arg1, swig_type_563 arg2);
+extern swig_type_564 _wrap_bucketed_allreducer_get_stats_capi_58decbf951fe7a78(swig_type_565 arg1, swig_type_566 arg2, swig_type_567 arg3, swig_type_568 arg4, uintptr_t arg5);
+extern swig_type_569 _wrap_plan_compile_capi_58decbf951fe7a78(swig_type_570 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_571 _wrap_plan_instance_get_stats_capi_58decbf951fe7a78(swig_type_572 arg1, swig_type_573 arg2, swig_type_574 arg3, swig_type_575 arg4, swig_type_576 arg5, swig_type_577 arg6, uintptr_t arg7);
+extern swig_type_578 _wrap_server_create_capi_58decbf951fe7a78(swig_type_579 arg1, swig_intgo arg2, double arg3, swig_type_580 arg4);
+extern swig_type_581 _wrap_server_add_plan_capi_58decbf951fe7a78(swig_type_582 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_583 arg5, swig_type_584 arg6, swig_type_585 arg7);
+extern swig_type_586 _wrap_server_get_plan_info_capi_58decbf951fe7a78(swig_type_587 arg1, swig_type_588 arg2, swig_type_589 arg3, swig_type_590 arg4, swig_type_591 arg5, swig_type_592 arg6, swig_type_593 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_594 _wrap_server_get_stats_capi_58decbf951fe7a78(swig_type_595 arg1, swig_type_596 arg2, swig_type_597 arg3, swig_type_598 arg4, swig_type_599 arg5, swig_type_600 arg6, swig_type_601 arg7, swig_type_602 arg8, swig_type_603 arg9, uintptr_t arg10);
+extern swig_type_604 _wrap_serve_request_get_info_capi_58decbf951fe7a78(swig_type_605 arg1, swig_type_606 arg2, swig_type_607 arg3, swig_type_608 arg4, uintptr_t arg5);
+extern swig_type_609 _wrap_autograd_backward_capi_58decbf951fe7a78(swig_type_610 arg1, swig_type_611 arg2, swig_intgo arg3);
+extern swig_type_612 _wrap_optimizer_create_capi_58decbf951fe7a78(swig_type_613 arg1, swig_type_614 arg2, swig_intgo arg3, double arg4, double arg5, double arg6, double arg7, swig_intgo arg8, double arg9, double arg10, double arg11, swig_intgo arg12, swig_type_615 arg13, swig_intgo arg14);
+extern swig_type_616 _wrap_optimizer_get_stats_capi_58decbf951fe7a78(swig_type_617 arg1, swig_type_618 arg2, swig_type_619 arg3, swig_type_620 arg4, swig_type_621 arg5, swig_type_622 arg6, swig_type_623 arg7, uintptr_t arg8);
 #undef intgo
 */
 import "C"
@@ -948,8 +952,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_05f0ac9811677c27
-func cgo_panic__capi_05f0ac9811677c27(p *byte) {
+//export cgo_panic__capi_58decbf951fe7a78
+func cgo_panic__capi_58decbf951fe7a78(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -970,13 +974,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_05f0ac9811677c27(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_58decbf951fe7a78(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1019,7 +1023,7 @@ func (p SwigcptrPlacement) SwigIsPlacement() {
 
 func DeletePlacement(arg1 Placement) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Placement_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Placement_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type Placement interface {
@@ -1038,7 +1042,7 @@ func (p SwigcptrNdSbp) SwigIsNdSbp() {
 
 func DeleteNdSbp(arg1 NdSbp) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_NdSbp_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_NdSbp_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type NdSbp interface {
@@ -1057,7 +1061,7 @@ func (p SwigcptrLayout) SwigIsLayout() {
 
 func DeleteLayout(arg1 Layout) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Layout_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Layout_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type Layout interface {
@@ -1076,7 +1080,7 @@ func (p SwigcptrOpCall) SwigIsOpCall() {
 
 func DeleteOpCall(arg1 OpCall) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_OpCall_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_OpCall_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type OpCall interface {
@@ -1095,7 +1099,7 @@ func (p SwigcptrInferResult) SwigIsInferResult() {
 
 func DeleteInferResult(arg1 InferResult) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_InferResult_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_InferResult_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type InferResult interface {
@@ -1114,7 +1118,7 @@ func (p SwigcptrExplanation) SwigIsExplanation() {
 
 func DeleteExplanation(arg1 Explanation) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Explanation_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Explanation_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type Explanation interface {
@@ -1133,7 +1137,7 @@ func (p SwigcptrTensor) SwigIsTensor() {
 
 func DeleteTensor(arg1 Tensor) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Tensor_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Tensor_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type Tensor interface {
@@ -1152,7 +1156,7 @@ func (p SwigcptrBoxingPlan) SwigIsBoxingPlan() {
 
 func DeleteBoxingPlan(arg1 BoxingPlan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BoxingPlan_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BoxingPlan_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type BoxingPlan interface {
@@ -1171,7 +1175,7 @@ func (p SwigcptrBucketedAllReducer) SwigIsBucketedAllReducer() {
 
 func DeleteBucketedAllReducer(arg1 BucketedAllReducer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BucketedAllReducer_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BucketedAllReducer_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type BucketedAllReducer interface {
@@ -1190,7 +1194,7 @@ func (p SwigcptrProgram) SwigIsProgram() {
 
 func DeleteProgram(arg1 Program) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Program_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Program_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type Program interface {
@@ -1209,7 +1213,7 @@ func (p SwigcptrPlan) SwigIsPlan() {
 
 func DeletePlan(arg1 Plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Plan_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Plan_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type Plan interface {
@@ -1228,7 +1232,7 @@ func (p SwigcptrPlanInstance) SwigIsPlanInstance() {
 
 func DeletePlanInstance(arg1 PlanInstance) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_PlanInstance_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_PlanInstance_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type PlanInstance interface {
@@ -1247,7 +1251,7 @@ func (p SwigcptrServer) SwigIsServer() {
 
 func DeleteServer(arg1 Server) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Server_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Server_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type Server interface {
@@ -1266,7 +1270,7 @@ func (p SwigcptrServeRequest) SwigIsServeRequest() {
 
 func DeleteServeRequest(arg1 ServeRequest) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ServeRequest_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ServeRequest_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type ServeRequest interface {
@@ -1285,7 +1289,7 @@ func (p SwigcptrCheckpointWriter) SwigIsCheckpointWriter() {
 
 func DeleteCheckpointWriter(arg1 CheckpointWriter) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointWriter_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointWriter_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type CheckpointWriter interface {
@@ -1304,7 +1308,7 @@ func (p SwigcptrCheckpointIndex) SwigIsCheckpointIndex() {
 
 func DeleteCheckpointIndex(arg1 CheckpointIndex) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointIndex_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointIndex_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type CheckpointIndex interface {
@@ -1323,7 +1327,7 @@ func (p SwigcptrOptimizer) SwigIsOptimizer() {
 
 func DeleteOptimizer(arg1 Optimizer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Optimizer_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Optimizer_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 }
 
 type Optimizer interface {
@@ -1336,14 +1340,14 @@ const VERSION_MINOR int = 3
 const VERSION_PATCH int = 0
 func _swig_getVERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_05f0ac9811677c27())
+	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_58decbf951fe7a78())
 	return swig_r
 }
 
 var VERSION_NUMBER int = _swig_getVERSION_NUMBER()
 func Version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_capi_05f0ac9811677c27()
+	swig_r_p := C._wrap_version_capi_58decbf951fe7a78()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1352,7 +1356,7 @@ func Version() (_swig_ret string) {
 
 func Version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_version_number_capi_05f0ac9811677c27())
+	swig_r = (int)(C._wrap_version_number_capi_58decbf951fe7a78())
 	return swig_r
 }
 
@@ -1375,7 +1379,7 @@ const DATA_LOSS int = 15
 func Status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_status_string_capi_05f0ac9811677c27(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_status_string_capi_58decbf951fe7a78(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1384,7 +1388,7 @@ func Status_string(arg1 int) (_swig_ret string) {
 
 func Runtime_init() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_init_capi_05f0ac9811677c27()
+	swig_r_p := C._wrap_runtime_init_capi_58decbf951fe7a78()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1393,7 +1397,7 @@ func Runtime_init() (_swig_ret error) {
 
 func Runtime_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_finalize_capi_05f0ac9811677c27()
+	swig_r_p := C._wrap_runtime_finalize_capi_58decbf951fe7a78()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1403,7 +1407,7 @@ func Runtime_finalize() (_swig_ret error) {
 func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_rank_capi_05f0ac9811677c27(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_rank_capi_58decbf951fe7a78(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1416,7 +1420,7 @@ func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_size_capi_05f0ac9811677c27(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_size_capi_58decbf951fe7a78(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1430,7 +1434,7 @@ func Runtime_cuda_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_cuda_info_capi_05f0ac9811677c27(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_runtime_cuda_info_capi_58decbf951fe7a78(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1449,7 +1453,7 @@ func Placement_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_placement_parse_capi_05f0ac9811677c27(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_placement_parse_capi_58decbf951fe7a78(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1468,7 +1472,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_create_capi_05f0ac9811677c27(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_placement_create_capi_58decbf951fe7a78(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1487,7 +1491,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 func Placement_string(arg1 Placement) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_placement_string_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_placement_string_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1498,7 +1502,7 @@ func Placement_device_type(arg1 []int32, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_device_type_capi_05f0ac9811677c27(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_device_type_capi_58decbf951fe7a78(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1512,7 +1516,7 @@ func Placement_num_axes(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_num_axes_capi_05f0ac9811677c27(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_num_axes_capi_58decbf951fe7a78(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1527,7 +1531,7 @@ func Placement_hierarchy_dim(arg1 []int64, arg2 Placement, arg3 int64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_hierarchy_dim_capi_05f0ac9811677c27(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
+	swig_r_p := C._wrap_placement_hierarchy_dim_capi_58decbf951fe7a78(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1541,7 +1545,7 @@ func Placement_parallel_num(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_parallel_num_capi_05f0ac9811677c27(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_parallel_num_capi_58decbf951fe7a78(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1556,7 +1560,7 @@ func Placement_rank_at(arg1 []int32, arg2 Placement, arg3 int64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_rank_at_capi_05f0ac9811677c27(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
+	swig_r_p := C._wrap_placement_rank_at_capi_58decbf951fe7a78(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1571,7 +1575,7 @@ func Placement_index_of(arg1 []int64, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_index_of_capi_05f0ac9811677c27(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_index_of_capi_58decbf951fe7a78(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1586,7 +1590,7 @@ func Placement_contains(arg1 []int32, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_contains_capi_05f0ac9811677c27(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_contains_capi_58decbf951fe7a78(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1602,7 +1606,7 @@ func Placement_axis_group(arg1 []uintptr, arg2 Placement, arg3 int64, arg4 int) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_axis_group_capi_05f0ac9811677c27(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_placement_axis_group_capi_58decbf951fe7a78(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1617,7 +1621,7 @@ func Placement_equal(arg1 []int32, arg2 Placement, arg3 Placement) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_placement_equal_capi_05f0ac9811677c27(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_placement_equal_capi_58decbf951fe7a78(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1631,7 +1635,7 @@ func Placement_hash(arg1 []uint64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_hash_capi_05f0ac9811677c27(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_hash_capi_58decbf951fe7a78(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1650,7 +1654,7 @@ func Nd_sbp_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_parse_capi_05f0ac9811677c27(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_parse_capi_58decbf951fe7a78(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1667,7 +1671,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_create_capi_05f0ac9811677c27(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_create_capi_58decbf951fe7a78(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1683,7 +1687,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 func Nd_sbp_string(arg1 NdSbp) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_nd_sbp_string_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_nd_sbp_string_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1694,7 +1698,7 @@ func Nd_sbp_num_axes(arg1 []int64, arg2 NdSbp) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_nd_sbp_num_axes_capi_05f0ac9811677c27(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_nd_sbp_num_axes_capi_58decbf951fe7a78(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1710,7 +1714,7 @@ func Nd_sbp_get(arg1 []int32, arg2 []int32, arg3 NdSbp, arg4 int64) (_swig_ret e
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nd_sbp_get_capi_05f0ac9811677c27(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
+	swig_r_p := C._wrap_nd_sbp_get_capi_58decbf951fe7a78(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1728,7 +1732,7 @@ func Nd_sbp_equal(arg1 []int32, arg2 NdSbp, arg3 NdSbp) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_nd_sbp_equal_capi_05f0ac9811677c27(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_nd_sbp_equal_capi_58decbf951fe7a78(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1745,7 +1749,7 @@ func Layout_create(arg1 []uintptr, arg2 Placement, arg3 NdSbp, arg4 []int64, arg
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_layout_create_capi_05f0ac9811677c27(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_layout_create_capi_58decbf951fe7a78(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1765,7 +1769,7 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_local_shape_capi_05f0ac9811677c27(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_local_shape_capi_58decbf951fe7a78(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1790,7 +1794,7 @@ func Layout_range(arg1 []int64, arg2 []int64, arg3 Layout, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_layout_range_capi_05f0ac9811677c27(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
+	swig_r_p := C._wrap_layout_range_capi_58decbf951fe7a78(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1807,7 +1811,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_num_elements_capi_05f0ac9811677c27(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_num_elements_capi_58decbf951fe7a78(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1820,7 +1824,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 func Layout_string(arg1 Layout) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_layout_string_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_layout_string_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1838,7 +1842,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_dtype_parse_capi_05f0ac9811677c27(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_dtype_parse_capi_58decbf951fe7a78(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1854,7 +1858,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 func Dtype_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_dtype_name_capi_05f0ac9811677c27(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_dtype_name_capi_58decbf951fe7a78(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1863,14 +1867,14 @@ func Dtype_name(arg1 int) (_swig_ret string) {
 
 func Op_count() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_op_count_capi_05f0ac9811677c27())
+	swig_r = (int64)(C._wrap_op_count_capi_58decbf951fe7a78())
 	return swig_r
 }
 
 func Op_name(arg1 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_op_name_capi_05f0ac9811677c27(C.swig_type_76(_swig_i_0))
+	swig_r_p := C._wrap_op_name_capi_58decbf951fe7a78(C.swig_type_76(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1881,7 +1885,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_op_call_create_capi_05f0ac9811677c27(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_op_call_create_capi_58decbf951fe7a78(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1897,7 +1901,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 func Op_call_signature(arg1 OpCall) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_op_call_signature_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_op_call_signature_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1909,7 +1913,7 @@ func Op_call_set_attr_int(arg1 OpCall, arg2 string, arg3 int64) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_int_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_int_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1924,7 +1928,7 @@ func Op_call_set_attr_float(arg1 OpCall, arg2 string, arg3 float64) (_swig_ret e
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_float_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_float_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1939,7 +1943,7 @@ func Op_call_set_attr_bool(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error)
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_bool_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_bool_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1954,7 +1958,7 @@ func Op_call_set_attr_ints(arg1 OpCall, arg2 string, arg3 []int64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_ints_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_set_attr_ints_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1972,7 +1976,7 @@ func Op_call_set_attr_dtype(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1989,7 +1993,7 @@ func Op_call_add_input(arg1 OpCall, arg2 []int64, arg3 int, arg4 Placement, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_op_call_add_input_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_op_call_add_input_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2003,7 +2007,7 @@ func Op_call_num_inputs(arg1 []int64, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_num_inputs_capi_05f0ac9811677c27(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_num_inputs_capi_58decbf951fe7a78(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2018,7 +2022,7 @@ func Op_call_constrain_input(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret err
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_input_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_input_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2030,7 +2034,7 @@ func Op_call_constrain_output(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_output_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_output_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2041,7 +2045,7 @@ func Op_call_infer(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_infer_capi_05f0ac9811677c27(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_infer_capi_58decbf951fe7a78(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2055,7 +2059,7 @@ func Infer_result_num_outputs(arg1 []int64, arg2 InferResult) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_outputs_capi_05f0ac9811677c27(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_outputs_capi_58decbf951fe7a78(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2073,7 +2077,7 @@ func Infer_result_output_shape(arg1 *[]int64, arg2 InferResult, arg3 int64) (_sw
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_shape_capi_05f0ac9811677c27(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_shape_capi_58decbf951fe7a78(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2097,7 +2101,7 @@ func Infer_result_output_dtype(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_dtype_capi_05f0ac9811677c27(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_dtype_capi_58decbf951fe7a78(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2112,7 +2116,7 @@ func Infer_result_output_placement(arg1 []uintptr, arg2 InferResult, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_placement_capi_05f0ac9811677c27(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_placement_capi_58decbf951fe7a78(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2127,7 +2131,7 @@ func Infer_result_output_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_05f0ac9811677c27(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_58decbf951fe7a78(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2141,7 +2145,7 @@ func Infer_result_num_inputs(arg1 []int64, arg2 InferResult) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_inputs_capi_05f0ac9811677c27(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_inputs_capi_58decbf951fe7a78(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2156,7 +2160,7 @@ func Infer_result_input_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_05f0ac9811677c27(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_58decbf951fe7a78(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2171,7 +2175,7 @@ func Infer_result_needs_boxing(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_needs_boxing_capi_05f0ac9811677c27(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_needs_boxing_capi_58decbf951fe7a78(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2186,7 +2190,7 @@ func Infer_result_input_cost(arg1 []float64, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_cost_capi_05f0ac9811677c27(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_cost_capi_58decbf951fe7a78(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2200,7 +2204,7 @@ func Infer_result_total_cost(arg1 []float64, arg2 InferResult) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_total_cost_capi_05f0ac9811677c27(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_total_cost_capi_58decbf951fe7a78(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2214,7 +2218,7 @@ func Infer_result_signature_index(arg1 []int32, arg2 InferResult) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_signature_index_capi_05f0ac9811677c27(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_signature_index_capi_58decbf951fe7a78(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2228,7 +2232,7 @@ func Infer_result_num_candidates(arg1 []int32, arg2 InferResult) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_candidates_capi_05f0ac9811677c27(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_candidates_capi_58decbf951fe7a78(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2242,7 +2246,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_explain_capi_05f0ac9811677c27(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_explain_capi_58decbf951fe7a78(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2255,7 +2259,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 func Explanation_text(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_text_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_text_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2265,7 +2269,7 @@ func Explanation_text(arg1 Explanation) (_swig_ret string) {
 func Explanation_json(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_json_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_json_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2275,7 +2279,7 @@ func Explanation_json(arg1 Explanation) (_swig_ret string) {
 func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_failure_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_failure_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2283,13 +2287,13 @@ func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 }
 
 func Infer_cache_clear() {
-	C._wrap_infer_cache_clear_capi_05f0ac9811677c27()
+	C._wrap_infer_cache_clear_capi_58decbf951fe7a78()
 }
 
 func Infer_cache_set_capacity(arg1 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_infer_cache_set_capacity_capi_05f0ac9811677c27(C.swig_type_140(_swig_i_0))
+	swig_r_p := C._wrap_infer_cache_set_capacity_capi_58decbf951fe7a78(C.swig_type_140(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2304,7 +2308,7 @@ func Tensor_from_host(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_from_host_capi_05f0ac9811677c27(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_from_host_capi_58decbf951fe7a78(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2329,7 +2333,7 @@ func Tensor_from_local(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_tensor_from_local_capi_05f0ac9811677c27(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_tensor_from_local_capi_58decbf951fe7a78(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2356,7 +2360,7 @@ func Tensor_full(arg1 []uintptr, arg2 []int64, arg3 int, arg4 float64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_full_capi_05f0ac9811677c27(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_full_capi_58decbf951fe7a78(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2378,7 +2382,7 @@ func Tensor_arange(arg1 []uintptr, arg2 float64, arg3 float64, arg4 float64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_tensor_arange_capi_05f0ac9811677c27(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_tensor_arange_capi_58decbf951fe7a78(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2396,7 +2400,7 @@ func Tensor_rand(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Place
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_rand_capi_05f0ac9811677c27(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_rand_capi_58decbf951fe7a78(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2417,7 +2421,7 @@ func Tensor_randn(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_randn_capi_05f0ac9811677c27(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_randn_capi_58decbf951fe7a78(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2437,7 +2441,7 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_shape_capi_05f0ac9811677c27(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_shape_capi_58decbf951fe7a78(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2460,7 +2464,7 @@ func Tensor_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_num_elements_capi_05f0ac9811677c27(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_num_elements_capi_58decbf951fe7a78(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2474,7 +2478,7 @@ func Tensor_dtype(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_dtype_capi_05f0ac9811677c27(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_dtype_capi_58decbf951fe7a78(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2488,7 +2492,7 @@ func Tensor_placement(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_placement_capi_05f0ac9811677c27(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_placement_capi_58decbf951fe7a78(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2502,7 +2506,7 @@ func Tensor_nd_sbp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_nd_sbp_capi_05f0ac9811677c27(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_nd_sbp_capi_58decbf951fe7a78(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2516,7 +2520,7 @@ func Tensor_has_local(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_has_local_capi_05f0ac9811677c27(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_has_local_capi_58decbf951fe7a78(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2533,7 +2537,7 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_shape_capi_05f0ac9811677c27(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_shape_capi_58decbf951fe7a78(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2556,7 +2560,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_num_elements_capi_05f0ac9811677c27(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_num_elements_capi_58decbf951fe7a78(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2569,7 +2573,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 func Tensor_string(arg1 Tensor) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_string_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_string_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2580,7 +2584,7 @@ func Tensor_to_host(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_to_host_capi_05f0ac9811677c27(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_to_host_capi_58decbf951fe7a78(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2594,7 +2598,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_copy_local_capi_05f0ac9811677c27(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_copy_local_capi_58decbf951fe7a78(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2610,7 +2614,7 @@ func Tensor_to_global(arg1 []uintptr, arg2 Tensor, arg3 Placement, arg4 NdSbp) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_tensor_to_global_capi_05f0ac9811677c27(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_tensor_to_global_capi_58decbf951fe7a78(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2625,7 +2629,7 @@ func Op_call_apply(arg1 []uintptr, arg2 OpCall, arg3 []uintptr) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_apply_capi_05f0ac9811677c27(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_apply_capi_58decbf951fe7a78(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2642,7 +2646,7 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_abs_capi_05f0ac9811677c27(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_abs_capi_58decbf951fe7a78(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2668,7 +2672,7 @@ func Adam_update(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, ar
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_adam_update_capi_05f0ac9811677c27(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.double(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.swig_intgo(_swig_i_12), C.swig_type_195(_swig_i_13))
+	swig_r_p := C._wrap_adam_update_capi_58decbf951fe7a78(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.double(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.swig_intgo(_swig_i_12), C.swig_type_195(_swig_i_13))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2689,7 +2693,7 @@ func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_05f0ac9811677c27(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_58decbf951fe7a78(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2703,7 +2707,7 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_05f0ac9811677c27(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_58decbf951fe7a78(*(*C.swig_type_199)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2722,7 +2726,7 @@ func Argmax(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int) (_swig_ret error)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_argmax_capi_05f0ac9811677c27(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_203(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_argmax_capi_58decbf951fe7a78(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_203(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2739,7 +2743,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_05f0ac9811677c27(*(*C.swig_type_205)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_58decbf951fe7a78(*(*C.swig_type_205)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2755,7 +2759,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_05f0ac9811677c27(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_208(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_58decbf951fe7a78(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_208(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2770,7 +2774,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_05f0ac9811677c27(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_58decbf951fe7a78(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2785,7 +2789,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_05f0ac9811677c27(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), C.swig_type_214(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_58decbf951fe7a78(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_1)), C.swig_type_214(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2802,7 +2806,7 @@ func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_cos_capi_05f0ac9811677c27(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_cos_capi_58decbf951fe7a78(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2818,7 +2822,7 @@ func Cross_entropy(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_cross_entropy_capi_05f0ac9811677c27(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_219(_swig_i_3))
+	swig_r_p := C._wrap_cross_entropy_capi_58decbf951fe7a78(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_219(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2833,7 +2837,7 @@ func Cumsum(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cumsum_capi_05f0ac9811677c27(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_222(_swig_i_2))
+	swig_r_p := C._wrap_cumsum_capi_58decbf951fe7a78(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_222(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2848,7 +2852,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_05f0ac9811677c27(*(*C.swig_type_224)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_58decbf951fe7a78(*(*C.swig_type_224)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2863,7 +2867,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_05f0ac9811677c27(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_58decbf951fe7a78(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2878,7 +2882,7 @@ func Equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_capi_05f0ac9811677c27(*(*C.swig_type_228)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_capi_58decbf951fe7a78(*(*C.swig_type_228)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2893,7 +2897,7 @@ func Equal_mask(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_mask_capi_05f0ac9811677c27(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_mask_capi_58decbf951fe7a78(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2907,7 +2911,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_05f0ac9811677c27(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_58decbf951fe7a78(*(*C.swig_type_232)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2922,7 +2926,7 @@ func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_expand_capi_05f0ac9811677c27(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_expand_capi_58decbf951fe7a78(*(*C.swig_type_234)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2941,7 +2945,7 @@ func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_flatten_capi_05f0ac9811677c27(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_238(_swig_i_2), C.swig_type_239(_swig_i_3))
+	swig_r_p := C._wrap_flatten_capi_58decbf951fe7a78(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_238(_swig_i_2), C.swig_type_239(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2957,7 +2961,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_05f0ac9811677c27(*(*C.swig_type_241)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_242(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_58decbf951fe7a78(*(*C.swig_type_241)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_242(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2974,7 +2978,7 @@ func Gather_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64, arg5 int6
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_gather_grad_capi_05f0ac9811677c27(*(*C.swig_type_244)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_245(_swig_i_3), C.swig_type_246(_swig_i_4))
+	swig_r_p := C._wrap_gather_grad_capi_58decbf951fe7a78(*(*C.swig_type_244)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_245(_swig_i_3), C.swig_type_246(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2988,7 +2992,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_05f0ac9811677c27(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_58decbf951fe7a78(*(*C.swig_type_248)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3003,7 +3007,7 @@ func Gelu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_gelu_grad_capi_05f0ac9811677c27(*(*C.swig_type_250)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_gelu_grad_capi_58decbf951fe7a78(*(*C.swig_type_250)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3018,7 +3022,7 @@ func Greater(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_capi_05f0ac9811677c27(*(*C.swig_type_252)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_capi_58decbf951fe7a78(*(*C.swig_type_252)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3033,7 +3037,7 @@ func Greater_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_equal_capi_05f0ac9811677c27(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_equal_capi_58decbf951fe7a78(*(*C.swig_type_254)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3047,7 +3051,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_05f0ac9811677c27(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_58decbf951fe7a78(*(*C.swig_type_256)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3068,7 +3072,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_05f0ac9811677c27(*(*C.swig_type_258)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_261(_swig_i_6), C.swig_type_262(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_58decbf951fe7a78(*(*C.swig_type_258)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_261(_swig_i_6), C.swig_type_262(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3089,7 +3093,7 @@ func Less(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_capi_05f0ac9811677c27(*(*C.swig_type_264)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_capi_58decbf951fe7a78(*(*C.swig_type_264)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3104,7 +3108,7 @@ func Less_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_equal_capi_05f0ac9811677c27(*(*C.swig_type_266)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_equal_capi_58decbf951fe7a78(*(*C.swig_type_266)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3118,7 +3122,7 @@ func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_log_capi_05f0ac9811677c27(*(*C.swig_type_268)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_log_capi_58decbf951fe7a78(*(*C.swig_type_268)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3133,7 +3137,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_05f0ac9811677c27(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_271(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_58decbf951fe7a78(*(*C.swig_type_270)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_271(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3150,7 +3154,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_05f0ac9811677c27(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_58decbf951fe7a78(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3165,7 +3169,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_05f0ac9811677c27(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_58decbf951fe7a78(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3180,7 +3184,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_05f0ac9811677c27(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_58decbf951fe7a78(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3195,7 +3199,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_05f0ac9811677c27(*(*C.swig_type_279)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_58decbf951fe7a78(*(*C.swig_type_279)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3209,7 +3213,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_05f0ac9811677c27(*(*C.swig_type_281)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_58decbf951fe7a78(*(*C.swig_type_281)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3225,7 +3229,7 @@ func Nll_loss(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nll_loss_capi_05f0ac9811677c27(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_284(_swig_i_3))
+	swig_r_p := C._wrap_nll_loss_capi_58decbf951fe7a78(*(*C.swig_type_283)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_284(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3240,7 +3244,7 @@ func Not_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_not_equal_capi_05f0ac9811677c27(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_not_equal_capi_58decbf951fe7a78(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3255,7 +3259,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_05f0ac9811677c27(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_58decbf951fe7a78(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3271,7 +3275,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_05f0ac9811677c27(*(*C.swig_type_290)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_58decbf951fe7a78(*(*C.swig_type_290)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_291)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3290,7 +3294,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_05f0ac9811677c27(*(*C.swig_type_293)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_58decbf951fe7a78(*(*C.swig_type_293)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_294)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3309,7 +3313,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_05f0ac9811677c27(*(*C.swig_type_296)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_58decbf951fe7a78(*(*C.swig_type_296)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_297)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3328,7 +3332,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_05f0ac9811677c27(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_58decbf951fe7a78(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3345,7 +3349,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_05f0ac9811677c27(*(*C.swig_type_302)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_58decbf951fe7a78(*(*C.swig_type_302)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3360,7 +3364,7 @@ func Relu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_relu_grad_capi_05f0ac9811677c27(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_relu_grad_capi_58decbf951fe7a78(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3375,7 +3379,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_05f0ac9811677c27(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_58decbf951fe7a78(*(*C.swig_type_306)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_307)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3393,7 +3397,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_05f0ac9811677c27(*(*C.swig_type_309)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_58decbf951fe7a78(*(*C.swig_type_309)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3408,7 +3412,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_05f0ac9811677c27(*(*C.swig_type_311)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_58decbf951fe7a78(*(*C.swig_type_311)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3431,7 +3435,7 @@ func Sgd_update(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, arg4 Tensor, arg5 T
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_sgd_update_capi_05f0ac9811677c27(*(*C.swig_type_313)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.double(_swig_i_7), C.swig_intgo(_swig_i_8), C.double(_swig_i_9), C.swig_intgo(_swig_i_10))
+	swig_r_p := C._wrap_sgd_update_capi_58decbf951fe7a78(*(*C.swig_type_313)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_314)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.double(_swig_i_7), C.swig_intgo(_swig_i_8), C.double(_swig_i_9), C.swig_intgo(_swig_i_10))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3448,7 +3452,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_05f0ac9811677c27(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_58decbf951fe7a78(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3462,7 +3466,7 @@ func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sin_capi_05f0ac9811677c27(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sin_capi_58decbf951fe7a78(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3479,7 +3483,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_05f0ac9811677c27(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_58decbf951fe7a78(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_321)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3505,7 +3509,7 @@ func Slice_grad(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_grad_capi_05f0ac9811677c27(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_grad_capi_58decbf951fe7a78(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3529,7 +3533,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_05f0ac9811677c27(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_331(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_58decbf951fe7a78(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_331(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3545,7 +3549,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_05f0ac9811677c27(*(*C.swig_type_333)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_58decbf951fe7a78(*(*C.swig_type_333)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_334)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3564,7 +3568,7 @@ func Sparse_softmax_cross_entropy_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor,
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_05f0ac9811677c27(*(*C.swig_type_336)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_58decbf951fe7a78(*(*C.swig_type_336)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3578,7 +3582,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_05f0ac9811677c27(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_58decbf951fe7a78(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3593,7 +3597,7 @@ func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_squeeze_capi_05f0ac9811677c27(*(*C.swig_type_340)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_squeeze_capi_58decbf951fe7a78(*(*C.swig_type_340)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_341)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3613,7 +3617,7 @@ func Std(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_std_capi_05f0ac9811677c27(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_2)), C.swig_type_345(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_std_capi_58decbf951fe7a78(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_344)(unsafe.Pointer(&_swig_i_2)), C.swig_type_345(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3631,7 +3635,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_05f0ac9811677c27(*(*C.swig_type_347)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_58decbf951fe7a78(*(*C.swig_type_347)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3645,7 +3649,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_05f0ac9811677c27(*(*C.swig_type_349)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_58decbf951fe7a78(*(*C.swig_type_349)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3660,7 +3664,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_05f0ac9811677c27(*(*C.swig_type_351)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_58decbf951fe7a78(*(*C.swig_type_351)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_352)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3678,7 +3682,7 @@ func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_unsqueeze_capi_05f0ac9811677c27(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_355(_swig_i_2))
+	swig_r_p := C._wrap_unsqueeze_capi_58decbf951fe7a78(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_355(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3695,7 +3699,7 @@ func Xtess_var(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_Xtess_var_capi_05f0ac9811677c27(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_2)), C.swig_type_359(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_Xtess_var_capi_58decbf951fe7a78(*(*C.swig_type_357)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_358)(unsafe.Pointer(&_swig_i_2)), C.swig_type_359(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3714,7 +3718,7 @@ func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_where_capi_05f0ac9811677c27(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_where_capi_58decbf951fe7a78(*(*C.swig_type_361)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3729,7 +3733,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_xlogy_capi_05f0ac9811677c27(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_xlogy_capi_58decbf951fe7a78(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3742,7 +3746,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_05f0ac9811677c27(*(*C.swig_type_365)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_58decbf951fe7a78(*(*C.swig_type_365)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3762,7 +3766,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_05f0ac9811677c27(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_58decbf951fe7a78(*(*C.swig_type_367)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_368)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3787,7 +3791,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_05f0ac9811677c27(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_58decbf951fe7a78(*(*C.swig_type_371)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_372)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3803,7 +3807,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 func Boxing_plan_string(arg1 BoxingPlan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_boxing_plan_string_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_boxing_plan_string_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3814,7 +3818,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_05f0ac9811677c27(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_58decbf951fe7a78(*(*C.swig_type_375)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3828,7 +3832,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_377(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_377(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3839,7 +3843,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_05f0ac9811677c27(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_58decbf951fe7a78(*(*C.swig_type_379)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3863,7 +3867,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_05f0ac9811677c27(*(*C.swig_type_381)(unsafe.Pointer(&_swig_i_0)), C.swig_type_382(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_58decbf951fe7a78(*(*C.swig_type_381)(unsafe.Pointer(&_swig_i_0)), C.swig_type_382(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3881,7 +3885,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_384)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3897,7 +3901,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_set_collective_timeout_capi_05f0ac9811677c27(C.double(_swig_i_0))
+	swig_r_p := C._wrap_comm_set_collective_timeout_capi_58decbf951fe7a78(C.double(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3907,7 +3911,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_05f0ac9811677c27(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_58decbf951fe7a78(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3920,7 +3924,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_05f0ac9811677c27(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_58decbf951fe7a78(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3939,7 +3943,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_05f0ac9811677c27(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_58decbf951fe7a78(*(*C.swig_type_392)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3961,7 +3965,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_05f0ac9811677c27(*(*C.swig_type_396)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_58decbf951fe7a78(*(*C.swig_type_396)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_397)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3981,7 +3985,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_05f0ac9811677c27(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_58decbf951fe7a78(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_400)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4001,7 +4005,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_403(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_403(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4015,7 +4019,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_05f0ac9811677c27(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_58decbf951fe7a78(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4037,7 +4041,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 func Program_string(arg1 Program) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_program_string_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_program_string_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4046,7 +4050,7 @@ func Program_string(arg1 Program) (_swig_ret string) {
 
 func Capture_begin() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_capture_begin_capi_05f0ac9811677c27()
+	swig_r_p := C._wrap_capture_begin_capi_58decbf951fe7a78()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4056,7 +4060,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_05f0ac9811677c27(*(*C.swig_type_412)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_58decbf951fe7a78(*(*C.swig_type_412)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4074,7 +4078,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_05f0ac9811677c27(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_58decbf951fe7a78(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4094,7 +4098,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_05f0ac9811677c27(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_58decbf951fe7a78(*(*C.swig_type_418)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_419)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4108,13 +4112,24 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 }
 
 func Capture_abort() {
-	C._wrap_capture_abort_capi_05f0ac9811677c27()
+	C._wrap_capture_abort_capi_58decbf951fe7a78()
+}
+
+func Capture_assign(arg1 Tensor, arg2 Tensor) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := getSwigcptr(arg2)
+	swig_r_p := C._wrap_capture_assign_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
 }
 
 func Plan_string(arg1 Plan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_string_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_string_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4125,7 +4140,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_05f0ac9811677c27(*(*C.swig_type_422)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_58decbf951fe7a78(*(*C.swig_type_423)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4139,7 +4154,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4154,7 +4169,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_427)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4168,7 +4183,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_pushed_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_run_pushed_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4178,7 +4193,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 func Plan_instance_close(arg1 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_instance_close_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_instance_close_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4189,7 +4204,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_431)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4203,7 +4218,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_05f0ac9811677c27(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_58decbf951fe7a78(*(*C.swig_type_433)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4218,7 +4233,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_05f0ac9811677c27(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_435(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_58decbf951fe7a78(*(*C.swig_type_435)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_436(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4233,7 +4248,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_05f0ac9811677c27(*(*C.swig_type_437)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_438(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_58decbf951fe7a78(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_439(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4248,7 +4263,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_05f0ac9811677c27(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_441(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_58decbf951fe7a78(*(*C.swig_type_441)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_442(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4263,7 +4278,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_05f0ac9811677c27(*(*C.swig_type_443)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_444(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_58decbf951fe7a78(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_445(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4281,7 +4296,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_05f0ac9811677c27(*(*C.swig_type_446)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_447(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_58decbf951fe7a78(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_448(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4304,7 +4319,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_05f0ac9811677c27(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_58decbf951fe7a78(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4321,7 +4336,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_05f0ac9811677c27(*(*C.swig_type_451)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_452)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_454(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_58decbf951fe7a78(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_453)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_455(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4341,7 +4356,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_456(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_457(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4354,7 +4369,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_05f0ac9811677c27(*(*C.swig_type_458)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_58decbf951fe7a78(*(*C.swig_type_459)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4368,7 +4383,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_05f0ac9811677c27(*(*C.swig_type_460)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_58decbf951fe7a78(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4384,7 +4399,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_05f0ac9811677c27(*(*C.swig_type_462)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_463(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_58decbf951fe7a78(*(*C.swig_type_463)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_464(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4400,7 +4415,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_05f0ac9811677c27(*(*C.swig_type_465)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_466(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_58decbf951fe7a78(*(*C.swig_type_466)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_467(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4416,7 +4431,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_05f0ac9811677c27(*(*C.swig_type_468)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_469(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_58decbf951fe7a78(*(*C.swig_type_469)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_470(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4432,7 +4447,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_05f0ac9811677c27(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_472(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_58decbf951fe7a78(*(*C.swig_type_472)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_473(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4445,7 +4460,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 func Server_follow(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_follow_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_follow_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4455,7 +4470,7 @@ func Server_follow(arg1 Server) (_swig_ret error) {
 func Server_stop(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_stop_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_stop_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4466,7 +4481,7 @@ func Server_check_health(arg1 Server, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_server_check_health_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_server_check_health_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4478,7 +4493,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_05f0ac9811677c27(*(*C.swig_type_477)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_58decbf951fe7a78(*(*C.swig_type_478)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4493,7 +4508,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_479(_swig_i_1), *(*C.swig_type_480)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_480(_swig_i_1), *(*C.swig_type_481)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4507,7 +4522,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_05f0ac9811677c27(*(*C.swig_type_482)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_58decbf951fe7a78(*(*C.swig_type_483)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4521,7 +4536,7 @@ func Server_run(arg1 Server, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_run_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_run_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4533,7 +4548,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_05f0ac9811677c27(*(*C.swig_type_485)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_486(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_58decbf951fe7a78(*(*C.swig_type_486)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_487(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4548,7 +4563,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_05f0ac9811677c27(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_489(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_58decbf951fe7a78(*(*C.swig_type_489)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_490(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4562,7 +4577,7 @@ func Tensor_set_requires_grad(arg1 Tensor, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tensor_set_requires_grad_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_tensor_set_requires_grad_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4573,7 +4588,7 @@ func Tensor_requires_grad(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_requires_grad_capi_05f0ac9811677c27(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_requires_grad_capi_58decbf951fe7a78(*(*C.swig_type_493)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4587,7 +4602,7 @@ func Tensor_is_leaf(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_is_leaf_capi_05f0ac9811677c27(*(*C.swig_type_494)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_is_leaf_capi_58decbf951fe7a78(*(*C.swig_type_495)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4601,7 +4616,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_grad_capi_05f0ac9811677c27(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_grad_capi_58decbf951fe7a78(*(*C.swig_type_497)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4614,7 +4629,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 func Tensor_zero_grad(arg1 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_zero_grad_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_zero_grad_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4625,7 +4640,7 @@ func Tensor_detach(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_detach_capi_05f0ac9811677c27(*(*C.swig_type_499)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_detach_capi_58decbf951fe7a78(*(*C.swig_type_500)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4639,7 +4654,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_05f0ac9811677c27(C.swig_intgo(_swig_i_0), *(*C.swig_type_501)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_58decbf951fe7a78(C.swig_intgo(_swig_i_0), *(*C.swig_type_502)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4652,7 +4667,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_05f0ac9811677c27(*(*C.swig_type_503)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_58decbf951fe7a78(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4665,7 +4680,7 @@ func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 func Checkpoint_writer_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_checkpoint_writer_create_capi_05f0ac9811677c27(*(*C.swig_type_505)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_checkpoint_writer_create_capi_58decbf951fe7a78(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4680,7 +4695,7 @@ func Checkpoint_writer_add(arg1 CheckpointWriter, arg2 string, arg3 Tensor) (_sw
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_checkpoint_writer_add_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_writer_add_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_508)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4694,7 +4709,7 @@ func Checkpoint_writer_save(arg1 CheckpointWriter, arg2 string) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_writer_save_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_writer_save_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), *(*C.swig_type_510)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4711,7 +4726,7 @@ func Checkpoint_load(arg1 []uintptr, arg2 string, arg3 string, arg4 Placement, a
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_checkpoint_load_capi_05f0ac9811677c27(*(*C.swig_type_511)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_512)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_checkpoint_load_capi_58decbf951fe7a78(*(*C.swig_type_512)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4736,7 +4751,7 @@ func Checkpoint_load_checked(arg1 []uintptr, arg2 string, arg3 string, arg4 Plac
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_checkpoint_load_checked_capi_05f0ac9811677c27(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_516)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
+	swig_r_p := C._wrap_checkpoint_load_checked_capi_58decbf951fe7a78(*(*C.swig_type_516)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4759,7 +4774,7 @@ func Checkpoint_index_open(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_open_capi_05f0ac9811677c27(*(*C.swig_type_520)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_521)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_index_open_capi_58decbf951fe7a78(*(*C.swig_type_521)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4776,7 +4791,7 @@ func Checkpoint_index_num_tensors(arg1 []int64, arg2 CheckpointIndex) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_05f0ac9811677c27(*(*C.swig_type_523)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_58decbf951fe7a78(*(*C.swig_type_524)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4790,7 +4805,7 @@ func Checkpoint_index_name(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) 
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_name_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_525(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_name_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_526(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4801,7 +4816,7 @@ func Checkpoint_index_placement(arg1 CheckpointIndex, arg2 int64) (_swig_ret str
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_placement_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_527(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_placement_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_528(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4812,7 +4827,7 @@ func Checkpoint_index_nd_sbp(arg1 CheckpointIndex, arg2 int64) (_swig_ret string
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.swig_type_529(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.swig_type_530(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4827,7 +4842,7 @@ func Checkpoint_index_shape(arg1 *[]int64, arg2 CheckpointIndex, arg3 int64) (_s
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_shape_capi_05f0ac9811677c27(*(*C.swig_type_531)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_532(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_shape_capi_58decbf951fe7a78(*(*C.swig_type_532)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_533(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4851,7 +4866,7 @@ func Checkpoint_index_dtype(arg1 []int32, arg2 CheckpointIndex, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_dtype_capi_05f0ac9811677c27(*(*C.swig_type_534)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_535(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_dtype_capi_58decbf951fe7a78(*(*C.swig_type_535)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_536(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4866,7 +4881,7 @@ func Checkpoint_index_num_shards(arg1 []int64, arg2 CheckpointIndex, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_05f0ac9811677c27(*(*C.swig_type_537)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_538(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_58decbf951fe7a78(*(*C.swig_type_538)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_539(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4882,7 +4897,17 @@ const OPTIMIZER_ADAMW int = 2
 func Optimizer_step(arg1 Optimizer) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_optimizer_step_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_optimizer_step_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Optimizer_capture_step(arg1 Optimizer) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r_p := C._wrap_optimizer_capture_step_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4892,7 +4917,7 @@ func Optimizer_step(arg1 Optimizer) (_swig_ret error) {
 func Optimizer_zero_grad(arg1 Optimizer) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_optimizer_zero_grad_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_optimizer_zero_grad_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4903,7 +4928,7 @@ func Optimizer_set_lr(arg1 Optimizer, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_optimizer_set_lr_capi_05f0ac9811677c27(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_optimizer_set_lr_capi_58decbf951fe7a78(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4917,7 +4942,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_05f0ac9811677c27(*(*C.swig_type_543)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_544)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_545)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_58decbf951fe7a78(*(*C.swig_type_545)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_546)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4944,7 +4969,7 @@ func Runtime_init_with_options(arg1 float64, arg2 int, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_runtime_init_with_options_capi_05f0ac9811677c27(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_runtime_init_with_options_capi_58decbf951fe7a78(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4963,7 +4988,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_05f0ac9811677c27(*(*C.swig_type_550)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_58decbf951fe7a78(*(*C.swig_type_552)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5001,7 +5026,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_05f0ac9811677c27(*(*C.swig_type_560)(unsafe.Pointer(&_swig_i_0)), C.swig_type_561(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_58decbf951fe7a78(*(*C.swig_type_562)(unsafe.Pointer(&_swig_i_0)), C.swig_type_563(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5018,7 +5043,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_05f0ac9811677c27(*(*C.swig_type_563)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_58decbf951fe7a78(*(*C.swig_type_565)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5042,7 +5067,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_05f0ac9811677c27(*(*C.swig_type_568)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_58decbf951fe7a78(*(*C.swig_type_570)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5061,7 +5086,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_05f0ac9811677c27(*(*C.swig_type_570)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_58decbf951fe7a78(*(*C.swig_type_572)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5092,7 +5117,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_05f0ac9811677c27(*(*C.swig_type_577)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_578(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_58decbf951fe7a78(*(*C.swig_type_579)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_580(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5111,7 +5136,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_05f0ac9811677c27(*(*C.swig_type_580)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_581(_swig_i_4), C.swig_type_582(_swig_i_5), C.swig_type_583(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_58decbf951fe7a78(*(*C.swig_type_582)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_583(_swig_i_4), C.swig_type_584(_swig_i_5), C.swig_type_585(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5132,7 +5157,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_05f0ac9811677c27(*(*C.swig_type_585)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_58decbf951fe7a78(*(*C.swig_type_587)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5172,7 +5197,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_05f0ac9811677c27(*(*C.swig_type_593)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_58decbf951fe7a78(*(*C.swig_type_595)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5213,7 +5238,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_05f0ac9811677c27(*(*C.swig_type_603)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_58decbf951fe7a78(*(*C.swig_type_605)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5237,7 +5262,7 @@ func Autograd_backward(arg1 []uintptr, arg2 []uintptr, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_autograd_backward_capi_05f0ac9811677c27(*(*C.swig_type_608)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_autograd_backward_capi_58decbf951fe7a78(*(*C.swig_type_610)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5266,7 +5291,7 @@ func Optimizer_create(arg1 []uintptr, arg2 []uintptr, arg3 int, arg4 float64, ar
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_optimizer_create_capi_05f0ac9811677c27(*(*C.swig_type_611)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.double(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.swig_intgo(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.swig_intgo(_swig_i_11), C.swig_type_613(_swig_i_12), C.swig_intgo(_swig_i_13))
+	swig_r_p := C._wrap_optimizer_create_capi_58decbf951fe7a78(*(*C.swig_type_613)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.double(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.swig_intgo(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.swig_intgo(_swig_i_11), C.swig_type_615(_swig_i_12), C.swig_intgo(_swig_i_13))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5289,7 +5314,7 @@ func Optimizer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64,
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_optimizer_get_stats_capi_05f0ac9811677c27(*(*C.swig_type_615)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_616)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_617)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_optimizer_get_stats_capi_58decbf951fe7a78(*(*C.swig_type_617)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
