@@ -104,6 +104,16 @@ func (o *Optimizer) Step() error {
 	return err
 }
 
+// CaptureStep, inside Capture's record and after a captured Backward, records one step
+// (the update ops, and CaptureAssign of the new parameters and state) instead of taking
+// it, so every run of the compiled plan trains. Per-tensor mode only (Unimplemented when
+// fused); FailedPrecondition without a capture. Plan runs do not count in Stats' Steps.
+func (o *Optimizer) CaptureStep() error {
+	err := capi.Optimizer_capture_step(o.c())
+	runtime.KeepAlive(o)
+	return err
+}
+
 // ZeroGrad drops every parameter's gradient. Collective.
 func (o *Optimizer) ZeroGrad() error {
 	err := capi.Optimizer_zero_grad(o.c())
