@@ -78,6 +78,18 @@ public final class Capture implements AutoCloseable {
   }
 
   /**
+   * Training in plan mode (docs/training.md, "Plan mode"): every run of the program ends,
+   * after all its steps, by copying {@code value} (a placeholder of this capture) into
+   * {@code target} (a real tensor of the same shape, dtype and layout, which becomes a
+   * variable). FAILED_PRECONDITION without an active capture; INVALID_ARGUMENT for a
+   * null, a placeholder target, a real value, a mismatch or a target assigned twice.
+   */
+  public void assign(Tensor target, Tensor value) {
+    checkMine("assign");
+    TesseraJNI.capture_assign(Handle.ptr(target), target, Handle.ptr(value), value);
+  }
+
+  /**
    * Ends the capture and returns its program, whose outputs are {@code outputs}
    * (placeholders of this capture, in order). The capture ends whether or not this
    * succeeds: INVALID_ARGUMENT for no outputs, a real tensor, a placeholder of another

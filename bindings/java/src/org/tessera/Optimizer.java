@@ -78,6 +78,17 @@ public final class Optimizer extends Handle {
     TesseraJNI.optimizer_step(ptr(), this);
   }
 
+  /**
+   * Inside a {@link Capture} and after a captured backward: records one step (the update
+   * ops, and {@link Capture#assign} of the new parameters and state) instead of taking
+   * it, so every run of the compiled plan trains. Per-tensor mode only (UNIMPLEMENTED
+   * when fused); FAILED_PRECONDITION without a capture. Plan runs do not count in the
+   * stats' steps.
+   */
+  public void captureStep() {
+    TesseraJNI.optimizer_capture_step(ptr(), this);
+  }
+
   /** Drops every parameter's gradient. Collective. */
   public void zeroGrad() {
     TesseraJNI.optimizer_zero_grad(ptr(), this);
