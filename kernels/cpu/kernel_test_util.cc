@@ -21,7 +21,8 @@ HostTensor::HostTensor(Shape shape, DType dtype) : shape_(shape), dtype_(dtype) 
   storage_.resize((bytes + 7) / 8);
   if (dtype == DType::kBool) {
     // Bytes that are neither false nor true: Get reads them back as 90.
-    std::memset(storage_.data(), 0x5a, bytes);
+    if (bytes > 0)
+      std::memset(storage_.data(), 0x5a, bytes);  // an empty vector's data() may be null
     return;
   }
   const double g = Garbage(dtype);
