@@ -64,8 +64,7 @@ bool SplitTooSmall(const Shape& shape, const NdSbp& nd, const std::vector<int64_
   return false;
 }
 
-// Equal on every hierarchy axis of more than one rank: on a size-1 axis every SBP
-// denotes the same local tensor.
+// Equal on every hierarchy axis of more than one rank (size-1 axes: one local piece).
 bool SameLayout(const NdSbp& a, const NdSbp& b, const std::vector<int64_t>& hierarchy) {
   for (int i = 0; i < a.num_axes(); ++i) {
     if (hierarchy[i] > 1 && a[i] != b[i]) return false;
@@ -131,9 +130,8 @@ int OneFlowChoice(const Explanation& e) {
 
 // ---- Steps 1-2: check the call and infer its output shapes.
 
-// Every later step assumes one common placement, nd-sbps that fit their tensors and
-// known output shapes; checking them first gives the user an error that names the
-// bad input instead of a "no signature fits" that lists every candidate.
+// Later steps assume one placement, fitting nd-sbps and known output shapes; checking
+// them first names the bad input instead of a "no signature fits" listing candidates.
 Result<op::OpContext> CheckCall(const op::OpDef& def, const std::vector<TensorMeta>& inputs,
                                 const op::AttrMap& attrs) {
   std::vector<op::TensorDesc> descs;
@@ -184,9 +182,8 @@ struct SlotConstraints {
   std::vector<NdSbp> resolved;
 };
 
-// Each candidate is checked against each slot, so the constraints are looked up by
-// slot once here. A constraint no candidate could meet (bad slot, an nd-sbp that does
-// not fit, two on one slot) is the caller's mistake and fails with its own message.
+// Constraints looked up by slot once here. One no candidate could meet (bad slot, an
+// nd-sbp that does not fit, two on one slot) fails with its own message.
 Status IndexConstraints(const op::OpDef& def, const op::OpContext& ctx, const Placement& placement,
                         const std::vector<SbpConstraint>& constraints, SlotConstraints* con) {
   const int n_in = ctx.num_inputs();
@@ -245,8 +242,7 @@ void RecordCall(const op::OpDef& def, const op::AttrMap& attrs, const Call& call
   trace->constraints = constraints;
 }
 
-// Sizes the result's per-input fields and reserves its outputs once, so the steps
-// that fill it (OneRankResult, FillResult) assign in place.
+// Sizes the result once, so OneRankResult and FillResult assign in place.
 void PrepareResult(const Call& call, InferResult* result) {
   result->input_nd_sbps.resize(static_cast<size_t>(call.n_in));
   result->needs_boxing.assign(static_cast<size_t>(call.n_in), false);
