@@ -45,8 +45,16 @@ void CheckStatus(tess_status st, const std::string& what) {
              what + ": " + tess_status_string(st) + ": " + message);
 }
 
+// Element sizes from dtype.h's definitions, written here independently of the library.
 size_t DTypeBytes(tess_dtype dtype) {
-  return dtype == TESS_DTYPE_F64 || dtype == TESS_DTYPE_I64 ? 8 : dtype <= TESS_DTYPE_I32 ? 4 : 2;
+  switch (dtype) {
+    case TESS_DTYPE_F64:
+    case TESS_DTYPE_I64: return 8;
+    case TESS_DTYPE_F32:
+    case TESS_DTYPE_I32: return 4;
+    case TESS_DTYPE_BOOL: return 1;
+    default: return 2;  // f16, bf16
+  }
 }
 
 // An nd-sbp for `axes` placement axes over a tensor of `ndim` dims (sometimes one

@@ -11,6 +11,7 @@
 #   --json FILE   also append one JSON line per target and a total to FILE
 #   --keep-corpus DIR   keep the corpora the run grew under DIR/<target>
 #   TARGET        placement_parse nd_sbp_parse layout infer boxing_plan capi_ops dlpack
+#                 checkpoint_index
 #                 (default: all)
 #
 # The checked-in seeds (fuzz/corpus/<target>/) are read, never written: each run grows
@@ -20,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(placement_parse nd_sbp_parse layout infer boxing_plan capi_ops dlpack)
+all_targets=(placement_parse nd_sbp_parse layout infer boxing_plan capi_ops dlpack checkpoint_index)
 seconds=15
 jobs=1
 json=""
