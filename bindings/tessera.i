@@ -267,6 +267,7 @@ TESS_HANDLE(tess_optimizer, Optimizer)
 %tess_expose(tess_tensor_string)
 %tess_expose(tess_tensor_to_host)
 %tess_expose(tess_tensor_copy_local)
+%tess_expose(tess_tensor_synchronize)
 %tess_expose(tess_tensor_to_global)
 
 /* Autograd (tessera/autograd.h): requires_grad, leaves and their gradients, detach,

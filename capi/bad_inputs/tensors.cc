@@ -166,6 +166,8 @@ std::vector<Case> TensorCases() {
              return tess_tensor_to_host(out, sizeof(out), nullptr);),
         CASE("tess_tensor_copy_local", "out_bytes 4 for 24 bytes", kInvalid, "4", float out[6];
              return tess_tensor_copy_local(out, 4, f.x);),
+        CASE("tess_tensor_synchronize", "tensor is NULL", kInvalid, "tensor",
+             return tess_tensor_synchronize(nullptr);),
         CASE("tess_tensor_to_global", "S(-3) for a 2-d tensor", kInvalid, "-3",
              tess_nd_sbp* n = nullptr;
              tess_status st = tess_nd_sbp_parse(&n, "S(-3)"); if (st != TESS_OK) return st;

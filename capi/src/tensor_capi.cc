@@ -220,6 +220,15 @@ tess_status tess_tensor_local_num_elements(int64_t* out, const tess_tensor* tens
                   [](const Shape& local) -> Result<int64_t> { return local.num_elements(); });
 }
 
+tess_status tess_tensor_synchronize(const tess_tensor* tensor) {
+  TESS_CAPI_REQUIRE(tensor);
+  TESS_CAPI_BEGIN
+  const tessera::Status status = tensor->value->Synchronize();
+  if (!status.ok()) return ReportIn(__func__, status);
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
 const char* tess_tensor_string(const tess_tensor* tensor) {
   if (tensor == nullptr) return "";
   try {

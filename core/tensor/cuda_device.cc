@@ -10,6 +10,7 @@
 #include "core/comm/nccl/local_device.h"
 #include "core/device/cuda_error.h"
 #include "core/device/device_scope.h"
+#include "core/device/pinned_staging.h"
 #include "core/device/stream_sync.h"
 #include "core/memory/device_caching_allocator.h"
 
@@ -71,31 +72,15 @@ Status CopyHostToDevice(const CudaDevice& device, void* dst, const void* src, si
   if (bytes == 0) return Status::Ok();
   DeviceScope scope;
   TESS_RETURN_IF_ERROR(scope.Enter(device.index));
-  cudaError_t err = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, StreamOf(device));
-  if (err != cudaSuccess) {
-    return CudaError("cudaMemcpyAsync host to cuda:" + std::to_string(device.index) + " (" +
-                         std::to_string(bytes) + " bytes)",
-                     err);
-  }
-  // From pinned memory the copy is still running when cudaMemcpyAsync returns, and the
-  // caller may free or reuse `src` as soon as this returns: wait.
-  err = cudaStreamSynchronize(StreamOf(device));
-  if (err != cudaSuccess) return CudaError("cudaStreamSynchronize", err);
-  return Status::Ok();
+  // Large pageable sources go through the pinned buffers (core/device/pinned_staging.h).
+  return device::CopyHostToDeviceStaged(device.index, device.stream, dst, src, bytes);
 }
 
 Status CopyDeviceToHost(const CudaDevice& device, void* dst, const void* src, size_t bytes) {
   DeviceScope scope;
   TESS_RETURN_IF_ERROR(scope.Enter(device.index));
-  if (bytes > 0) {
-    const cudaError_t err =
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, StreamOf(device));
-    if (err != cudaSuccess) {
-      return CudaError("cudaMemcpyAsync cuda:" + std::to_string(device.index) + " to host (" +
-                           std::to_string(bytes) + " bytes)",
-                       err);
-    }
-  }
+  TESS_RETURN_IF_ERROR(
+      device::CopyDeviceToHostStaged(device.index, device.stream, dst, src, bytes));
   // Also collects the data errors recorded by the kernels that made `src`.
   return device::SynchronizeStream(device.stream);
 }

@@ -307,6 +307,15 @@ func (t *Tensor) NdSbp() (*NdSbp, error) {
 	return newNdSbp(out[0]), nil
 }
 
+// Synchronize waits until the work queued so far on the device holding this rank's
+// piece has finished, and returns the error any of it hit (ops on cuda placements
+// return once queued). Returns at once on cpu placements. Not collective.
+func (t *Tensor) Synchronize() error {
+	err := capi.Tensor_synchronize(t.c())
+	runtime.KeepAlive(t)
+	return err
+}
+
 // HasLocal reports whether this rank holds a local piece.
 func (t *Tensor) HasLocal() (bool, error) {
 	out := []int32{0}

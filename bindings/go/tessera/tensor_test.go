@@ -114,6 +114,12 @@ func TestTensorMetadata(t *testing.T) {
 	if !must(x.HasLocal()) {
 		t.Error("HasLocal() = false")
 	}
+	if err := x.Synchronize(); err != nil {
+		t.Errorf("Synchronize() on cpu = %v", err)
+	}
+	var none *Tensor
+	wantErr(t, "nil Synchronize", none.Synchronize(), InvalidArgument,
+		`tess_tensor_synchronize: argument "tensor" is NULL`)
 	if ls := must(x.LocalShape()); !reflect.DeepEqual(ls, []int64{5, 6}) {
 		t.Errorf("LocalShape() = %v", ls)
 	}

@@ -135,6 +135,13 @@ TESS_API tess_status tess_tensor_to_host(void* out, size_t out_bytes, const tess
  * INVALID_ARGUMENT when out_bytes is too small; FAILED_PRECONDITION on a rank
  * outside the placement. Local. */
 TESS_API tess_status tess_tensor_copy_local(void* out, size_t out_bytes, const tess_tensor* tensor);
+/* Waits until the work queued so far on the device that holds this rank's piece of
+ * `tensor` has finished, and reports an error any of it hit: ops on cuda placements
+ * return once queued (docs/gpu.md, "Asynchronous eager"), so a failed kernel or a data
+ * error (an index out of range, with the CPU kernel's message) surfaces here or in the
+ * next to_host/copy_local. OK at once on cpu placements and on ranks outside the
+ * placement. INVALID_ARGUMENT for a NULL tensor. Local. Thread safety: any thread. */
+TESS_API tess_status tess_tensor_synchronize(const tess_tensor* tensor);
 /* The same logical value held as `nd_sbp` on `placement`, moved by boxing (any
  * placement, any nd-sbp). Collective over the union of both placements (every
  * rank calls). */

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_58decbf951fe7a78(const char*);
+  void cgo_panic__capi_ba1dc328f4f4c98e(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_58decbf951fe7a78(p);
+  cgo_panic__capi_ba1dc328f4f4c98e(p);
 }
 
 
@@ -474,7 +474,7 @@ static tess_status tess_shim_optimizer_get_stats(
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_58decbf951fe7a78(void *_swig_go_0) {
+void _wrap_Swig_free_capi_ba1dc328f4f4c98e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -484,7 +484,7 @@ void _wrap_Swig_free_capi_58decbf951fe7a78(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_58decbf951fe7a78(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -497,7 +497,7 @@ void *_wrap_Swig_malloc_capi_58decbf951fe7a78(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_58decbf951fe7a78(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_ba1dc328f4f4c98e(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -507,7 +507,7 @@ void _wrap_delete_Placement_capi_58decbf951fe7a78(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_58decbf951fe7a78(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_ba1dc328f4f4c98e(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -517,7 +517,7 @@ void _wrap_delete_NdSbp_capi_58decbf951fe7a78(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_58decbf951fe7a78(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_ba1dc328f4f4c98e(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -527,7 +527,7 @@ void _wrap_delete_Layout_capi_58decbf951fe7a78(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -537,7 +537,7 @@ void _wrap_delete_OpCall_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_58decbf951fe7a78(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_ba1dc328f4f4c98e(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -547,7 +547,7 @@ void _wrap_delete_InferResult_capi_58decbf951fe7a78(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_58decbf951fe7a78(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_ba1dc328f4f4c98e(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -557,7 +557,7 @@ void _wrap_delete_Explanation_capi_58decbf951fe7a78(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_58decbf951fe7a78(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -567,7 +567,7 @@ void _wrap_delete_Tensor_capi_58decbf951fe7a78(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_58decbf951fe7a78(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_ba1dc328f4f4c98e(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -577,7 +577,7 @@ void _wrap_delete_BoxingPlan_capi_58decbf951fe7a78(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_58decbf951fe7a78(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_ba1dc328f4f4c98e(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -587,7 +587,7 @@ void _wrap_delete_BucketedAllReducer_capi_58decbf951fe7a78(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_58decbf951fe7a78(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_ba1dc328f4f4c98e(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -597,7 +597,7 @@ void _wrap_delete_Program_capi_58decbf951fe7a78(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_58decbf951fe7a78(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_ba1dc328f4f4c98e(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -607,7 +607,7 @@ void _wrap_delete_Plan_capi_58decbf951fe7a78(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_58decbf951fe7a78(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -617,7 +617,7 @@ void _wrap_delete_PlanInstance_capi_58decbf951fe7a78(struct tess_plan_instance *
 }
 
 
-void _wrap_delete_Server_capi_58decbf951fe7a78(struct tess_server *_swig_go_0) {
+void _wrap_delete_Server_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0) {
   struct tess_server *arg1 = (struct tess_server *) 0 ;
   
   arg1 = *(struct tess_server **)&_swig_go_0; 
@@ -627,7 +627,7 @@ void _wrap_delete_Server_capi_58decbf951fe7a78(struct tess_server *_swig_go_0) {
 }
 
 
-void _wrap_delete_ServeRequest_capi_58decbf951fe7a78(struct tess_serve_request *_swig_go_0) {
+void _wrap_delete_ServeRequest_capi_ba1dc328f4f4c98e(struct tess_serve_request *_swig_go_0) {
   struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
   
   arg1 = *(struct tess_serve_request **)&_swig_go_0; 
@@ -637,7 +637,7 @@ void _wrap_delete_ServeRequest_capi_58decbf951fe7a78(struct tess_serve_request *
 }
 
 
-void _wrap_delete_CheckpointWriter_capi_58decbf951fe7a78(struct tess_checkpoint_writer *_swig_go_0) {
+void _wrap_delete_CheckpointWriter_capi_ba1dc328f4f4c98e(struct tess_checkpoint_writer *_swig_go_0) {
   struct tess_checkpoint_writer *arg1 = (struct tess_checkpoint_writer *) 0 ;
   
   arg1 = *(struct tess_checkpoint_writer **)&_swig_go_0; 
@@ -647,7 +647,7 @@ void _wrap_delete_CheckpointWriter_capi_58decbf951fe7a78(struct tess_checkpoint_
 }
 
 
-void _wrap_delete_CheckpointIndex_capi_58decbf951fe7a78(struct tess_checkpoint_index *_swig_go_0) {
+void _wrap_delete_CheckpointIndex_capi_ba1dc328f4f4c98e(struct tess_checkpoint_index *_swig_go_0) {
   struct tess_checkpoint_index *arg1 = (struct tess_checkpoint_index *) 0 ;
   
   arg1 = *(struct tess_checkpoint_index **)&_swig_go_0; 
@@ -657,7 +657,7 @@ void _wrap_delete_CheckpointIndex_capi_58decbf951fe7a78(struct tess_checkpoint_i
 }
 
 
-void _wrap_delete_Optimizer_capi_58decbf951fe7a78(struct tess_optimizer *_swig_go_0) {
+void _wrap_delete_Optimizer_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0) {
   struct tess_optimizer *arg1 = (struct tess_optimizer *) 0 ;
   
   arg1 = *(struct tess_optimizer **)&_swig_go_0; 
@@ -667,7 +667,7 @@ void _wrap_delete_Optimizer_capi_58decbf951fe7a78(struct tess_optimizer *_swig_g
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_58decbf951fe7a78() {
+intgo _wrap_VERSION_NUMBER_capi_ba1dc328f4f4c98e() {
   int result;
   intgo _swig_go_result;
   
@@ -678,7 +678,7 @@ intgo _wrap_VERSION_NUMBER_capi_58decbf951fe7a78() {
 }
 
 
-_gostring_ _wrap_version_capi_58decbf951fe7a78() {
+_gostring_ _wrap_version_capi_ba1dc328f4f4c98e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -689,7 +689,7 @@ _gostring_ _wrap_version_capi_58decbf951fe7a78() {
 }
 
 
-intgo _wrap_version_number_capi_58decbf951fe7a78() {
+intgo _wrap_version_number_capi_ba1dc328f4f4c98e() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -700,7 +700,7 @@ intgo _wrap_version_number_capi_58decbf951fe7a78() {
 }
 
 
-_gostring_ _wrap_status_string_capi_58decbf951fe7a78(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -713,7 +713,7 @@ _gostring_ _wrap_status_string_capi_58decbf951fe7a78(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_58decbf951fe7a78() {
+_gostring_ _wrap_runtime_init_capi_ba1dc328f4f4c98e() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -724,7 +724,7 @@ _gostring_ _wrap_runtime_init_capi_58decbf951fe7a78() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_58decbf951fe7a78() {
+_gostring_ _wrap_runtime_finalize_capi_ba1dc328f4f4c98e() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -735,7 +735,7 @@ _gostring_ _wrap_runtime_finalize_capi_58decbf951fe7a78() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -755,7 +755,7 @@ _gostring_ _wrap_runtime_world_rank_capi_58decbf951fe7a78(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -775,7 +775,7 @@ _gostring_ _wrap_runtime_world_size_capi_58decbf951fe7a78(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -804,7 +804,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -831,7 +831,7 @@ _gostring_ _wrap_placement_parse_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -865,7 +865,7 @@ _gostring_ _wrap_placement_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_58decbf951fe7a78(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_ba1dc328f4f4c98e(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -878,7 +878,7 @@ _gostring_ _wrap_placement_string_capi_58decbf951fe7a78(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -900,7 +900,7 @@ _gostring_ _wrap_placement_device_type_capi_58decbf951fe7a78(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -922,7 +922,7 @@ _gostring_ _wrap_placement_num_axes_capi_58decbf951fe7a78(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -946,7 +946,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -968,7 +968,7 @@ _gostring_ _wrap_placement_parallel_num_capi_58decbf951fe7a78(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -992,7 +992,7 @@ _gostring_ _wrap_placement_rank_at_capi_58decbf951fe7a78(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -1016,7 +1016,7 @@ _gostring_ _wrap_placement_index_of_capi_58decbf951fe7a78(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -1040,7 +1040,7 @@ _gostring_ _wrap_placement_contains_capi_58decbf951fe7a78(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -1066,7 +1066,7 @@ _gostring_ _wrap_placement_axis_group_capi_58decbf951fe7a78(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -1090,7 +1090,7 @@ _gostring_ _wrap_placement_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -1112,7 +1112,7 @@ _gostring_ _wrap_placement_hash_capi_58decbf951fe7a78(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -1139,7 +1139,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1182,7 +1182,7 @@ _gostring_ _wrap_nd_sbp_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_58decbf951fe7a78(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_ba1dc328f4f4c98e(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1195,7 +1195,7 @@ _gostring_ _wrap_nd_sbp_string_capi_58decbf951fe7a78(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1217,7 +1217,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_58decbf951fe7a78(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1250,7 +1250,7 @@ _gostring_ _wrap_nd_sbp_get_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1274,7 +1274,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1306,7 +1306,7 @@ _gostring_ _wrap_layout_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1332,7 +1332,7 @@ _gostring_ _wrap_layout_local_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1365,7 +1365,7 @@ _gostring_ _wrap_layout_range_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1387,7 +1387,7 @@ _gostring_ _wrap_layout_num_elements_capi_58decbf951fe7a78(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_58decbf951fe7a78(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_ba1dc328f4f4c98e(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1400,7 +1400,7 @@ _gostring_ _wrap_layout_string_capi_58decbf951fe7a78(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1427,7 +1427,7 @@ _gostring_ _wrap_dtype_parse_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_58decbf951fe7a78(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1440,7 +1440,7 @@ _gostring_ _wrap_dtype_name_capi_58decbf951fe7a78(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_58decbf951fe7a78() {
+long long _wrap_op_count_capi_ba1dc328f4f4c98e() {
   size_t result;
   long long _swig_go_result;
   
@@ -1451,7 +1451,7 @@ long long _wrap_op_count_capi_58decbf951fe7a78() {
 }
 
 
-_gostring_ _wrap_op_name_capi_58decbf951fe7a78(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_ba1dc328f4f4c98e(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1464,7 +1464,7 @@ _gostring_ _wrap_op_name_capi_58decbf951fe7a78(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1491,7 +1491,7 @@ _gostring_ _wrap_op_call_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1504,7 +1504,7 @@ _gostring_ _wrap_op_call_signature_capi_58decbf951fe7a78(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1526,7 +1526,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_58decbf951fe7a78(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1548,7 +1548,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_58decbf951fe7a78(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1570,7 +1570,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_58decbf951fe7a78(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1596,7 +1596,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_58decbf951fe7a78(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1618,7 +1618,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_58decbf951fe7a78(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1643,7 +1643,7 @@ _gostring_ _wrap_op_call_add_input_capi_58decbf951fe7a78(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1665,7 +1665,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_58decbf951fe7a78(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1682,7 +1682,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_58decbf951fe7a78(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_58decbf951fe7a78(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1699,7 +1699,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_58decbf951fe7a78(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1721,7 +1721,7 @@ _gostring_ _wrap_op_call_infer_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1743,7 +1743,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_58decbf951fe7a78(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1771,7 +1771,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_58decbf951fe7a78(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1795,7 +1795,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_58decbf951fe7a78(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1819,7 +1819,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_58decbf951fe7a78(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1843,7 +1843,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_58decbf951fe7a78(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1865,7 +1865,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1889,7 +1889,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_58decbf951fe7a78(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1913,7 +1913,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_58decbf951fe7a78(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1937,7 +1937,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1959,7 +1959,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1981,7 +1981,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_58decbf951fe7a78(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -2003,7 +2003,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_58decbf951fe7a78(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -2025,7 +2025,7 @@ _gostring_ _wrap_op_call_explain_capi_58decbf951fe7a78(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_58decbf951fe7a78(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_ba1dc328f4f4c98e(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2038,7 +2038,7 @@ _gostring_ _wrap_explanation_text_capi_58decbf951fe7a78(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_58decbf951fe7a78(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_ba1dc328f4f4c98e(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2051,7 +2051,7 @@ _gostring_ _wrap_explanation_json_capi_58decbf951fe7a78(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_58decbf951fe7a78(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_ba1dc328f4f4c98e(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2064,13 +2064,13 @@ _gostring_ _wrap_explanation_failure_capi_58decbf951fe7a78(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_58decbf951fe7a78() {
+void _wrap_infer_cache_clear_capi_ba1dc328f4f4c98e() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_58decbf951fe7a78(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_ba1dc328f4f4c98e(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -2083,7 +2083,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_58decbf951fe7a78(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2119,7 +2119,7 @@ _gostring_ _wrap_tensor_from_host_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2159,7 +2159,7 @@ _gostring_ _wrap_tensor_from_local_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2193,7 +2193,7 @@ _gostring_ _wrap_tensor_full_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_58decbf951fe7a78(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2225,7 +2225,7 @@ _gostring_ _wrap_tensor_arange_capi_58decbf951fe7a78(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2259,7 +2259,7 @@ _gostring_ _wrap_tensor_rand_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2293,7 +2293,7 @@ _gostring_ _wrap_tensor_randn_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2319,7 +2319,7 @@ _gostring_ _wrap_tensor_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2341,7 +2341,7 @@ _gostring_ _wrap_tensor_num_elements_capi_58decbf951fe7a78(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2363,7 +2363,7 @@ _gostring_ _wrap_tensor_dtype_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2385,7 +2385,7 @@ _gostring_ _wrap_tensor_placement_capi_58decbf951fe7a78(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2407,7 +2407,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2429,7 +2429,7 @@ _gostring_ _wrap_tensor_has_local_capi_58decbf951fe7a78(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2455,7 +2455,7 @@ _gostring_ _wrap_tensor_local_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2477,7 +2477,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_58decbf951fe7a78(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_58decbf951fe7a78(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2490,7 +2490,7 @@ _gostring_ _wrap_tensor_string_capi_58decbf951fe7a78(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2509,7 +2509,7 @@ _gostring_ _wrap_tensor_to_host_capi_58decbf951fe7a78(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2528,7 +2528,20 @@ _gostring_ _wrap_tensor_copy_local_capi_58decbf951fe7a78(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_synchronize_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
+  tess_tensor *arg1 = (tess_tensor *) 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(tess_tensor **)&_swig_go_0; 
+  
+  result = (tess_status)tess_tensor_synchronize((struct tess_tensor const *)arg1);
+  _swig_go_result = tess_go_status(result); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_tensor_to_global_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2554,7 +2567,7 @@ _gostring_ _wrap_tensor_to_global_capi_58decbf951fe7a78(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2584,7 +2597,7 @@ _gostring_ _wrap_op_call_apply_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2606,7 +2619,7 @@ _gostring_ _wrap_abs_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_adam_update_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, double _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, intgo _swig_go_12, long long _swig_go_13) {
+_gostring_ _wrap_adam_update_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, double _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, intgo _swig_go_12, long long _swig_go_13) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2666,7 +2679,7 @@ _gostring_ _wrap_adam_update_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_add_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2690,7 +2703,7 @@ _gostring_ _wrap_add_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2716,7 +2729,7 @@ _gostring_ _wrap_add_n_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_argmax_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_argmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2742,7 +2755,7 @@ _gostring_ _wrap_argmax_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2770,7 +2783,7 @@ _gostring_ _wrap_batch_matmul_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2796,7 +2809,7 @@ _gostring_ _wrap_bias_add_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2820,7 +2833,7 @@ _gostring_ _wrap_cast_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2848,7 +2861,7 @@ _gostring_ _wrap_concat_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_cos_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_cos_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2870,7 +2883,7 @@ _gostring_ _wrap_cos_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_cross_entropy_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_cross_entropy_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2896,7 +2909,7 @@ _gostring_ _wrap_cross_entropy_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_cumsum_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_cumsum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2920,7 +2933,7 @@ _gostring_ _wrap_cumsum_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_div_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2944,7 +2957,7 @@ _gostring_ _wrap_div_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2968,7 +2981,7 @@ _gostring_ _wrap_embedding_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2992,7 +3005,7 @@ _gostring_ _wrap_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_equal_mask_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_equal_mask_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3016,7 +3029,7 @@ _gostring_ _wrap_equal_mask_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_exp_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3038,7 +3051,7 @@ _gostring_ _wrap_exp_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_expand_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_expand_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3066,7 +3079,7 @@ _gostring_ _wrap_expand_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_flatten_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_flatten_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3092,7 +3105,7 @@ _gostring_ _wrap_flatten_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_gather_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3118,7 +3131,7 @@ _gostring_ _wrap_gather_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gather_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_gather_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3146,7 +3159,7 @@ _gostring_ _wrap_gather_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_gelu_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3168,7 +3181,7 @@ _gostring_ _wrap_gelu_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_gelu_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_gelu_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3192,7 +3205,7 @@ _gostring_ _wrap_gelu_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_greater_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_greater_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3216,7 +3229,7 @@ _gostring_ _wrap_greater_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_greater_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_greater_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3240,7 +3253,7 @@ _gostring_ _wrap_greater_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_identity_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3262,7 +3275,7 @@ _gostring_ _wrap_identity_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -3312,7 +3325,7 @@ _gostring_ _wrap_layer_norm_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_less_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_less_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3336,7 +3349,7 @@ _gostring_ _wrap_less_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_less_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_less_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3360,7 +3373,7 @@ _gostring_ _wrap_less_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_log_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_log_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3382,7 +3395,7 @@ _gostring_ _wrap_log_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_log_softmax_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3406,7 +3419,7 @@ _gostring_ _wrap_log_softmax_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3434,7 +3447,7 @@ _gostring_ _wrap_matmul_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3458,7 +3471,7 @@ _gostring_ _wrap_maximum_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3482,7 +3495,7 @@ _gostring_ _wrap_minimum_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3506,7 +3519,7 @@ _gostring_ _wrap_mul_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3528,7 +3541,7 @@ _gostring_ _wrap_neg_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_nll_loss_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nll_loss_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3554,7 +3567,7 @@ _gostring_ _wrap_nll_loss_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_not_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_not_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3578,7 +3591,7 @@ _gostring_ _wrap_not_equal_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_pow_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3602,7 +3615,7 @@ _gostring_ _wrap_pow_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3632,7 +3645,7 @@ _gostring_ _wrap_reduce_max_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3662,7 +3675,7 @@ _gostring_ _wrap_reduce_mean_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3692,7 +3705,7 @@ _gostring_ _wrap_reduce_min_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3722,7 +3735,7 @@ _gostring_ _wrap_reduce_sum_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3744,7 +3757,7 @@ _gostring_ _wrap_relu_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_relu_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_relu_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3768,7 +3781,7 @@ _gostring_ _wrap_relu_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_reshape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3796,7 +3809,7 @@ _gostring_ _wrap_reshape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3820,7 +3833,7 @@ _gostring_ _wrap_scalar_add_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3844,7 +3857,7 @@ _gostring_ _wrap_scalar_mul_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sgd_update_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, double _swig_go_5, double _swig_go_6, double _swig_go_7, intgo _swig_go_8, double _swig_go_9, intgo _swig_go_10) {
+_gostring_ _wrap_sgd_update_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, double _swig_go_5, double _swig_go_6, double _swig_go_7, intgo _swig_go_8, double _swig_go_9, intgo _swig_go_10) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3891,7 +3904,7 @@ _gostring_ _wrap_sgd_update_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_sigmoid_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3913,7 +3926,7 @@ _gostring_ _wrap_sigmoid_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sin_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sin_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3935,7 +3948,7 @@ _gostring_ _wrap_sin_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_slice_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3975,7 +3988,7 @@ _gostring_ _wrap_slice_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_slice_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4015,7 +4028,7 @@ _gostring_ _wrap_slice_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_softmax_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -4039,7 +4052,7 @@ _gostring_ _wrap_softmax_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4072,7 +4085,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_58decbf951fe7a78(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4098,7 +4111,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_58decbf951fe7a78(_goslic
 }
 
 
-_gostring_ _wrap_sqrt_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4120,7 +4133,7 @@ _gostring_ _wrap_sqrt_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_squeeze_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_squeeze_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4148,7 +4161,7 @@ _gostring_ _wrap_squeeze_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_std_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_std_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4180,7 +4193,7 @@ _gostring_ _wrap_std_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_sub_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4204,7 +4217,7 @@ _gostring_ _wrap_sub_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4226,7 +4239,7 @@ _gostring_ _wrap_tanh_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4254,7 +4267,7 @@ _gostring_ _wrap_transpose_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_unsqueeze_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_unsqueeze_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -4278,7 +4291,7 @@ _gostring_ _wrap_unsqueeze_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_Xtess_var_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_Xtess_var_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4310,7 +4323,7 @@ _gostring_ _wrap_Xtess_var_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_where_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_where_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4336,7 +4349,7 @@ _gostring_ _wrap_where_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_xlogy_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_xlogy_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4360,7 +4373,7 @@ _gostring_ _wrap_xlogy_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_explanation_last_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -4380,7 +4393,7 @@ _gostring_ _wrap_explanation_last_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4419,7 +4432,7 @@ _gostring_ _wrap_boxing_run_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4455,7 +4468,7 @@ _gostring_ _wrap_boxing_plan_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_58decbf951fe7a78(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_ba1dc328f4f4c98e(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4468,7 +4481,7 @@ _gostring_ _wrap_boxing_plan_string_capi_58decbf951fe7a78(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -4490,7 +4503,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_58decbf951fe7a78(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_58decbf951fe7a78(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_ba1dc328f4f4c98e(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4505,7 +4518,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_58decbf951fe7a78(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -4527,7 +4540,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_58decbf951fe7a78(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_58decbf951fe7a78(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -4552,7 +4565,7 @@ _gostring_ _wrap_comm_allreduce_capi_58decbf951fe7a78(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_58decbf951fe7a78(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_ba1dc328f4f4c98e(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4581,7 +4594,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_58decbf951fe7a78(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_58decbf951fe7a78(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_ba1dc328f4f4c98e(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4594,7 +4607,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_58decbf951fe7a78(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -4614,7 +4627,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -4634,7 +4647,7 @@ _gostring_ _wrap_program_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4675,7 +4688,7 @@ _gostring_ _wrap_program_add_input_capi_58decbf951fe7a78(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4706,7 +4719,7 @@ _gostring_ _wrap_program_add_variable_capi_58decbf951fe7a78(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -4745,7 +4758,7 @@ _gostring_ _wrap_program_add_op_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_58decbf951fe7a78(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_ba1dc328f4f4c98e(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -4760,7 +4773,7 @@ _gostring_ _wrap_program_mark_output_capi_58decbf951fe7a78(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4809,7 +4822,7 @@ _gostring_ _wrap_program_sizes_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_58decbf951fe7a78(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_ba1dc328f4f4c98e(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4822,7 +4835,7 @@ _gostring_ _wrap_program_string_capi_58decbf951fe7a78(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_58decbf951fe7a78() {
+_gostring_ _wrap_capture_begin_capi_ba1dc328f4f4c98e() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -4833,7 +4846,7 @@ _gostring_ _wrap_capture_begin_capi_58decbf951fe7a78() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4853,7 +4866,7 @@ _gostring_ _wrap_capture_active_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4892,7 +4905,7 @@ _gostring_ _wrap_capture_placeholder_capi_58decbf951fe7a78(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4918,13 +4931,13 @@ _gostring_ _wrap_capture_end_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_58decbf951fe7a78() {
+void _wrap_capture_abort_capi_ba1dc328f4f4c98e() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_capture_assign_capi_58decbf951fe7a78(struct tess_tensor *_swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_capture_assign_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_status result;
@@ -4939,7 +4952,7 @@ _gostring_ _wrap_capture_assign_capi_58decbf951fe7a78(struct tess_tensor *_swig_
 }
 
 
-_gostring_ _wrap_plan_string_capi_58decbf951fe7a78(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_ba1dc328f4f4c98e(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4952,7 +4965,7 @@ _gostring_ _wrap_plan_string_capi_58decbf951fe7a78(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -4974,7 +4987,7 @@ _gostring_ _wrap_plan_instantiate_capi_58decbf951fe7a78(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_58decbf951fe7a78(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4993,7 +5006,7 @@ _gostring_ _wrap_plan_instance_run_capi_58decbf951fe7a78(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_58decbf951fe7a78(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -5014,7 +5027,7 @@ _gostring_ _wrap_plan_instance_push_capi_58decbf951fe7a78(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_58decbf951fe7a78(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -5029,7 +5042,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_58decbf951fe7a78(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_58decbf951fe7a78(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5042,7 +5055,7 @@ _gostring_ _wrap_plan_instance_close_capi_58decbf951fe7a78(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_58decbf951fe7a78(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -5078,7 +5091,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_58decbf951fe7a78(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -5100,7 +5113,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_58decbf951fe7a78(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5124,7 +5137,7 @@ _gostring_ _wrap_plan_instance_output_capi_58decbf951fe7a78(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -5145,7 +5158,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_58decbf951fe7a78(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5169,7 +5182,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_58decbf951fe7a78(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5193,7 +5206,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_58decbf951fe7a78(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -5221,7 +5234,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_58decbf951fe7a78(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -5243,7 +5256,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_58decbf951fe7a78(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5285,7 +5298,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_58decbf951fe7a78(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_58decbf951fe7a78(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5300,7 +5313,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_58decbf951fe7a78(struct tess_p
 }
 
 
-_gostring_ _wrap_server_is_driver_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_is_driver_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -5322,7 +5335,7 @@ _gostring_ _wrap_server_is_driver_capi_58decbf951fe7a78(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_num_plans_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_num_plans_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -5344,7 +5357,7 @@ _gostring_ _wrap_server_num_plans_capi_58decbf951fe7a78(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_plan_input_width_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_width_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5370,7 +5383,7 @@ _gostring_ _wrap_server_plan_input_width_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_width_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_width_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5396,7 +5409,7 @@ _gostring_ _wrap_server_plan_output_width_capi_58decbf951fe7a78(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_plan_input_dtype_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5422,7 +5435,7 @@ _gostring_ _wrap_server_plan_input_dtype_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_dtype_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5448,7 +5461,7 @@ _gostring_ _wrap_server_plan_output_dtype_capi_58decbf951fe7a78(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_follow_capi_58decbf951fe7a78(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_follow_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5461,7 +5474,7 @@ _gostring_ _wrap_server_follow_capi_58decbf951fe7a78(struct tess_server *_swig_g
 }
 
 
-_gostring_ _wrap_server_stop_capi_58decbf951fe7a78(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_stop_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5474,7 +5487,7 @@ _gostring_ _wrap_server_stop_capi_58decbf951fe7a78(struct tess_server *_swig_go_
 }
 
 
-_gostring_ _wrap_server_check_health_capi_58decbf951fe7a78(struct tess_server *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_server_check_health_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0, double _swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   double arg2 ;
   tess_status result;
@@ -5489,7 +5502,7 @@ _gostring_ _wrap_server_check_health_capi_58decbf951fe7a78(struct tess_server *_
 }
 
 
-_gostring_ _wrap_serve_request_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_serve_request_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
   tess_serve_request **arg1 = (tess_serve_request **) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5513,7 +5526,7 @@ _gostring_ _wrap_serve_request_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_set_input_capi_58decbf951fe7a78(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_serve_request_set_input_capi_ba1dc328f4f4c98e(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   tess_serve_request *arg1 = (tess_serve_request *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5534,7 +5547,7 @@ _gostring_ _wrap_serve_request_set_input_capi_58decbf951fe7a78(struct tess_serve
 }
 
 
-_gostring_ _wrap_serve_request_rows_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_serve_request_rows_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   int64_t value1 = 0 ;
@@ -5556,7 +5569,7 @@ _gostring_ _wrap_serve_request_rows_capi_58decbf951fe7a78(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_server_run_capi_58decbf951fe7a78(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_server_run_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   tess_status result;
@@ -5571,7 +5584,7 @@ _gostring_ _wrap_server_run_capi_58decbf951fe7a78(struct tess_server *_swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_output_bytes_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_bytes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   size_t arg3 ;
@@ -5595,7 +5608,7 @@ _gostring_ _wrap_serve_request_output_bytes_capi_58decbf951fe7a78(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_serve_request_output_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_serve_request *arg3 = (tess_serve_request *) 0 ;
@@ -5616,7 +5629,7 @@ _gostring_ _wrap_serve_request_output_capi_58decbf951fe7a78(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_set_requires_grad_capi_58decbf951fe7a78(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_tensor_set_requires_grad_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   int32_t arg2 ;
   tess_status result;
@@ -5631,7 +5644,7 @@ _gostring_ _wrap_tensor_set_requires_grad_capi_58decbf951fe7a78(struct tess_tens
 }
 
 
-_gostring_ _wrap_tensor_requires_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_requires_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -5653,7 +5666,7 @@ _gostring_ _wrap_tensor_requires_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_is_leaf_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_is_leaf_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -5675,7 +5688,7 @@ _gostring_ _wrap_tensor_is_leaf_capi_58decbf951fe7a78(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -5697,7 +5710,7 @@ _gostring_ _wrap_tensor_grad_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_tensor_zero_grad_capi_58decbf951fe7a78(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_zero_grad_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5710,7 +5723,7 @@ _gostring_ _wrap_tensor_zero_grad_capi_58decbf951fe7a78(struct tess_tensor *_swi
 }
 
 
-_gostring_ _wrap_tensor_detach_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_detach_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -5732,7 +5745,7 @@ _gostring_ _wrap_tensor_detach_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_autograd_set_grad_enabled_capi_58decbf951fe7a78(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_autograd_set_grad_enabled_capi_ba1dc328f4f4c98e(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int32_t arg1 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value2 = 0 ;
@@ -5754,7 +5767,7 @@ _gostring_ _wrap_autograd_set_grad_enabled_capi_58decbf951fe7a78(intgo _swig_go_
 }
 
 
-_gostring_ _wrap_autograd_is_grad_enabled_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
+_gostring_ _wrap_autograd_is_grad_enabled_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -5774,7 +5787,7 @@ _gostring_ _wrap_autograd_is_grad_enabled_capi_58decbf951fe7a78(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_checkpoint_writer_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0) {
+_gostring_ _wrap_checkpoint_writer_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
   tess_checkpoint_writer **arg1 = (tess_checkpoint_writer **) 0 ;
   tess_checkpoint_writer *handle1 = NULL ;
   tess_status result;
@@ -5794,7 +5807,7 @@ _gostring_ _wrap_checkpoint_writer_create_capi_58decbf951fe7a78(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_checkpoint_writer_add_capi_58decbf951fe7a78(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_checkpoint_writer_add_capi_ba1dc328f4f4c98e(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -5816,7 +5829,7 @@ _gostring_ _wrap_checkpoint_writer_add_capi_58decbf951fe7a78(struct tess_checkpo
 }
 
 
-_gostring_ _wrap_checkpoint_writer_save_capi_58decbf951fe7a78(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_checkpoint_writer_save_capi_ba1dc328f4f4c98e(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
   tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_status result;
@@ -5836,7 +5849,7 @@ _gostring_ _wrap_checkpoint_writer_save_capi_58decbf951fe7a78(struct tess_checkp
 }
 
 
-_gostring_ _wrap_checkpoint_load_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_checkpoint_load_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5874,7 +5887,7 @@ _gostring_ _wrap_checkpoint_load_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_checkpoint_load_checked_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
+_gostring_ _wrap_checkpoint_load_checked_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5920,7 +5933,7 @@ _gostring_ _wrap_checkpoint_load_checked_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_checkpoint_index_open_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_open_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_checkpoint_index **arg1 = (tess_checkpoint_index **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_checkpoint_index *handle1 = NULL ;
@@ -5947,7 +5960,7 @@ _gostring_ _wrap_checkpoint_index_open_capi_58decbf951fe7a78(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_checkpoint_index_num_tensors_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
+_gostring_ _wrap_checkpoint_index_num_tensors_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t value1 = 0 ;
@@ -5969,7 +5982,7 @@ _gostring_ _wrap_checkpoint_index_num_tensors_capi_58decbf951fe7a78(_goslice_ _s
 }
 
 
-_gostring_ _wrap_checkpoint_index_name_capi_58decbf951fe7a78(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_name_capi_ba1dc328f4f4c98e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5984,7 +5997,7 @@ _gostring_ _wrap_checkpoint_index_name_capi_58decbf951fe7a78(struct tess_checkpo
 }
 
 
-_gostring_ _wrap_checkpoint_index_placement_capi_58decbf951fe7a78(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_placement_capi_ba1dc328f4f4c98e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5999,7 +6012,7 @@ _gostring_ _wrap_checkpoint_index_placement_capi_58decbf951fe7a78(struct tess_ch
 }
 
 
-_gostring_ _wrap_checkpoint_index_nd_sbp_capi_58decbf951fe7a78(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_nd_sbp_capi_ba1dc328f4f4c98e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -6014,7 +6027,7 @@ _gostring_ _wrap_checkpoint_index_nd_sbp_capi_58decbf951fe7a78(struct tess_check
 }
 
 
-_gostring_ _wrap_checkpoint_index_shape_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_checkpoint_index *arg3 = (tess_checkpoint_index *) 0 ;
@@ -6042,7 +6055,7 @@ _gostring_ _wrap_checkpoint_index_shape_capi_58decbf951fe7a78(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_checkpoint_index_dtype_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t arg3 ;
@@ -6066,7 +6079,7 @@ _gostring_ _wrap_checkpoint_index_dtype_capi_58decbf951fe7a78(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_checkpoint_index_num_shards_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_num_shards_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t arg3 ;
@@ -6090,7 +6103,7 @@ _gostring_ _wrap_checkpoint_index_num_shards_capi_58decbf951fe7a78(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_optimizer_step_capi_58decbf951fe7a78(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_step_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6103,7 +6116,7 @@ _gostring_ _wrap_optimizer_step_capi_58decbf951fe7a78(struct tess_optimizer *_sw
 }
 
 
-_gostring_ _wrap_optimizer_capture_step_capi_58decbf951fe7a78(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_capture_step_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6116,7 +6129,7 @@ _gostring_ _wrap_optimizer_capture_step_capi_58decbf951fe7a78(struct tess_optimi
 }
 
 
-_gostring_ _wrap_optimizer_zero_grad_capi_58decbf951fe7a78(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_zero_grad_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6129,7 +6142,7 @@ _gostring_ _wrap_optimizer_zero_grad_capi_58decbf951fe7a78(struct tess_optimizer
 }
 
 
-_gostring_ _wrap_optimizer_set_lr_capi_58decbf951fe7a78(struct tess_optimizer *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_optimizer_set_lr_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0, double _swig_go_1) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   double arg2 ;
   tess_status result;
@@ -6144,7 +6157,7 @@ _gostring_ _wrap_optimizer_set_lr_capi_58decbf951fe7a78(struct tess_optimizer *_
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_infer_cache_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6200,7 +6213,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_58decbf951fe7a78(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_ba1dc328f4f4c98e(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -6217,7 +6230,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_58decbf951fe7a78(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6311,7 +6324,7 @@ _gostring_ _wrap_allocator_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -6333,7 +6346,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_58decbf951fe7a78(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6382,7 +6395,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_58decbf951fe7a78(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -6406,7 +6419,7 @@ _gostring_ _wrap_plan_compile_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6473,7 +6486,7 @@ _gostring_ _wrap_plan_instance_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
   tess_server **arg1 = (tess_server **) 0 ;
   int32_t arg2 ;
   double arg3 ;
@@ -6499,7 +6512,7 @@ _gostring_ _wrap_server_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, intgo
 }
 
 
-_gostring_ _wrap_server_add_plan_capi_58decbf951fe7a78(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_server_add_plan_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   tess_plan *arg3 = (tess_plan *) 0 ;
@@ -6531,7 +6544,7 @@ _gostring_ _wrap_server_add_plan_capi_58decbf951fe7a78(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_server_get_plan_info_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+_gostring_ _wrap_server_get_plan_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6609,7 +6622,7 @@ _gostring_ _wrap_server_get_plan_info_capi_58decbf951fe7a78(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_server_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
+_gostring_ _wrap_server_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6703,7 +6716,7 @@ _gostring_ _wrap_server_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_serve_request_get_info_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+_gostring_ _wrap_serve_request_get_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   double *arg3 = (double *) 0 ;
@@ -6752,7 +6765,7 @@ _gostring_ _wrap_serve_request_get_info_capi_58decbf951fe7a78(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_autograd_backward_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_autograd_backward_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -6777,7 +6790,7 @@ _gostring_ _wrap_autograd_backward_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_optimizer_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, double _swig_go_4, double _swig_go_5, double _swig_go_6, intgo _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, intgo _swig_go_11, long long _swig_go_12, intgo _swig_go_13) {
+_gostring_ _wrap_optimizer_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, double _swig_go_4, double _swig_go_5, double _swig_go_6, intgo _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, intgo _swig_go_11, long long _swig_go_12, intgo _swig_go_13) {
   tess_optimizer **arg1 = (tess_optimizer **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -6827,7 +6840,7 @@ _gostring_ _wrap_optimizer_create_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_optimizer_get_stats_capi_58decbf951fe7a78(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_optimizer *_swig_go_7) {
+_gostring_ _wrap_optimizer_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_optimizer *_swig_go_7) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;

@@ -341,6 +341,15 @@ public final class Tensor extends Handle {
     TesseraJNI.tensor_copy_local(out, ptr(), this);
   }
 
+  /**
+   * Waits until the work queued so far on the device holding this rank's piece has
+   * finished, and throws the error any of it hit (ops on cuda placements return once
+   * queued). Returns at once on cpu placements. Not collective.
+   */
+  public void synchronize() {
+    TesseraJNI.tensor_synchronize(ptr(), this);
+  }
+
   /** A copy of this rank's local piece of an f32 tensor; likewise for the other types. */
   public float[] localFloatArray() {
     return HostBuffers.toFloats(local("localFloatArray", DType.F32));
