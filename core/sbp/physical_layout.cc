@@ -41,4 +41,17 @@ Result<PhysicalLayout> PhysicalLayoutOfRank(const Shape& logical_shape, const Pl
   return PhysicalLayoutAt(logical_shape, placement, nd_sbp, index);
 }
 
+int64_t ContiguousRunOffset(const PhysicalLayout& layout, const Shape& logical_shape) {
+  const int ndim = logical_shape.ndim();
+  if (layout.local_shape.num_elements() == 0) return -1;
+  int k = ndim - 1;
+  while (k >= 0 && layout.ranges[k].size() == logical_shape.dim(k)) --k;
+  for (int d = 0; d < k; ++d) {
+    if (layout.ranges[d].size() != 1) return -1;
+  }
+  int64_t offset = 0;
+  for (int d = 0; d < ndim; ++d) offset = offset * logical_shape.dim(d) + layout.ranges[d].begin;
+  return offset;
+}
+
 }  // namespace tessera

@@ -38,6 +38,12 @@ Result<PhysicalLayout> PhysicalLayoutAt(const Shape& logical_shape, const Placem
 Result<PhysicalLayout> PhysicalLayoutOfRank(const Shape& logical_shape, const Placement& placement,
                                             const NdSbp& nd_sbp, int32_t rank);
 
+// When `layout`'s piece of a row-major tensor of `logical_shape` is one contiguous run
+// of the logical buffer, the element offset where it starts; else -1. It is one run
+// when, for the last dim k the piece does not hold whole, every dim before k holds a
+// single index (dims after k are whole by the choice of k). Empty pieces are not runs.
+int64_t ContiguousRunOffset(const PhysicalLayout& layout, const Shape& logical_shape);
+
 }  // namespace tessera
 
 #endif  // TESSERA_CORE_SBP_PHYSICAL_LAYOUT_H_

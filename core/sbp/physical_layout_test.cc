@@ -94,6 +94,58 @@ TEST(PhysicalLayoutTest, SplitsTileTheTensorForManyShapes) {
   }
 }
 
+// The flat row-major indices a piece holds, enumerated box by box: the reference for
+// ContiguousRunOffset.
+std::vector<int64_t> FlatIndices(const PhysicalLayout& l, const Shape& shape) {
+  std::vector<int64_t> out;
+  if (l.local_shape.num_elements() == 0) return out;
+  std::vector<int64_t> at(shape.ndim());
+  for (int d = 0; d < shape.ndim(); ++d) at[d] = l.ranges[d].begin;
+  while (true) {
+    int64_t flat = 0;
+    for (int d = 0; d < shape.ndim(); ++d) flat = flat * shape.dim(d) + at[d];
+    out.push_back(flat);
+    int d = shape.ndim() - 1;  // odometer: bump the last dim, carry into earlier ones
+    for (; d >= 0; --d) {
+      if (++at[d] < l.ranges[d].end) break;
+      at[d] = l.ranges[d].begin;
+    }
+    if (d < 0) return out;
+  }
+}
+
+TEST(PhysicalLayoutTest, ContiguousRunOffsetAgreesWithEnumeration) {
+  const char* placements[] = {"cpu:[0]", "cpu:[0,1,2]", "cpu:[[0,1],[2,3]]", "cpu:[[0],[1],[2]]"};
+  const std::vector<const char*> one_axis = {"B", "S(0)", "S(1)", "S(2)", "P"};
+  const std::vector<const char*> two_axes = {"(S(0), S(1))", "(S(1), S(0))", "(B, S(0))",
+                                             "(S(0), S(0))", "(S(2), B)",    "(P, S(1))"};
+  const Shape shapes[] = {{}, {7}, {1, 5}, {4, 1, 3}, {3, 5, 2}, {2, 1, 6}};
+  int runs = 0, not_runs = 0;
+  for (const char* text : placements) {
+    const Placement p = *Placement::Parse(text);
+    const bool two = p.hierarchy().size() == 2;
+    for (const char* sbp : two ? two_axes : one_axis) {
+      for (const Shape& shape : shapes) {
+        Result<NdSbp> nd = NdSbp::Parse(sbp);
+        if (!ValidateNdSbp(*nd, p, shape).ok()) continue;
+        for (int64_t i = 0; i < p.parallel_num(); ++i) {
+          const PhysicalLayout l = *PhysicalLayoutAt(shape, p, *nd, i);
+          const std::vector<int64_t> flat = FlatIndices(l, shape);
+          bool run = !flat.empty();
+          for (size_t j = 1; j < flat.size(); ++j) run = run && flat[j] == flat[j - 1] + 1;
+          const int64_t offset = ContiguousRunOffset(l, shape);
+          EXPECT_EQ(offset, run ? flat[0] : -1) << text << " " << sbp << " " << shape.ToString()
+                                                << " index " << i << " " << l.RangesToString();
+          (run ? runs : not_runs)++;
+        }
+      }
+    }
+  }
+  // Both answers occur, so neither can pass by always answering the same.
+  EXPECT_GT(runs, 10);
+  EXPECT_GT(not_runs, 10);
+}
+
 TEST(PhysicalLayoutTest, BadInput) {
   Placement p = *Placement::Parse("cpu:[[0,1],[2,3]]");
   Result<PhysicalLayout> r = PhysicalLayoutOfRank(Shape{6, 5}, p, *NdSbp::Parse("S(0)"), 0);

@@ -122,6 +122,13 @@ bool NdSbp::all_broadcast() const {
   return true;
 }
 
+bool NdSbp::has_partial() const {
+  for (int i = 0; i < num_axes_; ++i) {
+    if (sbps_[i].is_partial()) return true;
+  }
+  return false;
+}
+
 std::string NdSbp::ToString() const {
   if (num_axes_ == 1) return sbps_[0].ToString();
   std::string s = "(";

@@ -81,6 +81,7 @@ class NdSbp {
   bool Append(Sbp sbp);
 
   bool all_broadcast() const;
+  bool has_partial() const;  // some axis is P(sum), P(max) or P(min)
   // One axis prints bare ("S(0)"); more print as a tuple ("(S(0), B)").
   std::string ToString() const;
   size_t Hash() const;

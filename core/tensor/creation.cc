@@ -138,6 +138,15 @@ Result<Tensor> FromLogical(const void* host, const Shape& shape, DType dtype,
                            t->meta().ToString() + " has " + std::to_string(shape.num_elements()) +
                            " elements");
   }
+  // A piece that is one run of the logical buffer and needs no partial fill goes to
+  // the device straight from the caller's buffer: no host copy first (for a cuda
+  // tensor that copy was as slow as the transfer itself), and pinned memory is DMA'd.
+  const int64_t offset = ContiguousRunOffset(t->layout(), shape);
+  if (offset >= 0 && !nd_sbp.has_partial()) {
+    TESS_RETURN_IF_ERROR(
+        t->CopyLocalFromHost(static_cast<const char*>(host) + offset * DTypeSize(dtype)));
+    return Tensor(t);
+  }
   TESS_ASSIGN_OR_RETURN(HostStaging staging, HostStaging::For(t.get()));
   int64_t begin[Shape::kMaxDims] = {};
   int64_t zero[Shape::kMaxDims] = {};

@@ -176,6 +176,23 @@ Result<Tensor> ToGlobal(const Tensor& x, const Placement& placement, const NdSbp
   return Tensor(out);
 }
 
+namespace {
+
+// Whether every rank of a world of `world_size` holds x's whole logical value as its
+// piece. Decided from metadata alone, so every rank answers alike (a rank taking the
+// collective-free path while another waits in the broadcast would hang).
+bool HoldsWholeValueOnEveryRank(const GlobalTensor& x, int32_t world_size) {
+  const std::vector<int32_t>& ranks = x.placement().ranks();
+  if (static_cast<int64_t>(ranks.size()) != world_size) return false;
+  // Distinct ranks (a placement's are) all inside the world: they are the world.
+  for (int32_t rank : ranks) {
+    if (rank < 0 || rank >= world_size) return false;
+  }
+  return world_size == 1 || x.nd_sbp().all_broadcast();
+}
+
+}  // namespace
+
 Status ToHost(const Tensor& x, void* host) {
   if (x == nullptr) return InvalidArgument("to_host: input tensor is NULL");
   if (x->is_placeholder()) {
@@ -187,6 +204,11 @@ Status ToHost(const Tensor& x, void* host) {
     return InvalidArgument("to_host: host buffer is NULL but " + x->meta().ToString() + " has " +
                            std::to_string(x->shape().num_elements()) + " elements");
   }
+  // When every rank of the world already holds the whole value (B over the world, or a
+  // one-rank world), each copies its own piece straight into `host`: no collective, no
+  // intermediate host tensor (for a cuda tensor, one device-to-host copy).
+  TESS_ASSIGN_OR_RETURN(int32_t world_size, comm::WorldSize());
+  if (HoldsWholeValueOnEveryRank(*x, world_size)) return x->CopyLocalToHost(host);
   // A cuda tensor's pieces come down first: the broadcast below then runs on the host,
   // so ranks without a GPU can receive the value too.
   Result<Tensor> host_x = HostCopyOf(x);
@@ -195,11 +217,10 @@ Status ToHost(const Tensor& x, void* host) {
   }
   // Broadcast over the whole world: every rank then holds the full logical value as
   // its local piece.
-  TESS_ASSIGN_OR_RETURN(int32_t size, comm::WorldSize());
-  std::vector<int32_t> ranks(static_cast<size_t>(size));
+  std::vector<int32_t> ranks(static_cast<size_t>(world_size));
   std::iota(ranks.begin(), ranks.end(), 0);
-  TESS_ASSIGN_OR_RETURN(Placement world,
-                        Placement::Make(DeviceType::kCpu, ranks, {static_cast<int64_t>(size)}));
+  TESS_ASSIGN_OR_RETURN(Placement world, Placement::Make(DeviceType::kCpu, ranks,
+                                                         {static_cast<int64_t>(world_size)}));
   TESS_ASSIGN_OR_RETURN(Tensor all, ToGlobal(*host_x, world, NdSbp(Sbp::Broadcast())));
   if (all->local_bytes() > 0) {
     std::memcpy(host, all->local_data(), static_cast<size_t>(all->local_bytes()));
