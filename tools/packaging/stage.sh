@@ -122,6 +122,7 @@ fill TesseraConfig.cmake.in "$lib/cmake/Tessera/TesseraConfig.cmake"
 fill TesseraConfigVersion.cmake.in "$lib/cmake/Tessera/TesseraConfigVersion.cmake"
 
 install -m 644 "$srcdir/README.md" "$srcdir/CHANGELOG.md" "$srcdir/docs/c-api.md" \
-  "$srcdir/docs/architecture.md" "$srcdir/docs/packaging.md" "$root/share/doc/tessera/"
+  "$srcdir/docs/architecture.md" "$srcdir/docs/gpu.md" "$srcdir/docs/packaging.md" \
+  "$root/share/doc/tessera/"
 install -m 644 "$srcdir"/examples/c/*.c "$root/share/doc/tessera/examples/c/"
 echo "stage.sh: Tessera $version ($variant, SONAME $soname) in $root"
