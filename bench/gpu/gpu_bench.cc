@@ -120,6 +120,14 @@ void* DevicePointer(const tess_tensor* t) {
   return p;
 }
 
+// One tess_add, waited for, its result released.
+void AddAndWait(const tess_tensor* x, const tess_tensor* y) {
+  tess_tensor* z = nullptr;
+  CheckC(tess_add(&z, x, y), "add");
+  CheckC(tess_tensor_synchronize(z), "synchronize");
+  tess_tensor_destroy(z);
+}
+
 void BenchAdd(const Env& env, cudaStream_t stream) {
   const int64_t n = int64_t{64} << 20;
   const double bytes = static_cast<double>(n) * 4;
@@ -129,13 +137,7 @@ void BenchAdd(const Env& env, cudaStream_t stream) {
   void* dst = DevicePointer(y);
   double add_s = 0, copy_s = 0;
   TimePair(
-      10,
-      [&] {
-        tess_tensor* z = nullptr;
-        CheckC(tess_add(&z, x, y), "add");
-        CheckC(tess_tensor_synchronize(z), "synchronize");
-        tess_tensor_destroy(z);
-      },
+      10, [&] { AddAndWait(x, y); },
       [&] {
         CheckCuda(cudaMemcpyAsync(dst, src, n * 4, cudaMemcpyDeviceToDevice, stream), "memcpy");
         CheckCuda(cudaStreamSynchronize(stream), "sync");
@@ -283,13 +285,7 @@ void BenchDispatch(const Env& env, cudaStream_t stream) {
        Median(b) * 1e6, Median(b) / Median(t), "<= 3 us/op");
   double tess_s = 0, raw_s = 0;
   TimePair(
-      2000,
-      [&] {
-        tess_tensor* z = nullptr;
-        CheckC(tess_add(&z, x, y), "add");
-        CheckC(tess_tensor_synchronize(z), "synchronize");
-        tess_tensor_destroy(z);
-      },
+      2000, [&] { AddAndWait(x, y); },
       [&] {
         if (!tessera::device::FillF32(raw, 4, 1.0f, stream).ok()) Die("FillF32");
         CheckCuda(cudaStreamSynchronize(stream), "sync");
