@@ -72,6 +72,11 @@ Result<MPI_Datatype> ToMpiDatatype(DType dtype);
 class MpiCommunicator final : public Communicator {
  public:
   static constexpr int64_t kPairwiseReduceScatterBytes = 32 * 1024;
+  // All-reduces of at least this many bytes run as the pairwise reduce-scatter plus
+  // MPI's all-gather (see above): on 2 ranks, and on 3 or more.
+  static constexpr int64_t kReduceScatterAllGatherBytes2 = 256 * 1024;
+  static constexpr int64_t kReduceScatterAllGatherBytes = 256 * 1024;
+  static int64_t ReduceScatterAllGatherBytes(int32_t size);
   static constexpr size_t kMaxCachedDatatypes = 1024;
 
   // Wraps `comm` (not MPI_COMM_NULL) and sets MPI_ERRORS_RETURN on it. With `owned`,
@@ -162,10 +167,16 @@ class MpiCommunicator final : public Communicator {
   // DEADLINE_EXCEEDED for `method`, which also poisons the communicator.
   Status TimedOut(const char* method);
 
-  // The pairwise reduce-scatter (see above); `type` is dtype's MPI datatype.
-  Status PairwiseReduceScatter(const void* send, void* recv,
-                               const std::vector<int64_t>& recv_counts, DType dtype,
-                               MPI_Datatype type, ReduceOp op);
+  // The pairwise reduce-scatter (see above, mpi_pairwise.cc) of the blocks whose
+  // counts and element displacements in `send` are in ints_[0] and ints_[1]; this
+  // rank's reduced block goes to `out`, which may be its own block of `send` (in
+  // place) but must not overlap any other. `type` is dtype's MPI datatype.
+  Status PairwiseReduceScatter(const void* send, void* out, DType dtype, MPI_Datatype type,
+                               ReduceOp op);
+  // All-reduce as PairwiseReduceScatter into recv's own block, then an in-place
+  // all-gather(-v) of the blocks (see above, "All-reduce"). In place when send == recv.
+  Status ReduceScatterAllGather(const void* send, void* recv, int64_t count, DType dtype,
+                                MPI_Datatype type, ReduceOp op);
 
   // A derived datatype's layout: `run` contiguous elements of `dtype`, repeated by
   // nested levels (innermost first) of `count` copies `stride` elements apart, the
