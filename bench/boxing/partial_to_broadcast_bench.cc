@@ -11,7 +11,7 @@
 //                 elements per rank (the nearest even collective when n does not
 //                 divide the count)
 //
-// f32 vectors of 1, 4, 16 and 64 MB. Each sample is the slowest rank's time between
+// f32 vectors of 64 KB, 256 KB, 1, 4, 16 and 64 MB. Each sample is the slowest rank's time between
 // two barriers; one round runs all four, in an order that rotates every round, so
 // that none always follows another; medians over the rounds are reported, after two
 // warm-up rounds (plan cache, communicators, workspace, page faults).
@@ -82,8 +82,9 @@ void Run(int scale) {
     int64_t count;  // f32 elements
     int rounds;
   };
-  const Size sizes[] = {
-      {"1MB", 1 << 18, 41}, {"4MB", 1 << 20, 21}, {"16MB", 1 << 22, 11}, {"64MB", 1 << 24, 7}};
+  // 64 and 256 KB: either side of MpiCommunicator::ReduceScatterAllGatherBytes.
+  const Size sizes[] = {{"64KB", 1 << 14, 101}, {"256KB", 1 << 16, 61}, {"1MB", 1 << 18, 41},
+                        {"4MB", 1 << 20, 21},   {"16MB", 1 << 22, 11},  {"64MB", 1 << 24, 7}};
   for (const Size& size : sizes) {
     const int64_t count = size.count;
     const Shape shape{count};

@@ -74,7 +74,7 @@ class MpiCommunicator final : public Communicator {
   static constexpr int64_t kPairwiseReduceScatterBytes = 32 * 1024;
   // All-reduces of at least this many bytes run as the pairwise reduce-scatter plus
   // MPI's all-gather (see above): on 2 ranks, and on 3 or more.
-  static constexpr int64_t kReduceScatterAllGatherBytes2 = 256 * 1024;
+  static constexpr int64_t kReduceScatterAllGatherBytes2 = 64 * 1024;
   static constexpr int64_t kReduceScatterAllGatherBytes = 256 * 1024;
   static int64_t ReduceScatterAllGatherBytes(int32_t size);
   static constexpr size_t kMaxCachedDatatypes = 1024;
