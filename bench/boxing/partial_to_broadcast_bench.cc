@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/boxing/mpi_timing.h"
 #include "core/boxing/boxing.h"
 #include "core/boxing/boxing_workspace.h"
 #include "core/comm/mpi_world.h"
@@ -39,33 +40,10 @@
 namespace tessera {
 namespace {
 
-void Check(const Status& s, const char* what) {
-  if (s.ok()) return;
-  std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-void CheckMpi(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  Check(comm::MpiError(what, rc), what);
-}
-
-// The slowest rank's time for `fn`, in seconds.
-double TimeOnce(const std::function<void()>& fn) {
-  CheckMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-  double start = MPI_Wtime();
-  fn();
-  double local = MPI_Wtime() - start, slowest = 0;
-  CheckMpi(MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
-           "MPI_Allreduce");
-  return slowest;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
+using bench::Check;
+using bench::CheckMpi;
+using bench::Median;
+using bench::TimeOnce;
 
 void Run(int scale) {
   Check(comm::InitWorld(), "InitWorld");
