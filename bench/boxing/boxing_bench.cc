@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/boxing/mpi_timing.h"
 #include "core/boxing/boxing.h"
 #include "core/boxing/boxing_workspace.h"
 #include "core/comm/mpi_world.h"
@@ -102,27 +103,10 @@ const Case kCases[] = {
      Baseline::kHalvesAcross},
 };
 
-void Check(const Status& s, const char* what) {
-  if (s.ok()) return;
-  std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-void CheckMpi(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  Check(comm::MpiError(what, rc), what);
-}
-
-// The slowest rank's time for `fn`, in seconds.
-double TimeOnce(const std::function<void()>& fn) {
-  CheckMpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-  double start = MPI_Wtime();
-  fn();
-  double local = MPI_Wtime() - start, slowest = 0;
-  CheckMpi(MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
-           "MPI_Allreduce");
-  return slowest;
-}
+using bench::Check;
+using bench::CheckMpi;
+using bench::Median;
+using bench::TimeOnce;
 
 // The pieces' boxes of parallel indices `a` (under `a_nd`) and `b` (under `b_nd`):
 // the number of elements they share.
@@ -144,12 +128,6 @@ std::vector<int> Displs(const std::vector<int>& counts) {
   std::vector<int> displs(counts.size(), 0);
   for (size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
   return displs;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 // `filter`: only cases whose name contains it (all when empty); `scale` multiplies

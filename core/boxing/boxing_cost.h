@@ -26,6 +26,13 @@
 // and step. A relabel (flattening or unflattening a hierarchy of the same ranks)
 // moves nothing: step, plus the copy into the output when it is the last step.
 //
+// An all-reduce is priced as exactly a reduce-scatter plus an all-gather because that
+// is what the MPI backend runs from 64-256 KB on (mpi_communicator.h, "All-reduce"):
+// measured 0.45-0.9x the faster of MPI_Allreduce and MPI_Reduce_scatter_block +
+// MPI_Allgather at 1-64 MB on 2-4 ranks. So P -> B is one all-reduce, cheaper than
+// P -> S -> B by a step and an intermediate, as measured (docs/boxing.md). While it was
+// MPI_Allreduce, at about twice the time, this model chose the slower path.
+//
 // A step that is not the last also writes an intermediate local tensor, which the
 // next step reads back: gamma times its bytes (the busiest rank's). So of two paths
 // moving the same wire bytes, the one with fewer collectives wins: measured on a

@@ -129,6 +129,28 @@ TEST(PlannerTest, OneCollectiveBeatsTwoThatMoveTheSameBytes) {
   }
 }
 
+TEST(PlannerTest, PartialToBroadcastIsOneAllReduceBelowTheTwoStepPath) {
+  // The MPI backend runs a large all-reduce as its reduce-scatter plus an all-gather
+  // (mpi_communicator.h), so the one-step plan must cost less than the two-step path
+  // through S(0), whose steps the planner prices separately here: 1-64 MB of f32 on
+  // 2-4 ranks, even and uneven, as bench/boxing/partial_to_broadcast_bench measures.
+  for (int n = 2; n <= 4; ++n) {
+    const std::string world = "cpu:0-" + std::to_string(n - 1);
+    for (int64_t mb : {1, 4, 16, 64}) {
+      for (int64_t extra : {0, 1}) {
+        const Shape shape{mb * (1 << 18) + extra};
+        auto direct = Plan(shape, world, "P", world, "B");
+        ASSERT_EQ(direct->steps().size(), 1u) << direct->ToString();
+        EXPECT_EQ(direct->steps()[0].collective, Collective::kAllReduce);
+        auto scatter = Plan(shape, world, "P", world, "S(0)");
+        auto gather = Plan(shape, world, "S(0)", world, "B");
+        EXPECT_LT(direct->total_seconds(), scatter->total_seconds() + gather->total_seconds())
+            << "np " << n << ", " << shape.ToString();
+      }
+    }
+  }
+}
+
 TEST(PlannerTest, PartialSourceElsewhereIsReducedToSplitFirst) {
   // Reduce-scatter on the source, then each source rank moves its half: cheaper than
   // an all-reduce (twice the traffic) before the move.

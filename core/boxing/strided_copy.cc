@@ -49,12 +49,15 @@ void CopyRowsMemcpy(const Rows& r) {
 #if TESSERA_STRIDED_COPY_AVX2
 
 // Runs shorter than this are copied by an inlined AVX2 loop instead of a memcpy call
-// per run. glibc 2.36's memcpy (AMD EPYC, these machines) costs about twice a single
-// memcpy of the same bytes when called per 1 KB run, even on contiguous data, and
-// takes `rep movsb` from 2112 bytes on, which per 4 KB run was 1.13x a memcpy of the
-// same bytes against 1.05x for this loop (f32 column slices of [r/2, r] pieces,
-// median of 3000). 8 KB runs and longer go to memcpy with prefetch (above).
-constexpr size_t kInlineRunBytes = 8 * 1024;
+// per run; longer ones go to memcpy (with prefetch from 8 KB, above). The machine
+// decides: on AMD EPYC with glibc 2.36 a memcpy call per 1 KB run cost about twice a
+// single memcpy of the same bytes and the loop won up to 8 KB; on the Intel Xeon these
+// machines have now (glibc 2.36, strided_copy_bench, f32 column slices of [r/2, r]
+// pieces, runs of r/2 floats, one process, in-cache), the loop against memcpy per run,
+// each as a ratio to one memcpy of the same bytes: 128-256 B runs 1.4-2.1x against
+// 2.4-2.8x, 512 B 1.1-1.5x against 1.3-1.5x, 1 KB 1.1-1.9x against 1.1-1.3x, 2 KB
+// 1.3-1.5x against 1.3x, 4 KB 1.14-1.30x against 1.07-1.12x.
+constexpr size_t kInlineRunBytes = 512;
 
 // Boxes of at least this many bytes whose runs are at least kStreamRunBytes long are
 // written with non-temporal stores: a destination this large does not stay in the
@@ -99,16 +102,21 @@ __attribute__((target("avx2"), always_inline)) inline void Store(char* p, __m256
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v);
 }
 
-// One run of n bytes. From 32 bytes on the last 32 are stored from the run's end,
-// overlapping what the loop stored, so no length needs a scalar tail.
+// One run of n bytes. From 32 bytes on the first and last 32 are stored from the
+// run's ends, overlapping what the loop stored, so no length needs a scalar tail, and
+// the loop's stores start at the first 32-byte boundary of the destination: a 32-byte
+// store that straddles two cache lines costs about two, and large buffers from malloc
+// (mmap) are only 16-byte aligned. With every other store split, 1 KB runs cost 2.0x a
+// memcpy of the same bytes (f32 [256, 512] -> [256, 256] column slice, 1 MB tensor),
+// aligned 1.6-1.9x (strided_copy_bench; memcpy per run now does better there, above).
 __attribute__((target("avx2"), always_inline)) inline void CopyRun(char* d, const char* s,
                                                                    size_t n) {
   if (n < 32) {
     CopySmall(d, s, n);
     return;
   }
-  const __m256i last = Load(s + n - 32);
-  size_t i = 0;
+  const __m256i first = Load(s), last = Load(s + n - 32);
+  size_t i = (32 - (reinterpret_cast<uintptr_t>(d) & 31)) & 31;
   for (; i + 128 <= n; i += 128) {
     const __m256i a = Load(s + i), b = Load(s + i + 32), c = Load(s + i + 64), e = Load(s + i + 96);
     Store(d + i, a);
@@ -117,6 +125,7 @@ __attribute__((target("avx2"), always_inline)) inline void CopyRun(char* d, cons
     Store(d + i + 96, e);
   }
   for (; i + 32 <= n; i += 32) Store(d + i, Load(s + i));
+  Store(d, first);
   Store(d + n - 32, last);
 }
 

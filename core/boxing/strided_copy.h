@@ -2,9 +2,9 @@
 // the local pack/unpack step of every boxing that moves slices (S->B, P->S, S->S,
 // B->S, S->P). Trailing dims that the box covers fully in both tensors fold into one
 // contiguous run: a single CopyBytes when the slice is contiguous, one run per row of
-// the leading dims otherwise. Runs under 8 KB are copied by an inlined AVX2 loop (a
-// memcpy call per run cost up to twice a memcpy of the same bytes), boxes of 8 MB
-// and more with non-temporal stores (fenced before CopyBox returns); see
+// the leading dims otherwise. Runs under 512 B are copied by an inlined AVX2 loop (a
+// memcpy call per short run cost up to 2.8x a memcpy of the same bytes), longer runs
+// by memcpy, boxes of 8 MB and more with non-temporal stores (fenced before CopyBox returns); see
 // strided_copy.cc for the measurements, and bench/boxing/strided_copy_bench.
 //
 // CopyBytes copies a large run in blocks of kCopyBlockBytes, as Open MPI copies a

@@ -57,9 +57,6 @@ void KeepForever(std::vector<T>&& values) {
   kept->push_back(std::move(values));
 }
 
-// Tag of the pairwise reduce-scatter's messages (on the private duplicate).
-constexpr int kPairwiseTag = 0;
-
 }  // namespace
 
 Result<MPI_Datatype> ToMpiDatatype(DType dtype) {
@@ -264,6 +261,10 @@ Status MpiCommunicator::WaitAbandoned(double seconds) {
 Status MpiCommunicator::DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
                                     ReduceOp op) {
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
+  if (!bounded() && size() > 1 &&
+      count * static_cast<int64_t>(DTypeSize(dtype)) >= ReduceScatterAllGatherBytes(size())) {
+    return ReduceScatterAllGather(send, recv, count, dtype, type, op);
+  }
   const void* s = send == recv ? MPI_IN_PLACE : send;
   const int n = static_cast<int>(count);
   MPI_Request request = MPI_REQUEST_NULL;
@@ -371,7 +372,12 @@ Status MpiCommunicator::DoReduceScatterV(const void* send, void* recv,
     for (int64_t c : recv_counts) total += c;
     const int64_t bytes = total * static_cast<int64_t>(DTypeSize(dtype));
     if (bytes >= kPairwiseReduceScatterBytes * size()) {
-      return PairwiseReduceScatter(send, recv, recv_counts, dtype, type, op);
+      ToInts(recv_counts, ints_[0]);  // the caller checked the sum against INT_MAX
+      for (int r = 0, offset = 0; r < size(); ++r) {
+        ints_[1][r] = offset;
+        offset += ints_[0][r];
+      }
+      return PairwiseReduceScatter(send, recv, dtype, type, op);
     }
   }
   MPI_Request request = MPI_REQUEST_NULL;
@@ -394,44 +400,6 @@ Status MpiCommunicator::DoReduceScatterV(const void* send, void* recv,
   }
   int rc = MPI_Reduce_scatter(send, recv, ints_[0].data(), type, ToMpiOp(op, dtype), comm_);
   return Finish(rc, "MPI_Reduce_scatter", &request, "ReduceScatterV");
-}
-
-Status MpiCommunicator::PairwiseReduceScatter(const void* send, void* recv,
-                                              const std::vector<int64_t>& recv_counts, DType dtype,
-                                              MPI_Datatype type, ReduceOp op) {
-  if (p2p_ == MPI_COMM_NULL) {
-    // Collective, but every member reaches it in the same call (same counts).
-    int rc = MPI_Comm_dup(comm_, &p2p_);
-    if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_dup", rc);
-    rc = MPI_Comm_set_errhandler(p2p_, MPI_ERRORS_RETURN);
-    if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_set_errhandler", rc);
-  }
-  const int n = size(), me = rank();
-  const size_t elem = DTypeSize(dtype);
-  std::vector<int>& counts = ints_[0];
-  std::vector<int>& displs = ints_[1];
-  ToInts(recv_counts, counts);  // the caller checked the sum against INT_MAX
-  for (int r = 0, offset = 0; r < n; ++r) {
-    displs[r] = offset;
-    offset += counts[r];
-  }
-  const int mine = counts[me];
-  const char* in = static_cast<const char*>(send);
-  // Two ranks need no scratch: the one block received goes straight into recv.
-  if (n > 2 && scratch_.size() < mine * elem) scratch_.resize(mine * elem);
-  const MPI_Op mpi_op = ToMpiOp(op, dtype);
-  for (int k = 1; k < n; ++k) {
-    const int to = (me + k) % n, from = (me - k + n) % n;
-    void* into = k == 1 ? recv : static_cast<void*>(scratch_.data());
-    int rc = MPI_Sendrecv(in + displs[to] * elem, counts[to], type, to, kPairwiseTag, into, mine,
-                          type, from, kPairwiseTag, p2p_, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return MpiError("MPI_Sendrecv", rc);
-    // recv = other op recv; the first step folds in this rank's own block.
-    const void* other = k == 1 ? in + displs[me] * elem : static_cast<void*>(scratch_.data());
-    rc = MPI_Reduce_local(other, recv, mine, type, mpi_op);
-    if (rc != MPI_SUCCESS) return MpiError("MPI_Reduce_local", rc);
-  }
-  return Status::Ok();
 }
 
 Status MpiCommunicator::DoAllGatherV(const void* send, int64_t send_count, void* recv,

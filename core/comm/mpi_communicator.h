@@ -32,6 +32,16 @@
 // point-to-point traffic uses a private duplicate of the communicator, so it cannot
 // match the user's Send / Recv.
 //
+// All-reduce. From ReduceScatterAllGatherBytes(size()) on, and without a timeout, an
+// all-reduce is that pairwise reduce-scatter of balanced blocks, each rank's block
+// reduced straight into its place in recv, followed by an in-place MPI_Allgather(v)
+// (mpi_pairwise.cc). Open MPI 4.1's MPI_Allreduce took 1.2-2.5x as long from 1 to 64 MB
+// on 2-4 ranks (shared memory, bench/boxing/partial_to_broadcast_bench), and this is
+// what the boxing cost model assumes an all-reduce costs (core/boxing/boxing_cost.h).
+// The thresholds are where that bench crossed over: at 64 KB the composite took 0.77x
+// MPI_Allreduce's time on 2 ranks but 1.1-1.3x on 3 and 4; at 256 KB 0.64-0.71x on all.
+// Every element is reduced by one rank, so all ranks get the same bits (docs/boxing.md).
+//
 // Block collectives. AllToAllBlocks maps each strided BlockView to a derived datatype
 // (nested hvectors over a contiguous run) handed to MPI_Alltoallw, so MPI reads and
 // writes the strided blocks in place instead of Tessera packing them first. The
@@ -72,6 +82,11 @@ Result<MPI_Datatype> ToMpiDatatype(DType dtype);
 class MpiCommunicator final : public Communicator {
  public:
   static constexpr int64_t kPairwiseReduceScatterBytes = 32 * 1024;
+  // All-reduces of at least this many bytes run as the pairwise reduce-scatter plus
+  // MPI's all-gather (see above, "All-reduce"): on 2 ranks, and on 3 or more.
+  static constexpr int64_t kReduceScatterAllGatherBytes2 = 64 * 1024;
+  static constexpr int64_t kReduceScatterAllGatherBytes = 256 * 1024;
+  static int64_t ReduceScatterAllGatherBytes(int32_t size);
   static constexpr size_t kMaxCachedDatatypes = 1024;
 
   // Wraps `comm` (not MPI_COMM_NULL) and sets MPI_ERRORS_RETURN on it. With `owned`,
@@ -162,10 +177,16 @@ class MpiCommunicator final : public Communicator {
   // DEADLINE_EXCEEDED for `method`, which also poisons the communicator.
   Status TimedOut(const char* method);
 
-  // The pairwise reduce-scatter (see above); `type` is dtype's MPI datatype.
-  Status PairwiseReduceScatter(const void* send, void* recv,
-                               const std::vector<int64_t>& recv_counts, DType dtype,
-                               MPI_Datatype type, ReduceOp op);
+  // The pairwise reduce-scatter (see above, mpi_pairwise.cc) of the blocks whose
+  // counts and element displacements in `send` are in ints_[0] and ints_[1]; this
+  // rank's reduced block goes to `out`, which may be its own block of `send` (in
+  // place) but must not overlap any other. `type` is dtype's MPI datatype.
+  Status PairwiseReduceScatter(const void* send, void* out, DType dtype, MPI_Datatype type,
+                               ReduceOp op);
+  // All-reduce as PairwiseReduceScatter into recv's own block, then an in-place
+  // all-gather(-v) of the blocks (see above, "All-reduce"). In place when send == recv.
+  Status ReduceScatterAllGather(const void* send, void* recv, int64_t count, DType dtype,
+                                MPI_Datatype type, ReduceOp op);
 
   // A derived datatype's layout: `run` contiguous elements of `dtype`, repeated by
   // nested levels (innermost first) of `count` copies `stride` elements apart, the

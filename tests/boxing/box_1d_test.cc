@@ -18,6 +18,7 @@
 
 #include "core/boxing/boxing_workspace.h"
 #include "core/comm/mpi_comm_registry.h"
+#include "core/comm/mpi_communicator.h"
 #include "core/comm/mpi_world.h"
 #include "core/common/shape.h"
 #include "core/placement/placement.h"
@@ -116,6 +117,25 @@ TYPED_TEST(TypedBoxTest, EveryPairUnevenShapes) {
                                Shape{0, 3, 4},   // no elements at all
                            },
                            &workspace);
+}
+
+TYPED_TEST(TypedBoxTest, PartialsAboveTheAllReduceThreshold) {
+  // Large enough for the MPI backend's reduce-scatter + all-gather all-reduce (and its
+  // pairwise reduce-scatter) in every dtype; 66155 elements, which 2, 3 and 4 do not
+  // divide. P(min) out takes the same all-reduce as P(max) out.
+  using T = TypeParam;
+  const Placement placement = WorldPlacement();
+  comm::Communicator* comm = comm::MpiCommRegistry::Global().ForPlacement(placement).value();
+  const Shape shape{131, 101, 5};
+  ASSERT_GE(shape.num_elements() * int64_t(sizeof(T)),
+            comm::MpiCommunicator::ReduceScatterAllGatherBytes(comm->size()));
+  BoxingWorkspace workspace;
+  for (Sbp in : {Sbp::PartialSum(), Sbp::PartialMax(), Sbp::PartialMin()}) {
+    for (Sbp out : {Sbp::Broadcast(), Sbp::Split(1), Sbp::PartialMax()}) {
+      EXPECT_EQ(BoxAndCheck<T>(shape, placement, in, out, *comm, &workspace), "")
+          << in.ToString() << " -> " << out.ToString() << " of " << DTypeName(DTypeOf<T>::value);
+    }
+  }
 }
 
 TEST(BoxTest, EveryPairOnAReversedSubsetPlacement) {
