@@ -49,7 +49,7 @@ tools/check_layers.sh
 passed=$((passed + 1))
 
 step "bazel test --config=asan (unit and MPI tests under AddressSanitizer + UBSan)"
-bazel_test --config=asan --test_tag_filters=-no-sandbox \
+bazel_test --config=asan --test_tag_filters=-no-sandbox,-multihost \
   //core/... //capi/... //kernels/... //tests/... //fuzz/...
 
 # The libFuzzer targets (fuzz/), built with clang + ASan/UBSan in their own output base,

@@ -22,6 +22,7 @@
 #include "core/comm/shm_reduction.h"
 #include "core/memory/heap_counter.h"
 #include "tests/comm/comm_test_util.h"
+#include "tests/comm/real_hosts.h"
 
 // MPI's profiling interface: these definitions replace Open MPI's weak MPI_* symbols
 // in this program and forward to PMPI_*, so a test can see which of them a call
@@ -133,9 +134,11 @@ std::unique_ptr<BucketedAllReducer> Reducer(int64_t bucket_bytes = kBucketBytes,
   return BucketedAllReducer::Create(options).value();
 }
 
-// Every test rank shares this machine, so the shared-memory path runs wherever the
-// world has more than one rank.
-bool ShmExpected(const Communicator& comm) { return comm.size() > 1; }
+// The shared-memory path runs wherever the world has more than one rank, all on one
+// host (every rank under a plain mpirun; tools/multihost.sh may spread them).
+bool ShmExpected(const Communicator& comm) {
+  return comm.size() > 1 && RealHostsOfTest(comm.size()).hosts == 1;
+}
 
 // A fresh duplicate of the world (owned: freed, with its cached state, on destruction).
 std::unique_ptr<MpiCommunicator> DupWorld() {
@@ -296,8 +299,9 @@ TEST(BucketedTest, BadInputs) {
   ExpectError(
       reducer->AllReduce(World(), {{f, 4, DType::kF32}, {nullptr, 2, DType::kF32}}, ReduceOp::kSum),
       m + "tensors[1].data is NULL but holds 2 elements");
-  ExpectError(reducer->AllReduce(World(), {{f, 4, DType::kF16}}, ReduceOp::kSum),
-              m + "dtype f16 is not supported by communicators (supported: f32, f64, i32, i64, bool)");
+  ExpectError(
+      reducer->AllReduce(World(), {{f, 4, DType::kF16}}, ReduceOp::kSum),
+      m + "dtype f16 is not supported by communicators (supported: f32, f64, i32, i64, bool)");
   ExpectError(reducer->AllReduce(World(), {{f, 4, DType::kF32}}, static_cast<ReduceOp>(5)),
               m + "reduce op value 5 is not sum, max or min");
   ExpectError(reducer->AllReduce(World(), {}, static_cast<ReduceOp>(-1)),
@@ -404,8 +408,8 @@ TEST(ShmReductionTest, CachedPerCommunicatorWithSeveralRanksOnly) {
   auto comm = DupWorld();
   Result<ShmReduction*> first = ShmReduction::For(*comm);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  if (comm->size() == 1) {
-    EXPECT_EQ(first.value(), nullptr) << "one rank has nothing to share";
+  if (!ShmExpected(*comm)) {
+    EXPECT_EQ(first.value(), nullptr) << "one rank, or ranks on several hosts: nothing shared";
     EXPECT_EQ(ShmReduction::For(*comm).value(), nullptr);
     return;
   }
@@ -442,7 +446,7 @@ TEST(ShmReductionTest, WarmCallsMakeNoMpiCall) {
     ASSERT_TRUE(reducer->AllReduce(*comm, tensors.refs, ReduceOp::kMax).ok());
     tensors.Check(ReduceOp::kMax, comm->size(), salt);
   }
-  if (!ShmExpected(*comm)) GTEST_SKIP() << "one rank: no shared-memory reduction";
+  if (!ShmExpected(*comm)) GTEST_SKIP() << "one rank or several hosts: no shared-memory reduction";
   const BucketedAllReducer::Stats& stats = reducer->stats();
   EXPECT_GT(stats.shared_memory_buckets, 0);
   EXPECT_EQ(stats.shared_memory_buckets, stats.buckets - stats.in_place_buckets);
@@ -457,7 +461,7 @@ TEST(ShmReductionTest, FreedWithItsCommunicator) {
   for (int round = 0; round < 20; ++round) {
     auto comm = DupWorld();
     ShmReduction* shm = ShmReduction::For(*comm).value();
-    if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
+    if (shm == nullptr) GTEST_SKIP() << "one rank or several hosts: no shared-memory reduction";
     ASSERT_TRUE(shm->Reserve(int64_t{8} << 20).ok());
     std::vector<int32_t> data(1000);
     for (int64_t k = 0; k < 1000; ++k) data[k] = int32_t(Input(comm->rank(), k + round));
@@ -472,7 +476,7 @@ TEST(ShmReductionTest, FreedWithItsCommunicator) {
 TEST(ShmReductionTest, RefusedWhileTheCommunicatorHasATimeout) {
   auto comm = DupWorld();
   ShmReduction* shm = ShmReduction::For(*comm).value();
-  if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
+  if (shm == nullptr) GTEST_SKIP() << "one rank or several hosts: no shared-memory reduction";
   ASSERT_TRUE(shm->Reserve(4096).ok());
   ASSERT_TRUE(comm->SetTimeout(5).ok());
   const std::string why =
@@ -518,7 +522,7 @@ struct Pieces {
 TEST(ShmReductionTest, PiecesSpanEveryOwnersBlock) {
   auto comm = DupWorld();
   ShmReduction* shm = ShmReduction::For(*comm).value();
-  if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
+  if (shm == nullptr) GTEST_SKIP() << "one rank or several hosts: no shared-memory reduction";
   ASSERT_TRUE(shm->Reserve(1000 * sizeof(int64_t)).ok());
   EXPECT_GE(shm->capacity_bytes(), int64_t{1000 * sizeof(int64_t)});
   // Counts below, at and across the per-rank block granularity (8 i64 per line).
@@ -555,7 +559,7 @@ TEST(ShmReductionTest, BadArguments) {
             "shared-memory reduction is unbounded, use the communicator's own AllReduce");
   auto comm = DupWorld();
   ShmReduction* shm = ShmReduction::For(*comm).value();
-  if (shm == nullptr) GTEST_SKIP() << "one rank: no shared-memory reduction";
+  if (shm == nullptr) GTEST_SKIP() << "one rank or several hosts: no shared-memory reduction";
   ExpectError(shm->Reserve(-1), "ShmReduction::Reserve: bytes is -1; it must be >= 0");
   ASSERT_TRUE(shm->Reserve(100).ok());
   const int64_t capacity = shm->capacity_bytes();
@@ -567,8 +571,9 @@ TEST(ShmReductionTest, BadArguments) {
   ExpectError(
       shm->AllReduce({}, -1, DType::kF32, ReduceOp::kSum),
       m + "count is -1 elements of f32; the segments hold " + std::to_string(capacity) + " bytes");
-  ExpectError(shm->AllReduce({}, 4, DType::kF16, ReduceOp::kSum),
-              m + "dtype f16 is not supported by communicators (supported: f32, f64, i32, i64, bool)");
+  ExpectError(
+      shm->AllReduce({}, 4, DType::kF16, ReduceOp::kSum),
+      m + "dtype f16 is not supported by communicators (supported: f32, f64, i32, i64, bool)");
   ExpectError(shm->AllReduce({}, 4, DType::kF32, static_cast<ReduceOp>(9)),
               m + "reduce op value 9 is not sum, max or min");
   const std::string rule =

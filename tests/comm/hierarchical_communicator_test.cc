@@ -20,6 +20,7 @@
 #include "core/comm/mpi_communicator.h"
 #include "core/comm/mpi_world.h"
 #include "tests/comm/comm_test_util.h"
+#include "tests/comm/real_hosts.h"
 
 namespace tessera::comm {
 namespace {
@@ -71,31 +72,36 @@ TEST(HierarchicalTest, PretendHostsFromTheEnvironment) {
 }
 
 TEST(HierarchicalTest, RealHostsShareMemory) {
-  // All ranks of these tests run on one machine: one host.
+  // The hosts the launcher made (one under a plain mpirun; tools/multihost.sh says).
   ScopedEnv env(kRanksPerHostEnv, "");
+  const RealHosts real = RealHostsOfTest(World().size());
   auto h = Make(0, HierarchicalAlgorithm::kAuto);
   ASSERT_NE(h, nullptr);
-  ASSERT_EQ(h->layout().host_sizes.size(), 1u);
-  EXPECT_EQ(h->layout().host_sizes[0], World().size());
-  EXPECT_EQ(h->layout().local_rank_of[World().rank()], World().rank());
+  ExpectPretendLayout(h->layout(), World().size(), real.ranks_per_host);
+  ASSERT_EQ(static_cast<int32_t>(h->layout().host_sizes.size()), real.hosts);
 }
 
-TEST(HierarchicalTest, AutoIsFlatOnOneRealHostWhateverTheSize) {
-  // No pretend hosts: every rank of these tests shares this machine, so kAuto must
-  // stay flat even with threshold 0, while a forced form still runs its steps.
+// kAuto over real hosts with threshold 0, every count, against the forced form: on one
+// host (or one rank per host) it stays flat; across hosts of several ranks it goes by
+// host, the leader form when the payload has fewer elements than a host has ranks.
+TEST(HierarchicalTest, AutoFollowsTheRealHosts) {
   ScopedEnv env(kRanksPerHostEnv, "");
   const int32_t n = World().size(), me = World().rank();
+  const RealHosts real = RealHostsOfTest(n);
   auto automatic = Make(0, HierarchicalAlgorithm::kAuto, /*threshold_bytes=*/0);
   auto forced = Make(0, HierarchicalAlgorithm::kShardedHosts, /*threshold_bytes=*/0);
   ASSERT_NE(automatic, nullptr);
   ASSERT_NE(forced, nullptr);
-  ASSERT_EQ(automatic->layout().host_sizes.size(), 1u);
   for (int64_t count : {1, 5, 4096, 300001}) {
+    const HierarchicalAlgorithm expected =
+        real.hosts == 1 || real.ranks_per_host == 1 ? HierarchicalAlgorithm::kFlat
+        : count < real.ranks_per_host               ? HierarchicalAlgorithm::kHostLeaders
+                                                    : HierarchicalAlgorithm::kShardedHosts;
     std::vector<int64_t> send(count), recv(count, -1), forced_recv(count, -1);
     for (int64_t i = 0; i < count; ++i) send[i] = Input(me, i);
     ASSERT_TRUE(
         automatic->AllReduce(send.data(), recv.data(), count, DType::kI64, ReduceOp::kSum).ok());
-    EXPECT_EQ(automatic->last_algorithm(), HierarchicalAlgorithm::kFlat)
+    EXPECT_EQ(automatic->last_algorithm(), expected)
         << "count " << count << ": " << HierarchicalAlgorithmName(automatic->last_algorithm());
     ASSERT_TRUE(
         forced->AllReduce(send.data(), forced_recv.data(), count, DType::kI64, ReduceOp::kSum)
