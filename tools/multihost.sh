@@ -29,6 +29,12 @@
 #   --timeout S         kill the run after S seconds (default 120)
 #   --btl LIST          Open MPI transports (default tcp,vader,self; tcp,self forces
 #                       TCP between ranks of one host too)
+#   --enable-recovery   mpirun keeps the other ranks running when one dies (for fault
+#                       tests: the survivors report; docs/reliability.md)
+#   --tear-down-last-host-when FILE
+#                       as soon as FILE exists, take the last host off the network (its
+#                       link down at both ends) and kill every process on it: a machine
+#                       vanishing mid-run, for fault tests
 #
 # docs/multihost.md says how the tests use it and how to run Tessera on real hosts.
 set -euo pipefail
@@ -46,7 +52,7 @@ if [ "${1:-}" = agent ]; then
     "$host" "$*"
 fi
 
-hosts=2 per_host=1 rate="" timeout_s=120 btl="tcp,vader,self"
+hosts=2 per_host=1 rate="" timeout_s=120 btl="tcp,vader,self" mpirun_flags=() tear_down_when=""
 while [ $# -gt 0 ]; do
   case $1 in
     --hosts) hosts=$2; shift 2 ;;
@@ -54,6 +60,8 @@ while [ $# -gt 0 ]; do
     --rate) rate=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --btl) btl=$2; shift 2 ;;
+    --enable-recovery) mpirun_flags+=(--enable-recovery); shift ;;
+    --tear-down-last-host-when) tear_down_when=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "multihost.sh: unknown option '$1' (see the header of $self)" >&2; exit 2 ;;
   esac
@@ -74,12 +82,19 @@ veth_of() { echo "tmv$1n$2"; }
 
 # Removes everything slot $1 may have made. Safe to run on a partly made or clean slot.
 clear_slot() {
-  local slot=$1 ns pids
+  local slot=$1 ns pids link
   for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^tmh${slot}n[0-9]+$" || true); do
     pids=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' ')
     [ -z "${pids// /}" ] || kill -9 $pids 2>/dev/null || true
     ip netns del "$ns" 2>/dev/null || true  # also removes its veth end and the peer
     rm -rf "/etc/netns/$ns"
+  done
+  # The kernel frees a deleted namespace (and its veth ends) asynchronously: delete the
+  # root-side ends now, which takes each pair with it, so the slot's names are free at
+  # once for the next run.
+  for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' |
+    grep -E "^tmv${slot}n[0-9]+$" || true); do
+    ip link del "$link" 2>/dev/null || true
   done
   ip link del "$(bridge_of "$slot")" 2>/dev/null || true
 }
@@ -100,7 +115,9 @@ for s in $(seq 1 200); do
 done
 [ -n "$slot" ] || { echo "multihost.sh: no free slot under $state_root" >&2; exit 1; }
 echo $$ > "$state_root/$slot/pid"
+watcher=""
 cleanup() {
+  [ -z "$watcher" ] || kill "$watcher" 2>/dev/null || true
   clear_slot "$slot"
   rm -rf "${state_root:?}/$slot"
 }
@@ -168,9 +185,28 @@ export OMPI_MCA_mpi_yield_when_idle=1
 export TMPDIR=/tmp
 export HOME="${HOME:-/tmp}"
 
+# The fault watcher: polls for the file (bounded by the run's timeout), then unplugs
+# and empties the last host. Killed with the slot on exit.
+if [ -n "$tear_down_when" ]; then
+  (
+    last=$(host_of "$slot" "$hosts")
+    for _ in $(seq 1 $((timeout_s * 100))); do
+      [ -e "$tear_down_when" ] && break
+      sleep 0.01
+    done
+    [ -e "$tear_down_when" ] || exit 0
+    ip link set "$(veth_of "$slot" "$hosts")" down
+    ip -n "$last" link set eth0 down
+    pids=$(ip netns pids "$last" | tr '\n' ' ')
+    [ -z "${pids// /}" ] || kill -9 $pids 2>/dev/null
+    echo "multihost.sh: host $last taken off the network and its processes killed" >&2
+  ) &
+  watcher=$!
+fi
+
 set +e
 export TESSERA_TEST_HOSTS="$hosts" TESSERA_TEST_RANKS_PER_HOST="$per_host"
-timeout --signal=KILL "$timeout_s" mpirun --hostfile "$hostfile" --map-by slot \
+timeout --signal=KILL "$timeout_s" mpirun --hostfile "$hostfile" --map-by slot ${mpirun_flags[@]+"${mpirun_flags[@]}"} \
   -x TESSERA_TEST_HOSTS -x TESSERA_TEST_RANKS_PER_HOST \
   -np "$((hosts * per_host))" "$@"
 rc=$?

@@ -25,7 +25,12 @@
 //
 // The stalled rank also writes its file.
 //
-// Usage: fault_test MODE DIR, MODE = stall | kill, DIR = an existing directory.
+// "unplug" (only under tools/multihost.sh --tear-down-last-host-when DIR/fault_time, the
+// faulty rank alone on the last host): the faulty rank stops, and the harness takes its
+// host off the network and kills its processes, so the survivors face silence, as
+// when a machine vanishes; they must pass the checks of "kill".
+//
+// Usage: fault_test MODE DIR, MODE = stall | kill | unplug, DIR = an existing directory.
 #include <mpi.h>
 #include <signal.h>
 #include <unistd.h>
@@ -89,7 +94,9 @@ void ArmFault(const std::string& mode, const std::string& dir) {
       out << Now() << "\n";
     }
     std::rename((dir + "/fault_time.tmp").c_str(), (dir + "/fault_time").c_str());
-    raise(mode == "stall" ? SIGSTOP : SIGKILL);
+    // "unplug": stop here; tools/multihost.sh, watching for fault_time, takes this
+    // rank's host off the network and kills what runs on it.
+    raise(mode == "kill" ? SIGKILL : SIGSTOP);
   }).detach();
 }
 
@@ -279,8 +286,9 @@ int Run(const std::string& mode, const std::string& dir) {
 }  // namespace tessera::comm
 
 int main(int argc, char** argv) {
-  if (argc != 3 || (std::strcmp(argv[1], "stall") != 0 && std::strcmp(argv[1], "kill") != 0)) {
-    std::fprintf(stderr, "usage: %s stall|kill DIR\n", argv[0]);
+  if (argc != 3 || (std::strcmp(argv[1], "stall") != 0 && std::strcmp(argv[1], "kill") != 0 &&
+                    std::strcmp(argv[1], "unplug") != 0)) {
+    std::fprintf(stderr, "usage: %s stall|kill|unplug DIR\n", argv[0]);
     return 2;
   }
   return tessera::comm::Run(argv[1], argv[2]);
