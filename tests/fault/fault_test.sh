@@ -44,17 +44,8 @@ timeout --signal=KILL "${FAULT_TEST_TIMEOUT_S:-40}" \
 rc=$?
 echo "mpirun exit status: $rc (not used: after a fault it does not reflect the survivors' checks)"
 
-status=0
 last=$((np - 2))
 # In stall mode the stopped rank, once continued, reports too.
 [[ "$mode" == stall ]] && last=$((np - 1))
-for ((r = 0; r <= last; r++)); do
-  if [[ ! -f "$dir/rank$r" ]]; then
-    echo "rank $r wrote no result"
-    status=1
-    continue
-  fi
-  echo "rank $r: $(cat "$dir/rank$r")"
-  grep -q '^PASS ' "$dir/rank$r" || status=1
-done
-exit "$status"
+source "$(dirname "$0")/survivors.sh"
+check_survivors "$dir" "$last"

@@ -22,14 +22,5 @@ flags=(--hosts 3 --enable-recovery --timeout 20)
 [ "$mode" = unplug ] && flags+=(--tear-down-last-host-when "$dir/fault_time")
 "$multihost" "${flags[@]}" -- "$program" "$mode" "$dir"
 echo "multihost.sh exit status: $? (not used)"
-status=0
-for r in 0 1; do
-  if [ ! -f "$dir/rank$r" ]; then
-    echo "rank $r wrote no result"
-    status=1
-    continue
-  fi
-  echo "rank $r: $(cat "$dir/rank$r")"
-  grep -q '^PASS ' "$dir/rank$r" || status=1
-done
-exit "$status"
+source "$(dirname "$0")/../fault/survivors.sh"
+check_survivors "$dir" 1
