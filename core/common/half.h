@@ -175,6 +175,9 @@ class numeric_limits<tessera::HalfFloat<Format>> {
   static constexpr bool is_exact = false;
   static constexpr bool has_infinity = true;
   static constexpr bool has_quiet_NaN = true;
+  // IEEE 754 semantics (signed zeros, infinities, NaN, nearest-even rounding); bf16 is
+  // not an IEEE interchange format, but follows the same rules with fewer bits.
+  static constexpr bool is_iec559 = true;
   static constexpr int digits = Format::kDigits;
   static constexpr int radix = 2;
   TESS_HOST_DEVICE static constexpr H min() { return H::FromBits(Format::kMin); }

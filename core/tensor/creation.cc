@@ -80,6 +80,9 @@ void FillLocal(const GlobalTensor& t, void* local, ValueAt value_at) {
     case DType::kF64: fill_as(double{}); break;
     case DType::kI32: fill_as(int32_t{}); break;
     case DType::kI64: fill_as(int64_t{}); break;
+    // The double rounds to float, then to nearest even (core/common/half.h).
+    case DType::kF16: fill_as(Float16{}); break;
+    case DType::kBF16: fill_as(BFloat16{}); break;
     case DType::kBool: fill_as(bool{}); break;  // Full admits only 0 and 1
     default: break;                             // rejected by CheckFillableDType
   }
@@ -98,12 +101,9 @@ Result<Tensor> Filled(std::shared_ptr<GlobalTensor> t, ValueAt value_at) {
 }
 
 Status CheckFillableDType(const char* fn, DType dtype) {
-  if (dtype == DType::kF32 || dtype == DType::kF64 || dtype == DType::kI32 ||
-      dtype == DType::kI64 || dtype == DType::kBool) {
-    return Status::Ok();
-  }
-  return Unimplemented(std::string(fn) + ": dtype " + DTypeName(dtype) +
-                       " is reserved; eager tensors support f32, f64, i32, i64 and bool");
+  if (IsValidDType(static_cast<int>(dtype))) return Status::Ok();
+  return InvalidArgument(std::string(fn) + ": dtype value " +
+                         std::to_string(static_cast<int>(dtype)) + " is not a dtype");
 }
 
 bool IsInteger(DType dtype) { return dtype == DType::kI32 || dtype == DType::kI64; }
