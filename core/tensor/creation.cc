@@ -1,5 +1,6 @@
 #include "core/tensor/creation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -221,9 +222,10 @@ namespace {
 
 Result<Tensor> Random(const char* fn, bool normal, const Shape& shape, DType dtype, uint64_t seed,
                       const Placement& placement, const NdSbp& nd_sbp) {
-  if (dtype != DType::kF32 && dtype != DType::kF64) {
+  const bool half = dtype == DType::kF16 || dtype == DType::kBF16;
+  if (dtype != DType::kF32 && dtype != DType::kF64 && !half) {
     return InvalidArgument(std::string(fn) + ": dtype " + DTypeName(dtype) +
-                           " is not a floating type (f32 or f64)");
+                           " is not a floating type (f32, f64, f16 or bf16)");
   }
   TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> t,
                         AllocateFor(shape, dtype, placement, nd_sbp));
@@ -234,6 +236,14 @@ Result<Tensor> Random(const char* fn, bool normal, const Shape& shape, DType dty
   if (dtype == DType::kF32) {
     return Filled(std::move(t),
                   [seed](int64_t i) { return CounterUniformF32(seed, static_cast<uint64_t>(i)); });
+  }
+  if (half) {
+    // The f32 draw, capped at the type's largest value below 1 (f16 1 - 2^-11, bf16
+    // 1 - 2^-8), which it keeps exactly: a draw rounding up to 1 would leave [0, 1).
+    const double below_one = dtype == DType::kF16 ? 1 - 0x1p-11 : 1 - 0x1p-8;
+    return Filled(std::move(t), [seed, below_one](int64_t i) {
+      return std::min<double>(CounterUniformF32(seed, static_cast<uint64_t>(i)), below_one);
+    });
   }
   return Filled(std::move(t),
                 [seed](int64_t i) { return CounterUniform(seed, static_cast<uint64_t>(i)); });

@@ -120,6 +120,9 @@ TEST(HalfKernelsTest, NaNAndInfinityPropagate) {
     ExpectValues((*RunOp("mul", {x, y}))[0], {kNaN, kInf, -kInf}, 0);
     ExpectValues((*RunOp("reduce_max", {x}, {{"axes", AttrValue::Ints({0})}}))[0], {kNaN}, 0);
     ExpectValues((*RunOp("relu", {x}))[0], {kNaN, kInf, 0}, 0);
+    // argmax: the first NaN wins over anything, inf included.
+    const HostTensor z = FromValues(Shape{3}, half, {1, kNaN, kInf});
+    ExpectValues((*RunOp("argmax", {z}, {{"axis", AttrValue::Int(0)}}))[0], {1}, 0);
   }
 }
 
