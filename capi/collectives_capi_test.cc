@@ -230,13 +230,8 @@ TEST_F(CollectivesCapiTest, AllReduceBadInputs) {
   // bool moves between ranks but has no reduction.
   ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
                        "tess_comm_allreduce: AllReduce: dtype bool has no sum, max or min "
-                       "reduction (supported: f32, f64, i32, i64)",
+                       "reduction (supported: f32, f64, f16, bf16, i32, i64)",
                        3, TESS_DTYPE_BOOL, TESS_REDUCE_MAX, p, flat);
-  ExpectAllReduceFails(
-      TESS_UNIMPLEMENTED,
-      "tess_comm_allreduce: dtype f16 cannot move between ranks yet (supported: f32, "
-      "f64, i32, i64, bool)",
-      3, TESS_DTYPE_F16, TESS_REDUCE_SUM, p, flat);
   ExpectAllReduceFails(TESS_INVALID_ARGUMENT,
                        "tess_comm_allreduce: op 3 is not a known reduce op (sum 0, max 1, min 2)",
                        3, TESS_DTYPE_I64, 3, p, flat);
@@ -446,11 +441,6 @@ TEST_F(CollectivesCapiTest, BucketedAllReduceBadInputs) {
          "tess_bucketed_allreducer_run: dtype 77 is not a known dtype (f32 0, f64 1, i32 2, i64 3, "
          "f16 4, bf16 5, bool 6)",
          reducer.get(), buffers, counts, 77, sum, nullptr);
-  expect(TESS_UNIMPLEMENTED,
-         "tess_bucketed_allreducer_run: dtype bf16 cannot move between ranks yet (supported: f32, "
-         "f64, "
-         "i32, i64, bool)",
-         reducer.get(), buffers, counts, TESS_DTYPE_BF16, sum, nullptr);
   expect(TESS_INVALID_ARGUMENT,
          "tess_bucketed_allreducer_run: op -1 is not a known reduce op (sum 0, max 1, min 2)",
          reducer.get(), buffers, counts, i32, -1, nullptr);

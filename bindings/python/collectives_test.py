@@ -65,10 +65,9 @@ class BoxTest(CollectivesTestCase):
             ts.OutOfRangeError,
             "tess_boxing_run: Box: src placement cpu:[1] names rank 1 but the world has 1 ranks",
             ts.box, None, (5, 7), "cpu:[1]", "S(0)", "cpu:[0]", "B", dtype=np.float32)
-        self.assertTesseraError(
-            ts.UnimplementedError,
-            "tess_boxing_run: dtype f16 cannot move between ranks yet (supported: f32, f64, i32, i64, bool)",
-            ts.box, a.astype(np.float16), (5, 7), "cpu:[0]", "S(0)", "cpu:[0]", "B")
+        # f16 boxes like any other dtype (numpy float16 in, float16 out).
+        half = ts.box(a.astype(np.float16), (5, 7), "cpu:[0]", "S(0)", "cpu:[0]", "B")
+        np.testing.assert_array_equal(half, a.astype(np.float16))
 
     def test_box_plan(self):
         plan = ts.box_plan((6, 4), "f32", "cpu:[0,1]", "S(0)", "cpu:[0,1]", ts.sbp.broadcast)
@@ -163,10 +162,10 @@ class BucketedAllReduceTest(CollectivesTestCase):
             ts.InvalidArgumentError,
             "bucketed_allreduce: arrays[0] must be C-contiguous and writable: it is reduced in "
             "place", ts.bucketed_allreduce, [values((3, 3)).T])
-        self.assertTesseraError(
-            ts.UnimplementedError,
-            "tess_bucketed_allreducer_run: dtype f16 cannot move between ranks yet (supported: f32, "
-            "f64, i32, i64, bool)", ts.bucketed_allreduce, [values(3, np.float16)])
+        # f16 reduces like any other dtype (one rank: unchanged).
+        half = values(3, np.float16)
+        ts.bucketed_allreduce([half])
+        np.testing.assert_array_equal(half, values(3, np.float16))
         self.assertTesseraError(
             ts.InvalidArgumentError,
             "tess_bucketed_allreducer_create: options->bucket_bytes is -1; expected >= 0 (0 = "

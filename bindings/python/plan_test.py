@@ -186,6 +186,21 @@ class CompileAndRunTest(PlanTestCase):
         np.testing.assert_allclose(instance.output(0).numpy(), self.mlp.oracle(self.x(3)),
                                    rtol=0, atol=1e-5)
 
+    def test_float16_program_sizes_registers_by_dtype(self):
+        """A plan over f16 values: registers of 2 bytes an element, checked against
+        numpy's float16 arithmetic (f32 compute, one rounding: Tessera's contract)."""
+        program = ts.Program()
+        x = program.add_input("x", (BATCH, IN), "f16", self.p)
+        (y,) = program.add_op("mul", [x, x])
+        (z,) = program.add_op("add", [y, x])
+        program.mark_output(z)
+        instance = ts.compile(program).instantiate()
+        a = (self.x(5) * 3).astype(np.float16)
+        instance.run(ts.tensor(a, placement=self.p, sbp=ts.sbp.split(0)))
+        (out,) = instance.outputs()
+        self.assertEqual(out.dtype, np.float16)
+        np.testing.assert_array_equal(out.numpy(), a * a + a)
+
     def test_output_local_into_an_array(self):
         instance = self.mlp.explicit_program().compile().instantiate()
         instance.run(self.tx(4))

@@ -154,6 +154,42 @@ class CreationTest(TensorTestCase):
                                 ts.rand, 2, dtype=ts.int32, placement=self.p, sbp="B")
 
 
+class HalfTest(TensorTestCase):
+    """f16 is numpy.float16; bf16 is ml_dtypes.bfloat16 where ml_dtypes imports."""
+
+    def test_float16_matches_numpy(self):
+        # numpy's float16 arithmetic converts to float32, computes, and rounds to nearest
+        # even: Tessera's contract, so numpy is the reference. 65504 + 65504 overflows to
+        # inf; 1e-7 is an f16 subnormal; 0.1 and 0.2 are inexact.
+        a = np.array([1.0, 0.1, 65504, 1e-7, -2.5, 3.0], dtype=np.float16)
+        b = np.array([3.0, 0.2, 65504, 1e-7, 0.75, 1 / 3], dtype=np.float16)
+        x = ts.tensor(a, placement=self.p, sbp="S(0)")
+        y = ts.tensor(b, placement=self.p, sbp="B")
+        self.assertEqual(x.dtype, np.float16)
+        np.testing.assert_array_equal(x.numpy(), a)
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal((x + y).numpy(), a + b)
+            np.testing.assert_array_equal((x * y).numpy(), a * b)
+            np.testing.assert_array_equal((x / y).numpy(), a / b)
+
+    def test_bfloat16(self):
+        if not ts.has_bfloat16():
+            bits = ts.full([2], 1.5, dtype="bf16", placement=self.p, sbp="B")
+            self.assertTesseraError(
+                ts.UnimplementedError,
+                "dtype bf16 has no numpy type without ml_dtypes (pip install ml_dtypes)",
+                bits.numpy)
+            return
+        import ml_dtypes
+        a = np.array([1.0, 0.1, 3.0, -2.5], dtype=ml_dtypes.bfloat16)
+        x = ts.tensor(a, placement=self.p, sbp="S(0)")
+        self.assertEqual(x.dtype, np.dtype(ml_dtypes.bfloat16))
+        np.testing.assert_array_equal(x.numpy(), a)
+        # The sum in float32, rounded once to bf16 (computed here through float32).
+        want = (a.astype(np.float32) + a.astype(np.float32)).astype(ml_dtypes.bfloat16)
+        np.testing.assert_array_equal((x + x).numpy(), want)
+
+
 class CudaTest(TensorTestCase):
     """cuda_info, and cuda placements behaving as it says: UNIMPLEMENTED without a CUDA
     build, UNAVAILABLE without a device, a round trip through add with one."""

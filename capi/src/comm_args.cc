@@ -14,8 +14,9 @@ static_assert(TESS_REDUCE_SUM == static_cast<int>(comm::ReduceOp::kSum) &&
 Result<DType> MovableDTypeArg(tess_dtype dtype) {
   TESS_ASSIGN_OR_RETURN(DType type, DTypeArg(dtype));
   if (!IsSupported(type)) {
-    return Unimplemented(std::string("dtype ") + DTypeName(type) +
-                         " cannot move between ranks yet (supported: f32, f64, i32, i64, bool)");
+    return Unimplemented(
+        std::string("dtype ") + DTypeName(type) +
+        " cannot move between ranks yet (supported: f32, f64, f16, bf16, i32, i64, bool)");
   }
   return type;
 }

@@ -224,7 +224,7 @@ Status Box1d(const void* in_local, const Shape& logical_shape, DType dtype,
                            ? DTypeName(dtype)
                            : "value " + std::to_string(static_cast<int>(dtype));
     return InvalidArgument("Box1d: dtype " + name +
-                           " is not supported (supported: f32, f64, i32, i64, bool)");
+                           " is not supported (supported: f32, f64, f16, bf16, i32, i64, bool)");
   }
   if (placement.num_axes() != 1) {
     return InvalidArgument("Box1d: placement " + placement.ToString() + " has " +

@@ -12,7 +12,7 @@ Status DTypeNotSupported(const char* caller, DType dtype) {
                                ? DTypeName(dtype)
                                : "value " + std::to_string(static_cast<int>(dtype));
   return InvalidArgument(std::string(caller) + ": dtype " + name +
-                         " is not supported (supported: f32, f64, i32, i64, bool)");
+                         " is not supported (supported: f32, f64, f16, bf16, i32, i64, bool)");
 }
 
 // What ValidateNdSbp takes for granted: each Sbp is one of the kinds, splits >= 0

@@ -5,6 +5,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/common/half.h"
+
 namespace tessera::boxing {
 namespace {
 
@@ -14,8 +16,10 @@ T Identity(comm::ReduceOp op) {
   switch (op) {
     // -0.0, not +0.0: x + (-0.0) is x for every x, -0.0 included, where -0.0 + (+0.0)
     // is +0.0. So a value a rank owns alone (B -> P, S -> P) sums back bit-exactly.
-    case comm::ReduceOp::kSum: return Limits::is_iec559 ? -T(0) : T(0);
-    case comm::ReduceOp::kMax: return Limits::has_infinity ? -Limits::infinity() : Limits::lowest();
+    // (T(...) around the negations: on f16/bf16, unary minus computes in float.)
+    case comm::ReduceOp::kSum: return Limits::is_iec559 ? T(-T(0)) : T(0);
+    case comm::ReduceOp::kMax:
+      return Limits::has_infinity ? T(-Limits::infinity()) : Limits::lowest();
     case comm::ReduceOp::kMin: return Limits::has_infinity ? Limits::infinity() : Limits::max();
   }
   return T(0);
@@ -40,8 +44,8 @@ void FillReductionIdentity(void* buffer, int64_t count, DType dtype, comm::Reduc
     case DType::kF64: return Fill<double>(buffer, count, op);
     case DType::kI32: return Fill<int32_t>(buffer, count, op);
     case DType::kI64: return Fill<int64_t>(buffer, count, op);
-    case DType::kF16:
-    case DType::kBF16:
+    case DType::kF16: return Fill<Float16>(buffer, count, op);
+    case DType::kBF16: return Fill<BFloat16>(buffer, count, op);
     case DType::kBool: break;  // never partial: nothing reduces it
   }
 }

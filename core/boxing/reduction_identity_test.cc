@@ -34,6 +34,21 @@ TEST(ReductionIdentityTest, Floats) {
   EXPECT_EQ(Filled<double>(DType::kF64, ReduceOp::kMax), std::vector<double>(5, -dinf));
 }
 
+// The bits: -0.0 (sign bit only), -inf and +inf of each format.
+TEST(ReductionIdentityTest, HalfTypes) {
+  auto bits = [](DType dtype, ReduceOp op) {
+    std::vector<uint16_t> v(3, 7);
+    FillReductionIdentity(v.data(), 3, dtype, op);
+    return v;
+  };
+  EXPECT_EQ(bits(DType::kF16, ReduceOp::kSum), std::vector<uint16_t>(3, 0x8000));
+  EXPECT_EQ(bits(DType::kF16, ReduceOp::kMax), std::vector<uint16_t>(3, 0xfc00));
+  EXPECT_EQ(bits(DType::kF16, ReduceOp::kMin), std::vector<uint16_t>(3, 0x7c00));
+  EXPECT_EQ(bits(DType::kBF16, ReduceOp::kSum), std::vector<uint16_t>(3, 0x8000));
+  EXPECT_EQ(bits(DType::kBF16, ReduceOp::kMax), std::vector<uint16_t>(3, 0xff80));
+  EXPECT_EQ(bits(DType::kBF16, ReduceOp::kMin), std::vector<uint16_t>(3, 0x7f80));
+}
+
 TEST(ReductionIdentityTest, Integers) {
   EXPECT_EQ(Filled<int32_t>(DType::kI32, ReduceOp::kSum), std::vector<int32_t>(5, 0));
   EXPECT_EQ(Filled<int32_t>(DType::kI32, ReduceOp::kMax),

@@ -24,7 +24,7 @@ Status CheckCommDType(const char* method, DType dtype) {
   if (!IsSupported(dtype)) {
     return InvalidArgument(
         std::string(method) + ": dtype " + DTypeName(dtype) +
-        " is not supported by communicators (supported: f32, f64, i32, i64, bool)");
+        " is not supported by communicators (supported: f32, f64, f16, bf16, i32, i64, bool)");
   }
   return Status::Ok();
 }
@@ -41,7 +41,7 @@ Status CheckReducibleDType(const char* method, DType dtype) {
   if (dtype != DType::kBool) return Status::Ok();
   return InvalidArgument(std::string(method) +
                          ": dtype bool has no sum, max or min reduction (supported: f32, f64, "
-                         "i32, i64)");
+                         "f16, bf16, i32, i64)");
 }
 
 Status CheckCount(const char* method, const char* name, int64_t count, int64_t max) {

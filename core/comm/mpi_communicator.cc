@@ -67,11 +67,13 @@ Result<MPI_Datatype> ToMpiDatatype(DType dtype) {
     case DType::kI64: return MPI_INT64_T;
     // Bytes: bool only moves (comm_checks refuses reducing it).
     case DType::kBool: return MPI_UINT8_T;
+    // MPI has no 2-byte float: the bits move as uint16, and every reduction of them
+    // goes through ToMpiOp's user-defined ops, which compute in float.
     case DType::kF16:
-    case DType::kBF16: break;
+    case DType::kBF16: return MPI_UINT16_T;
   }
   return InvalidArgument(std::string("dtype ") + DTypeName(dtype) +
-                         " has no MPI datatype (supported: f32, f64, i32, i64, bool)");
+                         " has no MPI datatype (supported: f32, f64, f16, bf16, i32, i64, bool)");
 }
 
 Result<std::unique_ptr<MpiCommunicator>> MpiCommunicator::Wrap(MPI_Comm comm, bool owned) {

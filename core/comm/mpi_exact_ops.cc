@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/common/exact_minmax.h"
+#include "core/common/half.h"
 
 namespace tessera::comm {
 namespace {
@@ -43,9 +44,20 @@ MPI_User_function* CombineFor() {
   return &Combine<T, Op>;
 }
 
+// a + b in float for f16/bf16 (Float16 + Float16 is float + float), rounded on return.
+struct HalfSumOp {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+
+// One op per dtype; index with Slot().
 struct Ops {
   MPI_Op max_f32 = MPI_OP_NULL, max_f64 = MPI_OP_NULL;
   MPI_Op min_f32 = MPI_OP_NULL, min_f64 = MPI_OP_NULL;
+  MPI_Op sum_f16 = MPI_OP_NULL, max_f16 = MPI_OP_NULL, min_f16 = MPI_OP_NULL;
+  MPI_Op sum_bf16 = MPI_OP_NULL, max_bf16 = MPI_OP_NULL, min_bf16 = MPI_OP_NULL;
 };
 
 const Ops& ExactOps() {
@@ -57,6 +69,12 @@ const Ops& ExactOps() {
     MPI_Op_create(CombineFor<double, ExactMaxOp>(), /*commute=*/1, &ops.max_f64);
     MPI_Op_create(CombineFor<float, ExactMinOp>(), /*commute=*/1, &ops.min_f32);
     MPI_Op_create(CombineFor<double, ExactMinOp>(), /*commute=*/1, &ops.min_f64);
+    MPI_Op_create(CombineFor<Float16, HalfSumOp>(), /*commute=*/1, &ops.sum_f16);
+    MPI_Op_create(CombineFor<Float16, ExactMaxOp>(), /*commute=*/1, &ops.max_f16);
+    MPI_Op_create(CombineFor<Float16, ExactMinOp>(), /*commute=*/1, &ops.min_f16);
+    MPI_Op_create(CombineFor<BFloat16, HalfSumOp>(), /*commute=*/1, &ops.sum_bf16);
+    MPI_Op_create(CombineFor<BFloat16, ExactMaxOp>(), /*commute=*/1, &ops.max_bf16);
+    MPI_Op_create(CombineFor<BFloat16, ExactMinOp>(), /*commute=*/1, &ops.min_bf16);
   });
   return ops;
 }
@@ -65,6 +83,15 @@ const Ops& ExactOps() {
 
 MPI_Op ToMpiOp(ReduceOp op, DType dtype) {
   const bool f32 = dtype == DType::kF32, f64 = dtype == DType::kF64;
+  if (dtype == DType::kF16 || dtype == DType::kBF16) {
+    const bool f16 = dtype == DType::kF16;
+    switch (op) {
+      case ReduceOp::kSum: return f16 ? ExactOps().sum_f16 : ExactOps().sum_bf16;
+      case ReduceOp::kMax: return f16 ? ExactOps().max_f16 : ExactOps().max_bf16;
+      case ReduceOp::kMin: return f16 ? ExactOps().min_f16 : ExactOps().min_bf16;
+    }
+    return MPI_OP_NULL;
+  }
   switch (op) {
     case ReduceOp::kSum: return MPI_SUM;
     case ReduceOp::kMax:

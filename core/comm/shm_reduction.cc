@@ -18,6 +18,7 @@
 #include "core/comm/comm_checks.h"
 #include "core/comm/mpi_world.h"
 #include "core/common/exact_minmax.h"
+#include "core/common/half.h"
 
 namespace tessera::comm {
 namespace {
@@ -227,8 +228,9 @@ Kernels KernelsFor(DType dtype, ReduceOp op) {
     case DType::kF64: return ForOp<double>(op);
     case DType::kI32: return ForOp<int32_t>(op);
     case DType::kI64: return ForOp<int64_t>(op);
-    case DType::kF16:
-    case DType::kBF16:
+    // Each combine in float, rounded on store (Sum's a + b is float + float).
+    case DType::kF16: return ForOp<Float16>(op);
+    case DType::kBF16: return ForOp<BFloat16>(op);
     case DType::kBool: break;
   }
   return {};

@@ -30,10 +30,7 @@ size_t DTypeSize(DType dtype) {
   return 0;
 }
 
-bool IsSupported(DType dtype) {
-  return dtype == DType::kF32 || dtype == DType::kF64 || dtype == DType::kI32 ||
-         dtype == DType::kI64 || dtype == DType::kBool;
-}
+bool IsSupported(DType dtype) { return IsValidDType(static_cast<int>(dtype)); }
 
 bool IsValidDType(int value) { return value >= 0 && value < kNumDTypes; }
 

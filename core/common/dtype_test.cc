@@ -24,8 +24,9 @@ TEST(DTypeTest, SizesAndSupport) {
   EXPECT_TRUE(IsSupported(DType::kBool));
   EXPECT_EQ(*ParseDType("bool"), DType::kBool);
   EXPECT_TRUE(IsSupported(DType::kI64));
-  EXPECT_FALSE(IsSupported(DType::kF16));
-  EXPECT_FALSE(IsSupported(DType::kBF16));
+  EXPECT_TRUE(IsSupported(DType::kF16));
+  EXPECT_TRUE(IsSupported(DType::kBF16));
+  EXPECT_FALSE(IsSupported(static_cast<DType>(kNumDTypes)));
 }
 
 TEST(DTypeTest, BadInput) {

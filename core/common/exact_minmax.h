@@ -15,6 +15,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "core/common/half.h"
+
 #ifndef TESS_HOST_DEVICE
 #if defined(__CUDACC__)
 #define TESS_HOST_DEVICE __host__ __device__
@@ -25,12 +27,16 @@
 
 namespace tessera {
 
+// f16 and bf16 (core/common/half.h) compare as the floats they are; the result is one
+// of the two operands, unchanged.
 template <typename T>
 TESS_HOST_DEVICE inline T ExactMax(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    // b != b: b is NaN (a NaN a survives: every test on it is false). b == a with b
+  if constexpr (kIsFloating<T>) {
+    using F = std::conditional_t<kIsHalf<T>, float, T>;
+    const F fa = a, fb = b;
+    // fb != fb: b is NaN (a NaN a survives: every test on it is false). b == a with b
     // positive: equal values are identical except +0.0 == -0.0, where +0.0 wins.
-    return (b > a || b != b || (b == a && !std::signbit(b))) ? b : a;
+    return (fb > fa || fb != fb || (fb == fa && !std::signbit(fb))) ? b : a;
   } else {
     return b > a ? b : a;
   }
@@ -38,8 +44,10 @@ TESS_HOST_DEVICE inline T ExactMax(T a, T b) {
 
 template <typename T>
 TESS_HOST_DEVICE inline T ExactMin(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return (b < a || b != b || (b == a && std::signbit(b))) ? b : a;
+  if constexpr (kIsFloating<T>) {
+    using F = std::conditional_t<kIsHalf<T>, float, T>;
+    const F fa = a, fb = b;
+    return (fb < fa || fb != fb || (fb == fa && std::signbit(fb))) ? b : a;
   } else {
     return b < a ? b : a;
   }

@@ -1,5 +1,6 @@
 #include "core/tensor/creation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -80,6 +81,9 @@ void FillLocal(const GlobalTensor& t, void* local, ValueAt value_at) {
     case DType::kF64: fill_as(double{}); break;
     case DType::kI32: fill_as(int32_t{}); break;
     case DType::kI64: fill_as(int64_t{}); break;
+    // The double rounds to float, then to nearest even (core/common/half.h).
+    case DType::kF16: fill_as(Float16{}); break;
+    case DType::kBF16: fill_as(BFloat16{}); break;
     case DType::kBool: fill_as(bool{}); break;  // Full admits only 0 and 1
     default: break;                             // rejected by CheckFillableDType
   }
@@ -98,12 +102,9 @@ Result<Tensor> Filled(std::shared_ptr<GlobalTensor> t, ValueAt value_at) {
 }
 
 Status CheckFillableDType(const char* fn, DType dtype) {
-  if (dtype == DType::kF32 || dtype == DType::kF64 || dtype == DType::kI32 ||
-      dtype == DType::kI64 || dtype == DType::kBool) {
-    return Status::Ok();
-  }
-  return Unimplemented(std::string(fn) + ": dtype " + DTypeName(dtype) +
-                       " is reserved; eager tensors support f32, f64, i32, i64 and bool");
+  if (IsValidDType(static_cast<int>(dtype))) return Status::Ok();
+  return InvalidArgument(std::string(fn) + ": dtype value " +
+                         std::to_string(static_cast<int>(dtype)) + " is not a dtype");
 }
 
 bool IsInteger(DType dtype) { return dtype == DType::kI32 || dtype == DType::kI64; }
@@ -221,9 +222,10 @@ namespace {
 
 Result<Tensor> Random(const char* fn, bool normal, const Shape& shape, DType dtype, uint64_t seed,
                       const Placement& placement, const NdSbp& nd_sbp) {
-  if (dtype != DType::kF32 && dtype != DType::kF64) {
+  const bool half = dtype == DType::kF16 || dtype == DType::kBF16;
+  if (dtype != DType::kF32 && dtype != DType::kF64 && !half) {
     return InvalidArgument(std::string(fn) + ": dtype " + DTypeName(dtype) +
-                           " is not a floating type (f32 or f64)");
+                           " is not a floating type (f32, f64, f16 or bf16)");
   }
   TESS_ASSIGN_OR_RETURN(std::shared_ptr<GlobalTensor> t,
                         AllocateFor(shape, dtype, placement, nd_sbp));
@@ -234,6 +236,14 @@ Result<Tensor> Random(const char* fn, bool normal, const Shape& shape, DType dty
   if (dtype == DType::kF32) {
     return Filled(std::move(t),
                   [seed](int64_t i) { return CounterUniformF32(seed, static_cast<uint64_t>(i)); });
+  }
+  if (half) {
+    // The f32 draw, capped at the type's largest value below 1 (f16 1 - 2^-11, bf16
+    // 1 - 2^-8), which it keeps exactly: a draw rounding up to 1 would leave [0, 1).
+    const double below_one = dtype == DType::kF16 ? 1 - 0x1p-11 : 1 - 0x1p-8;
+    return Filled(std::move(t), [seed, below_one](int64_t i) {
+      return std::min<double>(CounterUniformF32(seed, static_cast<uint64_t>(i)), below_one);
+    });
   }
   return Filled(std::move(t),
                 [seed](int64_t i) { return CounterUniform(seed, static_cast<uint64_t>(i)); });

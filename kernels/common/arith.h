@@ -4,6 +4,7 @@
 // NumPy's maximum/minimum) and order -0.0 below +0.0, and conversions saturate (float
 // -> int truncates toward zero, NaN -> 0; int -> narrower int clamps). Saturation keeps
 // every conversion non-decreasing, which cast's P(max)/P(min) signatures rely on.
+// f16 and bf16 (Float16/BFloat16) compute in float and round to nearest even on store.
 #ifndef TESSERA_KERNELS_COMMON_ARITH_H_
 #define TESSERA_KERNELS_COMMON_ARITH_H_
 
@@ -14,14 +15,21 @@
 
 // TESS_HOST_DEVICE (__host__ __device__ under nvcc) comes from exact_minmax.h.
 #include "core/common/exact_minmax.h"
+#include "core/common/half.h"
 
 namespace tessera {
 namespace kernels {
 
-// Sums of floats accumulate in double; integers accumulate (wrapping) in their own
-// type.
+// Sums of f32/f64 accumulate in double, of f16/bf16 in float (24 bits of mantissa
+// against their 11 or 8: the rounding of the result dominates); integers accumulate
+// (wrapping) in their own type.
 template <typename T>
-using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+using Acc = std::conditional_t<std::is_floating_point_v<T>, double,
+                               std::conditional_t<kIsHalf<T>, float, T>>;
+
+// The type a kernel computes T in: float for f16/bf16, T otherwise.
+template <typename T>
+using Compute = std::conditional_t<kIsHalf<T>, float, T>;
 
 template <typename T>
 TESS_HOST_DEVICE inline T Add(T a, T b) {
@@ -84,19 +92,24 @@ TESS_HOST_DEVICE inline T Min(T a, T b) {
 // The identities of Max and Min: what an empty max (min) reduces to.
 template <typename T>
 TESS_HOST_DEVICE inline constexpr T Lowest() {
+  if constexpr (kIsHalf<T>) return T::FromBits(std::numeric_limits<T>::infinity().bits | 0x8000);
   if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
   return std::numeric_limits<T>::lowest();
 }
 template <typename T>
 TESS_HOST_DEVICE inline constexpr T Highest() {
-  if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+  if constexpr (kIsFloating<T>) return std::numeric_limits<T>::infinity();
   return std::numeric_limits<T>::max();
 }
 
 // Saturating conversion (see the file comment).
 template <typename To, typename From>
 TESS_HOST_DEVICE inline To Convert(From v) {
-  if constexpr (std::is_same_v<To, From> || std::is_floating_point_v<To>) {
+  if constexpr (kIsHalf<From> && !std::is_same_v<To, From>) {
+    return Convert<To>(static_cast<float>(v));  // exact; then as from float
+  } else if constexpr (kIsHalf<To> && !std::is_same_v<To, From>) {
+    return To(static_cast<float>(v));  // via float (integers: round twice past 2^24)
+  } else if constexpr (std::is_same_v<To, From> || std::is_floating_point_v<To>) {
     return static_cast<To>(v);
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);  // NaN is true, as in numpy and torch

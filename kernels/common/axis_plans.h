@@ -66,8 +66,8 @@ Result<VarPlan> PlanVar(const KernelContext& ctx);
 // wins); ties keep the first index.
 template <typename T>
 TESS_HOST_DEVICE inline bool ArgmaxBeats(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b != b) return false;  // a NaN best stays
+  if constexpr (kIsFloating<T>) {  // f16/bf16 included
+    if (b != b) return false;      // a NaN best stays
     if (a != a) return true;
   }
   return a > b;

@@ -8,7 +8,8 @@ namespace tessera {
 namespace kernels {
 
 bool InSet(DType dtype, DTypeSet set) {
-  const bool floating = dtype == DType::kF32 || dtype == DType::kF64;
+  const bool floating =
+      dtype == DType::kF32 || dtype == DType::kF64 || dtype == DType::kF16 || dtype == DType::kBF16;
   const bool index = dtype == DType::kI32 || dtype == DType::kI64;
   switch (set) {
     case DTypeSet::kFloating: return floating;
@@ -22,11 +23,11 @@ bool InSet(DType dtype, DTypeSet set) {
 
 const char* SetNames(DTypeSet set) {
   switch (set) {
-    case DTypeSet::kFloating: return "f32, f64";
-    case DTypeSet::kNumeric: return "f32, f64, i32, i64";
+    case DTypeSet::kFloating: return "f32, f64, f16, bf16";
+    case DTypeSet::kNumeric: return "f32, f64, f16, bf16, i32, i64";
     case DTypeSet::kIndex: return "i32, i64";
     case DTypeSet::kBool: return "bool";
-    case DTypeSet::kAll: return "f32, f64, i32, i64, bool";
+    case DTypeSet::kAll: return "f32, f64, f16, bf16, i32, i64, bool";
   }
   return "";
 }

@@ -21,12 +21,14 @@ struct Type {
   using type = T;
 };
 
+// f16 and bf16 visit as Float16/BFloat16 (core/common/half.h): kernels compute them
+// in float and round on store.
 enum class DTypeSet {
-  kFloating,  // f32, f64
-  kNumeric,   // f32, f64, i32, i64
+  kFloating,  // f32, f64, f16, bf16
+  kNumeric,   // f32, f64, f16, bf16, i32, i64
   kIndex,     // i32, i64
   kBool,      // bool
-  kAll,       // f32, f64, i32, i64, bool
+  kAll,       // f32, f64, f16, bf16, i32, i64, bool
 };
 
 bool InSet(DType dtype, DTypeSet set);
@@ -46,6 +48,14 @@ Status Visit(DType dtype, Fn&& fn) {
       break;
     case DType::kF64:
       if constexpr (kSet != DTypeSet::kIndex && kSet != DTypeSet::kBool) return fn(Type<double>{});
+      break;
+    case DType::kF16:
+      if constexpr (kSet != DTypeSet::kIndex && kSet != DTypeSet::kBool) return fn(Type<Float16>{});
+      break;
+    case DType::kBF16:
+      if constexpr (kSet != DTypeSet::kIndex && kSet != DTypeSet::kBool) {
+        return fn(Type<BFloat16>{});
+      }
       break;
     case DType::kI32:
       if constexpr (kSet != DTypeSet::kFloating && kSet != DTypeSet::kBool) {

@@ -44,10 +44,14 @@ struct AdamCoef {
   }
 };
 
-template <typename T>
-TESS_HOST_DEVICE inline void SgdElement(const SgdCoef<T>& c, T param, T grad, T buf, T* new_param,
-                                        T* new_buf) {
-  T g = grad + c.weight_decay * param;
+// Both compute in T (the coefficients' type) and store S: for f16/bf16 tensors T is
+// float and each output rounds once on store.
+template <typename T, typename S>
+TESS_HOST_DEVICE inline void SgdElement(const SgdCoef<T>& c, S param_s, S grad, S buf_s,
+                                        S* new_param, S* new_buf) {
+  const T param = param_s;
+  T buf = buf_s;
+  T g = T(grad) + c.weight_decay * param;
   if (c.momentum != T(0)) {
     buf = c.first_step ? g : c.momentum * buf + c.one_minus_dampening * g;
     g = c.nesterov ? g + c.momentum * buf : buf;
@@ -56,9 +60,10 @@ TESS_HOST_DEVICE inline void SgdElement(const SgdCoef<T>& c, T param, T grad, T 
   *new_param = param - c.lr * g;
 }
 
-template <typename T>
-TESS_HOST_DEVICE inline void AdamElement(const AdamCoef<T>& c, T param, T grad, T m, T v,
-                                         T* new_param, T* new_m, T* new_v) {
+template <typename T, typename S>
+TESS_HOST_DEVICE inline void AdamElement(const AdamCoef<T>& c, S param_s, S grad, S m_s, S v_s,
+                                         S* new_param, S* new_m, S* new_v) {
+  T param = param_s, m = m_s, v = v_s;
   T g = grad;
   if (c.decoupled) {
     param = param * c.decay;

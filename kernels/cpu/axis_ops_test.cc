@@ -176,7 +176,7 @@ TEST(VarKernelTest, BadCallsAreNamed) {
       "var: attribute \"correction\" is -2; it must be >= 0");
   EXPECT_EQ(
       ErrorOf("std", {HostTensor(Shape{2}, DType::kI32)}, {}, {HostTensor(Shape{}, DType::kI32)}),
-      "std: input \"x\" has dtype i32; the cpu kernel supports f32, f64");
+      "std: input \"x\" has dtype i32; the cpu kernel supports f32, f64, f16, bf16");
 }
 
 }  // namespace

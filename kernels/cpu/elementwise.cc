@@ -8,6 +8,8 @@
 // is an error), NaN-propagating maximum/minimum. pow is std::pow (a negative base with a
 // non-integer exponent is NaN).
 // gelu is the exact (erf) form x * Phi(x) that the op's doc names.
+// f16 and bf16 compute every op in float (Compute<T>) and round the result once on
+// store; add_n sums all inputs in float before that one rounding.
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -63,7 +65,7 @@ Status UnaryKernel(const KernelContext& ctx) {
     const T* in = In<T>(ctx, 0);
     T* out = Out<T>(ctx, 0);
     const int64_t n = x.shape.num_elements();
-    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(in[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(static_cast<Compute<T>>(in[i]));
     return Status::Ok();
   });
 }
@@ -90,7 +92,7 @@ T Apply(T a, T b) {
   if constexpr (kOp == Binary::kMax) return Max(a, b);
   if constexpr (kOp == Binary::kMin) return Min(a, b);
   if constexpr (kOp == Binary::kPow) {
-    static_assert(std::is_floating_point_v<T>, "pow is registered for floating types only");
+    static_assert(std::is_floating_point_v<T>, "pow computes in float or double only");
     return std::pow(a, b);
   }
 }
@@ -113,8 +115,9 @@ Status ScalarKernel(const KernelContext& ctx) {
     bool exact = true;
     if constexpr (std::is_integral_v<T>) exact = IsExactInteger<T>(value);
     if (exact) {
-      const T c = static_cast<T>(value);
-      for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(in[i], c);
+      using C = Compute<T>;
+      const C c = static_cast<C>(value);
+      for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp, C>(in[i], c);
     } else {
       for (int64_t i = 0; i < n; ++i) {
         out[i] = Convert<T>(Apply<kOp>(static_cast<double>(in[i]), value));
@@ -152,6 +155,14 @@ Status AddNKernel(const KernelContext& ctx) {
     const int64_t n = first.shape.num_elements();
     const T* a = In<T>(ctx, 0);
     const T* b = In<T>(ctx, 1);
+    if constexpr (kIsHalf<T>) {
+      for (int64_t i = 0; i < n; ++i) {
+        float sum = static_cast<float>(a[i]) + static_cast<float>(b[i]);
+        for (int k = 2; k < ctx.num_inputs; ++k) sum += static_cast<float>(In<T>(ctx, k)[i]);
+        out[i] = sum;
+      }
+      return Status::Ok();
+    }
     for (int64_t i = 0; i < n; ++i) out[i] = Add(a[i], b[i]);
     for (int k = 2; k < ctx.num_inputs; ++k) {
       const T* c = In<T>(ctx, k);
@@ -163,18 +174,19 @@ Status AddNKernel(const KernelContext& ctx) {
 
 // ---- binary, NumPy broadcasting ----
 
-template <Binary kOp, typename T>
+// Computes in C (float for f16/bf16) and stores T.
+template <Binary kOp, typename T, typename C = Compute<T>>
 void BinaryRun(const T* x, const T* y, T* out, int64_t n, int64_t sx, int64_t sy) {
   if (sx == 1 && sy == 1) {
-    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(x[i], y[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp, C>(x[i], y[i]);
   } else if (sx == 1 && sy == 0) {
-    const T b = *y;
-    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(x[i], b);
+    const C b = *y;
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp, C>(x[i], b);
   } else if (sx == 0 && sy == 1) {
-    const T a = *x;
-    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(a, y[i]);
+    const C a = *x;
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp, C>(a, y[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp>(x[i * sx], y[i * sy]);
+    for (int64_t i = 0; i < n; ++i) out[i] = Apply<kOp, C>(x[i * sx], y[i * sy]);
   }
 }
 

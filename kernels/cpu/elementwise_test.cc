@@ -101,7 +101,8 @@ TEST(UnaryKernelTest, FloatOnlyOpsRefuseIntegers) {
   for (const char* op : {"gelu", "exp", "sqrt", "tanh", "sigmoid", "log", "sin", "cos"}) {
     HostTensor x(Shape{2}, DType::kI32);
     std::string m = ErrorOf(op, {x}, {}, {HostTensor(Shape{2}, DType::kI32)});
-    EXPECT_EQ(m, std::string(op) + ": input \"x\" has dtype i32; the cpu kernel supports f32, f64");
+    EXPECT_EQ(m, std::string(op) +
+                     ": input \"x\" has dtype i32; the cpu kernel supports f32, f64, f16, bf16");
   }
 }
 
@@ -176,11 +177,19 @@ TEST(CastKernelTest, TruncatesAndSaturates) {
   ExpectValues((*RunOp("cast", {wide}, {{"dtype", AttrValue::OfDType(DType::kF32)}}))[0], {kInf});
 }
 
-TEST(CastKernelTest, ReservedTargetIsAnError) {
-  HostTensor x(Shape{2}, DType::kF32);
-  EXPECT_EQ(ErrorOf("cast", {x}, {{"dtype", AttrValue::OfDType(DType::kF16)}},
+TEST(CastKernelTest, ToHalfRoundsToNearestEven) {
+  // 1 + 2^-11 is the tie between f16's 1 and 1 + 2^-10: even 1. 1 + 3 * 2^-11 ties up
+  // to 1 + 2^-9. 70000 is past f16's largest finite value 65504 (and the midpoint
+  // 65520 to 2^16): inf. bf16 keeps 8 bits: 1 + 2^-8 ties to 1.
+  HostTensor x = FromValues(Shape{4}, DType::kF32, {1 + 0x1p-11, 1 + 3 * 0x1p-11, 7e4, 1 + 0x1p-8});
+  ExpectValues((*RunOp("cast", {x}, {{"dtype", AttrValue::OfDType(DType::kF16)}}))[0],
+               {1, 1 + 0x1p-9, kInf, 1 + 0x1p-8}, 0);
+  ExpectValues((*RunOp("cast", {x}, {{"dtype", AttrValue::OfDType(DType::kBF16)}}))[0],
+               {1, 1, 70144, 1}, 0);  // 7e4 = 0x1.1170p16 -> 0x1.12p16 = 70144
+  HostTensor wrong = HostTensor(Shape{2}, DType::kF32);
+  EXPECT_EQ(ErrorOf("cast", {wrong}, {{"dtype", AttrValue::OfDType(DType::kF16)}},
                     {HostTensor(Shape{2}, DType::kF32)}),
-            "cast: attribute \"dtype\" is f16; the cpu kernel supports f32, f64, i32, i64, bool");
+            "cast: output \"out\" is [2] f32 but the inputs give [2] f16");
 }
 
 // ---- add_n ----
@@ -328,7 +337,7 @@ TEST(BinaryKernelTest, PowEdgeValues) {
 TEST(BinaryKernelTest, PowRefusesIntegers) {
   HostTensor x(Shape{2}, DType::kI32);
   EXPECT_EQ(ErrorOf("pow", {x, x}, {}, {HostTensor(Shape{2}, DType::kI32)}),
-            "pow: input \"x\" has dtype i32; the cpu kernel supports f32, f64");
+            "pow: input \"x\" has dtype i32; the cpu kernel supports f32, f64, f16, bf16");
 }
 
 TEST(BinaryKernelTest, DivisorSignsAndIntegerTruncation) {
@@ -377,9 +386,6 @@ TEST(BinaryKernelTest, BadCallsAreNamed) {
   EXPECT_EQ(ErrorOf("maximum", {x, HostTensor(Shape{3}, DType::kF32)}, {},
                     {HostTensor(Shape{3}, DType::kF32)}),
             "maximum: output \"out\" is [3] f32 but the inputs give [2,3] f32");
-  EXPECT_EQ(ErrorOf("add", {HostTensor(Shape{2}, DType::kF16), HostTensor(Shape{2}, DType::kF16)},
-                    {}, {HostTensor(Shape{2}, DType::kF16)}),
-            "add: input \"x\" has dtype f16, which no kernel supports yet");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "kernels/common/arith.h"
 #include "kernels/common/grad_plans.h"
 #include "kernels/common/kernel_plans.h"
 #include "kernels/cpu/families.h"
@@ -41,7 +42,8 @@ Status PairKernel(const KernelContext& ctx) {
     const T* b = In<T>(ctx, 1);
     T* out = Out<T>(ctx, 0);
     const int64_t n = ctx.inputs[0].shape.num_elements();
-    for (int64_t i = 0; i < n; ++i) out[i] = ApplyPair<kOp>(a[i], b[i]);
+    // f16/bf16 compute in float, rounding once on store.
+    for (int64_t i = 0; i < n; ++i) out[i] = ApplyPair<kOp, Compute<T>>(a[i], b[i]);
     return Status::Ok();
   });
 }
@@ -67,8 +69,9 @@ Status SoftmaxXentGradKernel(const KernelContext& ctx) {
       T* dx = Out<T>(ctx, 0);
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < classes; ++c) {
-          const T onehot = c == static_cast<int64_t>(labels[r]) ? T(1) : T(0);
-          dx[r * classes + c] = (p[r * classes + c] - onehot) * dout[r];
+          using C = Compute<T>;
+          const C onehot = c == static_cast<int64_t>(labels[r]) ? C(1) : C(0);
+          dx[r * classes + c] = (C(p[r * classes + c]) - onehot) * C(dout[r]);
         }
       }
       return Status::Ok();
@@ -99,7 +102,9 @@ Status GatherGradKernel(const KernelContext& ctx) {
         for (int64_t i = 0; i < p.n; ++i) {
           const T* src = dout + (o * p.n + i) * p.post;
           T* dst = dx + (o * p.size + static_cast<int64_t>(indices[i])) * p.post;
-          for (int64_t c = 0; c < p.post; ++c) dst[c] += src[c];
+          // f16/bf16: each addition in float, rounded on store (a repeated index
+          // accumulates in the 2-byte type, as torch's index_add does).
+          for (int64_t c = 0; c < p.post; ++c) dst[c] = Add<Compute<T>>(dst[c], src[c]);
         }
       }
       return Status::Ok();

@@ -36,6 +36,8 @@ double HostTensor::Get(int64_t i) const {
     case DType::kI32: return data<int32_t>()[i];
     case DType::kI64: return static_cast<double>(data<int64_t>()[i]);
     case DType::kBool: return data<uint8_t>()[i];  // the byte, so garbage shows
+    case DType::kF16: return static_cast<float>(data<Float16>()[i]);
+    case DType::kBF16: return static_cast<float>(data<BFloat16>()[i]);
     default: break;
   }
   ADD_FAILURE() << "HostTensor::Get: dtype " << DTypeName(dtype_);
@@ -49,10 +51,12 @@ void HostTensor::Set(int64_t i, double value) {
     case DType::kI32: data<int32_t>()[i] = static_cast<int32_t>(value); return;
     case DType::kI64: data<int64_t>()[i] = static_cast<int64_t>(value); return;
     case DType::kBool: data<uint8_t>()[i] = value != 0 ? 1 : 0; return;
+    // Rounded to nearest even through float (test values are floats already).
+    case DType::kF16: data<Float16>()[i] = Float16(static_cast<float>(value)); return;
+    case DType::kBF16: data<BFloat16>()[i] = BFloat16(static_cast<float>(value)); return;
     default: break;
   }
-  // Reserved dtypes (f16, bf16) only travel to kernels that must refuse them: leave
-  // the bytes as they are.
+  ADD_FAILURE() << "HostTensor::Set: dtype " << DTypeName(dtype_);
 }
 
 std::vector<double> HostTensor::Values() const {
@@ -70,7 +74,8 @@ LocalTensor HostTensor::View() const {
 }
 
 double Garbage(DType dtype) {
-  if (dtype == DType::kF32 || dtype == DType::kF64) {
+  if (dtype == DType::kF32 || dtype == DType::kF64 || dtype == DType::kF16 ||
+      dtype == DType::kBF16) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   if (dtype == DType::kBool) return 0x5a;
@@ -259,6 +264,9 @@ double Tolerance(DType dtype) {
   switch (dtype) {
     case DType::kF32: return 1e-5;
     case DType::kF64: return 1e-12;
+    // One ulp at 1 (2^-10, 2^-7): results that are one rounding of the exact value.
+    case DType::kF16: return 1.0 / 1024;
+    case DType::kBF16: return 1.0 / 128;
     default: return 0;
   }
 }

@@ -24,7 +24,8 @@ namespace kernels {
 namespace cpu {
 
 // Storage for a LocalTensor. Elements are read and written as doubles; tests keep
-// integer values small enough for that to be exact. A bool element reads as its byte
+// integer values small enough for that to be exact; f16/bf16 writes round to nearest
+// even. A bool element reads as its byte
 // (0, 1, or 90 where nothing wrote it) and is written as value != 0.
 class HostTensor {
  public:
@@ -103,7 +104,7 @@ std::string ErrorOf(std::string_view op, const std::vector<HostTensor>& inputs,
                     const op::AttrMap& attrs, std::vector<HostTensor> outputs);
 
 // Default comparison tolerance relative to max(1, |expected|): f32 1e-5, f64 1e-12,
-// integers exact.
+// f16 2^-10, bf16 2^-7, integers exact.
 double Tolerance(DType dtype);
 // One element as ExpectValues compares it: NaN matches NaN, infinities match exactly,
 // anything else within tolerance * max(1, |expected|).

@@ -4,6 +4,8 @@
 // shape function requires equal batch axes, so there is no batch broadcasting. matmul
 // with a of rank > 2 shares its 2-d b across a's leading axes: one GEMM over all of
 // a's rows, or (transpose_a) one per batch entry with the same b.
+// f16/bf16: each batch entry's a and b are converted to float (per-thread scratch),
+// multiplied by cblas_sgemm (float accumulation) and rounded once into out.
 #include <algorithm>
 #include <type_traits>
 
@@ -11,6 +13,7 @@
 #include "kernels/common/kernel_plans.h"
 #include "kernels/cpu/families.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/scratch.h"
 
 namespace tessera {
 namespace kernels {
@@ -36,6 +39,22 @@ void IntegerMatmul(const MatmulPlan& d, const T* a, const T* b, T* out) {
   }
 }
 
+// One f16/bf16 product: float copies of a and b, sgemm, rounded store.
+template <typename T>
+Status HalfMatmul(const MatmulPlan& d, const T* a, const T* b, T* out) {
+  const int64_t a_n = d.m * d.k, b_n = d.k * d.n, out_n = d.m * d.n;
+  float* af = FloatScratch(0, a_n);
+  float* bf = FloatScratch(1, b_n);
+  float* cf = FloatScratch(2, out_n);
+  ConvertRange(a, af, a_n);
+  ConvertRange(b, bf, b_n);
+  TESS_RETURN_IF_ERROR(Gemm(d.ta ? Transpose::kYes : Transpose::kNo,
+                            d.tb ? Transpose::kYes : Transpose::kNo, d.m, d.n, d.k, 1.0f, af,
+                            d.ta ? d.m : d.k, bf, d.tb ? d.k : d.n, 0.0f, cf, d.n));
+  ConvertRange(cf, out, out_n);
+  return Status::Ok();
+}
+
 template <bool kBatched>
 Status MatmulKernel(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const MatmulPlan d, PlanMatmul(ctx, kBatched));
@@ -55,7 +74,10 @@ Status MatmulKernel(const KernelContext& ctx) {
       const T* ai = a + i * d.m * d.k;
       const T* bi = b + i * d.b_stride;
       T* oi = out + i * out_size;
-      if constexpr (std::is_floating_point_v<T>) {
+      if constexpr (kIsHalf<T>) {
+        Status s = HalfMatmul(d, ai, bi, oi);
+        if (!s.ok()) return KernelError(ctx, s.message());
+      } else if constexpr (std::is_floating_point_v<T>) {
         Status s =
             Gemm(d.ta ? Transpose::kYes : Transpose::kNo, d.tb ? Transpose::kYes : Transpose::kNo,
                  d.m, d.n, d.k, T(1), ai, d.ta ? d.m : d.k, bi, d.tb ? d.k : d.n, T(0), oi, d.n);

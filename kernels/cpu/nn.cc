@@ -24,9 +24,10 @@ namespace {
 // ---- layer_norm ----
 
 // y[i] = (x[i] - mean) * inv * gamma[i] + beta[i] over one contiguous stretch.
-template <typename T>
-void Normalize(const T* x, const T* gamma, const T* beta, T* y, int64_t n, T mean, T inv) {
-  for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * gamma[i] + beta[i];
+// mean and inv are in Compute<T> (float for f16/bf16: not rounded to the 2-byte type).
+template <typename T, typename C>
+void Normalize(const T* x, const T* gamma, const T* beta, T* y, int64_t n, C mean, C inv) {
+  for (int64_t i = 0; i < n; ++i) y[i] = (C(x[i]) - mean) * inv * C(gamma[i]) + C(beta[i]);
 }
 
 template <typename T>
@@ -50,14 +51,16 @@ void LayerNorm(const LayerNormPlan& p, const T* x, const T* gamma, const T* beta
     const double inv = 1.0 / std::sqrt(sq / static_cast<double>(p.cols) + p.epsilon);
     mean[r] = static_cast<T>(mu);
     inv_variance[r] = static_cast<T>(inv);
+    const auto mean_c = static_cast<Compute<T>>(mu);
+    const auto inv_c = static_cast<Compute<T>>(inv);
     if (p.params >= p.cols) {
       // gamma spans whole rows: this row's stretch starts at (r * cols) % params.
       const int64_t g = (r * p.cols) % p.params;
-      Normalize(xr, gamma + g, beta + g, yr, p.cols, mean[r], inv_variance[r]);
+      Normalize(xr, gamma + g, beta + g, yr, p.cols, mean_c, inv_c);
     } else {
       // gamma repeats params-long pieces inside the row.
       for (int64_t c = 0; c < p.cols; c += p.params) {
-        Normalize(xr + c, gamma, beta, yr + c, p.params, mean[r], inv_variance[r]);
+        Normalize(xr + c, gamma, beta, yr + c, p.params, mean_c, inv_c);
       }
     }
   }

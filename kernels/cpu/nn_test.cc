@@ -120,7 +120,7 @@ TEST(LayerNormKernelTest, BadCallsAreNamed) {
   HostTensor gi(Shape{3}, DType::kI32);
   EXPECT_EQ(ErrorOf("layer_norm", {xi, gi, gi}, {},
                     {xi, HostTensor(Shape{2}, DType::kI32), HostTensor(Shape{2}, DType::kI32)}),
-            "layer_norm: input \"x\" has dtype i32; the cpu kernel supports f32, f64");
+            "layer_norm: input \"x\" has dtype i32; the cpu kernel supports f32, f64, f16, bf16");
 }
 
 // ---- bias_add ----

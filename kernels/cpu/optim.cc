@@ -1,6 +1,7 @@
 // Kernels of the optimizer update ops (core/op/ops/optim_ops.cc): one pass over the
 // flat elements with the shared formulas of kernels/common/optim_math.h. Outputs may
 // alias inputs (see there).
+#include "kernels/common/arith.h"
 #include "kernels/common/optim_math.h"
 #include "kernels/cpu/families.h"
 
@@ -14,7 +15,7 @@ Status SgdUpdateKernel(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const SgdCoef<double> coef, ReadSgdCoef(ctx));
   return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
-    const SgdCoef<T> c = coef.As<T>();
+    const SgdCoef<Compute<T>> c = coef.As<Compute<T>>();  // float for f16/bf16
     const T* p = In<T>(ctx, 0);
     const T* g = In<T>(ctx, 1);
     const T* b = In<T>(ctx, 2);
@@ -31,7 +32,7 @@ Status AdamUpdateKernel(const KernelContext& ctx) {
   TESS_ASSIGN_OR_RETURN(const AdamCoef<double> coef, ReadAdamCoef(ctx));
   return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
-    const AdamCoef<T> c = coef.As<T>();
+    const AdamCoef<Compute<T>> c = coef.As<Compute<T>>();
     const T* p = In<T>(ctx, 0);
     const T* g = In<T>(ctx, 1);
     const T* m = In<T>(ctx, 2);

@@ -213,8 +213,9 @@ TEST(OptimUpdateKernelTest, MismatchedOperandsAreErrors) {
   EXPECT_EQ(ErrorOf("sgd_update", {a, a, b}, {}, outs),
             "sgd_update: input \"momentum_buf\" is [2] f32 but \"param\" is [3] f32");
   HostTensor i = FromValues(Shape{3}, DType::kI32, {1, 2, 3});
-  EXPECT_EQ(ErrorOf("sgd_update", {i, i, i}, {}, {i, i}),
-            "sgd_update: input \"param\" has dtype i32; the cpu kernel supports f32, f64");
+  EXPECT_EQ(
+      ErrorOf("sgd_update", {i, i, i}, {}, {i, i}),
+      "sgd_update: input \"param\" has dtype i32; the cpu kernel supports f32, f64, f16, bf16");
   EXPECT_EQ(ErrorOf("adam_update", {a, a, a, a}, {{"step", AttrValue::Int(0)}}, {a, a, a}),
             "adam_update: attribute \"step\" is 0; expected >= 1");
 }

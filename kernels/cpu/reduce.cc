@@ -5,7 +5,8 @@
 //
 // Float sums accumulate each run in double; integer sums wrap. An empty max (min) is
 // the identity -inf / lowest (+inf / highest), which the P(max) signatures over split
-// axes rely on; an empty mean is NaN. max and min propagate NaN.
+// axes rely on; an empty mean is NaN. max and min propagate NaN. f16/bf16 sums and
+// means accumulate in float (double within a run) and round once into the output.
 #include <limits>
 #include <type_traits>
 
@@ -13,6 +14,7 @@
 #include "kernels/common/kernel_plans.h"
 #include "kernels/common/strided_loop.h"
 #include "kernels/cpu/families.h"
+#include "kernels/cpu/scratch.h"
 
 namespace tessera {
 namespace kernels {
@@ -37,9 +39,11 @@ struct Reducer {
   }
 };
 
-template <Kind kKind, typename T>
-void Reduce(const ReducePlan& plan, const Shape& xs, const T* x, T* out) {
-  using R = Reducer<kKind, T>;
+// Reduces x (of T) into out (of O: T, or float for f16/bf16 sums, whose partial sums
+// must not round to the 2-byte type along the way).
+template <Kind kKind, typename T, typename O>
+void Reduce(const ReducePlan& plan, const Shape& xs, const T* x, O* out) {
+  using R = Reducer<kKind, O>;
   using A = typename R::A;
   const int64_t out_n = plan.out.num_elements();
   for (int64_t i = 0; i < out_n; ++i) out[i] = R::Identity();
@@ -54,22 +58,24 @@ void Reduce(const ReducePlan& plan, const Shape& xs, const T* x, T* out) {
   }
   StridedLoop<2>(xs, strides).Run([&](const int64_t* off, int64_t n, const int64_t* st) {
     const T* in = x + off[0];
-    T* o = out + off[1];
+    O* o = out + off[1];
     if (st[1] == 0) {
       A acc = static_cast<A>(R::Identity());
       for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, static_cast<A>(in[i * st[0]]));
-      *o = static_cast<T>(R::Combine(static_cast<A>(*o), acc));
+      *o = static_cast<O>(R::Combine(static_cast<A>(*o), acc));
     } else if (st[0] == 1 && st[1] == 1) {
-      for (int64_t i = 0; i < n; ++i) o[i] = R::Combine(o[i], in[i]);
+      for (int64_t i = 0; i < n; ++i) o[i] = R::Combine(o[i], static_cast<O>(in[i]));
     } else {
-      for (int64_t i = 0; i < n; ++i) o[i * st[1]] = R::Combine(o[i * st[1]], in[i * st[0]]);
+      for (int64_t i = 0; i < n; ++i) {
+        o[i * st[1]] = R::Combine(o[i * st[1]], static_cast<O>(in[i * st[0]]));
+      }
     }
   });
   if constexpr (kKind == Kind::kMean) {
     if (plan.count == 0) {
-      for (int64_t i = 0; i < out_n; ++i) out[i] = std::numeric_limits<T>::quiet_NaN();
+      for (int64_t i = 0; i < out_n; ++i) out[i] = std::numeric_limits<O>::quiet_NaN();
     } else {
-      const T count = static_cast<T>(plan.count);
+      const O count = static_cast<O>(plan.count);
       for (int64_t i = 0; i < out_n; ++i) out[i] /= count;
     }
   }
@@ -81,7 +87,15 @@ Status ReduceKernel(const KernelContext& ctx) {
   constexpr DTypeSet kSet = kKind == Kind::kMean ? DTypeSet::kFloating : DTypeSet::kNumeric;
   return Dispatch<kSet>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
-    Reduce<kKind>(plan, ctx.inputs[0].shape, In<T>(ctx, 0), Out<T>(ctx, 0));
+    if constexpr (kIsHalf<T> && (kKind == Kind::kSum || kKind == Kind::kMean)) {
+      // Sum in float, round once (max/min need no accumulator: they pick a value).
+      const int64_t out_n = ctx.outputs[0].shape.num_elements();
+      float* acc = FloatScratch(0, out_n);
+      Reduce<kKind>(plan, ctx.inputs[0].shape, In<T>(ctx, 0), acc);
+      ConvertRange(acc, Out<T>(ctx, 0), out_n);
+    } else {
+      Reduce<kKind>(plan, ctx.inputs[0].shape, In<T>(ctx, 0), Out<T>(ctx, 0));
+    }
     return Status::Ok();
   });
 }

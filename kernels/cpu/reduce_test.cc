@@ -134,7 +134,7 @@ TEST(ReduceKernelTest, BadCallsAreNamed) {
             "reduce_max: output \"out\" is [3] f32 but the inputs give [1,3] f32");
   EXPECT_EQ(ErrorOf("reduce_mean", {HostTensor(Shape{2}, DType::kI32)}, {},
                     {HostTensor(Shape{}, DType::kI32)}),
-            "reduce_mean: input \"x\" has dtype i32; the cpu kernel supports f32, f64");
+            "reduce_mean: input \"x\" has dtype i32; the cpu kernel supports f32, f64, f16, bf16");
 }
 
 }  // namespace

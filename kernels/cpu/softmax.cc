@@ -6,6 +6,10 @@
 // A row along the last axis is contiguous. Along an inner axis, rows are strided by
 // `inner`, so the kernel handles a block of up to kBlock neighbouring rows at once with
 // their maxima and sums on the stack: every loop then runs along contiguous memory.
+//
+// f16/bf16 compute in float (C = Compute<T>) and round once on store: out holds only
+// the final value, so the last pass recomputes exp(x - max) rather than rescaling a
+// rounded intermediate.
 #include <algorithm>
 #include <cmath>
 
@@ -29,17 +33,22 @@ struct RowStats {
 // One contiguous row: writes softmax (or log_softmax) to out, returns max and sum.
 template <bool kLog, typename T>
 RowStats<T> SoftmaxRow(const T* x, T* out, int64_t n) {
+  using C = Compute<T>;
   T m = Lowest<T>();
   for (int64_t i = 0; i < n; ++i) m = Max(m, x[i]);
+  const C mc = m;
   double sum = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const T e = std::exp(x[i] - m);
-    if constexpr (!kLog) out[i] = e;
+    const C e = std::exp(C(x[i]) - mc);
+    if constexpr (!kLog && !kIsHalf<T>) out[i] = e;
     sum += e;
   }
   if constexpr (kLog) {
-    const T log_sum = static_cast<T>(std::log(sum));
-    for (int64_t i = 0; i < n; ++i) out[i] = (x[i] - m) - log_sum;
+    const C log_sum = static_cast<C>(std::log(sum));
+    for (int64_t i = 0; i < n; ++i) out[i] = (C(x[i]) - mc) - log_sum;
+  } else if constexpr (kIsHalf<T>) {
+    const C inv = static_cast<C>(1.0 / sum);
+    for (int64_t i = 0; i < n; ++i) out[i] = std::exp(C(x[i]) - mc) * inv;
   } else {
     const T inv = static_cast<T>(1.0 / sum);
     for (int64_t i = 0; i < n; ++i) out[i] *= inv;
@@ -50,9 +59,10 @@ RowStats<T> SoftmaxRow(const T* x, T* out, int64_t n) {
 // `width` <= kBlock rows along an inner axis: element a of row j sits at a * inner + j.
 template <bool kLog, typename T>
 void SoftmaxBlock(const T* x, T* out, int64_t len, int64_t inner, int64_t width) {
+  using C = Compute<T>;
   T m[kBlock];
   double sum[kBlock];
-  T scale[kBlock];
+  C scale[kBlock];
   std::fill(m, m + width, Lowest<T>());
   std::fill(sum, sum + width, 0.0);
   for (int64_t a = 0; a < len; ++a) {
@@ -63,17 +73,25 @@ void SoftmaxBlock(const T* x, T* out, int64_t len, int64_t inner, int64_t width)
     const T* row = x + a * inner;
     T* o = out + a * inner;
     for (int64_t j = 0; j < width; ++j) {
-      const T e = std::exp(row[j] - m[j]);
-      o[j] = kLog ? row[j] - m[j] : e;
+      const C e = std::exp(C(row[j]) - C(m[j]));
+      if constexpr (!kIsHalf<T>) o[j] = kLog ? row[j] - m[j] : e;
       sum[j] += e;
     }
   }
   for (int64_t j = 0; j < width; ++j) {
-    scale[j] = static_cast<T>(kLog ? std::log(sum[j]) : 1.0 / sum[j]);
+    scale[j] = static_cast<C>(kLog ? std::log(sum[j]) : 1.0 / sum[j]);
   }
   for (int64_t a = 0; a < len; ++a) {
     T* o = out + a * inner;
-    for (int64_t j = 0; j < width; ++j) o[j] = kLog ? o[j] - scale[j] : o[j] * scale[j];
+    if constexpr (kIsHalf<T>) {
+      const T* row = x + a * inner;
+      for (int64_t j = 0; j < width; ++j) {
+        const C d = C(row[j]) - C(m[j]);
+        o[j] = kLog ? d - scale[j] : std::exp(d) * scale[j];
+      }
+    } else {
+      for (int64_t j = 0; j < width; ++j) o[j] = kLog ? o[j] - scale[j] : o[j] * scale[j];
+    }
   }
 }
 
@@ -125,7 +143,8 @@ Status SparseSoftmaxCrossEntropyKernel(const KernelContext& ctx) {
       for (int64_t r = 0; r < rows; ++r) {
         const T* row = x + r * classes;
         const RowStats<T> s = SoftmaxRow<false>(row, prob + r * classes, classes);
-        loss[r] = static_cast<T>(std::log(s.sum) - static_cast<double>(row[labels[r]] - s.max));
+        loss[r] = static_cast<T>(
+            std::log(s.sum) - (static_cast<double>(row[labels[r]]) - static_cast<double>(s.max)));
       }
       return Status::Ok();
     });

@@ -80,7 +80,7 @@ TEST(SoftmaxKernelTest, BadCallsAreNamed) {
             "are -2..1)");
   EXPECT_EQ(ErrorOf("log_softmax", {HostTensor(Shape{2, 3}, DType::kI64)}, {},
                     {HostTensor(Shape{2, 3}, DType::kI64)}),
-            "log_softmax: input \"x\" has dtype i64; the cpu kernel supports f32, f64");
+            "log_softmax: input \"x\" has dtype i64; the cpu kernel supports f32, f64, f16, bf16");
 }
 
 // ---- sparse_softmax_cross_entropy ----

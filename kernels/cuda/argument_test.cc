@@ -40,7 +40,7 @@ std::vector<OpCall> BadCalls() {
       {"div", {x23, x23, x23}, {}, {x23}},
       {"add", {x23, x23}, {}, {}},
       {"maximum", {x23, T({3})}, {}, {T({3})}},
-      {"minimum", {T({2}, DType::kF16), T({2}, DType::kF16)}, {}, {T({2}, DType::kF16)}},
+      {"minimum", {T({2}, DType::kBool), T({2}, DType::kBool)}, {}, {T({2}, DType::kBool)}},
       // matmul
       {"matmul", {x23, T({4, 2})}, {}, {T({2, 2})}},
       {"matmul", {x23, T({2, 4})}, {{"transpose_b", AttrValue::Bool(true)}}, {T({2, 2})}},

@@ -123,7 +123,8 @@ std::string CudaErrorOf(std::string_view op, const std::vector<HostTensor>& inpu
 // Comparison tolerance for `op`'s outputs of `dtype`, relative to max(1, the error
 // scale): integers exact; f32 1e-5 for elementwise ops (CUDA's float math is within
 // 2 ulp of the CPU's) and 1e-4 for ops that accumulate (f32 sums in float on the GPU,
-// in double on the CPU); f64 1e-12 and 1e-10. The error scale of a sum (reduce_sum,
+// in double on the CPU); f64 1e-12 and 1e-10; f16 2^-10 and 2^-9, bf16 2^-7 and 2^-6
+// (one or two ulps of the 2-byte type at 1). The error scale of a sum (reduce_sum,
 // reduce_mean, matmul) is the same op on |inputs| (sum_i |x_i|), since cancellation can
 // leave a result far smaller than its rounding error; for other ops it is |expected|.
 double CudaTolerance(std::string_view op, DType dtype);

@@ -63,9 +63,12 @@ __device__ T Apply(T x) {
   return x;  // unreachable: the float-only ops are registered for floats only
 }
 
+// Every kernel here computes in Compute<T> (float for f16/bf16) and rounds on store.
 template <Unary kOp, typename T>
 __global__ void UnaryKernel(const T* x, T* out, int64_t n) {
-  for (int64_t i = GlobalThread(); i < n; i += GridThreads()) out[i] = Apply<kOp>(x[i]);
+  for (int64_t i = GlobalThread(); i < n; i += GridThreads()) {
+    out[i] = Apply<kOp, Compute<T>>(x[i]);
+  }
 }
 
 template <Unary kOp, DTypeSet kSet>
@@ -122,9 +125,11 @@ __device__ T Apply(T a, T b) {
 // As on the CPU: an integral value the integer type holds is exact (wrapping) integer
 // arithmetic; any other value is applied in double and converted back (saturating).
 template <Binary kOp, typename T>
-__global__ void ScalarKernel(const T* x, T* out, int64_t n, T c, double value, bool exact) {
+__global__ void ScalarKernel(const T* x, T* out, int64_t n, Compute<T> c, double value,
+                             bool exact) {
   for (int64_t i = GlobalThread(); i < n; i += GridThreads()) {
-    out[i] = exact ? Apply<kOp>(x[i], c) : Convert<T>(Apply<kOp>(static_cast<double>(x[i]), value));
+    out[i] = exact ? T(Apply<kOp, Compute<T>>(x[i], c))
+                   : Convert<T>(Apply<kOp>(static_cast<double>(x[i]), value));
   }
 }
 
@@ -139,7 +144,7 @@ Status ScalarOp(const KernelContext& ctx) {
     if (n == 0) return Status::Ok();
     bool exact = true;
     if constexpr (std::is_integral_v<T>) exact = IsExactInteger<T>(value);
-    const T c = exact ? static_cast<T>(value) : T(0);
+    const Compute<T> c = exact ? static_cast<Compute<T>>(value) : Compute<T>(0);
     ScalarKernel<kOp><<<BlockCount(n), kThreads, 0, StreamOf(ctx)>>>(In<T>(ctx, 0), Out<T>(ctx, 0),
                                                                      n, c, value, exact);
     return CheckLaunch(ctx, "ScalarKernel");
@@ -183,8 +188,10 @@ struct AddNInputs {
 template <typename T>
 __global__ void AddNKernel(AddNInputs<T> inputs, T* out, int64_t n, bool onto_out) {
   for (int64_t i = GlobalThread(); i < n; i += GridThreads()) {
-    T acc = onto_out ? out[i] : inputs.in[0][i];
-    for (int k = onto_out ? 0 : 1; k < inputs.count; ++k) acc = Add(acc, inputs.in[k][i]);
+    // f16/bf16: in float within a launch (rounded between launches of 8 inputs).
+    using C = Compute<T>;
+    C acc = onto_out ? C(out[i]) : C(inputs.in[0][i]);
+    for (int k = onto_out ? 0 : 1; k < inputs.count; ++k) acc = Add(acc, C(inputs.in[k][i]));
     out[i] = acc;
   }
 }
@@ -211,7 +218,9 @@ Status AddNOp(const KernelContext& ctx) {
 
 template <Binary kOp, typename T>
 __global__ void BinaryFlatKernel(const T* x, const T* y, T* out, int64_t n) {
-  for (int64_t i = GlobalThread(); i < n; i += GridThreads()) out[i] = Apply<kOp>(x[i], y[i]);
+  for (int64_t i = GlobalThread(); i < n; i += GridThreads()) {
+    out[i] = Apply<kOp, Compute<T>>(x[i], y[i]);
+  }
 }
 
 template <Binary kOp, typename T>
@@ -219,7 +228,7 @@ __global__ void BinaryStridedKernel(const T* x, const T* y, T* out, int64_t n, I
   for (int64_t i = GlobalThread(); i < n; i += GridThreads()) {
     int64_t off[2];
     map.Offsets(i, off);
-    out[i] = Apply<kOp>(x[off[0]], y[off[1]]);
+    out[i] = Apply<kOp, Compute<T>>(x[off[0]], y[off[1]]);
   }
 }
 

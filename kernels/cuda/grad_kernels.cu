@@ -45,7 +45,10 @@ __device__ T ApplyPair(T a, T b) {
 
 template <Pair kOp, typename T>
 __global__ void PairKernel(const T* a, const T* b, T* out, int64_t n) {
-  for (int64_t i = GlobalThread(); i < n; i += GridThreads()) out[i] = ApplyPair<kOp>(a[i], b[i]);
+  // f16/bf16 compute in float (Compute<T>), rounding once on store.
+  for (int64_t i = GlobalThread(); i < n; i += GridThreads()) {
+    out[i] = ApplyPair<kOp, Compute<T>>(a[i], b[i]);
+  }
 }
 
 template <Pair kOp, DTypeSet kSet>
@@ -69,8 +72,9 @@ __global__ void SoftmaxXentGradKernel(const T* prob, const I* labels, const T* d
   const int64_t n = rows * classes;
   for (int64_t e = GlobalThread(); e < n; e += GridThreads()) {
     const int64_t r = e / classes;
-    const T onehot = static_cast<int64_t>(labels[r]) == e - r * classes ? T(1) : T(0);
-    dx[e] = (prob[e] - onehot) * dout[r];
+    using C = Compute<T>;
+    const C onehot = static_cast<int64_t>(labels[r]) == e - r * classes ? C(1) : C(0);
+    dx[e] = (C(prob[e]) - onehot) * C(dout[r]);
   }
 }
 
@@ -102,7 +106,12 @@ __global__ void ScatterAddKernel(const T* dout, const I* indices, T* dx, Scatter
     const int64_t o = row / p.n;
     const I index = indices[row - o * p.n];
     if (index < 0 || static_cast<int64_t>(index) >= p.size) continue;  // recorded by the check
-    atomicAdd(dx + (o * p.size + index) * p.post + (e - row * p.post), dout[e]);
+    T* at = dx + (o * p.size + index) * p.post + (e - row * p.post);
+    if constexpr (kIsHalf<T>) {
+      AtomicAddHalf(at, static_cast<float>(dout[e]));
+    } else {
+      atomicAdd(at, dout[e]);
+    }
   }
 }
 

@@ -170,6 +170,27 @@ IndexMap<N> MakeIndexMap(const StridedLoop<M>& loop) {
   return map;
 }
 
+// *address += value for f16/bf16 (Float16/BFloat16), added in float and rounded: a
+// compare-and-swap loop on the aligned 32-bit word holding the element (the other half
+// of the word is written back as it was read, or the swap fails and retries). Device
+// allocations are at least 256-byte aligned and sized in whole words by the caching
+// allocator, so the word never leaves the allocation.
+template <typename H>
+__device__ inline void AtomicAddHalf(H* address, float value) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(address);
+  unsigned int* word = reinterpret_cast<unsigned int*>(at & ~uintptr_t{3});
+  const unsigned int shift = (at & 2) != 0 ? 16u : 0u;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const H current = H::FromBits(static_cast<uint16_t>(assumed >> shift));
+    const H sum(static_cast<float>(current) + value);
+    const unsigned int updated =
+        (assumed & ~(0xffffu << shift)) | (static_cast<unsigned int>(sum.bits) << shift);
+    old = atomicCAS(word, assumed, updated);
+  } while (assumed != old);
+}
+
 // Reduces v over the block with `op` (associative and commutative); every thread gets
 // the result. blockDim.x must be a multiple of 32; `shared` holds 32 T.
 template <typename T, typename Op>

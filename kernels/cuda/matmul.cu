@@ -4,9 +4,18 @@
 // passed swapped. Batches use the strided-batched GEMM. Each stream has its own cuBLAS
 // handle (stream_state.h). i32/i64 use a shared-memory tiled kernel with wrapping
 // arithmetic.
+//
+// f16/bf16 go to cublasGemmEx with CUBLAS_COMPUTE_32F: tensor cores, products
+// accumulated in f32, the result rounded once to the 2-byte type. f32 uses the full
+// f32 cublasSgemm unless TESSERA_CUDA_ALLOW_TF32=1 is set in the environment (read
+// once): then cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32, whose inputs round to
+// TF32 (10-bit mantissa) on tensor cores; an explicit opt-in, as the precision drops
+// (docs/dtypes.md).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/common/arith.h"
@@ -22,9 +31,51 @@ namespace {
 
 // ---- cuBLAS ----
 
+// The one GemmEx call behind the f16/bf16 (and opted-in TF32) products.
+cublasStatus_t GemmEx(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int64_t n,
+                      int64_t m, int64_t k, const void* b, int64_t ldb, const void* a, int64_t lda,
+                      void* c, int64_t batch, int64_t b_stride, cudaDataType type,
+                      cublasComputeType_t compute) {
+  const float one = 1, zero = 0;
+  if (batch == 1) {
+    return cublasGemmEx_64(h, tb, ta, n, m, k, &one, b, type, ldb, a, type, lda, &zero, c, type, n,
+                           compute, CUBLAS_GEMM_DEFAULT);
+  }
+  return cublasGemmStridedBatchedEx_64(h, tb, ta, n, m, k, &one, b, type, ldb, b_stride, a, type,
+                                       lda, m * k, &zero, c, type, n, m * n, batch, compute,
+                                       CUBLAS_GEMM_DEFAULT);
+}
+
+// TESSERA_CUDA_ALLOW_TF32=1: f32 products on TF32 tensor cores.
+bool AllowTf32() {
+  static const bool allow = [] {
+    const char* v = std::getenv("TESSERA_CUDA_ALLOW_TF32");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+  }();
+  return allow;
+}
+
+cublasStatus_t Gemm(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int64_t n,
+                    int64_t m, int64_t k, const Float16* b, int64_t ldb, const Float16* a,
+                    int64_t lda, Float16* c, int64_t batch, int64_t b_stride) {
+  return GemmEx(h, tb, ta, n, m, k, b, ldb, a, lda, c, batch, b_stride, CUDA_R_16F,
+                CUBLAS_COMPUTE_32F);
+}
+
+cublasStatus_t Gemm(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int64_t n,
+                    int64_t m, int64_t k, const BFloat16* b, int64_t ldb, const BFloat16* a,
+                    int64_t lda, BFloat16* c, int64_t batch, int64_t b_stride) {
+  return GemmEx(h, tb, ta, n, m, k, b, ldb, a, lda, c, batch, b_stride, CUDA_R_16BF,
+                CUBLAS_COMPUTE_32F);
+}
+
 cublasStatus_t Gemm(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int64_t n,
                     int64_t m, int64_t k, const float* b, int64_t ldb, const float* a, int64_t lda,
                     float* c, int64_t batch, int64_t b_stride) {
+  if (AllowTf32()) {
+    return GemmEx(h, tb, ta, n, m, k, b, ldb, a, lda, c, batch, b_stride, CUDA_R_32F,
+                  CUBLAS_COMPUTE_32F_FAST_TF32);
+  }
   const float one = 1, zero = 0;
   if (batch == 1) return cublasSgemm_64(h, tb, ta, n, m, k, &one, b, ldb, a, lda, &zero, c, n);
   return cublasSgemmStridedBatched_64(h, tb, ta, n, m, k, &one, b, ldb, b_stride, a, lda, m * k,
@@ -54,8 +105,10 @@ Status BlasMatmul(const KernelContext& ctx, const MatmulPlan& d) {
            d.k, In<T>(ctx, 1), d.tb ? d.k : d.n, In<T>(ctx, 0), d.ta ? d.m : d.k, Out<T>(ctx, 0),
            d.batch, d.b_stride);
   if (status == CUBLAS_STATUS_SUCCESS) return Status::Ok();
-  return CublasError(std::string(OpName(ctx)) + ": " +
-                         (std::is_same_v<T, float> ? "cublasSgemm" : "cublasDgemm") +
+  const char* call = kIsHalf<T> || (std::is_same_v<T, float> && AllowTf32()) ? "cublasGemmEx"
+                     : std::is_same_v<T, float>                              ? "cublasSgemm"
+                                                                             : "cublasDgemm";
+  return CublasError(std::string(OpName(ctx)) + ": " + call +
                          (d.batch > 1 ? "StridedBatched" : "") + " (m=" + std::to_string(d.m) +
                          ", n=" + std::to_string(d.n) + ", k=" + std::to_string(d.k) +
                          ", batch=" + std::to_string(d.batch) + ")",
@@ -109,7 +162,7 @@ Status MatmulOp(const KernelContext& ctx) {
       return CheckCall(ctx, "cudaMemsetAsync",
                        cudaMemsetAsync(Out<T>(ctx, 0), 0, out_elements * sizeof(T), StreamOf(ctx)));
     }
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (kIsFloating<T>) {
       return BlasMatmul<T>(ctx, d);
     } else {
       const int64_t tiles = d.batch * ((d.m + kTile - 1) / kTile) * ((d.n + kTile - 1) / kTile);

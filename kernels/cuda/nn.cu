@@ -18,10 +18,12 @@ namespace kernels {
 namespace cuda {
 namespace {
 
+// Computes in C = Compute<T> (float for f16/bf16); each output rounds once on store.
 template <typename T>
 __global__ void LayerNormKernel(const T* x, const T* gamma, const T* beta, T* y, T* mean,
                                 T* inv_variance, LayerNormPlan p) {
-  __shared__ T shared[32];
+  using C = Compute<T>;
+  __shared__ C shared[32];
   for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
     if (p.cols == 0) {
       if (threadIdx.x == 0) mean[r] = inv_variance[r] = T(NAN);
@@ -29,16 +31,16 @@ __global__ void LayerNormKernel(const T* x, const T* gamma, const T* beta, T* y,
     }
     const T* xr = x + r * p.cols;
     T* yr = y + r * p.cols;
-    T sum = 0;
-    for (int64_t c = threadIdx.x; c < p.cols; c += blockDim.x) sum += xr[c];
-    const T mu = BlockReduce(sum, AddOp(), shared) / static_cast<T>(p.cols);
-    T sq = 0;
+    C sum = 0;
+    for (int64_t c = threadIdx.x; c < p.cols; c += blockDim.x) sum += C(xr[c]);
+    const C mu = BlockReduce(sum, AddOp(), shared) / static_cast<C>(p.cols);
+    C sq = 0;
     for (int64_t c = threadIdx.x; c < p.cols; c += blockDim.x) {
-      const T d = xr[c] - mu;
+      const C d = C(xr[c]) - mu;
       sq += d * d;
     }
-    const T var = BlockReduce(sq, AddOp(), shared) / static_cast<T>(p.cols);
-    const T inv = T(1) / Sqrt(var + static_cast<T>(p.epsilon));
+    const C var = BlockReduce(sq, AddOp(), shared) / static_cast<C>(p.cols);
+    const C inv = C(1) / Sqrt(var + static_cast<C>(p.epsilon));
     if (threadIdx.x == 0) {
       mean[r] = mu;
       inv_variance[r] = inv;
@@ -49,7 +51,7 @@ __global__ void LayerNormKernel(const T* x, const T* gamma, const T* beta, T* y,
     const int64_t g0 = spans ? (r * p.cols) % p.params : 0;
     for (int64_t c = threadIdx.x; c < p.cols; c += blockDim.x) {
       const int64_t g = spans ? g0 + c : c % p.params;
-      yr[c] = (xr[c] - mu) * inv * gamma[g] + beta[g];
+      yr[c] = (C(xr[c]) - mu) * inv * C(gamma[g]) + C(beta[g]);
     }
   }
 }

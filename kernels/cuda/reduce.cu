@@ -50,19 +50,22 @@ struct Reducer {
   }
 };
 
+// Both kernels accumulate in C = Compute<T> (float for f16/bf16) and round once into
+// out.
 template <Kind kKind, typename T>
 __global__ void ReduceRowsKernel(const T* x, T* out, int64_t outputs, int64_t count,
                                  IndexMap<1> kept, IndexMap<1> reduced) {
-  __shared__ T shared[32];
-  const Reducer<kKind, T> op;
+  using C = Compute<T>;
+  __shared__ C shared[32];
+  const Reducer<kKind, C> op;
   for (int64_t o = blockIdx.x; o < outputs; o += gridDim.x) {
     int64_t base[1];
     kept.Offsets(o, base);
-    T acc = op.Identity();
+    C acc = op.Identity();
     for (int64_t r = threadIdx.x; r < count; r += blockDim.x) {
       int64_t off[1];
       reduced.Offsets(r, off);
-      acc = op(acc, x[base[0] + off[0]]);
+      acc = op(acc, C(x[base[0] + off[0]]));
     }
     acc = BlockReduce(acc, op, shared);
     if (threadIdx.x == 0) out[o] = op.Finish(acc, count);
@@ -75,20 +78,21 @@ constexpr int kColumnRows = 8;    // threads splitting each output's reduction
 template <Kind kKind, typename T>
 __global__ void ReduceColumnsKernel(const T* x, T* out, int64_t outputs, int64_t count,
                                     IndexMap<1> kept, IndexMap<1> reduced) {
-  __shared__ T partial[kColumnRows][kColumnWidth + 1];
-  const Reducer<kKind, T> op;
+  using C = Compute<T>;
+  __shared__ C partial[kColumnRows][kColumnWidth + 1];
+  const Reducer<kKind, C> op;
   const int tx = threadIdx.x, ty = threadIdx.y;
   for (int64_t o0 = static_cast<int64_t>(blockIdx.x) * kColumnWidth; o0 < outputs;
        o0 += static_cast<int64_t>(gridDim.x) * kColumnWidth) {
     const int64_t o = o0 + tx;
-    T acc = op.Identity();
+    C acc = op.Identity();
     if (o < outputs) {
       int64_t base[1];
       kept.Offsets(o, base);
       for (int64_t r = ty; r < count; r += kColumnRows) {
         int64_t off[1];
         reduced.Offsets(r, off);
-        acc = op(acc, x[base[0] + off[0]]);
+        acc = op(acc, C(x[base[0] + off[0]]));
       }
     }
     partial[ty][tx] = acc;

@@ -2,7 +2,9 @@
 // last, on CUDA, with the CPU kernels' formulas: exponents are x - max(row) <= 0,
 // log_softmax is (x - max) - log(sum), the loss is log(sum) - (x[label] - max), and a
 // row holding NaN or +inf (or only -inf) comes out NaN. Sums accumulate in the element
-// type (f32 in float; the CPU uses double), combined by a shuffle tree.
+// type (f32 in float; the CPU uses double), combined by a shuffle tree. f16/bf16
+// compute everything in float (C = Compute<T>) and round once on store: the softmax
+// pass recomputes exp(x - max) rather than rescaling a rounded intermediate.
 //
 // Along the last axis a row is contiguous: one block per row, threads striding along
 // it. Along an inner axis (inner > 1) the rows are strided by `inner`: one thread per
@@ -31,23 +33,27 @@ enum class Mode { kSoftmax, kLogSoftmax, kCrossEntropy };
 template <Mode kMode, typename T, typename I>
 __global__ void SoftmaxRowsKernel(const T* x, T* out, int64_t rows, int64_t len, const I* labels,
                                   T* loss) {
-  __shared__ T shared[32];
+  using C = Compute<T>;
+  __shared__ C shared[32];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* xr = x + r * len;
     T* yr = out + r * len;
-    T m = Lowest<T>();
-    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) m = Max(m, xr[i]);
+    C m = Lowest<C>();
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x) m = Max(m, C(xr[i]));
     m = BlockReduce(m, MaxOp(), shared);
-    T sum = 0;
+    C sum = 0;
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x) {
-      const T e = Exp(xr[i] - m);
-      if constexpr (kMode != Mode::kLogSoftmax) yr[i] = e;
+      const C e = Exp(C(xr[i]) - m);
+      if constexpr (kMode != Mode::kLogSoftmax && !kIsHalf<T>) yr[i] = e;
       sum += e;
     }
     sum = BlockReduce(sum, AddOp(), shared);
     if constexpr (kMode == Mode::kLogSoftmax) {
-      const T log_sum = Log(sum);
-      for (int64_t i = threadIdx.x; i < len; i += blockDim.x) yr[i] = (xr[i] - m) - log_sum;
+      const C log_sum = Log(sum);
+      for (int64_t i = threadIdx.x; i < len; i += blockDim.x) yr[i] = (C(xr[i]) - m) - log_sum;
+    } else if constexpr (kIsHalf<T>) {
+      const C inv = C(1) / sum;
+      for (int64_t i = threadIdx.x; i < len; i += blockDim.x) yr[i] = Exp(C(xr[i]) - m) * inv;
     } else {
       const T inv = T(1) / sum;
       for (int64_t i = threadIdx.x; i < len; i += blockDim.x) yr[i] *= inv;
@@ -55,7 +61,7 @@ __global__ void SoftmaxRowsKernel(const T* x, T* out, int64_t rows, int64_t len,
     if constexpr (kMode == Mode::kCrossEntropy) {
       if (threadIdx.x == 0) {
         const I label = labels[r];
-        loss[r] = (label < 0 || label >= len) ? T(NAN) : Log(sum) - (xr[label] - m);
+        loss[r] = (label < 0 || label >= len) ? C(NAN) : C(Log(sum) - (C(xr[label]) - m));
       }
     }
   }
@@ -65,23 +71,29 @@ __global__ void SoftmaxRowsKernel(const T* x, T* out, int64_t rows, int64_t len,
 template <bool kLog, typename T>
 __global__ void SoftmaxColumnsKernel(const T* x, T* out, int64_t outer, int64_t len,
                                      int64_t inner) {
+  using C = Compute<T>;
   const int64_t columns = outer * inner;
   for (int64_t c = GlobalThread(); c < columns; c += GridThreads()) {
     const int64_t o = c / inner;
     const int64_t base = o * len * inner + (c - o * inner);
     const T* xc = x + base;
     T* yc = out + base;
-    T m = Lowest<T>();
-    for (int64_t a = 0; a < len; ++a) m = Max(m, xc[a * inner]);
-    T sum = 0;
+    C m = Lowest<C>();
+    for (int64_t a = 0; a < len; ++a) m = Max(m, C(xc[a * inner]));
+    C sum = 0;
     for (int64_t a = 0; a < len; ++a) {
-      const T e = Exp(xc[a * inner] - m);
-      yc[a * inner] = kLog ? xc[a * inner] - m : e;
+      const C e = Exp(C(xc[a * inner]) - m);
+      if constexpr (!kIsHalf<T>) yc[a * inner] = kLog ? xc[a * inner] - m : e;
       sum += e;
     }
-    const T scale = kLog ? Log(sum) : T(1) / sum;
+    const C scale = kLog ? Log(sum) : C(1) / sum;
     for (int64_t a = 0; a < len; ++a) {
-      yc[a * inner] = kLog ? yc[a * inner] - scale : yc[a * inner] * scale;
+      if constexpr (kIsHalf<T>) {
+        const C d = C(xc[a * inner]) - m;
+        yc[a * inner] = kLog ? d - scale : Exp(d) * scale;
+      } else {
+        yc[a * inner] = kLog ? yc[a * inner] - scale : yc[a * inner] * scale;
+      }
     }
   }
 }

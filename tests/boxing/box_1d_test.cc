@@ -196,8 +196,10 @@ TEST(BoxTest, ArgumentErrors) {
             "[4,3,2] has 3 axes");
   s = box(placement, Sbp::Broadcast(), Sbp{SbpKind::kSplit, -1});
   EXPECT_EQ(s.message(), "Box1d: output sbp splits axis -1, which is negative");
-  s = box(placement, Sbp::Broadcast(), Sbp::PartialSum(), DType::kF16);
-  EXPECT_EQ(s.message(), "Box1d: dtype f16 is not supported (supported: f32, f64, i32, i64, bool)");
+  s = box(placement, Sbp::Broadcast(), Sbp::PartialSum(), static_cast<DType>(42));
+  EXPECT_EQ(s.message(),
+            "Box1d: dtype value 42 is not supported (supported: f32, f64, f16, bf16, i32, i64, "
+            "bool)");
 
   Placement two_d = Placement::Parse("cpu:[[0]]").value();
   s = box(two_d, Sbp::Broadcast(), Sbp::PartialSum());

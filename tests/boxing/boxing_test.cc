@@ -132,6 +132,15 @@ TEST(BoxTest, OneDPairsOnThreeRanks) {
   OneDPairs<int32_t>(3);
 }
 
+// f16 and bf16 (small integers: exact in both, so every reduction order agrees):
+// S -> B, P -> B, P -> S and every other 1-d pair, P(sum) through the float-computing
+// MPI ops and shm_reduction.
+TEST(BoxTest, OneDPairsInHalfTypes) {
+  const int32_t ranks = WorldSize() >= 3 ? 3 : 1;
+  OneDPairs<Float16>(ranks);
+  OneDPairs<BFloat16>(ranks);
+}
+
 TEST(BoxTest, OneDPairsOnOneRank) {
   // Every world has rank 0: a one-rank placement with every other rank outside it.
   const Placement placement = P("cpu:[0]");
@@ -349,8 +358,10 @@ TEST(BoxTest, ArgumentErrors) {
   s = box(a.data(), b.data(), world, "B", world, "(B, S(0))");
   EXPECT_EQ(s.message(), "Box: dst nd-sbp (B, S(0)) has 2 axes but placement " + world.ToString() +
                              " has a 1-axis hierarchy");
-  s = box(a.data(), b.data(), world, "B", world, "P", DType::kBF16);
-  EXPECT_EQ(s.message(), "Box: dtype bf16 is not supported (supported: f32, f64, i32, i64, bool)");
+  s = box(a.data(), b.data(), world, "B", world, "P", static_cast<DType>(42));
+  EXPECT_EQ(s.message(),
+            "Box: dtype value 42 is not supported (supported: f32, f64, f16, bf16, i32, i64, "
+            "bool)");
 
   NdSbp bad_kind;
   bad_kind.Append(Sbp{static_cast<SbpKind>(9), 0});

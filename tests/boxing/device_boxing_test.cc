@@ -111,9 +111,11 @@ TEST(BoxOnDeviceErrorsTest, PlacementsOfTheWrongDevice) {
   EXPECT_EQ(s.message(),
             "BoxOnDevice: boxing between device types cuda and cpu (src cuda:[0], dst cpu:[0]) "
             "is not implemented; to_global stages such moves through host memory");
-  s = BoxValuesOnDevice(&x, &x, shape, DType::kF16, P("cuda:[0]"), Nd("S(0)"), P("cuda:[0]"),
-                        Nd("B"));
-  EXPECT_EQ(s.message(), "BoxOnDevice: dtype f16 is not supported (supported: f32, f64, i32, i64, bool)");
+  s = BoxValuesOnDevice(&x, &x, shape, static_cast<DType>(42), P("cuda:[0]"), Nd("S(0)"),
+                        P("cuda:[0]"), Nd("B"));
+  EXPECT_EQ(s.message(),
+            "BoxOnDevice: dtype value 42 is not supported (supported: f32, f64, f16, bf16, i32, "
+            "i64, bool)");
   s = BoxValuesOnDevice(&x, &x, shape, DType::kF32, P("cuda:[0]"), Nd("S(2)"), P("cuda:[0]"),
                         Nd("B"));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);

@@ -24,7 +24,7 @@ namespace tessera::boxing::oracle {
 template <typename T>
 T Value(int64_t k) {
   int64_t v = (k * 37) % 101 - 50;
-  return std::is_floating_point<T>::value ? T(v) * T(0.25) : T(v);
+  return std::is_floating_point<T>::value ? T(T(v) * T(0.25)) : T(v);
 }
 
 template <typename T>
@@ -67,7 +67,7 @@ T PartOf(SbpKind kind, T v, int64_t k, int axis, int64_t parts, int64_t part, in
     auto piece = [&](int64_t r) { return T((k * 5 + r * 3 + axis * 2 + salt) % 7 - 3); };
     if (part < parts - 1) return piece(part);
     T rest = v;
-    for (int64_t r = 0; r < parts - 1; ++r) rest -= piece(r);
+    for (int64_t r = 0; r < parts - 1; ++r) rest = rest - piece(r);  // f16/bf16 too
     return rest;
   }
   const T delta = part == (k + axis + salt) % parts ? T(0) : T((k + part + salt) % 5 + 1);

@@ -75,7 +75,7 @@ TEST(IAllReduceTest, BadArgumentsAreNamed) {
   s = c.IAllReduce(nullptr, 4, DType::kF32, ReduceOp::kSum, &r);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("buffer"), std::string::npos) << s.message();
-  s = c.IAllReduce(&x, 1, DType::kF16, ReduceOp::kSum, &r);
+  s = c.IAllReduce(&x, 1, static_cast<DType>(42), ReduceOp::kSum, &r);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(c.IAllReduce(&x, 1, DType::kF32, ReduceOp::kSum, nullptr).message(),
             "IAllReduce: request is null");

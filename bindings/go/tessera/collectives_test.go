@@ -82,9 +82,12 @@ func TestBoxingPlan(t *testing.T) {
 	if plan.String() != "" {
 		t.Errorf("closed plan text")
 	}
-	_, err := PlanBoxing([]int64{6, 4}, "bf16", two, f.s0, two, f.b)
-	wantError(t, err, Unimplemented,
-		"tess_boxing_plan_create: dtype bf16 cannot move between ranks yet (supported: f32, f64, i32, i64, bool)")
+	// bf16 plans like any other dtype.
+	bf16Plan, err := PlanBoxing([]int64{6, 4}, "bf16", two, f.s0, two, f.b)
+	if err != nil {
+		t.Fatalf("bf16 plan: %v", err)
+	}
+	bf16Plan.Close()
 }
 
 func TestAllReduceOneRank(t *testing.T) {

@@ -233,8 +233,12 @@ func TestTensorCreation(t *testing.T) {
 	wantErr(t, "Full 0.5", err, InvalidArgument, "value 0.5 is not representable as i32")
 	_, err = Full([]int64{2}, "f8", 0, f.p, f.b)
 	wantErr(t, "dtype f8", err, InvalidArgument, "unknown dtype \"f8\"")
-	_, err = Full([]int64{2}, "bf16", 0, f.p, f.b)
-	wantErr(t, "bf16", err, Unimplemented, "dtype bf16 is reserved")
+	// bf16 is an ordinary dtype: 1.5 is 0x3fc0 (float32 0x3fc00000's top half).
+	h := must(Full([]int64{2}, "bf16", 1.5, f.p, f.b))
+	if bits := must(ToHostBits(h)); !reflect.DeepEqual(bits, []uint16{0x3fc0, 0x3fc0}) {
+		t.Errorf("Full bf16 1.5: %x", bits)
+	}
+	h.Close()
 	_, err = Arange(0, 1, 0, "f32", f.p, f.b)
 	wantErr(t, "Arange step 0", err, InvalidArgument, "step non-zero")
 	_, err = Rand([]int64{2}, "i32", 1, f.p, f.b)

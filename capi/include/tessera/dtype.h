@@ -16,9 +16,11 @@
 extern "C" {
 #endif
 
-/* Append only. f16 and bf16 are named but no kernel supports them yet. bool is one
- * byte holding 0 or 1 (what comparisons produce); it has no sum/max/min reduction, so
- * a bool tensor is never partial (P). */
+/* Append only. f16 (IEEE binary16) and bf16 (bfloat16) are 2-byte floats: host
+ * buffers hold their raw bits (uint16_t each); kernels compute them in f32 and round
+ * to nearest even on store, sums and products accumulate in f32 (docs/dtypes.md).
+ * bool is one byte holding 0 or 1 (what comparisons produce); it has no sum/max/min
+ * reduction, so a bool tensor is never partial (P). */
 typedef int32_t tess_dtype;
 #define TESS_DTYPE_F32 0
 #define TESS_DTYPE_F64 1

@@ -37,6 +37,7 @@ from ._placement import layout, placement, sbp  # noqa: F401
 from ._infer import (  # noqa: F401
     InferCacheStats, TensorMeta, infer, infer_cache_stats, op_names)
 from ._dtypes import bfloat16, bool_, float16, float32, float64, int32, int64  # noqa: F401
+from ._dtypes import has_bfloat16  # noqa: F401
 from ._tensor import (  # noqa: F401
     arange, from_local, full, ones, rand, randn, tensor, tensor_arange, tensor_full,
     tensor_rand, tensor_randn, zeros)

@@ -9,6 +9,14 @@ try:
 except ImportError:
     _np = None
 
+# bf16 has no numpy type of its own; ml_dtypes (pip install ml_dtypes) provides one.
+# Without it, bf16 tensors still work but cannot become numpy arrays: numpy_dtype
+# raises an error that says so.
+try:
+    import ml_dtypes as _ml_dtypes
+except ImportError:
+    _ml_dtypes = None
+
 
 def numpy():
     if _np is None:
@@ -25,10 +33,12 @@ def has_numpy_array(value):
     return _np is not None and isinstance(value, _np.ndarray)
 
 
-# tess_dtype <-> numpy dtype names. bf16 has no numpy type.
+# tess_dtype <-> numpy dtype names. bf16 is ml_dtypes.bfloat16 where ml_dtypes imports.
 _NUMPY_NAMES = {_capi.DTYPE_F32: "float32", _capi.DTYPE_F64: "float64",
                 _capi.DTYPE_I32: "int32", _capi.DTYPE_I64: "int64",
                 _capi.DTYPE_F16: "float16", _capi.DTYPE_BOOL: "bool"}
+if _ml_dtypes is not None:
+    _NUMPY_NAMES[_capi.DTYPE_BF16] = "bfloat16"
 _DTYPE_OF_NUMPY = {name: code for code, name in _NUMPY_NAMES.items()}
 float32, float64, int32, int64, float16 = "float32", "float64", "int32", "int64", "float16"
 bfloat16 = "bf16"
@@ -53,7 +63,26 @@ def dtype_code(value):
     return _DTYPE_OF_NUMPY[name]
 
 
+def has_bfloat16():
+    """Whether bf16 tensors convert to and from numpy (ml_dtypes imports)."""
+    return _ml_dtypes is not None
+
+
+def raw(array):
+    """`array` as the C API reads it: bf16 (ml_dtypes) as its uint16 bits, since numpy's
+    buffer protocol does not export ml_dtypes' types; any other array as it is."""
+    if _ml_dtypes is not None and array.dtype == _ml_dtypes.bfloat16:
+        return array.view(numpy().uint16)
+    return array
+
+
 def numpy_dtype(code):
+    if code == _capi.DTYPE_BF16:
+        if _ml_dtypes is None:
+            raise UnimplementedError(
+                _capi.UNIMPLEMENTED,
+                "dtype bf16 has no numpy type without ml_dtypes (pip install ml_dtypes)")
+        return numpy().dtype(_ml_dtypes.bfloat16)
     name = _NUMPY_NAMES.get(code)
     if name is None:
         raise UnimplementedError(_capi.UNIMPLEMENTED,

@@ -8,7 +8,7 @@ import numbers
 
 from . import _capi
 from ._capi import Tensor
-from ._dtypes import dtype_code, float32, has_numpy, int64, numpy, numpy_dtype
+from ._dtypes import dtype_code, float32, has_numpy, int64, numpy, numpy_dtype, raw
 from ._errors import invalid_argument
 from ._handles import attach
 from ._placement import Sbp, as_placement, nd_sbp, require
@@ -66,7 +66,7 @@ def tensor(data, dtype=None, placement=None, sbp=None):
     # asarray, not ascontiguousarray: that one makes a 0-d array 1-d.
     array = np.asarray(data, dtype=numpy_dtype(code), order="C")
     ensure_started()
-    return _capi.tensor_from_host(array, list(array.shape), code, p, s)
+    return _capi.tensor_from_host(raw(array), list(array.shape), code, p, s)
 
 
 def from_local(local, placement=None, sbp=None, shape=None):
@@ -84,7 +84,7 @@ def from_local(local, placement=None, sbp=None, shape=None):
                 "from_local: shape %s has %d dims but the local array has %d"
                 % (tuple(shape), len(shape), local.ndim))
     ensure_started()
-    return _capi.tensor_from_local(local, list(local.shape), code, p, s, shape)
+    return _capi.tensor_from_local(raw(local), list(local.shape), code, p, s, shape)
 
 
 def _size(size):
@@ -151,7 +151,7 @@ Tensor.randn = staticmethod(tensor_randn)
 def _tensor_numpy(self):
     """The whole logical value as a new numpy array, on every rank (collective)."""
     out = numpy().empty(self.shape, dtype=numpy_dtype(_capi.tensor_dtype(self)))
-    _capi.tensor_to_host(out, self)
+    _capi.tensor_to_host(raw(out), self)
     return out
 
 
@@ -159,7 +159,7 @@ def _tensor_to_local(self):
     """A numpy copy of this rank's local piece (FailedPreconditionError on a rank the
     placement does not hold)."""
     out = numpy().empty(self.local_shape, dtype=numpy_dtype(_capi.tensor_dtype(self)))
-    _capi.tensor_copy_local(out, self)
+    _capi.tensor_copy_local(raw(out), self)
     return out
 
 

@@ -94,6 +94,27 @@ public final class Tensor extends Handle {
   }
 
   /**
+   * The logical f16 or bf16 tensor ({@code dtype} "f16" or "bf16") whose elements' raw
+   * 2-byte bits are {@code bits}: Java has no 2-byte float, so the data moves as bits.
+   * Kernels compute such tensors in f32 and round to nearest even on store.
+   */
+  public static Tensor fromHostBits(short[] bits, long[] shape, String dtype,
+      Placement placement, NdSbp ndSbp) {
+    checkHalf("Tensor.fromHostBits", DType.parse(dtype));
+    checkLength("Tensor.fromHostBits", bits.length, shape);
+    ByteBuffer b = HostBuffers.direct(2L * bits.length);
+    b.asShortBuffer().put(bits);
+    return fromHost(b, shape, dtype, placement, ndSbp);
+  }
+
+  private static void checkHalf(String function, int dtype) {
+    if (dtype != DType.F16 && dtype != DType.BF16) {
+      throw TesseraException.of(Status.INVALID_ARGUMENT, function + ": dtype "
+          + DType.name(dtype) + " is not a 2-byte float (f16 or bf16)");
+    }
+  }
+
+  /**
    * The tensor whose piece on this rank is {@code local} of {@code localShape}: shards
    * for S, partial values for P, copies for B. {@code logicalShape} null infers the
    * logical shape from every rank's local shape (collective).
@@ -172,7 +193,7 @@ public final class Tensor extends Handle {
     return make(out);
   }
 
-  /** Uniform [0, 1) values depending only on (shape, dtype, seed); f32 or f64. */
+  /** Uniform [0, 1) values depending only on (shape, dtype, seed); f32, f64, f16 or bf16. */
   public static Tensor rand(long[] shape, String dtype, long seed, Placement placement,
       NdSbp ndSbp) {
     long[] out = {0};
@@ -182,7 +203,7 @@ public final class Tensor extends Handle {
     return make(out);
   }
 
-  /** Standard normal values depending only on (shape, dtype, seed); f32 or f64. */
+  /** Standard normal values depending only on (shape, dtype, seed); f32, f64, f16 or bf16. */
   public static Tensor randn(long[] shape, String dtype, long seed, Placement placement,
       NdSbp ndSbp) {
     long[] out = {0};
@@ -312,6 +333,16 @@ public final class Tensor extends Handle {
   public float[] toFloatArray() {
     float[] a = new float[(int) numElements()];
     host("toFloatArray", DType.F32).asFloatBuffer().get(a);
+    return a;
+  }
+
+  /** The logical value of an f16 or bf16 tensor as raw 2-byte bits (collective). */
+  public short[] toBitsArray() {
+    checkHalf("Tensor.toBitsArray", dtypeCode());
+    short[] a = new short[(int) numElements()];
+    ByteBuffer b = HostBuffers.direct(2 * numElements());
+    toHost(b);
+    b.asShortBuffer().get(a);
     return a;
   }
 

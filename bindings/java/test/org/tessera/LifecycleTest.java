@@ -83,9 +83,13 @@ public final class LifecycleTest {
           Status.NOT_FOUND, "rank 9 is not in placement cpu:[[0,1],[2,3]]", "rank 9");
       checkSubclass(() -> l.localDim(2), OutOfRangeException.class, Status.OUT_OF_RANGE,
           "Layout.localDim: dim 2 is outside the shape [3,2] (2 dims)", "localDim 2");
-      checkSubclass(() -> Tensor.fromHost(null, new long[] {2}, "bf16", p, s),
-          UnimplementedException.class, Status.UNIMPLEMENTED, "dtype bf16 is reserved",
-          "bf16");
+    }
+    try (Placement cpu = Placement.parse("cpu:[0]");
+        Placement gpu = Placement.parse("cuda:[0]");
+        NdSbp b = NdSbp.parse("B")) {
+      checkSubclass(() -> BoxingPlan.create(new long[] {2}, "f32", cpu, b, gpu, b),
+          UnimplementedException.class, Status.UNIMPLEMENTED,
+          "boxing between device types cpu and cuda", "cpu to cuda");
     }
     checkSubclass(() -> new OpCall("no_such_op"), NotFoundException.class, Status.NOT_FOUND,
         "no_such_op", "unknown op");

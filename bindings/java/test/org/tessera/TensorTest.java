@@ -110,7 +110,7 @@ public final class TensorTest {
     checkThrows(() -> Tensor.fromHost(X, new long[] {-2, -3}, p, s0), Status.INVALID_ARGUMENT,
         "", "negative dims");
     checkThrows(() -> Tensor.fromHost(null, new long[] {2}, "bf16", p, b),
-        Status.UNIMPLEMENTED, "dtype bf16 is reserved", "bf16");
+        Status.INVALID_ARGUMENT, "host buffer is NULL but the tensor [2] bf16", "bf16 null");
     checkThrows(() -> Tensor.fromHost(null, new long[] {2}, "f8", p, b),
         Status.INVALID_ARGUMENT, "unknown dtype \"f8\"", "unknown dtype");
     try (NdSbp s2 = NdSbp.parse("S(2)")) {
@@ -358,6 +358,32 @@ public final class TensorTest {
     }
   }
 
+  // f16/bf16 as raw bits. By hand from the formats: f16 1, 2, 0.5, 3 are 0x3c00, 0x4000,
+  // 0x3800, 0x4200 and their doubles 2, 4, 1, 6 are 0x4000, 0x4400, 0x3c00, 0x4600;
+  // bf16 is float's top half.
+  private static void halfBits(Placement p, NdSbp s0) {
+    short[][] in = {{0x3c00, 0x4000, 0x3800, 0x4200}, {0x3f80, 0x4000, 0x3f00, 0x4040}};
+    short[][] doubled = {{0x4000, 0x4400, 0x3c00, 0x4600}, {0x4000, 0x4080, 0x3f80, 0x40c0}};
+    String[] dtypes = {"f16", "bf16"};
+    for (int k = 0; k < 2; ++k) {
+      try (Tensor x = Tensor.fromHostBits(in[k], new long[] {4}, dtypes[k], p, s0);
+          Tensor sum = x.add(x)) {
+        checkEq(x.dtype(), dtypes[k], "half dtype");
+        check(Arrays.equals(x.toBitsArray(), in[k]), dtypes[k] + " round trip");
+        check(Arrays.equals(sum.toBitsArray(), doubled[k]), dtypes[k] + " x + x");
+      }
+    }
+    checkThrows(() -> Tensor.fromHostBits(new short[2], new long[] {2}, "f32", p, s0),
+        Status.INVALID_ARGUMENT, "Tensor.fromHostBits: dtype f32 is not a 2-byte float",
+        "fromHostBits f32");
+    checkThrows(() -> Tensor.fromHostBits(new short[2], new long[] {3}, "f16", p, s0),
+        Status.INVALID_ARGUMENT, "Tensor.fromHostBits: data has 2 elements", "fromHostBits len");
+    try (Tensor f = Tensor.fromHost(new float[] {1}, new long[] {1}, p, s0)) {
+      checkThrows(() -> f.toBitsArray(), Status.INVALID_ARGUMENT,
+          "Tensor.toBitsArray: dtype f32 is not a 2-byte float", "toBitsArray f32");
+    }
+  }
+
   public static void main(String[] args) {
     try (Placement p = Placement.parse("cpu:[0]");
         NdSbp s0 = NdSbp.parse("S(0)");
@@ -366,6 +392,7 @@ public final class TensorTest {
       ops(p, s0, b);
       generatedOps(p, s0, b);
       cuda(s0, b);
+      halfBits(p, s0);
     }
     Thread fresh = new Thread(() -> checkThrows(() -> Inference.explainLast(),
         Status.FAILED_PRECONDITION, "this thread has run no op yet", "explainLast fresh"));
