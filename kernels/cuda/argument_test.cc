@@ -174,7 +174,7 @@ std::vector<OpCall> EmptyCalls() {
   const Shape e{0, 4};
   std::vector<OpCall> calls;
   for (const char* op : {"relu", "gelu", "exp", "neg", "sqrt", "tanh", "sigmoid", "identity",
-                         "softmax", "log_softmax", "abs"}) {
+                         "softmax", "log_softmax", "abs", "log", "sin", "cos"}) {
     calls.push_back({op, {T(e)}, {}, {}});
   }
   for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
@@ -220,6 +220,25 @@ std::vector<OpCall> EmptyCalls() {
                     {"start", AttrValue::Ints({0, 0})},
                     {"step", AttrValue::Ints({1, 1})}},
                    {}});
+  for (const char* op : {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
+    calls.push_back({op, {T(e), T({4})}, {}, {}});
+  }
+  calls.push_back({"where", {T(e, DType::kBool), T(e), T({4})}, {}, {}});
+  calls.push_back({"argmax", {T(e)}, {{"axis", AttrValue::Int(1)}}, {}});
+  calls.push_back({"cumsum", {T(e)}, {{"axis", AttrValue::Int(1)}}, {}});
+  for (const char* op : {"var", "std"}) {
+    calls.push_back({op, {T(e)}, {{"axes", AttrValue::Ints({1})}}, {}});
+  }
+  calls.push_back({"expand", {T({0, 1})}, {{"shape", AttrValue::Ints({0, 4})}}, {}});
+  calls.push_back({"flatten", {T({0, 2, 3})}, {}, {}});
+  calls.push_back({"squeeze", {T({0, 1, 4})}, {{"axes", AttrValue::Ints({1})}}, {}});
+  calls.push_back({"unsqueeze", {T(e)}, {{"axis", AttrValue::Int(0)}}, {}});
+  // reduction 0 (none): a per-row loss of no rows; mean and sum would write one element.
+  for (const char* op : {"nll_loss", "cross_entropy"}) {
+    calls.push_back({op, {T(e), T({0}, i64)}, {{"reduction", AttrValue::Int(0)}}, {}});
+  }
+  calls.push_back({"sgd_update", {T(e), T(e), T(e)}, {{"momentum", AttrValue::Float(0.9)}}, {}});
+  calls.push_back({"adam_update", {T(e), T(e), T(e), T(e)}, {}, {}});
   return calls;
 }
 
