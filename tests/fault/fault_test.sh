@@ -47,5 +47,6 @@ echo "mpirun exit status: $rc (not used: after a fault it does not reflect the s
 last=$((np - 2))
 # In stall mode the stopped rank, once continued, reports too.
 [[ "$mode" == stall ]] && last=$((np - 1))
-source "$(dirname "$0")/survivors.sh"
+# From the runfiles: other packages run this script too (tests/serve).
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/fault/survivors.sh"
 check_survivors "$dir" "$last"

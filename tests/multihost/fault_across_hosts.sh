@@ -22,5 +22,5 @@ flags=(--hosts 3 --enable-recovery --timeout 20)
 [ "$mode" = unplug ] && flags+=(--tear-down-last-host-when "$dir/fault_time")
 "$multihost" "${flags[@]}" -- "$program" "$mode" "$dir"
 echo "multihost.sh exit status: $? (not used)"
-source "$(dirname "$0")/../fault/survivors.sh"
+source "$TEST_SRCDIR/$TEST_WORKSPACE/tests/fault/survivors.sh"
 check_survivors "$dir" 1
