@@ -38,6 +38,14 @@ class MpiTensorTest(unittest.TestCase):
         self.assertGreater(SIZE, 1)
         self.assertEqual(len(WORLD), SIZE)
 
+    def test_synchronize(self):
+        # cpu pieces: returns at once on every rank, and on a rank outside the placement.
+        t = ts.tensor(values((2, 3)), placement=ts.placement("cpu", ranks=[0]), sbp="B")
+        self.assertIsNone(t.synchronize())
+        with self.assertRaisesRegex(ts.InvalidArgumentError,
+                                    'tess_tensor_synchronize: argument "tensor" is NULL'):
+            ts.tensor_synchronize(None)
+
     def test_ops_to_global_numpy(self):
         x, y, w = values((5, 3)), values((5, 3), 5), values((3, 4), 9)
         want = (np.maximum((x + y) * x, 0) @ w).sum(axis=0)

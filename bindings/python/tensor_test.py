@@ -343,13 +343,6 @@ class DataTest(TensorTestCase):
         self.assertTesseraError(ts.InvalidArgumentError, "S(5)", t.to_global,
                                 sbp=ts.sbp.split(5))
 
-    def test_synchronize(self):
-        t = ts.tensor(self.values((2, 3)), placement=self.p, sbp="B")
-        self.assertIsNone(t.synchronize())  # cpu: returns at once
-        self.assertTesseraError(ts.InvalidArgumentError,
-                                'tess_tensor_synchronize: argument "tensor" is NULL',
-                                ts.tensor_synchronize, None)
-
     def test_raw_buffers_are_checked(self):
         t = ts.tensor(self.values((2, 3)), placement=self.p, sbp="B")
         small = bytearray(8)
