@@ -360,9 +360,9 @@ TEST(OptimizerTest, BadParametersAreRejectedByIndex) {
   // The output of a recorded op (its record has a grad_fn): "not a leaf", not "does not
   // require a gradient".
   std::vector<autograd::Variable> outs;
-  ASSERT_TRUE(autograd::Apply(*op::OpRegistry::Global().Find("relu").value(), &mlp->params[0], 1,
-                              {}, &outs)
-                  .ok());
+  ASSERT_TRUE(
+      autograd::Apply(*op::OpRegistry::Global().Find("relu").value(), &mlp->params[0], 1, {}, &outs)
+          .ok());
   params = {&outs[0]};
   EXPECT_EQ(message(params), "Optimizer: parameter 0 ([4,6] f32 " +
                                  mlp->config.placement.ToString() +
