@@ -9,7 +9,8 @@
 #                        from Debian, unpacked there without root)
 #   gpu/runs.txt         NP COMMAND per line: every MPI test binary at 1, 2 and 3 ranks
 #                        (ranks share the one GPU, so multi-rank NCCL cases skip, saying
-#                        so), the single-process tests at 1, and the benchmarks
+#                        so), the single-process tests at 1, and the benchmarks (gpu_bench,
+#                        the training step eager vs plan on cuda, PyTorch's rows)
 #   gpu/device_run.sh    the runner (from ../shared/gpu)
 #
 # Then, with the device tool: `bash gpu/device_run.sh` carrying gpu/. docs/gpu.md,
@@ -34,7 +35,7 @@ single_tests=(
   //core/device:pinned_staging_test
   //core/comm/nccl:strided_copy_test
 )
-benches=(//bench/gpu:gpu_bench)
+benches=(//bench/gpu:gpu_bench //bench/train_plan:train_plan_bench)
 
 if [ "${1:-}" != "--no-build" ]; then
   bazel build --config=cuda -c opt "${mpi_tests[@]}" "${single_tests[@]}" "${benches[@]}" >&2
@@ -58,7 +59,13 @@ install -m 644 bench/gpu/torch_bench.py "$stage/bin/"
 # per-target libraries of dynamically linked tests) and from Debian packages the GPU
 # image does not have. The C library, libstdc++, CUDA, cuBLAS and NCCL are there; Open
 # MPI comes from the debs.
-ldd "$stage"/bin/* 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+# ldd reads the binaries where Bazel left them: their RUNPATHs find the per-target
+# libraries of dynamically linked tests there, not in the staged copies.
+built=()
+for label in "${mpi_tests[@]}" "${single_tests[@]}" "${benches[@]}"; do
+  built+=("$(binary_of "$label")")
+done
+{ ldd "${built[@]}" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
   while read -r lib; do
     case "$lib" in
       "$out"/* | */bazel-out/* | */libopenblas* | */libgfortran* | */libquadmath* | */libgtest* | \
@@ -85,11 +92,19 @@ cp "$debs_cache"/*.deb "$stage/debs/"
     for label in "${mpi_tests[@]}"; do echo "$np bin/$(basename "$(binary_of "$label")")"; done
   done
   echo "1 bin/gpu_bench"
+  echo "1 bin/train_plan_bench 10 1024 5 cuda"
+  echo "1 bin/train_plan_bench 10 256 5 cuda"
+  echo "1 bin/train_plan_bench 10 1024 5 cpu"
+  echo "3 bin/train_plan_bench 10 1024 5 cpu"
   echo "1 python3 bin/torch_bench.py"
 } > gpu/runs.txt
 
 tar cJf gpu/payload.tar.xz -C "$stage" .
 cp ../shared/gpu/device_run.sh gpu/ 2>/dev/null ||
   echo "gpu_payload: ../shared/gpu/device_run.sh not found; copy a runner to gpu/" >&2
+# The shared runner reads runs.txt on the loop's stdin, which mpirun also reads (and
+# forwards to rank 0): the first run swallowed the rest. Each run gets /dev/null instead.
+[ -f gpu/device_run.sh ] && chmod u+w gpu/device_run.sh &&
+  sed -i 's|\$MPI -np "\$np" \$cmd) >|$MPI -np "$np" $cmd) </dev/null >|' gpu/device_run.sh
 grep -qx '/gpu/' .git/info/exclude 2>/dev/null || echo '/gpu/' >> .git/info/exclude
 echo "gpu_payload: gpu/payload.tar.xz $(du -h gpu/payload.tar.xz | cut -f1), $(grep -vc '^#' gpu/runs.txt) runs"

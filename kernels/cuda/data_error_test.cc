@@ -66,6 +66,11 @@ std::vector<OpCall> BadDataCalls() {
         FromValues(Shape{3}, DType::kI64, {7, 0, 1})},
        {},
        {HostTensor(Shape{2, 3}, DType::kI64)}},
+      {"adam_update_at_step",
+       {x, x, x, x, FromValues(Shape{}, DType::kI64, {0})},
+       {},
+       {HostTensor(Shape{2, 3}, DType::kF64), HostTensor(Shape{2, 3}, DType::kF64),
+        HostTensor(Shape{2, 3}, DType::kF64)}},
   };
 }
 
@@ -98,6 +103,14 @@ TEST_F(DataErrorTest, ReportedAtSynchronizeStreamWithTheCpuMessage) {
 // outside the inputs.
 TEST_F(DataErrorTest, TheCallSucceedsAndOutputsAreDefined) {
   const std::vector<OpCall> calls = BadDataCalls();
+  // The n-th call of `op` in BadDataCalls (found by name: the list grows).
+  const auto nth = [&](const std::string& op, int n) -> const OpCall& {
+    for (const OpCall& c : calls) {
+      if (c.op == op && n-- == 0) return c;
+    }
+    ADD_FAILURE() << "BadDataCalls has no such " << op << " call";
+    return calls.front();
+  };
   const auto run = [&](const OpCall& c) {
     CudaCall call(c.op, c.inputs, c.attrs, c.outputs, stream_);
     const Status launched = call.Launch();
@@ -106,13 +119,14 @@ TEST_F(DataErrorTest, TheCallSucceedsAndOutputsAreDefined) {
     return call.Outputs();
   };
   // gather [[0, 1], [4, 2]] of a [4,3] table: row 4 does not exist and reads as zeros.
-  cpu::ExpectValues(run(calls[0])[0], {0, 1, 2, 10, 11, 12, 0, 0, 0, 20, 21, 22});
+  cpu::ExpectValues(run(nth("gather", 0))[0], {0, 1, 2, 10, 11, 12, 0, 0, 0, 20, 21, 22});
   // div's zero divisor gives 0; the others divide.
-  cpu::ExpectValues(run(calls[7])[0], {1, 1, 1, 1, 0, 1});
+  cpu::ExpectValues(run(nth("div", 0))[0], {1, 1, 1, 1, 0, 1});
   // A bad label's loss is NaN; prob and the other row's loss are the CPU's.
-  const std::vector<HostTensor> xent = run(calls[5]);
+  const OpCall& xent_call = nth("sparse_softmax_cross_entropy", 0);
+  const std::vector<HostTensor> xent = run(xent_call);
   Result<std::vector<HostTensor>> expected =
-      cpu::RunOp(calls[5].op, {calls[5].inputs[0], FromValues(Shape{2}, DType::kI32, {1, 0})});
+      cpu::RunOp(xent_call.op, {xent_call.inputs[0], FromValues(Shape{2}, DType::kI32, {1, 0})});
   ASSERT_TRUE(expected.ok()) << expected.status().ToString();
   cpu::ExpectValues(xent[0], (*expected)[0].Values(), 1e-12);
   EXPECT_NEAR(xent[1].Get(0), (*expected)[1].Get(0), 1e-12);

@@ -120,6 +120,10 @@ struct Bits<1> {
   using type = uint8_t;
 };
 template <>
+struct Bits<2> {
+  using type = uint16_t;
+};
+template <>
 struct Bits<4> {
   using type = uint32_t;
 };
@@ -129,12 +133,15 @@ struct Bits<8> {
 };
 
 // Calls fn(Type<U>{}) with U the unsigned type of `dtype`'s size (every supported
-// dtype has 1 (bool), 4 or 8 bytes).
+// dtype has 1 (bool), 2 (f16, bf16), 4 or 8 bytes).
 template <typename Fn>
 Status VisitBits(DType dtype, Fn&& fn) {
-  if (DTypeSize(dtype) == 8) return fn(Type<Bits<8>::type>{});
-  if (DTypeSize(dtype) == 1) return fn(Type<Bits<1>::type>{});
-  return fn(Type<Bits<4>::type>{});
+  switch (DTypeSize(dtype)) {
+    case 8: return fn(Type<Bits<8>::type>{});
+    case 2: return fn(Type<Bits<2>::type>{});
+    case 1: return fn(Type<Bits<1>::type>{});
+    default: return fn(Type<Bits<4>::type>{});
+  }
 }
 
 // Maps the flat row-major index of a contiguous output to the element offsets of N

@@ -1,7 +1,7 @@
 // transpose, reshape (squeeze, unsqueeze, flatten), concat, slice and expand on CUDA: elements move
-// as bits (4 or 8 bytes), so one kernel per element size serves every dtype. transpose and slice
-// write the output in order and find each source element through an IndexMap over the merged axes;
-// when the merged map is a plain contiguous run the copy is a cudaMemcpyAsync. reshape is a
+// as bits (1, 2, 4 or 8 bytes), so one kernel per element size serves every dtype. transpose and
+// slice write the output in order and find each source element through an IndexMap over the merged
+// axes; when the merged map is a plain contiguous run the copy is a cudaMemcpyAsync. reshape is a
 // device-to-device copy into the caller's output (whose local shape the caller computed). concat
 // copies each input's [outer, chunk] block into its columns of the output.
 #include <cuda_runtime.h>

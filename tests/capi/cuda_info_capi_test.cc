@@ -42,6 +42,16 @@ constexpr int32_t kBuiltWithCuda = 0;
 #endif
 
 // Declared first, so it runs before any test initialises the runtime.
+// Finalizes the runtime a test initialized, after the last test: a process that
+// initialized MPI and exits without finalizing fails its job under mpirun (as on a lent
+// GPU machine, where every binary runs under mpirun).
+class FinalizeRuntimeAtEnd : public ::testing::Environment {
+ public:
+  void TearDown() override { tess_runtime_finalize(); }
+};
+::testing::Environment* const kFinalizeAtEnd =
+    ::testing::AddGlobalTestEnvironment(new FinalizeRuntimeAtEnd);
+
 TEST(CudaInfoCapiTest, AnswersBeforeInitAndMatchesTheBuildAndTheRuntime) {
   int32_t rank = kUntouched;
   ASSERT_EQ(tess_runtime_world_rank(&rank), TESS_FAILED_PRECONDITION)
