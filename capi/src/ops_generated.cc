@@ -56,6 +56,35 @@ tess_status tess_adam_update(tess_tensor** out_new_param, tess_tensor** out_new_
   TESS_CAPI_END
 }
 
+tess_status tess_adam_update_at_step(tess_tensor** out_new_param, tess_tensor** out_new_exp_avg,
+                                     tess_tensor** out_new_exp_avg_sq, const tess_tensor* param,
+                                     const tess_tensor* grad, const tess_tensor* exp_avg,
+                                     const tess_tensor* exp_avg_sq, const tess_tensor* step,
+                                     double lr, double beta1, double beta2, double eps,
+                                     double weight_decay, int32_t decoupled) {
+  TESS_CAPI_REQUIRE(out_new_param);
+  TESS_CAPI_REQUIRE(out_new_exp_avg);
+  TESS_CAPI_REQUIRE(out_new_exp_avg_sq);
+  TESS_CAPI_REQUIRE(param);
+  TESS_CAPI_REQUIRE(grad);
+  TESS_CAPI_REQUIRE(exp_avg);
+  TESS_CAPI_REQUIRE(exp_avg_sq);
+  TESS_CAPI_REQUIRE(step);
+  TESS_CAPI_BEGIN
+  static const tessera::op::OpDef* const def = TypedOpDef("adam_update_at_step");
+  thread_local TypedOpAttrs attrs;
+  attrs.SetFloat("lr", lr);
+  attrs.SetFloat("beta1", beta1);
+  attrs.SetFloat("beta2", beta2);
+  attrs.SetFloat("eps", eps);
+  attrs.SetFloat("weight_decay", weight_decay);
+  attrs.SetBool("decoupled", decoupled != 0);
+  tess_tensor** const outs[] = {out_new_param, out_new_exp_avg, out_new_exp_avg_sq};
+  const tess_tensor* const inputs[] = {param, grad, exp_avg, exp_avg_sq, step};
+  return RunTypedOp(__func__, def, inputs, 5, attrs.map(), outs, 3);
+  TESS_CAPI_END
+}
+
 tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y) {
   TESS_CAPI_REQUIRE(out);
   TESS_CAPI_REQUIRE(x);

@@ -15,13 +15,22 @@ std::atomic<StreamErrorSource>& Source() {
   return source;
 }
 
+std::atomic<StreamErrorPrefetch>& Prefetch() {
+  static std::atomic<StreamErrorPrefetch> prefetch{nullptr};
+  return prefetch;
+}
+
 }  // namespace
 
-void SetStreamErrorSource(StreamErrorSource source) {
+void SetStreamErrorSource(StreamErrorSource source, StreamErrorPrefetch prefetch) {
+  Prefetch().store(prefetch, std::memory_order_release);
   Source().store(source, std::memory_order_release);
 }
 
 Status SynchronizeStream(void* stream) {
+  if (const StreamErrorPrefetch prefetch = Prefetch().load(std::memory_order_acquire)) {
+    TESS_RETURN_IF_ERROR(prefetch(stream));
+  }
   const cudaError_t err = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess) return CudaError("cudaStreamSynchronize", err);
   const StreamErrorSource source = Source().load(std::memory_order_acquire);

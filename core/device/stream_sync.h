@@ -16,10 +16,14 @@ namespace device {
 // Called after `stream` finished all its work: the first error recorded on it since the
 // last call (which it clears), else OK.
 using StreamErrorSource = Status (*)(void* stream);
+// Called before the wait: queues on `stream` what the source reads after it (a copy of
+// the error record into host memory), so that one wait covers the work and the copy.
+using StreamErrorPrefetch = Status (*)(void* stream);
 
-// Installs the one source (a later call replaces it; nullptr removes it). Meant for
-// static initialisers of the library that records the errors. Thread-safe.
-void SetStreamErrorSource(StreamErrorSource source);
+// Installs the one source and its prefetch (a later call replaces both; nullptr removes
+// them). Meant for static initialisers of the library that records the errors.
+// Thread-safe.
+void SetStreamErrorSource(StreamErrorSource source, StreamErrorPrefetch prefetch = nullptr);
 
 // Waits for all work on `stream` (a cudaStream_t on the current device; null is the
 // legacy default stream). A CUDA execution error (INTERNAL) if the stream failed, else

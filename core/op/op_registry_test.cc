@@ -14,6 +14,7 @@ TEST(OpRegistryTest, GlobalHasTheIssueOpSet) {
   std::vector<std::string> expected = {
       "abs",
       "adam_update",
+      "adam_update_at_step",
       "add",
       "add_n",
       "argmax",

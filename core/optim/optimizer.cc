@@ -106,7 +106,7 @@ OverlapStats Optimizer::overlap_stats() const {
 }
 
 Status Optimizer::ApplyUpdate(const op::OpDef& def, size_t i, const op::AttrMap& attrs,
-                              std::vector<Tensor>* outputs) {
+                              std::vector<Tensor>* outputs, const Tensor* step) {
   const Variable& p = *params_[i];
   const Tensor& value = p.value;
   const int num_states = NumStates(options_.algorithm);
@@ -120,6 +120,7 @@ Status Optimizer::ApplyUpdate(const op::OpDef& def, size_t i, const op::AttrMap&
   }
   std::vector<Tensor> inputs = {value, p.meta->grad};
   inputs.insert(inputs.end(), state.begin(), state.end());
+  if (step != nullptr) inputs.push_back(*step);
   // The parameter's layout for the parameter and every output: inference boxes the
   // gradient (and nothing else) to it.
   std::vector<infer::SbpConstraint> pins = {{false, 0, value->nd_sbp()}};

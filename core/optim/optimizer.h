@@ -130,9 +130,10 @@ class Optimizer {
   // The parameters' gradients are dropped afterwards (they are placeholders). Plan runs
   // are not counted in step_count(). SGD's attributes are those of a step after the first
   // (first_step false): with zero state and dampening 0 that equals the first step too.
-  // Adam / AdamW also get a step counter per parameter (a scalar variable starting at
-  // step_count()), since adam_update's bias correction is a fixed attribute: the new
-  // parameter is recorded as elementwise ops on it (capture_step.cc).
+  // Adam / AdamW also get a step counter per parameter (an i64 scalar variable starting
+  // at step_count(), incremented every run), since adam_update's bias correction is a
+  // fixed attribute: the update is adam_update_at_step, which reads the counter
+  // (capture_step.cc).
   // Errors: FAILED_PRECONDITION without an active capture, or for SGD with momentum and
   // dampening != 0 on a parameter that took no eager step yet (its first step differs);
   // UNIMPLEMENTED in fused mode; CaptureAssign's and the ops' errors, naming the parameter.
@@ -156,10 +157,11 @@ class Optimizer {
  private:
   Optimizer(std::vector<autograd::Variable*> params, const OptimizerOptions& options);
   Status StepPerTensor();
-  // Runs (or, capturing, records) the update op of parameter i on (param, grad, state),
-  // creating its state as zeros first if it has none, pinned to the parameter's layout.
+  // Runs (or, capturing, records) the update op of parameter i on (param, grad, state,
+  // then `step` when given), creating its state as zeros first if it has none, pinned to
+  // the parameter's layout.
   Status ApplyUpdate(const op::OpDef& def, size_t i, const op::AttrMap& attrs,
-                     std::vector<tensor::Tensor>* outputs);
+                     std::vector<tensor::Tensor>* outputs, const tensor::Tensor* step = nullptr);
 
   std::vector<autograd::Variable*> params_;
   OptimizerOptions options_;

@@ -86,13 +86,19 @@ op::AttrMap UpdateAttrs(const OptimizerOptions& o, int64_t step) {
             {"weight_decay", AttrValue::Float(o.weight_decay)},
             {"first_step", AttrValue::Bool(step == 1)}};
   }
+  op::AttrMap attrs = AdamAttrsWithoutStep(o);
+  attrs.Set("step", AttrValue::Int(step));
+  return attrs;
+}
+
+op::AttrMap AdamAttrsWithoutStep(const OptimizerOptions& o) {
+  using op::AttrValue;
   return {{"lr", AttrValue::Float(o.lr)},
           {"beta1", AttrValue::Float(o.beta1)},
           {"beta2", AttrValue::Float(o.beta2)},
           {"eps", AttrValue::Float(o.eps)},
           {"weight_decay", AttrValue::Float(o.weight_decay)},
-          {"decoupled", AttrValue::Bool(o.algorithm == Algorithm::kAdamW)},
-          {"step", AttrValue::Int(step)}};
+          {"decoupled", AttrValue::Bool(o.algorithm == Algorithm::kAdamW)}};
 }
 
 }  // namespace optim

@@ -64,6 +64,8 @@ Status ValidateOptions(const OptimizerOptions& options);
 // `step` (counting from 1) of a parameter.
 const char* UpdateOpName(Algorithm algorithm);
 op::AttrMap UpdateAttrs(const OptimizerOptions& options, int64_t step);
+// Adam / AdamW's attributes of adam_update_at_step, which reads the step from a tensor.
+op::AttrMap AdamAttrsWithoutStep(const OptimizerOptions& options);
 // The state tensors the update op carries besides param and grad: 1 for SGD (the
 // momentum buffer), 2 for Adam / AdamW (exp_avg, exp_avg_sq).
 int NumStates(Algorithm algorithm);

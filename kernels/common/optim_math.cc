@@ -19,34 +19,42 @@ Result<SgdCoef<double>> ReadSgdCoef(const KernelContext& ctx) {
   return c;
 }
 
-Result<AdamCoef<double>> ReadAdamCoef(const KernelContext& ctx) {
-  TESS_ASSIGN_OR_RETURN(const double lr, FloatAttr(ctx, "lr"));
-  TESS_ASSIGN_OR_RETURN(const double beta1, FloatAttr(ctx, "beta1"));
-  TESS_ASSIGN_OR_RETURN(const double beta2, FloatAttr(ctx, "beta2"));
+Result<AdamCoef<double>> ReadAdamCoefWithoutStep(const KernelContext& ctx, AdamStepTerms* terms) {
+  TESS_ASSIGN_OR_RETURN(terms->lr, FloatAttr(ctx, "lr"));
+  TESS_ASSIGN_OR_RETURN(terms->beta1, FloatAttr(ctx, "beta1"));
+  TESS_ASSIGN_OR_RETURN(terms->beta2, FloatAttr(ctx, "beta2"));
   TESS_ASSIGN_OR_RETURN(const double eps, FloatAttr(ctx, "eps"));
   TESS_ASSIGN_OR_RETURN(const double weight_decay, FloatAttr(ctx, "weight_decay"));
   TESS_ASSIGN_OR_RETURN(const bool decoupled, BoolAttr(ctx, "decoupled"));
-  TESS_ASSIGN_OR_RETURN(const int64_t step, IntAttr(ctx, "step"));
-  if (step < 1) {
-    return KernelError(ctx, "attribute \"step\" is " + std::to_string(step) + "; expected >= 1");
-  }
-  const double bias1 = 1 - std::pow(beta1, static_cast<double>(step));
-  const double bias2 = 1 - std::pow(beta2, static_cast<double>(step));
   AdamCoef<double> c{};
-  c.beta1 = beta1;
-  c.one_minus_beta1 = 1 - beta1;
-  c.beta2 = beta2;
-  c.one_minus_beta2 = 1 - beta2;
+  c.beta1 = terms->beta1;
+  c.one_minus_beta1 = 1 - terms->beta1;
+  c.beta2 = terms->beta2;
+  c.one_minus_beta2 = 1 - terms->beta2;
   c.eps = eps;
   c.weight_decay = weight_decay;
-  c.decay = 1 - lr * weight_decay;
-  c.step_size = lr / bias1;
-  c.sqrt_bias2 = std::sqrt(bias2);
+  c.decay = 1 - terms->lr * weight_decay;
   c.decoupled = decoupled;
   return c;
 }
 
-Status CheckUpdateOperands(const KernelContext& ctx) {
+Result<AdamCoef<double>> ReadAdamCoef(const KernelContext& ctx) {
+  AdamStepTerms terms{};
+  TESS_ASSIGN_OR_RETURN(AdamCoef<double> c, ReadAdamCoefWithoutStep(ctx, &terms));
+  TESS_ASSIGN_OR_RETURN(const int64_t step, IntAttr(ctx, "step"));
+  if (step < 1) {
+    return KernelError(ctx, "attribute \"step\" is " + std::to_string(step) + "; expected >= 1");
+  }
+  SetAdamStep(terms, step, &c);
+  return c;
+}
+
+std::string AdamStepError(int64_t step) {
+  return "input \"step\" is " + std::to_string(step) +
+         "; expected >= 1 (the number of this step, counting from 1)";
+}
+
+Status CheckUpdateOperands(const KernelContext& ctx, int num_inputs) {
   const LocalTensor& param = ctx.inputs[0];
   // The name is built only on failure: a successful call allocates nothing.
   auto check = [&](const LocalTensor& t, bool is_input, int slot) -> Status {
@@ -57,7 +65,8 @@ Status CheckUpdateOperands(const KernelContext& ctx) {
                                 " but \"param\" is " + param.shape.ToString() + " " +
                                 DTypeName(param.dtype));
   };
-  for (int i = 1; i < ctx.num_inputs; ++i) {
+  const int checked = num_inputs < 0 ? ctx.num_inputs : num_inputs;
+  for (int i = 1; i < checked; ++i) {
     TESS_RETURN_IF_ERROR(check(ctx.inputs[i], true, i));
   }
   for (int i = 0; i < ctx.num_outputs; ++i) {

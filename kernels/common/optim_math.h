@@ -9,6 +9,7 @@
 #define TESSERA_KERNELS_COMMON_OPTIM_MATH_H_
 
 #include <cmath>
+#include <string>
 
 #include "core/common/exact_minmax.h"  // TESS_HOST_DEVICE
 #include "core/common/status.h"
@@ -77,13 +78,34 @@ TESS_HOST_DEVICE inline void AdamElement(const AdamCoef<T>& c, S param_s, S grad
   *new_param = param - c.step_size * m / (std::sqrt(v) / c.sqrt_bias2 + c.eps);
 }
 
+// The step-dependent coefficients of step `step` (>= 1): one formula for the host, which
+// knows the step when it reads the attributes, and adam_update_at_step's CUDA kernel,
+// which reads it from device memory. Computed in double, then stored as T.
+struct AdamStepTerms {
+  double lr, beta1, beta2;
+};
+template <typename T>
+TESS_HOST_DEVICE inline void SetAdamStep(const AdamStepTerms& s, int64_t step, AdamCoef<T>* c) {
+  const double bias1 = 1 - std::pow(s.beta1, static_cast<double>(step));
+  const double bias2 = 1 - std::pow(s.beta2, static_cast<double>(step));
+  c->step_size = T(s.lr / bias1);
+  c->sqrt_bias2 = T(std::sqrt(bias2));
+}
+
 // The attributes of an sgd_update / adam_update call (OpDef defaults filled in).
 Result<SgdCoef<double>> ReadSgdCoef(const KernelContext& ctx);
 Result<AdamCoef<double>> ReadAdamCoef(const KernelContext& ctx);
+// adam_update_at_step's attributes: the coefficients but the step's (set by SetAdamStep
+// from *terms once the step is known).
+Result<AdamCoef<double>> ReadAdamCoefWithoutStep(const KernelContext& ctx, AdamStepTerms* terms);
+// adam_update_at_step's error for a step number below 1, without the op's name (the CPU
+// kernel's and the CUDA data check's message).
+std::string AdamStepError(int64_t step);
 
-// Every input and output has input 0's shape and dtype (the kernels walk them as one
-// flat index range); INVALID_ARGUMENT naming the first that does not.
-Status CheckUpdateOperands(const KernelContext& ctx);
+// Inputs 0 .. num_inputs - 1 (all of them when -1) and every output have input 0's shape
+// and dtype (the kernels walk them as one flat index range); INVALID_ARGUMENT naming the
+// first that does not.
+Status CheckUpdateOperands(const KernelContext& ctx, int num_inputs = -1);
 
 }  // namespace kernels
 }  // namespace tessera

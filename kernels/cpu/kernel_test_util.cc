@@ -244,6 +244,11 @@ const std::map<std::string, ExampleCall>& ExampleCalls() {
                            {"step", AttrValue::Ints({2, 1})}}};
     (*c)["sgd_update"] = {{m, m, m}, {{"momentum", AttrValue::Float(0.9)}}};
     (*c)["adam_update"] = {{m, m, m, m}, {{"step", AttrValue::Int(2)}}};
+    (*c)["adam_update_at_step"] = {
+        {m, m, m, m, Shape{}},
+        {},
+        {DType::kF32, DType::kF32, DType::kF32, DType::kF32, DType::kI64},
+        1};
     return c;
   }();
   return *calls;
@@ -255,7 +260,7 @@ std::vector<HostTensor> ExampleInputs(const ExampleCall& call, std::mt19937* rng
     const DType dt = call.dtypes.empty() ? DType::kF32 : call.dtypes[i];
     const bool floating = dt == DType::kF32 || dt == DType::kF64;
     ins.push_back(floating ? Random(call.inputs[i], dt, rng, 0.5, 2)
-                           : Random(call.inputs[i], dt, rng, 0, 1));
+                           : Random(call.inputs[i], dt, rng, call.int_low, call.int_low + 1));
   }
   return ins;
 }

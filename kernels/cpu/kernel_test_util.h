@@ -123,11 +123,13 @@ struct ExampleCall {
   std::vector<Shape> inputs;
   op::AttrMap attrs;
   std::vector<DType> dtypes = {};
+  // Integer inputs are drawn from [int_low, int_low + 1] (a step number counts from 1).
+  double int_low = 0;
 };
 // An example call of every built-in op, by name.
 const std::map<std::string, ExampleCall>& ExampleCalls();
 // Random inputs for `call`: floats in [0.5, 2) (inside every op's domain), integers in
-// [0, 1] (valid indices for every example).
+// [int_low, int_low + 1] (valid indices for every example).
 std::vector<HostTensor> ExampleInputs(const ExampleCall& call, std::mt19937* rng);
 
 using op::AttrMap;

@@ -27,9 +27,8 @@ Status SgdUpdateKernel(const KernelContext& ctx) {
   });
 }
 
-Status AdamUpdateKernel(const KernelContext& ctx) {
-  TESS_RETURN_IF_ERROR(CheckUpdateOperands(ctx));
-  TESS_ASSIGN_OR_RETURN(const AdamCoef<double> coef, ReadAdamCoef(ctx));
+// One Adam step over every element with the coefficients of the call's step.
+Status RunAdam(const KernelContext& ctx, const AdamCoef<double>& coef) {
   return Dispatch<DTypeSet::kFloating>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const AdamCoef<Compute<T>> c = coef.As<Compute<T>>();
@@ -46,12 +45,33 @@ Status AdamUpdateKernel(const KernelContext& ctx) {
   });
 }
 
+Status AdamUpdateKernel(const KernelContext& ctx) {
+  TESS_RETURN_IF_ERROR(CheckUpdateOperands(ctx));
+  TESS_ASSIGN_OR_RETURN(const AdamCoef<double> coef, ReadAdamCoef(ctx));
+  return RunAdam(ctx, coef);
+}
+
+// adam_update with the step number read from input 4, an i64 scalar.
+Status AdamUpdateAtStepKernel(const KernelContext& ctx) {
+  TESS_RETURN_IF_ERROR(CheckUpdateOperands(ctx, 4));
+  AdamStepTerms terms{};
+  TESS_ASSIGN_OR_RETURN(AdamCoef<double> coef, ReadAdamCoefWithoutStep(ctx, &terms));
+  // An empty parameter takes no step: the step number is not read (nor checked), as on
+  // the GPU, where reading it would launch a kernel with nothing to write.
+  if (ctx.inputs[0].shape.num_elements() == 0) return Status::Ok();
+  const int64_t step = *In<int64_t>(ctx, 4);
+  if (step < 1) return KernelError(ctx, AdamStepError(step));
+  SetAdamStep(terms, step, &coef);
+  return RunAdam(ctx, coef);
+}
+
 }  // namespace
 
 Status RegisterOptimKernels(KernelRegistry* r) {
   const KernelEntry kernels[] = {
       {"sgd_update", Checked<SgdUpdateKernel>},
       {"adam_update", Checked<AdamUpdateKernel>},
+      {"adam_update_at_step", Checked<AdamUpdateAtStepKernel>},
   };
   return RegisterAll(r, Device::kCpu, kernels);
 }

@@ -1,4 +1,5 @@
-// sgd_update and adam_update against PyTorch's documented update rules
+// sgd_update, adam_update (and adam_update_at_step, bit for bit adam_update) against
+// PyTorch's documented update rules
 // (torch.optim.SGD / Adam / AdamW "Algorithm" boxes), written here as a naive loop per
 // element, and against values worked out by hand.
 #include <gtest/gtest.h>
@@ -119,6 +120,16 @@ void CheckAdam(const Adam& o, DType dtype) {
     HostTensor grad = Random(kShape, dtype, &rng);
     auto out = RunOp("adam_update", {param, grad, m, v}, AdamAttrs(o, t));
     ASSERT_TRUE(out.ok()) << out.status().ToString();
+    // adam_update_at_step reads the same step from a tensor: the same bits.
+    const AttrMap attrs = AdamAttrs(o, t);
+    AttrMap without_step;
+    for (const auto& [name, value] : attrs.entries()) {
+      if (name != "step") without_step.Set(name, value);
+    }
+    const HostTensor step = FromValues(Shape{}, DType::kI64, {static_cast<double>(t)});
+    auto at_step = RunOp("adam_update_at_step", {param, grad, m, v, step}, without_step);
+    ASSERT_TRUE(at_step.ok()) << at_step.status().ToString();
+    for (int k = 0; k < 3; ++k) ExpectValues((*at_step)[k], (*out)[k].Values(), 0);
     AdamReference(o, t, rp, grad.Values(), rm, rv);
     ExpectValues((*out)[0], rp, dtype == DType::kF32 ? 1e-5 : 1e-12);
     ExpectValues((*out)[1], rm);
@@ -218,6 +229,12 @@ TEST(OptimUpdateKernelTest, MismatchedOperandsAreErrors) {
       "sgd_update: input \"param\" has dtype i32; the cpu kernel supports f32, f64, f16, bf16");
   EXPECT_EQ(ErrorOf("adam_update", {a, a, a, a}, {{"step", AttrValue::Int(0)}}, {a, a, a}),
             "adam_update: attribute \"step\" is 0; expected >= 1");
+  const HostTensor step0 = FromValues(Shape{}, DType::kI64, {0});
+  EXPECT_EQ(ErrorOf("adam_update_at_step", {a, a, a, a, step0}, {}, {a, a, a}),
+            "adam_update_at_step: input \"step\" is 0; expected >= 1 (the number of this step, "
+            "counting from 1)");
+  EXPECT_EQ(ErrorOf("adam_update_at_step", {a, a, b, a, step0}, {}, {a, a, a}),
+            "adam_update_at_step: input \"exp_avg\" is [2] f32 but \"param\" is [3] f32");
 }
 
 }  // namespace

@@ -239,6 +239,7 @@ std::vector<OpCall> EmptyCalls() {
   }
   calls.push_back({"sgd_update", {T(e), T(e), T(e)}, {{"momentum", AttrValue::Float(0.9)}}, {}});
   calls.push_back({"adam_update", {T(e), T(e), T(e), T(e)}, {}, {}});
+  calls.push_back({"adam_update_at_step", {T(e), T(e), T(e), T(e), T({}, i64)}, {}, {}});
   return calls;
 }
 

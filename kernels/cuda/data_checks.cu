@@ -17,7 +17,9 @@ __global__ void CheckKernel(const I* values, int64_t n, DataCheckInfo info,
                             DataErrorRecord* record) {
   for (int64_t i = GlobalThread(); i < n; i += GridThreads()) {
     const I v = values[i];
-    const bool bad = kNonZero ? v == I(0) : (v < I(0) || static_cast<int64_t>(v) >= info.bound);
+    const bool bad =
+        kNonZero ? v == I(0)
+                 : (static_cast<int64_t>(v) < info.lower || static_cast<int64_t>(v) >= info.bound);
     // Only the claiming thread writes the rest, so the record stays one offender's.
     if (bad && atomicCAS(&record->claimed, 0u, 1u) == 0u) {
       record->flat = i;

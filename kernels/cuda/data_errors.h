@@ -33,9 +33,14 @@ namespace cuda {
 
 // The first data error a kernel recorded on `stream` (a cudaStream_t on the current
 // device) since the last call, as INVALID_ARGUMENT with the CPU kernel's message, which
-// it clears; else OK. Waits for the stream. Installed as the device layer's
-// StreamErrorSource, so device::SynchronizeStream reports it. Thread-safe.
+// it clears; else OK. Waits for the stream, unless a PrefetchDataError copy is pending
+// (its caller then waited). Installed as the device layer's StreamErrorSource, so
+// device::SynchronizeStream reports it. Thread-safe.
 Status TakeDataError(void* stream);
+// Queues a copy of the stream's record into pinned host memory, which the next
+// TakeDataError reads instead of copying and waiting again. Installed as the device
+// layer's StreamErrorPrefetch (SynchronizeStream calls it before its wait).
+Status PrefetchDataError(void* stream);
 
 // Process-wide; see the file comment. Thread-safe.
 void SetSynchronousDataChecks(bool on);

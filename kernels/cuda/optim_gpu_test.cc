@@ -1,5 +1,5 @@
-// sgd_update and adam_update on CUDA against the CPU kernels (themselves checked against
-// PyTorch's rules in kernels/cpu/optim_test.cc), on a GPU.
+// sgd_update, adam_update and adam_update_at_step on CUDA against the CPU kernels (themselves
+// checked against PyTorch's rules in kernels/cpu/optim_test.cc), on a GPU.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -43,10 +43,18 @@ TEST_F(OptimGpuTest, SgdAndAdamMatchTheCpuKernels) {
                              stream_);
       }
       for (const AttrMap& a : adam) {
-        ExpectCudaMatchesCpu("adam_update",
-                             {Random(s, dt, &rng), Random(s, dt, &rng), Random(s, dt, &rng),
-                              Random(s, dt, &rng, 0, 2)},
-                             a, stream_);
+        const std::vector<HostTensor> in = {Random(s, dt, &rng), Random(s, dt, &rng),
+                                            Random(s, dt, &rng), Random(s, dt, &rng, 0, 2)};
+        ExpectCudaMatchesCpu("adam_update", in, a, stream_);
+        // The same step read from a tensor on the device.
+        AttrMap without_step;
+        for (const auto& [name, value] : a.entries()) {
+          if (name != "step") without_step.Set(name, value);
+        }
+        std::vector<HostTensor> at_step = in;
+        at_step.push_back(
+            FromValues(Shape{}, DType::kI64, {static_cast<double>(a.Find("step")->int_value())}));
+        ExpectCudaMatchesCpu("adam_update_at_step", at_step, without_step, stream_);
       }
     }
   }

@@ -11,6 +11,7 @@
 #include "core/device/cuda_error.h"
 #include "kernels/common/axis_plans.h"
 #include "kernels/common/kernel_plans.h"
+#include "kernels/common/optim_math.h"
 #include "kernels/cuda/data_errors.h"
 
 namespace tessera {
@@ -85,6 +86,8 @@ Status DataError(const DataErrorRecord& r) {
     case DataCheck::kCrossEntropyTarget:
       return InvalidArgument("cross_entropy: " +
                              TargetError("logits", data, checked, r.flat, r.value));
+    case DataCheck::kAdamStep:
+      return InvalidArgument("adam_update_at_step: " + AdamStepError(r.value));
   }
   return Internal("SynchronizeStream: data error record of unknown kind " +
                   std::to_string(static_cast<int>(info.kind)));
@@ -163,9 +166,30 @@ Result<StreamState*> GetStreamState(void* stream) {
     cudaFree(record);
     return device::CudaError("cudaMemsetAsync", err);
   }
-  StreamState* state = new StreamState(device, s, record);
+  DataErrorRecord* mirror = nullptr;
+  err = cudaHostAlloc(reinterpret_cast<void**>(&mirror), sizeof(DataErrorRecord),
+                      cudaHostAllocDefault);
+  if (err != cudaSuccess) {
+    cudaFree(record);
+    return device::CudaError("cudaHostAlloc(" + std::to_string(sizeof(DataErrorRecord)) + " bytes)",
+                             err);
+  }
+  StreamState* state = new StreamState(device, s, record, mirror);
   slot->store(state, std::memory_order_release);
   return state;
+}
+
+Status PrefetchDataError(void* stream) {
+  TESS_ASSIGN_OR_RETURN(StreamState * state, FindStreamState(stream));
+  if (state == nullptr) return Status::Ok();  // no kernel here ever checked data
+  const cudaError_t err =
+      cudaMemcpyAsync(state->host_mirror(), state->record(), sizeof(DataErrorRecord),
+                      cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream));
+  if (err != cudaSuccess) {
+    return device::CudaError("SynchronizeStream: queueing the data error record's copy", err);
+  }
+  state->mirror_queued().store(true, std::memory_order_release);
+  return Status::Ok();
 }
 
 Status TakeDataError(void* stream) {
@@ -173,13 +197,18 @@ Status TakeDataError(void* stream) {
   TESS_ASSIGN_OR_RETURN(StreamState * state, FindStreamState(stream));
   if (state == nullptr) return Status::Ok();  // no kernel here ever checked data
   DataErrorRecord record;
-  cudaError_t err =
-      cudaMemcpyAsync(&record, state->record(), sizeof(record), cudaMemcpyDeviceToHost, s);
-  if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-  if (err != cudaSuccess)
-    return device::CudaError("SynchronizeStream: reading the data error record", err);
+  if (state->mirror_queued().exchange(false, std::memory_order_acq_rel)) {
+    // SynchronizeStream queued the copy before its wait, which it covered.
+    record = *state->host_mirror();
+  } else {
+    cudaError_t err =
+        cudaMemcpyAsync(&record, state->record(), sizeof(record), cudaMemcpyDeviceToHost, s);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    if (err != cudaSuccess)
+      return device::CudaError("SynchronizeStream: reading the data error record", err);
+  }
   if (record.claimed == 0) return Status::Ok();
-  err = cudaMemsetAsync(state->record(), 0, sizeof(DataErrorRecord), s);
+  const cudaError_t err = cudaMemsetAsync(state->record(), 0, sizeof(DataErrorRecord), s);
   if (err != cudaSuccess)
     return device::CudaError("SynchronizeStream: clearing the data error record", err);
   return DataError(record);
@@ -187,7 +216,8 @@ Status TakeDataError(void* stream) {
 
 // The device layer's SynchronizeStream reports this family's data errors from the moment
 // the library is loaded (it is alwayslink).
-const bool kDataErrorsInstalled = (device::SetStreamErrorSource(&TakeDataError), true);
+const bool kDataErrorsInstalled =
+    (device::SetStreamErrorSource(&TakeDataError, &PrefetchDataError), true);
 
 void SetSynchronousDataChecks(bool on) { SyncChecksFlag().store(on, std::memory_order_relaxed); }
 

@@ -15,6 +15,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -34,6 +35,7 @@ enum class DataCheck : int {
   kZeroDivisor = 4,         // div: integer divisors != 0
   kNllTarget = 5,           // nll_loss: targets in [0, bound)
   kCrossEntropyTarget = 6,  // cross_entropy: targets in [0, bound)
+  kAdamStep = 7,            // adam_update_at_step: the step number >= 1 (lower = 1)
 };
 
 // Everything a data error's message needs besides the offender: the checked tensor's
@@ -43,6 +45,7 @@ struct DataCheckInfo {
   DataCheck kind = DataCheck::kGatherIndex;
   int axis = 0;  // gather's axis
   int checked_ndim = 0, data_ndim = 0;
+  int64_t lower = 0;  // range checks: values in [lower, bound)
   int64_t bound = 0;
   int64_t checked_dims[Shape::kMaxDims] = {};
   int64_t data_dims[Shape::kMaxDims] = {};
@@ -65,14 +68,20 @@ Status CublasError(const std::string& call, cublasStatus_t status);
 
 class StreamState {
  public:
-  StreamState(int device, cudaStream_t stream, DataErrorRecord* record)
-      : device_(device), stream_(stream), record_(record) {}
+  StreamState(int device, cudaStream_t stream, DataErrorRecord* record,
+              DataErrorRecord* host_mirror)
+      : device_(device), stream_(stream), record_(record), host_mirror_(host_mirror) {}
   StreamState(const StreamState&) = delete;
   StreamState& operator=(const StreamState&) = delete;
 
   int device() const { return device_; }
   cudaStream_t stream() const { return stream_; }
   DataErrorRecord* record() const { return record_; }
+  // Pinned host memory the record is copied into before a SynchronizeStream waits
+  // (PrefetchDataError), so reading it after the wait costs no second round trip.
+  DataErrorRecord* host_mirror() const { return host_mirror_; }
+  // Set when a copy into the mirror was queued and not yet read.
+  std::atomic<bool>& mirror_queued() { return mirror_queued_; }
 
   // A cuBLAS handle may not be used by two threads at once: hold this from Blas() until
   // the last cuBLAS call is enqueued. Contended only by threads sharing a stream.
@@ -85,6 +94,8 @@ class StreamState {
   const int device_;
   const cudaStream_t stream_;
   DataErrorRecord* const record_;
+  DataErrorRecord* const host_mirror_;
+  std::atomic<bool> mirror_queued_{false};
   std::mutex blas_mu_;
   cublasHandle_t blas_ = nullptr;  // guarded by blas_mu_
 };

@@ -350,6 +350,14 @@ void AddOptimOps(std::vector<OpCase>* t) {
                 "[5,7] f64 adamw step 1",
                 {F64({5, 7}), F64({5, 7}), F64({5, 7}), F64({5, 7}, Fill::kPositive)},
                 {{"decoupled", AttrValue::Bool(true)}, {"weight_decay", AttrValue::Float(0.1)}}});
+  t->push_back({"adam_update_at_step",
+                "[7,5] adamw, the step from a tensor",
+                {F32({7, 5}),
+                 F32({7, 5}),
+                 F32({7, 5}),
+                 F32({7, 5}, Fill::kPositive),
+                 {Shape{}, DType::kI64, Fill::kStep, 0}},
+                {{"decoupled", AttrValue::Bool(true)}, {"weight_decay", AttrValue::Float(0.1)}}});
 }
 
 }  // namespace
@@ -394,6 +402,7 @@ kernels::cpu::HostTensor MakeInput(const InputSpec& spec, int index) {
         break;
       }
       case Fill::kIndex: v = static_cast<double>((i * 5 + s) % spec.range); break;
+      case Fill::kStep: v = static_cast<double>(h % 4 + 1); break;
     }
     t.Set(i, v);
   }

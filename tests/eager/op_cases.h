@@ -24,6 +24,7 @@ enum class Fill {
   kPositive,  // multiples of 1/4 in [0.25, 4] (sqrt's domain)
   kNonZero,   // multiples of 1/4 in +-[0.25, 2] (divisors)
   kIndex,     // integers in [0, range) (indices and labels)
+  kStep,      // integers in [1, 4] (step numbers)
 };
 
 struct InputSpec {

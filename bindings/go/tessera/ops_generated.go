@@ -45,6 +45,27 @@ func AdamUpdate(param *Tensor, grad *Tensor, expAvg *Tensor, expAvgSq *Tensor, l
 	return newTensor(outNewParam[0]), newTensor(outNewExpAvg[0]), newTensor(outNewExpAvgSq[0]), nil
 }
 
+// AdamUpdateAtStep is adam_update with the step number (from 1) read from the i64 scalar
+// tensor step when the kernel runs, so a captured plan's bias corrections advance with it
+// (op adam_update_at_step). Attributes: lr: float = 0.001, beta1: float = 0.9, beta2: float
+// = 0.999, eps: float = 1e-08, weight_decay: float = 0, decoupled: bool = false. Returns
+// new_param, new_exp_avg, new_exp_avg_sq. Collective.
+func AdamUpdateAtStep(param *Tensor, grad *Tensor, expAvg *Tensor, expAvgSq *Tensor, step *Tensor, lr float64, beta1 float64, beta2 float64, eps float64, weightDecay float64, decoupled bool) (*Tensor, *Tensor, *Tensor, error) {
+	outNewParam := []uintptr{0}
+	outNewExpAvg := []uintptr{0}
+	outNewExpAvgSq := []uintptr{0}
+	err := capi.Adam_update_at_step(outNewParam, outNewExpAvg, outNewExpAvgSq, param.c(), grad.c(), expAvg.c(), expAvgSq.c(), step.c(), lr, beta1, beta2, eps, weightDecay, flag(decoupled))
+	runtime.KeepAlive(param)
+	runtime.KeepAlive(grad)
+	runtime.KeepAlive(expAvg)
+	runtime.KeepAlive(expAvgSq)
+	runtime.KeepAlive(step)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return newTensor(outNewParam[0]), newTensor(outNewExpAvg[0]), newTensor(outNewExpAvgSq[0]), nil
+}
+
 // Add is x + y, numpy broadcasting (op add). Collective.
 func Add(x *Tensor, y *Tensor) (*Tensor, error) {
 	out := []uintptr{0}

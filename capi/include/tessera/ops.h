@@ -58,6 +58,19 @@ TESS_API tess_status tess_adam_update(tess_tensor** out_new_param, tess_tensor**
                                       const tess_tensor* exp_avg_sq, double lr, double beta1,
                                       double beta2, double eps, double weight_decay,
                                       int32_t decoupled, int64_t step);
+/* adam_update_at_step: adam_update with the step number (from 1) read from the i64 scalar
+ * tensor step when the kernel runs, so a captured plan's bias corrections advance with it.
+ * Attributes (C: every one is a parameter): lr: float = 0.001, beta1: float = 0.9, beta2:
+ * float = 0.999, eps: float = 1e-08, weight_decay: float = 0, decoupled: bool = false. */
+TESS_API tess_status tess_adam_update_at_step(tess_tensor** out_new_param,
+                                              tess_tensor** out_new_exp_avg,
+                                              tess_tensor** out_new_exp_avg_sq,
+                                              const tess_tensor* param, const tess_tensor* grad,
+                                              const tess_tensor* exp_avg,
+                                              const tess_tensor* exp_avg_sq,
+                                              const tess_tensor* step, double lr, double beta1,
+                                              double beta2, double eps, double weight_decay,
+                                              int32_t decoupled);
 /* add: x + y, numpy broadcasting. */
 TESS_API tess_status tess_add(tess_tensor** out, const tess_tensor* x, const tess_tensor* y);
 /* add_n: sum of k >= 2 same-shape inputs. */

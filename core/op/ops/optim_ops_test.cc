@@ -1,5 +1,6 @@
-// Shapes, signatures and attribute checks of sgd_update and adam_update (the values
-// are tested against PyTorch's formulas in kernels/cpu/optim_test.cc).
+// Shapes, signatures and attribute checks of sgd_update, adam_update and
+// adam_update_at_step (the values are tested against PyTorch's formulas in
+// kernels/cpu/optim_test.cc).
 #include <gtest/gtest.h>
 
 #include "core/op/op_test_util.h"
@@ -40,6 +41,45 @@ TEST(AdamUpdateTest, ShapesAndSignatures) {
                      "new_exp_avg:S(0), new_exp_avg_sq:S(0)",
                      "param:B, grad:B, exp_avg:B, exp_avg_sq:B -> new_param:B, new_exp_avg:B, "
                      "new_exp_avg_sq:B"}));
+}
+
+// adam_update's signatures, with the step number broadcast to every rank.
+TEST(AdamUpdateAtStepTest, ShapesAndSignatures) {
+  std::vector<TensorDesc> in = Descs({{2, 3}, {2, 3}, {2, 3}, {2, 3}});
+  in.push_back({Shape{}, DType::kI64});
+  auto r = InferShapes("adam_update_at_step", in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 3u);
+  for (const TensorDesc& d : *r) {
+    EXPECT_EQ(d.shape, Shape({2, 3}));
+    EXPECT_EQ(d.dtype, DType::kF32);
+  }
+  EXPECT_EQ(Sigs("adam_update_at_step", in),
+            (Strings{"param:S(0), grad:S(0), exp_avg:S(0), exp_avg_sq:S(0), step:B -> "
+                     "new_param:S(0), new_exp_avg:S(0), new_exp_avg_sq:S(0)",
+                     "param:S(1), grad:S(1), exp_avg:S(1), exp_avg_sq:S(1), step:B -> "
+                     "new_param:S(1), new_exp_avg:S(1), new_exp_avg_sq:S(1)",
+                     "param:B, grad:B, exp_avg:B, exp_avg_sq:B, step:B -> new_param:B, "
+                     "new_exp_avg:B, new_exp_avg_sq:B"}));
+}
+
+TEST(AdamUpdateAtStepTest, BadInputsNameTheArgument) {
+  std::vector<TensorDesc> in = Descs({{4}, {4}, {4}, {4}});
+  in.push_back({Shape{}, DType::kI32});
+  EXPECT_EQ(ShapeError("adam_update_at_step", in),
+            "adam_update_at_step: input \"step\" is i32 []; expected an i64 scalar (shape [])");
+  in.back() = {Shape{1}, DType::kI64};
+  EXPECT_EQ(ShapeError("adam_update_at_step", in),
+            "adam_update_at_step: input \"step\" is i64 [1]; expected an i64 scalar (shape [])");
+  in.back() = {Shape{}, DType::kI64};
+  in[3] = {Shape{5}, DType::kF32};
+  EXPECT_EQ(ShapeError("adam_update_at_step", in),
+            "adam_update_at_step: input \"exp_avg_sq\" has shape [5] but \"param\" has [4]");
+  in[3] = {Shape{4}, DType::kF32};
+  EXPECT_EQ(ShapeError("adam_update_at_step", in, {{"beta1", AttrValue::Float(1)}}),
+            "adam_update_at_step: attribute \"beta1\" is 1; expected a value in [0, 1)");
+  EXPECT_EQ(ShapeError("adam_update_at_step", in, {{"lr", AttrValue::Float(-1)}}),
+            "adam_update_at_step: attribute \"lr\" is -1; expected a finite value >= 0");
 }
 
 TEST(OptimUpdateTest, BadInputsNameTheArgument) {

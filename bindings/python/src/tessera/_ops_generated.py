@@ -8,17 +8,17 @@ operators and the conveniences (numbers as tensors, reduce's `axis`)."""
 from . import _capi
 from ._attrs import as_bool, as_dtype, as_ints
 
-__all__ = ["abs", "adam_update", "add", "add_n", "argmax", "batch_matmul", "bias_add",
-           "cast", "concat", "cos", "cross_entropy", "cumsum", "div", "embedding",
-           "equal", "equal_mask", "exp", "expand", "flatten", "gather", "gather_grad",
-           "gelu", "gelu_grad", "greater", "greater_equal", "identity", "layer_norm",
-           "less", "less_equal", "log", "log_softmax", "matmul", "maximum", "minimum",
-           "mul", "neg", "nll_loss", "not_equal", "pow", "reduce_max", "reduce_mean",
-           "reduce_min", "reduce_sum", "relu", "relu_grad", "reshape", "scalar_add",
-           "scalar_mul", "sgd_update", "sigmoid", "sin", "slice", "slice_grad", "softmax",
-           "sparse_softmax_cross_entropy", "sparse_softmax_cross_entropy_grad", "sqrt",
-           "squeeze", "std", "sub", "tanh", "transpose", "unsqueeze", "var", "where",
-           "xlogy"]
+__all__ = ["abs", "adam_update", "adam_update_at_step", "add", "add_n", "argmax",
+           "batch_matmul", "bias_add", "cast", "concat", "cos", "cross_entropy", "cumsum",
+           "div", "embedding", "equal", "equal_mask", "exp", "expand", "flatten",
+           "gather", "gather_grad", "gelu", "gelu_grad", "greater", "greater_equal",
+           "identity", "layer_norm", "less", "less_equal", "log", "log_softmax", "matmul",
+           "maximum", "minimum", "mul", "neg", "nll_loss", "not_equal", "pow",
+           "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu_grad",
+           "reshape", "scalar_add", "scalar_mul", "sgd_update", "sigmoid", "sin", "slice",
+           "slice_grad", "softmax", "sparse_softmax_cross_entropy",
+           "sparse_softmax_cross_entropy_grad", "sqrt", "squeeze", "std", "sub", "tanh",
+           "transpose", "unsqueeze", "var", "where", "xlogy"]
 
 
 def abs(x):
@@ -34,6 +34,17 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, lr=0.001, beta1=0.9, beta2=0.9
     return tuple(_capi.adam_update(param, grad, exp_avg, exp_avg_sq, float(lr), float(beta1),
                                    float(beta2), float(eps), float(weight_decay),
                                    as_bool(decoupled), int(step)))
+
+
+def adam_update_at_step(param, grad, exp_avg, exp_avg_sq, step, lr=0.001, beta1=0.9, beta2=0.999, eps=1e-08, weight_decay=0.0, decoupled=False):
+    """adam_update with the step number (from 1) read from the i64 scalar tensor step
+    when the kernel runs, so a captured plan's bias corrections advance with it.
+    Attributes: lr: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, eps: float
+    = 1e-08, weight_decay: float = 0, decoupled: bool = false. Returns (new_param,
+    new_exp_avg, new_exp_avg_sq)."""
+    return tuple(_capi.adam_update_at_step(param, grad, exp_avg, exp_avg_sq, step, float(lr),
+                                           float(beta1), float(beta2), float(eps),
+                                           float(weight_decay), as_bool(decoupled)))
 
 
 def add(x, y):

@@ -87,6 +87,69 @@ public final class Ops {
     return adamUpdate(param, grad, expAvg, expAvgSq, 0.001, 0.9, 0.999, 1e-08, 0.0, false, 1L);
   }
 
+  /** adam_update with the step number (from 1) read from the i64 scalar tensor step when
+   * the kernel runs, so a captured plan's bias corrections advance with it. Attributes: lr:
+   * float = 0.001, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-08,
+   * weight_decay: float = 0, decoupled: bool = false. Returns {new_param, new_exp_avg,
+   * new_exp_avg_sq}. */
+  public static Tensor[] adamUpdateAtStep(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                          Tensor step, double lr, double beta1, double beta2,
+                                          double eps, double weightDecay, boolean decoupled) {
+    long[] outNewParam = {0};
+    long[] outNewExpAvg = {0};
+    long[] outNewExpAvgSq = {0};
+    TesseraJNI.adam_update_at_step(outNewParam, outNewExpAvg, outNewExpAvgSq, Handle.ptr(param),
+                                   param, Handle.ptr(grad), grad, Handle.ptr(expAvg), expAvg,
+                                   Handle.ptr(expAvgSq), expAvgSq, Handle.ptr(step), step, lr,
+                                   beta1, beta2, eps, weightDecay, decoupled ? 1 : 0);
+    return new Tensor[] {new Tensor(outNewParam[0]), new Tensor(outNewExpAvg[0]), new Tensor(outNewExpAvgSq[0])};
+  }
+
+  /** adam_update_at_step with decoupled = false. */
+  public static Tensor[] adamUpdateAtStep(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                          Tensor step, double lr, double beta1, double beta2,
+                                          double eps, double weightDecay) {
+    return adamUpdateAtStep(param, grad, expAvg, expAvgSq, step, lr, beta1, beta2, eps, weightDecay,
+                            false);
+  }
+
+  /** adam_update_at_step with weight_decay = 0, decoupled = false. */
+  public static Tensor[] adamUpdateAtStep(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                          Tensor step, double lr, double beta1, double beta2,
+                                          double eps) {
+    return adamUpdateAtStep(param, grad, expAvg, expAvgSq, step, lr, beta1, beta2, eps, 0.0, false);
+  }
+
+  /** adam_update_at_step with eps = 1e-08, weight_decay = 0, decoupled = false. */
+  public static Tensor[] adamUpdateAtStep(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                          Tensor step, double lr, double beta1, double beta2) {
+    return adamUpdateAtStep(param, grad, expAvg, expAvgSq, step, lr, beta1, beta2, 1e-08, 0.0,
+                            false);
+  }
+
+  /** adam_update_at_step with beta2 = 0.999, eps = 1e-08, weight_decay = 0, decoupled =
+   * false. */
+  public static Tensor[] adamUpdateAtStep(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                          Tensor step, double lr, double beta1) {
+    return adamUpdateAtStep(param, grad, expAvg, expAvgSq, step, lr, beta1, 0.999, 1e-08, 0.0,
+                            false);
+  }
+
+  /** adam_update_at_step with beta1 = 0.9, beta2 = 0.999, eps = 1e-08, weight_decay = 0,
+   * decoupled = false. */
+  public static Tensor[] adamUpdateAtStep(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                          Tensor step, double lr) {
+    return adamUpdateAtStep(param, grad, expAvg, expAvgSq, step, lr, 0.9, 0.999, 1e-08, 0.0, false);
+  }
+
+  /** adam_update_at_step with lr = 0.001, beta1 = 0.9, beta2 = 0.999, eps = 1e-08,
+   * weight_decay = 0, decoupled = false. */
+  public static Tensor[] adamUpdateAtStep(Tensor param, Tensor grad, Tensor expAvg, Tensor expAvgSq,
+                                          Tensor step) {
+    return adamUpdateAtStep(param, grad, expAvg, expAvgSq, step, 0.001, 0.9, 0.999, 1e-08, 0.0,
+                            false);
+  }
+
   /** x + y, numpy broadcasting. */
   public static Tensor add(Tensor x, Tensor y) {
     long[] out = {0};
