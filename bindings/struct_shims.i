@@ -74,8 +74,8 @@ static tess_status tess_shim_plan_compile(tess_plan** out, const tess_program* p
 
 static tess_status tess_shim_plan_instance_get_stats(
     int64_t* out_registers, int64_t* out_steps, int64_t* out_boxing_steps, int64_t* out_runs,
-    int64_t* out_allocator_calls, int64_t* out_heap_allocations,
-    const tess_plan_instance* instance) {
+    int64_t* out_allocator_calls, int64_t* out_heap_allocations, int64_t* out_cuda_graphs,
+    int64_t* out_cuda_graph_launches, const tess_plan_instance* instance) {
   tess_plan_stats s = TESS_PLAN_STATS_INIT;
   tess_status status = tess_plan_instance_get_stats(&s, instance);
   if (status != TESS_OK) return status;
@@ -85,6 +85,8 @@ static tess_status tess_shim_plan_instance_get_stats(
   *out_runs = s.runs;
   *out_allocator_calls = s.allocator_calls_last_run;
   *out_heap_allocations = s.heap_allocations_last_run;
+  *out_cuda_graphs = s.cuda_graphs;
+  *out_cuda_graph_launches = s.cuda_graph_launches;
   return TESS_OK;
 }
 

@@ -427,7 +427,7 @@ TESS_HANDLE(tess_optimizer, Optimizer)
   T* out_batch_rows, T* out_batch_requests, T* out_queue_seconds, T* out_run_seconds,
   T* out_heap_allocations_last_batch, T* previous, T* out_num_params, T* out_num_buckets,
   T* out_allreduces_in_backward, T* out_allreduce_seconds, T* out_allreduce_wait_seconds,
-  T* out_state_bytes
+  T* out_state_bytes, T* out_cuda_graphs, T* out_cuda_graph_launches
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)

@@ -166,6 +166,8 @@ class CompileAndRunTest(PlanTestCase):
         self.assertGreater(stats["registers"], 0)
         self.assertEqual(stats["allocator_calls_last_run"], 0)
         self.assertEqual(stats["heap_allocations_last_run"], -1)  # the .so does not count
+        # CUDA graph replay is for cuda placements only.
+        self.assertEqual((stats["cuda_graphs"], stats["cuda_graph_launches"]), (0, 0))
         (case,) = stats["mem_cases"]
         self.assertEqual(case["name"], "cpu")
         self.assertGreater(case["lower_bound"], 0)

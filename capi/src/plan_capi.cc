@@ -533,6 +533,8 @@ tess_status tess_plan_instance_get_stats(tess_plan_stats* out, const tess_plan_i
   full.runs = s.num_runs;
   full.allocator_calls_last_run = s.allocator_calls_last_run;
   full.heap_allocations_last_run = s.heap_allocations_last_run;
+  full.cuda_graphs = s.cuda_graphs;
+  full.cuda_graph_launches = s.cuda_graph_launches;
   return Report(tessera::capi::WriteStats(
       __func__, "out", "tess_plan_stats", full,
       TESS_STRUCT_SIZE_UP_TO(tess_plan_stats, heap_allocations_last_run), out));

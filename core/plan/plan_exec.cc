@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/boxing/boxing.h"
+#include "core/comm/env_config.h"
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/nccl/group_agreement.h"
 #include "core/memory/caching_allocator.h"
@@ -168,6 +169,26 @@ Status PlanInstance::Bind() {
                                    static_cast<size_t>(variable.local_bytes()),
                                    register_on_device(r)});
   }
+  return SetUpGraphReplay();
+}
+
+Status PlanInstance::SetUpGraphReplay() {
+  if (device_ == nullptr) return Status::Ok();
+  TESS_ASSIGN_OR_RETURN(std::optional<bool> enabled, comm::EnvFlag("TESSERA_CUDA_GRAPHS"));
+  if (enabled.has_value() && !*enabled) return Status::Ok();
+  // Only device work can sit in a graph: a boxing step stages through host registers and
+  // waits, a cpu kernel or host assign runs on the host.
+  bool any_kernel = false;
+  for (const CompiledStep& step : plan_->steps) {
+    if (step.kind == StepKind::kBoxing) return Status::Ok();
+    if (step.kernel == nullptr) continue;
+    if (step.device != DeviceType::kCuda) return Status::Ok();
+    any_kernel = true;
+  }
+  for (const BoundAssign& a : assigns_) {
+    if (!a.on_device && a.bytes > 0) return Status::Ok();
+  }
+  if (any_kernel) graphs_.resize(static_cast<size_t>(plan_->input_register_num));
   return Status::Ok();
 }
 
@@ -202,7 +223,41 @@ Status PlanInstance::BoxThroughHost(const BoundStep& b) {
   return tensor::CopyHostToDevice(*device_, b.outputs[0].data, b.host_dst, bytes);
 }
 
-Status PlanInstance::Execute() {
+Status PlanInstance::Execute(int slot) {
+  if (graphs_.empty()) return ExecuteSteps();
+  SlotGraph& g = graphs_[static_cast<size_t>(slot)];
+  if (g.graph != nullptr) {
+    TESS_RETURN_IF_ERROR(g.graph->Launch());
+    graph_launches_.fetch_add(1, std::memory_order_relaxed);
+    return Status::Ok();
+  }
+  // The first run sets up what a capture cannot (plan_exec.h), and a refused slot stays
+  // on plain launches.
+  if (g.refused || g.plain_runs == 0) {
+    TESS_RETURN_IF_ERROR(ExecuteSteps());
+    ++g.plain_runs;
+    return Status::Ok();
+  }
+  Result<std::unique_ptr<tensor::CudaGraph>> graph =
+      tensor::CudaGraph::Capture(*device_, [this] { return ExecuteSteps(); });
+  if (!graph.ok()) {
+    // Nothing ran: run the steps plainly, which also reports an error of the steps
+    // themselves as plain launches would.
+    g.refused = true;
+    {
+      std::lock_guard<std::mutex> lock(graph_refusal_mu_);
+      graph_refusal_ = graph.status().ToString();
+    }
+    return ExecuteSteps();
+  }
+  g.graph = std::move(graph).value();
+  graphs_captured_.fetch_add(1, std::memory_order_relaxed);
+  TESS_RETURN_IF_ERROR(g.graph->Launch());
+  graph_launches_.fetch_add(1, std::memory_order_relaxed);
+  return Status::Ok();
+}
+
+Status PlanInstance::ExecuteSteps() {
   for (BoundStep& b : steps_) {
     const CompiledStep& step = *b.step;
     if (step.kind == StepKind::kBoxing) {
@@ -221,7 +276,8 @@ Status PlanInstance::Execute() {
   // After every step, so each step read the variables' old contents (program.h).
   for (const BoundAssign& a : assigns_) {
     if (a.on_device) {
-      TESS_RETURN_IF_ERROR(tensor::CopyDeviceToDevice(*device_, a.dst, a.src, a.bytes));
+      // Queued behind the steps: stream order keeps every reader of the variable after it.
+      TESS_RETURN_IF_ERROR(tensor::CopyDeviceToDeviceAsync(*device_, a.dst, a.src, a.bytes));
     } else if (a.bytes > 0) {
       std::memcpy(a.dst, a.src, a.bytes);
     }
@@ -248,6 +304,12 @@ PlanStats PlanInstance::stats() const {
   s.allocator_calls_last_run = allocator_calls_last_run_;
   s.heap_allocations_last_push = heap_allocations_last_push_;
   s.allocator_calls_last_push = allocator_calls_last_push_;
+  s.cuda_graphs = graphs_captured_.load(std::memory_order_relaxed);
+  s.cuda_graph_launches = graph_launches_.load(std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> refusal_lock(graph_refusal_mu_);
+    s.cuda_graph_refusal = graph_refusal_;
+  }
   return s;
 }
 

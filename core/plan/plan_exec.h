@@ -59,6 +59,17 @@
 // rank there. Otherwise such errors (kernels/cuda/data_errors.h) surface where data
 // leaves the device: OutputLocal and OutputTensor, which wait for the stream.
 //
+// CUDA graph replay. A plan whose steps are all cuda kernels (no boxing step, no cpu
+// step: one rank, or layouts that need no boxing) replays each slot as a CUDA graph: the
+// slot's first run launches its kernels one by one (it sets up cuBLAS, the kernels'
+// per-stream state, the workspaces), the second captures them and the variable assigns
+// into a graph (core/tensor/cuda_graph.h) and launches it, and every later run is one
+// cudaGraphLaunch. The kernels' arguments point at registers and variables, which never
+// move, and at the slot's input registers, hence a graph per slot. A capture the stream
+// refuses (TESSERA_CUDA_SYNC_CHECKS makes every kernel wait) leaves that slot on plain
+// launches for good, with the reason kept; TESSERA_CUDA_GRAPHS=0 turns replay off.
+// stats() counts the graphs and their launches.
+//
 // Allocation: after warm-up (the first runs grow the boxing workspaces and communicator
 // caches) RunPushed, Run, and Push of local pieces or same-nd-sbp eager tensors make no
 // heap allocation and no allocator call, host or device; stats() shows it per call. The
@@ -66,11 +77,13 @@
 #ifndef TESSERA_CORE_PLAN_PLAN_EXEC_H_
 #define TESSERA_CORE_PLAN_PLAN_EXEC_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/boxing/boxing_layouts.h"
@@ -82,6 +95,7 @@
 #include "core/plan/mem_case.h"
 #include "core/plan/register_manager.h"
 #include "core/tensor/cuda_device.h"
+#include "core/tensor/cuda_graph.h"
 #include "core/tensor/global_tensor.h"
 
 namespace tessera::plan {
@@ -116,6 +130,12 @@ struct PlanStats {
   // The same for the last Push (Run's feeding is not a Push here).
   int64_t heap_allocations_last_push = -1;
   int64_t allocator_calls_last_push = 0;
+  // CUDA graph replay (file comment): slots captured as a graph, and runs that launched
+  // one; both 0 on cpu placements, with TESSERA_CUDA_GRAPHS=0, or where capture failed.
+  int64_t cuda_graphs = 0;
+  int64_t cuda_graph_launches = 0;
+  // Why the last refused capture failed; empty when none was.
+  std::string cuda_graph_refusal;
 };
 
 class PlanInstance {
@@ -247,7 +267,13 @@ class PlanInstance {
   explicit PlanInstance(std::shared_ptr<const CompiledPlan> plan) : plan_(std::move(plan)) {}
   Status Bind();
   kernels::LocalTensor Bound(const Operand& o, const Shape& shape, DType dtype) const;
-  Status Execute();
+  // Runs the steps on slot `slot` (inputs already patched in): through the slot's CUDA
+  // graph where there is one (file comment), else ExecuteSteps.
+  Status Execute(int slot);
+  // Queues or runs every step, then the assigns.
+  Status ExecuteSteps();
+  // Sizes graphs_ when the plan can replay as CUDA graphs (file comment); end of Bind.
+  Status SetUpGraphReplay();
   Status BoxThroughHost(const BoundStep& b);
   Status CheckOutputIndex(const char* where, size_t i) const;
   // Output and the functions built on it, whose errors name `where`.
@@ -290,6 +316,19 @@ class PlanInstance {
   const tensor::CudaDevice* device_ = nullptr;
   // The world, for the device boxing's agreement; looked up by the first such step.
   comm::Communicator* world_ = nullptr;
+  // CUDA graph replay, by slot; empty when the plan cannot replay (file comment). Used by
+  // the one thread that runs at a time; the counters are read by stats().
+  struct SlotGraph {
+    int plain_runs = 0;  // successful runs launched kernel by kernel
+    bool refused = false;
+    std::unique_ptr<tensor::CudaGraph> graph;
+  };
+  std::vector<SlotGraph> graphs_;
+  std::atomic<int64_t> graphs_captured_{0};
+  std::atomic<int64_t> graph_launches_{0};
+  // Its own lock: Run holds mu_ through the steps (file comment), RunPushed does not.
+  mutable std::mutex graph_refusal_mu_;
+  std::string graph_refusal_;  // guarded by graph_refusal_mu_
 
   // The pipeline's state; everything below is guarded by mu_.
   mutable std::mutex mu_;

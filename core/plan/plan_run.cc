@@ -139,7 +139,7 @@ Status PlanInstance::RunPushedUnmeasured(const char* where, double timeout_secon
     running_ = true;
   }
   for (const InputPatch& p : patches_) *p.target = slot_bodies_[slot][p.input];
-  Status s = Execute();
+  Status s = Execute(slot);
   std::lock_guard<std::mutex> lock(mu_);
   slot_state_[slot] = SlotState::kFree;
   running_ = false;
@@ -175,7 +175,7 @@ bool PlanInstance::TryRunLocked(CheckFn check, FillFn fill, const void* inputs, 
   ++num_pushes_;
   ++runs_started_;
   for (const InputPatch& p : patches_) *p.target = slot_bodies_[0][p.input];
-  *s = Execute();
+  *s = Execute(0);
   ++runs_finished_;
   if (s->ok()) {
     ++num_runs_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -226,6 +227,8 @@ void CheckProgram(const tess_program* program, const Weights& w) {
   EXPECT_EQ(runs, 6);
   EXPECT_EQ(stats.allocator_calls_last_run, 0);
   EXPECT_EQ(stats.heap_allocations_last_run, -1);  // this binary does not count operator new
+  EXPECT_EQ(stats.cuda_graphs, 0);                 // cpu placements never replay as CUDA graphs
+  EXPECT_EQ(stats.cuda_graph_launches, 0);
   size_t cases = 0;
   ASSERT_EQ(tess_plan_instance_num_mem_cases(&cases, instance.get()), TESS_OK);
   ASSERT_EQ(cases, 1u);
@@ -514,12 +517,20 @@ TEST(PlanCapiTest, BadInputs) {
   EXPECT_EQ(tess_plan_instance_get_stats(&stats, inst), TESS_INVALID_ARGUMENT);
   EXPECT_EQ(LastError(),
             "tess_plan_instance_get_stats: out->struct_size is 8 but tess_plan_stats needs at "
-            "least 56 (its first version; this library's is 56): set it to "
+            "least 56 (its first version; this library's is 72): set it to "
             "sizeof(tess_plan_stats) or start from its _INIT macro");
   EXPECT_EQ(stats.runs, 99);
+  // The first version's size (up to heap_allocations_last_run) gets those fields and
+  // leaves the later ones alone.
+  stats.struct_size = offsetof(tess_plan_stats, cuda_graphs);
+  stats.cuda_graphs = 77;
+  ASSERT_EQ(tess_plan_instance_get_stats(&stats, inst), TESS_OK) << LastError();
+  EXPECT_EQ(stats.runs, 1);
+  EXPECT_EQ(stats.cuda_graphs, 77);
   stats.struct_size = sizeof(stats);
   ASSERT_EQ(tess_plan_instance_get_stats(&stats, inst), TESS_OK) << LastError();
   EXPECT_EQ(stats.runs, 1);
+  EXPECT_EQ(stats.cuda_graphs, 0);
 
   // The borrowed shape of this rank's output piece (kBatch rows of S(0) over the world).
   const int64_t* dims = nullptr;

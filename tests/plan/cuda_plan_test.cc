@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "core/tensor/cuda_device.h"
 #include "core/tensor/global_cast.h"
 #include "kernels/cuda/cuda_test_util.h"
+#include "kernels/cuda/data_errors.h"
 #include "tests/eager/cuda_test_device.h"
 #include "tests/plan/mlp_program.h"
 #include "tests/plan/plan_test_util.h"
@@ -203,7 +205,18 @@ void CheckCudaMlp(const MlpConfig& cpu_config, bool expect_boxing) {
     EXPECT_EQ(run.stats().allocator_calls_last_run, 0) << "warm run " << k;
   }
   check(sets[0], "warm host piece");
-  EXPECT_EQ(run.stats().num_runs, 5);
+  const PlanStats after = run.stats();
+  EXPECT_EQ(after.num_runs, 5);
+  // Replay (plan_exec.h): run 1 launches kernel by kernel, run 2 captures and launches
+  // the graph, runs 3-5 launch it; the checks above read the graph's results.
+  if (compiled.num_boxing_steps == 0) {
+    EXPECT_EQ(after.cuda_graph_refusal, "");
+    EXPECT_EQ(after.cuda_graphs, 1) << compiled.ToString();
+    EXPECT_EQ(after.cuda_graph_launches, 4);
+  } else {
+    EXPECT_EQ(after.cuda_graphs, 0) << "a boxing step stages through the host";
+    EXPECT_EQ(after.cuda_graph_launches, 0);
+  }
 }
 
 // The plan tests' layouts moved to cuda; split weights stage their boxing through host
@@ -279,7 +292,9 @@ TEST_F(CudaPlanTest, PushedAheadSlotsOnTheDevice) {
     host_inputs.push_back(
         tensor::FromLogical(x.data(), xm.shape, DType::kF32, WorldPlacement(), xm.nd_sbp).value());
   }
-  for (int round = 0; round < 3; ++round) {
+  // Round 0 runs each slot plainly, round 1 captures its graph (which allocates), rounds
+  // 2-3 replay.
+  for (int round = 0; round < 4; ++round) {
     const kernels::LocalTensor l0 = host_inputs[0]->local(), l1 = host_inputs[1]->local();
     ASSERT_TRUE(run->Push(&l0, 1).ok());
     ASSERT_TRUE(run->Push(&l1, 1).ok());
@@ -287,7 +302,7 @@ TEST_F(CudaPlanTest, PushedAheadSlotsOnTheDevice) {
     ASSERT_TRUE(run->RunPushed().ok());
     std::vector<float> first = OutputPiece(*run, 0);
     ASSERT_TRUE(run->RunPushed().ok());
-    if (round > 0) {
+    if (round > 1) {
       const PlanStats stats = run->stats();
       EXPECT_EQ(stats.heap_allocations_last_push, 0);
       EXPECT_EQ(stats.allocator_calls_last_push, 0);
@@ -301,6 +316,77 @@ TEST_F(CudaPlanTest, PushedAheadSlotsOnTheDevice) {
             .value();
     ExpectNear(first, Piece(want0), "first set", 0.0f);
   }
+}
+
+// Replay's two ways out (plan_exec.h): a capture the stream refuses (with synchronous
+// data checks, integer division's zero-divisor check waits for the stream) leaves the
+// plan on plain launches with the reason kept, and TESSERA_CUDA_GRAPHS=0 never captures;
+// the results stay right either way.
+TEST_F(CudaPlanTest, GraphReplayFallsBackWhenRefusedAndTurnsOff) {
+  const Placement p = CudaWorld();
+  const NdSbp b = Broadcast(p);
+  Program program;
+  const std::vector<int32_t> two(6, 2);
+  ValueId x = program.AddInput("x", Shape({6}), DType::kI32, p, b).value();
+  ValueId divisor =
+      program
+          .AddVariable("divisor",
+                       tensor::FromLogical(two.data(), Shape({6}), DType::kI32, p, b).value())
+          .value();
+  ValueId q = program.AddOp("div", {x, divisor}).value()[0];
+  ASSERT_TRUE(program.MarkOutput(q).ok());
+  for (const bool refused : {true, false}) {
+    SCOPED_TRACE(refused ? "synchronous data checks" : "TESSERA_CUDA_GRAPHS=0");
+    if (refused) {
+      kernels::cuda::SetSynchronousDataChecks(true);
+    } else {
+      ASSERT_EQ(setenv("TESSERA_CUDA_GRAPHS", "0", 1), 0);
+    }
+    auto plan = Compile(program);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    EXPECT_EQ(plan.value()->num_boxing_steps, 0);
+    auto run = PlanInstance::Create(plan.value());
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    for (int k = 0; k < 4; ++k) {
+      std::vector<int32_t> in(6), want(6), got(6, -1);
+      for (int i = 0; i < 6; ++i) {
+        in[i] = 3 * i + k + 1;
+        want[i] = in[i] / 2;
+      }
+      tensor::Tensor xt = tensor::FromLogical(in.data(), Shape({6}), DType::kI32, p, b).value();
+      Status s = run.value()->Run({xt});
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      s = run.value()->OutputLocal(0, got.data(), got.size() * sizeof(int32_t));
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_EQ(got, want) << "run " << k;
+    }
+    const PlanStats stats = run.value()->stats();
+    EXPECT_EQ(stats.cuda_graphs, 0);
+    EXPECT_EQ(stats.cuda_graph_launches, 0);
+    if (refused) {
+      EXPECT_NE(stats.cuda_graph_refusal, "") << "the refused capture's reason";
+    } else {
+      EXPECT_EQ(stats.cuda_graph_refusal, "");
+    }
+    kernels::cuda::SetSynchronousDataChecks(false);
+    unsetenv("TESSERA_CUDA_GRAPHS");
+  }
+  // Without the checks the same plan replays.
+  auto replayed = PlanInstance::Create(Compile(program).value());
+  ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
+  const std::vector<int32_t> in = {1, 2, 3, 4, 5, 6};
+  tensor::Tensor xt = tensor::FromLogical(in.data(), Shape({6}), DType::kI32, p, b).value();
+  for (int k = 0; k < 3; ++k) ASSERT_TRUE(replayed.value()->Run({xt}).ok());
+  EXPECT_EQ(replayed.value()->stats().cuda_graphs, 1);
+  EXPECT_EQ(replayed.value()->stats().cuda_graph_launches, 2);
+
+  ASSERT_EQ(setenv("TESSERA_CUDA_GRAPHS", "2", 1), 0);
+  auto bad = PlanInstance::Create(Compile(program).value());
+  unsetenv("TESSERA_CUDA_GRAPHS");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("TESSERA_CUDA_GRAPHS"), std::string::npos)
+      << bad.status().ToString();
 }
 
 // An op mixing cpu and cuda tensors fails the same way eagerly and in a program.

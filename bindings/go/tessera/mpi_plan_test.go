@@ -279,7 +279,8 @@ func checkMLPPlan(t *testing.T, m *mlp, what string, program *Program, rank, siz
 		t.Logf("%s on %d ranks: %+v", what, size, s)
 	}
 	if s.Registers <= 0 || s.Steps != 6+s.BoxingSteps || (size > 1 && s.BoxingSteps <= 0) ||
-		s.Runs != 9 || s.AllocatorCallsLastRun != 0 || s.HeapAllocationsLastRun > 0 {
+		s.Runs != 9 || s.AllocatorCallsLastRun != 0 || s.HeapAllocationsLastRun > 0 ||
+		s.CudaGraphs != 0 || s.CudaGraphLaunches != 0 {
 		t.Errorf("%s: stats on %d ranks: %+v", what, size, s)
 	}
 	if len(s.MemCases) != 1 {

@@ -545,6 +545,8 @@ type PlanStats struct {
 	Runs                   int64          // runs so far
 	AllocatorCallsLastRun  int64          // host caching allocator calls: 0 once warm
 	HeapAllocationsLastRun int64          // on the calling thread; -1: not counted
+	CudaGraphs             int64          // input slots replayed as a CUDA graph (cuda placements)
+	CudaGraphLaunches      int64          // runs that launched a CUDA graph
 	MemCases               []MemCaseStats // register memory per memory case
 }
 
@@ -553,13 +555,14 @@ func (i *PlanInstance) Stats() (PlanStats, error) {
 	defer runtime.KeepAlive(i)
 	var s PlanStats
 	registers, steps, boxing, runs := []int64{0}, []int64{0}, []int64{0}, []int64{0}
-	calls, heap := []int64{0}, []int64{0}
-	if err := capi.Plan_instance_get_stats(registers, steps, boxing, runs, calls, heap,
-		i.c()); err != nil {
+	calls, heap, graphs, launches := []int64{0}, []int64{0}, []int64{0}, []int64{0}
+	if err := capi.Plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, graphs,
+		launches, i.c()); err != nil {
 		return s, err
 	}
 	s.Registers, s.Steps, s.BoxingSteps, s.Runs = registers[0], steps[0], boxing[0], runs[0]
 	s.AllocatorCallsLastRun, s.HeapAllocationsLastRun = calls[0], heap[0]
+	s.CudaGraphs, s.CudaGraphLaunches = graphs[0], launches[0]
 	n := []int64{0}
 	if err := capi.Plan_instance_num_mem_cases(n, i.c()); err != nil {
 		return s, err
@@ -581,11 +584,9 @@ func (i *PlanInstance) String() string {
 	if i == nil || i.h == nil {
 		return "PlanInstance(closed)"
 	}
-	registers, steps, boxing, runs := []int64{0}, []int64{0}, []int64{0}, []int64{0}
-	calls, heap := []int64{0}, []int64{0}
-	capi.Plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, i.c())
+	s, _ := i.Stats()
 	n := []int64{0}
 	capi.Plan_instance_num_outputs(n, i.c())
 	runtime.KeepAlive(i)
-	return fmt.Sprintf("PlanInstance(%d outputs, %d runs)", n[0], runs[0])
+	return fmt.Sprintf("PlanInstance(%d outputs, %d runs)", n[0], s.Runs)
 }

@@ -248,10 +248,17 @@ typedef struct tess_plan_stats {
    * libtessera.so does not replace operator new, tests linking Tessera statically
    * do). */
   int64_t heap_allocations_last_run;
+  /* Grown after the first version (a caller passing the first version's struct_size
+   * gets the fields above only). CUDA graph replay of a plan on a cuda placement
+   * (docs/gpu.md): input slots captured as a graph, and runs that launched one; both 0
+   * on cpu placements, with TESSERA_CUDA_GRAPHS=0, or where the stream refused the
+   * capture. */
+  int64_t cuda_graphs;
+  int64_t cuda_graph_launches;
 } tess_plan_stats;
 
 #define TESS_PLAN_STATS_INIT \
-  { sizeof(tess_plan_stats), 0, 0, 0, 0, 0, 0 }
+  { sizeof(tess_plan_stats), 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Fills *out. INVALID_ARGUMENT for a NULL argument or a struct_size below the first
  * version's. Local. */

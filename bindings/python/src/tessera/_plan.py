@@ -309,10 +309,11 @@ def _instance_output_local(self, index, out=None):
 def _instance_stats(self):
     """The instance's counters: registers, steps, boxing_steps, runs,
     allocator_calls_last_run (0 once warm), heap_allocations_last_run (-1: not
-    counted in this process), and per memory case ("cpu", "cuda:0") its packed
-    block_bytes, lower_bound (most bytes live at once) and no_reuse_bytes."""
-    (registers, steps, boxing_steps, runs, allocator_calls,
-     heap_allocations) = _capi.plan_instance_get_stats(self)
+    counted in this process), cuda_graphs and cuda_graph_launches (CUDA graph
+    replay on cuda placements; 0 elsewhere), and per memory case ("cpu", "cuda:0")
+    its packed block_bytes, lower_bound (most bytes live at once) and no_reuse_bytes."""
+    (registers, steps, boxing_steps, runs, allocator_calls, heap_allocations, cuda_graphs,
+     cuda_graph_launches) = _capi.plan_instance_get_stats(self)
     mem_cases = []
     for i in range(_capi.plan_instance_num_mem_cases(self)):
         block, lower, no_reuse = _capi.plan_instance_mem_case_bytes(self, i)
@@ -320,7 +321,8 @@ def _instance_stats(self):
                           "lower_bound": lower, "no_reuse_bytes": no_reuse})
     return {"registers": registers, "steps": steps, "boxing_steps": boxing_steps, "runs": runs,
             "allocator_calls_last_run": allocator_calls,
-            "heap_allocations_last_run": heap_allocations, "mem_cases": mem_cases}
+            "heap_allocations_last_run": heap_allocations, "cuda_graphs": cuda_graphs,
+            "cuda_graph_launches": cuda_graph_launches, "mem_cases": mem_cases}
 
 
 handle_protocols(PlanInstance, lambda self: "PlanInstance(%d outputs, %d runs)" % (

@@ -228,35 +228,35 @@ typedef _goslice_ swig_type_195;
 typedef long long swig_type_196;
 typedef _gostring_ swig_type_197;
 typedef _goslice_ swig_type_198;
-typedef _gostring_ swig_type_199;
+typedef _goslice_ swig_type_199;
 typedef _goslice_ swig_type_200;
-typedef _goslice_ swig_type_201;
-typedef _gostring_ swig_type_202;
-typedef _goslice_ swig_type_203;
-typedef long long swig_type_204;
-typedef _gostring_ swig_type_205;
-typedef _goslice_ swig_type_206;
-typedef _gostring_ swig_type_207;
-typedef _goslice_ swig_type_208;
-typedef long long swig_type_209;
-typedef _gostring_ swig_type_210;
-typedef _goslice_ swig_type_211;
-typedef _gostring_ swig_type_212;
-typedef _goslice_ swig_type_213;
-typedef _goslice_ swig_type_214;
-typedef long long swig_type_215;
+typedef _gostring_ swig_type_201;
+typedef _goslice_ swig_type_202;
+typedef _gostring_ swig_type_203;
+typedef _goslice_ swig_type_204;
+typedef _goslice_ swig_type_205;
+typedef _gostring_ swig_type_206;
+typedef _goslice_ swig_type_207;
+typedef long long swig_type_208;
+typedef _gostring_ swig_type_209;
+typedef _goslice_ swig_type_210;
+typedef _gostring_ swig_type_211;
+typedef _goslice_ swig_type_212;
+typedef long long swig_type_213;
+typedef _gostring_ swig_type_214;
+typedef _goslice_ swig_type_215;
 typedef _gostring_ swig_type_216;
 typedef _goslice_ swig_type_217;
-typedef _gostring_ swig_type_218;
-typedef _goslice_ swig_type_219;
-typedef long long swig_type_220;
-typedef _gostring_ swig_type_221;
-typedef _goslice_ swig_type_222;
-typedef long long swig_type_223;
-typedef _gostring_ swig_type_224;
-typedef _goslice_ swig_type_225;
-typedef _gostring_ swig_type_226;
-typedef _goslice_ swig_type_227;
+typedef _goslice_ swig_type_218;
+typedef long long swig_type_219;
+typedef _gostring_ swig_type_220;
+typedef _goslice_ swig_type_221;
+typedef _gostring_ swig_type_222;
+typedef _goslice_ swig_type_223;
+typedef long long swig_type_224;
+typedef _gostring_ swig_type_225;
+typedef _goslice_ swig_type_226;
+typedef long long swig_type_227;
 typedef _gostring_ swig_type_228;
 typedef _goslice_ swig_type_229;
 typedef _gostring_ swig_type_230;
@@ -265,22 +265,22 @@ typedef _gostring_ swig_type_232;
 typedef _goslice_ swig_type_233;
 typedef _gostring_ swig_type_234;
 typedef _goslice_ swig_type_235;
-typedef _goslice_ swig_type_236;
-typedef _gostring_ swig_type_237;
-typedef _goslice_ swig_type_238;
-typedef long long swig_type_239;
-typedef long long swig_type_240;
+typedef _gostring_ swig_type_236;
+typedef _goslice_ swig_type_237;
+typedef _gostring_ swig_type_238;
+typedef _goslice_ swig_type_239;
+typedef _goslice_ swig_type_240;
 typedef _gostring_ swig_type_241;
 typedef _goslice_ swig_type_242;
 typedef long long swig_type_243;
-typedef _gostring_ swig_type_244;
-typedef _goslice_ swig_type_245;
-typedef long long swig_type_246;
+typedef long long swig_type_244;
+typedef _gostring_ swig_type_245;
+typedef _goslice_ swig_type_246;
 typedef long long swig_type_247;
 typedef _gostring_ swig_type_248;
 typedef _goslice_ swig_type_249;
-typedef _gostring_ swig_type_250;
-typedef _goslice_ swig_type_251;
+typedef long long swig_type_250;
+typedef long long swig_type_251;
 typedef _gostring_ swig_type_252;
 typedef _goslice_ swig_type_253;
 typedef _gostring_ swig_type_254;
@@ -289,23 +289,23 @@ typedef _gostring_ swig_type_256;
 typedef _goslice_ swig_type_257;
 typedef _gostring_ swig_type_258;
 typedef _goslice_ swig_type_259;
-typedef _goslice_ swig_type_260;
+typedef _gostring_ swig_type_260;
 typedef _goslice_ swig_type_261;
-typedef long long swig_type_262;
-typedef long long swig_type_263;
-typedef _gostring_ swig_type_264;
+typedef _gostring_ swig_type_262;
+typedef _goslice_ swig_type_263;
+typedef _goslice_ swig_type_264;
 typedef _goslice_ swig_type_265;
-typedef _gostring_ swig_type_266;
-typedef _goslice_ swig_type_267;
+typedef long long swig_type_266;
+typedef long long swig_type_267;
 typedef _gostring_ swig_type_268;
 typedef _goslice_ swig_type_269;
 typedef _gostring_ swig_type_270;
 typedef _goslice_ swig_type_271;
-typedef long long swig_type_272;
-typedef _gostring_ swig_type_273;
-typedef _goslice_ swig_type_274;
-typedef _gostring_ swig_type_275;
-typedef _goslice_ swig_type_276;
+typedef _gostring_ swig_type_272;
+typedef _goslice_ swig_type_273;
+typedef _gostring_ swig_type_274;
+typedef _goslice_ swig_type_275;
+typedef long long swig_type_276;
 typedef _gostring_ swig_type_277;
 typedef _goslice_ swig_type_278;
 typedef _gostring_ swig_type_279;
@@ -314,113 +314,113 @@ typedef _gostring_ swig_type_281;
 typedef _goslice_ swig_type_282;
 typedef _gostring_ swig_type_283;
 typedef _goslice_ swig_type_284;
-typedef long long swig_type_285;
-typedef _gostring_ swig_type_286;
-typedef _goslice_ swig_type_287;
-typedef _gostring_ swig_type_288;
-typedef _goslice_ swig_type_289;
+typedef _gostring_ swig_type_285;
+typedef _goslice_ swig_type_286;
+typedef _gostring_ swig_type_287;
+typedef _goslice_ swig_type_288;
+typedef long long swig_type_289;
 typedef _gostring_ swig_type_290;
 typedef _goslice_ swig_type_291;
-typedef _goslice_ swig_type_292;
-typedef _gostring_ swig_type_293;
-typedef _goslice_ swig_type_294;
+typedef _gostring_ swig_type_292;
+typedef _goslice_ swig_type_293;
+typedef _gostring_ swig_type_294;
 typedef _goslice_ swig_type_295;
-typedef _gostring_ swig_type_296;
-typedef _goslice_ swig_type_297;
+typedef _goslice_ swig_type_296;
+typedef _gostring_ swig_type_297;
 typedef _goslice_ swig_type_298;
-typedef _gostring_ swig_type_299;
-typedef _goslice_ swig_type_300;
+typedef _goslice_ swig_type_299;
+typedef _gostring_ swig_type_300;
 typedef _goslice_ swig_type_301;
-typedef _gostring_ swig_type_302;
-typedef _goslice_ swig_type_303;
-typedef _gostring_ swig_type_304;
+typedef _goslice_ swig_type_302;
+typedef _gostring_ swig_type_303;
+typedef _goslice_ swig_type_304;
 typedef _goslice_ swig_type_305;
 typedef _gostring_ swig_type_306;
 typedef _goslice_ swig_type_307;
-typedef _goslice_ swig_type_308;
-typedef _gostring_ swig_type_309;
-typedef _goslice_ swig_type_310;
-typedef _gostring_ swig_type_311;
+typedef _gostring_ swig_type_308;
+typedef _goslice_ swig_type_309;
+typedef _gostring_ swig_type_310;
+typedef _goslice_ swig_type_311;
 typedef _goslice_ swig_type_312;
 typedef _gostring_ swig_type_313;
 typedef _goslice_ swig_type_314;
-typedef _goslice_ swig_type_315;
-typedef _gostring_ swig_type_316;
-typedef _goslice_ swig_type_317;
-typedef _gostring_ swig_type_318;
+typedef _gostring_ swig_type_315;
+typedef _goslice_ swig_type_316;
+typedef _gostring_ swig_type_317;
+typedef _goslice_ swig_type_318;
 typedef _goslice_ swig_type_319;
 typedef _gostring_ swig_type_320;
 typedef _goslice_ swig_type_321;
-typedef _goslice_ swig_type_322;
+typedef _gostring_ swig_type_322;
 typedef _goslice_ swig_type_323;
-typedef _goslice_ swig_type_324;
-typedef _gostring_ swig_type_325;
+typedef _gostring_ swig_type_324;
+typedef _goslice_ swig_type_325;
 typedef _goslice_ swig_type_326;
 typedef _goslice_ swig_type_327;
 typedef _goslice_ swig_type_328;
-typedef _goslice_ swig_type_329;
-typedef _gostring_ swig_type_330;
+typedef _gostring_ swig_type_329;
+typedef _goslice_ swig_type_330;
 typedef _goslice_ swig_type_331;
-typedef long long swig_type_332;
-typedef _gostring_ swig_type_333;
-typedef _goslice_ swig_type_334;
+typedef _goslice_ swig_type_332;
+typedef _goslice_ swig_type_333;
+typedef _gostring_ swig_type_334;
 typedef _goslice_ swig_type_335;
-typedef _gostring_ swig_type_336;
-typedef _goslice_ swig_type_337;
-typedef _gostring_ swig_type_338;
+typedef long long swig_type_336;
+typedef _gostring_ swig_type_337;
+typedef _goslice_ swig_type_338;
 typedef _goslice_ swig_type_339;
 typedef _gostring_ swig_type_340;
 typedef _goslice_ swig_type_341;
-typedef _goslice_ swig_type_342;
-typedef _gostring_ swig_type_343;
-typedef _goslice_ swig_type_344;
+typedef _gostring_ swig_type_342;
+typedef _goslice_ swig_type_343;
+typedef _gostring_ swig_type_344;
 typedef _goslice_ swig_type_345;
-typedef long long swig_type_346;
+typedef _goslice_ swig_type_346;
 typedef _gostring_ swig_type_347;
 typedef _goslice_ swig_type_348;
-typedef _gostring_ swig_type_349;
-typedef _goslice_ swig_type_350;
+typedef _goslice_ swig_type_349;
+typedef long long swig_type_350;
 typedef _gostring_ swig_type_351;
 typedef _goslice_ swig_type_352;
-typedef _goslice_ swig_type_353;
-typedef _gostring_ swig_type_354;
-typedef _goslice_ swig_type_355;
-typedef long long swig_type_356;
-typedef _gostring_ swig_type_357;
-typedef _goslice_ swig_type_358;
+typedef _gostring_ swig_type_353;
+typedef _goslice_ swig_type_354;
+typedef _gostring_ swig_type_355;
+typedef _goslice_ swig_type_356;
+typedef _goslice_ swig_type_357;
+typedef _gostring_ swig_type_358;
 typedef _goslice_ swig_type_359;
 typedef long long swig_type_360;
 typedef _gostring_ swig_type_361;
 typedef _goslice_ swig_type_362;
-typedef _gostring_ swig_type_363;
-typedef _goslice_ swig_type_364;
+typedef _goslice_ swig_type_363;
+typedef long long swig_type_364;
 typedef _gostring_ swig_type_365;
 typedef _goslice_ swig_type_366;
 typedef _gostring_ swig_type_367;
 typedef _goslice_ swig_type_368;
-typedef _goslice_ swig_type_369;
+typedef _gostring_ swig_type_369;
 typedef _goslice_ swig_type_370;
 typedef _gostring_ swig_type_371;
 typedef _goslice_ swig_type_372;
 typedef _goslice_ swig_type_373;
-typedef _gostring_ swig_type_374;
+typedef _goslice_ swig_type_374;
 typedef _gostring_ swig_type_375;
 typedef _goslice_ swig_type_376;
-typedef _gostring_ swig_type_377;
-typedef long long swig_type_378;
+typedef _goslice_ swig_type_377;
+typedef _gostring_ swig_type_378;
 typedef _gostring_ swig_type_379;
 typedef _goslice_ swig_type_380;
 typedef _gostring_ swig_type_381;
-typedef _goslice_ swig_type_382;
-typedef long long swig_type_383;
-typedef _gostring_ swig_type_384;
-typedef _goslice_ swig_type_385;
+typedef long long swig_type_382;
+typedef _gostring_ swig_type_383;
+typedef _goslice_ swig_type_384;
+typedef _gostring_ swig_type_385;
 typedef _goslice_ swig_type_386;
-typedef _gostring_ swig_type_387;
+typedef long long swig_type_387;
 typedef _gostring_ swig_type_388;
 typedef _goslice_ swig_type_389;
-typedef _gostring_ swig_type_390;
-typedef _goslice_ swig_type_391;
+typedef _goslice_ swig_type_390;
+typedef _gostring_ swig_type_391;
 typedef _gostring_ swig_type_392;
 typedef _goslice_ swig_type_393;
 typedef _gostring_ swig_type_394;
@@ -428,499 +428,506 @@ typedef _goslice_ swig_type_395;
 typedef _gostring_ swig_type_396;
 typedef _goslice_ swig_type_397;
 typedef _gostring_ swig_type_398;
-typedef _gostring_ swig_type_399;
-typedef _goslice_ swig_type_400;
+typedef _goslice_ swig_type_399;
+typedef _gostring_ swig_type_400;
 typedef _goslice_ swig_type_401;
-typedef _goslice_ swig_type_402;
+typedef _gostring_ swig_type_402;
 typedef _gostring_ swig_type_403;
-typedef long long swig_type_404;
-typedef _gostring_ swig_type_405;
+typedef _goslice_ swig_type_404;
+typedef _goslice_ swig_type_405;
 typedef _goslice_ swig_type_406;
-typedef _goslice_ swig_type_407;
-typedef _goslice_ swig_type_408;
-typedef _goslice_ swig_type_409;
-typedef _gostring_ swig_type_410;
-typedef _gostring_ swig_type_411;
-typedef _gostring_ swig_type_412;
+typedef _gostring_ swig_type_407;
+typedef long long swig_type_408;
+typedef _gostring_ swig_type_409;
+typedef _goslice_ swig_type_410;
+typedef _goslice_ swig_type_411;
+typedef _goslice_ swig_type_412;
 typedef _goslice_ swig_type_413;
 typedef _gostring_ swig_type_414;
-typedef _goslice_ swig_type_415;
+typedef _gostring_ swig_type_415;
 typedef _gostring_ swig_type_416;
 typedef _goslice_ swig_type_417;
 typedef _gostring_ swig_type_418;
 typedef _goslice_ swig_type_419;
-typedef _goslice_ swig_type_420;
-typedef _gostring_ swig_type_421;
+typedef _gostring_ swig_type_420;
+typedef _goslice_ swig_type_421;
 typedef _gostring_ swig_type_422;
-typedef _gostring_ swig_type_423;
+typedef _goslice_ swig_type_423;
 typedef _goslice_ swig_type_424;
 typedef _gostring_ swig_type_425;
-typedef _goslice_ swig_type_426;
+typedef _gostring_ swig_type_426;
 typedef _gostring_ swig_type_427;
 typedef _goslice_ swig_type_428;
 typedef _gostring_ swig_type_429;
-typedef _gostring_ swig_type_430;
+typedef _goslice_ swig_type_430;
 typedef _gostring_ swig_type_431;
 typedef _goslice_ swig_type_432;
 typedef _gostring_ swig_type_433;
-typedef _goslice_ swig_type_434;
+typedef _gostring_ swig_type_434;
 typedef _gostring_ swig_type_435;
 typedef _goslice_ swig_type_436;
-typedef long long swig_type_437;
-typedef _gostring_ swig_type_438;
-typedef _goslice_ swig_type_439;
-typedef long long swig_type_440;
-typedef _gostring_ swig_type_441;
-typedef _goslice_ swig_type_442;
-typedef long long swig_type_443;
-typedef _gostring_ swig_type_444;
-typedef _goslice_ swig_type_445;
-typedef long long swig_type_446;
-typedef _gostring_ swig_type_447;
-typedef _goslice_ swig_type_448;
-typedef long long swig_type_449;
-typedef _gostring_ swig_type_450;
-typedef _goslice_ swig_type_451;
-typedef _gostring_ swig_type_452;
-typedef _goslice_ swig_type_453;
-typedef _goslice_ swig_type_454;
+typedef _gostring_ swig_type_437;
+typedef _goslice_ swig_type_438;
+typedef _gostring_ swig_type_439;
+typedef _goslice_ swig_type_440;
+typedef long long swig_type_441;
+typedef _gostring_ swig_type_442;
+typedef _goslice_ swig_type_443;
+typedef long long swig_type_444;
+typedef _gostring_ swig_type_445;
+typedef _goslice_ swig_type_446;
+typedef long long swig_type_447;
+typedef _gostring_ swig_type_448;
+typedef _goslice_ swig_type_449;
+typedef long long swig_type_450;
+typedef _gostring_ swig_type_451;
+typedef _goslice_ swig_type_452;
+typedef long long swig_type_453;
+typedef _gostring_ swig_type_454;
 typedef _goslice_ swig_type_455;
-typedef long long swig_type_456;
-typedef _gostring_ swig_type_457;
-typedef long long swig_type_458;
-typedef _gostring_ swig_type_459;
-typedef _goslice_ swig_type_460;
+typedef _gostring_ swig_type_456;
+typedef _goslice_ swig_type_457;
+typedef _goslice_ swig_type_458;
+typedef _goslice_ swig_type_459;
+typedef long long swig_type_460;
 typedef _gostring_ swig_type_461;
-typedef _goslice_ swig_type_462;
+typedef long long swig_type_462;
 typedef _gostring_ swig_type_463;
 typedef _goslice_ swig_type_464;
-typedef long long swig_type_465;
-typedef _gostring_ swig_type_466;
-typedef _goslice_ swig_type_467;
-typedef long long swig_type_468;
-typedef _gostring_ swig_type_469;
-typedef _goslice_ swig_type_470;
-typedef long long swig_type_471;
-typedef _gostring_ swig_type_472;
-typedef _goslice_ swig_type_473;
-typedef long long swig_type_474;
-typedef _gostring_ swig_type_475;
+typedef _gostring_ swig_type_465;
+typedef _goslice_ swig_type_466;
+typedef _gostring_ swig_type_467;
+typedef _goslice_ swig_type_468;
+typedef long long swig_type_469;
+typedef _gostring_ swig_type_470;
+typedef _goslice_ swig_type_471;
+typedef long long swig_type_472;
+typedef _gostring_ swig_type_473;
+typedef _goslice_ swig_type_474;
+typedef long long swig_type_475;
 typedef _gostring_ swig_type_476;
-typedef _gostring_ swig_type_477;
-typedef _gostring_ swig_type_478;
-typedef _goslice_ swig_type_479;
+typedef _goslice_ swig_type_477;
+typedef long long swig_type_478;
+typedef _gostring_ swig_type_479;
 typedef _gostring_ swig_type_480;
-typedef long long swig_type_481;
-typedef _goslice_ swig_type_482;
-typedef _gostring_ swig_type_483;
-typedef _goslice_ swig_type_484;
-typedef _gostring_ swig_type_485;
-typedef _gostring_ swig_type_486;
-typedef _goslice_ swig_type_487;
-typedef long long swig_type_488;
+typedef _gostring_ swig_type_481;
+typedef _gostring_ swig_type_482;
+typedef _goslice_ swig_type_483;
+typedef _gostring_ swig_type_484;
+typedef long long swig_type_485;
+typedef _goslice_ swig_type_486;
+typedef _gostring_ swig_type_487;
+typedef _goslice_ swig_type_488;
 typedef _gostring_ swig_type_489;
-typedef _goslice_ swig_type_490;
-typedef long long swig_type_491;
-typedef _gostring_ swig_type_492;
+typedef _gostring_ swig_type_490;
+typedef _goslice_ swig_type_491;
+typedef long long swig_type_492;
 typedef _gostring_ swig_type_493;
 typedef _goslice_ swig_type_494;
-typedef _gostring_ swig_type_495;
-typedef _goslice_ swig_type_496;
+typedef long long swig_type_495;
+typedef _gostring_ swig_type_496;
 typedef _gostring_ swig_type_497;
 typedef _goslice_ swig_type_498;
 typedef _gostring_ swig_type_499;
-typedef _gostring_ swig_type_500;
-typedef _goslice_ swig_type_501;
-typedef _gostring_ swig_type_502;
-typedef _goslice_ swig_type_503;
+typedef _goslice_ swig_type_500;
+typedef _gostring_ swig_type_501;
+typedef _goslice_ swig_type_502;
+typedef _gostring_ swig_type_503;
 typedef _gostring_ swig_type_504;
 typedef _goslice_ swig_type_505;
 typedef _gostring_ swig_type_506;
 typedef _goslice_ swig_type_507;
 typedef _gostring_ swig_type_508;
-typedef _gostring_ swig_type_509;
+typedef _goslice_ swig_type_509;
 typedef _gostring_ swig_type_510;
-typedef _gostring_ swig_type_511;
+typedef _goslice_ swig_type_511;
 typedef _gostring_ swig_type_512;
-typedef _goslice_ swig_type_513;
+typedef _gostring_ swig_type_513;
 typedef _gostring_ swig_type_514;
 typedef _gostring_ swig_type_515;
 typedef _gostring_ swig_type_516;
 typedef _goslice_ swig_type_517;
 typedef _gostring_ swig_type_518;
 typedef _gostring_ swig_type_519;
-typedef _goslice_ swig_type_520;
-typedef _gostring_ swig_type_521;
-typedef _goslice_ swig_type_522;
+typedef _gostring_ swig_type_520;
+typedef _goslice_ swig_type_521;
+typedef _gostring_ swig_type_522;
 typedef _gostring_ swig_type_523;
-typedef _gostring_ swig_type_524;
-typedef _goslice_ swig_type_525;
-typedef _gostring_ swig_type_526;
-typedef long long swig_type_527;
+typedef _goslice_ swig_type_524;
+typedef _gostring_ swig_type_525;
+typedef _goslice_ swig_type_526;
+typedef _gostring_ swig_type_527;
 typedef _gostring_ swig_type_528;
-typedef long long swig_type_529;
+typedef _goslice_ swig_type_529;
 typedef _gostring_ swig_type_530;
 typedef long long swig_type_531;
 typedef _gostring_ swig_type_532;
-typedef _goslice_ swig_type_533;
-typedef long long swig_type_534;
-typedef _gostring_ swig_type_535;
-typedef _goslice_ swig_type_536;
-typedef long long swig_type_537;
-typedef _gostring_ swig_type_538;
-typedef _goslice_ swig_type_539;
-typedef long long swig_type_540;
-typedef _gostring_ swig_type_541;
+typedef long long swig_type_533;
+typedef _gostring_ swig_type_534;
+typedef long long swig_type_535;
+typedef _gostring_ swig_type_536;
+typedef _goslice_ swig_type_537;
+typedef long long swig_type_538;
+typedef _gostring_ swig_type_539;
+typedef _goslice_ swig_type_540;
+typedef long long swig_type_541;
 typedef _gostring_ swig_type_542;
-typedef _gostring_ swig_type_543;
-typedef _gostring_ swig_type_544;
+typedef _goslice_ swig_type_543;
+typedef long long swig_type_544;
 typedef _gostring_ swig_type_545;
-typedef _goslice_ swig_type_546;
-typedef _goslice_ swig_type_547;
-typedef _goslice_ swig_type_548;
-typedef _goslice_ swig_type_549;
+typedef _gostring_ swig_type_546;
+typedef _gostring_ swig_type_547;
+typedef _gostring_ swig_type_548;
+typedef _gostring_ swig_type_549;
 typedef _goslice_ swig_type_550;
-typedef _gostring_ swig_type_551;
-typedef _gostring_ swig_type_552;
+typedef _goslice_ swig_type_551;
+typedef _goslice_ swig_type_552;
 typedef _goslice_ swig_type_553;
 typedef _goslice_ swig_type_554;
-typedef _goslice_ swig_type_555;
-typedef _goslice_ swig_type_556;
+typedef _gostring_ swig_type_555;
+typedef _gostring_ swig_type_556;
 typedef _goslice_ swig_type_557;
 typedef _goslice_ swig_type_558;
 typedef _goslice_ swig_type_559;
 typedef _goslice_ swig_type_560;
 typedef _goslice_ swig_type_561;
-typedef _gostring_ swig_type_562;
+typedef _goslice_ swig_type_562;
 typedef _goslice_ swig_type_563;
-typedef long long swig_type_564;
-typedef _gostring_ swig_type_565;
-typedef _goslice_ swig_type_566;
+typedef _goslice_ swig_type_564;
+typedef _goslice_ swig_type_565;
+typedef _gostring_ swig_type_566;
 typedef _goslice_ swig_type_567;
-typedef _goslice_ swig_type_568;
-typedef _goslice_ swig_type_569;
-typedef _gostring_ swig_type_570;
+typedef long long swig_type_568;
+typedef _gostring_ swig_type_569;
+typedef _goslice_ swig_type_570;
 typedef _goslice_ swig_type_571;
-typedef _gostring_ swig_type_572;
+typedef _goslice_ swig_type_572;
 typedef _goslice_ swig_type_573;
-typedef _goslice_ swig_type_574;
+typedef _gostring_ swig_type_574;
 typedef _goslice_ swig_type_575;
-typedef _goslice_ swig_type_576;
+typedef _gostring_ swig_type_576;
 typedef _goslice_ swig_type_577;
 typedef _goslice_ swig_type_578;
-typedef _gostring_ swig_type_579;
+typedef _goslice_ swig_type_579;
 typedef _goslice_ swig_type_580;
-typedef long long swig_type_581;
-typedef _gostring_ swig_type_582;
+typedef _goslice_ swig_type_581;
+typedef _goslice_ swig_type_582;
 typedef _goslice_ swig_type_583;
-typedef long long swig_type_584;
-typedef long long swig_type_585;
-typedef long long swig_type_586;
-typedef _gostring_ swig_type_587;
-typedef _goslice_ swig_type_588;
+typedef _goslice_ swig_type_584;
+typedef _gostring_ swig_type_585;
+typedef _goslice_ swig_type_586;
+typedef long long swig_type_587;
+typedef _gostring_ swig_type_588;
 typedef _goslice_ swig_type_589;
-typedef _goslice_ swig_type_590;
-typedef _goslice_ swig_type_591;
-typedef _goslice_ swig_type_592;
-typedef _goslice_ swig_type_593;
+typedef long long swig_type_590;
+typedef long long swig_type_591;
+typedef long long swig_type_592;
+typedef _gostring_ swig_type_593;
 typedef _goslice_ swig_type_594;
-typedef _gostring_ swig_type_595;
+typedef _goslice_ swig_type_595;
 typedef _goslice_ swig_type_596;
 typedef _goslice_ swig_type_597;
 typedef _goslice_ swig_type_598;
 typedef _goslice_ swig_type_599;
 typedef _goslice_ swig_type_600;
-typedef _goslice_ swig_type_601;
+typedef _gostring_ swig_type_601;
 typedef _goslice_ swig_type_602;
 typedef _goslice_ swig_type_603;
 typedef _goslice_ swig_type_604;
-typedef _gostring_ swig_type_605;
+typedef _goslice_ swig_type_605;
 typedef _goslice_ swig_type_606;
 typedef _goslice_ swig_type_607;
 typedef _goslice_ swig_type_608;
 typedef _goslice_ swig_type_609;
-typedef _gostring_ swig_type_610;
-typedef _goslice_ swig_type_611;
+typedef _goslice_ swig_type_610;
+typedef _gostring_ swig_type_611;
 typedef _goslice_ swig_type_612;
-typedef _gostring_ swig_type_613;
+typedef _goslice_ swig_type_613;
 typedef _goslice_ swig_type_614;
 typedef _goslice_ swig_type_615;
-typedef long long swig_type_616;
-typedef _gostring_ swig_type_617;
+typedef _gostring_ swig_type_616;
+typedef _goslice_ swig_type_617;
 typedef _goslice_ swig_type_618;
-typedef _goslice_ swig_type_619;
+typedef _gostring_ swig_type_619;
 typedef _goslice_ swig_type_620;
 typedef _goslice_ swig_type_621;
-typedef _goslice_ swig_type_622;
-typedef _goslice_ swig_type_623;
+typedef long long swig_type_622;
+typedef _gostring_ swig_type_623;
 typedef _goslice_ swig_type_624;
-extern void _wrap_Swig_free_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_ba1dc328f4f4c98e(swig_intgo arg1);
-extern void _wrap_delete_Placement_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_NdSbp_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_Layout_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_OpCall_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_InferResult_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_Explanation_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_Tensor_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_BoxingPlan_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_BucketedAllReducer_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_Program_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_Plan_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_PlanInstance_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_Server_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_ServeRequest_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_CheckpointWriter_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_CheckpointIndex_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_delete_Optimizer_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_intgo _wrap_VERSION_NUMBER_capi_ba1dc328f4f4c98e(void);
-extern swig_type_1 _wrap_version_capi_ba1dc328f4f4c98e(void);
-extern swig_intgo _wrap_version_number_capi_ba1dc328f4f4c98e(void);
-extern swig_type_2 _wrap_status_string_capi_ba1dc328f4f4c98e(swig_intgo arg1);
-extern swig_type_3 _wrap_runtime_init_capi_ba1dc328f4f4c98e(void);
-extern swig_type_4 _wrap_runtime_finalize_capi_ba1dc328f4f4c98e(void);
-extern swig_type_5 _wrap_runtime_world_rank_capi_ba1dc328f4f4c98e(swig_type_6 arg1);
-extern swig_type_7 _wrap_runtime_world_size_capi_ba1dc328f4f4c98e(swig_type_8 arg1);
-extern swig_type_9 _wrap_runtime_cuda_info_capi_ba1dc328f4f4c98e(swig_type_10 arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_placement_parse_capi_ba1dc328f4f4c98e(swig_type_13 arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_placement_create_capi_ba1dc328f4f4c98e(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_placement_string_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_20 _wrap_placement_device_type_capi_ba1dc328f4f4c98e(swig_type_21 arg1, uintptr_t arg2);
-extern swig_type_22 _wrap_placement_num_axes_capi_ba1dc328f4f4c98e(swig_type_23 arg1, uintptr_t arg2);
-extern swig_type_24 _wrap_placement_hierarchy_dim_capi_ba1dc328f4f4c98e(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_placement_parallel_num_capi_ba1dc328f4f4c98e(swig_type_28 arg1, uintptr_t arg2);
-extern swig_type_29 _wrap_placement_rank_at_capi_ba1dc328f4f4c98e(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
-extern swig_type_32 _wrap_placement_index_of_capi_ba1dc328f4f4c98e(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_34 _wrap_placement_contains_capi_ba1dc328f4f4c98e(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_36 _wrap_placement_axis_group_capi_ba1dc328f4f4c98e(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_type_39 _wrap_placement_equal_capi_ba1dc328f4f4c98e(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_41 _wrap_placement_hash_capi_ba1dc328f4f4c98e(swig_type_42 arg1, uintptr_t arg2);
-extern swig_type_43 _wrap_nd_sbp_parse_capi_ba1dc328f4f4c98e(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_nd_sbp_create_capi_ba1dc328f4f4c98e(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_nd_sbp_string_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_50 _wrap_nd_sbp_num_axes_capi_ba1dc328f4f4c98e(swig_type_51 arg1, uintptr_t arg2);
-extern swig_type_52 _wrap_nd_sbp_get_capi_ba1dc328f4f4c98e(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_nd_sbp_equal_capi_ba1dc328f4f4c98e(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_58 _wrap_layout_create_capi_ba1dc328f4f4c98e(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_type_61 _wrap_layout_local_shape_capi_ba1dc328f4f4c98e(swig_type_62 arg1, uintptr_t arg2);
-extern swig_type_63 _wrap_layout_range_capi_ba1dc328f4f4c98e(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
-extern swig_type_67 _wrap_layout_num_elements_capi_ba1dc328f4f4c98e(swig_type_68 arg1, uintptr_t arg2);
-extern swig_type_69 _wrap_layout_string_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_70 _wrap_dtype_parse_capi_ba1dc328f4f4c98e(swig_type_71 arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_dtype_name_capi_ba1dc328f4f4c98e(swig_intgo arg1);
-extern swig_type_74 _wrap_op_count_capi_ba1dc328f4f4c98e(void);
-extern swig_type_75 _wrap_op_name_capi_ba1dc328f4f4c98e(swig_type_76 arg1);
-extern swig_type_77 _wrap_op_call_create_capi_ba1dc328f4f4c98e(swig_type_78 arg1, swig_type_79 arg2);
-extern swig_type_80 _wrap_op_call_signature_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_81 _wrap_op_call_set_attr_int_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_op_call_set_attr_float_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_85 arg2, double arg3);
-extern swig_type_86 _wrap_op_call_set_attr_bool_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_type_88 _wrap_op_call_set_attr_ints_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
-extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
-extern swig_type_93 _wrap_op_call_add_input_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_95 _wrap_op_call_num_inputs_capi_ba1dc328f4f4c98e(swig_type_96 arg1, uintptr_t arg2);
-extern swig_type_97 _wrap_op_call_constrain_input_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
-extern swig_type_99 _wrap_op_call_constrain_output_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
-extern swig_type_101 _wrap_op_call_infer_capi_ba1dc328f4f4c98e(swig_type_102 arg1, uintptr_t arg2);
-extern swig_type_103 _wrap_infer_result_num_outputs_capi_ba1dc328f4f4c98e(swig_type_104 arg1, uintptr_t arg2);
-extern swig_type_105 _wrap_infer_result_output_shape_capi_ba1dc328f4f4c98e(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_infer_result_output_dtype_capi_ba1dc328f4f4c98e(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_infer_result_output_placement_capi_ba1dc328f4f4c98e(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_ba1dc328f4f4c98e(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
-extern swig_type_117 _wrap_infer_result_num_inputs_capi_ba1dc328f4f4c98e(swig_type_118 arg1, uintptr_t arg2);
-extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_ba1dc328f4f4c98e(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_infer_result_needs_boxing_capi_ba1dc328f4f4c98e(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
-extern swig_type_125 _wrap_infer_result_input_cost_capi_ba1dc328f4f4c98e(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
-extern swig_type_128 _wrap_infer_result_total_cost_capi_ba1dc328f4f4c98e(swig_type_129 arg1, uintptr_t arg2);
-extern swig_type_130 _wrap_infer_result_signature_index_capi_ba1dc328f4f4c98e(swig_type_131 arg1, uintptr_t arg2);
-extern swig_type_132 _wrap_infer_result_num_candidates_capi_ba1dc328f4f4c98e(swig_type_133 arg1, uintptr_t arg2);
-extern swig_type_134 _wrap_op_call_explain_capi_ba1dc328f4f4c98e(swig_type_135 arg1, uintptr_t arg2);
-extern swig_type_136 _wrap_explanation_text_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_137 _wrap_explanation_json_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_138 _wrap_explanation_failure_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern void _wrap_infer_cache_clear_capi_ba1dc328f4f4c98e(void);
-extern swig_type_139 _wrap_infer_cache_set_capacity_capi_ba1dc328f4f4c98e(swig_type_140 arg1);
-extern swig_type_141 _wrap_tensor_from_host_capi_ba1dc328f4f4c98e(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_145 _wrap_tensor_from_local_capi_ba1dc328f4f4c98e(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
-extern swig_type_150 _wrap_tensor_full_capi_ba1dc328f4f4c98e(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_153 _wrap_tensor_arange_capi_ba1dc328f4f4c98e(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_155 _wrap_tensor_rand_capi_ba1dc328f4f4c98e(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_159 _wrap_tensor_randn_capi_ba1dc328f4f4c98e(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_163 _wrap_tensor_shape_capi_ba1dc328f4f4c98e(swig_type_164 arg1, uintptr_t arg2);
-extern swig_type_165 _wrap_tensor_num_elements_capi_ba1dc328f4f4c98e(swig_type_166 arg1, uintptr_t arg2);
-extern swig_type_167 _wrap_tensor_dtype_capi_ba1dc328f4f4c98e(swig_type_168 arg1, uintptr_t arg2);
-extern swig_type_169 _wrap_tensor_placement_capi_ba1dc328f4f4c98e(swig_type_170 arg1, uintptr_t arg2);
-extern swig_type_171 _wrap_tensor_nd_sbp_capi_ba1dc328f4f4c98e(swig_type_172 arg1, uintptr_t arg2);
-extern swig_type_173 _wrap_tensor_has_local_capi_ba1dc328f4f4c98e(swig_type_174 arg1, uintptr_t arg2);
-extern swig_type_175 _wrap_tensor_local_shape_capi_ba1dc328f4f4c98e(swig_type_176 arg1, uintptr_t arg2);
-extern swig_type_177 _wrap_tensor_local_num_elements_capi_ba1dc328f4f4c98e(swig_type_178 arg1, uintptr_t arg2);
-extern swig_type_179 _wrap_tensor_string_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_180 _wrap_tensor_to_host_capi_ba1dc328f4f4c98e(swig_type_181 arg1, uintptr_t arg2);
-extern swig_type_182 _wrap_tensor_copy_local_capi_ba1dc328f4f4c98e(swig_type_183 arg1, uintptr_t arg2);
-extern swig_type_184 _wrap_tensor_synchronize_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_185 _wrap_tensor_to_global_capi_ba1dc328f4f4c98e(swig_type_186 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_187 _wrap_op_call_apply_capi_ba1dc328f4f4c98e(swig_type_188 arg1, uintptr_t arg2, swig_type_189 arg3);
-extern swig_type_190 _wrap_abs_capi_ba1dc328f4f4c98e(swig_type_191 arg1, uintptr_t arg2);
-extern swig_type_192 _wrap_adam_update_capi_ba1dc328f4f4c98e(swig_type_193 arg1, swig_type_194 arg2, swig_type_195 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, double arg8, double arg9, double arg10, double arg11, double arg12, swig_intgo arg13, swig_type_196 arg14);
-extern swig_type_197 _wrap_add_capi_ba1dc328f4f4c98e(swig_type_198 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_199 _wrap_add_n_capi_ba1dc328f4f4c98e(swig_type_200 arg1, swig_type_201 arg2);
-extern swig_type_202 _wrap_argmax_capi_ba1dc328f4f4c98e(swig_type_203 arg1, uintptr_t arg2, swig_type_204 arg3, swig_intgo arg4);
-extern swig_type_205 _wrap_batch_matmul_capi_ba1dc328f4f4c98e(swig_type_206 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_207 _wrap_bias_add_capi_ba1dc328f4f4c98e(swig_type_208 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_209 arg4);
-extern swig_type_210 _wrap_cast_capi_ba1dc328f4f4c98e(swig_type_211 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_212 _wrap_concat_capi_ba1dc328f4f4c98e(swig_type_213 arg1, swig_type_214 arg2, swig_type_215 arg3);
-extern swig_type_216 _wrap_cos_capi_ba1dc328f4f4c98e(swig_type_217 arg1, uintptr_t arg2);
-extern swig_type_218 _wrap_cross_entropy_capi_ba1dc328f4f4c98e(swig_type_219 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_220 arg4);
-extern swig_type_221 _wrap_cumsum_capi_ba1dc328f4f4c98e(swig_type_222 arg1, uintptr_t arg2, swig_type_223 arg3);
-extern swig_type_224 _wrap_div_capi_ba1dc328f4f4c98e(swig_type_225 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_226 _wrap_embedding_capi_ba1dc328f4f4c98e(swig_type_227 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_228 _wrap_equal_capi_ba1dc328f4f4c98e(swig_type_229 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_230 _wrap_equal_mask_capi_ba1dc328f4f4c98e(swig_type_231 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_232 _wrap_exp_capi_ba1dc328f4f4c98e(swig_type_233 arg1, uintptr_t arg2);
-extern swig_type_234 _wrap_expand_capi_ba1dc328f4f4c98e(swig_type_235 arg1, uintptr_t arg2, swig_type_236 arg3);
-extern swig_type_237 _wrap_flatten_capi_ba1dc328f4f4c98e(swig_type_238 arg1, uintptr_t arg2, swig_type_239 arg3, swig_type_240 arg4);
-extern swig_type_241 _wrap_gather_capi_ba1dc328f4f4c98e(swig_type_242 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_243 arg4);
-extern swig_type_244 _wrap_gather_grad_capi_ba1dc328f4f4c98e(swig_type_245 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_246 arg4, swig_type_247 arg5);
-extern swig_type_248 _wrap_gelu_capi_ba1dc328f4f4c98e(swig_type_249 arg1, uintptr_t arg2);
-extern swig_type_250 _wrap_gelu_grad_capi_ba1dc328f4f4c98e(swig_type_251 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_252 _wrap_greater_capi_ba1dc328f4f4c98e(swig_type_253 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_254 _wrap_greater_equal_capi_ba1dc328f4f4c98e(swig_type_255 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_256 _wrap_identity_capi_ba1dc328f4f4c98e(swig_type_257 arg1, uintptr_t arg2);
-extern swig_type_258 _wrap_layer_norm_capi_ba1dc328f4f4c98e(swig_type_259 arg1, swig_type_260 arg2, swig_type_261 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_262 arg7, swig_type_263 arg8, double arg9);
-extern swig_type_264 _wrap_less_capi_ba1dc328f4f4c98e(swig_type_265 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_266 _wrap_less_equal_capi_ba1dc328f4f4c98e(swig_type_267 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_268 _wrap_log_capi_ba1dc328f4f4c98e(swig_type_269 arg1, uintptr_t arg2);
-extern swig_type_270 _wrap_log_softmax_capi_ba1dc328f4f4c98e(swig_type_271 arg1, uintptr_t arg2, swig_type_272 arg3);
-extern swig_type_273 _wrap_matmul_capi_ba1dc328f4f4c98e(swig_type_274 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_275 _wrap_maximum_capi_ba1dc328f4f4c98e(swig_type_276 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_277 _wrap_minimum_capi_ba1dc328f4f4c98e(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_279 _wrap_mul_capi_ba1dc328f4f4c98e(swig_type_280 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_281 _wrap_neg_capi_ba1dc328f4f4c98e(swig_type_282 arg1, uintptr_t arg2);
-extern swig_type_283 _wrap_nll_loss_capi_ba1dc328f4f4c98e(swig_type_284 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_285 arg4);
-extern swig_type_286 _wrap_not_equal_capi_ba1dc328f4f4c98e(swig_type_287 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_288 _wrap_pow_capi_ba1dc328f4f4c98e(swig_type_289 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_290 _wrap_reduce_max_capi_ba1dc328f4f4c98e(swig_type_291 arg1, uintptr_t arg2, swig_type_292 arg3, swig_intgo arg4);
-extern swig_type_293 _wrap_reduce_mean_capi_ba1dc328f4f4c98e(swig_type_294 arg1, uintptr_t arg2, swig_type_295 arg3, swig_intgo arg4);
-extern swig_type_296 _wrap_reduce_min_capi_ba1dc328f4f4c98e(swig_type_297 arg1, uintptr_t arg2, swig_type_298 arg3, swig_intgo arg4);
-extern swig_type_299 _wrap_reduce_sum_capi_ba1dc328f4f4c98e(swig_type_300 arg1, uintptr_t arg2, swig_type_301 arg3, swig_intgo arg4);
-extern swig_type_302 _wrap_relu_capi_ba1dc328f4f4c98e(swig_type_303 arg1, uintptr_t arg2);
-extern swig_type_304 _wrap_relu_grad_capi_ba1dc328f4f4c98e(swig_type_305 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_306 _wrap_reshape_capi_ba1dc328f4f4c98e(swig_type_307 arg1, uintptr_t arg2, swig_type_308 arg3);
-extern swig_type_309 _wrap_scalar_add_capi_ba1dc328f4f4c98e(swig_type_310 arg1, uintptr_t arg2, double arg3);
-extern swig_type_311 _wrap_scalar_mul_capi_ba1dc328f4f4c98e(swig_type_312 arg1, uintptr_t arg2, double arg3);
-extern swig_type_313 _wrap_sgd_update_capi_ba1dc328f4f4c98e(swig_type_314 arg1, swig_type_315 arg2, uintptr_t arg3, uintptr_t arg4, uintptr_t arg5, double arg6, double arg7, double arg8, swig_intgo arg9, double arg10, swig_intgo arg11);
-extern swig_type_316 _wrap_sigmoid_capi_ba1dc328f4f4c98e(swig_type_317 arg1, uintptr_t arg2);
-extern swig_type_318 _wrap_sin_capi_ba1dc328f4f4c98e(swig_type_319 arg1, uintptr_t arg2);
-extern swig_type_320 _wrap_slice_capi_ba1dc328f4f4c98e(swig_type_321 arg1, uintptr_t arg2, swig_type_322 arg3, swig_type_323 arg4, swig_type_324 arg5);
-extern swig_type_325 _wrap_slice_grad_capi_ba1dc328f4f4c98e(swig_type_326 arg1, uintptr_t arg2, swig_type_327 arg3, swig_type_328 arg4, swig_type_329 arg5);
-extern swig_type_330 _wrap_softmax_capi_ba1dc328f4f4c98e(swig_type_331 arg1, uintptr_t arg2, swig_type_332 arg3);
-extern swig_type_333 _wrap_sparse_softmax_cross_entropy_capi_ba1dc328f4f4c98e(swig_type_334 arg1, swig_type_335 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_336 _wrap_sparse_softmax_cross_entropy_grad_capi_ba1dc328f4f4c98e(swig_type_337 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_338 _wrap_sqrt_capi_ba1dc328f4f4c98e(swig_type_339 arg1, uintptr_t arg2);
-extern swig_type_340 _wrap_squeeze_capi_ba1dc328f4f4c98e(swig_type_341 arg1, uintptr_t arg2, swig_type_342 arg3);
-extern swig_type_343 _wrap_std_capi_ba1dc328f4f4c98e(swig_type_344 arg1, uintptr_t arg2, swig_type_345 arg3, swig_type_346 arg4, swig_intgo arg5);
-extern swig_type_347 _wrap_sub_capi_ba1dc328f4f4c98e(swig_type_348 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_349 _wrap_tanh_capi_ba1dc328f4f4c98e(swig_type_350 arg1, uintptr_t arg2);
-extern swig_type_351 _wrap_transpose_capi_ba1dc328f4f4c98e(swig_type_352 arg1, uintptr_t arg2, swig_type_353 arg3);
-extern swig_type_354 _wrap_unsqueeze_capi_ba1dc328f4f4c98e(swig_type_355 arg1, uintptr_t arg2, swig_type_356 arg3);
-extern swig_type_357 _wrap_Xtess_var_capi_ba1dc328f4f4c98e(swig_type_358 arg1, uintptr_t arg2, swig_type_359 arg3, swig_type_360 arg4, swig_intgo arg5);
-extern swig_type_361 _wrap_where_capi_ba1dc328f4f4c98e(swig_type_362 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_363 _wrap_xlogy_capi_ba1dc328f4f4c98e(swig_type_364 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_365 _wrap_explanation_last_capi_ba1dc328f4f4c98e(swig_type_366 arg1);
-extern swig_type_367 _wrap_boxing_run_capi_ba1dc328f4f4c98e(swig_type_368 arg1, swig_type_369 arg2, swig_type_370 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_371 _wrap_boxing_plan_create_capi_ba1dc328f4f4c98e(swig_type_372 arg1, swig_type_373 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_374 _wrap_boxing_plan_string_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_375 _wrap_boxing_plan_num_steps_capi_ba1dc328f4f4c98e(swig_type_376 arg1, uintptr_t arg2);
-extern swig_type_377 _wrap_boxing_plan_step_string_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_378 arg2);
-extern swig_type_379 _wrap_boxing_plan_cost_capi_ba1dc328f4f4c98e(swig_type_380 arg1, uintptr_t arg2);
-extern swig_type_381 _wrap_comm_allreduce_capi_ba1dc328f4f4c98e(swig_type_382 arg1, swig_type_383 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_384 _wrap_bucketed_allreducer_run_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_385 arg2, swig_type_386 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_387 _wrap_comm_set_collective_timeout_capi_ba1dc328f4f4c98e(double arg1);
-extern swig_type_388 _wrap_comm_collective_timeout_capi_ba1dc328f4f4c98e(swig_type_389 arg1);
-extern swig_type_390 _wrap_program_create_capi_ba1dc328f4f4c98e(swig_type_391 arg1);
-extern swig_type_392 _wrap_program_add_input_capi_ba1dc328f4f4c98e(swig_type_393 arg1, uintptr_t arg2, swig_type_394 arg3, swig_type_395 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_396 _wrap_program_add_variable_capi_ba1dc328f4f4c98e(swig_type_397 arg1, uintptr_t arg2, swig_type_398 arg3, uintptr_t arg4);
-extern swig_type_399 _wrap_program_add_op_capi_ba1dc328f4f4c98e(swig_type_400 arg1, swig_type_401 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_402 arg5);
-extern swig_type_403 _wrap_program_mark_output_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_404 arg2);
-extern swig_type_405 _wrap_program_sizes_capi_ba1dc328f4f4c98e(swig_type_406 arg1, swig_type_407 arg2, swig_type_408 arg3, swig_type_409 arg4, uintptr_t arg5);
-extern swig_type_410 _wrap_program_string_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_411 _wrap_capture_begin_capi_ba1dc328f4f4c98e(void);
-extern swig_type_412 _wrap_capture_active_capi_ba1dc328f4f4c98e(swig_type_413 arg1);
-extern swig_type_414 _wrap_capture_placeholder_capi_ba1dc328f4f4c98e(swig_type_415 arg1, swig_type_416 arg2, swig_type_417 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_418 _wrap_capture_end_capi_ba1dc328f4f4c98e(swig_type_419 arg1, swig_type_420 arg2);
-extern void _wrap_capture_abort_capi_ba1dc328f4f4c98e(void);
-extern swig_type_421 _wrap_capture_assign_capi_ba1dc328f4f4c98e(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_422 _wrap_plan_string_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_423 _wrap_plan_instantiate_capi_ba1dc328f4f4c98e(swig_type_424 arg1, uintptr_t arg2);
-extern swig_type_425 _wrap_plan_instance_run_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_426 arg2);
-extern swig_type_427 _wrap_plan_instance_push_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_428 arg2, double arg3);
-extern swig_type_429 _wrap_plan_instance_run_pushed_capi_ba1dc328f4f4c98e(uintptr_t arg1, double arg2);
-extern swig_type_430 _wrap_plan_instance_close_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_431 _wrap_plan_instance_run_local_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_432 arg2);
-extern swig_type_433 _wrap_plan_instance_num_outputs_capi_ba1dc328f4f4c98e(swig_type_434 arg1, uintptr_t arg2);
-extern swig_type_435 _wrap_plan_instance_output_capi_ba1dc328f4f4c98e(swig_type_436 arg1, uintptr_t arg2, swig_type_437 arg3);
-extern swig_type_438 _wrap_plan_instance_output_local_capi_ba1dc328f4f4c98e(swig_type_439 arg1, uintptr_t arg2, swig_type_440 arg3);
-extern swig_type_441 _wrap_plan_instance_output_local_num_elements_capi_ba1dc328f4f4c98e(swig_type_442 arg1, uintptr_t arg2, swig_type_443 arg3);
-extern swig_type_444 _wrap_plan_instance_output_dtype_capi_ba1dc328f4f4c98e(swig_type_445 arg1, uintptr_t arg2, swig_type_446 arg3);
-extern swig_type_447 _wrap_plan_instance_output_local_shape_capi_ba1dc328f4f4c98e(swig_type_448 arg1, uintptr_t arg2, swig_type_449 arg3);
-extern swig_type_450 _wrap_plan_instance_num_mem_cases_capi_ba1dc328f4f4c98e(swig_type_451 arg1, uintptr_t arg2);
-extern swig_type_452 _wrap_plan_instance_mem_case_bytes_capi_ba1dc328f4f4c98e(swig_type_453 arg1, swig_type_454 arg2, swig_type_455 arg3, uintptr_t arg4, swig_type_456 arg5);
-extern swig_type_457 _wrap_plan_instance_mem_case_name_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_458 arg2);
-extern swig_type_459 _wrap_server_is_driver_capi_ba1dc328f4f4c98e(swig_type_460 arg1, uintptr_t arg2);
-extern swig_type_461 _wrap_server_num_plans_capi_ba1dc328f4f4c98e(swig_type_462 arg1, uintptr_t arg2);
-extern swig_type_463 _wrap_server_plan_input_width_capi_ba1dc328f4f4c98e(swig_type_464 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_465 arg4);
-extern swig_type_466 _wrap_server_plan_output_width_capi_ba1dc328f4f4c98e(swig_type_467 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_468 arg4);
-extern swig_type_469 _wrap_server_plan_input_dtype_capi_ba1dc328f4f4c98e(swig_type_470 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_471 arg4);
-extern swig_type_472 _wrap_server_plan_output_dtype_capi_ba1dc328f4f4c98e(swig_type_473 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_474 arg4);
-extern swig_type_475 _wrap_server_follow_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_476 _wrap_server_stop_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_477 _wrap_server_check_health_capi_ba1dc328f4f4c98e(uintptr_t arg1, double arg2);
-extern swig_type_478 _wrap_serve_request_create_capi_ba1dc328f4f4c98e(swig_type_479 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_480 _wrap_serve_request_set_input_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_481 arg2, swig_type_482 arg3);
-extern swig_type_483 _wrap_serve_request_rows_capi_ba1dc328f4f4c98e(swig_type_484 arg1, uintptr_t arg2);
-extern swig_type_485 _wrap_server_run_capi_ba1dc328f4f4c98e(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_486 _wrap_serve_request_output_bytes_capi_ba1dc328f4f4c98e(swig_type_487 arg1, uintptr_t arg2, swig_type_488 arg3);
-extern swig_type_489 _wrap_serve_request_output_capi_ba1dc328f4f4c98e(swig_type_490 arg1, uintptr_t arg2, swig_type_491 arg3);
-extern swig_type_492 _wrap_tensor_set_requires_grad_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_493 _wrap_tensor_requires_grad_capi_ba1dc328f4f4c98e(swig_type_494 arg1, uintptr_t arg2);
-extern swig_type_495 _wrap_tensor_is_leaf_capi_ba1dc328f4f4c98e(swig_type_496 arg1, uintptr_t arg2);
-extern swig_type_497 _wrap_tensor_grad_capi_ba1dc328f4f4c98e(swig_type_498 arg1, uintptr_t arg2);
-extern swig_type_499 _wrap_tensor_zero_grad_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_500 _wrap_tensor_detach_capi_ba1dc328f4f4c98e(swig_type_501 arg1, uintptr_t arg2);
-extern swig_type_502 _wrap_autograd_set_grad_enabled_capi_ba1dc328f4f4c98e(swig_intgo arg1, swig_type_503 arg2);
-extern swig_type_504 _wrap_autograd_is_grad_enabled_capi_ba1dc328f4f4c98e(swig_type_505 arg1);
-extern swig_type_506 _wrap_checkpoint_writer_create_capi_ba1dc328f4f4c98e(swig_type_507 arg1);
-extern swig_type_508 _wrap_checkpoint_writer_add_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_509 arg2, uintptr_t arg3);
-extern swig_type_510 _wrap_checkpoint_writer_save_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_511 arg2);
-extern swig_type_512 _wrap_checkpoint_load_capi_ba1dc328f4f4c98e(swig_type_513 arg1, swig_type_514 arg2, swig_type_515 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_516 _wrap_checkpoint_load_checked_capi_ba1dc328f4f4c98e(swig_type_517 arg1, swig_type_518 arg2, swig_type_519 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_520 arg6, swig_intgo arg7);
-extern swig_type_521 _wrap_checkpoint_index_open_capi_ba1dc328f4f4c98e(swig_type_522 arg1, swig_type_523 arg2);
-extern swig_type_524 _wrap_checkpoint_index_num_tensors_capi_ba1dc328f4f4c98e(swig_type_525 arg1, uintptr_t arg2);
-extern swig_type_526 _wrap_checkpoint_index_name_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_527 arg2);
-extern swig_type_528 _wrap_checkpoint_index_placement_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_529 arg2);
-extern swig_type_530 _wrap_checkpoint_index_nd_sbp_capi_ba1dc328f4f4c98e(uintptr_t arg1, swig_type_531 arg2);
-extern swig_type_532 _wrap_checkpoint_index_shape_capi_ba1dc328f4f4c98e(swig_type_533 arg1, uintptr_t arg2, swig_type_534 arg3);
-extern swig_type_535 _wrap_checkpoint_index_dtype_capi_ba1dc328f4f4c98e(swig_type_536 arg1, uintptr_t arg2, swig_type_537 arg3);
-extern swig_type_538 _wrap_checkpoint_index_num_shards_capi_ba1dc328f4f4c98e(swig_type_539 arg1, uintptr_t arg2, swig_type_540 arg3);
-extern swig_type_541 _wrap_optimizer_step_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_542 _wrap_optimizer_capture_step_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_543 _wrap_optimizer_zero_grad_capi_ba1dc328f4f4c98e(uintptr_t arg1);
-extern swig_type_544 _wrap_optimizer_set_lr_capi_ba1dc328f4f4c98e(uintptr_t arg1, double arg2);
-extern swig_type_545 _wrap_infer_cache_get_stats_capi_ba1dc328f4f4c98e(swig_type_546 arg1, swig_type_547 arg2, swig_type_548 arg3, swig_type_549 arg4, swig_type_550 arg5);
-extern swig_type_551 _wrap_runtime_init_with_options_capi_ba1dc328f4f4c98e(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_552 _wrap_allocator_get_stats_capi_ba1dc328f4f4c98e(swig_type_553 arg1, swig_type_554 arg2, swig_type_555 arg3, swig_type_556 arg4, swig_type_557 arg5, swig_type_558 arg6, swig_type_559 arg7, swig_type_560 arg8, swig_type_561 arg9, swig_intgo arg10);
-extern swig_type_562 _wrap_bucketed_allreducer_create_capi_ba1dc328f4f4c98e(swig_type_563 arg1, swig_type_564 arg2);
-extern swig_type_565 _wrap_bucketed_allreducer_get_stats_capi_ba1dc328f4f4c98e(swig_type_566 arg1, swig_type_567 arg2, swig_type_568 arg3, swig_type_569 arg4, uintptr_t arg5);
-extern swig_type_570 _wrap_plan_compile_capi_ba1dc328f4f4c98e(swig_type_571 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_572 _wrap_plan_instance_get_stats_capi_ba1dc328f4f4c98e(swig_type_573 arg1, swig_type_574 arg2, swig_type_575 arg3, swig_type_576 arg4, swig_type_577 arg5, swig_type_578 arg6, uintptr_t arg7);
-extern swig_type_579 _wrap_server_create_capi_ba1dc328f4f4c98e(swig_type_580 arg1, swig_intgo arg2, double arg3, swig_type_581 arg4);
-extern swig_type_582 _wrap_server_add_plan_capi_ba1dc328f4f4c98e(swig_type_583 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_584 arg5, swig_type_585 arg6, swig_type_586 arg7);
-extern swig_type_587 _wrap_server_get_plan_info_capi_ba1dc328f4f4c98e(swig_type_588 arg1, swig_type_589 arg2, swig_type_590 arg3, swig_type_591 arg4, swig_type_592 arg5, swig_type_593 arg6, swig_type_594 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_595 _wrap_server_get_stats_capi_ba1dc328f4f4c98e(swig_type_596 arg1, swig_type_597 arg2, swig_type_598 arg3, swig_type_599 arg4, swig_type_600 arg5, swig_type_601 arg6, swig_type_602 arg7, swig_type_603 arg8, swig_type_604 arg9, uintptr_t arg10);
-extern swig_type_605 _wrap_serve_request_get_info_capi_ba1dc328f4f4c98e(swig_type_606 arg1, swig_type_607 arg2, swig_type_608 arg3, swig_type_609 arg4, uintptr_t arg5);
-extern swig_type_610 _wrap_autograd_backward_capi_ba1dc328f4f4c98e(swig_type_611 arg1, swig_type_612 arg2, swig_intgo arg3);
-extern swig_type_613 _wrap_optimizer_create_capi_ba1dc328f4f4c98e(swig_type_614 arg1, swig_type_615 arg2, swig_intgo arg3, double arg4, double arg5, double arg6, double arg7, swig_intgo arg8, double arg9, double arg10, double arg11, swig_intgo arg12, swig_type_616 arg13, swig_intgo arg14);
-extern swig_type_617 _wrap_optimizer_get_stats_capi_ba1dc328f4f4c98e(swig_type_618 arg1, swig_type_619 arg2, swig_type_620 arg3, swig_type_621 arg4, swig_type_622 arg5, swig_type_623 arg6, swig_type_624 arg7, uintptr_t arg8);
+typedef _goslice_ swig_type_625;
+typedef _goslice_ swig_type_626;
+typedef _goslice_ swig_type_627;
+typedef _goslice_ swig_type_628;
+typedef _goslice_ swig_type_629;
+typedef _goslice_ swig_type_630;
+extern void _wrap_Swig_free_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_a0bfc72e4246c06e(swig_intgo arg1);
+extern void _wrap_delete_Placement_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_NdSbp_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_Layout_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_OpCall_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_InferResult_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_Explanation_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_Tensor_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_BoxingPlan_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_BucketedAllReducer_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_Program_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_Plan_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_PlanInstance_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_Server_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_ServeRequest_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_CheckpointWriter_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_CheckpointIndex_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_delete_Optimizer_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_intgo _wrap_VERSION_NUMBER_capi_a0bfc72e4246c06e(void);
+extern swig_type_1 _wrap_version_capi_a0bfc72e4246c06e(void);
+extern swig_intgo _wrap_version_number_capi_a0bfc72e4246c06e(void);
+extern swig_type_2 _wrap_status_string_capi_a0bfc72e4246c06e(swig_intgo arg1);
+extern swig_type_3 _wrap_runtime_init_capi_a0bfc72e4246c06e(void);
+extern swig_type_4 _wrap_runtime_finalize_capi_a0bfc72e4246c06e(void);
+extern swig_type_5 _wrap_runtime_world_rank_capi_a0bfc72e4246c06e(swig_type_6 arg1);
+extern swig_type_7 _wrap_runtime_world_size_capi_a0bfc72e4246c06e(swig_type_8 arg1);
+extern swig_type_9 _wrap_runtime_cuda_info_capi_a0bfc72e4246c06e(swig_type_10 arg1, swig_type_11 arg2);
+extern swig_type_12 _wrap_placement_parse_capi_a0bfc72e4246c06e(swig_type_13 arg1, swig_type_14 arg2);
+extern swig_type_15 _wrap_placement_create_capi_a0bfc72e4246c06e(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_type_19 _wrap_placement_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_20 _wrap_placement_device_type_capi_a0bfc72e4246c06e(swig_type_21 arg1, uintptr_t arg2);
+extern swig_type_22 _wrap_placement_num_axes_capi_a0bfc72e4246c06e(swig_type_23 arg1, uintptr_t arg2);
+extern swig_type_24 _wrap_placement_hierarchy_dim_capi_a0bfc72e4246c06e(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
+extern swig_type_27 _wrap_placement_parallel_num_capi_a0bfc72e4246c06e(swig_type_28 arg1, uintptr_t arg2);
+extern swig_type_29 _wrap_placement_rank_at_capi_a0bfc72e4246c06e(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
+extern swig_type_32 _wrap_placement_index_of_capi_a0bfc72e4246c06e(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_34 _wrap_placement_contains_capi_a0bfc72e4246c06e(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_36 _wrap_placement_axis_group_capi_a0bfc72e4246c06e(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_type_39 _wrap_placement_equal_capi_a0bfc72e4246c06e(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_41 _wrap_placement_hash_capi_a0bfc72e4246c06e(swig_type_42 arg1, uintptr_t arg2);
+extern swig_type_43 _wrap_nd_sbp_parse_capi_a0bfc72e4246c06e(swig_type_44 arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_nd_sbp_create_capi_a0bfc72e4246c06e(swig_type_47 arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_nd_sbp_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_50 _wrap_nd_sbp_num_axes_capi_a0bfc72e4246c06e(swig_type_51 arg1, uintptr_t arg2);
+extern swig_type_52 _wrap_nd_sbp_get_capi_a0bfc72e4246c06e(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
+extern swig_type_56 _wrap_nd_sbp_equal_capi_a0bfc72e4246c06e(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_58 _wrap_layout_create_capi_a0bfc72e4246c06e(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
+extern swig_type_61 _wrap_layout_local_shape_capi_a0bfc72e4246c06e(swig_type_62 arg1, uintptr_t arg2);
+extern swig_type_63 _wrap_layout_range_capi_a0bfc72e4246c06e(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
+extern swig_type_67 _wrap_layout_num_elements_capi_a0bfc72e4246c06e(swig_type_68 arg1, uintptr_t arg2);
+extern swig_type_69 _wrap_layout_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_70 _wrap_dtype_parse_capi_a0bfc72e4246c06e(swig_type_71 arg1, swig_type_72 arg2);
+extern swig_type_73 _wrap_dtype_name_capi_a0bfc72e4246c06e(swig_intgo arg1);
+extern swig_type_74 _wrap_op_count_capi_a0bfc72e4246c06e(void);
+extern swig_type_75 _wrap_op_name_capi_a0bfc72e4246c06e(swig_type_76 arg1);
+extern swig_type_77 _wrap_op_call_create_capi_a0bfc72e4246c06e(swig_type_78 arg1, swig_type_79 arg2);
+extern swig_type_80 _wrap_op_call_signature_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_81 _wrap_op_call_set_attr_int_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_type_84 _wrap_op_call_set_attr_float_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_85 arg2, double arg3);
+extern swig_type_86 _wrap_op_call_set_attr_bool_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
+extern swig_type_88 _wrap_op_call_set_attr_ints_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
+extern swig_type_93 _wrap_op_call_add_input_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_95 _wrap_op_call_num_inputs_capi_a0bfc72e4246c06e(swig_type_96 arg1, uintptr_t arg2);
+extern swig_type_97 _wrap_op_call_constrain_input_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
+extern swig_type_99 _wrap_op_call_constrain_output_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
+extern swig_type_101 _wrap_op_call_infer_capi_a0bfc72e4246c06e(swig_type_102 arg1, uintptr_t arg2);
+extern swig_type_103 _wrap_infer_result_num_outputs_capi_a0bfc72e4246c06e(swig_type_104 arg1, uintptr_t arg2);
+extern swig_type_105 _wrap_infer_result_output_shape_capi_a0bfc72e4246c06e(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
+extern swig_type_108 _wrap_infer_result_output_dtype_capi_a0bfc72e4246c06e(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
+extern swig_type_111 _wrap_infer_result_output_placement_capi_a0bfc72e4246c06e(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_a0bfc72e4246c06e(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
+extern swig_type_117 _wrap_infer_result_num_inputs_capi_a0bfc72e4246c06e(swig_type_118 arg1, uintptr_t arg2);
+extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_a0bfc72e4246c06e(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
+extern swig_type_122 _wrap_infer_result_needs_boxing_capi_a0bfc72e4246c06e(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
+extern swig_type_125 _wrap_infer_result_input_cost_capi_a0bfc72e4246c06e(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
+extern swig_type_128 _wrap_infer_result_total_cost_capi_a0bfc72e4246c06e(swig_type_129 arg1, uintptr_t arg2);
+extern swig_type_130 _wrap_infer_result_signature_index_capi_a0bfc72e4246c06e(swig_type_131 arg1, uintptr_t arg2);
+extern swig_type_132 _wrap_infer_result_num_candidates_capi_a0bfc72e4246c06e(swig_type_133 arg1, uintptr_t arg2);
+extern swig_type_134 _wrap_op_call_explain_capi_a0bfc72e4246c06e(swig_type_135 arg1, uintptr_t arg2);
+extern swig_type_136 _wrap_explanation_text_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_137 _wrap_explanation_json_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_138 _wrap_explanation_failure_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern void _wrap_infer_cache_clear_capi_a0bfc72e4246c06e(void);
+extern swig_type_139 _wrap_infer_cache_set_capacity_capi_a0bfc72e4246c06e(swig_type_140 arg1);
+extern swig_type_141 _wrap_tensor_from_host_capi_a0bfc72e4246c06e(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_145 _wrap_tensor_from_local_capi_a0bfc72e4246c06e(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
+extern swig_type_150 _wrap_tensor_full_capi_a0bfc72e4246c06e(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_153 _wrap_tensor_arange_capi_a0bfc72e4246c06e(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_155 _wrap_tensor_rand_capi_a0bfc72e4246c06e(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_159 _wrap_tensor_randn_capi_a0bfc72e4246c06e(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_163 _wrap_tensor_shape_capi_a0bfc72e4246c06e(swig_type_164 arg1, uintptr_t arg2);
+extern swig_type_165 _wrap_tensor_num_elements_capi_a0bfc72e4246c06e(swig_type_166 arg1, uintptr_t arg2);
+extern swig_type_167 _wrap_tensor_dtype_capi_a0bfc72e4246c06e(swig_type_168 arg1, uintptr_t arg2);
+extern swig_type_169 _wrap_tensor_placement_capi_a0bfc72e4246c06e(swig_type_170 arg1, uintptr_t arg2);
+extern swig_type_171 _wrap_tensor_nd_sbp_capi_a0bfc72e4246c06e(swig_type_172 arg1, uintptr_t arg2);
+extern swig_type_173 _wrap_tensor_has_local_capi_a0bfc72e4246c06e(swig_type_174 arg1, uintptr_t arg2);
+extern swig_type_175 _wrap_tensor_local_shape_capi_a0bfc72e4246c06e(swig_type_176 arg1, uintptr_t arg2);
+extern swig_type_177 _wrap_tensor_local_num_elements_capi_a0bfc72e4246c06e(swig_type_178 arg1, uintptr_t arg2);
+extern swig_type_179 _wrap_tensor_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_180 _wrap_tensor_to_host_capi_a0bfc72e4246c06e(swig_type_181 arg1, uintptr_t arg2);
+extern swig_type_182 _wrap_tensor_copy_local_capi_a0bfc72e4246c06e(swig_type_183 arg1, uintptr_t arg2);
+extern swig_type_184 _wrap_tensor_synchronize_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_185 _wrap_tensor_to_global_capi_a0bfc72e4246c06e(swig_type_186 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_187 _wrap_op_call_apply_capi_a0bfc72e4246c06e(swig_type_188 arg1, uintptr_t arg2, swig_type_189 arg3);
+extern swig_type_190 _wrap_abs_capi_a0bfc72e4246c06e(swig_type_191 arg1, uintptr_t arg2);
+extern swig_type_192 _wrap_adam_update_capi_a0bfc72e4246c06e(swig_type_193 arg1, swig_type_194 arg2, swig_type_195 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, double arg8, double arg9, double arg10, double arg11, double arg12, swig_intgo arg13, swig_type_196 arg14);
+extern swig_type_197 _wrap_adam_update_at_step_capi_a0bfc72e4246c06e(swig_type_198 arg1, swig_type_199 arg2, swig_type_200 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8, double arg9, double arg10, double arg11, double arg12, double arg13, swig_intgo arg14);
+extern swig_type_201 _wrap_add_capi_a0bfc72e4246c06e(swig_type_202 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_203 _wrap_add_n_capi_a0bfc72e4246c06e(swig_type_204 arg1, swig_type_205 arg2);
+extern swig_type_206 _wrap_argmax_capi_a0bfc72e4246c06e(swig_type_207 arg1, uintptr_t arg2, swig_type_208 arg3, swig_intgo arg4);
+extern swig_type_209 _wrap_batch_matmul_capi_a0bfc72e4246c06e(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_211 _wrap_bias_add_capi_a0bfc72e4246c06e(swig_type_212 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_213 arg4);
+extern swig_type_214 _wrap_cast_capi_a0bfc72e4246c06e(swig_type_215 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_216 _wrap_concat_capi_a0bfc72e4246c06e(swig_type_217 arg1, swig_type_218 arg2, swig_type_219 arg3);
+extern swig_type_220 _wrap_cos_capi_a0bfc72e4246c06e(swig_type_221 arg1, uintptr_t arg2);
+extern swig_type_222 _wrap_cross_entropy_capi_a0bfc72e4246c06e(swig_type_223 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_224 arg4);
+extern swig_type_225 _wrap_cumsum_capi_a0bfc72e4246c06e(swig_type_226 arg1, uintptr_t arg2, swig_type_227 arg3);
+extern swig_type_228 _wrap_div_capi_a0bfc72e4246c06e(swig_type_229 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_230 _wrap_embedding_capi_a0bfc72e4246c06e(swig_type_231 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_232 _wrap_equal_capi_a0bfc72e4246c06e(swig_type_233 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_234 _wrap_equal_mask_capi_a0bfc72e4246c06e(swig_type_235 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_236 _wrap_exp_capi_a0bfc72e4246c06e(swig_type_237 arg1, uintptr_t arg2);
+extern swig_type_238 _wrap_expand_capi_a0bfc72e4246c06e(swig_type_239 arg1, uintptr_t arg2, swig_type_240 arg3);
+extern swig_type_241 _wrap_flatten_capi_a0bfc72e4246c06e(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_type_244 arg4);
+extern swig_type_245 _wrap_gather_capi_a0bfc72e4246c06e(swig_type_246 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_247 arg4);
+extern swig_type_248 _wrap_gather_grad_capi_a0bfc72e4246c06e(swig_type_249 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_250 arg4, swig_type_251 arg5);
+extern swig_type_252 _wrap_gelu_capi_a0bfc72e4246c06e(swig_type_253 arg1, uintptr_t arg2);
+extern swig_type_254 _wrap_gelu_grad_capi_a0bfc72e4246c06e(swig_type_255 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_256 _wrap_greater_capi_a0bfc72e4246c06e(swig_type_257 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_258 _wrap_greater_equal_capi_a0bfc72e4246c06e(swig_type_259 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_260 _wrap_identity_capi_a0bfc72e4246c06e(swig_type_261 arg1, uintptr_t arg2);
+extern swig_type_262 _wrap_layer_norm_capi_a0bfc72e4246c06e(swig_type_263 arg1, swig_type_264 arg2, swig_type_265 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_266 arg7, swig_type_267 arg8, double arg9);
+extern swig_type_268 _wrap_less_capi_a0bfc72e4246c06e(swig_type_269 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_270 _wrap_less_equal_capi_a0bfc72e4246c06e(swig_type_271 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_272 _wrap_log_capi_a0bfc72e4246c06e(swig_type_273 arg1, uintptr_t arg2);
+extern swig_type_274 _wrap_log_softmax_capi_a0bfc72e4246c06e(swig_type_275 arg1, uintptr_t arg2, swig_type_276 arg3);
+extern swig_type_277 _wrap_matmul_capi_a0bfc72e4246c06e(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_279 _wrap_maximum_capi_a0bfc72e4246c06e(swig_type_280 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_281 _wrap_minimum_capi_a0bfc72e4246c06e(swig_type_282 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_283 _wrap_mul_capi_a0bfc72e4246c06e(swig_type_284 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_285 _wrap_neg_capi_a0bfc72e4246c06e(swig_type_286 arg1, uintptr_t arg2);
+extern swig_type_287 _wrap_nll_loss_capi_a0bfc72e4246c06e(swig_type_288 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_289 arg4);
+extern swig_type_290 _wrap_not_equal_capi_a0bfc72e4246c06e(swig_type_291 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_292 _wrap_pow_capi_a0bfc72e4246c06e(swig_type_293 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_294 _wrap_reduce_max_capi_a0bfc72e4246c06e(swig_type_295 arg1, uintptr_t arg2, swig_type_296 arg3, swig_intgo arg4);
+extern swig_type_297 _wrap_reduce_mean_capi_a0bfc72e4246c06e(swig_type_298 arg1, uintptr_t arg2, swig_type_299 arg3, swig_intgo arg4);
+extern swig_type_300 _wrap_reduce_min_capi_a0bfc72e4246c06e(swig_type_301 arg1, uintptr_t arg2, swig_type_302 arg3, swig_intgo arg4);
+extern swig_type_303 _wrap_reduce_sum_capi_a0bfc72e4246c06e(swig_type_304 arg1, uintptr_t arg2, swig_type_305 arg3, swig_intgo arg4);
+extern swig_type_306 _wrap_relu_capi_a0bfc72e4246c06e(swig_type_307 arg1, uintptr_t arg2);
+extern swig_type_308 _wrap_relu_grad_capi_a0bfc72e4246c06e(swig_type_309 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_310 _wrap_reshape_capi_a0bfc72e4246c06e(swig_type_311 arg1, uintptr_t arg2, swig_type_312 arg3);
+extern swig_type_313 _wrap_scalar_add_capi_a0bfc72e4246c06e(swig_type_314 arg1, uintptr_t arg2, double arg3);
+extern swig_type_315 _wrap_scalar_mul_capi_a0bfc72e4246c06e(swig_type_316 arg1, uintptr_t arg2, double arg3);
+extern swig_type_317 _wrap_sgd_update_capi_a0bfc72e4246c06e(swig_type_318 arg1, swig_type_319 arg2, uintptr_t arg3, uintptr_t arg4, uintptr_t arg5, double arg6, double arg7, double arg8, swig_intgo arg9, double arg10, swig_intgo arg11);
+extern swig_type_320 _wrap_sigmoid_capi_a0bfc72e4246c06e(swig_type_321 arg1, uintptr_t arg2);
+extern swig_type_322 _wrap_sin_capi_a0bfc72e4246c06e(swig_type_323 arg1, uintptr_t arg2);
+extern swig_type_324 _wrap_slice_capi_a0bfc72e4246c06e(swig_type_325 arg1, uintptr_t arg2, swig_type_326 arg3, swig_type_327 arg4, swig_type_328 arg5);
+extern swig_type_329 _wrap_slice_grad_capi_a0bfc72e4246c06e(swig_type_330 arg1, uintptr_t arg2, swig_type_331 arg3, swig_type_332 arg4, swig_type_333 arg5);
+extern swig_type_334 _wrap_softmax_capi_a0bfc72e4246c06e(swig_type_335 arg1, uintptr_t arg2, swig_type_336 arg3);
+extern swig_type_337 _wrap_sparse_softmax_cross_entropy_capi_a0bfc72e4246c06e(swig_type_338 arg1, swig_type_339 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_340 _wrap_sparse_softmax_cross_entropy_grad_capi_a0bfc72e4246c06e(swig_type_341 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_342 _wrap_sqrt_capi_a0bfc72e4246c06e(swig_type_343 arg1, uintptr_t arg2);
+extern swig_type_344 _wrap_squeeze_capi_a0bfc72e4246c06e(swig_type_345 arg1, uintptr_t arg2, swig_type_346 arg3);
+extern swig_type_347 _wrap_std_capi_a0bfc72e4246c06e(swig_type_348 arg1, uintptr_t arg2, swig_type_349 arg3, swig_type_350 arg4, swig_intgo arg5);
+extern swig_type_351 _wrap_sub_capi_a0bfc72e4246c06e(swig_type_352 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_353 _wrap_tanh_capi_a0bfc72e4246c06e(swig_type_354 arg1, uintptr_t arg2);
+extern swig_type_355 _wrap_transpose_capi_a0bfc72e4246c06e(swig_type_356 arg1, uintptr_t arg2, swig_type_357 arg3);
+extern swig_type_358 _wrap_unsqueeze_capi_a0bfc72e4246c06e(swig_type_359 arg1, uintptr_t arg2, swig_type_360 arg3);
+extern swig_type_361 _wrap_Xtess_var_capi_a0bfc72e4246c06e(swig_type_362 arg1, uintptr_t arg2, swig_type_363 arg3, swig_type_364 arg4, swig_intgo arg5);
+extern swig_type_365 _wrap_where_capi_a0bfc72e4246c06e(swig_type_366 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_367 _wrap_xlogy_capi_a0bfc72e4246c06e(swig_type_368 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_369 _wrap_explanation_last_capi_a0bfc72e4246c06e(swig_type_370 arg1);
+extern swig_type_371 _wrap_boxing_run_capi_a0bfc72e4246c06e(swig_type_372 arg1, swig_type_373 arg2, swig_type_374 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_375 _wrap_boxing_plan_create_capi_a0bfc72e4246c06e(swig_type_376 arg1, swig_type_377 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_378 _wrap_boxing_plan_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_379 _wrap_boxing_plan_num_steps_capi_a0bfc72e4246c06e(swig_type_380 arg1, uintptr_t arg2);
+extern swig_type_381 _wrap_boxing_plan_step_string_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_382 arg2);
+extern swig_type_383 _wrap_boxing_plan_cost_capi_a0bfc72e4246c06e(swig_type_384 arg1, uintptr_t arg2);
+extern swig_type_385 _wrap_comm_allreduce_capi_a0bfc72e4246c06e(swig_type_386 arg1, swig_type_387 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_388 _wrap_bucketed_allreducer_run_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_389 arg2, swig_type_390 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_391 _wrap_comm_set_collective_timeout_capi_a0bfc72e4246c06e(double arg1);
+extern swig_type_392 _wrap_comm_collective_timeout_capi_a0bfc72e4246c06e(swig_type_393 arg1);
+extern swig_type_394 _wrap_program_create_capi_a0bfc72e4246c06e(swig_type_395 arg1);
+extern swig_type_396 _wrap_program_add_input_capi_a0bfc72e4246c06e(swig_type_397 arg1, uintptr_t arg2, swig_type_398 arg3, swig_type_399 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_400 _wrap_program_add_variable_capi_a0bfc72e4246c06e(swig_type_401 arg1, uintptr_t arg2, swig_type_402 arg3, uintptr_t arg4);
+extern swig_type_403 _wrap_program_add_op_capi_a0bfc72e4246c06e(swig_type_404 arg1, swig_type_405 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_406 arg5);
+extern swig_type_407 _wrap_program_mark_output_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_408 arg2);
+extern swig_type_409 _wrap_program_sizes_capi_a0bfc72e4246c06e(swig_type_410 arg1, swig_type_411 arg2, swig_type_412 arg3, swig_type_413 arg4, uintptr_t arg5);
+extern swig_type_414 _wrap_program_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_415 _wrap_capture_begin_capi_a0bfc72e4246c06e(void);
+extern swig_type_416 _wrap_capture_active_capi_a0bfc72e4246c06e(swig_type_417 arg1);
+extern swig_type_418 _wrap_capture_placeholder_capi_a0bfc72e4246c06e(swig_type_419 arg1, swig_type_420 arg2, swig_type_421 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_422 _wrap_capture_end_capi_a0bfc72e4246c06e(swig_type_423 arg1, swig_type_424 arg2);
+extern void _wrap_capture_abort_capi_a0bfc72e4246c06e(void);
+extern swig_type_425 _wrap_capture_assign_capi_a0bfc72e4246c06e(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_426 _wrap_plan_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_427 _wrap_plan_instantiate_capi_a0bfc72e4246c06e(swig_type_428 arg1, uintptr_t arg2);
+extern swig_type_429 _wrap_plan_instance_run_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_430 arg2);
+extern swig_type_431 _wrap_plan_instance_push_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_432 arg2, double arg3);
+extern swig_type_433 _wrap_plan_instance_run_pushed_capi_a0bfc72e4246c06e(uintptr_t arg1, double arg2);
+extern swig_type_434 _wrap_plan_instance_close_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_435 _wrap_plan_instance_run_local_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_436 arg2);
+extern swig_type_437 _wrap_plan_instance_num_outputs_capi_a0bfc72e4246c06e(swig_type_438 arg1, uintptr_t arg2);
+extern swig_type_439 _wrap_plan_instance_output_capi_a0bfc72e4246c06e(swig_type_440 arg1, uintptr_t arg2, swig_type_441 arg3);
+extern swig_type_442 _wrap_plan_instance_output_local_capi_a0bfc72e4246c06e(swig_type_443 arg1, uintptr_t arg2, swig_type_444 arg3);
+extern swig_type_445 _wrap_plan_instance_output_local_num_elements_capi_a0bfc72e4246c06e(swig_type_446 arg1, uintptr_t arg2, swig_type_447 arg3);
+extern swig_type_448 _wrap_plan_instance_output_dtype_capi_a0bfc72e4246c06e(swig_type_449 arg1, uintptr_t arg2, swig_type_450 arg3);
+extern swig_type_451 _wrap_plan_instance_output_local_shape_capi_a0bfc72e4246c06e(swig_type_452 arg1, uintptr_t arg2, swig_type_453 arg3);
+extern swig_type_454 _wrap_plan_instance_num_mem_cases_capi_a0bfc72e4246c06e(swig_type_455 arg1, uintptr_t arg2);
+extern swig_type_456 _wrap_plan_instance_mem_case_bytes_capi_a0bfc72e4246c06e(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3, uintptr_t arg4, swig_type_460 arg5);
+extern swig_type_461 _wrap_plan_instance_mem_case_name_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_462 arg2);
+extern swig_type_463 _wrap_server_is_driver_capi_a0bfc72e4246c06e(swig_type_464 arg1, uintptr_t arg2);
+extern swig_type_465 _wrap_server_num_plans_capi_a0bfc72e4246c06e(swig_type_466 arg1, uintptr_t arg2);
+extern swig_type_467 _wrap_server_plan_input_width_capi_a0bfc72e4246c06e(swig_type_468 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_469 arg4);
+extern swig_type_470 _wrap_server_plan_output_width_capi_a0bfc72e4246c06e(swig_type_471 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_472 arg4);
+extern swig_type_473 _wrap_server_plan_input_dtype_capi_a0bfc72e4246c06e(swig_type_474 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_475 arg4);
+extern swig_type_476 _wrap_server_plan_output_dtype_capi_a0bfc72e4246c06e(swig_type_477 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_478 arg4);
+extern swig_type_479 _wrap_server_follow_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_480 _wrap_server_stop_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_481 _wrap_server_check_health_capi_a0bfc72e4246c06e(uintptr_t arg1, double arg2);
+extern swig_type_482 _wrap_serve_request_create_capi_a0bfc72e4246c06e(swig_type_483 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_484 _wrap_serve_request_set_input_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_485 arg2, swig_type_486 arg3);
+extern swig_type_487 _wrap_serve_request_rows_capi_a0bfc72e4246c06e(swig_type_488 arg1, uintptr_t arg2);
+extern swig_type_489 _wrap_server_run_capi_a0bfc72e4246c06e(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_490 _wrap_serve_request_output_bytes_capi_a0bfc72e4246c06e(swig_type_491 arg1, uintptr_t arg2, swig_type_492 arg3);
+extern swig_type_493 _wrap_serve_request_output_capi_a0bfc72e4246c06e(swig_type_494 arg1, uintptr_t arg2, swig_type_495 arg3);
+extern swig_type_496 _wrap_tensor_set_requires_grad_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_497 _wrap_tensor_requires_grad_capi_a0bfc72e4246c06e(swig_type_498 arg1, uintptr_t arg2);
+extern swig_type_499 _wrap_tensor_is_leaf_capi_a0bfc72e4246c06e(swig_type_500 arg1, uintptr_t arg2);
+extern swig_type_501 _wrap_tensor_grad_capi_a0bfc72e4246c06e(swig_type_502 arg1, uintptr_t arg2);
+extern swig_type_503 _wrap_tensor_zero_grad_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_504 _wrap_tensor_detach_capi_a0bfc72e4246c06e(swig_type_505 arg1, uintptr_t arg2);
+extern swig_type_506 _wrap_autograd_set_grad_enabled_capi_a0bfc72e4246c06e(swig_intgo arg1, swig_type_507 arg2);
+extern swig_type_508 _wrap_autograd_is_grad_enabled_capi_a0bfc72e4246c06e(swig_type_509 arg1);
+extern swig_type_510 _wrap_checkpoint_writer_create_capi_a0bfc72e4246c06e(swig_type_511 arg1);
+extern swig_type_512 _wrap_checkpoint_writer_add_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_513 arg2, uintptr_t arg3);
+extern swig_type_514 _wrap_checkpoint_writer_save_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_515 arg2);
+extern swig_type_516 _wrap_checkpoint_load_capi_a0bfc72e4246c06e(swig_type_517 arg1, swig_type_518 arg2, swig_type_519 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_520 _wrap_checkpoint_load_checked_capi_a0bfc72e4246c06e(swig_type_521 arg1, swig_type_522 arg2, swig_type_523 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_524 arg6, swig_intgo arg7);
+extern swig_type_525 _wrap_checkpoint_index_open_capi_a0bfc72e4246c06e(swig_type_526 arg1, swig_type_527 arg2);
+extern swig_type_528 _wrap_checkpoint_index_num_tensors_capi_a0bfc72e4246c06e(swig_type_529 arg1, uintptr_t arg2);
+extern swig_type_530 _wrap_checkpoint_index_name_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_531 arg2);
+extern swig_type_532 _wrap_checkpoint_index_placement_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_533 arg2);
+extern swig_type_534 _wrap_checkpoint_index_nd_sbp_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_535 arg2);
+extern swig_type_536 _wrap_checkpoint_index_shape_capi_a0bfc72e4246c06e(swig_type_537 arg1, uintptr_t arg2, swig_type_538 arg3);
+extern swig_type_539 _wrap_checkpoint_index_dtype_capi_a0bfc72e4246c06e(swig_type_540 arg1, uintptr_t arg2, swig_type_541 arg3);
+extern swig_type_542 _wrap_checkpoint_index_num_shards_capi_a0bfc72e4246c06e(swig_type_543 arg1, uintptr_t arg2, swig_type_544 arg3);
+extern swig_type_545 _wrap_optimizer_step_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_546 _wrap_optimizer_capture_step_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_547 _wrap_optimizer_zero_grad_capi_a0bfc72e4246c06e(uintptr_t arg1);
+extern swig_type_548 _wrap_optimizer_set_lr_capi_a0bfc72e4246c06e(uintptr_t arg1, double arg2);
+extern swig_type_549 _wrap_infer_cache_get_stats_capi_a0bfc72e4246c06e(swig_type_550 arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5);
+extern swig_type_555 _wrap_runtime_init_with_options_capi_a0bfc72e4246c06e(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_556 _wrap_allocator_get_stats_capi_a0bfc72e4246c06e(swig_type_557 arg1, swig_type_558 arg2, swig_type_559 arg3, swig_type_560 arg4, swig_type_561 arg5, swig_type_562 arg6, swig_type_563 arg7, swig_type_564 arg8, swig_type_565 arg9, swig_intgo arg10);
+extern swig_type_566 _wrap_bucketed_allreducer_create_capi_a0bfc72e4246c06e(swig_type_567 arg1, swig_type_568 arg2);
+extern swig_type_569 _wrap_bucketed_allreducer_get_stats_capi_a0bfc72e4246c06e(swig_type_570 arg1, swig_type_571 arg2, swig_type_572 arg3, swig_type_573 arg4, uintptr_t arg5);
+extern swig_type_574 _wrap_plan_compile_capi_a0bfc72e4246c06e(swig_type_575 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_576 _wrap_plan_instance_get_stats_capi_a0bfc72e4246c06e(swig_type_577 arg1, swig_type_578 arg2, swig_type_579 arg3, swig_type_580 arg4, swig_type_581 arg5, swig_type_582 arg6, swig_type_583 arg7, swig_type_584 arg8, uintptr_t arg9);
+extern swig_type_585 _wrap_server_create_capi_a0bfc72e4246c06e(swig_type_586 arg1, swig_intgo arg2, double arg3, swig_type_587 arg4);
+extern swig_type_588 _wrap_server_add_plan_capi_a0bfc72e4246c06e(swig_type_589 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_590 arg5, swig_type_591 arg6, swig_type_592 arg7);
+extern swig_type_593 _wrap_server_get_plan_info_capi_a0bfc72e4246c06e(swig_type_594 arg1, swig_type_595 arg2, swig_type_596 arg3, swig_type_597 arg4, swig_type_598 arg5, swig_type_599 arg6, swig_type_600 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_601 _wrap_server_get_stats_capi_a0bfc72e4246c06e(swig_type_602 arg1, swig_type_603 arg2, swig_type_604 arg3, swig_type_605 arg4, swig_type_606 arg5, swig_type_607 arg6, swig_type_608 arg7, swig_type_609 arg8, swig_type_610 arg9, uintptr_t arg10);
+extern swig_type_611 _wrap_serve_request_get_info_capi_a0bfc72e4246c06e(swig_type_612 arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4, uintptr_t arg5);
+extern swig_type_616 _wrap_autograd_backward_capi_a0bfc72e4246c06e(swig_type_617 arg1, swig_type_618 arg2, swig_intgo arg3);
+extern swig_type_619 _wrap_optimizer_create_capi_a0bfc72e4246c06e(swig_type_620 arg1, swig_type_621 arg2, swig_intgo arg3, double arg4, double arg5, double arg6, double arg7, swig_intgo arg8, double arg9, double arg10, double arg11, swig_intgo arg12, swig_type_622 arg13, swig_intgo arg14);
+extern swig_type_623 _wrap_optimizer_get_stats_capi_a0bfc72e4246c06e(swig_type_624 arg1, swig_type_625 arg2, swig_type_626 arg3, swig_type_627 arg4, swig_type_628 arg5, swig_type_629 arg6, swig_type_630 arg7, uintptr_t arg8);
 #undef intgo
 */
 import "C"
@@ -954,8 +961,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_ba1dc328f4f4c98e
-func cgo_panic__capi_ba1dc328f4f4c98e(p *byte) {
+//export cgo_panic__capi_a0bfc72e4246c06e
+func cgo_panic__capi_a0bfc72e4246c06e(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -976,13 +983,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_ba1dc328f4f4c98e(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_a0bfc72e4246c06e(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1025,7 +1032,7 @@ func (p SwigcptrPlacement) SwigIsPlacement() {
 
 func DeletePlacement(arg1 Placement) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Placement_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Placement_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type Placement interface {
@@ -1044,7 +1051,7 @@ func (p SwigcptrNdSbp) SwigIsNdSbp() {
 
 func DeleteNdSbp(arg1 NdSbp) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_NdSbp_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_NdSbp_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type NdSbp interface {
@@ -1063,7 +1070,7 @@ func (p SwigcptrLayout) SwigIsLayout() {
 
 func DeleteLayout(arg1 Layout) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Layout_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Layout_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type Layout interface {
@@ -1082,7 +1089,7 @@ func (p SwigcptrOpCall) SwigIsOpCall() {
 
 func DeleteOpCall(arg1 OpCall) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_OpCall_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_OpCall_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type OpCall interface {
@@ -1101,7 +1108,7 @@ func (p SwigcptrInferResult) SwigIsInferResult() {
 
 func DeleteInferResult(arg1 InferResult) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_InferResult_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_InferResult_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type InferResult interface {
@@ -1120,7 +1127,7 @@ func (p SwigcptrExplanation) SwigIsExplanation() {
 
 func DeleteExplanation(arg1 Explanation) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Explanation_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Explanation_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type Explanation interface {
@@ -1139,7 +1146,7 @@ func (p SwigcptrTensor) SwigIsTensor() {
 
 func DeleteTensor(arg1 Tensor) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Tensor_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Tensor_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type Tensor interface {
@@ -1158,7 +1165,7 @@ func (p SwigcptrBoxingPlan) SwigIsBoxingPlan() {
 
 func DeleteBoxingPlan(arg1 BoxingPlan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BoxingPlan_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BoxingPlan_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type BoxingPlan interface {
@@ -1177,7 +1184,7 @@ func (p SwigcptrBucketedAllReducer) SwigIsBucketedAllReducer() {
 
 func DeleteBucketedAllReducer(arg1 BucketedAllReducer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BucketedAllReducer_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BucketedAllReducer_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type BucketedAllReducer interface {
@@ -1196,7 +1203,7 @@ func (p SwigcptrProgram) SwigIsProgram() {
 
 func DeleteProgram(arg1 Program) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Program_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Program_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type Program interface {
@@ -1215,7 +1222,7 @@ func (p SwigcptrPlan) SwigIsPlan() {
 
 func DeletePlan(arg1 Plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Plan_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Plan_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type Plan interface {
@@ -1234,7 +1241,7 @@ func (p SwigcptrPlanInstance) SwigIsPlanInstance() {
 
 func DeletePlanInstance(arg1 PlanInstance) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_PlanInstance_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_PlanInstance_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type PlanInstance interface {
@@ -1253,7 +1260,7 @@ func (p SwigcptrServer) SwigIsServer() {
 
 func DeleteServer(arg1 Server) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Server_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Server_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type Server interface {
@@ -1272,7 +1279,7 @@ func (p SwigcptrServeRequest) SwigIsServeRequest() {
 
 func DeleteServeRequest(arg1 ServeRequest) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ServeRequest_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ServeRequest_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type ServeRequest interface {
@@ -1291,7 +1298,7 @@ func (p SwigcptrCheckpointWriter) SwigIsCheckpointWriter() {
 
 func DeleteCheckpointWriter(arg1 CheckpointWriter) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointWriter_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointWriter_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type CheckpointWriter interface {
@@ -1310,7 +1317,7 @@ func (p SwigcptrCheckpointIndex) SwigIsCheckpointIndex() {
 
 func DeleteCheckpointIndex(arg1 CheckpointIndex) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointIndex_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointIndex_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type CheckpointIndex interface {
@@ -1329,7 +1336,7 @@ func (p SwigcptrOptimizer) SwigIsOptimizer() {
 
 func DeleteOptimizer(arg1 Optimizer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Optimizer_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Optimizer_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 }
 
 type Optimizer interface {
@@ -1342,14 +1349,14 @@ const VERSION_MINOR int = 3
 const VERSION_PATCH int = 0
 func _swig_getVERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_ba1dc328f4f4c98e())
+	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_a0bfc72e4246c06e())
 	return swig_r
 }
 
 var VERSION_NUMBER int = _swig_getVERSION_NUMBER()
 func Version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_capi_ba1dc328f4f4c98e()
+	swig_r_p := C._wrap_version_capi_a0bfc72e4246c06e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1358,7 +1365,7 @@ func Version() (_swig_ret string) {
 
 func Version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_version_number_capi_ba1dc328f4f4c98e())
+	swig_r = (int)(C._wrap_version_number_capi_a0bfc72e4246c06e())
 	return swig_r
 }
 
@@ -1381,7 +1388,7 @@ const DATA_LOSS int = 15
 func Status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_status_string_capi_ba1dc328f4f4c98e(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_status_string_capi_a0bfc72e4246c06e(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1390,7 +1397,7 @@ func Status_string(arg1 int) (_swig_ret string) {
 
 func Runtime_init() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_init_capi_ba1dc328f4f4c98e()
+	swig_r_p := C._wrap_runtime_init_capi_a0bfc72e4246c06e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1399,7 +1406,7 @@ func Runtime_init() (_swig_ret error) {
 
 func Runtime_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_finalize_capi_ba1dc328f4f4c98e()
+	swig_r_p := C._wrap_runtime_finalize_capi_a0bfc72e4246c06e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1409,7 +1416,7 @@ func Runtime_finalize() (_swig_ret error) {
 func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_rank_capi_ba1dc328f4f4c98e(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_rank_capi_a0bfc72e4246c06e(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1422,7 +1429,7 @@ func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_size_capi_ba1dc328f4f4c98e(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_size_capi_a0bfc72e4246c06e(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1436,7 +1443,7 @@ func Runtime_cuda_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_cuda_info_capi_ba1dc328f4f4c98e(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_runtime_cuda_info_capi_a0bfc72e4246c06e(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1455,7 +1462,7 @@ func Placement_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_placement_parse_capi_ba1dc328f4f4c98e(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_placement_parse_capi_a0bfc72e4246c06e(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1474,7 +1481,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_placement_create_capi_a0bfc72e4246c06e(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1493,7 +1500,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 func Placement_string(arg1 Placement) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_placement_string_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_placement_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1504,7 +1511,7 @@ func Placement_device_type(arg1 []int32, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_device_type_capi_ba1dc328f4f4c98e(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_device_type_capi_a0bfc72e4246c06e(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1518,7 +1525,7 @@ func Placement_num_axes(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_num_axes_capi_ba1dc328f4f4c98e(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_num_axes_capi_a0bfc72e4246c06e(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1533,7 +1540,7 @@ func Placement_hierarchy_dim(arg1 []int64, arg2 Placement, arg3 int64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_hierarchy_dim_capi_ba1dc328f4f4c98e(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
+	swig_r_p := C._wrap_placement_hierarchy_dim_capi_a0bfc72e4246c06e(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1547,7 +1554,7 @@ func Placement_parallel_num(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_parallel_num_capi_ba1dc328f4f4c98e(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_parallel_num_capi_a0bfc72e4246c06e(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1562,7 +1569,7 @@ func Placement_rank_at(arg1 []int32, arg2 Placement, arg3 int64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_rank_at_capi_ba1dc328f4f4c98e(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
+	swig_r_p := C._wrap_placement_rank_at_capi_a0bfc72e4246c06e(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1577,7 +1584,7 @@ func Placement_index_of(arg1 []int64, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_index_of_capi_ba1dc328f4f4c98e(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_index_of_capi_a0bfc72e4246c06e(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1592,7 +1599,7 @@ func Placement_contains(arg1 []int32, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_contains_capi_ba1dc328f4f4c98e(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_contains_capi_a0bfc72e4246c06e(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1608,7 +1615,7 @@ func Placement_axis_group(arg1 []uintptr, arg2 Placement, arg3 int64, arg4 int) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_axis_group_capi_ba1dc328f4f4c98e(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_placement_axis_group_capi_a0bfc72e4246c06e(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1623,7 +1630,7 @@ func Placement_equal(arg1 []int32, arg2 Placement, arg3 Placement) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_placement_equal_capi_ba1dc328f4f4c98e(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_placement_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1637,7 +1644,7 @@ func Placement_hash(arg1 []uint64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_hash_capi_ba1dc328f4f4c98e(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_hash_capi_a0bfc72e4246c06e(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1656,7 +1663,7 @@ func Nd_sbp_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_parse_capi_ba1dc328f4f4c98e(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_parse_capi_a0bfc72e4246c06e(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1673,7 +1680,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_create_capi_a0bfc72e4246c06e(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1689,7 +1696,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 func Nd_sbp_string(arg1 NdSbp) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_nd_sbp_string_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_nd_sbp_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1700,7 +1707,7 @@ func Nd_sbp_num_axes(arg1 []int64, arg2 NdSbp) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_nd_sbp_num_axes_capi_ba1dc328f4f4c98e(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_nd_sbp_num_axes_capi_a0bfc72e4246c06e(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1716,7 +1723,7 @@ func Nd_sbp_get(arg1 []int32, arg2 []int32, arg3 NdSbp, arg4 int64) (_swig_ret e
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nd_sbp_get_capi_ba1dc328f4f4c98e(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
+	swig_r_p := C._wrap_nd_sbp_get_capi_a0bfc72e4246c06e(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1734,7 +1741,7 @@ func Nd_sbp_equal(arg1 []int32, arg2 NdSbp, arg3 NdSbp) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_nd_sbp_equal_capi_ba1dc328f4f4c98e(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_nd_sbp_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1751,7 +1758,7 @@ func Layout_create(arg1 []uintptr, arg2 Placement, arg3 NdSbp, arg4 []int64, arg
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_layout_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_layout_create_capi_a0bfc72e4246c06e(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1771,7 +1778,7 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_local_shape_capi_ba1dc328f4f4c98e(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_local_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1796,7 +1803,7 @@ func Layout_range(arg1 []int64, arg2 []int64, arg3 Layout, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_layout_range_capi_ba1dc328f4f4c98e(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
+	swig_r_p := C._wrap_layout_range_capi_a0bfc72e4246c06e(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1813,7 +1820,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_num_elements_capi_ba1dc328f4f4c98e(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_num_elements_capi_a0bfc72e4246c06e(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1826,7 +1833,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 func Layout_string(arg1 Layout) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_layout_string_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_layout_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1844,7 +1851,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_dtype_parse_capi_ba1dc328f4f4c98e(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_dtype_parse_capi_a0bfc72e4246c06e(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1860,7 +1867,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 func Dtype_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_dtype_name_capi_ba1dc328f4f4c98e(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_dtype_name_capi_a0bfc72e4246c06e(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1869,14 +1876,14 @@ func Dtype_name(arg1 int) (_swig_ret string) {
 
 func Op_count() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_op_count_capi_ba1dc328f4f4c98e())
+	swig_r = (int64)(C._wrap_op_count_capi_a0bfc72e4246c06e())
 	return swig_r
 }
 
 func Op_name(arg1 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_op_name_capi_ba1dc328f4f4c98e(C.swig_type_76(_swig_i_0))
+	swig_r_p := C._wrap_op_name_capi_a0bfc72e4246c06e(C.swig_type_76(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1887,7 +1894,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_op_call_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_op_call_create_capi_a0bfc72e4246c06e(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1903,7 +1910,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 func Op_call_signature(arg1 OpCall) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_op_call_signature_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_op_call_signature_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1915,7 +1922,7 @@ func Op_call_set_attr_int(arg1 OpCall, arg2 string, arg3 int64) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_int_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_int_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1930,7 +1937,7 @@ func Op_call_set_attr_float(arg1 OpCall, arg2 string, arg3 float64) (_swig_ret e
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_float_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_float_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1945,7 +1952,7 @@ func Op_call_set_attr_bool(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error)
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_bool_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_bool_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1960,7 +1967,7 @@ func Op_call_set_attr_ints(arg1 OpCall, arg2 string, arg3 []int64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_ints_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_set_attr_ints_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1978,7 +1985,7 @@ func Op_call_set_attr_dtype(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1995,7 +2002,7 @@ func Op_call_add_input(arg1 OpCall, arg2 []int64, arg3 int, arg4 Placement, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_op_call_add_input_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_op_call_add_input_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2009,7 +2016,7 @@ func Op_call_num_inputs(arg1 []int64, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_num_inputs_capi_ba1dc328f4f4c98e(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_num_inputs_capi_a0bfc72e4246c06e(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2024,7 +2031,7 @@ func Op_call_constrain_input(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret err
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_input_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_input_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2036,7 +2043,7 @@ func Op_call_constrain_output(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_output_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_output_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2047,7 +2054,7 @@ func Op_call_infer(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_infer_capi_ba1dc328f4f4c98e(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_infer_capi_a0bfc72e4246c06e(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2061,7 +2068,7 @@ func Infer_result_num_outputs(arg1 []int64, arg2 InferResult) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_outputs_capi_ba1dc328f4f4c98e(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_outputs_capi_a0bfc72e4246c06e(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2079,7 +2086,7 @@ func Infer_result_output_shape(arg1 *[]int64, arg2 InferResult, arg3 int64) (_sw
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_shape_capi_ba1dc328f4f4c98e(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2103,7 +2110,7 @@ func Infer_result_output_dtype(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_dtype_capi_ba1dc328f4f4c98e(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2118,7 +2125,7 @@ func Infer_result_output_placement(arg1 []uintptr, arg2 InferResult, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_placement_capi_ba1dc328f4f4c98e(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_placement_capi_a0bfc72e4246c06e(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2133,7 +2140,7 @@ func Infer_result_output_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_ba1dc328f4f4c98e(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_a0bfc72e4246c06e(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2147,7 +2154,7 @@ func Infer_result_num_inputs(arg1 []int64, arg2 InferResult) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_inputs_capi_ba1dc328f4f4c98e(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_inputs_capi_a0bfc72e4246c06e(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2162,7 +2169,7 @@ func Infer_result_input_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_ba1dc328f4f4c98e(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_a0bfc72e4246c06e(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2177,7 +2184,7 @@ func Infer_result_needs_boxing(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_needs_boxing_capi_ba1dc328f4f4c98e(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_needs_boxing_capi_a0bfc72e4246c06e(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2192,7 +2199,7 @@ func Infer_result_input_cost(arg1 []float64, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_cost_capi_ba1dc328f4f4c98e(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_cost_capi_a0bfc72e4246c06e(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2206,7 +2213,7 @@ func Infer_result_total_cost(arg1 []float64, arg2 InferResult) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_total_cost_capi_ba1dc328f4f4c98e(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_total_cost_capi_a0bfc72e4246c06e(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2220,7 +2227,7 @@ func Infer_result_signature_index(arg1 []int32, arg2 InferResult) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_signature_index_capi_ba1dc328f4f4c98e(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_signature_index_capi_a0bfc72e4246c06e(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2234,7 +2241,7 @@ func Infer_result_num_candidates(arg1 []int32, arg2 InferResult) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_candidates_capi_ba1dc328f4f4c98e(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_candidates_capi_a0bfc72e4246c06e(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2248,7 +2255,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_explain_capi_ba1dc328f4f4c98e(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_explain_capi_a0bfc72e4246c06e(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2261,7 +2268,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 func Explanation_text(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_text_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_text_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2271,7 +2278,7 @@ func Explanation_text(arg1 Explanation) (_swig_ret string) {
 func Explanation_json(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_json_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_json_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2281,7 +2288,7 @@ func Explanation_json(arg1 Explanation) (_swig_ret string) {
 func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_failure_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_failure_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2289,13 +2296,13 @@ func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 }
 
 func Infer_cache_clear() {
-	C._wrap_infer_cache_clear_capi_ba1dc328f4f4c98e()
+	C._wrap_infer_cache_clear_capi_a0bfc72e4246c06e()
 }
 
 func Infer_cache_set_capacity(arg1 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_infer_cache_set_capacity_capi_ba1dc328f4f4c98e(C.swig_type_140(_swig_i_0))
+	swig_r_p := C._wrap_infer_cache_set_capacity_capi_a0bfc72e4246c06e(C.swig_type_140(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2310,7 +2317,7 @@ func Tensor_from_host(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_from_host_capi_ba1dc328f4f4c98e(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_from_host_capi_a0bfc72e4246c06e(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2335,7 +2342,7 @@ func Tensor_from_local(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_tensor_from_local_capi_ba1dc328f4f4c98e(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_tensor_from_local_capi_a0bfc72e4246c06e(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2362,7 +2369,7 @@ func Tensor_full(arg1 []uintptr, arg2 []int64, arg3 int, arg4 float64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_full_capi_ba1dc328f4f4c98e(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_full_capi_a0bfc72e4246c06e(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2384,7 +2391,7 @@ func Tensor_arange(arg1 []uintptr, arg2 float64, arg3 float64, arg4 float64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_tensor_arange_capi_ba1dc328f4f4c98e(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_tensor_arange_capi_a0bfc72e4246c06e(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2402,7 +2409,7 @@ func Tensor_rand(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Place
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_rand_capi_ba1dc328f4f4c98e(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_rand_capi_a0bfc72e4246c06e(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2423,7 +2430,7 @@ func Tensor_randn(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_randn_capi_ba1dc328f4f4c98e(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_randn_capi_a0bfc72e4246c06e(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2443,7 +2450,7 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_shape_capi_ba1dc328f4f4c98e(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2466,7 +2473,7 @@ func Tensor_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_num_elements_capi_ba1dc328f4f4c98e(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_num_elements_capi_a0bfc72e4246c06e(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2480,7 +2487,7 @@ func Tensor_dtype(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_dtype_capi_ba1dc328f4f4c98e(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2494,7 +2501,7 @@ func Tensor_placement(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_placement_capi_ba1dc328f4f4c98e(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_placement_capi_a0bfc72e4246c06e(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2508,7 +2515,7 @@ func Tensor_nd_sbp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_nd_sbp_capi_ba1dc328f4f4c98e(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_nd_sbp_capi_a0bfc72e4246c06e(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2522,7 +2529,7 @@ func Tensor_has_local(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_has_local_capi_ba1dc328f4f4c98e(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_has_local_capi_a0bfc72e4246c06e(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2539,7 +2546,7 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_shape_capi_ba1dc328f4f4c98e(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2562,7 +2569,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_num_elements_capi_ba1dc328f4f4c98e(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_num_elements_capi_a0bfc72e4246c06e(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2575,7 +2582,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 func Tensor_string(arg1 Tensor) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_string_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2586,7 +2593,7 @@ func Tensor_to_host(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_to_host_capi_ba1dc328f4f4c98e(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_to_host_capi_a0bfc72e4246c06e(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2600,7 +2607,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_copy_local_capi_ba1dc328f4f4c98e(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_copy_local_capi_a0bfc72e4246c06e(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2613,7 +2620,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 func Tensor_synchronize(arg1 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_synchronize_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_synchronize_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2626,7 +2633,7 @@ func Tensor_to_global(arg1 []uintptr, arg2 Tensor, arg3 Placement, arg4 NdSbp) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_tensor_to_global_capi_ba1dc328f4f4c98e(*(*C.swig_type_186)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_tensor_to_global_capi_a0bfc72e4246c06e(*(*C.swig_type_186)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2641,7 +2648,7 @@ func Op_call_apply(arg1 []uintptr, arg2 OpCall, arg3 []uintptr) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_apply_capi_ba1dc328f4f4c98e(*(*C.swig_type_188)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_apply_capi_a0bfc72e4246c06e(*(*C.swig_type_188)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2658,7 +2665,7 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_abs_capi_ba1dc328f4f4c98e(*(*C.swig_type_191)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_abs_capi_a0bfc72e4246c06e(*(*C.swig_type_191)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2684,7 +2691,39 @@ func Adam_update(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, ar
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_adam_update_capi_ba1dc328f4f4c98e(*(*C.swig_type_193)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.double(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.swig_intgo(_swig_i_12), C.swig_type_196(_swig_i_13))
+	swig_r_p := C._wrap_adam_update_capi_a0bfc72e4246c06e(*(*C.swig_type_193)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.double(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.swig_intgo(_swig_i_12), C.swig_type_196(_swig_i_13))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Adam_update_at_step(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg5 Tensor, arg6 Tensor, arg7 Tensor, arg8 Tensor, arg9 float64, arg10 float64, arg11 float64, arg12 float64, arg13 float64, arg14 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := getSwigcptr(arg4)
+	_swig_i_4 := getSwigcptr(arg5)
+	_swig_i_5 := getSwigcptr(arg6)
+	_swig_i_6 := getSwigcptr(arg7)
+	_swig_i_7 := getSwigcptr(arg8)
+	_swig_i_8 := arg9
+	_swig_i_9 := arg10
+	_swig_i_10 := arg11
+	_swig_i_11 := arg12
+	_swig_i_12 := arg13
+	_swig_i_13 := arg14
+	swig_r_p := C._wrap_adam_update_at_step_capi_a0bfc72e4246c06e(*(*C.swig_type_198)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.double(_swig_i_12), C.swig_intgo(_swig_i_13))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2705,7 +2744,7 @@ func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_ba1dc328f4f4c98e(*(*C.swig_type_198)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_a0bfc72e4246c06e(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2719,7 +2758,7 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_ba1dc328f4f4c98e(*(*C.swig_type_200)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_a0bfc72e4246c06e(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2738,7 +2777,7 @@ func Argmax(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int) (_swig_ret error)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_argmax_capi_ba1dc328f4f4c98e(*(*C.swig_type_203)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_204(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_argmax_capi_a0bfc72e4246c06e(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_208(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2755,7 +2794,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_ba1dc328f4f4c98e(*(*C.swig_type_206)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_a0bfc72e4246c06e(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2771,7 +2810,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_ba1dc328f4f4c98e(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_209(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_a0bfc72e4246c06e(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_213(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2786,7 +2825,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_ba1dc328f4f4c98e(*(*C.swig_type_211)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_a0bfc72e4246c06e(*(*C.swig_type_215)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2801,7 +2840,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_ba1dc328f4f4c98e(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_1)), C.swig_type_215(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_a0bfc72e4246c06e(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), C.swig_type_219(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2818,7 +2857,7 @@ func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_cos_capi_ba1dc328f4f4c98e(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_cos_capi_a0bfc72e4246c06e(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2834,7 +2873,7 @@ func Cross_entropy(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_cross_entropy_capi_ba1dc328f4f4c98e(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_220(_swig_i_3))
+	swig_r_p := C._wrap_cross_entropy_capi_a0bfc72e4246c06e(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_224(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2849,7 +2888,7 @@ func Cumsum(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cumsum_capi_ba1dc328f4f4c98e(*(*C.swig_type_222)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_223(_swig_i_2))
+	swig_r_p := C._wrap_cumsum_capi_a0bfc72e4246c06e(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_227(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2864,7 +2903,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_ba1dc328f4f4c98e(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_a0bfc72e4246c06e(*(*C.swig_type_229)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2879,7 +2918,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_ba1dc328f4f4c98e(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_a0bfc72e4246c06e(*(*C.swig_type_231)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2894,7 +2933,7 @@ func Equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_capi_ba1dc328f4f4c98e(*(*C.swig_type_229)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_233)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2909,7 +2948,7 @@ func Equal_mask(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_mask_capi_ba1dc328f4f4c98e(*(*C.swig_type_231)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_mask_capi_a0bfc72e4246c06e(*(*C.swig_type_235)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2923,7 +2962,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_ba1dc328f4f4c98e(*(*C.swig_type_233)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_a0bfc72e4246c06e(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2938,7 +2977,7 @@ func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_expand_capi_ba1dc328f4f4c98e(*(*C.swig_type_235)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_expand_capi_a0bfc72e4246c06e(*(*C.swig_type_239)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2957,7 +2996,7 @@ func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_flatten_capi_ba1dc328f4f4c98e(*(*C.swig_type_238)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_239(_swig_i_2), C.swig_type_240(_swig_i_3))
+	swig_r_p := C._wrap_flatten_capi_a0bfc72e4246c06e(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_243(_swig_i_2), C.swig_type_244(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2973,7 +3012,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_ba1dc328f4f4c98e(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_243(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_a0bfc72e4246c06e(*(*C.swig_type_246)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_247(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2990,7 +3029,7 @@ func Gather_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64, arg5 int6
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_gather_grad_capi_ba1dc328f4f4c98e(*(*C.swig_type_245)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_246(_swig_i_3), C.swig_type_247(_swig_i_4))
+	swig_r_p := C._wrap_gather_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_249)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_250(_swig_i_3), C.swig_type_251(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3004,7 +3043,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_ba1dc328f4f4c98e(*(*C.swig_type_249)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_a0bfc72e4246c06e(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3019,7 +3058,7 @@ func Gelu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_gelu_grad_capi_ba1dc328f4f4c98e(*(*C.swig_type_251)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_gelu_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_255)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3034,7 +3073,7 @@ func Greater(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_capi_ba1dc328f4f4c98e(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_capi_a0bfc72e4246c06e(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3049,7 +3088,7 @@ func Greater_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_equal_capi_ba1dc328f4f4c98e(*(*C.swig_type_255)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3063,7 +3102,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_ba1dc328f4f4c98e(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_a0bfc72e4246c06e(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3084,7 +3123,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_ba1dc328f4f4c98e(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_262(_swig_i_6), C.swig_type_263(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_a0bfc72e4246c06e(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_266(_swig_i_6), C.swig_type_267(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3105,7 +3144,7 @@ func Less(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_capi_ba1dc328f4f4c98e(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_capi_a0bfc72e4246c06e(*(*C.swig_type_269)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3120,7 +3159,7 @@ func Less_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_equal_capi_ba1dc328f4f4c98e(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3134,7 +3173,7 @@ func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_log_capi_ba1dc328f4f4c98e(*(*C.swig_type_269)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_log_capi_a0bfc72e4246c06e(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3149,7 +3188,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_ba1dc328f4f4c98e(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_272(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_a0bfc72e4246c06e(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_276(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3166,7 +3205,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_ba1dc328f4f4c98e(*(*C.swig_type_274)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_a0bfc72e4246c06e(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3181,7 +3220,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_ba1dc328f4f4c98e(*(*C.swig_type_276)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_a0bfc72e4246c06e(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3196,7 +3235,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_ba1dc328f4f4c98e(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_a0bfc72e4246c06e(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3211,7 +3250,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_ba1dc328f4f4c98e(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_a0bfc72e4246c06e(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3225,7 +3264,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_ba1dc328f4f4c98e(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_a0bfc72e4246c06e(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3241,7 +3280,7 @@ func Nll_loss(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nll_loss_capi_ba1dc328f4f4c98e(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_285(_swig_i_3))
+	swig_r_p := C._wrap_nll_loss_capi_a0bfc72e4246c06e(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_289(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3256,7 +3295,7 @@ func Not_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_not_equal_capi_ba1dc328f4f4c98e(*(*C.swig_type_287)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_not_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3271,7 +3310,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_ba1dc328f4f4c98e(*(*C.swig_type_289)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_a0bfc72e4246c06e(*(*C.swig_type_293)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3287,7 +3326,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_ba1dc328f4f4c98e(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_292)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_a0bfc72e4246c06e(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3306,7 +3345,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_ba1dc328f4f4c98e(*(*C.swig_type_294)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_295)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_a0bfc72e4246c06e(*(*C.swig_type_298)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3325,7 +3364,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_ba1dc328f4f4c98e(*(*C.swig_type_297)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_298)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_a0bfc72e4246c06e(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3344,7 +3383,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_ba1dc328f4f4c98e(*(*C.swig_type_300)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_301)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_a0bfc72e4246c06e(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3361,7 +3400,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_ba1dc328f4f4c98e(*(*C.swig_type_303)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_a0bfc72e4246c06e(*(*C.swig_type_307)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3376,7 +3415,7 @@ func Relu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_relu_grad_capi_ba1dc328f4f4c98e(*(*C.swig_type_305)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_relu_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_309)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3391,7 +3430,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_ba1dc328f4f4c98e(*(*C.swig_type_307)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_308)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_a0bfc72e4246c06e(*(*C.swig_type_311)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3409,7 +3448,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_ba1dc328f4f4c98e(*(*C.swig_type_310)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_a0bfc72e4246c06e(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3424,7 +3463,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_ba1dc328f4f4c98e(*(*C.swig_type_312)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_a0bfc72e4246c06e(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3447,7 +3486,7 @@ func Sgd_update(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, arg4 Tensor, arg5 T
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_sgd_update_capi_ba1dc328f4f4c98e(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_315)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.double(_swig_i_7), C.swig_intgo(_swig_i_8), C.double(_swig_i_9), C.swig_intgo(_swig_i_10))
+	swig_r_p := C._wrap_sgd_update_capi_a0bfc72e4246c06e(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.double(_swig_i_7), C.swig_intgo(_swig_i_8), C.double(_swig_i_9), C.swig_intgo(_swig_i_10))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3464,7 +3503,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_ba1dc328f4f4c98e(*(*C.swig_type_317)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_a0bfc72e4246c06e(*(*C.swig_type_321)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3478,7 +3517,7 @@ func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sin_capi_ba1dc328f4f4c98e(*(*C.swig_type_319)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sin_capi_a0bfc72e4246c06e(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3495,7 +3534,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_ba1dc328f4f4c98e(*(*C.swig_type_321)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_322)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_324)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_a0bfc72e4246c06e(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3521,7 +3560,7 @@ func Slice_grad(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_grad_capi_ba1dc328f4f4c98e(*(*C.swig_type_326)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_329)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3545,7 +3584,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_ba1dc328f4f4c98e(*(*C.swig_type_331)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_332(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_a0bfc72e4246c06e(*(*C.swig_type_335)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_336(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3561,7 +3600,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_ba1dc328f4f4c98e(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_a0bfc72e4246c06e(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3580,7 +3619,7 @@ func Sparse_softmax_cross_entropy_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor,
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_ba1dc328f4f4c98e(*(*C.swig_type_337)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_341)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3594,7 +3633,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_ba1dc328f4f4c98e(*(*C.swig_type_339)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_a0bfc72e4246c06e(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3609,7 +3648,7 @@ func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_squeeze_capi_ba1dc328f4f4c98e(*(*C.swig_type_341)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_342)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_squeeze_capi_a0bfc72e4246c06e(*(*C.swig_type_345)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3629,7 +3668,7 @@ func Std(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_std_capi_ba1dc328f4f4c98e(*(*C.swig_type_344)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_345)(unsafe.Pointer(&_swig_i_2)), C.swig_type_346(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_std_capi_a0bfc72e4246c06e(*(*C.swig_type_348)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_2)), C.swig_type_350(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3647,7 +3686,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_ba1dc328f4f4c98e(*(*C.swig_type_348)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_a0bfc72e4246c06e(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3661,7 +3700,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_ba1dc328f4f4c98e(*(*C.swig_type_350)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_a0bfc72e4246c06e(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3676,7 +3715,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_ba1dc328f4f4c98e(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_a0bfc72e4246c06e(*(*C.swig_type_356)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3694,7 +3733,7 @@ func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_unsqueeze_capi_ba1dc328f4f4c98e(*(*C.swig_type_355)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_356(_swig_i_2))
+	swig_r_p := C._wrap_unsqueeze_capi_a0bfc72e4246c06e(*(*C.swig_type_359)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_360(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3711,7 +3750,7 @@ func Xtess_var(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_Xtess_var_capi_ba1dc328f4f4c98e(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_359)(unsafe.Pointer(&_swig_i_2)), C.swig_type_360(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_Xtess_var_capi_a0bfc72e4246c06e(*(*C.swig_type_362)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_2)), C.swig_type_364(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3730,7 +3769,7 @@ func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_where_capi_ba1dc328f4f4c98e(*(*C.swig_type_362)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_where_capi_a0bfc72e4246c06e(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3745,7 +3784,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_xlogy_capi_ba1dc328f4f4c98e(*(*C.swig_type_364)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_xlogy_capi_a0bfc72e4246c06e(*(*C.swig_type_368)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3758,7 +3797,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_ba1dc328f4f4c98e(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_a0bfc72e4246c06e(*(*C.swig_type_370)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3778,7 +3817,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_ba1dc328f4f4c98e(*(*C.swig_type_368)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_369)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_370)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_a0bfc72e4246c06e(*(*C.swig_type_372)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_374)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3803,7 +3842,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_372)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_a0bfc72e4246c06e(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3819,7 +3858,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 func Boxing_plan_string(arg1 BoxingPlan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_boxing_plan_string_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_boxing_plan_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3830,7 +3869,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_ba1dc328f4f4c98e(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_a0bfc72e4246c06e(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3844,7 +3883,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_378(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_382(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3855,7 +3894,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_ba1dc328f4f4c98e(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_a0bfc72e4246c06e(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3879,7 +3918,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_ba1dc328f4f4c98e(*(*C.swig_type_382)(unsafe.Pointer(&_swig_i_0)), C.swig_type_383(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_a0bfc72e4246c06e(*(*C.swig_type_386)(unsafe.Pointer(&_swig_i_0)), C.swig_type_387(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3897,7 +3936,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_385)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_386)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3913,7 +3952,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_set_collective_timeout_capi_ba1dc328f4f4c98e(C.double(_swig_i_0))
+	swig_r_p := C._wrap_comm_set_collective_timeout_capi_a0bfc72e4246c06e(C.double(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3923,7 +3962,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_ba1dc328f4f4c98e(*(*C.swig_type_389)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_a0bfc72e4246c06e(*(*C.swig_type_393)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3936,7 +3975,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_391)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_a0bfc72e4246c06e(*(*C.swig_type_395)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3955,7 +3994,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_ba1dc328f4f4c98e(*(*C.swig_type_393)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_395)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_a0bfc72e4246c06e(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3977,7 +4016,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_ba1dc328f4f4c98e(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_a0bfc72e4246c06e(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_402)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3997,7 +4036,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_ba1dc328f4f4c98e(*(*C.swig_type_400)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_401)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_402)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_a0bfc72e4246c06e(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4017,7 +4056,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_404(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_408(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4031,7 +4070,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_ba1dc328f4f4c98e(*(*C.swig_type_406)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_407)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_408)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_a0bfc72e4246c06e(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_412)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4053,7 +4092,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 func Program_string(arg1 Program) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_program_string_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_program_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4062,7 +4101,7 @@ func Program_string(arg1 Program) (_swig_ret string) {
 
 func Capture_begin() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_capture_begin_capi_ba1dc328f4f4c98e()
+	swig_r_p := C._wrap_capture_begin_capi_a0bfc72e4246c06e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4072,7 +4111,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_ba1dc328f4f4c98e(*(*C.swig_type_413)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_a0bfc72e4246c06e(*(*C.swig_type_417)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4090,7 +4129,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_ba1dc328f4f4c98e(*(*C.swig_type_415)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_a0bfc72e4246c06e(*(*C.swig_type_419)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4110,7 +4149,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_ba1dc328f4f4c98e(*(*C.swig_type_419)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_a0bfc72e4246c06e(*(*C.swig_type_423)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4124,14 +4163,14 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 }
 
 func Capture_abort() {
-	C._wrap_capture_abort_capi_ba1dc328f4f4c98e()
+	C._wrap_capture_abort_capi_a0bfc72e4246c06e()
 }
 
 func Capture_assign(arg1 Tensor, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_capture_assign_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_capture_assign_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4141,7 +4180,7 @@ func Capture_assign(arg1 Tensor, arg2 Tensor) (_swig_ret error) {
 func Plan_string(arg1 Plan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_string_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4152,7 +4191,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_ba1dc328f4f4c98e(*(*C.swig_type_424)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_a0bfc72e4246c06e(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4166,7 +4205,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_426)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4181,7 +4220,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4195,7 +4234,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_pushed_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_run_pushed_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4205,7 +4244,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 func Plan_instance_close(arg1 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_instance_close_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_instance_close_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4216,7 +4255,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4230,7 +4269,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_ba1dc328f4f4c98e(*(*C.swig_type_434)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_a0bfc72e4246c06e(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4245,7 +4284,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_ba1dc328f4f4c98e(*(*C.swig_type_436)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_437(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_a0bfc72e4246c06e(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_441(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4260,7 +4299,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_ba1dc328f4f4c98e(*(*C.swig_type_439)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_440(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_a0bfc72e4246c06e(*(*C.swig_type_443)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_444(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4275,7 +4314,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_ba1dc328f4f4c98e(*(*C.swig_type_442)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_443(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_a0bfc72e4246c06e(*(*C.swig_type_446)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_447(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4290,7 +4329,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_ba1dc328f4f4c98e(*(*C.swig_type_445)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_446(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_450(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4308,7 +4347,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_ba1dc328f4f4c98e(*(*C.swig_type_448)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_449(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_453(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4331,7 +4370,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_ba1dc328f4f4c98e(*(*C.swig_type_451)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_a0bfc72e4246c06e(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4348,7 +4387,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_ba1dc328f4f4c98e(*(*C.swig_type_453)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_454)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_455)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_456(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_a0bfc72e4246c06e(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_460(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4368,7 +4407,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_458(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_462(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4381,7 +4420,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_ba1dc328f4f4c98e(*(*C.swig_type_460)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_a0bfc72e4246c06e(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4395,7 +4434,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_ba1dc328f4f4c98e(*(*C.swig_type_462)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_a0bfc72e4246c06e(*(*C.swig_type_466)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4411,7 +4450,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_ba1dc328f4f4c98e(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_465(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_a0bfc72e4246c06e(*(*C.swig_type_468)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_469(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4427,7 +4466,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_ba1dc328f4f4c98e(*(*C.swig_type_467)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_468(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_a0bfc72e4246c06e(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_472(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4443,7 +4482,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_ba1dc328f4f4c98e(*(*C.swig_type_470)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_471(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_474)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_475(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4459,7 +4498,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_ba1dc328f4f4c98e(*(*C.swig_type_473)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_474(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_477)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_478(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4472,7 +4511,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 func Server_follow(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_follow_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_follow_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4482,7 +4521,7 @@ func Server_follow(arg1 Server) (_swig_ret error) {
 func Server_stop(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_stop_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_stop_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4493,7 +4532,7 @@ func Server_check_health(arg1 Server, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_server_check_health_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_server_check_health_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4505,7 +4544,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_479)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_a0bfc72e4246c06e(*(*C.swig_type_483)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4520,7 +4559,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_481(_swig_i_1), *(*C.swig_type_482)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_485(_swig_i_1), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4534,7 +4573,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_ba1dc328f4f4c98e(*(*C.swig_type_484)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_a0bfc72e4246c06e(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4548,7 +4587,7 @@ func Server_run(arg1 Server, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_run_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_run_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4560,7 +4599,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_ba1dc328f4f4c98e(*(*C.swig_type_487)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_488(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_a0bfc72e4246c06e(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_492(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4575,7 +4614,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_ba1dc328f4f4c98e(*(*C.swig_type_490)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_491(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_a0bfc72e4246c06e(*(*C.swig_type_494)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_495(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4589,7 +4628,7 @@ func Tensor_set_requires_grad(arg1 Tensor, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tensor_set_requires_grad_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_tensor_set_requires_grad_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4600,7 +4639,7 @@ func Tensor_requires_grad(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_requires_grad_capi_ba1dc328f4f4c98e(*(*C.swig_type_494)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_requires_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_498)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4614,7 +4653,7 @@ func Tensor_is_leaf(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_is_leaf_capi_ba1dc328f4f4c98e(*(*C.swig_type_496)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_is_leaf_capi_a0bfc72e4246c06e(*(*C.swig_type_500)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4628,7 +4667,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_grad_capi_ba1dc328f4f4c98e(*(*C.swig_type_498)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_502)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4641,7 +4680,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 func Tensor_zero_grad(arg1 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_zero_grad_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_zero_grad_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4652,7 +4691,7 @@ func Tensor_detach(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_detach_capi_ba1dc328f4f4c98e(*(*C.swig_type_501)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_detach_capi_a0bfc72e4246c06e(*(*C.swig_type_505)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4666,7 +4705,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_ba1dc328f4f4c98e(C.swig_intgo(_swig_i_0), *(*C.swig_type_503)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_a0bfc72e4246c06e(C.swig_intgo(_swig_i_0), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4679,7 +4718,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_ba1dc328f4f4c98e(*(*C.swig_type_505)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_a0bfc72e4246c06e(*(*C.swig_type_509)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4692,7 +4731,7 @@ func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 func Checkpoint_writer_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_checkpoint_writer_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_507)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_checkpoint_writer_create_capi_a0bfc72e4246c06e(*(*C.swig_type_511)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4707,7 +4746,7 @@ func Checkpoint_writer_add(arg1 CheckpointWriter, arg2 string, arg3 Tensor) (_sw
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_checkpoint_writer_add_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_509)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_writer_add_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4721,7 +4760,7 @@ func Checkpoint_writer_save(arg1 CheckpointWriter, arg2 string) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_writer_save_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_writer_save_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4738,7 +4777,7 @@ func Checkpoint_load(arg1 []uintptr, arg2 string, arg3 string, arg4 Placement, a
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_checkpoint_load_capi_ba1dc328f4f4c98e(*(*C.swig_type_513)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_514)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_checkpoint_load_capi_a0bfc72e4246c06e(*(*C.swig_type_517)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4763,7 +4802,7 @@ func Checkpoint_load_checked(arg1 []uintptr, arg2 string, arg3 string, arg4 Plac
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_checkpoint_load_checked_capi_ba1dc328f4f4c98e(*(*C.swig_type_517)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_520)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
+	swig_r_p := C._wrap_checkpoint_load_checked_capi_a0bfc72e4246c06e(*(*C.swig_type_521)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4786,7 +4825,7 @@ func Checkpoint_index_open(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_open_capi_ba1dc328f4f4c98e(*(*C.swig_type_522)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_index_open_capi_a0bfc72e4246c06e(*(*C.swig_type_526)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4803,7 +4842,7 @@ func Checkpoint_index_num_tensors(arg1 []int64, arg2 CheckpointIndex) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_ba1dc328f4f4c98e(*(*C.swig_type_525)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_a0bfc72e4246c06e(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4817,7 +4856,7 @@ func Checkpoint_index_name(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) 
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_name_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_527(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_name_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_531(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4828,7 +4867,7 @@ func Checkpoint_index_placement(arg1 CheckpointIndex, arg2 int64) (_swig_ret str
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_placement_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_529(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_placement_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_533(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4839,7 +4878,7 @@ func Checkpoint_index_nd_sbp(arg1 CheckpointIndex, arg2 int64) (_swig_ret string
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.swig_type_531(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_535(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4854,7 +4893,7 @@ func Checkpoint_index_shape(arg1 *[]int64, arg2 CheckpointIndex, arg3 int64) (_s
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_shape_capi_ba1dc328f4f4c98e(*(*C.swig_type_533)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_534(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_537)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_538(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4878,7 +4917,7 @@ func Checkpoint_index_dtype(arg1 []int32, arg2 CheckpointIndex, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_dtype_capi_ba1dc328f4f4c98e(*(*C.swig_type_536)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_537(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_540)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_541(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4893,7 +4932,7 @@ func Checkpoint_index_num_shards(arg1 []int64, arg2 CheckpointIndex, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_ba1dc328f4f4c98e(*(*C.swig_type_539)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_540(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_a0bfc72e4246c06e(*(*C.swig_type_543)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_544(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4909,7 +4948,7 @@ const OPTIMIZER_ADAMW int = 2
 func Optimizer_step(arg1 Optimizer) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_optimizer_step_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_optimizer_step_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4919,7 +4958,7 @@ func Optimizer_step(arg1 Optimizer) (_swig_ret error) {
 func Optimizer_capture_step(arg1 Optimizer) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_optimizer_capture_step_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_optimizer_capture_step_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4929,7 +4968,7 @@ func Optimizer_capture_step(arg1 Optimizer) (_swig_ret error) {
 func Optimizer_zero_grad(arg1 Optimizer) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_optimizer_zero_grad_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_optimizer_zero_grad_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4940,7 +4979,7 @@ func Optimizer_set_lr(arg1 Optimizer, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_optimizer_set_lr_capi_ba1dc328f4f4c98e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_optimizer_set_lr_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4954,7 +4993,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_ba1dc328f4f4c98e(*(*C.swig_type_546)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_547)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_548)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_549)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_550)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_550)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4981,7 +5020,7 @@ func Runtime_init_with_options(arg1 float64, arg2 int, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_runtime_init_with_options_capi_ba1dc328f4f4c98e(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_runtime_init_with_options_capi_a0bfc72e4246c06e(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -5000,7 +5039,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_ba1dc328f4f4c98e(*(*C.swig_type_553)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_557)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5038,7 +5077,7 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_563)(unsafe.Pointer(&_swig_i_0)), C.swig_type_564(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_a0bfc72e4246c06e(*(*C.swig_type_567)(unsafe.Pointer(&_swig_i_0)), C.swig_type_568(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5055,7 +5094,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_ba1dc328f4f4c98e(*(*C.swig_type_566)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_570)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5079,7 +5118,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_ba1dc328f4f4c98e(*(*C.swig_type_571)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_a0bfc72e4246c06e(*(*C.swig_type_575)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5089,7 +5128,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	return swig_r_1
 }
 
-func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 []int64, arg6 []int64, arg7 PlanInstance) (_swig_ret error) {
+func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 []int64, arg6 []int64, arg7 []int64, arg8 []int64, arg9 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
@@ -5097,8 +5136,10 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_ba1dc328f4f4c98e(*(*C.swig_type_573)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_574)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_5)), C.uintptr_t(_swig_i_6))
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := getSwigcptr(arg9)
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_577)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_7)), C.uintptr_t(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5118,6 +5159,12 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	if Swig_escape_always_false {
 		Swig_escape_val = arg6
 	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg8
+	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
 	return swig_r_1
@@ -5129,7 +5176,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_580)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_581(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_a0bfc72e4246c06e(*(*C.swig_type_586)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_587(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5148,7 +5195,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_ba1dc328f4f4c98e(*(*C.swig_type_583)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_584(_swig_i_4), C.swig_type_585(_swig_i_5), C.swig_type_586(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_a0bfc72e4246c06e(*(*C.swig_type_589)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_590(_swig_i_4), C.swig_type_591(_swig_i_5), C.swig_type_592(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5169,7 +5216,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_ba1dc328f4f4c98e(*(*C.swig_type_588)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_589)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_590)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_591)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_592)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_a0bfc72e4246c06e(*(*C.swig_type_594)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5209,7 +5256,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_ba1dc328f4f4c98e(*(*C.swig_type_596)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_601)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_602)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_602)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5250,7 +5297,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_ba1dc328f4f4c98e(*(*C.swig_type_606)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_a0bfc72e4246c06e(*(*C.swig_type_612)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5274,7 +5321,7 @@ func Autograd_backward(arg1 []uintptr, arg2 []uintptr, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_autograd_backward_capi_ba1dc328f4f4c98e(*(*C.swig_type_611)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_autograd_backward_capi_a0bfc72e4246c06e(*(*C.swig_type_617)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5303,7 +5350,7 @@ func Optimizer_create(arg1 []uintptr, arg2 []uintptr, arg3 int, arg4 float64, ar
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_optimizer_create_capi_ba1dc328f4f4c98e(*(*C.swig_type_614)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.double(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.swig_intgo(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.swig_intgo(_swig_i_11), C.swig_type_616(_swig_i_12), C.swig_intgo(_swig_i_13))
+	swig_r_p := C._wrap_optimizer_create_capi_a0bfc72e4246c06e(*(*C.swig_type_620)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.double(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.swig_intgo(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.swig_intgo(_swig_i_11), C.swig_type_622(_swig_i_12), C.swig_intgo(_swig_i_13))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5326,7 +5373,7 @@ func Optimizer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64,
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_optimizer_get_stats_capi_ba1dc328f4f4c98e(*(*C.swig_type_618)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_optimizer_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_624)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_ba1dc328f4f4c98e(const char*);
+  void cgo_panic__capi_a0bfc72e4246c06e(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_ba1dc328f4f4c98e(p);
+  cgo_panic__capi_a0bfc72e4246c06e(p);
 }
 
 
@@ -319,8 +319,8 @@ static tess_status tess_shim_plan_compile(tess_plan** out, const tess_program* p
 
 static tess_status tess_shim_plan_instance_get_stats(
     int64_t* out_registers, int64_t* out_steps, int64_t* out_boxing_steps, int64_t* out_runs,
-    int64_t* out_allocator_calls, int64_t* out_heap_allocations,
-    const tess_plan_instance* instance) {
+    int64_t* out_allocator_calls, int64_t* out_heap_allocations, int64_t* out_cuda_graphs,
+    int64_t* out_cuda_graph_launches, const tess_plan_instance* instance) {
   tess_plan_stats s = TESS_PLAN_STATS_INIT;
   tess_status status = tess_plan_instance_get_stats(&s, instance);
   if (status != TESS_OK) return status;
@@ -330,6 +330,8 @@ static tess_status tess_shim_plan_instance_get_stats(
   *out_runs = s.runs;
   *out_allocator_calls = s.allocator_calls_last_run;
   *out_heap_allocations = s.heap_allocations_last_run;
+  *out_cuda_graphs = s.cuda_graphs;
+  *out_cuda_graph_launches = s.cuda_graph_launches;
   return TESS_OK;
 }
 
@@ -474,7 +476,7 @@ static tess_status tess_shim_optimizer_get_stats(
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_ba1dc328f4f4c98e(void *_swig_go_0) {
+void _wrap_Swig_free_capi_a0bfc72e4246c06e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -484,7 +486,7 @@ void _wrap_Swig_free_capi_ba1dc328f4f4c98e(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -497,7 +499,7 @@ void *_wrap_Swig_malloc_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_ba1dc328f4f4c98e(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_a0bfc72e4246c06e(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -507,7 +509,7 @@ void _wrap_delete_Placement_capi_ba1dc328f4f4c98e(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_ba1dc328f4f4c98e(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_a0bfc72e4246c06e(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -517,7 +519,7 @@ void _wrap_delete_NdSbp_capi_ba1dc328f4f4c98e(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_ba1dc328f4f4c98e(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_a0bfc72e4246c06e(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -527,7 +529,7 @@ void _wrap_delete_Layout_capi_ba1dc328f4f4c98e(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -537,7 +539,7 @@ void _wrap_delete_OpCall_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_ba1dc328f4f4c98e(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_a0bfc72e4246c06e(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -547,7 +549,7 @@ void _wrap_delete_InferResult_capi_ba1dc328f4f4c98e(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_ba1dc328f4f4c98e(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_a0bfc72e4246c06e(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -557,7 +559,7 @@ void _wrap_delete_Explanation_capi_ba1dc328f4f4c98e(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -567,7 +569,7 @@ void _wrap_delete_Tensor_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_ba1dc328f4f4c98e(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_a0bfc72e4246c06e(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -577,7 +579,7 @@ void _wrap_delete_BoxingPlan_capi_ba1dc328f4f4c98e(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_ba1dc328f4f4c98e(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_a0bfc72e4246c06e(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -587,7 +589,7 @@ void _wrap_delete_BucketedAllReducer_capi_ba1dc328f4f4c98e(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_ba1dc328f4f4c98e(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_a0bfc72e4246c06e(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -597,7 +599,7 @@ void _wrap_delete_Program_capi_ba1dc328f4f4c98e(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_ba1dc328f4f4c98e(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_a0bfc72e4246c06e(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -607,7 +609,7 @@ void _wrap_delete_Plan_capi_ba1dc328f4f4c98e(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -617,7 +619,7 @@ void _wrap_delete_PlanInstance_capi_ba1dc328f4f4c98e(struct tess_plan_instance *
 }
 
 
-void _wrap_delete_Server_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0) {
+void _wrap_delete_Server_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0) {
   struct tess_server *arg1 = (struct tess_server *) 0 ;
   
   arg1 = *(struct tess_server **)&_swig_go_0; 
@@ -627,7 +629,7 @@ void _wrap_delete_Server_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0) {
 }
 
 
-void _wrap_delete_ServeRequest_capi_ba1dc328f4f4c98e(struct tess_serve_request *_swig_go_0) {
+void _wrap_delete_ServeRequest_capi_a0bfc72e4246c06e(struct tess_serve_request *_swig_go_0) {
   struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
   
   arg1 = *(struct tess_serve_request **)&_swig_go_0; 
@@ -637,7 +639,7 @@ void _wrap_delete_ServeRequest_capi_ba1dc328f4f4c98e(struct tess_serve_request *
 }
 
 
-void _wrap_delete_CheckpointWriter_capi_ba1dc328f4f4c98e(struct tess_checkpoint_writer *_swig_go_0) {
+void _wrap_delete_CheckpointWriter_capi_a0bfc72e4246c06e(struct tess_checkpoint_writer *_swig_go_0) {
   struct tess_checkpoint_writer *arg1 = (struct tess_checkpoint_writer *) 0 ;
   
   arg1 = *(struct tess_checkpoint_writer **)&_swig_go_0; 
@@ -647,7 +649,7 @@ void _wrap_delete_CheckpointWriter_capi_ba1dc328f4f4c98e(struct tess_checkpoint_
 }
 
 
-void _wrap_delete_CheckpointIndex_capi_ba1dc328f4f4c98e(struct tess_checkpoint_index *_swig_go_0) {
+void _wrap_delete_CheckpointIndex_capi_a0bfc72e4246c06e(struct tess_checkpoint_index *_swig_go_0) {
   struct tess_checkpoint_index *arg1 = (struct tess_checkpoint_index *) 0 ;
   
   arg1 = *(struct tess_checkpoint_index **)&_swig_go_0; 
@@ -657,7 +659,7 @@ void _wrap_delete_CheckpointIndex_capi_ba1dc328f4f4c98e(struct tess_checkpoint_i
 }
 
 
-void _wrap_delete_Optimizer_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0) {
+void _wrap_delete_Optimizer_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0) {
   struct tess_optimizer *arg1 = (struct tess_optimizer *) 0 ;
   
   arg1 = *(struct tess_optimizer **)&_swig_go_0; 
@@ -667,7 +669,7 @@ void _wrap_delete_Optimizer_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_g
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_ba1dc328f4f4c98e() {
+intgo _wrap_VERSION_NUMBER_capi_a0bfc72e4246c06e() {
   int result;
   intgo _swig_go_result;
   
@@ -678,7 +680,7 @@ intgo _wrap_VERSION_NUMBER_capi_ba1dc328f4f4c98e() {
 }
 
 
-_gostring_ _wrap_version_capi_ba1dc328f4f4c98e() {
+_gostring_ _wrap_version_capi_a0bfc72e4246c06e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -689,7 +691,7 @@ _gostring_ _wrap_version_capi_ba1dc328f4f4c98e() {
 }
 
 
-intgo _wrap_version_number_capi_ba1dc328f4f4c98e() {
+intgo _wrap_version_number_capi_a0bfc72e4246c06e() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -700,7 +702,7 @@ intgo _wrap_version_number_capi_ba1dc328f4f4c98e() {
 }
 
 
-_gostring_ _wrap_status_string_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -713,7 +715,7 @@ _gostring_ _wrap_status_string_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_ba1dc328f4f4c98e() {
+_gostring_ _wrap_runtime_init_capi_a0bfc72e4246c06e() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -724,7 +726,7 @@ _gostring_ _wrap_runtime_init_capi_ba1dc328f4f4c98e() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_ba1dc328f4f4c98e() {
+_gostring_ _wrap_runtime_finalize_capi_a0bfc72e4246c06e() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -735,7 +737,7 @@ _gostring_ _wrap_runtime_finalize_capi_ba1dc328f4f4c98e() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -755,7 +757,7 @@ _gostring_ _wrap_runtime_world_rank_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -775,7 +777,7 @@ _gostring_ _wrap_runtime_world_size_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_cuda_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -804,7 +806,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -831,7 +833,7 @@ _gostring_ _wrap_placement_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -865,7 +867,7 @@ _gostring_ _wrap_placement_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_ba1dc328f4f4c98e(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_a0bfc72e4246c06e(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -878,7 +880,7 @@ _gostring_ _wrap_placement_string_capi_ba1dc328f4f4c98e(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -900,7 +902,7 @@ _gostring_ _wrap_placement_device_type_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -922,7 +924,7 @@ _gostring_ _wrap_placement_num_axes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -946,7 +948,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -968,7 +970,7 @@ _gostring_ _wrap_placement_parallel_num_capi_ba1dc328f4f4c98e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -992,7 +994,7 @@ _gostring_ _wrap_placement_rank_at_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -1016,7 +1018,7 @@ _gostring_ _wrap_placement_index_of_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -1040,7 +1042,7 @@ _gostring_ _wrap_placement_contains_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -1066,7 +1068,7 @@ _gostring_ _wrap_placement_axis_group_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -1090,7 +1092,7 @@ _gostring_ _wrap_placement_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -1112,7 +1114,7 @@ _gostring_ _wrap_placement_hash_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -1139,7 +1141,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1182,7 +1184,7 @@ _gostring_ _wrap_nd_sbp_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_ba1dc328f4f4c98e(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_a0bfc72e4246c06e(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1195,7 +1197,7 @@ _gostring_ _wrap_nd_sbp_string_capi_ba1dc328f4f4c98e(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1217,7 +1219,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1250,7 +1252,7 @@ _gostring_ _wrap_nd_sbp_get_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1274,7 +1276,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1306,7 +1308,7 @@ _gostring_ _wrap_layout_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1332,7 +1334,7 @@ _gostring_ _wrap_layout_local_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1365,7 +1367,7 @@ _gostring_ _wrap_layout_range_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1387,7 +1389,7 @@ _gostring_ _wrap_layout_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_ba1dc328f4f4c98e(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_a0bfc72e4246c06e(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1400,7 +1402,7 @@ _gostring_ _wrap_layout_string_capi_ba1dc328f4f4c98e(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1427,7 +1429,7 @@ _gostring_ _wrap_dtype_parse_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1440,7 +1442,7 @@ _gostring_ _wrap_dtype_name_capi_ba1dc328f4f4c98e(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_ba1dc328f4f4c98e() {
+long long _wrap_op_count_capi_a0bfc72e4246c06e() {
   size_t result;
   long long _swig_go_result;
   
@@ -1451,7 +1453,7 @@ long long _wrap_op_count_capi_ba1dc328f4f4c98e() {
 }
 
 
-_gostring_ _wrap_op_name_capi_ba1dc328f4f4c98e(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_a0bfc72e4246c06e(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1464,7 +1466,7 @@ _gostring_ _wrap_op_name_capi_ba1dc328f4f4c98e(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1491,7 +1493,7 @@ _gostring_ _wrap_op_call_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1504,7 +1506,7 @@ _gostring_ _wrap_op_call_signature_capi_ba1dc328f4f4c98e(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1526,7 +1528,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_ba1dc328f4f4c98e(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1548,7 +1550,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_ba1dc328f4f4c98e(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1570,7 +1572,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_ba1dc328f4f4c98e(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1596,7 +1598,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_ba1dc328f4f4c98e(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1618,7 +1620,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_ba1dc328f4f4c98e(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1643,7 +1645,7 @@ _gostring_ _wrap_op_call_add_input_capi_ba1dc328f4f4c98e(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1665,7 +1667,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1682,7 +1684,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_ba1dc328f4f4c98e(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_ba1dc328f4f4c98e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1699,7 +1701,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_ba1dc328f4f4c98e(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1721,7 +1723,7 @@ _gostring_ _wrap_op_call_infer_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1743,7 +1745,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1771,7 +1773,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1795,7 +1797,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1819,7 +1821,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_ba1dc328f4f4c98e(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1843,7 +1845,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1865,7 +1867,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1889,7 +1891,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1913,7 +1915,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_ba1dc328f4f4c98e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1937,7 +1939,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1959,7 +1961,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1981,7 +1983,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_ba1dc328f4f4c98e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -2003,7 +2005,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_ba1dc328f4f4c98e(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -2025,7 +2027,7 @@ _gostring_ _wrap_op_call_explain_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_ba1dc328f4f4c98e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_a0bfc72e4246c06e(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2038,7 +2040,7 @@ _gostring_ _wrap_explanation_text_capi_ba1dc328f4f4c98e(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_ba1dc328f4f4c98e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_a0bfc72e4246c06e(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2051,7 +2053,7 @@ _gostring_ _wrap_explanation_json_capi_ba1dc328f4f4c98e(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_ba1dc328f4f4c98e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_a0bfc72e4246c06e(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2064,13 +2066,13 @@ _gostring_ _wrap_explanation_failure_capi_ba1dc328f4f4c98e(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_ba1dc328f4f4c98e() {
+void _wrap_infer_cache_clear_capi_a0bfc72e4246c06e() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_ba1dc328f4f4c98e(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_a0bfc72e4246c06e(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -2083,7 +2085,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_ba1dc328f4f4c98e(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2119,7 +2121,7 @@ _gostring_ _wrap_tensor_from_host_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2159,7 +2161,7 @@ _gostring_ _wrap_tensor_from_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2193,7 +2195,7 @@ _gostring_ _wrap_tensor_full_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2225,7 +2227,7 @@ _gostring_ _wrap_tensor_arange_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2259,7 +2261,7 @@ _gostring_ _wrap_tensor_rand_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2293,7 +2295,7 @@ _gostring_ _wrap_tensor_randn_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2319,7 +2321,7 @@ _gostring_ _wrap_tensor_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2341,7 +2343,7 @@ _gostring_ _wrap_tensor_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2363,7 +2365,7 @@ _gostring_ _wrap_tensor_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2385,7 +2387,7 @@ _gostring_ _wrap_tensor_placement_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2407,7 +2409,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2429,7 +2431,7 @@ _gostring_ _wrap_tensor_has_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2455,7 +2457,7 @@ _gostring_ _wrap_tensor_local_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2477,7 +2479,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2490,7 +2492,7 @@ _gostring_ _wrap_tensor_string_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2509,7 +2511,7 @@ _gostring_ _wrap_tensor_to_host_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2528,7 +2530,7 @@ _gostring_ _wrap_tensor_copy_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_synchronize_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_synchronize_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -2541,7 +2543,7 @@ _gostring_ _wrap_tensor_synchronize_capi_ba1dc328f4f4c98e(struct tess_tensor *_s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2567,7 +2569,7 @@ _gostring_ _wrap_tensor_to_global_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2597,7 +2599,7 @@ _gostring_ _wrap_op_call_apply_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2619,7 +2621,7 @@ _gostring_ _wrap_abs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_adam_update_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, double _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, intgo _swig_go_12, long long _swig_go_13) {
+_gostring_ _wrap_adam_update_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, double _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, intgo _swig_go_12, long long _swig_go_13) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2679,7 +2681,67 @@ _gostring_ _wrap_adam_update_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_adam_update_at_step_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, struct tess_tensor *_swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, double _swig_go_12, intgo _swig_go_13) {
+  tess_tensor **arg1 = (tess_tensor **) 0 ;
+  tess_tensor **arg2 = (tess_tensor **) 0 ;
+  tess_tensor **arg3 = (tess_tensor **) 0 ;
+  tess_tensor *arg4 = (tess_tensor *) 0 ;
+  tess_tensor *arg5 = (tess_tensor *) 0 ;
+  tess_tensor *arg6 = (tess_tensor *) 0 ;
+  tess_tensor *arg7 = (tess_tensor *) 0 ;
+  tess_tensor *arg8 = (tess_tensor *) 0 ;
+  double arg9 ;
+  double arg10 ;
+  double arg11 ;
+  double arg12 ;
+  double arg13 ;
+  int32_t arg14 ;
+  tess_tensor *handle1 = NULL ;
+  tess_tensor *handle2 = NULL ;
+  tess_tensor *handle3 = NULL ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &handle1;
+  }
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &handle2;
+  }
+  {
+    if (_swig_go_2.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg3 = &handle3;
+  }
+  arg4 = *(tess_tensor **)&_swig_go_3; 
+  arg5 = *(tess_tensor **)&_swig_go_4; 
+  arg6 = *(tess_tensor **)&_swig_go_5; 
+  arg7 = *(tess_tensor **)&_swig_go_6; 
+  arg8 = *(tess_tensor **)&_swig_go_7; 
+  arg9 = (double)_swig_go_8; 
+  arg10 = (double)_swig_go_9; 
+  arg11 = (double)_swig_go_10; 
+  arg12 = (double)_swig_go_11; 
+  arg13 = (double)_swig_go_12; 
+  arg14 = (int32_t)_swig_go_13; 
+  
+  result = (tess_status)tess_adam_update_at_step(arg1,arg2,arg3,(struct tess_tensor const *)arg4,(struct tess_tensor const *)arg5,(struct tess_tensor const *)arg6,(struct tess_tensor const *)arg7,(struct tess_tensor const *)arg8,arg9,arg10,arg11,arg12,arg13,arg14);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((uintptr_t*)_swig_go_0.array)[0] = (uintptr_t)handle1; 
+  }
+  {
+    ((uintptr_t*)_swig_go_1.array)[0] = (uintptr_t)handle2; 
+  }
+  {
+    ((uintptr_t*)_swig_go_2.array)[0] = (uintptr_t)handle3; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2703,7 +2765,7 @@ _gostring_ _wrap_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2729,7 +2791,7 @@ _gostring_ _wrap_add_n_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_argmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_argmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2755,7 +2817,7 @@ _gostring_ _wrap_argmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2783,7 +2845,7 @@ _gostring_ _wrap_batch_matmul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2809,7 +2871,7 @@ _gostring_ _wrap_bias_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2833,7 +2895,7 @@ _gostring_ _wrap_cast_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2861,7 +2923,7 @@ _gostring_ _wrap_concat_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_cos_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_cos_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2883,7 +2945,7 @@ _gostring_ _wrap_cos_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_cross_entropy_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_cross_entropy_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2909,7 +2971,7 @@ _gostring_ _wrap_cross_entropy_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_cumsum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_cumsum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2933,7 +2995,7 @@ _gostring_ _wrap_cumsum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_div_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2957,7 +3019,7 @@ _gostring_ _wrap_div_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2981,7 +3043,7 @@ _gostring_ _wrap_embedding_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3005,7 +3067,7 @@ _gostring_ _wrap_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_equal_mask_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_equal_mask_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3029,7 +3091,7 @@ _gostring_ _wrap_equal_mask_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_exp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3051,7 +3113,7 @@ _gostring_ _wrap_exp_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_expand_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_expand_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3079,7 +3141,7 @@ _gostring_ _wrap_expand_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_flatten_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_flatten_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3105,7 +3167,7 @@ _gostring_ _wrap_flatten_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_gather_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3131,7 +3193,7 @@ _gostring_ _wrap_gather_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gather_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_gather_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3159,7 +3221,7 @@ _gostring_ _wrap_gather_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_gelu_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3181,7 +3243,7 @@ _gostring_ _wrap_gelu_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_gelu_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_gelu_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3205,7 +3267,7 @@ _gostring_ _wrap_gelu_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_greater_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_greater_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3229,7 +3291,7 @@ _gostring_ _wrap_greater_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_greater_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_greater_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3253,7 +3315,7 @@ _gostring_ _wrap_greater_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_identity_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3275,7 +3337,7 @@ _gostring_ _wrap_identity_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -3325,7 +3387,7 @@ _gostring_ _wrap_layer_norm_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_less_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_less_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3349,7 +3411,7 @@ _gostring_ _wrap_less_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_less_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_less_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3373,7 +3435,7 @@ _gostring_ _wrap_less_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_log_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_log_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3395,7 +3457,7 @@ _gostring_ _wrap_log_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_log_softmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3419,7 +3481,7 @@ _gostring_ _wrap_log_softmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3447,7 +3509,7 @@ _gostring_ _wrap_matmul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3471,7 +3533,7 @@ _gostring_ _wrap_maximum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3495,7 +3557,7 @@ _gostring_ _wrap_minimum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3519,7 +3581,7 @@ _gostring_ _wrap_mul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3541,7 +3603,7 @@ _gostring_ _wrap_neg_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_nll_loss_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nll_loss_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3567,7 +3629,7 @@ _gostring_ _wrap_nll_loss_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_not_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_not_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3591,7 +3653,7 @@ _gostring_ _wrap_not_equal_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_pow_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3615,7 +3677,7 @@ _gostring_ _wrap_pow_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3645,7 +3707,7 @@ _gostring_ _wrap_reduce_max_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3675,7 +3737,7 @@ _gostring_ _wrap_reduce_mean_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3705,7 +3767,7 @@ _gostring_ _wrap_reduce_min_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3735,7 +3797,7 @@ _gostring_ _wrap_reduce_sum_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3757,7 +3819,7 @@ _gostring_ _wrap_relu_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_relu_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_relu_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3781,7 +3843,7 @@ _gostring_ _wrap_relu_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_reshape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3809,7 +3871,7 @@ _gostring_ _wrap_reshape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3833,7 +3895,7 @@ _gostring_ _wrap_scalar_add_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3857,7 +3919,7 @@ _gostring_ _wrap_scalar_mul_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sgd_update_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, double _swig_go_5, double _swig_go_6, double _swig_go_7, intgo _swig_go_8, double _swig_go_9, intgo _swig_go_10) {
+_gostring_ _wrap_sgd_update_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, double _swig_go_5, double _swig_go_6, double _swig_go_7, intgo _swig_go_8, double _swig_go_9, intgo _swig_go_10) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3904,7 +3966,7 @@ _gostring_ _wrap_sgd_update_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_sigmoid_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3926,7 +3988,7 @@ _gostring_ _wrap_sigmoid_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sin_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sin_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3948,7 +4010,7 @@ _gostring_ _wrap_sin_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_slice_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3988,7 +4050,7 @@ _gostring_ _wrap_slice_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_slice_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4028,7 +4090,7 @@ _gostring_ _wrap_slice_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_softmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -4052,7 +4114,7 @@ _gostring_ _wrap_softmax_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4085,7 +4147,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_ba1dc328f4f4c98e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4111,7 +4173,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_ba1dc328f4f4c98e(_goslic
 }
 
 
-_gostring_ _wrap_sqrt_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4133,7 +4195,7 @@ _gostring_ _wrap_sqrt_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_squeeze_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_squeeze_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4161,7 +4223,7 @@ _gostring_ _wrap_squeeze_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_std_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_std_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4193,7 +4255,7 @@ _gostring_ _wrap_std_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_sub_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4217,7 +4279,7 @@ _gostring_ _wrap_sub_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4239,7 +4301,7 @@ _gostring_ _wrap_tanh_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4267,7 +4329,7 @@ _gostring_ _wrap_transpose_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_unsqueeze_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_unsqueeze_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -4291,7 +4353,7 @@ _gostring_ _wrap_unsqueeze_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_Xtess_var_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_Xtess_var_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4323,7 +4385,7 @@ _gostring_ _wrap_Xtess_var_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_where_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_where_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4349,7 +4411,7 @@ _gostring_ _wrap_where_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_xlogy_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_xlogy_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4373,7 +4435,7 @@ _gostring_ _wrap_xlogy_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_explanation_last_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -4393,7 +4455,7 @@ _gostring_ _wrap_explanation_last_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4432,7 +4494,7 @@ _gostring_ _wrap_boxing_run_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4468,7 +4530,7 @@ _gostring_ _wrap_boxing_plan_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_ba1dc328f4f4c98e(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_a0bfc72e4246c06e(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4481,7 +4543,7 @@ _gostring_ _wrap_boxing_plan_string_capi_ba1dc328f4f4c98e(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -4503,7 +4565,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_ba1dc328f4f4c98e(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_a0bfc72e4246c06e(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4518,7 +4580,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_ba1dc328f4f4c98e(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -4540,7 +4602,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -4565,7 +4627,7 @@ _gostring_ _wrap_comm_allreduce_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_ba1dc328f4f4c98e(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_a0bfc72e4246c06e(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4594,7 +4656,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_ba1dc328f4f4c98e(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_ba1dc328f4f4c98e(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_a0bfc72e4246c06e(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4607,7 +4669,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_ba1dc328f4f4c98e(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -4627,7 +4689,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -4647,7 +4709,7 @@ _gostring_ _wrap_program_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4688,7 +4750,7 @@ _gostring_ _wrap_program_add_input_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4719,7 +4781,7 @@ _gostring_ _wrap_program_add_variable_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -4758,7 +4820,7 @@ _gostring_ _wrap_program_add_op_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_ba1dc328f4f4c98e(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_a0bfc72e4246c06e(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -4773,7 +4835,7 @@ _gostring_ _wrap_program_mark_output_capi_ba1dc328f4f4c98e(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4822,7 +4884,7 @@ _gostring_ _wrap_program_sizes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_ba1dc328f4f4c98e(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_a0bfc72e4246c06e(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4835,7 +4897,7 @@ _gostring_ _wrap_program_string_capi_ba1dc328f4f4c98e(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_ba1dc328f4f4c98e() {
+_gostring_ _wrap_capture_begin_capi_a0bfc72e4246c06e() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -4846,7 +4908,7 @@ _gostring_ _wrap_capture_begin_capi_ba1dc328f4f4c98e() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4866,7 +4928,7 @@ _gostring_ _wrap_capture_active_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4905,7 +4967,7 @@ _gostring_ _wrap_capture_placeholder_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4931,13 +4993,13 @@ _gostring_ _wrap_capture_end_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_ba1dc328f4f4c98e() {
+void _wrap_capture_abort_capi_a0bfc72e4246c06e() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_capture_assign_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_capture_assign_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_status result;
@@ -4952,7 +5014,7 @@ _gostring_ _wrap_capture_assign_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_
 }
 
 
-_gostring_ _wrap_plan_string_capi_ba1dc328f4f4c98e(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_a0bfc72e4246c06e(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4965,7 +5027,7 @@ _gostring_ _wrap_plan_string_capi_ba1dc328f4f4c98e(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -4987,7 +5049,7 @@ _gostring_ _wrap_plan_instantiate_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -5006,7 +5068,7 @@ _gostring_ _wrap_plan_instance_run_capi_ba1dc328f4f4c98e(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -5027,7 +5089,7 @@ _gostring_ _wrap_plan_instance_push_capi_ba1dc328f4f4c98e(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -5042,7 +5104,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_ba1dc328f4f4c98e(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5055,7 +5117,7 @@ _gostring_ _wrap_plan_instance_close_capi_ba1dc328f4f4c98e(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -5091,7 +5153,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_ba1dc328f4f4c98e(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -5113,7 +5175,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_ba1dc328f4f4c98e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5137,7 +5199,7 @@ _gostring_ _wrap_plan_instance_output_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -5158,7 +5220,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_ba1dc328f4f4c98e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5182,7 +5244,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_ba1dc328f4f4c98e(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5206,7 +5268,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -5234,7 +5296,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_ba1dc328f4f4c98e(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -5256,7 +5318,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_ba1dc328f4f4c98e(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5298,7 +5360,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_ba1dc328f4f4c98e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_ba1dc328f4f4c98e(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5313,7 +5375,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_ba1dc328f4f4c98e(struct tess_p
 }
 
 
-_gostring_ _wrap_server_is_driver_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_is_driver_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -5335,7 +5397,7 @@ _gostring_ _wrap_server_is_driver_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_num_plans_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_num_plans_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -5357,7 +5419,7 @@ _gostring_ _wrap_server_num_plans_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_plan_input_width_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_width_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5383,7 +5445,7 @@ _gostring_ _wrap_server_plan_input_width_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_width_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_width_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5409,7 +5471,7 @@ _gostring_ _wrap_server_plan_output_width_capi_ba1dc328f4f4c98e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_plan_input_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5435,7 +5497,7 @@ _gostring_ _wrap_server_plan_input_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5461,7 +5523,7 @@ _gostring_ _wrap_server_plan_output_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_follow_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_follow_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5474,7 +5536,7 @@ _gostring_ _wrap_server_follow_capi_ba1dc328f4f4c98e(struct tess_server *_swig_g
 }
 
 
-_gostring_ _wrap_server_stop_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_stop_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5487,7 +5549,7 @@ _gostring_ _wrap_server_stop_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_
 }
 
 
-_gostring_ _wrap_server_check_health_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_server_check_health_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0, double _swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   double arg2 ;
   tess_status result;
@@ -5502,7 +5564,7 @@ _gostring_ _wrap_server_check_health_capi_ba1dc328f4f4c98e(struct tess_server *_
 }
 
 
-_gostring_ _wrap_serve_request_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_serve_request_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
   tess_serve_request **arg1 = (tess_serve_request **) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5526,7 +5588,7 @@ _gostring_ _wrap_serve_request_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_set_input_capi_ba1dc328f4f4c98e(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_serve_request_set_input_capi_a0bfc72e4246c06e(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   tess_serve_request *arg1 = (tess_serve_request *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5547,7 +5609,7 @@ _gostring_ _wrap_serve_request_set_input_capi_ba1dc328f4f4c98e(struct tess_serve
 }
 
 
-_gostring_ _wrap_serve_request_rows_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_serve_request_rows_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   int64_t value1 = 0 ;
@@ -5569,7 +5631,7 @@ _gostring_ _wrap_serve_request_rows_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_server_run_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_server_run_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   tess_status result;
@@ -5584,7 +5646,7 @@ _gostring_ _wrap_server_run_capi_ba1dc328f4f4c98e(struct tess_server *_swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_output_bytes_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_bytes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   size_t arg3 ;
@@ -5608,7 +5670,7 @@ _gostring_ _wrap_serve_request_output_bytes_capi_ba1dc328f4f4c98e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_serve_request_output_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_serve_request *arg3 = (tess_serve_request *) 0 ;
@@ -5629,7 +5691,7 @@ _gostring_ _wrap_serve_request_output_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_set_requires_grad_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_tensor_set_requires_grad_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   int32_t arg2 ;
   tess_status result;
@@ -5644,7 +5706,7 @@ _gostring_ _wrap_tensor_set_requires_grad_capi_ba1dc328f4f4c98e(struct tess_tens
 }
 
 
-_gostring_ _wrap_tensor_requires_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_requires_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -5666,7 +5728,7 @@ _gostring_ _wrap_tensor_requires_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_is_leaf_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_is_leaf_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -5688,7 +5750,7 @@ _gostring_ _wrap_tensor_is_leaf_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -5710,7 +5772,7 @@ _gostring_ _wrap_tensor_grad_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_tensor_zero_grad_capi_ba1dc328f4f4c98e(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_zero_grad_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5723,7 +5785,7 @@ _gostring_ _wrap_tensor_zero_grad_capi_ba1dc328f4f4c98e(struct tess_tensor *_swi
 }
 
 
-_gostring_ _wrap_tensor_detach_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_detach_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -5745,7 +5807,7 @@ _gostring_ _wrap_tensor_detach_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_autograd_set_grad_enabled_capi_ba1dc328f4f4c98e(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_autograd_set_grad_enabled_capi_a0bfc72e4246c06e(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int32_t arg1 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value2 = 0 ;
@@ -5767,7 +5829,7 @@ _gostring_ _wrap_autograd_set_grad_enabled_capi_ba1dc328f4f4c98e(intgo _swig_go_
 }
 
 
-_gostring_ _wrap_autograd_is_grad_enabled_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_autograd_is_grad_enabled_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -5787,7 +5849,7 @@ _gostring_ _wrap_autograd_is_grad_enabled_capi_ba1dc328f4f4c98e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_checkpoint_writer_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_checkpoint_writer_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
   tess_checkpoint_writer **arg1 = (tess_checkpoint_writer **) 0 ;
   tess_checkpoint_writer *handle1 = NULL ;
   tess_status result;
@@ -5807,7 +5869,7 @@ _gostring_ _wrap_checkpoint_writer_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_checkpoint_writer_add_capi_ba1dc328f4f4c98e(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_checkpoint_writer_add_capi_a0bfc72e4246c06e(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -5829,7 +5891,7 @@ _gostring_ _wrap_checkpoint_writer_add_capi_ba1dc328f4f4c98e(struct tess_checkpo
 }
 
 
-_gostring_ _wrap_checkpoint_writer_save_capi_ba1dc328f4f4c98e(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_checkpoint_writer_save_capi_a0bfc72e4246c06e(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
   tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_status result;
@@ -5849,7 +5911,7 @@ _gostring_ _wrap_checkpoint_writer_save_capi_ba1dc328f4f4c98e(struct tess_checkp
 }
 
 
-_gostring_ _wrap_checkpoint_load_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_checkpoint_load_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5887,7 +5949,7 @@ _gostring_ _wrap_checkpoint_load_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_checkpoint_load_checked_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
+_gostring_ _wrap_checkpoint_load_checked_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5933,7 +5995,7 @@ _gostring_ _wrap_checkpoint_load_checked_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_checkpoint_index_open_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_open_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_checkpoint_index **arg1 = (tess_checkpoint_index **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_checkpoint_index *handle1 = NULL ;
@@ -5960,7 +6022,7 @@ _gostring_ _wrap_checkpoint_index_open_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_checkpoint_index_num_tensors_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
+_gostring_ _wrap_checkpoint_index_num_tensors_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t value1 = 0 ;
@@ -5982,7 +6044,7 @@ _gostring_ _wrap_checkpoint_index_num_tensors_capi_ba1dc328f4f4c98e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_checkpoint_index_name_capi_ba1dc328f4f4c98e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_name_capi_a0bfc72e4246c06e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5997,7 +6059,7 @@ _gostring_ _wrap_checkpoint_index_name_capi_ba1dc328f4f4c98e(struct tess_checkpo
 }
 
 
-_gostring_ _wrap_checkpoint_index_placement_capi_ba1dc328f4f4c98e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_placement_capi_a0bfc72e4246c06e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -6012,7 +6074,7 @@ _gostring_ _wrap_checkpoint_index_placement_capi_ba1dc328f4f4c98e(struct tess_ch
 }
 
 
-_gostring_ _wrap_checkpoint_index_nd_sbp_capi_ba1dc328f4f4c98e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_nd_sbp_capi_a0bfc72e4246c06e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -6027,7 +6089,7 @@ _gostring_ _wrap_checkpoint_index_nd_sbp_capi_ba1dc328f4f4c98e(struct tess_check
 }
 
 
-_gostring_ _wrap_checkpoint_index_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_checkpoint_index *arg3 = (tess_checkpoint_index *) 0 ;
@@ -6055,7 +6117,7 @@ _gostring_ _wrap_checkpoint_index_shape_capi_ba1dc328f4f4c98e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_checkpoint_index_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t arg3 ;
@@ -6079,7 +6141,7 @@ _gostring_ _wrap_checkpoint_index_dtype_capi_ba1dc328f4f4c98e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_checkpoint_index_num_shards_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_num_shards_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t arg3 ;
@@ -6103,7 +6165,7 @@ _gostring_ _wrap_checkpoint_index_num_shards_capi_ba1dc328f4f4c98e(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_optimizer_step_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_step_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6116,7 +6178,7 @@ _gostring_ _wrap_optimizer_step_capi_ba1dc328f4f4c98e(struct tess_optimizer *_sw
 }
 
 
-_gostring_ _wrap_optimizer_capture_step_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_capture_step_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6129,7 +6191,7 @@ _gostring_ _wrap_optimizer_capture_step_capi_ba1dc328f4f4c98e(struct tess_optimi
 }
 
 
-_gostring_ _wrap_optimizer_zero_grad_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_zero_grad_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6142,7 +6204,7 @@ _gostring_ _wrap_optimizer_zero_grad_capi_ba1dc328f4f4c98e(struct tess_optimizer
 }
 
 
-_gostring_ _wrap_optimizer_set_lr_capi_ba1dc328f4f4c98e(struct tess_optimizer *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_optimizer_set_lr_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0, double _swig_go_1) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   double arg2 ;
   tess_status result;
@@ -6157,7 +6219,7 @@ _gostring_ _wrap_optimizer_set_lr_capi_ba1dc328f4f4c98e(struct tess_optimizer *_
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_infer_cache_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6213,7 +6275,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_ba1dc328f4f4c98e(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_a0bfc72e4246c06e(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -6230,7 +6292,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_ba1dc328f4f4c98e(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6324,7 +6386,7 @@ _gostring_ _wrap_allocator_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -6346,7 +6408,7 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_ba1dc328f4f4c98e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6395,7 +6457,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -6419,20 +6481,24 @@ _gostring_ _wrap_plan_compile_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, struct tess_plan_instance *_swig_go_6) {
+_gostring_ _wrap_plan_instance_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, struct tess_plan_instance *_swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
   int64_t *arg4 = (int64_t *) 0 ;
   int64_t *arg5 = (int64_t *) 0 ;
   int64_t *arg6 = (int64_t *) 0 ;
-  tess_plan_instance *arg7 = (tess_plan_instance *) 0 ;
+  int64_t *arg7 = (int64_t *) 0 ;
+  int64_t *arg8 = (int64_t *) 0 ;
+  tess_plan_instance *arg9 = (tess_plan_instance *) 0 ;
   int64_t value1 = 0 ;
   int64_t value2 = 0 ;
   int64_t value3 = 0 ;
   int64_t value4 = 0 ;
   int64_t value5 = 0 ;
   int64_t value6 = 0 ;
+  int64_t value7 = 0 ;
+  int64_t value8 = 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -6460,9 +6526,17 @@ _gostring_ _wrap_plan_instance_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
     if (_swig_go_5.len < 1) _swig_gopanic("out-param slice must have at least one element");
     arg6 = &value6;
   }
-  arg7 = *(tess_plan_instance **)&_swig_go_6; 
+  {
+    if (_swig_go_6.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg7 = &value7;
+  }
+  {
+    if (_swig_go_7.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg8 = &value8;
+  }
+  arg9 = *(tess_plan_instance **)&_swig_go_8; 
   
-  result = (tess_status)tess_shim_plan_instance_get_stats(arg1,arg2,arg3,arg4,arg5,arg6,(struct tess_plan_instance const *)arg7);
+  result = (tess_status)tess_shim_plan_instance_get_stats(arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,(struct tess_plan_instance const *)arg9);
   _swig_go_result = tess_go_status(result); 
   {
     ((int64_t*)_swig_go_0.array)[0] = (int64_t)value1; 
@@ -6482,11 +6556,17 @@ _gostring_ _wrap_plan_instance_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_g
   {
     ((int64_t*)_swig_go_5.array)[0] = (int64_t)value6; 
   }
+  {
+    ((int64_t*)_swig_go_6.array)[0] = (int64_t)value7; 
+  }
+  {
+    ((int64_t*)_swig_go_7.array)[0] = (int64_t)value8; 
+  }
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_server_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
   tess_server **arg1 = (tess_server **) 0 ;
   int32_t arg2 ;
   double arg3 ;
@@ -6512,7 +6592,7 @@ _gostring_ _wrap_server_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, intgo
 }
 
 
-_gostring_ _wrap_server_add_plan_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_server_add_plan_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   tess_plan *arg3 = (tess_plan *) 0 ;
@@ -6544,7 +6624,7 @@ _gostring_ _wrap_server_add_plan_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_server_get_plan_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+_gostring_ _wrap_server_get_plan_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6622,7 +6702,7 @@ _gostring_ _wrap_server_get_plan_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_server_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
+_gostring_ _wrap_server_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6716,7 +6796,7 @@ _gostring_ _wrap_server_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_serve_request_get_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+_gostring_ _wrap_serve_request_get_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   double *arg3 = (double *) 0 ;
@@ -6765,7 +6845,7 @@ _gostring_ _wrap_serve_request_get_info_capi_ba1dc328f4f4c98e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_autograd_backward_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_autograd_backward_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -6790,7 +6870,7 @@ _gostring_ _wrap_autograd_backward_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_optimizer_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, double _swig_go_4, double _swig_go_5, double _swig_go_6, intgo _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, intgo _swig_go_11, long long _swig_go_12, intgo _swig_go_13) {
+_gostring_ _wrap_optimizer_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, double _swig_go_4, double _swig_go_5, double _swig_go_6, intgo _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, intgo _swig_go_11, long long _swig_go_12, intgo _swig_go_13) {
   tess_optimizer **arg1 = (tess_optimizer **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -6840,7 +6920,7 @@ _gostring_ _wrap_optimizer_create_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_optimizer_get_stats_capi_ba1dc328f4f4c98e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_optimizer *_swig_go_7) {
+_gostring_ _wrap_optimizer_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_optimizer *_swig_go_7) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;

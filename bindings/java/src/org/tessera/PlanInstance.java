@@ -267,17 +267,24 @@ public final class PlanInstance extends Handle {
     public final long allocatorCallsLastRun;
     /** Heap allocations on the calling thread during the last run; -1: not counted. */
     public final long heapAllocationsLastRun;
+    /** Input slots replayed as a CUDA graph (cuda placements; 0 elsewhere). */
+    public final long cudaGraphs;
+    /** Runs that launched a CUDA graph. */
+    public final long cudaGraphLaunches;
     /** Register memory per memory case. */
     public final MemCase[] memCases;
 
     Stats(long registers, long steps, long boxingSteps, long runs, long allocatorCallsLastRun,
-        long heapAllocationsLastRun, MemCase[] memCases) {
+        long heapAllocationsLastRun, long cudaGraphs, long cudaGraphLaunches,
+        MemCase[] memCases) {
       this.registers = registers;
       this.steps = steps;
       this.boxingSteps = boxingSteps;
       this.runs = runs;
       this.allocatorCallsLastRun = allocatorCallsLastRun;
       this.heapAllocationsLastRun = heapAllocationsLastRun;
+      this.cudaGraphs = cudaGraphs;
+      this.cudaGraphLaunches = cudaGraphLaunches;
       this.memCases = memCases;
     }
 
@@ -285,14 +292,17 @@ public final class PlanInstance extends Handle {
     public String toString() {
       return registers + " registers, " + steps + " steps (" + boxingSteps + " boxing), " + runs
           + " runs, last run: " + allocatorCallsLastRun + " allocator calls, "
-          + heapAllocationsLastRun + " heap allocations; " + java.util.Arrays.toString(memCases);
+          + heapAllocationsLastRun + " heap allocations, " + cudaGraphs + " CUDA graphs launched "
+          + cudaGraphLaunches + " times; " + java.util.Arrays.toString(memCases);
     }
   }
 
   /** The instance's counters and its memory cases. Local. */
   public Stats stats() {
     long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0}, calls = {0}, heap = {0};
-    TesseraJNI.plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, ptr(), this);
+    long[] graphs = {0}, launches = {0};
+    TesseraJNI.plan_instance_get_stats(
+        registers, steps, boxing, runs, calls, heap, graphs, launches, ptr(), this);
     long[] n = {0};
     TesseraJNI.plan_instance_num_mem_cases(n, ptr(), this);
     MemCase[] cases = new MemCase[(int) n[0]];
@@ -302,7 +312,8 @@ public final class PlanInstance extends Handle {
       cases[i] = new MemCase(
           TesseraJNI.plan_instance_mem_case_name(ptr(), this, i), block[0], lower[0], noReuse[0]);
     }
-    return new Stats(registers[0], steps[0], boxing[0], runs[0], calls[0], heap[0], cases);
+    return new Stats(registers[0], steps[0], boxing[0], runs[0], calls[0], heap[0], graphs[0],
+        launches[0], cases);
   }
 
   /** "PlanInstance(1 outputs, 3 runs)"; "PlanInstance(closed)" once closed. */
@@ -311,8 +322,6 @@ public final class PlanInstance extends Handle {
     if (isClosed()) {
       return "PlanInstance(closed)";
     }
-    long[] registers = {0}, steps = {0}, boxing = {0}, runs = {0}, calls = {0}, heap = {0};
-    TesseraJNI.plan_instance_get_stats(registers, steps, boxing, runs, calls, heap, ptr(), this);
-    return "PlanInstance(" + numOutputs() + " outputs, " + runs[0] + " runs)";
+    return "PlanInstance(" + numOutputs() + " outputs, " + stats().runs + " runs)";
   }
 }

@@ -99,6 +99,8 @@ public final class MpiPlanTest {
       checkEq(s.runs, 9L, what + ": runs");
       checkEq(s.allocatorCallsLastRun, 0L, what + ": allocator calls in a warm run");
       check(s.heapAllocationsLastRun <= 0, what + ": heap allocations (-1: not counted): " + s);
+      checkEq(s.cudaGraphs, 0L, what + ": CUDA graphs on a cpu placement");
+      checkEq(s.cudaGraphLaunches, 0L, what + ": CUDA graph launches on a cpu placement");
       checkEq(s.memCases.length, 1, what + ": memory cases");
       PlanInstance.MemCase c = s.memCases[0];
       checkEq(c.name, "cpu", what + ": memory case name");
