@@ -8,7 +8,12 @@
 // seconds per step over all rounds, and the plan's register memory on this rank: the
 // packed block (lifetime reuse), the registers laid end to end (no reuse), the lower
 // bound (most bytes live at one step), and the warm run's heap allocations.
-// Usage: train_plan_bench [iterations] [hidden] [rounds]  (under mpirun; bench/train_plan/run.sh)
+// With `cuda` as the fourth argument (a --config=cuda build) the model lives on cuda
+// placements over the same ranks; each timed step then ends with a wait for the device,
+// and the plan replays as a CUDA graph where it has no boxing step (core/plan/plan_exec.h;
+// the JSON line counts graphs and their launches).
+// Usage: train_plan_bench [iterations] [hidden] [rounds] [cpu|cuda]
+//        (under mpirun; bench/train_plan/run.sh)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +30,7 @@
 #include "core/plan/capture.h"
 #include "core/plan/compile.h"
 #include "core/plan/plan_exec.h"
+#include "core/tensor/cuda_device.h"
 #include "tests/optim/mlp.h"
 
 namespace tessera {
@@ -52,8 +58,12 @@ T Get(Result<T> r, const char* what) {
   return std::move(r).value();
 }
 
+// Set from the command line: the device the model lives on.
+DeviceType g_device = DeviceType::kCpu;
+
 optim_test::MlpConfig Config(int64_t hidden) {
   optim_test::MlpConfig c = optim_test::DataParallel(DType::kF32);
+  c.placement = Placement::Make(g_device, c.placement.ranks(), c.placement.hierarchy()).value();
   c.batch = 256;
   c.in = 256;
   c.hidden = hidden;
@@ -72,6 +82,13 @@ optim::OptimizerOptions Options(optim::Algorithm a) {
 
 void Barrier() { Check(comm::MpiCommRegistry::Global().World().value()->Barrier(), "Barrier"); }
 
+// The end of a timed step: on cuda, the device has finished the step's work.
+void WaitForDevice() {
+  if (g_device != DeviceType::kCuda) return;
+  Check(tensor::SynchronizeDevice(*Get(tensor::LocalCudaDevice(), "LocalCudaDevice")),
+        "SynchronizeDevice");
+}
+
 // Seconds per step of `iterations` eager steps, after a warm-up.
 std::vector<double> EagerRound(optim_test::Mlp& mlp, optim::Optimizer& opt,
                                const std::vector<Batch>& batches, int iterations) {
@@ -84,6 +101,7 @@ std::vector<double> EagerRound(optim_test::Mlp& mlp, optim::Optimizer& opt,
     autograd::Variable loss = Get(mlp.Loss(b.first, b.second), "Loss");
     Check(autograd::Backward({loss}, {}), "Backward");
     Check(opt.Step(), "Step");
+    WaitForDevice();
     if (i >= 2) t.push_back(Since(t0));
   }
   return t;
@@ -97,6 +115,7 @@ std::vector<double> PlanRound(plan::PlanInstance& instance, const std::vector<Ba
     Barrier();
     const Clock::time_point t0 = Clock::now();
     Check(instance.Run({b.first, b.second}), "PlanInstance::Run");
+    WaitForDevice();
     if (i >= 2) t.push_back(Since(t0));
   }
   return t;
@@ -139,22 +158,23 @@ void Bench(optim::Algorithm algorithm, int iterations, int64_t hidden, int round
   const plan::PlanStats::PerMemCase& m = stats.mem_cases.front();
   const double eager_s = Median(eager_t), plan_s = Median(plan_t);
   std::printf(
-      "{\"bench\": \"train_plan/%s/np%d\", \"batch\": %lld, \"in\": %lld, \"hidden\": %lld, "
+      "{\"bench\": \"train_plan/%s%s/np%d\", \"batch\": %lld, \"in\": %lld, \"hidden\": %lld, "
       "\"classes\": %lld, \"dtype\": \"f32\", \"rounds\": %d, \"iterations\": %d, "
       "\"eager_step_s\": %.6f, \"plan_step_s\": %.6f, \"plan_over_eager\": %.3f, "
       "\"compile_s\": %.4f, \"ops\": %zu, \"steps\": %lld, \"boxing_steps\": %lld, "
       "\"registers\": %lld, \"register_block_bytes\": %lld, \"register_no_reuse_bytes\": %lld, "
       "\"register_lower_bound_bytes\": %lld, \"heap_allocations_warm_run\": %lld, "
-      "\"allocator_calls_warm_run\": %lld}\n",
-      optim::AlgorithmName(algorithm), size, static_cast<long long>(c.batch),
-      static_cast<long long>(c.in), static_cast<long long>(hidden),
+      "\"allocator_calls_warm_run\": %lld, \"cuda_graphs\": %lld, \"cuda_graph_launches\": %lld}\n",
+      optim::AlgorithmName(algorithm), g_device == DeviceType::kCuda ? "/cuda" : "", size,
+      static_cast<long long>(c.batch), static_cast<long long>(c.in), static_cast<long long>(hidden),
       static_cast<long long>(c.classes), rounds, iterations, eager_s, plan_s, plan_s / eager_s,
       compile_s, program->ops().size(), static_cast<long long>(stats.num_steps),
       static_cast<long long>(stats.num_boxing_steps), static_cast<long long>(stats.num_registers),
       static_cast<long long>(m.block_bytes), static_cast<long long>(m.no_reuse_bytes),
       static_cast<long long>(m.lower_bound),
       static_cast<long long>(stats.heap_allocations_last_run),
-      static_cast<long long>(stats.allocator_calls_last_run));
+      static_cast<long long>(stats.allocator_calls_last_run),
+      static_cast<long long>(stats.cuda_graphs), static_cast<long long>(stats.cuda_graph_launches));
   std::fflush(stdout);
 }
 
@@ -167,6 +187,12 @@ int main(int argc, char** argv) {
   const int iterations = argc > 1 ? std::atoi(argv[1]) : 10;
   const int64_t hidden = argc > 2 ? std::atoll(argv[2]) : 1024;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 5;
+  if (argc > 4 && std::string(argv[4]) == "cuda") {
+    g_device = DeviceType::kCuda;
+  } else if (argc > 4 && std::string(argv[4]) != "cpu") {
+    std::fprintf(stderr, "train_plan_bench: the device is cpu or cuda, not %s\n", argv[4]);
+    return 2;
+  }
   const int rank = comm::WorldRank().value(), size = comm::WorldSize().value();
   for (optim::Algorithm a : {optim::Algorithm::kSgd, optim::Algorithm::kAdamW}) {
     Bench(a, iterations, hidden, rounds, rank, size);
