@@ -265,7 +265,8 @@ Status MpiCommunicator::DoAllReduce(const void* send, void* recv, int64_t count,
   TESS_ASSIGN_OR_RETURN(MPI_Datatype type, ToMpiDatatype(dtype));
   if (!bounded() && size() > 1 &&
       count * static_cast<int64_t>(DTypeSize(dtype)) >= ReduceScatterAllGatherBytes(size())) {
-    return ReduceScatterAllGather(send, recv, count, dtype, type, op);
+    TESS_ASSIGN_OR_RETURN(const bool suits, PairwiseSuitsHosts());
+    if (suits) return ReduceScatterAllGather(send, recv, count, dtype, type, op);
   }
   const void* s = send == recv ? MPI_IN_PLACE : send;
   const int n = static_cast<int>(count);
@@ -373,7 +374,11 @@ Status MpiCommunicator::DoReduceScatterV(const void* send, void* recv,
     int64_t total = 0;
     for (int64_t c : recv_counts) total += c;
     const int64_t bytes = total * static_cast<int64_t>(DTypeSize(dtype));
+    bool suits = false;
     if (bytes >= kPairwiseReduceScatterBytes * size()) {
+      TESS_ASSIGN_OR_RETURN(suits, PairwiseSuitsHosts());
+    }
+    if (suits) {
       ToInts(recv_counts, ints_[0]);  // the caller checked the sum against INT_MAX
       for (int r = 0, offset = 0; r < size(); ++r) {
         ints_[1][r] = offset;

@@ -42,6 +42,16 @@
 // MPI_Allreduce's time on 2 ranks but 1.1-1.3x on 3 and 4; at 256 KB 0.64-0.71x on all.
 // Every element is reduced by one rank, so all ranks get the same bits (docs/boxing.md).
 //
+// Hosts. The pairwise forms run only where no host link is shared by several ranks'
+// blocks at once: every rank on one host, or one rank per host (MostRanksOnAHost is the
+// size, or 1). With L ranks on each of H hosts, every rank sends a block to each remote
+// rank in the same rounds, so a host link carries L * (H - 1) * L blocks of size / n per
+// phase where a ring carries n - 1: 4/3 as much on 2 hosts x 2 ranks, where the
+// composite all-reduce measured 2.0x MPI_Allreduce's time at 16 and 64 MB at 1 Gbit/s
+// (bench/multihost); with one rank per host the two match, and Open MPI's choice for 3
+// ranks was slower than the pairwise form there. Elsewhere MPI's collectives run;
+// across hosts HierarchicalCommunicator is what pays.
+//
 // Block collectives. AllToAllBlocks maps each strided BlockView to a derived datatype
 // (nested hvectors over a contiguous run) handed to MPI_Alltoallw, so MPI reads and
 // writes the strided blocks in place instead of Tessera packing them first. The
@@ -87,6 +97,8 @@ class MpiCommunicator final : public Communicator {
   static constexpr int64_t kReduceScatterAllGatherBytes2 = 64 * 1024;
   static constexpr int64_t kReduceScatterAllGatherBytes = 256 * 1024;
   static int64_t ReduceScatterAllGatherBytes(int32_t size);
+  // Whether the pairwise forms suit this communicator's hosts (see "Hosts" above).
+  Result<bool> PairwiseSuitsHosts();
   static constexpr size_t kMaxCachedDatatypes = 1024;
 
   // Wraps `comm` (not MPI_COMM_NULL) and sets MPI_ERRORS_RETURN on it. With `owned`,
@@ -97,6 +109,13 @@ class MpiCommunicator final : public Communicator {
   ~MpiCommunicator() override;
 
   MPI_Comm comm() const { return comm_; }
+
+  // The most ranks of this communicator on one host (MPI_COMM_TYPE_SHARED's nodes): the
+  // size on one host, 1 with one rank per host; the same answer on every rank. Found on
+  // the first call, which is collective (a split and an all-reduce): every member must
+  // make it at the same point (the large all-reduce and reduce-scatter make it on their
+  // first call, all ranks alike). MPI's error otherwise.
+  Result<int32_t> MostRanksOnAHost();
 
   // After a timeout: keeps driving MPI's progress for up to `seconds` so that, once
   // the late member joins, the abandoned operation completes and MPI lets go of its
@@ -212,7 +231,8 @@ class MpiCommunicator final : public Communicator {
 
   MPI_Comm comm_;
   bool owned_;
-  MPI_Comm p2p_ = MPI_COMM_NULL;  // private duplicate for internal point-to-point
+  MPI_Comm p2p_ = MPI_COMM_NULL;      // private duplicate for internal point-to-point
+  int32_t most_ranks_on_a_host_ = 0;  // MostRanksOnAHost's answer once found
   MPI_Request abandoned_ = MPI_REQUEST_NULL;
   // MPI takes int counts and displacements: converted into these per-rank arrays,
   // sized once, so a collective allocates nothing. A nonblocking v-collective reads

@@ -17,6 +17,29 @@ constexpr int kPairwiseTag = 0;
 
 }  // namespace
 
+Result<int32_t> MpiCommunicator::MostRanksOnAHost() {
+  std::lock_guard<std::recursive_mutex> lock(call_mutex());
+  if (most_ranks_on_a_host_ > 0) return most_ranks_on_a_host_;
+  MPI_Comm shared = MPI_COMM_NULL;
+  int rc = MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &shared);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)", rc);
+  int here = 0;
+  rc = MPI_Comm_size(shared, &here);
+  MPI_Comm_free(&shared);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_size", rc);
+  // Each rank sees its own host; the maximum makes the answer every rank's.
+  int most = 0;
+  rc = MPI_Allreduce(&here, &most, 1, MPI_INT, MPI_MAX, comm_);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Allreduce", rc);
+  most_ranks_on_a_host_ = most;
+  return most;
+}
+
+Result<bool> MpiCommunicator::PairwiseSuitsHosts() {
+  TESS_ASSIGN_OR_RETURN(const int32_t most, MostRanksOnAHost());
+  return most == size() || most == 1;
+}
+
 int64_t MpiCommunicator::ReduceScatterAllGatherBytes(int32_t size) {
   // Measured per communicator size (mpi_communicator.h, "All-reduce").
   return size <= 2 ? kReduceScatterAllGatherBytes2 : kReduceScatterAllGatherBytes;

@@ -15,6 +15,7 @@
 #include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_communicator.h"
 #include "tests/comm/comm_test_util.h"
+#include "tests/comm/real_hosts.h"
 
 namespace tessera::comm {
 namespace {
@@ -79,6 +80,24 @@ TEST(LargeAllReduceTest, EveryRankGetsTheSameBits) {
     }
     ASSERT_NEAR(recv[k], want, 1e-6 * std::fabs(want) + 1e-6) << "k=" << k;
   }
+}
+
+// The pairwise forms depend on the hosts (mpi_communicator.h, "Hosts"):
+// MostRanksOnAHost agrees with where the launcher put the ranks (tools/multihost.sh
+// under tests/multihost, one host under a plain mpirun), asking again gives the same,
+// and the pairwise forms suit one host or one rank per host only.
+TEST(LargeAllReduceTest, MostRanksOnAHostMatchesWhereTheLauncherPutTheRanks) {
+  Result<MpiCommunicator*> world = MpiCommRegistry::Global().World();
+  ASSERT_TRUE(world.ok()) << world.status().ToString();
+  const RealHosts hosts = RealHostsOfTest((*world)->size());
+  for (int ask = 0; ask < 2; ++ask) {
+    Result<int32_t> most = (*world)->MostRanksOnAHost();
+    ASSERT_TRUE(most.ok()) << most.status().ToString();
+    EXPECT_EQ(*most, hosts.ranks_per_host) << hosts.hosts << " hosts";
+  }
+  Result<bool> suits = (*world)->PairwiseSuitsHosts();
+  ASSERT_TRUE(suits.ok()) << suits.status().ToString();
+  EXPECT_EQ(*suits, hosts.hosts == 1 || hosts.ranks_per_host == 1);
 }
 
 TEST(LargeAllReduceTest, NaNSurvivesMaxAndMin) {
