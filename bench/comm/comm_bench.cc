@@ -7,6 +7,8 @@
 //                     MPI all-reduce of a staging buffer), vs the same separate calls;
 //   hierarchical/...  HierarchicalCommunicator (sharded hosts form, 2 pretend hosts)
 //                     vs the flat all-reduce, 1 / 16 / 64 MB f32 (even rank counts >= 4);
+//                     under tools/multihost.sh the real hosts, both hierarchical forms
+//                     (bench/multihost/run.sh);
 //   nonblocking/...   a communicator with a timeout (MPI_I* + MPI_Test polling) vs the
 //                     same calls blocking, all-reduce and all-to-all, 1 KB / 1 MB / 16 MB;
 //   small/...         one Communicator::AllReduce of 8 B / 1 KB f32 vs MPI_Allreduce on the
@@ -24,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -122,24 +125,55 @@ void Bucketed(MpiCommunicator& world, int n, int64_t unit_bytes, int64_t units, 
   Compare("bucketed-staged" + suffix, staged, separate, 15, 5);
 }
 
+// Under tools/multihost.sh (bench/multihost/run.sh) the hosts are real to Open MPI and
+// TESSERA_TEST_RANKS_PER_HOST says how many ranks each holds: both hierarchical forms
+// run on the real layout, and "auto" (what a HierarchicalCommunicator picks by size).
+// Otherwise two pretend hosts of n / 2 ranks (even n >= 4).
 void Hierarchical(MpiCommunicator& world, int n) {
-  if (n < 4 || n % 2 != 0) return;
-  HierarchicalOptions options;
-  options.ranks_per_host = n / 2;
-  options.algorithm = HierarchicalAlgorithm::kShardedHosts;
-  auto hierarchical = HierarchicalCommunicator::Create(world, options).value();
-  for (int64_t mb : {1, 16, 64}) {
-    const int64_t count = mb * (1 << 20) / 4;
-    std::vector<float> send(count, 1.0f), recv(count, 0.0f);
-    auto hier = [&] {
-      Check(hierarchical->AllReduce(send.data(), recv.data(), count, DType::kF32, ReduceOp::kSum),
-            "hierarchical");
-    };
-    auto flat = [&] {
-      Check(world.AllReduce(send.data(), recv.data(), count, DType::kF32, ReduceOp::kSum), "flat");
-    };
-    Compare("hierarchical/2hosts/" + std::to_string(mb) + "MB/f32/np" + std::to_string(n), hier,
-            flat, mb >= 64 ? 5 : 9, mb == 1 ? 10 : 1);
+  const char* per_host_env = std::getenv("TESSERA_TEST_RANKS_PER_HOST");
+  const int per_host = per_host_env != nullptr ? std::atoi(per_host_env) : n / 2;
+  if (per_host < 1 || n % per_host != 0 || n / per_host < 2) return;
+  if (per_host_env == nullptr && (n < 4 || n % 2 != 0)) return;
+  const int hosts = n / per_host;
+  const std::string where = per_host_env != nullptr ? "hosts" : "pretend-hosts";
+  const std::vector<HierarchicalAlgorithm> algorithms =
+      per_host_env != nullptr
+          ? std::vector<HierarchicalAlgorithm>{HierarchicalAlgorithm::kAuto,
+                                               HierarchicalAlgorithm::kShardedHosts,
+                                               HierarchicalAlgorithm::kHostLeaders}
+          : std::vector<HierarchicalAlgorithm>{HierarchicalAlgorithm::kShardedHosts};
+  for (HierarchicalAlgorithm algorithm : algorithms) {
+    HierarchicalOptions options;
+    // Real hosts: the communicator finds them itself (0 = the real hosts).
+    options.ranks_per_host = per_host_env != nullptr ? 0 : per_host;
+    options.algorithm = algorithm;
+    auto hierarchical = HierarchicalCommunicator::Create(world, options).value();
+    for (int64_t mb : {1, 16, 64}) {
+      const int64_t count = mb * (1 << 20) / 4;
+      std::vector<float> send(count, 1.0f), recv(count, 0.0f);
+      auto hier = [&] {
+        Check(hierarchical->AllReduce(send.data(), recv.data(), count, DType::kF32, ReduceOp::kSum),
+              "hierarchical");
+      };
+      auto flat = [&] {
+        Check(world.AllReduce(send.data(), recv.data(), count, DType::kF32, ReduceOp::kSum),
+              "flat");
+      };
+      // Open MPI's own MPI_Allreduce, the baseline a user would otherwise call.
+      auto raw = [&] {
+        if (MPI_Allreduce(send.data(), recv.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
+                          world.comm()) != MPI_SUCCESS) {
+          Check(Internal("MPI_Allreduce failed"), "raw");
+        }
+      };
+      const std::string name = "hierarchical/" + std::string(HierarchicalAlgorithmName(algorithm)) +
+                               "/" + std::to_string(hosts) + where + "x" +
+                               std::to_string(per_host) + "/" + std::to_string(mb) + "MB/f32/np" +
+                               std::to_string(n);
+      const int samples = mb >= 64 ? 5 : 9, batch = mb == 1 ? 10 : 1;
+      Compare(name, hier, flat, samples, batch);
+      if (per_host_env != nullptr) Compare(name + "/vs-MPI_Allreduce", hier, raw, samples, batch);
+    }
   }
 }
 
