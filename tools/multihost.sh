@@ -2,7 +2,7 @@
 # Runs an MPI program across K emulated hosts on this machine, then removes them.
 #
 #   tools/multihost.sh [--hosts K] [--ranks-per-host N] [--rate RATE] [--timeout S]
-#                      [--btl LIST] -- PROGRAM [ARGS...]
+#                      [--btl LIST] [--env NAME]... -- PROGRAM [ARGS...]
 #
 # Each host is a network namespace with its own hostname (a UTS namespace), joined to
 # the others by a bridge and veth pairs: to Open MPI 4.1 they are separate machines.
@@ -29,6 +29,10 @@
 #   --timeout S         kill the run after S seconds (default 120)
 #   --btl LIST          Open MPI transports (default tcp,vader,self; tcp,self forces
 #                       TCP between ranks of one host too)
+#   --env NAME          give every rank this script's NAME (mpirun -x NAME; a host's
+#                       daemon does not inherit the launching shell's environment):
+#                       PYTHONPATH for Python programs, TEST_TMPDIR for a shared
+#                       directory; repeatable
 #   --enable-recovery   mpirun keeps the other ranks running when one dies (for fault
 #                       tests: the survivors report; docs/reliability.md)
 #   --tear-down-last-host-when FILE
@@ -61,6 +65,10 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s=$2; shift 2 ;;
     --btl) btl=$2; shift 2 ;;
     --enable-recovery) mpirun_flags+=(--enable-recovery); shift ;;
+    --env)
+      [[ "${2:-}" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] ||
+        { echo "multihost.sh: --env needs a variable name, got '${2:-}'" >&2; exit 2; }
+      mpirun_flags+=(-x "$2"); shift 2 ;;
     --tear-down-last-host-when) tear_down_when=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "multihost.sh: unknown option '$1' (see the header of $self)" >&2; exit 2 ;;
