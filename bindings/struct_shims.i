@@ -52,6 +52,27 @@ static tess_status tess_shim_bucketed_allreducer_create(tess_bucketed_allreducer
   return tess_bucketed_allreducer_create(out, &o);
 }
 
+static tess_status tess_shim_runtime_topology(
+    int32_t* out_world_size, int32_t* out_world_rank, int32_t* out_host_count,
+    int32_t* out_host_index, int32_t* out_local_rank, int32_t* out_local_size,
+    int32_t* out_min_ranks_per_host, int32_t* out_max_ranks_per_host,
+    int32_t* out_pretend_ranks_per_host, int32_t* out_cuda_device) {
+  tess_topology t = TESS_TOPOLOGY_INIT;
+  tess_status status = tess_runtime_topology(&t);
+  if (status != TESS_OK) return status;
+  *out_world_size = t.world_size;
+  *out_world_rank = t.world_rank;
+  *out_host_count = t.host_count;
+  *out_host_index = t.host_index;
+  *out_local_rank = t.local_rank;
+  *out_local_size = t.local_size;
+  *out_min_ranks_per_host = t.min_ranks_per_host;
+  *out_max_ranks_per_host = t.max_ranks_per_host;
+  *out_pretend_ranks_per_host = t.pretend_ranks_per_host;
+  *out_cuda_device = t.cuda_device;
+  return TESS_OK;
+}
+
 static tess_status tess_shim_bucketed_allreducer_get_stats(
     int64_t* out_calls, int64_t* out_plans_built, int64_t* out_buckets,
     int64_t* out_in_place_buckets, const tess_bucketed_allreducer* reducer) {

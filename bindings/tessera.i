@@ -168,6 +168,9 @@ TESS_HANDLE(tess_optimizer, Optimizer)
 %tess_expose(tess_runtime_world_rank)
 %tess_expose(tess_runtime_world_size)
 %tess_expose(tess_runtime_cuda_info)
+%rename(runtime_topology) tess_shim_runtime_topology;
+%tess_expose(tess_runtime_rank_host)
+%tess_expose(tess_runtime_topology_string)
 
 /* Placements. */
 %tess_expose_constant(TESS_DEVICE_CPU)
@@ -427,7 +430,10 @@ TESS_HANDLE(tess_optimizer, Optimizer)
   T* out_batch_rows, T* out_batch_requests, T* out_queue_seconds, T* out_run_seconds,
   T* out_heap_allocations_last_batch, T* previous, T* out_num_params, T* out_num_buckets,
   T* out_allreduces_in_backward, T* out_allreduce_seconds, T* out_allreduce_wait_seconds,
-  T* out_state_bytes, T* out_cuda_graphs, T* out_cuda_graph_launches
+  T* out_state_bytes, T* out_cuda_graphs, T* out_cuda_graph_launches, T* out_world_size,
+  T* out_world_rank, T* out_host_count, T* out_host_index, T* out_local_rank,
+  T* out_local_size, T* out_min_ranks_per_host, T* out_max_ranks_per_host,
+  T* out_pretend_ranks_per_host, T* out_cuda_device, T* out_host
 };
 %enddef
 TESS_OUT_PARAMS(int32_t)

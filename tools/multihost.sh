@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs an MPI program across K emulated hosts on this machine, then removes them.
 #
-#   tools/multihost.sh [--hosts K] [--ranks-per-host N] [--rate RATE] [--timeout S]
-#                      [--btl LIST] [--env NAME]... -- PROGRAM [ARGS...]
+#   tools/multihost.sh [--hosts K] [--ranks-per-host N] [--rate RATE] [--delay D]
+#                      [--timeout S] [--btl LIST] [--env NAME]... -- PROGRAM [ARGS...]
 #
 # Each host is a network namespace with its own hostname (a UTS namespace), joined to
 # the others by a bridge and veth pairs: to Open MPI 4.1 they are separate machines.
@@ -26,6 +26,10 @@
 #   --ranks-per-host N  ranks on each host (default 1); mpirun -np K*N
 #   --rate RATE         shape each host's link to RATE in each direction (tc tbf syntax:
 #                       1gbit, 100mbit); default unshaped (veth TCP at memory speed)
+#   --delay D           hold every packet leaving a host D (500us, 1ms), so a round
+#                       trip between hosts takes 2 x D more; this kernel has no
+#                       sch_netem, so an iptables NFQUEUE rule hands packets to
+#                       tools/nfq_delay.py inside each host (needs Debian's iptables)
 #   --timeout S         kill the run after S seconds (default 120)
 #   --btl LIST          Open MPI transports (default tcp,vader,self; tcp,self forces
 #                       TCP between ranks of one host too)
@@ -44,6 +48,8 @@
 set -euo pipefail
 
 self=$(readlink -f "${BASH_SOURCE[0]}")
+# Root's tools (ip, tc, iptables) live in sbin, which a test's PATH may lack.
+export PATH="$PATH:/usr/sbin:/sbin"
 state_root=/run/tessera-multihost
 
 # Open MPI's rsh agent: `multihost.sh agent HOST word...`, the words a command line for
@@ -56,12 +62,13 @@ if [ "${1:-}" = agent ]; then
     "$host" "$*"
 fi
 
-hosts=2 per_host=1 rate="" timeout_s=120 btl="tcp,vader,self" mpirun_flags=() tear_down_when=""
+hosts=2 per_host=1 rate="" delay="" timeout_s=120 btl="tcp,vader,self" mpirun_flags=() tear_down_when=""
 while [ $# -gt 0 ]; do
   case $1 in
     --hosts) hosts=$2; shift 2 ;;
     --ranks-per-host) per_host=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
+    --delay) delay=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --btl) btl=$2; shift 2 ;;
     --enable-recovery) mpirun_flags+=(--enable-recovery); shift ;;
@@ -81,6 +88,14 @@ done
   { echo "multihost.sh: --ranks-per-host must be 1..16, got '$per_host'" >&2; exit 2; }
 [[ "$timeout_s" =~ ^[0-9]+$ ]] && [ "$timeout_s" -ge 1 ] ||
   { echo "multihost.sh: --timeout must be a positive number of seconds, got '$timeout_s'" >&2; exit 2; }
+delay_us=""
+if [ -n "$delay" ]; then
+  delay_us=$(awk -v d="$(echo "$delay" | tr 'A-Z' 'a-z')" 'BEGIN { n = d + 0; u = d; sub(/^[0-9.]+/, "", u);
+    m["us"] = 1; m["ms"] = 1000; m["s"] = 1e6; if (!(u in m) || n <= 0 || n * m[u] > 1e6) exit 1;
+    printf "%d", n * m[u] }') || { echo "multihost.sh: bad --delay '$delay' (e.g. 1ms, 500us; at most 1s)" >&2; exit 2; }
+  iptables=$(command -v iptables-legacy || command -v iptables || true)
+  [ -n "$iptables" ] || { echo "multihost.sh: --delay needs iptables (apt-get install iptables)" >&2; exit 2; }
+fi
 [ "$(id -u)" = 0 ] || { echo "multihost.sh: needs root (network namespaces)" >&2; exit 2; }
 
 # Names of slot $1's objects. Interface names stay within 15 characters.
@@ -162,6 +177,21 @@ for i in $(seq 1 "$hosts"); do
     tc -n "$ns" qdisc replace dev eth0 root tbf rate "$rate" burst "$burst" limit "$limit"
   fi
 done
+# The delay line: every packet leaving a host's eth0 waits in tools/nfq_delay.py, run
+# inside the host so clear_slot kills it with the host's other processes.
+if [ -n "$delay_us" ]; then
+  for i in $(seq 1 "$hosts"); do
+    ns=$(host_of "$slot" "$i")
+    ready=$state_root/$slot/delay.$i
+    ip netns exec "$ns" "$iptables" -t mangle -A POSTROUTING -o eth0 -j NFQUEUE --queue-num 0 --queue-bypass
+    # Above the ranks' priority: busy-polling ranks would otherwise add jitter.
+    # In a subshell: not this script's job, so its death on clean-up goes unreported.
+    (nice -n -10 ip netns exec "$ns" python3 "$(dirname "$self")/nfq_delay.py" 0 "$delay_us" "$ready" \
+      < /dev/null 2> "$state_root/$slot/delay.$i.log" &)
+    for _ in $(seq 1 100); do [ -s "$ready" ] && break; sleep 0.05; done
+    [ -s "$ready" ] || { echo "multihost.sh: the delay line of $ns did not start: $(cat "$state_root/$slot/delay.$i.log")" >&2; exit 1; }
+  done
+fi
 # Each host resolves every host's name (ip netns exec mounts /etc/netns/NS/hosts).
 for i in $(seq 1 "$hosts"); do
   ns=$(host_of "$slot" "$i")

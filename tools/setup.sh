@@ -40,6 +40,8 @@ packages=(
   pkg-config           # tessera.pc in the consumer tests (tests/packaging)
   dpkg-dev             # dpkg-shlibdeps: the .deb Depends (tools/package.sh)
   patchelf             # tools/build_wheel.sh: the wheel's extension gets RUNPATH $ORIGIN
+  iproute2             # tools/multihost.sh: ip netns, veth, bridge, tc
+  iptables             # tools/multihost.sh --delay (an NFQUEUE delay line; no sch_netem here)
 )
 
 is_installed() {

@@ -5,23 +5,27 @@
 # section of bench/comm/comm_bench.cc on real hosts. JSON lines, one per case; "ratio"
 # is hierarchical time / baseline time (below 1: hierarchical is faster).
 #
-# Usage: bench/multihost/run.sh [RATE ...]   (default: 1gbit; "none" = unshaped)
-# Layouts: 2 hosts x 2 ranks and 3 hosts x 2 ranks. Only link rate is shaped: this
-# kernel has no sch_netem, so the +1 ms delay of the issue's setting is not added; for
-# the 16 MB and larger messages it asks about, transfer time at 1 Gbit/s (over 128 ms)
-# dominates a millisecond of latency. docs/multihost.md, "Benchmarks".
+# Usage: bench/multihost/run.sh [LINK ...]   (default: 1gbit 1gbit+1ms)
+# LINK is RATE, RATE+DELAY or DELAY alone (+1ms), or "none" (unshaped): RATE shapes each
+# host's link with tc tbf, DELAY holds every packet leaving a host that long
+# (tools/multihost.sh --delay: an NFQUEUE delay line, as this kernel has no sch_netem).
+# Layouts: 2 hosts x 2 ranks and 3 hosts x 2 ranks. docs/multihost.md, "Benchmarks".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 bazel build -c opt //bench/comm:comm_bench >&2
 bin="$(bazel info -c opt bazel-bin 2>/dev/null)/bench/comm/comm_bench"
-for rate in "${@:-1gbit}"; do
+[ $# -gt 0 ] || set -- 1gbit 1gbit+1ms
+for link in "$@"; do
   shaping=()
-  [ "$rate" != "none" ] && shaping=(--rate "$rate")
+  rate=${link%%+*} delay=""
+  [[ "$link" == *+* ]] && delay=${link#*+}
+  [ -n "$rate" ] && [ "$rate" != "none" ] && shaping+=(--rate "$rate")
+  [ -n "$delay" ] && shaping+=(--delay "$delay")
   for layout in "2 2" "3 2"; do
     set -- $layout
     tools/multihost.sh --hosts "$1" --ranks-per-host "$2" "${shaping[@]}" --timeout 900 \
       -- "$bin" hierarchical |
-      sed -u "s/^{/{\"rate\": \"$rate\", /"
+      sed -u "s/^{/{\"link\": \"$link\", /"
   done
 done

@@ -5,6 +5,8 @@ ts.layout's ranges; for partial sum, rank 0 of the placement holds the value and
 others zeros) and compares the result with numpy. Values are multiples of 1/4, so
 float sums are exact in any order. Exits non-zero on any failure."""
 
+import os
+import socket
 import unittest
 
 import numpy as np
@@ -33,9 +35,37 @@ def piece(logical, placement, sbp):
     return part
 
 
+def expected_hosts():
+    """World rank -> host, from the launcher, not from Tessera: pretend hosts of
+    TESSERA_RANKS_PER_HOST, else the hosts tools/multihost.sh states (ranks by block), else
+    one host (plain mpirun)."""
+    per_host = int(os.environ.get("TESSERA_RANKS_PER_HOST") or 0) or int(
+        os.environ.get("TESSERA_TEST_RANKS_PER_HOST") or SIZE)
+    return [r // per_host for r in range(SIZE)]
+
+
 class MpiCollectivesTest(unittest.TestCase):
     def test_world(self):
         self.assertGreater(SIZE, 1)
+
+    def test_topology(self):
+        host_of = expected_hosts()
+        local_of = [host_of[:r].count(host_of[r]) for r in range(SIZE)]
+        sizes = [host_of.count(h) for h in range(max(host_of) + 1)]
+        t = ts.topology()
+        self.assertEqual((t.world_size, t.world_rank), (SIZE, RANK))
+        self.assertEqual((t.host_count, t.host_index), (len(sizes), host_of[RANK]))
+        self.assertEqual((t.local_rank, t.local_size), (local_of[RANK], sizes[host_of[RANK]]))
+        self.assertEqual((t.min_ranks_per_host, t.max_ranks_per_host), (min(sizes), max(sizes)))
+        self.assertEqual(t.pretend_ranks_per_host,
+                         int(os.environ.get("TESSERA_RANKS_PER_HOST") or 0))
+        for r in range(SIZE):
+            self.assertEqual(ts.rank_host(r), (host_of[r], local_of[r]))
+        with self.assertRaisesRegex(ts.OutOfRangeError, "world_rank %d" % SIZE):
+            ts.rank_host(SIZE)
+        text = ts.topology_string()
+        self.assertTrue(text.startswith("%d ranks on %d host" % (SIZE, len(sizes))), text)
+        self.assertIn(socket.gethostname(), text.splitlines()[1 + host_of[RANK]])
 
     def test_box_every_pair(self):
         a = values((7, 5), 3)

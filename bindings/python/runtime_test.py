@@ -101,6 +101,7 @@ class LifeCycleTest(unittest.TestCase):
             "capture": "ts.capture().__enter__()",
             "compile": "ts.compile(prog)",
             "world_size": "ts.world_size()",
+            "topology": "ts.topology()",
         }
         for name, call in cases.items():
             self.assertRuns("""
@@ -264,6 +265,28 @@ class LifeCycleTest(unittest.TestCase):
                                           "mpi", mpi_state()))
             ts.init(finalize_at_exit=False)
             """, "at exit started: True mpi (1, 0)")
+
+
+class TopologyTest(unittest.TestCase):
+    """A world of one rank: one host, named as the machine is."""
+
+    def test_one_rank_on_one_host(self):
+        import socket
+        t = ts.topology()
+        self.assertEqual(t, ts.Topology(world_size=1, world_rank=0, host_count=1, host_index=0,
+                                        local_rank=0, local_size=1, min_ranks_per_host=1,
+                                        max_ranks_per_host=1, pretend_ranks_per_host=0,
+                                        cuda_device=0 if ts.cuda_info().device_count else -1))
+        self.assertEqual(ts.rank_host(0), (0, 0))
+        with self.assertRaisesRegex(ts.OutOfRangeError, "world_rank 1 is outside the world of 1"):
+            ts.rank_host(1)
+        with self.assertRaisesRegex(ts.OutOfRangeError, "world_rank -1"):
+            ts.rank_host(-1)
+        with self.assertRaises(TypeError):
+            ts.rank_host(0.5)
+        lines = ts.topology_string().splitlines()
+        self.assertEqual(lines[0], "1 rank on 1 host (found with MPI_COMM_TYPE_SHARED)")
+        self.assertEqual(lines[1], 'host 0 "%s": rank 0' % socket.gethostname())
 
 
 class Counter(object):

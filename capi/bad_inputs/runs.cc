@@ -273,6 +273,21 @@ std::vector<Case> RunCases() {
              return tess_runtime_world_rank(nullptr);),
         CASE("tess_runtime_world_size", "out_size is NULL", kInvalid, "out_size",
              return tess_runtime_world_size(nullptr);),
+        CASE("tess_runtime_topology", "out is NULL", kInvalid, "out",
+             return tess_runtime_topology(nullptr);),
+        CASE("tess_runtime_topology", "struct_size 4", kInvalid, "struct_size",
+             tess_topology t = TESS_TOPOLOGY_INIT;
+             t.struct_size = 4; return tess_runtime_topology(&t);),
+        CASE("tess_runtime_rank_host", "out_host is NULL", kInvalid, "out_host", int32_t l;
+             return tess_runtime_rank_host(nullptr, &l, 0);),
+        CASE("tess_runtime_rank_host", "out_local_rank is NULL", kInvalid, "out_local_rank",
+             int32_t h;
+             return tess_runtime_rank_host(&h, nullptr, 0);),
+        CASE("tess_runtime_rank_host", "world_rank -1", kOutOfRange, "-1", int32_t h; int32_t l;
+             return tess_runtime_rank_host(&h, &l, -1);),
+        CASE("tess_runtime_rank_host", "world_rank past the world", kOutOfRange, "world of 1",
+             int32_t h;
+             int32_t l; return tess_runtime_rank_host(&h, &l, 1);),
         CASE("tess_runtime_cuda_info", "out_device_count is NULL", kInvalid, "out_device_count",
              int32_t b;
              return tess_runtime_cuda_info(&b, nullptr);),

@@ -1,5 +1,6 @@
 // tess_runtime_init / tess_runtime_finalize, the world queries and what CUDA this process has.
 #include <cmath>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "core/comm/call_check.h"
 #include "core/comm/communicator.h"
 #include "core/comm/mpi_world.h"
+#include "core/comm/world_topology.h"
 #include "core/common/limits.h"
 #include "core/device/device_selection.h"
 #include "tessera/tessera.h"
@@ -62,6 +64,28 @@ tessera::Result<bool> CheckModeOption(const char* function, const tess_runtime_i
   return env->value_or(false);
 }
 
+// What this rank drives, for the topology: "" without a CUDA build or a GPU.
+std::string DeviceLabel() {
+#if defined(TESSERA_WITH_CUDA)
+  tessera::Result<int> device = tessera::comm::DefaultDevice();
+  if (!device.ok()) return "";
+  tessera::Result<std::string> locality = tessera::device::DeviceLocality(*device);
+  return locality.ok() ? *locality : "cuda:" + std::to_string(*device);
+#else
+  return "";
+#endif
+}
+
+// The topology tess_runtime_init found; FAILED_PRECONDITION naming `function` before.
+tessera::Result<const tessera::comm::WorldTopology*> FoundTopology(const char* function) {
+  const tessera::comm::WorldTopology* topology = tessera::comm::FoundWorldTopology();
+  if (topology == nullptr) {
+    return tessera::FailedPrecondition(std::string(function) +
+                                       ": the runtime is not initialised (tess_runtime_init)");
+  }
+  return topology;
+}
+
 }  // namespace
 
 extern "C" {
@@ -108,7 +132,10 @@ tess_status tess_runtime_init_with_options(const tess_runtime_init_options* opti
   if (o.check_mode != -1 || !tessera::comm::WorldInitialized()) {
     tessera::comm::SetCheckMode(*check_mode);
   }
-  return Report(tessera::comm::InitWorld());
+  if (tessera::Status w = tessera::comm::InitWorld(); !w.ok()) return Report(w);
+  tessera::Result<const tessera::comm::WorldTopology*> topology =
+      tessera::comm::FindWorldTopology(DeviceLabel());
+  return Report(topology.status());
   TESS_CAPI_END
 }
 
@@ -128,6 +155,68 @@ tess_status tess_runtime_world_rank(int32_t* out_rank) {
   *out_rank = *rank;
   return TESS_OK;
   TESS_CAPI_END
+}
+
+tess_status tess_runtime_topology(tess_topology* out) {
+  TESS_CAPI_BEGIN
+  if (out == nullptr)
+    return Report(tessera::InvalidArgument(std::string(__func__) + ": out is NULL"));
+  tessera::Result<const tessera::comm::WorldTopology*> found = FoundTopology(__func__);
+  if (!found.ok()) return Report(found.status());
+  const tessera::comm::HostLayout& layout = (*found)->layout;
+  tessera::Result<int32_t> rank = tessera::comm::WorldRank();
+  if (!rank.ok()) return Report(rank.status());
+  tess_topology full = TESS_TOPOLOGY_INIT;
+  full.world_size = static_cast<int32_t>(layout.host_of.size());
+  full.world_rank = *rank;
+  full.host_count = static_cast<int32_t>(layout.host_sizes.size());
+  full.host_index = layout.host_of[*rank];
+  full.local_rank = layout.local_rank_of[*rank];
+  full.local_size = layout.host_sizes[full.host_index];
+  full.min_ranks_per_host = layout.min_host_size;
+  full.max_ranks_per_host = layout.max_host_size;
+  full.pretend_ranks_per_host = (*found)->pretend_ranks_per_host;
+#if defined(TESSERA_WITH_CUDA)
+  if (!(*found)->rank_devices[*rank].empty()) {
+    tessera::Result<int> device = tessera::comm::DefaultDevice();
+    if (device.ok()) full.cuda_device = *device;
+  }
+#endif
+  return Report(tessera::capi::WriteStats(__func__, "out", "tess_topology", full,
+                                          TESS_STRUCT_SIZE_UP_TO(tess_topology, cuda_device), out));
+  TESS_CAPI_END
+}
+
+tess_status tess_runtime_rank_host(int32_t* out_host, int32_t* out_local_rank, int32_t world_rank) {
+  TESS_CAPI_BEGIN
+  if (out_host == nullptr || out_local_rank == nullptr) {
+    return Report(tessera::InvalidArgument(std::string(__func__) + ": " +
+                                           (out_host == nullptr ? "out_host" : "out_local_rank") +
+                                           " is NULL"));
+  }
+  tessera::Result<const tessera::comm::WorldTopology*> found = FoundTopology(__func__);
+  if (!found.ok()) return Report(found.status());
+  const tessera::comm::HostLayout& layout = (*found)->layout;
+  const int32_t size = static_cast<int32_t>(layout.host_of.size());
+  if (world_rank < 0 || world_rank >= size) {
+    return Report(tessera::OutOfRange(std::string(__func__) + ": world_rank " +
+                                      std::to_string(world_rank) + " is outside the world of " +
+                                      std::to_string(size) + " ranks"));
+  }
+  *out_host = layout.host_of[world_rank];
+  *out_local_rank = layout.local_rank_of[world_rank];
+  return TESS_OK;
+  TESS_CAPI_END
+}
+
+const char* tess_runtime_topology_string(void) {
+  // Found once and never changed, so the text is made once; a call before init gets "".
+  static std::once_flag made;
+  static std::string text;
+  const tessera::comm::WorldTopology* topology = tessera::comm::FoundWorldTopology();
+  if (topology == nullptr) return "";
+  std::call_once(made, [topology] { text = tessera::comm::WorldTopologyString(*topology); });
+  return text.c_str();
 }
 
 tess_status tess_runtime_world_size(int32_t* out_size) {

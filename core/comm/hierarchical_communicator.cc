@@ -1,6 +1,7 @@
 #include "core/comm/hierarchical_communicator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <optional>
 #include <string>
@@ -28,6 +29,11 @@ Status CheckOptions(const HierarchicalOptions& options) {
                            Str(options.threshold_bytes) + "; it must be >= 0, or -1 for " +
                            kHierarchicalThresholdEnv + " or the default");
   }
+  if (options.tune < -1 || options.tune > 1) {
+    return InvalidArgument(std::string(kCreate) + ": tune is " + Str(options.tune) +
+                           "; it must be 1 (measure), 0 (the fixed rule) or -1 (" +
+                           kHierarchicalTuneEnv + ")");
+  }
   if (options.ranks_per_host < 0) {
     return InvalidArgument(std::string(kCreate) + ": ranks_per_host is " +
                            Str(options.ranks_per_host) + "; it must be >= 1, or 0 for " +
@@ -43,23 +49,6 @@ Result<std::unique_ptr<MpiCommunicator>> Own(MPI_Comm comm) {
   return wrapped;
 }
 
-// This rank's host identifier: its pretend host, or the lowest group rank among the
-// ranks it shares memory with.
-Result<int64_t> HostKey(MPI_Comm group, int32_t group_rank, int32_t ranks_per_host) {
-  if (ranks_per_host > 0) {
-    TESS_ASSIGN_OR_RETURN(int32_t world_rank, WorldRank());
-    return int64_t{world_rank / ranks_per_host};
-  }
-  MPI_Comm shared = MPI_COMM_NULL;
-  int rc = MPI_Comm_split_type(group, MPI_COMM_TYPE_SHARED, group_rank, MPI_INFO_NULL, &shared);
-  if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_split_type", rc);
-  int leader = group_rank;  // shared rank 0 has the lowest group rank (key = group rank)
-  rc = MPI_Bcast(&leader, 1, MPI_INT, 0, shared);
-  MPI_Comm_free(&shared);
-  if (rc != MPI_SUCCESS) return MpiError("MPI_Bcast", rc);
-  return int64_t{leader};
-}
-
 }  // namespace
 
 const char* HierarchicalAlgorithmName(HierarchicalAlgorithm algorithm) {
@@ -70,24 +59,6 @@ const char* HierarchicalAlgorithmName(HierarchicalAlgorithm algorithm) {
     case HierarchicalAlgorithm::kHostLeaders: return "host_leaders";
   }
   return "invalid";
-}
-
-Result<HostLayout> HostLayoutFromKeys(const std::vector<int64_t>& host_keys) {
-  if (host_keys.empty()) return InvalidArgument("HostLayoutFromKeys: host_keys is empty");
-  HostLayout layout;
-  std::unordered_map<int64_t, int32_t> host_of_key;
-  for (int64_t key : host_keys) {
-    auto [it, added] = host_of_key.emplace(key, static_cast<int32_t>(layout.host_sizes.size()));
-    if (added) layout.host_sizes.push_back(0);
-    layout.host_of.push_back(it->second);
-    layout.local_rank_of.push_back(layout.host_sizes[it->second]++);
-  }
-  layout.min_host_size = layout.max_host_size = layout.host_sizes[0];
-  for (int32_t size : layout.host_sizes) {
-    layout.min_host_size = std::min(layout.min_host_size, size);
-    layout.max_host_size = std::max(layout.max_host_size, size);
-  }
-  return layout;
 }
 
 Result<std::unique_ptr<HierarchicalCommunicator>> HierarchicalCommunicator::Create(
@@ -102,8 +73,12 @@ Result<std::unique_ptr<HierarchicalCommunicator>> HierarchicalCommunicator::Crea
   }
   int32_t ranks_per_host = options.ranks_per_host;
   if (ranks_per_host == 0) {
-    TESS_ASSIGN_OR_RETURN(std::optional<int64_t> env, EnvInt64(kRanksPerHostEnv, 1));
-    ranks_per_host = static_cast<int32_t>(std::min<int64_t>(env.value_or(0), INT32_MAX));
+    TESS_ASSIGN_OR_RETURN(ranks_per_host, RanksPerHostFromEnv());
+  }
+  bool tune = options.tune == 1;
+  if (options.tune == -1) {
+    TESS_ASSIGN_OR_RETURN(std::optional<bool> env, EnvFlag(kHierarchicalTuneEnv));
+    tune = env.value_or(true);
   }
   if (group.poisoned()) {
     return FailedPrecondition(std::string(kCreate) + ": the group communicator is unusable (" +
@@ -116,11 +91,7 @@ Result<std::unique_ptr<HierarchicalCommunicator>> HierarchicalCommunicator::Crea
   TESS_ASSIGN_OR_RETURN(std::unique_ptr<MpiCommunicator> flat, Own(dup));
   const int32_t me = flat->rank();
 
-  TESS_ASSIGN_OR_RETURN(int64_t key, HostKey(flat->comm(), me, ranks_per_host));
-  std::vector<int64_t> keys(flat->size());
-  rc = MPI_Allgather(&key, 1, MPI_INT64_T, keys.data(), 1, MPI_INT64_T, flat->comm());
-  if (rc != MPI_SUCCESS) return MpiError("MPI_Allgather", rc);
-  TESS_ASSIGN_OR_RETURN(HostLayout layout, HostLayoutFromKeys(keys));
+  TESS_ASSIGN_OR_RETURN(HostLayout layout, DetectHostLayout(flat->comm(), ranks_per_host));
 
   MPI_Comm intra = MPI_COMM_NULL, inter = MPI_COMM_NULL;
   rc = MPI_Comm_split(flat->comm(), layout.host_of[me], me, &intra);
@@ -132,7 +103,7 @@ Result<std::unique_ptr<HierarchicalCommunicator>> HierarchicalCommunicator::Crea
 
   std::unique_ptr<HierarchicalCommunicator> result(
       new HierarchicalCommunicator(std::move(flat), std::move(intra_comm), std::move(inter_comm),
-                                   std::move(layout), options.algorithm, threshold));
+                                   std::move(layout), options.algorithm, threshold, tune));
   TESS_RETURN_IF_ERROR(result->SetTimeout(group.timeout_seconds()));
   return result;
 }
@@ -142,7 +113,7 @@ HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<MpiCommunicat
                                                    std::unique_ptr<MpiCommunicator> inter,
                                                    HostLayout layout,
                                                    HierarchicalAlgorithm algorithm,
-                                                   int64_t threshold_bytes)
+                                                   int64_t threshold_bytes, bool tune)
     : Communicator(flat->rank(), flat->size()),
       flat_(std::move(flat)),
       intra_(std::move(intra)),
@@ -150,6 +121,7 @@ HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<MpiCommunicat
       layout_(std::move(layout)),
       algorithm_(algorithm),
       threshold_bytes_(threshold_bytes),
+      tune_(tune),
       shard_counts_(intra_->size(), 0) {}
 
 int64_t HierarchicalCommunicator::max_count() const { return INT_MAX; }
@@ -170,29 +142,108 @@ Status HierarchicalCommunicator::Step(Status status, const MpiCommunicator& sub,
   return status;
 }
 
-HierarchicalAlgorithm HierarchicalCommunicator::Choose(int64_t count, DType dtype) const {
-  if (algorithm_ != HierarchicalAlgorithm::kAuto) return algorithm_;
+bool HierarchicalCommunicator::StaysFlat(int64_t count, DType dtype) const {
   // One host covers one real host: there every step shares one memory (header).
   const bool trivial = layout_.host_sizes.size() == 1 || layout_.max_host_size == 1;
-  if (trivial || count * static_cast<int64_t>(DTypeSize(dtype)) < threshold_bytes_) {
-    return HierarchicalAlgorithm::kFlat;
-  }
+  return trivial || count * static_cast<int64_t>(DTypeSize(dtype)) < threshold_bytes_;
+}
+
+HierarchicalAlgorithm HierarchicalCommunicator::Rule(int64_t count) const {
   if (layout_.min_host_size == 1 || count < layout_.min_host_size) {
     return HierarchicalAlgorithm::kHostLeaders;
   }
   return HierarchicalAlgorithm::kShardedHosts;
 }
 
-Status HierarchicalCommunicator::DoAllReduce(const void* send, void* recv, int64_t count,
-                                             DType dtype, ReduceOp op) {
-  last_algorithm_ = Choose(count, dtype);
-  switch (last_algorithm_) {
+int HierarchicalCommunicator::Candidates(int64_t count, HierarchicalAlgorithm out[3]) const {
+  int n = 0;
+  out[n++] = HierarchicalAlgorithm::kFlat;
+  if (Rule(count) == HierarchicalAlgorithm::kShardedHosts) {
+    out[n++] = HierarchicalAlgorithm::kShardedHosts;
+  }
+  out[n++] = HierarchicalAlgorithm::kHostLeaders;
+  return n;
+}
+
+namespace {
+
+// floor(log2(bytes)) for bytes >= 1; 0 for 0.
+int SizeClass(int64_t bytes) {
+  int c = 0;
+  while (bytes > 1) {
+    bytes >>= 1;
+    ++c;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::pair<int, int> HierarchicalCommunicator::TuningSlot(int64_t count, DType dtype) const {
+  return {SizeClass(count * static_cast<int64_t>(DTypeSize(dtype))),
+          Rule(count) == HierarchicalAlgorithm::kShardedHosts ? 1 : 0};
+}
+
+HierarchicalAlgorithm HierarchicalCommunicator::TunedAlgorithm(int64_t count, DType dtype) const {
+  const auto [size_class, sharded] = TuningSlot(count, dtype);
+  return tuning_[size_class][sharded].chosen;
+}
+
+Status HierarchicalCommunicator::Run(HierarchicalAlgorithm algorithm, const void* send, void* recv,
+                                     int64_t count, DType dtype, ReduceOp op) {
+  last_algorithm_ = algorithm;
+  switch (algorithm) {
     case HierarchicalAlgorithm::kShardedHosts: return ShardedHosts(send, recv, count, dtype, op);
     case HierarchicalAlgorithm::kHostLeaders: return HostLeaders(send, recv, count, dtype, op);
     case HierarchicalAlgorithm::kAuto:
     case HierarchicalAlgorithm::kFlat: break;
   }
+  last_algorithm_ = HierarchicalAlgorithm::kFlat;
   return Step(flat_->AllReduce(send, recv, count, dtype, op), *flat_, nullptr);
+}
+
+Status HierarchicalCommunicator::Trial(Tuning& tuning, const void* send, void* recv, int64_t count,
+                                       DType dtype, ReduceOp op) {
+  HierarchicalAlgorithm candidates[3];
+  const int n = Candidates(count, candidates);
+  // Round robin, so a slow spell of the machine hits every form alike.
+  const int candidate = tuning.calls % n, trial = tuning.calls / n;
+  const auto start = std::chrono::steady_clock::now();
+  TESS_RETURN_IF_ERROR(Run(candidates[candidate], send, recv, count, dtype, op));
+  tuning.seconds[candidate * kTuningTrials + trial] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (++tuning.calls < n * kTuningTrials) return Status::Ok();
+  // A call is as slow as its slowest rank: agree on the MAX, so every rank decides alike.
+  TESS_RETURN_IF_ERROR(Step(flat_->AllReduce(tuning.seconds, tuning.seconds, n * kTuningTrials,
+                                             DType::kF64, ReduceOp::kMax),
+                            *flat_, "tuning agreement"));
+  double best = 0;
+  for (int c = 0; c < n; ++c) {
+    double fastest = tuning.seconds[c * kTuningTrials];
+    for (int t = 1; t < kTuningTrials; ++t) {
+      fastest = std::min(fastest, tuning.seconds[c * kTuningTrials + t]);
+    }
+    if (c == 0 || fastest < best) {
+      best = fastest;
+      tuning.chosen = candidates[c];
+    }
+  }
+  return Status::Ok();
+}
+
+Status HierarchicalCommunicator::DoAllReduce(const void* send, void* recv, int64_t count,
+                                             DType dtype, ReduceOp op) {
+  if (algorithm_ != HierarchicalAlgorithm::kAuto)
+    return Run(algorithm_, send, recv, count, dtype, op);
+  if (StaysFlat(count, dtype))
+    return Run(HierarchicalAlgorithm::kFlat, send, recv, count, dtype, op);
+  if (!tune_) return Run(Rule(count), send, recv, count, dtype, op);
+  const auto [size_class, sharded] = TuningSlot(count, dtype);
+  Tuning& tuning = tuning_[size_class][sharded];
+  if (tuning.chosen != HierarchicalAlgorithm::kAuto) {
+    return Run(tuning.chosen, send, recv, count, dtype, op);
+  }
+  return Trial(tuning, send, recv, count, dtype, op);
 }
 
 Status HierarchicalCommunicator::ShardedHosts(const void* send, void* recv, int64_t count,

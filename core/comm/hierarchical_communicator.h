@@ -42,8 +42,20 @@
 //     1 MiB, or TESSERA_HIERARCHICAL_ALLREDUCE_BYTES): below it an all-reduce is
 //     latency-bound and two extra intra-host steps cost more than the inter-host
 //     bytes saved.
-// Otherwise it uses the leader form when the smallest host has one rank or the
-// payload has fewer elements than shards, and the sharded form. The other values
+// Otherwise, by default, it measures (tuning): the first calls of each payload size
+// class (bytes rounded down to a power of two) run each candidate form in turn, flat,
+// sharded (when every host has several ranks and the payload at least that many
+// elements) and leaders, kTuningTrials times each; then one small all-reduce (MAX over
+// the ranks, so every rank sees the same numbers) gives each form's slowest rank per
+// trial, and the form with the fastest such trial serves that size class from then
+// on. So across hosts it is never slower than the flat all-reduce by more than the
+// noise of the trials, whatever the machine: on 2 emulated hosts x 2 ranks sharing
+// two cores the flat form wins (docs/multihost.md, "Benchmarks"), on 3 x 2 the
+// two-level ones. Every rank makes the same calls in the same order (collectives
+// must), so every rank runs the same trials and agrees at the same call. With tuning
+// off (HierarchicalOptions::tune 0, or TESSERA_HIERARCHICAL_TUNE=0) it uses a fixed
+// rule instead: the leader form when the smallest host has one rank or the payload
+// has fewer elements than shards, else the sharded form. The other values
 // force one form, whatever the hosts (so the forms can be tested and measured on
 // one machine, with real or pretend hosts).
 //
@@ -57,18 +69,22 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/comm/communicator.h"
+#include "core/comm/host_layout.h"
 #include "core/comm/mpi_communicator.h"
 #include "core/common/dtype.h"
 #include "core/common/status.h"
 
 namespace tessera::comm {
 
-inline constexpr const char kRanksPerHostEnv[] = "TESSERA_RANKS_PER_HOST";
 inline constexpr const char kHierarchicalThresholdEnv[] = "TESSERA_HIERARCHICAL_ALLREDUCE_BYTES";
 inline constexpr int64_t kDefaultHierarchicalThresholdBytes = int64_t{1} << 20;
+inline constexpr const char kHierarchicalTuneEnv[] = "TESSERA_HIERARCHICAL_TUNE";
+// Timed calls per candidate form and size class before kAuto decides (header).
+inline constexpr int kTuningTrials = 2;
 
 // Values are stable: append only.
 enum class HierarchicalAlgorithm : int {
@@ -89,20 +105,10 @@ struct HierarchicalOptions {
   // > 0: pretend hosts of this many consecutive world ranks. 0: TESSERA_RANKS_PER_HOST,
   // or the real hosts when that is unset.
   int32_t ranks_per_host = 0;
+  // kAuto across hosts: 1 measures the forms per size class (header), 0 uses the fixed
+  // rule, -1 TESSERA_HIERARCHICAL_TUNE (1 or unset: measure; 0: the rule).
+  int32_t tune = -1;
 };
-
-// Where the group's ranks sit. Indexed by group rank unless named otherwise.
-struct HostLayout {
-  std::vector<int32_t> host_of;
-  std::vector<int32_t> local_rank_of;
-  std::vector<int32_t> host_sizes;  // indexed by host
-  int32_t min_host_size = 0;
-  int32_t max_host_size = 0;
-};
-
-// The layout of ranks whose host identifiers are `host_keys` (one per group rank;
-// equal keys = same host). INVALID_ARGUMENT when empty.
-Result<HostLayout> HostLayoutFromKeys(const std::vector<int64_t>& host_keys);
 
 class HierarchicalCommunicator final : public Communicator {
  public:
@@ -116,6 +122,10 @@ class HierarchicalCommunicator final : public Communicator {
   int64_t threshold_bytes() const { return threshold_bytes_; }
   // The form the last AllReduce used (never kAuto); kAuto before the first.
   HierarchicalAlgorithm last_algorithm() const { return last_algorithm_; }
+  bool tuning() const { return tune_; }
+  // The form kAuto settled on for `count` x `dtype` payloads (their size class), or kAuto
+  // while that class is still being measured (or was never called).
+  HierarchicalAlgorithm TunedAlgorithm(int64_t count, DType dtype) const;
 
  protected:
   Status DoAllReduce(const void* send, void* recv, int64_t count, DType dtype,
@@ -142,9 +152,31 @@ class HierarchicalCommunicator final : public Communicator {
   HierarchicalCommunicator(std::unique_ptr<MpiCommunicator> flat,
                            std::unique_ptr<MpiCommunicator> intra,
                            std::unique_ptr<MpiCommunicator> inter, HostLayout layout,
-                           HierarchicalAlgorithm algorithm, int64_t threshold_bytes);
+                           HierarchicalAlgorithm algorithm, int64_t threshold_bytes, bool tune);
 
-  HierarchicalAlgorithm Choose(int64_t count, DType dtype) const;
+  // Per size class (floor(log2(bytes))): the trials so far and the choice once made.
+  struct Tuning {
+    int32_t calls = 0;                                            // trial calls made
+    HierarchicalAlgorithm chosen = HierarchicalAlgorithm::kAuto;  // kAuto: still measuring
+    // seconds[candidate * kTuningTrials + trial], this rank's, then the ranks' MAX.
+    double seconds[3 * kTuningTrials] = {};
+  };
+
+  // The fixed rule (header) for payloads kAuto sends by host.
+  HierarchicalAlgorithm Rule(int64_t count) const;
+  // Whether kAuto keeps `count` x `dtype` flat without measuring: one host, one rank
+  // per host, or under the threshold.
+  bool StaysFlat(int64_t count, DType dtype) const;
+  // The candidate forms for `count` elements, flat first; returns how many.
+  int Candidates(int64_t count, HierarchicalAlgorithm out[3]) const;
+  // tuning_'s index for `count` x `dtype` payloads: size class, sharded a candidate.
+  std::pair<int, int> TuningSlot(int64_t count, DType dtype) const;
+  Status Run(HierarchicalAlgorithm algorithm, const void* send, void* recv, int64_t count,
+             DType dtype, ReduceOp op);
+  // kAuto while measuring: runs the size class's next trial and, after the last, agrees
+  // the choice.
+  Status Trial(Tuning& tuning, const void* send, void* recv, int64_t count, DType dtype,
+               ReduceOp op);
   Status ShardedHosts(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op);
   Status HostLeaders(const void* send, void* recv, int64_t count, DType dtype, ReduceOp op);
   // Passes `status` of a step on `sub` through; when that step poisoned `sub`, this
@@ -157,6 +189,10 @@ class HierarchicalCommunicator final : public Communicator {
   HostLayout layout_;
   HierarchicalAlgorithm algorithm_;
   int64_t threshold_bytes_;
+  bool tune_;
+  // By size class x whether the sharded form is a candidate (a class with tiny payloads
+  // can hold counts both sides of min_host_size); fixed, so a call allocates nothing.
+  Tuning tuning_[64][2];
   HierarchicalAlgorithm last_algorithm_ = HierarchicalAlgorithm::kAuto;
   std::vector<int64_t> shard_counts_;  // per local rank, refilled per call
   std::vector<unsigned char> shard_;   // this rank's shard; grows, never shrinks

@@ -75,6 +75,28 @@ Result<int> DeviceCount() {
   return CudaError("cudaGetDeviceCount", err);
 }
 
+Result<std::string> DeviceLocality(int device) {
+  TESS_ASSIGN_OR_RETURN(int count, DeviceCount());
+  if (device < 0 || device >= count) {
+    return OutOfRange("DeviceLocality: device " + std::to_string(device) + " is not one of the " +
+                      std::to_string(count) + " visible CUDA devices");
+  }
+  char bus_id[32] = {};
+  cudaError_t err = cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), device);
+  if (err != cudaSuccess) return CudaError("cudaDeviceGetPCIBusId", err);
+  std::string text = "cuda:" + std::to_string(device) + " pci " + bus_id;
+  std::string peers;
+  for (int other = 0; other < count; ++other) {
+    if (other == device) continue;
+    int reachable = 0;
+    err = cudaDeviceCanAccessPeer(&reachable, device, other);
+    if (err != cudaSuccess) return CudaError("cudaDeviceCanAccessPeer", err);
+    if (reachable) peers += (peers.empty() ? "" : ",") + std::string("cuda:") + std::to_string(other);
+  }
+  if (!peers.empty()) text += " peers " + peers;
+  return text;
+}
+
 Status FillF32(float* device_ptr, int64_t n, float value, void* stream) {
   if (n < 0) return InvalidArgument("FillF32: n must be >= 0, got " + std::to_string(n));
   if (n == 0) return Status::Ok();

@@ -8,6 +8,7 @@
 #define TESSERA_CORE_DEVICE_DEVICE_H_
 
 #include <cstdint>
+#include <string>
 
 #include "core/common/status.h"
 
@@ -17,6 +18,11 @@ namespace device {
 // Number of visible CUDA devices. A machine with no GPU or no driver has 0 devices; that is
 // not an error. An installed driver older than the CUDA runtime is FAILED_PRECONDITION.
 Result<int> DeviceCount();
+
+// Where `device` sits, for topology listings: "cuda:1 pci 0000:3b:00.0 peers cuda:0,cuda:2",
+// the peers being the other visible devices it can reach directly (NVLink or PCIe
+// peer-to-peer; cudaDeviceCanAccessPeer). OUT_OF_RANGE for a device that is not visible.
+Result<std::string> DeviceLocality(int device);
 
 // device_ptr[i] = value for i in [0, n).
 Status FillF32(float* device_ptr, int64_t n, float value, void* stream);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -27,13 +28,16 @@ namespace {
 
 MpiCommunicator& World() { return *MpiCommRegistry::Global().World().value(); }
 
+// tune 0 by default: the tests of kAuto's fixed rule; AutoMeasuresEveryFormAndAgrees
+// tests the measured choice.
 std::unique_ptr<HierarchicalCommunicator> Make(int32_t ranks_per_host,
                                                HierarchicalAlgorithm algorithm,
-                                               int64_t threshold_bytes = -1) {
+                                               int64_t threshold_bytes = -1, int32_t tune = 0) {
   HierarchicalOptions options;
   options.ranks_per_host = ranks_per_host;
   options.algorithm = algorithm;
   options.threshold_bytes = threshold_bytes;
+  options.tune = tune;
   auto made = HierarchicalCommunicator::Create(World(), options);
   EXPECT_TRUE(made.ok()) << made.status().ToString();
   return made.ok() ? std::move(made).value() : nullptr;
@@ -184,6 +188,70 @@ TEST(HierarchicalTest, AutoChoosesByThresholdAndLayout) {
   EXPECT_EQ(Make(2, HierarchicalAlgorithm::kAuto)->threshold_bytes(), 4096);
 }
 
+// Tuning: the first calls of a size class run flat, sharded and leaders in turn (twice
+// each), then every rank settles on the same form, which serves the class from then on;
+// every result is right throughout. A class under the threshold, or a trivial layout,
+// is never measured.
+TEST(HierarchicalTest, AutoMeasuresEveryFormAndAgrees) {
+  const int32_t n = World().size(), me = World().rank();
+  auto h = Make(2, HierarchicalAlgorithm::kAuto, /*threshold_bytes=*/64, /*tune=*/1);
+  ASSERT_NE(h, nullptr);
+  EXPECT_TRUE(h->tuning());
+  const bool trivial = n <= 2;  // one pretend host of 2 ranks, or one rank
+  // Hosts of 2 and 1 (n = 3) have no sharded form.
+  std::vector<HierarchicalAlgorithm> forms = {HierarchicalAlgorithm::kFlat};
+  if (n % 2 == 0) forms.push_back(HierarchicalAlgorithm::kShardedHosts);
+  forms.push_back(HierarchicalAlgorithm::kHostLeaders);
+  const int64_t count = 3000;  // 24000 bytes of i64: one size class
+  const int trials = static_cast<int>(forms.size()) * kTuningTrials;
+  for (int call = 0; call < trials + 3; ++call) {
+    std::vector<int64_t> send(count), recv(count, -1);
+    for (int64_t i = 0; i < count; ++i) send[i] = Input(me, i) + call;
+    ASSERT_TRUE(h->AllReduce(send.data(), recv.data(), count, DType::kI64, ReduceOp::kSum).ok());
+    for (int64_t i = 0; i < count; ++i) {
+      ASSERT_EQ(recv[i], Reduced(ReduceOp::kSum, n, i) + int64_t{n} * call) << "call " << call;
+    }
+    if (trivial) {
+      EXPECT_EQ(h->last_algorithm(), HierarchicalAlgorithm::kFlat);
+      EXPECT_EQ(h->TunedAlgorithm(count, DType::kI64), HierarchicalAlgorithm::kAuto);
+    } else if (call < trials) {
+      EXPECT_EQ(h->last_algorithm(), forms[call % forms.size()]) << "trial " << call;
+      EXPECT_EQ(h->TunedAlgorithm(count, DType::kI64) == HierarchicalAlgorithm::kAuto,
+                call < trials - 1)
+          << "call " << call;
+    } else {
+      EXPECT_EQ(h->last_algorithm(), h->TunedAlgorithm(count, DType::kI64)) << "call " << call;
+    }
+  }
+  if (!trivial) {
+    // Every rank chose the same form, one of the candidates.
+    const int chosen = static_cast<int>(h->TunedAlgorithm(count, DType::kI64));
+    std::vector<int> all(n, -1);
+    ASSERT_EQ(MPI_Allgather(&chosen, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD),
+              MPI_SUCCESS);
+    for (int r = 0; r < n; ++r) EXPECT_EQ(all[r], chosen) << "rank " << r;
+    EXPECT_NE(std::find(forms.begin(), forms.end(), static_cast<HierarchicalAlgorithm>(chosen)),
+              forms.end());
+    // Another size class starts its own trials with the flat form.
+    std::vector<int64_t> big(4 * count, 1);
+    ASSERT_TRUE(h->AllReduce(big.data(), big.data(), 4 * count, DType::kI64, ReduceOp::kSum).ok());
+    EXPECT_EQ(h->last_algorithm(), HierarchicalAlgorithm::kFlat);
+    EXPECT_EQ(big[0], n);
+  }
+  // Under the threshold: flat, never measured.
+  int64_t one = 1, sum = 0;
+  ASSERT_TRUE(h->AllReduce(&one, &sum, 1, DType::kI64, ReduceOp::kSum).ok());
+  EXPECT_EQ(h->last_algorithm(), HierarchicalAlgorithm::kFlat);
+  EXPECT_EQ(h->TunedAlgorithm(1, DType::kI64), HierarchicalAlgorithm::kAuto);
+  EXPECT_EQ(sum, n);
+
+  // Tuning is on unless asked off; TESSERA_HIERARCHICAL_TUNE=0 keeps the fixed rule.
+  EXPECT_TRUE(Make(2, HierarchicalAlgorithm::kAuto, -1, /*tune=*/-1)->tuning());
+  ScopedEnv env(kHierarchicalTuneEnv, "0");
+  EXPECT_FALSE(Make(2, HierarchicalAlgorithm::kAuto, -1, /*tune=*/-1)->tuning());
+  EXPECT_TRUE(Make(2, HierarchicalAlgorithm::kAuto, -1, /*tune=*/1)->tuning());
+}
+
 TEST(HierarchicalTest, OtherCollectivesAreTheFlatOnes) {
   auto h = Make(2, HierarchicalAlgorithm::kShardedHosts, 0);
   ASSERT_NE(h, nullptr);
@@ -232,6 +300,17 @@ TEST(HierarchicalTest, BadOptionsAndEnvironment) {
   ExpectCreateError(options,
                     "HierarchicalCommunicator::Create: threshold_bytes is -2; it must be >= 0, or "
                     "-1 for TESSERA_HIERARCHICAL_ALLREDUCE_BYTES or the default");
+  options = {};
+  options.tune = 2;
+  ExpectCreateError(options,
+                    "HierarchicalCommunicator::Create: tune is 2; it must be 1 (measure), 0 (the "
+                    "fixed rule) or -1 (TESSERA_HIERARCHICAL_TUNE)");
+  {
+    ScopedEnv env(kHierarchicalTuneEnv, "sometimes");
+    ExpectCreateError({},
+                      "environment variable TESSERA_HIERARCHICAL_TUNE is \"sometimes\"; it "
+                      "must be 0 (off) or 1 (on)");
+  }
   options = {};
   options.ranks_per_host = -1;
   ExpectCreateError(options,

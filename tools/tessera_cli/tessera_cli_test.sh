@@ -69,6 +69,16 @@ expect_usage '--attr "transpose_b=2": matmul: attribute "transpose_b": bool valu
   explain matmul --placement 'cpu:[0,1]' --input 'a:f32[4,4]:B' --input 'b:f32[4,4]:B' \
   --attr transpose_b=2
 expect_usage '--placement "cpu:[0,1": ' explain relu --placement 'cpu:[0,1' --input 'f32[4]:B'
+expect_usage 'tessera topology: unexpected argument "hosts"' topology hosts
+
+# Without mpirun: a world of one rank on this host (tests/multihost runs it across
+# emulated hosts).
+env -u TESSERA_RANKS_PER_HOST "$tessera" topology >"$tmp/out" 2>"$tmp/err" ||
+  { fail "topology failed"; cat "$tmp/err"; }
+want_line "$tmp/out" "1 rank on 1 host (found with MPI_COMM_TYPE_SHARED)"
+want_line "$tmp/out" "host 0 \"$(hostname)\": rank 0"
+"$tessera" topology --help >"$tmp/out" 2>&1 || fail "topology --help failed"
+grep -q "^usage: tessera topology" "$tmp/out" || fail "topology --help has no usage"
 
 "$tessera" explain --help >"$tmp/out" 2>&1 || fail "explain --help failed"
 grep -q "^usage: tessera explain OP" "$tmp/out" || fail "explain --help has no usage"

@@ -166,6 +166,63 @@ func WorldSize() (int32, error) {
 	return out[0], err
 }
 
+// Topology is where the ranks sit, as the runtime found it when it started: ranks that
+// share memory (MPI_COMM_TYPE_SHARED; on a cluster, the processes of one machine) form
+// a host, unless TESSERA_RANKS_PER_HOST made pretend hosts (PretendRanksPerHost, else
+// 0). Hosts are numbered by their lowest world rank; local ranks follow world-rank
+// order. CudaDevice is the CUDA device this rank drives, -1 for none.
+type Topology struct {
+	WorldSize           int32 // ranks in the world
+	WorldRank           int32 // this rank
+	HostCount           int32 // hosts the world spans
+	HostIndex           int32 // this rank's host
+	LocalRank           int32 // this rank's index among its host's ranks
+	LocalSize           int32 // ranks on this rank's host
+	MinRanksPerHost     int32 // ranks on the host with the fewest
+	MaxRanksPerHost     int32 // ranks on the host with the most
+	PretendRanksPerHost int32 // TESSERA_RANKS_PER_HOST when it made the hosts, else 0
+	CudaDevice          int32 // the CUDA device this rank drives, -1 for none
+}
+
+// GetTopology is this rank's view of the world's hosts. Local: the runtime found it at
+// start-up.
+func GetTopology() (Topology, error) {
+	if err := Init(); err != nil {
+		return Topology{}, err
+	}
+	f := make([][]int32, 10)
+	for i := range f {
+		f[i] = []int32{0}
+	}
+	if err := capi.Runtime_topology(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]); err != nil {
+		return Topology{}, err
+	}
+	return Topology{f[0][0], f[1][0], f[2][0], f[3][0], f[4][0], f[5][0], f[6][0], f[7][0], f[8][0], f[9][0]}, nil
+}
+
+// RankHost is the host of world rank worldRank and its index there; OutOfRange for a
+// rank outside the world. Local.
+func RankHost(worldRank int32) (host, localRank int32, err error) {
+	if err := Init(); err != nil {
+		return 0, 0, err
+	}
+	h, l := []int32{0}, []int32{0}
+	if err := capi.Runtime_rank_host(h, l, int(worldRank)); err != nil {
+		return 0, 0, err
+	}
+	return h[0], l[0], nil
+}
+
+// TopologyString is the topology as text, the same on every rank: a line for the
+// world, then one per host with its name and ranks (and each rank's GPU, when ranks
+// drive one).
+func TopologyString() (string, error) {
+	if err := Init(); err != nil {
+		return "", err
+	}
+	return capi.Runtime_topology_string(), nil
+}
+
 // CudaInfo says whether cuda placements can hold tensors in this process: whether
 // the library was built with CUDA (--config=cuda) and how many CUDA devices the
 // process sees (0 without a CUDA build or a GPU). Without a CUDA build tensor calls on

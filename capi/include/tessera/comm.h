@@ -31,8 +31,12 @@ typedef int32_t tess_reduce_op;
 typedef int32_t tess_allreduce_algorithm;
 /* One all-reduce over all the ranks. */
 #define TESS_ALLREDUCE_FLAT 0
-/* Host by host from TESSERA_HIERARCHICAL_ALLREDUCE_BYTES (default 1 MiB) up when
- * some host has several ranks and there are several hosts; flat otherwise. */
+/* Flat on one host, with one rank per host, and under TESSERA_HIERARCHICAL_ALLREDUCE_BYTES
+ * (default 1 MiB). Otherwise measured: the first calls of each payload size (by power of
+ * two) run the flat, sharded (HIERARCHICAL below) and host-leader forms in turn, twice
+ * each, and the ranks then agree on the fastest for that size (one small all-reduce);
+ * TESSERA_HIERARCHICAL_TUNE=0 uses a fixed rule instead (host by host whenever it
+ * applies). docs/multihost.md, "Choosing the all-reduce". */
 #define TESS_ALLREDUCE_AUTO 1
 /* Always host by host: intra-host reduce-scatter, inter-host all-reduce of each
  * shard, intra-host all-gather. */

@@ -93,6 +93,48 @@ TESS_API tess_status tess_runtime_finalize(void);
 TESS_API tess_status tess_runtime_world_rank(int32_t* out_rank);
 /* Number of ranks in the world. FAILED_PRECONDITION before tess_runtime_init. */
 TESS_API tess_status tess_runtime_world_size(int32_t* out_size);
+/* Where the ranks sit: the hosts tess_runtime_init found (ranks that share memory,
+ * MPI_COMM_TYPE_SHARED: on a cluster, the processes of one machine; or the pretend hosts
+ * of TESSERA_RANKS_PER_HOST=k, world ranks [0,k), [k,2k), ...). Hosts are numbered by
+ * their lowest world rank; local ranks follow world-rank order (docs/multihost.md,
+ * "Topology"). The caller sets struct_size (TESS_TOPOLOGY_INIT); the library fills the
+ * fields that fit in it. Append only. Added in 0.3. */
+typedef struct tess_topology {
+  size_t struct_size;             /* sizeof(tess_topology) */
+  int32_t world_size;             /* ranks in the world */
+  int32_t world_rank;             /* this rank */
+  int32_t host_count;             /* hosts the world spans */
+  int32_t host_index;             /* this rank's host, 0 <= host_index < host_count */
+  int32_t local_rank;             /* this rank's index among its host's ranks */
+  int32_t local_size;             /* ranks on this rank's host */
+  int32_t min_ranks_per_host;     /* ranks on the host with the fewest */
+  int32_t max_ranks_per_host;     /* ranks on the host with the most */
+  int32_t pretend_ranks_per_host; /* TESSERA_RANKS_PER_HOST when it made the hosts, else 0 */
+  int32_t cuda_device; /* the CUDA device this rank drives for cuda placements, -1 for none
+                          (a library built without CUDA, or no GPU visible) */
+} tess_topology;
+
+#define TESS_TOPOLOGY_INIT \
+  { sizeof(tess_topology), 0, 0, 0, 0, 0, 0, 0, 0, 0, -1 }
+
+/* Fills *out with this rank's view of the topology (see tess_topology). Local: the
+ * topology was found once, by tess_runtime_init. INVALID_ARGUMENT for a NULL `out` or a
+ * struct_size below the first version's; FAILED_PRECONDITION before tess_runtime_init.
+ * Thread safety: any thread. */
+TESS_API tess_status tess_runtime_topology(tess_topology* out);
+/* The host of world rank `world_rank` and its index on that host. INVALID_ARGUMENT for
+ * a NULL out-param, OUT_OF_RANGE (naming the rank and the world size) for a rank outside
+ * the world, FAILED_PRECONDITION before tess_runtime_init. Local; any thread. */
+TESS_API tess_status tess_runtime_rank_host(int32_t* out_host, int32_t* out_local_rank,
+                                            int32_t world_rank);
+/* The topology as text, the same on every rank: a line for the world, then one per host
+ * with its name (MPI_Get_processor_name) and ranks, and, when a rank drives a GPU, a line
+ * per rank with its device, PCI bus and peer-reachable devices:
+ *   4 ranks on 2 hosts (found with MPI_COMM_TYPE_SHARED)
+ *   host 0 "node1": ranks 0-1
+ *   host 1 "node2": ranks 2-3
+ * "" before tess_runtime_init. Valid until the process ends. Any thread. */
+TESS_API const char* tess_runtime_topology_string(void);
 /* Whether cuda placements can hold eager tensors in this process: *out_built_with_cuda
  * = 1 when the library was built with CUDA (--config=cuda), else 0; *out_device_count
  * = the CUDA devices visible to this process (0 without a CUDA build, a GPU or a

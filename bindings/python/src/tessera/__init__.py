@@ -31,7 +31,8 @@ from ._errors import (  # noqa: F401
     OutOfRangeError, PermissionDeniedError, ResourceExhaustedError, TesseraError,
     UnavailableError, UnimplementedError, UnknownError)
 from ._runtime import (  # noqa: F401
-    CudaInfo, _runtime_started, cuda_info, finalize, init, world_rank, world_size)
+    CudaInfo, Topology, _runtime_started, cuda_info, finalize, init, rank_host, topology,
+    topology_string, world_rank, world_size)
 from ._runtime import check_version as _check_version, needs_runtime as _needs_runtime
 from ._placement import layout, placement, sbp  # noqa: F401
 from ._infer import (  # noqa: F401

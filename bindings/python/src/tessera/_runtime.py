@@ -146,6 +146,38 @@ def world_size():
     return _capi.runtime_world_size()
 
 
+Topology = collections.namedtuple(
+    "Topology", "world_size world_rank host_count host_index local_rank local_size "
+    "min_ranks_per_host max_ranks_per_host pretend_ranks_per_host cuda_device")
+Topology.__module__ = "tessera"
+Topology.__doc__ = (
+    "Where the ranks sit, as the runtime found it when it started: ranks that share memory "
+    "(MPI_COMM_TYPE_SHARED) form a host, unless TESSERA_RANKS_PER_HOST made pretend hosts "
+    "(pretend_ranks_per_host, else 0). Hosts are numbered by their lowest world rank. "
+    "cuda_device is the CUDA device this rank drives, -1 for none.")
+
+
+def topology():
+    """This rank's view of the world's hosts (Topology; starts the runtime). Local."""
+    ensure_started()
+    return Topology(*_capi.runtime_topology())
+
+
+def rank_host(world_rank):
+    """(host, local_rank) of world rank `world_rank` (starts the runtime). OutOfRangeError
+    for a rank outside the world. Local."""
+    ensure_started()
+    return tuple(_capi.runtime_rank_host(operator.index(world_rank)))
+
+
+def topology_string():
+    """The topology as text, the same on every rank: a line for the world, then one per
+    host with its name and ranks (and each rank's GPU, when ranks drive one). Starts the
+    runtime."""
+    ensure_started()
+    return _capi.runtime_topology_string()
+
+
 CudaInfo = collections.namedtuple("CudaInfo", "built_with_cuda device_count")
 CudaInfo.__module__ = "tessera"
 CudaInfo.__doc__ = ("Whether the library was built with CUDA (--config=cuda), and the CUDA "

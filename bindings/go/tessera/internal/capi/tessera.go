@@ -42,160 +42,160 @@ typedef _gostring_ swig_type_9;
 typedef _goslice_ swig_type_10;
 typedef _goslice_ swig_type_11;
 typedef _gostring_ swig_type_12;
-typedef _goslice_ swig_type_13;
-typedef _gostring_ swig_type_14;
-typedef _gostring_ swig_type_15;
-typedef _goslice_ swig_type_16;
+typedef _gostring_ swig_type_13;
+typedef _goslice_ swig_type_14;
+typedef _goslice_ swig_type_15;
+typedef _gostring_ swig_type_16;
 typedef _goslice_ swig_type_17;
-typedef _goslice_ swig_type_18;
+typedef _gostring_ swig_type_18;
 typedef _gostring_ swig_type_19;
-typedef _gostring_ swig_type_20;
+typedef _goslice_ swig_type_20;
 typedef _goslice_ swig_type_21;
-typedef _gostring_ swig_type_22;
-typedef _goslice_ swig_type_23;
+typedef _goslice_ swig_type_22;
+typedef _gostring_ swig_type_23;
 typedef _gostring_ swig_type_24;
 typedef _goslice_ swig_type_25;
-typedef long long swig_type_26;
-typedef _gostring_ swig_type_27;
-typedef _goslice_ swig_type_28;
-typedef _gostring_ swig_type_29;
-typedef _goslice_ swig_type_30;
-typedef long long swig_type_31;
-typedef _gostring_ swig_type_32;
-typedef _goslice_ swig_type_33;
-typedef _gostring_ swig_type_34;
-typedef _goslice_ swig_type_35;
+typedef _gostring_ swig_type_26;
+typedef _goslice_ swig_type_27;
+typedef _gostring_ swig_type_28;
+typedef _goslice_ swig_type_29;
+typedef long long swig_type_30;
+typedef _gostring_ swig_type_31;
+typedef _goslice_ swig_type_32;
+typedef _gostring_ swig_type_33;
+typedef _goslice_ swig_type_34;
+typedef long long swig_type_35;
 typedef _gostring_ swig_type_36;
 typedef _goslice_ swig_type_37;
-typedef long long swig_type_38;
-typedef _gostring_ swig_type_39;
-typedef _goslice_ swig_type_40;
-typedef _gostring_ swig_type_41;
-typedef _goslice_ swig_type_42;
+typedef _gostring_ swig_type_38;
+typedef _goslice_ swig_type_39;
+typedef _gostring_ swig_type_40;
+typedef _goslice_ swig_type_41;
+typedef long long swig_type_42;
 typedef _gostring_ swig_type_43;
 typedef _goslice_ swig_type_44;
 typedef _gostring_ swig_type_45;
-typedef _gostring_ swig_type_46;
-typedef _goslice_ swig_type_47;
+typedef _goslice_ swig_type_46;
+typedef _gostring_ swig_type_47;
 typedef _goslice_ swig_type_48;
 typedef _gostring_ swig_type_49;
 typedef _gostring_ swig_type_50;
 typedef _goslice_ swig_type_51;
-typedef _gostring_ swig_type_52;
-typedef _goslice_ swig_type_53;
-typedef _goslice_ swig_type_54;
-typedef long long swig_type_55;
+typedef _goslice_ swig_type_52;
+typedef _gostring_ swig_type_53;
+typedef _gostring_ swig_type_54;
+typedef _goslice_ swig_type_55;
 typedef _gostring_ swig_type_56;
 typedef _goslice_ swig_type_57;
-typedef _gostring_ swig_type_58;
-typedef _goslice_ swig_type_59;
-typedef _goslice_ swig_type_60;
-typedef _gostring_ swig_type_61;
-typedef _goslice_ swig_type_62;
-typedef _gostring_ swig_type_63;
+typedef _goslice_ swig_type_58;
+typedef long long swig_type_59;
+typedef _gostring_ swig_type_60;
+typedef _goslice_ swig_type_61;
+typedef _gostring_ swig_type_62;
+typedef _goslice_ swig_type_63;
 typedef _goslice_ swig_type_64;
-typedef _goslice_ swig_type_65;
-typedef long long swig_type_66;
+typedef _gostring_ swig_type_65;
+typedef _goslice_ swig_type_66;
 typedef _gostring_ swig_type_67;
 typedef _goslice_ swig_type_68;
-typedef _gostring_ swig_type_69;
-typedef _gostring_ swig_type_70;
-typedef _goslice_ swig_type_71;
-typedef _gostring_ swig_type_72;
+typedef _goslice_ swig_type_69;
+typedef long long swig_type_70;
+typedef _gostring_ swig_type_71;
+typedef _goslice_ swig_type_72;
 typedef _gostring_ swig_type_73;
-typedef long long swig_type_74;
-typedef _gostring_ swig_type_75;
-typedef long long swig_type_76;
+typedef _gostring_ swig_type_74;
+typedef _goslice_ swig_type_75;
+typedef _gostring_ swig_type_76;
 typedef _gostring_ swig_type_77;
-typedef _goslice_ swig_type_78;
+typedef long long swig_type_78;
 typedef _gostring_ swig_type_79;
-typedef _gostring_ swig_type_80;
+typedef long long swig_type_80;
 typedef _gostring_ swig_type_81;
-typedef _gostring_ swig_type_82;
-typedef long long swig_type_83;
+typedef _goslice_ swig_type_82;
+typedef _gostring_ swig_type_83;
 typedef _gostring_ swig_type_84;
 typedef _gostring_ swig_type_85;
 typedef _gostring_ swig_type_86;
-typedef _gostring_ swig_type_87;
+typedef long long swig_type_87;
 typedef _gostring_ swig_type_88;
 typedef _gostring_ swig_type_89;
-typedef _goslice_ swig_type_90;
+typedef _gostring_ swig_type_90;
 typedef _gostring_ swig_type_91;
 typedef _gostring_ swig_type_92;
 typedef _gostring_ swig_type_93;
 typedef _goslice_ swig_type_94;
 typedef _gostring_ swig_type_95;
-typedef _goslice_ swig_type_96;
+typedef _gostring_ swig_type_96;
 typedef _gostring_ swig_type_97;
-typedef long long swig_type_98;
+typedef _goslice_ swig_type_98;
 typedef _gostring_ swig_type_99;
-typedef long long swig_type_100;
+typedef _goslice_ swig_type_100;
 typedef _gostring_ swig_type_101;
-typedef _goslice_ swig_type_102;
+typedef long long swig_type_102;
 typedef _gostring_ swig_type_103;
-typedef _goslice_ swig_type_104;
+typedef long long swig_type_104;
 typedef _gostring_ swig_type_105;
 typedef _goslice_ swig_type_106;
-typedef long long swig_type_107;
-typedef _gostring_ swig_type_108;
-typedef _goslice_ swig_type_109;
-typedef long long swig_type_110;
-typedef _gostring_ swig_type_111;
-typedef _goslice_ swig_type_112;
-typedef long long swig_type_113;
-typedef _gostring_ swig_type_114;
-typedef _goslice_ swig_type_115;
-typedef long long swig_type_116;
-typedef _gostring_ swig_type_117;
-typedef _goslice_ swig_type_118;
-typedef _gostring_ swig_type_119;
-typedef _goslice_ swig_type_120;
-typedef long long swig_type_121;
-typedef _gostring_ swig_type_122;
-typedef _goslice_ swig_type_123;
-typedef long long swig_type_124;
-typedef _gostring_ swig_type_125;
-typedef _goslice_ swig_type_126;
-typedef long long swig_type_127;
-typedef _gostring_ swig_type_128;
-typedef _goslice_ swig_type_129;
-typedef _gostring_ swig_type_130;
-typedef _goslice_ swig_type_131;
+typedef _gostring_ swig_type_107;
+typedef _goslice_ swig_type_108;
+typedef _gostring_ swig_type_109;
+typedef _goslice_ swig_type_110;
+typedef long long swig_type_111;
+typedef _gostring_ swig_type_112;
+typedef _goslice_ swig_type_113;
+typedef long long swig_type_114;
+typedef _gostring_ swig_type_115;
+typedef _goslice_ swig_type_116;
+typedef long long swig_type_117;
+typedef _gostring_ swig_type_118;
+typedef _goslice_ swig_type_119;
+typedef long long swig_type_120;
+typedef _gostring_ swig_type_121;
+typedef _goslice_ swig_type_122;
+typedef _gostring_ swig_type_123;
+typedef _goslice_ swig_type_124;
+typedef long long swig_type_125;
+typedef _gostring_ swig_type_126;
+typedef _goslice_ swig_type_127;
+typedef long long swig_type_128;
+typedef _gostring_ swig_type_129;
+typedef _goslice_ swig_type_130;
+typedef long long swig_type_131;
 typedef _gostring_ swig_type_132;
 typedef _goslice_ swig_type_133;
 typedef _gostring_ swig_type_134;
 typedef _goslice_ swig_type_135;
 typedef _gostring_ swig_type_136;
-typedef _gostring_ swig_type_137;
+typedef _goslice_ swig_type_137;
 typedef _gostring_ swig_type_138;
-typedef _gostring_ swig_type_139;
-typedef long long swig_type_140;
+typedef _goslice_ swig_type_139;
+typedef _gostring_ swig_type_140;
 typedef _gostring_ swig_type_141;
-typedef _goslice_ swig_type_142;
-typedef _goslice_ swig_type_143;
-typedef _goslice_ swig_type_144;
+typedef _gostring_ swig_type_142;
+typedef _gostring_ swig_type_143;
+typedef long long swig_type_144;
 typedef _gostring_ swig_type_145;
 typedef _goslice_ swig_type_146;
 typedef _goslice_ swig_type_147;
 typedef _goslice_ swig_type_148;
-typedef _goslice_ swig_type_149;
-typedef _gostring_ swig_type_150;
+typedef _gostring_ swig_type_149;
+typedef _goslice_ swig_type_150;
 typedef _goslice_ swig_type_151;
 typedef _goslice_ swig_type_152;
-typedef _gostring_ swig_type_153;
-typedef _goslice_ swig_type_154;
-typedef _gostring_ swig_type_155;
+typedef _goslice_ swig_type_153;
+typedef _gostring_ swig_type_154;
+typedef _goslice_ swig_type_155;
 typedef _goslice_ swig_type_156;
-typedef _goslice_ swig_type_157;
-typedef long long swig_type_158;
+typedef _gostring_ swig_type_157;
+typedef _goslice_ swig_type_158;
 typedef _gostring_ swig_type_159;
 typedef _goslice_ swig_type_160;
 typedef _goslice_ swig_type_161;
 typedef long long swig_type_162;
 typedef _gostring_ swig_type_163;
 typedef _goslice_ swig_type_164;
-typedef _gostring_ swig_type_165;
-typedef _goslice_ swig_type_166;
+typedef _goslice_ swig_type_165;
+typedef long long swig_type_166;
 typedef _gostring_ swig_type_167;
 typedef _goslice_ swig_type_168;
 typedef _gostring_ swig_type_169;
@@ -209,58 +209,58 @@ typedef _goslice_ swig_type_176;
 typedef _gostring_ swig_type_177;
 typedef _goslice_ swig_type_178;
 typedef _gostring_ swig_type_179;
-typedef _gostring_ swig_type_180;
-typedef _goslice_ swig_type_181;
-typedef _gostring_ swig_type_182;
-typedef _goslice_ swig_type_183;
+typedef _goslice_ swig_type_180;
+typedef _gostring_ swig_type_181;
+typedef _goslice_ swig_type_182;
+typedef _gostring_ swig_type_183;
 typedef _gostring_ swig_type_184;
-typedef _gostring_ swig_type_185;
-typedef _goslice_ swig_type_186;
-typedef _gostring_ swig_type_187;
-typedef _goslice_ swig_type_188;
-typedef _goslice_ swig_type_189;
-typedef _gostring_ swig_type_190;
-typedef _goslice_ swig_type_191;
-typedef _gostring_ swig_type_192;
+typedef _goslice_ swig_type_185;
+typedef _gostring_ swig_type_186;
+typedef _goslice_ swig_type_187;
+typedef _gostring_ swig_type_188;
+typedef _gostring_ swig_type_189;
+typedef _goslice_ swig_type_190;
+typedef _gostring_ swig_type_191;
+typedef _goslice_ swig_type_192;
 typedef _goslice_ swig_type_193;
-typedef _goslice_ swig_type_194;
+typedef _gostring_ swig_type_194;
 typedef _goslice_ swig_type_195;
-typedef long long swig_type_196;
-typedef _gostring_ swig_type_197;
+typedef _gostring_ swig_type_196;
+typedef _goslice_ swig_type_197;
 typedef _goslice_ swig_type_198;
 typedef _goslice_ swig_type_199;
-typedef _goslice_ swig_type_200;
+typedef long long swig_type_200;
 typedef _gostring_ swig_type_201;
 typedef _goslice_ swig_type_202;
-typedef _gostring_ swig_type_203;
+typedef _goslice_ swig_type_203;
 typedef _goslice_ swig_type_204;
-typedef _goslice_ swig_type_205;
-typedef _gostring_ swig_type_206;
-typedef _goslice_ swig_type_207;
-typedef long long swig_type_208;
-typedef _gostring_ swig_type_209;
-typedef _goslice_ swig_type_210;
-typedef _gostring_ swig_type_211;
-typedef _goslice_ swig_type_212;
-typedef long long swig_type_213;
-typedef _gostring_ swig_type_214;
-typedef _goslice_ swig_type_215;
-typedef _gostring_ swig_type_216;
-typedef _goslice_ swig_type_217;
-typedef _goslice_ swig_type_218;
-typedef long long swig_type_219;
+typedef _gostring_ swig_type_205;
+typedef _goslice_ swig_type_206;
+typedef _gostring_ swig_type_207;
+typedef _goslice_ swig_type_208;
+typedef _goslice_ swig_type_209;
+typedef _gostring_ swig_type_210;
+typedef _goslice_ swig_type_211;
+typedef long long swig_type_212;
+typedef _gostring_ swig_type_213;
+typedef _goslice_ swig_type_214;
+typedef _gostring_ swig_type_215;
+typedef _goslice_ swig_type_216;
+typedef long long swig_type_217;
+typedef _gostring_ swig_type_218;
+typedef _goslice_ swig_type_219;
 typedef _gostring_ swig_type_220;
 typedef _goslice_ swig_type_221;
-typedef _gostring_ swig_type_222;
-typedef _goslice_ swig_type_223;
-typedef long long swig_type_224;
-typedef _gostring_ swig_type_225;
-typedef _goslice_ swig_type_226;
-typedef long long swig_type_227;
-typedef _gostring_ swig_type_228;
-typedef _goslice_ swig_type_229;
-typedef _gostring_ swig_type_230;
-typedef _goslice_ swig_type_231;
+typedef _goslice_ swig_type_222;
+typedef long long swig_type_223;
+typedef _gostring_ swig_type_224;
+typedef _goslice_ swig_type_225;
+typedef _gostring_ swig_type_226;
+typedef _goslice_ swig_type_227;
+typedef long long swig_type_228;
+typedef _gostring_ swig_type_229;
+typedef _goslice_ swig_type_230;
+typedef long long swig_type_231;
 typedef _gostring_ swig_type_232;
 typedef _goslice_ swig_type_233;
 typedef _gostring_ swig_type_234;
@@ -269,22 +269,22 @@ typedef _gostring_ swig_type_236;
 typedef _goslice_ swig_type_237;
 typedef _gostring_ swig_type_238;
 typedef _goslice_ swig_type_239;
-typedef _goslice_ swig_type_240;
-typedef _gostring_ swig_type_241;
-typedef _goslice_ swig_type_242;
-typedef long long swig_type_243;
-typedef long long swig_type_244;
+typedef _gostring_ swig_type_240;
+typedef _goslice_ swig_type_241;
+typedef _gostring_ swig_type_242;
+typedef _goslice_ swig_type_243;
+typedef _goslice_ swig_type_244;
 typedef _gostring_ swig_type_245;
 typedef _goslice_ swig_type_246;
 typedef long long swig_type_247;
-typedef _gostring_ swig_type_248;
-typedef _goslice_ swig_type_249;
-typedef long long swig_type_250;
+typedef long long swig_type_248;
+typedef _gostring_ swig_type_249;
+typedef _goslice_ swig_type_250;
 typedef long long swig_type_251;
 typedef _gostring_ swig_type_252;
 typedef _goslice_ swig_type_253;
-typedef _gostring_ swig_type_254;
-typedef _goslice_ swig_type_255;
+typedef long long swig_type_254;
+typedef long long swig_type_255;
 typedef _gostring_ swig_type_256;
 typedef _goslice_ swig_type_257;
 typedef _gostring_ swig_type_258;
@@ -293,23 +293,23 @@ typedef _gostring_ swig_type_260;
 typedef _goslice_ swig_type_261;
 typedef _gostring_ swig_type_262;
 typedef _goslice_ swig_type_263;
-typedef _goslice_ swig_type_264;
+typedef _gostring_ swig_type_264;
 typedef _goslice_ swig_type_265;
-typedef long long swig_type_266;
-typedef long long swig_type_267;
-typedef _gostring_ swig_type_268;
+typedef _gostring_ swig_type_266;
+typedef _goslice_ swig_type_267;
+typedef _goslice_ swig_type_268;
 typedef _goslice_ swig_type_269;
-typedef _gostring_ swig_type_270;
-typedef _goslice_ swig_type_271;
+typedef long long swig_type_270;
+typedef long long swig_type_271;
 typedef _gostring_ swig_type_272;
 typedef _goslice_ swig_type_273;
 typedef _gostring_ swig_type_274;
 typedef _goslice_ swig_type_275;
-typedef long long swig_type_276;
-typedef _gostring_ swig_type_277;
-typedef _goslice_ swig_type_278;
-typedef _gostring_ swig_type_279;
-typedef _goslice_ swig_type_280;
+typedef _gostring_ swig_type_276;
+typedef _goslice_ swig_type_277;
+typedef _gostring_ swig_type_278;
+typedef _goslice_ swig_type_279;
+typedef long long swig_type_280;
 typedef _gostring_ swig_type_281;
 typedef _goslice_ swig_type_282;
 typedef _gostring_ swig_type_283;
@@ -318,113 +318,113 @@ typedef _gostring_ swig_type_285;
 typedef _goslice_ swig_type_286;
 typedef _gostring_ swig_type_287;
 typedef _goslice_ swig_type_288;
-typedef long long swig_type_289;
-typedef _gostring_ swig_type_290;
-typedef _goslice_ swig_type_291;
-typedef _gostring_ swig_type_292;
-typedef _goslice_ swig_type_293;
+typedef _gostring_ swig_type_289;
+typedef _goslice_ swig_type_290;
+typedef _gostring_ swig_type_291;
+typedef _goslice_ swig_type_292;
+typedef long long swig_type_293;
 typedef _gostring_ swig_type_294;
 typedef _goslice_ swig_type_295;
-typedef _goslice_ swig_type_296;
-typedef _gostring_ swig_type_297;
-typedef _goslice_ swig_type_298;
+typedef _gostring_ swig_type_296;
+typedef _goslice_ swig_type_297;
+typedef _gostring_ swig_type_298;
 typedef _goslice_ swig_type_299;
-typedef _gostring_ swig_type_300;
-typedef _goslice_ swig_type_301;
+typedef _goslice_ swig_type_300;
+typedef _gostring_ swig_type_301;
 typedef _goslice_ swig_type_302;
-typedef _gostring_ swig_type_303;
-typedef _goslice_ swig_type_304;
+typedef _goslice_ swig_type_303;
+typedef _gostring_ swig_type_304;
 typedef _goslice_ swig_type_305;
-typedef _gostring_ swig_type_306;
-typedef _goslice_ swig_type_307;
-typedef _gostring_ swig_type_308;
+typedef _goslice_ swig_type_306;
+typedef _gostring_ swig_type_307;
+typedef _goslice_ swig_type_308;
 typedef _goslice_ swig_type_309;
 typedef _gostring_ swig_type_310;
 typedef _goslice_ swig_type_311;
-typedef _goslice_ swig_type_312;
-typedef _gostring_ swig_type_313;
-typedef _goslice_ swig_type_314;
-typedef _gostring_ swig_type_315;
+typedef _gostring_ swig_type_312;
+typedef _goslice_ swig_type_313;
+typedef _gostring_ swig_type_314;
+typedef _goslice_ swig_type_315;
 typedef _goslice_ swig_type_316;
 typedef _gostring_ swig_type_317;
 typedef _goslice_ swig_type_318;
-typedef _goslice_ swig_type_319;
-typedef _gostring_ swig_type_320;
-typedef _goslice_ swig_type_321;
-typedef _gostring_ swig_type_322;
+typedef _gostring_ swig_type_319;
+typedef _goslice_ swig_type_320;
+typedef _gostring_ swig_type_321;
+typedef _goslice_ swig_type_322;
 typedef _goslice_ swig_type_323;
 typedef _gostring_ swig_type_324;
 typedef _goslice_ swig_type_325;
-typedef _goslice_ swig_type_326;
+typedef _gostring_ swig_type_326;
 typedef _goslice_ swig_type_327;
-typedef _goslice_ swig_type_328;
-typedef _gostring_ swig_type_329;
+typedef _gostring_ swig_type_328;
+typedef _goslice_ swig_type_329;
 typedef _goslice_ swig_type_330;
 typedef _goslice_ swig_type_331;
 typedef _goslice_ swig_type_332;
-typedef _goslice_ swig_type_333;
-typedef _gostring_ swig_type_334;
+typedef _gostring_ swig_type_333;
+typedef _goslice_ swig_type_334;
 typedef _goslice_ swig_type_335;
-typedef long long swig_type_336;
-typedef _gostring_ swig_type_337;
-typedef _goslice_ swig_type_338;
+typedef _goslice_ swig_type_336;
+typedef _goslice_ swig_type_337;
+typedef _gostring_ swig_type_338;
 typedef _goslice_ swig_type_339;
-typedef _gostring_ swig_type_340;
-typedef _goslice_ swig_type_341;
-typedef _gostring_ swig_type_342;
+typedef long long swig_type_340;
+typedef _gostring_ swig_type_341;
+typedef _goslice_ swig_type_342;
 typedef _goslice_ swig_type_343;
 typedef _gostring_ swig_type_344;
 typedef _goslice_ swig_type_345;
-typedef _goslice_ swig_type_346;
-typedef _gostring_ swig_type_347;
-typedef _goslice_ swig_type_348;
+typedef _gostring_ swig_type_346;
+typedef _goslice_ swig_type_347;
+typedef _gostring_ swig_type_348;
 typedef _goslice_ swig_type_349;
-typedef long long swig_type_350;
+typedef _goslice_ swig_type_350;
 typedef _gostring_ swig_type_351;
 typedef _goslice_ swig_type_352;
-typedef _gostring_ swig_type_353;
-typedef _goslice_ swig_type_354;
+typedef _goslice_ swig_type_353;
+typedef long long swig_type_354;
 typedef _gostring_ swig_type_355;
 typedef _goslice_ swig_type_356;
-typedef _goslice_ swig_type_357;
-typedef _gostring_ swig_type_358;
-typedef _goslice_ swig_type_359;
-typedef long long swig_type_360;
-typedef _gostring_ swig_type_361;
-typedef _goslice_ swig_type_362;
+typedef _gostring_ swig_type_357;
+typedef _goslice_ swig_type_358;
+typedef _gostring_ swig_type_359;
+typedef _goslice_ swig_type_360;
+typedef _goslice_ swig_type_361;
+typedef _gostring_ swig_type_362;
 typedef _goslice_ swig_type_363;
 typedef long long swig_type_364;
 typedef _gostring_ swig_type_365;
 typedef _goslice_ swig_type_366;
-typedef _gostring_ swig_type_367;
-typedef _goslice_ swig_type_368;
+typedef _goslice_ swig_type_367;
+typedef long long swig_type_368;
 typedef _gostring_ swig_type_369;
 typedef _goslice_ swig_type_370;
 typedef _gostring_ swig_type_371;
 typedef _goslice_ swig_type_372;
-typedef _goslice_ swig_type_373;
+typedef _gostring_ swig_type_373;
 typedef _goslice_ swig_type_374;
 typedef _gostring_ swig_type_375;
 typedef _goslice_ swig_type_376;
 typedef _goslice_ swig_type_377;
-typedef _gostring_ swig_type_378;
+typedef _goslice_ swig_type_378;
 typedef _gostring_ swig_type_379;
 typedef _goslice_ swig_type_380;
-typedef _gostring_ swig_type_381;
-typedef long long swig_type_382;
+typedef _goslice_ swig_type_381;
+typedef _gostring_ swig_type_382;
 typedef _gostring_ swig_type_383;
 typedef _goslice_ swig_type_384;
 typedef _gostring_ swig_type_385;
-typedef _goslice_ swig_type_386;
-typedef long long swig_type_387;
-typedef _gostring_ swig_type_388;
-typedef _goslice_ swig_type_389;
+typedef long long swig_type_386;
+typedef _gostring_ swig_type_387;
+typedef _goslice_ swig_type_388;
+typedef _gostring_ swig_type_389;
 typedef _goslice_ swig_type_390;
-typedef _gostring_ swig_type_391;
+typedef long long swig_type_391;
 typedef _gostring_ swig_type_392;
 typedef _goslice_ swig_type_393;
-typedef _gostring_ swig_type_394;
-typedef _goslice_ swig_type_395;
+typedef _goslice_ swig_type_394;
+typedef _gostring_ swig_type_395;
 typedef _gostring_ swig_type_396;
 typedef _goslice_ swig_type_397;
 typedef _gostring_ swig_type_398;
@@ -432,180 +432,180 @@ typedef _goslice_ swig_type_399;
 typedef _gostring_ swig_type_400;
 typedef _goslice_ swig_type_401;
 typedef _gostring_ swig_type_402;
-typedef _gostring_ swig_type_403;
-typedef _goslice_ swig_type_404;
+typedef _goslice_ swig_type_403;
+typedef _gostring_ swig_type_404;
 typedef _goslice_ swig_type_405;
-typedef _goslice_ swig_type_406;
+typedef _gostring_ swig_type_406;
 typedef _gostring_ swig_type_407;
-typedef long long swig_type_408;
-typedef _gostring_ swig_type_409;
+typedef _goslice_ swig_type_408;
+typedef _goslice_ swig_type_409;
 typedef _goslice_ swig_type_410;
-typedef _goslice_ swig_type_411;
-typedef _goslice_ swig_type_412;
-typedef _goslice_ swig_type_413;
-typedef _gostring_ swig_type_414;
-typedef _gostring_ swig_type_415;
-typedef _gostring_ swig_type_416;
+typedef _gostring_ swig_type_411;
+typedef long long swig_type_412;
+typedef _gostring_ swig_type_413;
+typedef _goslice_ swig_type_414;
+typedef _goslice_ swig_type_415;
+typedef _goslice_ swig_type_416;
 typedef _goslice_ swig_type_417;
 typedef _gostring_ swig_type_418;
-typedef _goslice_ swig_type_419;
+typedef _gostring_ swig_type_419;
 typedef _gostring_ swig_type_420;
 typedef _goslice_ swig_type_421;
 typedef _gostring_ swig_type_422;
 typedef _goslice_ swig_type_423;
-typedef _goslice_ swig_type_424;
-typedef _gostring_ swig_type_425;
+typedef _gostring_ swig_type_424;
+typedef _goslice_ swig_type_425;
 typedef _gostring_ swig_type_426;
-typedef _gostring_ swig_type_427;
+typedef _goslice_ swig_type_427;
 typedef _goslice_ swig_type_428;
 typedef _gostring_ swig_type_429;
-typedef _goslice_ swig_type_430;
+typedef _gostring_ swig_type_430;
 typedef _gostring_ swig_type_431;
 typedef _goslice_ swig_type_432;
 typedef _gostring_ swig_type_433;
-typedef _gostring_ swig_type_434;
+typedef _goslice_ swig_type_434;
 typedef _gostring_ swig_type_435;
 typedef _goslice_ swig_type_436;
 typedef _gostring_ swig_type_437;
-typedef _goslice_ swig_type_438;
+typedef _gostring_ swig_type_438;
 typedef _gostring_ swig_type_439;
 typedef _goslice_ swig_type_440;
-typedef long long swig_type_441;
-typedef _gostring_ swig_type_442;
-typedef _goslice_ swig_type_443;
-typedef long long swig_type_444;
-typedef _gostring_ swig_type_445;
-typedef _goslice_ swig_type_446;
-typedef long long swig_type_447;
-typedef _gostring_ swig_type_448;
-typedef _goslice_ swig_type_449;
-typedef long long swig_type_450;
-typedef _gostring_ swig_type_451;
-typedef _goslice_ swig_type_452;
-typedef long long swig_type_453;
-typedef _gostring_ swig_type_454;
-typedef _goslice_ swig_type_455;
-typedef _gostring_ swig_type_456;
-typedef _goslice_ swig_type_457;
-typedef _goslice_ swig_type_458;
+typedef _gostring_ swig_type_441;
+typedef _goslice_ swig_type_442;
+typedef _gostring_ swig_type_443;
+typedef _goslice_ swig_type_444;
+typedef long long swig_type_445;
+typedef _gostring_ swig_type_446;
+typedef _goslice_ swig_type_447;
+typedef long long swig_type_448;
+typedef _gostring_ swig_type_449;
+typedef _goslice_ swig_type_450;
+typedef long long swig_type_451;
+typedef _gostring_ swig_type_452;
+typedef _goslice_ swig_type_453;
+typedef long long swig_type_454;
+typedef _gostring_ swig_type_455;
+typedef _goslice_ swig_type_456;
+typedef long long swig_type_457;
+typedef _gostring_ swig_type_458;
 typedef _goslice_ swig_type_459;
-typedef long long swig_type_460;
-typedef _gostring_ swig_type_461;
-typedef long long swig_type_462;
-typedef _gostring_ swig_type_463;
-typedef _goslice_ swig_type_464;
+typedef _gostring_ swig_type_460;
+typedef _goslice_ swig_type_461;
+typedef _goslice_ swig_type_462;
+typedef _goslice_ swig_type_463;
+typedef long long swig_type_464;
 typedef _gostring_ swig_type_465;
-typedef _goslice_ swig_type_466;
+typedef long long swig_type_466;
 typedef _gostring_ swig_type_467;
 typedef _goslice_ swig_type_468;
-typedef long long swig_type_469;
-typedef _gostring_ swig_type_470;
-typedef _goslice_ swig_type_471;
-typedef long long swig_type_472;
-typedef _gostring_ swig_type_473;
-typedef _goslice_ swig_type_474;
-typedef long long swig_type_475;
-typedef _gostring_ swig_type_476;
-typedef _goslice_ swig_type_477;
-typedef long long swig_type_478;
-typedef _gostring_ swig_type_479;
+typedef _gostring_ swig_type_469;
+typedef _goslice_ swig_type_470;
+typedef _gostring_ swig_type_471;
+typedef _goslice_ swig_type_472;
+typedef long long swig_type_473;
+typedef _gostring_ swig_type_474;
+typedef _goslice_ swig_type_475;
+typedef long long swig_type_476;
+typedef _gostring_ swig_type_477;
+typedef _goslice_ swig_type_478;
+typedef long long swig_type_479;
 typedef _gostring_ swig_type_480;
-typedef _gostring_ swig_type_481;
-typedef _gostring_ swig_type_482;
-typedef _goslice_ swig_type_483;
+typedef _goslice_ swig_type_481;
+typedef long long swig_type_482;
+typedef _gostring_ swig_type_483;
 typedef _gostring_ swig_type_484;
-typedef long long swig_type_485;
-typedef _goslice_ swig_type_486;
-typedef _gostring_ swig_type_487;
-typedef _goslice_ swig_type_488;
-typedef _gostring_ swig_type_489;
-typedef _gostring_ swig_type_490;
-typedef _goslice_ swig_type_491;
-typedef long long swig_type_492;
+typedef _gostring_ swig_type_485;
+typedef _gostring_ swig_type_486;
+typedef _goslice_ swig_type_487;
+typedef _gostring_ swig_type_488;
+typedef long long swig_type_489;
+typedef _goslice_ swig_type_490;
+typedef _gostring_ swig_type_491;
+typedef _goslice_ swig_type_492;
 typedef _gostring_ swig_type_493;
-typedef _goslice_ swig_type_494;
-typedef long long swig_type_495;
-typedef _gostring_ swig_type_496;
+typedef _gostring_ swig_type_494;
+typedef _goslice_ swig_type_495;
+typedef long long swig_type_496;
 typedef _gostring_ swig_type_497;
 typedef _goslice_ swig_type_498;
-typedef _gostring_ swig_type_499;
-typedef _goslice_ swig_type_500;
+typedef long long swig_type_499;
+typedef _gostring_ swig_type_500;
 typedef _gostring_ swig_type_501;
 typedef _goslice_ swig_type_502;
 typedef _gostring_ swig_type_503;
-typedef _gostring_ swig_type_504;
-typedef _goslice_ swig_type_505;
-typedef _gostring_ swig_type_506;
-typedef _goslice_ swig_type_507;
+typedef _goslice_ swig_type_504;
+typedef _gostring_ swig_type_505;
+typedef _goslice_ swig_type_506;
+typedef _gostring_ swig_type_507;
 typedef _gostring_ swig_type_508;
 typedef _goslice_ swig_type_509;
 typedef _gostring_ swig_type_510;
 typedef _goslice_ swig_type_511;
 typedef _gostring_ swig_type_512;
-typedef _gostring_ swig_type_513;
+typedef _goslice_ swig_type_513;
 typedef _gostring_ swig_type_514;
-typedef _gostring_ swig_type_515;
+typedef _goslice_ swig_type_515;
 typedef _gostring_ swig_type_516;
-typedef _goslice_ swig_type_517;
+typedef _gostring_ swig_type_517;
 typedef _gostring_ swig_type_518;
 typedef _gostring_ swig_type_519;
 typedef _gostring_ swig_type_520;
 typedef _goslice_ swig_type_521;
 typedef _gostring_ swig_type_522;
 typedef _gostring_ swig_type_523;
-typedef _goslice_ swig_type_524;
-typedef _gostring_ swig_type_525;
-typedef _goslice_ swig_type_526;
+typedef _gostring_ swig_type_524;
+typedef _goslice_ swig_type_525;
+typedef _gostring_ swig_type_526;
 typedef _gostring_ swig_type_527;
-typedef _gostring_ swig_type_528;
-typedef _goslice_ swig_type_529;
-typedef _gostring_ swig_type_530;
-typedef long long swig_type_531;
+typedef _goslice_ swig_type_528;
+typedef _gostring_ swig_type_529;
+typedef _goslice_ swig_type_530;
+typedef _gostring_ swig_type_531;
 typedef _gostring_ swig_type_532;
-typedef long long swig_type_533;
+typedef _goslice_ swig_type_533;
 typedef _gostring_ swig_type_534;
 typedef long long swig_type_535;
 typedef _gostring_ swig_type_536;
-typedef _goslice_ swig_type_537;
-typedef long long swig_type_538;
-typedef _gostring_ swig_type_539;
-typedef _goslice_ swig_type_540;
-typedef long long swig_type_541;
-typedef _gostring_ swig_type_542;
-typedef _goslice_ swig_type_543;
-typedef long long swig_type_544;
-typedef _gostring_ swig_type_545;
+typedef long long swig_type_537;
+typedef _gostring_ swig_type_538;
+typedef long long swig_type_539;
+typedef _gostring_ swig_type_540;
+typedef _goslice_ swig_type_541;
+typedef long long swig_type_542;
+typedef _gostring_ swig_type_543;
+typedef _goslice_ swig_type_544;
+typedef long long swig_type_545;
 typedef _gostring_ swig_type_546;
-typedef _gostring_ swig_type_547;
-typedef _gostring_ swig_type_548;
+typedef _goslice_ swig_type_547;
+typedef long long swig_type_548;
 typedef _gostring_ swig_type_549;
-typedef _goslice_ swig_type_550;
-typedef _goslice_ swig_type_551;
-typedef _goslice_ swig_type_552;
-typedef _goslice_ swig_type_553;
+typedef _gostring_ swig_type_550;
+typedef _gostring_ swig_type_551;
+typedef _gostring_ swig_type_552;
+typedef _gostring_ swig_type_553;
 typedef _goslice_ swig_type_554;
-typedef _gostring_ swig_type_555;
-typedef _gostring_ swig_type_556;
+typedef _goslice_ swig_type_555;
+typedef _goslice_ swig_type_556;
 typedef _goslice_ swig_type_557;
 typedef _goslice_ swig_type_558;
-typedef _goslice_ swig_type_559;
-typedef _goslice_ swig_type_560;
+typedef _gostring_ swig_type_559;
+typedef _gostring_ swig_type_560;
 typedef _goslice_ swig_type_561;
 typedef _goslice_ swig_type_562;
 typedef _goslice_ swig_type_563;
 typedef _goslice_ swig_type_564;
 typedef _goslice_ swig_type_565;
-typedef _gostring_ swig_type_566;
+typedef _goslice_ swig_type_566;
 typedef _goslice_ swig_type_567;
-typedef long long swig_type_568;
-typedef _gostring_ swig_type_569;
-typedef _goslice_ swig_type_570;
+typedef _goslice_ swig_type_568;
+typedef _goslice_ swig_type_569;
+typedef _gostring_ swig_type_570;
 typedef _goslice_ swig_type_571;
-typedef _goslice_ swig_type_572;
-typedef _goslice_ swig_type_573;
-typedef _gostring_ swig_type_574;
+typedef long long swig_type_572;
+typedef _gostring_ swig_type_573;
+typedef _goslice_ swig_type_574;
 typedef _goslice_ swig_type_575;
-typedef _gostring_ swig_type_576;
+typedef _goslice_ swig_type_576;
 typedef _goslice_ swig_type_577;
 typedef _goslice_ swig_type_578;
 typedef _goslice_ swig_type_579;
@@ -613,34 +613,34 @@ typedef _goslice_ swig_type_580;
 typedef _goslice_ swig_type_581;
 typedef _goslice_ swig_type_582;
 typedef _goslice_ swig_type_583;
-typedef _goslice_ swig_type_584;
-typedef _gostring_ swig_type_585;
+typedef _gostring_ swig_type_584;
+typedef _goslice_ swig_type_585;
 typedef _goslice_ swig_type_586;
-typedef long long swig_type_587;
-typedef _gostring_ swig_type_588;
-typedef _goslice_ swig_type_589;
-typedef long long swig_type_590;
-typedef long long swig_type_591;
-typedef long long swig_type_592;
-typedef _gostring_ swig_type_593;
+typedef _goslice_ swig_type_587;
+typedef _goslice_ swig_type_588;
+typedef _gostring_ swig_type_589;
+typedef _goslice_ swig_type_590;
+typedef _gostring_ swig_type_591;
+typedef _goslice_ swig_type_592;
+typedef _goslice_ swig_type_593;
 typedef _goslice_ swig_type_594;
 typedef _goslice_ swig_type_595;
 typedef _goslice_ swig_type_596;
 typedef _goslice_ swig_type_597;
 typedef _goslice_ swig_type_598;
 typedef _goslice_ swig_type_599;
-typedef _goslice_ swig_type_600;
-typedef _gostring_ swig_type_601;
-typedef _goslice_ swig_type_602;
-typedef _goslice_ swig_type_603;
+typedef _gostring_ swig_type_600;
+typedef _goslice_ swig_type_601;
+typedef long long swig_type_602;
+typedef _gostring_ swig_type_603;
 typedef _goslice_ swig_type_604;
-typedef _goslice_ swig_type_605;
-typedef _goslice_ swig_type_606;
-typedef _goslice_ swig_type_607;
-typedef _goslice_ swig_type_608;
+typedef long long swig_type_605;
+typedef long long swig_type_606;
+typedef long long swig_type_607;
+typedef _gostring_ swig_type_608;
 typedef _goslice_ swig_type_609;
 typedef _goslice_ swig_type_610;
-typedef _gostring_ swig_type_611;
+typedef _goslice_ swig_type_611;
 typedef _goslice_ swig_type_612;
 typedef _goslice_ swig_type_613;
 typedef _goslice_ swig_type_614;
@@ -648,286 +648,304 @@ typedef _goslice_ swig_type_615;
 typedef _gostring_ swig_type_616;
 typedef _goslice_ swig_type_617;
 typedef _goslice_ swig_type_618;
-typedef _gostring_ swig_type_619;
+typedef _goslice_ swig_type_619;
 typedef _goslice_ swig_type_620;
 typedef _goslice_ swig_type_621;
-typedef long long swig_type_622;
-typedef _gostring_ swig_type_623;
+typedef _goslice_ swig_type_622;
+typedef _goslice_ swig_type_623;
 typedef _goslice_ swig_type_624;
 typedef _goslice_ swig_type_625;
-typedef _goslice_ swig_type_626;
+typedef _gostring_ swig_type_626;
 typedef _goslice_ swig_type_627;
 typedef _goslice_ swig_type_628;
 typedef _goslice_ swig_type_629;
 typedef _goslice_ swig_type_630;
-extern void _wrap_Swig_free_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_a0bfc72e4246c06e(swig_intgo arg1);
-extern void _wrap_delete_Placement_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_NdSbp_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_Layout_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_OpCall_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_InferResult_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_Explanation_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_Tensor_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_BoxingPlan_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_BucketedAllReducer_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_Program_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_Plan_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_PlanInstance_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_Server_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_ServeRequest_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_CheckpointWriter_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_CheckpointIndex_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_delete_Optimizer_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_intgo _wrap_VERSION_NUMBER_capi_a0bfc72e4246c06e(void);
-extern swig_type_1 _wrap_version_capi_a0bfc72e4246c06e(void);
-extern swig_intgo _wrap_version_number_capi_a0bfc72e4246c06e(void);
-extern swig_type_2 _wrap_status_string_capi_a0bfc72e4246c06e(swig_intgo arg1);
-extern swig_type_3 _wrap_runtime_init_capi_a0bfc72e4246c06e(void);
-extern swig_type_4 _wrap_runtime_finalize_capi_a0bfc72e4246c06e(void);
-extern swig_type_5 _wrap_runtime_world_rank_capi_a0bfc72e4246c06e(swig_type_6 arg1);
-extern swig_type_7 _wrap_runtime_world_size_capi_a0bfc72e4246c06e(swig_type_8 arg1);
-extern swig_type_9 _wrap_runtime_cuda_info_capi_a0bfc72e4246c06e(swig_type_10 arg1, swig_type_11 arg2);
-extern swig_type_12 _wrap_placement_parse_capi_a0bfc72e4246c06e(swig_type_13 arg1, swig_type_14 arg2);
-extern swig_type_15 _wrap_placement_create_capi_a0bfc72e4246c06e(swig_type_16 arg1, swig_intgo arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_type_19 _wrap_placement_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_20 _wrap_placement_device_type_capi_a0bfc72e4246c06e(swig_type_21 arg1, uintptr_t arg2);
-extern swig_type_22 _wrap_placement_num_axes_capi_a0bfc72e4246c06e(swig_type_23 arg1, uintptr_t arg2);
-extern swig_type_24 _wrap_placement_hierarchy_dim_capi_a0bfc72e4246c06e(swig_type_25 arg1, uintptr_t arg2, swig_type_26 arg3);
-extern swig_type_27 _wrap_placement_parallel_num_capi_a0bfc72e4246c06e(swig_type_28 arg1, uintptr_t arg2);
-extern swig_type_29 _wrap_placement_rank_at_capi_a0bfc72e4246c06e(swig_type_30 arg1, uintptr_t arg2, swig_type_31 arg3);
-extern swig_type_32 _wrap_placement_index_of_capi_a0bfc72e4246c06e(swig_type_33 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_34 _wrap_placement_contains_capi_a0bfc72e4246c06e(swig_type_35 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_36 _wrap_placement_axis_group_capi_a0bfc72e4246c06e(swig_type_37 arg1, uintptr_t arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_type_39 _wrap_placement_equal_capi_a0bfc72e4246c06e(swig_type_40 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_41 _wrap_placement_hash_capi_a0bfc72e4246c06e(swig_type_42 arg1, uintptr_t arg2);
-extern swig_type_43 _wrap_nd_sbp_parse_capi_a0bfc72e4246c06e(swig_type_44 arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_nd_sbp_create_capi_a0bfc72e4246c06e(swig_type_47 arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_nd_sbp_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_50 _wrap_nd_sbp_num_axes_capi_a0bfc72e4246c06e(swig_type_51 arg1, uintptr_t arg2);
-extern swig_type_52 _wrap_nd_sbp_get_capi_a0bfc72e4246c06e(swig_type_53 arg1, swig_type_54 arg2, uintptr_t arg3, swig_type_55 arg4);
-extern swig_type_56 _wrap_nd_sbp_equal_capi_a0bfc72e4246c06e(swig_type_57 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_58 _wrap_layout_create_capi_a0bfc72e4246c06e(swig_type_59 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_type_61 _wrap_layout_local_shape_capi_a0bfc72e4246c06e(swig_type_62 arg1, uintptr_t arg2);
-extern swig_type_63 _wrap_layout_range_capi_a0bfc72e4246c06e(swig_type_64 arg1, swig_type_65 arg2, uintptr_t arg3, swig_type_66 arg4);
-extern swig_type_67 _wrap_layout_num_elements_capi_a0bfc72e4246c06e(swig_type_68 arg1, uintptr_t arg2);
-extern swig_type_69 _wrap_layout_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_70 _wrap_dtype_parse_capi_a0bfc72e4246c06e(swig_type_71 arg1, swig_type_72 arg2);
-extern swig_type_73 _wrap_dtype_name_capi_a0bfc72e4246c06e(swig_intgo arg1);
-extern swig_type_74 _wrap_op_count_capi_a0bfc72e4246c06e(void);
-extern swig_type_75 _wrap_op_name_capi_a0bfc72e4246c06e(swig_type_76 arg1);
-extern swig_type_77 _wrap_op_call_create_capi_a0bfc72e4246c06e(swig_type_78 arg1, swig_type_79 arg2);
-extern swig_type_80 _wrap_op_call_signature_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_81 _wrap_op_call_set_attr_int_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_type_84 _wrap_op_call_set_attr_float_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_85 arg2, double arg3);
-extern swig_type_86 _wrap_op_call_set_attr_bool_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_87 arg2, swig_intgo arg3);
-extern swig_type_88 _wrap_op_call_set_attr_ints_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
-extern swig_type_91 _wrap_op_call_set_attr_dtype_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_92 arg2, swig_intgo arg3);
-extern swig_type_93 _wrap_op_call_add_input_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_94 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_95 _wrap_op_call_num_inputs_capi_a0bfc72e4246c06e(swig_type_96 arg1, uintptr_t arg2);
-extern swig_type_97 _wrap_op_call_constrain_input_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_98 arg2, uintptr_t arg3);
-extern swig_type_99 _wrap_op_call_constrain_output_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_100 arg2, uintptr_t arg3);
-extern swig_type_101 _wrap_op_call_infer_capi_a0bfc72e4246c06e(swig_type_102 arg1, uintptr_t arg2);
-extern swig_type_103 _wrap_infer_result_num_outputs_capi_a0bfc72e4246c06e(swig_type_104 arg1, uintptr_t arg2);
-extern swig_type_105 _wrap_infer_result_output_shape_capi_a0bfc72e4246c06e(swig_type_106 arg1, uintptr_t arg2, swig_type_107 arg3);
-extern swig_type_108 _wrap_infer_result_output_dtype_capi_a0bfc72e4246c06e(swig_type_109 arg1, uintptr_t arg2, swig_type_110 arg3);
-extern swig_type_111 _wrap_infer_result_output_placement_capi_a0bfc72e4246c06e(swig_type_112 arg1, uintptr_t arg2, swig_type_113 arg3);
-extern swig_type_114 _wrap_infer_result_output_nd_sbp_capi_a0bfc72e4246c06e(swig_type_115 arg1, uintptr_t arg2, swig_type_116 arg3);
-extern swig_type_117 _wrap_infer_result_num_inputs_capi_a0bfc72e4246c06e(swig_type_118 arg1, uintptr_t arg2);
-extern swig_type_119 _wrap_infer_result_input_nd_sbp_capi_a0bfc72e4246c06e(swig_type_120 arg1, uintptr_t arg2, swig_type_121 arg3);
-extern swig_type_122 _wrap_infer_result_needs_boxing_capi_a0bfc72e4246c06e(swig_type_123 arg1, uintptr_t arg2, swig_type_124 arg3);
-extern swig_type_125 _wrap_infer_result_input_cost_capi_a0bfc72e4246c06e(swig_type_126 arg1, uintptr_t arg2, swig_type_127 arg3);
-extern swig_type_128 _wrap_infer_result_total_cost_capi_a0bfc72e4246c06e(swig_type_129 arg1, uintptr_t arg2);
-extern swig_type_130 _wrap_infer_result_signature_index_capi_a0bfc72e4246c06e(swig_type_131 arg1, uintptr_t arg2);
-extern swig_type_132 _wrap_infer_result_num_candidates_capi_a0bfc72e4246c06e(swig_type_133 arg1, uintptr_t arg2);
-extern swig_type_134 _wrap_op_call_explain_capi_a0bfc72e4246c06e(swig_type_135 arg1, uintptr_t arg2);
-extern swig_type_136 _wrap_explanation_text_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_137 _wrap_explanation_json_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_138 _wrap_explanation_failure_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern void _wrap_infer_cache_clear_capi_a0bfc72e4246c06e(void);
-extern swig_type_139 _wrap_infer_cache_set_capacity_capi_a0bfc72e4246c06e(swig_type_140 arg1);
-extern swig_type_141 _wrap_tensor_from_host_capi_a0bfc72e4246c06e(swig_type_142 arg1, swig_type_143 arg2, swig_type_144 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_145 _wrap_tensor_from_local_capi_a0bfc72e4246c06e(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_149 arg7);
-extern swig_type_150 _wrap_tensor_full_capi_a0bfc72e4246c06e(swig_type_151 arg1, swig_type_152 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_153 _wrap_tensor_arange_capi_a0bfc72e4246c06e(swig_type_154 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_155 _wrap_tensor_rand_capi_a0bfc72e4246c06e(swig_type_156 arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_159 _wrap_tensor_randn_capi_a0bfc72e4246c06e(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_163 _wrap_tensor_shape_capi_a0bfc72e4246c06e(swig_type_164 arg1, uintptr_t arg2);
-extern swig_type_165 _wrap_tensor_num_elements_capi_a0bfc72e4246c06e(swig_type_166 arg1, uintptr_t arg2);
-extern swig_type_167 _wrap_tensor_dtype_capi_a0bfc72e4246c06e(swig_type_168 arg1, uintptr_t arg2);
-extern swig_type_169 _wrap_tensor_placement_capi_a0bfc72e4246c06e(swig_type_170 arg1, uintptr_t arg2);
-extern swig_type_171 _wrap_tensor_nd_sbp_capi_a0bfc72e4246c06e(swig_type_172 arg1, uintptr_t arg2);
-extern swig_type_173 _wrap_tensor_has_local_capi_a0bfc72e4246c06e(swig_type_174 arg1, uintptr_t arg2);
-extern swig_type_175 _wrap_tensor_local_shape_capi_a0bfc72e4246c06e(swig_type_176 arg1, uintptr_t arg2);
-extern swig_type_177 _wrap_tensor_local_num_elements_capi_a0bfc72e4246c06e(swig_type_178 arg1, uintptr_t arg2);
-extern swig_type_179 _wrap_tensor_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_180 _wrap_tensor_to_host_capi_a0bfc72e4246c06e(swig_type_181 arg1, uintptr_t arg2);
-extern swig_type_182 _wrap_tensor_copy_local_capi_a0bfc72e4246c06e(swig_type_183 arg1, uintptr_t arg2);
-extern swig_type_184 _wrap_tensor_synchronize_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_185 _wrap_tensor_to_global_capi_a0bfc72e4246c06e(swig_type_186 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_187 _wrap_op_call_apply_capi_a0bfc72e4246c06e(swig_type_188 arg1, uintptr_t arg2, swig_type_189 arg3);
-extern swig_type_190 _wrap_abs_capi_a0bfc72e4246c06e(swig_type_191 arg1, uintptr_t arg2);
-extern swig_type_192 _wrap_adam_update_capi_a0bfc72e4246c06e(swig_type_193 arg1, swig_type_194 arg2, swig_type_195 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, double arg8, double arg9, double arg10, double arg11, double arg12, swig_intgo arg13, swig_type_196 arg14);
-extern swig_type_197 _wrap_adam_update_at_step_capi_a0bfc72e4246c06e(swig_type_198 arg1, swig_type_199 arg2, swig_type_200 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8, double arg9, double arg10, double arg11, double arg12, double arg13, swig_intgo arg14);
-extern swig_type_201 _wrap_add_capi_a0bfc72e4246c06e(swig_type_202 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_203 _wrap_add_n_capi_a0bfc72e4246c06e(swig_type_204 arg1, swig_type_205 arg2);
-extern swig_type_206 _wrap_argmax_capi_a0bfc72e4246c06e(swig_type_207 arg1, uintptr_t arg2, swig_type_208 arg3, swig_intgo arg4);
-extern swig_type_209 _wrap_batch_matmul_capi_a0bfc72e4246c06e(swig_type_210 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_211 _wrap_bias_add_capi_a0bfc72e4246c06e(swig_type_212 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_213 arg4);
-extern swig_type_214 _wrap_cast_capi_a0bfc72e4246c06e(swig_type_215 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_216 _wrap_concat_capi_a0bfc72e4246c06e(swig_type_217 arg1, swig_type_218 arg2, swig_type_219 arg3);
-extern swig_type_220 _wrap_cos_capi_a0bfc72e4246c06e(swig_type_221 arg1, uintptr_t arg2);
-extern swig_type_222 _wrap_cross_entropy_capi_a0bfc72e4246c06e(swig_type_223 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_224 arg4);
-extern swig_type_225 _wrap_cumsum_capi_a0bfc72e4246c06e(swig_type_226 arg1, uintptr_t arg2, swig_type_227 arg3);
-extern swig_type_228 _wrap_div_capi_a0bfc72e4246c06e(swig_type_229 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_230 _wrap_embedding_capi_a0bfc72e4246c06e(swig_type_231 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_232 _wrap_equal_capi_a0bfc72e4246c06e(swig_type_233 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_234 _wrap_equal_mask_capi_a0bfc72e4246c06e(swig_type_235 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_236 _wrap_exp_capi_a0bfc72e4246c06e(swig_type_237 arg1, uintptr_t arg2);
-extern swig_type_238 _wrap_expand_capi_a0bfc72e4246c06e(swig_type_239 arg1, uintptr_t arg2, swig_type_240 arg3);
-extern swig_type_241 _wrap_flatten_capi_a0bfc72e4246c06e(swig_type_242 arg1, uintptr_t arg2, swig_type_243 arg3, swig_type_244 arg4);
-extern swig_type_245 _wrap_gather_capi_a0bfc72e4246c06e(swig_type_246 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_247 arg4);
-extern swig_type_248 _wrap_gather_grad_capi_a0bfc72e4246c06e(swig_type_249 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_250 arg4, swig_type_251 arg5);
-extern swig_type_252 _wrap_gelu_capi_a0bfc72e4246c06e(swig_type_253 arg1, uintptr_t arg2);
-extern swig_type_254 _wrap_gelu_grad_capi_a0bfc72e4246c06e(swig_type_255 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_256 _wrap_greater_capi_a0bfc72e4246c06e(swig_type_257 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_258 _wrap_greater_equal_capi_a0bfc72e4246c06e(swig_type_259 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_260 _wrap_identity_capi_a0bfc72e4246c06e(swig_type_261 arg1, uintptr_t arg2);
-extern swig_type_262 _wrap_layer_norm_capi_a0bfc72e4246c06e(swig_type_263 arg1, swig_type_264 arg2, swig_type_265 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_266 arg7, swig_type_267 arg8, double arg9);
-extern swig_type_268 _wrap_less_capi_a0bfc72e4246c06e(swig_type_269 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_270 _wrap_less_equal_capi_a0bfc72e4246c06e(swig_type_271 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_272 _wrap_log_capi_a0bfc72e4246c06e(swig_type_273 arg1, uintptr_t arg2);
-extern swig_type_274 _wrap_log_softmax_capi_a0bfc72e4246c06e(swig_type_275 arg1, uintptr_t arg2, swig_type_276 arg3);
-extern swig_type_277 _wrap_matmul_capi_a0bfc72e4246c06e(swig_type_278 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
-extern swig_type_279 _wrap_maximum_capi_a0bfc72e4246c06e(swig_type_280 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_281 _wrap_minimum_capi_a0bfc72e4246c06e(swig_type_282 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_283 _wrap_mul_capi_a0bfc72e4246c06e(swig_type_284 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_285 _wrap_neg_capi_a0bfc72e4246c06e(swig_type_286 arg1, uintptr_t arg2);
-extern swig_type_287 _wrap_nll_loss_capi_a0bfc72e4246c06e(swig_type_288 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_289 arg4);
-extern swig_type_290 _wrap_not_equal_capi_a0bfc72e4246c06e(swig_type_291 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_292 _wrap_pow_capi_a0bfc72e4246c06e(swig_type_293 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_294 _wrap_reduce_max_capi_a0bfc72e4246c06e(swig_type_295 arg1, uintptr_t arg2, swig_type_296 arg3, swig_intgo arg4);
-extern swig_type_297 _wrap_reduce_mean_capi_a0bfc72e4246c06e(swig_type_298 arg1, uintptr_t arg2, swig_type_299 arg3, swig_intgo arg4);
-extern swig_type_300 _wrap_reduce_min_capi_a0bfc72e4246c06e(swig_type_301 arg1, uintptr_t arg2, swig_type_302 arg3, swig_intgo arg4);
-extern swig_type_303 _wrap_reduce_sum_capi_a0bfc72e4246c06e(swig_type_304 arg1, uintptr_t arg2, swig_type_305 arg3, swig_intgo arg4);
-extern swig_type_306 _wrap_relu_capi_a0bfc72e4246c06e(swig_type_307 arg1, uintptr_t arg2);
-extern swig_type_308 _wrap_relu_grad_capi_a0bfc72e4246c06e(swig_type_309 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_310 _wrap_reshape_capi_a0bfc72e4246c06e(swig_type_311 arg1, uintptr_t arg2, swig_type_312 arg3);
-extern swig_type_313 _wrap_scalar_add_capi_a0bfc72e4246c06e(swig_type_314 arg1, uintptr_t arg2, double arg3);
-extern swig_type_315 _wrap_scalar_mul_capi_a0bfc72e4246c06e(swig_type_316 arg1, uintptr_t arg2, double arg3);
-extern swig_type_317 _wrap_sgd_update_capi_a0bfc72e4246c06e(swig_type_318 arg1, swig_type_319 arg2, uintptr_t arg3, uintptr_t arg4, uintptr_t arg5, double arg6, double arg7, double arg8, swig_intgo arg9, double arg10, swig_intgo arg11);
-extern swig_type_320 _wrap_sigmoid_capi_a0bfc72e4246c06e(swig_type_321 arg1, uintptr_t arg2);
-extern swig_type_322 _wrap_sin_capi_a0bfc72e4246c06e(swig_type_323 arg1, uintptr_t arg2);
-extern swig_type_324 _wrap_slice_capi_a0bfc72e4246c06e(swig_type_325 arg1, uintptr_t arg2, swig_type_326 arg3, swig_type_327 arg4, swig_type_328 arg5);
-extern swig_type_329 _wrap_slice_grad_capi_a0bfc72e4246c06e(swig_type_330 arg1, uintptr_t arg2, swig_type_331 arg3, swig_type_332 arg4, swig_type_333 arg5);
-extern swig_type_334 _wrap_softmax_capi_a0bfc72e4246c06e(swig_type_335 arg1, uintptr_t arg2, swig_type_336 arg3);
-extern swig_type_337 _wrap_sparse_softmax_cross_entropy_capi_a0bfc72e4246c06e(swig_type_338 arg1, swig_type_339 arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_340 _wrap_sparse_softmax_cross_entropy_grad_capi_a0bfc72e4246c06e(swig_type_341 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_342 _wrap_sqrt_capi_a0bfc72e4246c06e(swig_type_343 arg1, uintptr_t arg2);
-extern swig_type_344 _wrap_squeeze_capi_a0bfc72e4246c06e(swig_type_345 arg1, uintptr_t arg2, swig_type_346 arg3);
-extern swig_type_347 _wrap_std_capi_a0bfc72e4246c06e(swig_type_348 arg1, uintptr_t arg2, swig_type_349 arg3, swig_type_350 arg4, swig_intgo arg5);
-extern swig_type_351 _wrap_sub_capi_a0bfc72e4246c06e(swig_type_352 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_353 _wrap_tanh_capi_a0bfc72e4246c06e(swig_type_354 arg1, uintptr_t arg2);
-extern swig_type_355 _wrap_transpose_capi_a0bfc72e4246c06e(swig_type_356 arg1, uintptr_t arg2, swig_type_357 arg3);
-extern swig_type_358 _wrap_unsqueeze_capi_a0bfc72e4246c06e(swig_type_359 arg1, uintptr_t arg2, swig_type_360 arg3);
-extern swig_type_361 _wrap_Xtess_var_capi_a0bfc72e4246c06e(swig_type_362 arg1, uintptr_t arg2, swig_type_363 arg3, swig_type_364 arg4, swig_intgo arg5);
-extern swig_type_365 _wrap_where_capi_a0bfc72e4246c06e(swig_type_366 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
-extern swig_type_367 _wrap_xlogy_capi_a0bfc72e4246c06e(swig_type_368 arg1, uintptr_t arg2, uintptr_t arg3);
-extern swig_type_369 _wrap_explanation_last_capi_a0bfc72e4246c06e(swig_type_370 arg1);
-extern swig_type_371 _wrap_boxing_run_capi_a0bfc72e4246c06e(swig_type_372 arg1, swig_type_373 arg2, swig_type_374 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
-extern swig_type_375 _wrap_boxing_plan_create_capi_a0bfc72e4246c06e(swig_type_376 arg1, swig_type_377 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_378 _wrap_boxing_plan_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_379 _wrap_boxing_plan_num_steps_capi_a0bfc72e4246c06e(swig_type_380 arg1, uintptr_t arg2);
-extern swig_type_381 _wrap_boxing_plan_step_string_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_382 arg2);
-extern swig_type_383 _wrap_boxing_plan_cost_capi_a0bfc72e4246c06e(swig_type_384 arg1, uintptr_t arg2);
-extern swig_type_385 _wrap_comm_allreduce_capi_a0bfc72e4246c06e(swig_type_386 arg1, swig_type_387 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
-extern swig_type_388 _wrap_bucketed_allreducer_run_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_389 arg2, swig_type_390 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
-extern swig_type_391 _wrap_comm_set_collective_timeout_capi_a0bfc72e4246c06e(double arg1);
-extern swig_type_392 _wrap_comm_collective_timeout_capi_a0bfc72e4246c06e(swig_type_393 arg1);
-extern swig_type_394 _wrap_program_create_capi_a0bfc72e4246c06e(swig_type_395 arg1);
-extern swig_type_396 _wrap_program_add_input_capi_a0bfc72e4246c06e(swig_type_397 arg1, uintptr_t arg2, swig_type_398 arg3, swig_type_399 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
-extern swig_type_400 _wrap_program_add_variable_capi_a0bfc72e4246c06e(swig_type_401 arg1, uintptr_t arg2, swig_type_402 arg3, uintptr_t arg4);
-extern swig_type_403 _wrap_program_add_op_capi_a0bfc72e4246c06e(swig_type_404 arg1, swig_type_405 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_406 arg5);
-extern swig_type_407 _wrap_program_mark_output_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_408 arg2);
-extern swig_type_409 _wrap_program_sizes_capi_a0bfc72e4246c06e(swig_type_410 arg1, swig_type_411 arg2, swig_type_412 arg3, swig_type_413 arg4, uintptr_t arg5);
-extern swig_type_414 _wrap_program_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_415 _wrap_capture_begin_capi_a0bfc72e4246c06e(void);
-extern swig_type_416 _wrap_capture_active_capi_a0bfc72e4246c06e(swig_type_417 arg1);
-extern swig_type_418 _wrap_capture_placeholder_capi_a0bfc72e4246c06e(swig_type_419 arg1, swig_type_420 arg2, swig_type_421 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
-extern swig_type_422 _wrap_capture_end_capi_a0bfc72e4246c06e(swig_type_423 arg1, swig_type_424 arg2);
-extern void _wrap_capture_abort_capi_a0bfc72e4246c06e(void);
-extern swig_type_425 _wrap_capture_assign_capi_a0bfc72e4246c06e(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_426 _wrap_plan_string_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_427 _wrap_plan_instantiate_capi_a0bfc72e4246c06e(swig_type_428 arg1, uintptr_t arg2);
-extern swig_type_429 _wrap_plan_instance_run_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_430 arg2);
-extern swig_type_431 _wrap_plan_instance_push_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_432 arg2, double arg3);
-extern swig_type_433 _wrap_plan_instance_run_pushed_capi_a0bfc72e4246c06e(uintptr_t arg1, double arg2);
-extern swig_type_434 _wrap_plan_instance_close_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_435 _wrap_plan_instance_run_local_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_436 arg2);
-extern swig_type_437 _wrap_plan_instance_num_outputs_capi_a0bfc72e4246c06e(swig_type_438 arg1, uintptr_t arg2);
-extern swig_type_439 _wrap_plan_instance_output_capi_a0bfc72e4246c06e(swig_type_440 arg1, uintptr_t arg2, swig_type_441 arg3);
-extern swig_type_442 _wrap_plan_instance_output_local_capi_a0bfc72e4246c06e(swig_type_443 arg1, uintptr_t arg2, swig_type_444 arg3);
-extern swig_type_445 _wrap_plan_instance_output_local_num_elements_capi_a0bfc72e4246c06e(swig_type_446 arg1, uintptr_t arg2, swig_type_447 arg3);
-extern swig_type_448 _wrap_plan_instance_output_dtype_capi_a0bfc72e4246c06e(swig_type_449 arg1, uintptr_t arg2, swig_type_450 arg3);
-extern swig_type_451 _wrap_plan_instance_output_local_shape_capi_a0bfc72e4246c06e(swig_type_452 arg1, uintptr_t arg2, swig_type_453 arg3);
-extern swig_type_454 _wrap_plan_instance_num_mem_cases_capi_a0bfc72e4246c06e(swig_type_455 arg1, uintptr_t arg2);
-extern swig_type_456 _wrap_plan_instance_mem_case_bytes_capi_a0bfc72e4246c06e(swig_type_457 arg1, swig_type_458 arg2, swig_type_459 arg3, uintptr_t arg4, swig_type_460 arg5);
-extern swig_type_461 _wrap_plan_instance_mem_case_name_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_462 arg2);
-extern swig_type_463 _wrap_server_is_driver_capi_a0bfc72e4246c06e(swig_type_464 arg1, uintptr_t arg2);
-extern swig_type_465 _wrap_server_num_plans_capi_a0bfc72e4246c06e(swig_type_466 arg1, uintptr_t arg2);
-extern swig_type_467 _wrap_server_plan_input_width_capi_a0bfc72e4246c06e(swig_type_468 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_469 arg4);
-extern swig_type_470 _wrap_server_plan_output_width_capi_a0bfc72e4246c06e(swig_type_471 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_472 arg4);
-extern swig_type_473 _wrap_server_plan_input_dtype_capi_a0bfc72e4246c06e(swig_type_474 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_475 arg4);
-extern swig_type_476 _wrap_server_plan_output_dtype_capi_a0bfc72e4246c06e(swig_type_477 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_478 arg4);
-extern swig_type_479 _wrap_server_follow_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_480 _wrap_server_stop_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_481 _wrap_server_check_health_capi_a0bfc72e4246c06e(uintptr_t arg1, double arg2);
-extern swig_type_482 _wrap_serve_request_create_capi_a0bfc72e4246c06e(swig_type_483 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_484 _wrap_serve_request_set_input_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_485 arg2, swig_type_486 arg3);
-extern swig_type_487 _wrap_serve_request_rows_capi_a0bfc72e4246c06e(swig_type_488 arg1, uintptr_t arg2);
-extern swig_type_489 _wrap_server_run_capi_a0bfc72e4246c06e(uintptr_t arg1, uintptr_t arg2);
-extern swig_type_490 _wrap_serve_request_output_bytes_capi_a0bfc72e4246c06e(swig_type_491 arg1, uintptr_t arg2, swig_type_492 arg3);
-extern swig_type_493 _wrap_serve_request_output_capi_a0bfc72e4246c06e(swig_type_494 arg1, uintptr_t arg2, swig_type_495 arg3);
-extern swig_type_496 _wrap_tensor_set_requires_grad_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_intgo arg2);
-extern swig_type_497 _wrap_tensor_requires_grad_capi_a0bfc72e4246c06e(swig_type_498 arg1, uintptr_t arg2);
-extern swig_type_499 _wrap_tensor_is_leaf_capi_a0bfc72e4246c06e(swig_type_500 arg1, uintptr_t arg2);
-extern swig_type_501 _wrap_tensor_grad_capi_a0bfc72e4246c06e(swig_type_502 arg1, uintptr_t arg2);
-extern swig_type_503 _wrap_tensor_zero_grad_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_504 _wrap_tensor_detach_capi_a0bfc72e4246c06e(swig_type_505 arg1, uintptr_t arg2);
-extern swig_type_506 _wrap_autograd_set_grad_enabled_capi_a0bfc72e4246c06e(swig_intgo arg1, swig_type_507 arg2);
-extern swig_type_508 _wrap_autograd_is_grad_enabled_capi_a0bfc72e4246c06e(swig_type_509 arg1);
-extern swig_type_510 _wrap_checkpoint_writer_create_capi_a0bfc72e4246c06e(swig_type_511 arg1);
-extern swig_type_512 _wrap_checkpoint_writer_add_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_513 arg2, uintptr_t arg3);
-extern swig_type_514 _wrap_checkpoint_writer_save_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_515 arg2);
-extern swig_type_516 _wrap_checkpoint_load_capi_a0bfc72e4246c06e(swig_type_517 arg1, swig_type_518 arg2, swig_type_519 arg3, uintptr_t arg4, uintptr_t arg5);
-extern swig_type_520 _wrap_checkpoint_load_checked_capi_a0bfc72e4246c06e(swig_type_521 arg1, swig_type_522 arg2, swig_type_523 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_524 arg6, swig_intgo arg7);
-extern swig_type_525 _wrap_checkpoint_index_open_capi_a0bfc72e4246c06e(swig_type_526 arg1, swig_type_527 arg2);
-extern swig_type_528 _wrap_checkpoint_index_num_tensors_capi_a0bfc72e4246c06e(swig_type_529 arg1, uintptr_t arg2);
-extern swig_type_530 _wrap_checkpoint_index_name_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_531 arg2);
-extern swig_type_532 _wrap_checkpoint_index_placement_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_533 arg2);
-extern swig_type_534 _wrap_checkpoint_index_nd_sbp_capi_a0bfc72e4246c06e(uintptr_t arg1, swig_type_535 arg2);
-extern swig_type_536 _wrap_checkpoint_index_shape_capi_a0bfc72e4246c06e(swig_type_537 arg1, uintptr_t arg2, swig_type_538 arg3);
-extern swig_type_539 _wrap_checkpoint_index_dtype_capi_a0bfc72e4246c06e(swig_type_540 arg1, uintptr_t arg2, swig_type_541 arg3);
-extern swig_type_542 _wrap_checkpoint_index_num_shards_capi_a0bfc72e4246c06e(swig_type_543 arg1, uintptr_t arg2, swig_type_544 arg3);
-extern swig_type_545 _wrap_optimizer_step_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_546 _wrap_optimizer_capture_step_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_547 _wrap_optimizer_zero_grad_capi_a0bfc72e4246c06e(uintptr_t arg1);
-extern swig_type_548 _wrap_optimizer_set_lr_capi_a0bfc72e4246c06e(uintptr_t arg1, double arg2);
-extern swig_type_549 _wrap_infer_cache_get_stats_capi_a0bfc72e4246c06e(swig_type_550 arg1, swig_type_551 arg2, swig_type_552 arg3, swig_type_553 arg4, swig_type_554 arg5);
-extern swig_type_555 _wrap_runtime_init_with_options_capi_a0bfc72e4246c06e(double arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_type_556 _wrap_allocator_get_stats_capi_a0bfc72e4246c06e(swig_type_557 arg1, swig_type_558 arg2, swig_type_559 arg3, swig_type_560 arg4, swig_type_561 arg5, swig_type_562 arg6, swig_type_563 arg7, swig_type_564 arg8, swig_type_565 arg9, swig_intgo arg10);
-extern swig_type_566 _wrap_bucketed_allreducer_create_capi_a0bfc72e4246c06e(swig_type_567 arg1, swig_type_568 arg2);
-extern swig_type_569 _wrap_bucketed_allreducer_get_stats_capi_a0bfc72e4246c06e(swig_type_570 arg1, swig_type_571 arg2, swig_type_572 arg3, swig_type_573 arg4, uintptr_t arg5);
-extern swig_type_574 _wrap_plan_compile_capi_a0bfc72e4246c06e(swig_type_575 arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_type_576 _wrap_plan_instance_get_stats_capi_a0bfc72e4246c06e(swig_type_577 arg1, swig_type_578 arg2, swig_type_579 arg3, swig_type_580 arg4, swig_type_581 arg5, swig_type_582 arg6, swig_type_583 arg7, swig_type_584 arg8, uintptr_t arg9);
-extern swig_type_585 _wrap_server_create_capi_a0bfc72e4246c06e(swig_type_586 arg1, swig_intgo arg2, double arg3, swig_type_587 arg4);
-extern swig_type_588 _wrap_server_add_plan_capi_a0bfc72e4246c06e(swig_type_589 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_590 arg5, swig_type_591 arg6, swig_type_592 arg7);
-extern swig_type_593 _wrap_server_get_plan_info_capi_a0bfc72e4246c06e(swig_type_594 arg1, swig_type_595 arg2, swig_type_596 arg3, swig_type_597 arg4, swig_type_598 arg5, swig_type_599 arg6, swig_type_600 arg7, uintptr_t arg8, swig_intgo arg9);
-extern swig_type_601 _wrap_server_get_stats_capi_a0bfc72e4246c06e(swig_type_602 arg1, swig_type_603 arg2, swig_type_604 arg3, swig_type_605 arg4, swig_type_606 arg5, swig_type_607 arg6, swig_type_608 arg7, swig_type_609 arg8, swig_type_610 arg9, uintptr_t arg10);
-extern swig_type_611 _wrap_serve_request_get_info_capi_a0bfc72e4246c06e(swig_type_612 arg1, swig_type_613 arg2, swig_type_614 arg3, swig_type_615 arg4, uintptr_t arg5);
-extern swig_type_616 _wrap_autograd_backward_capi_a0bfc72e4246c06e(swig_type_617 arg1, swig_type_618 arg2, swig_intgo arg3);
-extern swig_type_619 _wrap_optimizer_create_capi_a0bfc72e4246c06e(swig_type_620 arg1, swig_type_621 arg2, swig_intgo arg3, double arg4, double arg5, double arg6, double arg7, swig_intgo arg8, double arg9, double arg10, double arg11, swig_intgo arg12, swig_type_622 arg13, swig_intgo arg14);
-extern swig_type_623 _wrap_optimizer_get_stats_capi_a0bfc72e4246c06e(swig_type_624 arg1, swig_type_625 arg2, swig_type_626 arg3, swig_type_627 arg4, swig_type_628 arg5, swig_type_629 arg6, swig_type_630 arg7, uintptr_t arg8);
+typedef _gostring_ swig_type_631;
+typedef _goslice_ swig_type_632;
+typedef _goslice_ swig_type_633;
+typedef _gostring_ swig_type_634;
+typedef _goslice_ swig_type_635;
+typedef _goslice_ swig_type_636;
+typedef long long swig_type_637;
+typedef _gostring_ swig_type_638;
+typedef _goslice_ swig_type_639;
+typedef _goslice_ swig_type_640;
+typedef _goslice_ swig_type_641;
+typedef _goslice_ swig_type_642;
+typedef _goslice_ swig_type_643;
+typedef _goslice_ swig_type_644;
+typedef _goslice_ swig_type_645;
+extern void _wrap_Swig_free_capi_d8db5740689621a8(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_d8db5740689621a8(swig_intgo arg1);
+extern void _wrap_delete_Placement_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_NdSbp_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_Layout_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_OpCall_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_InferResult_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_Explanation_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_Tensor_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_BoxingPlan_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_BucketedAllReducer_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_Program_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_Plan_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_PlanInstance_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_Server_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_ServeRequest_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_CheckpointWriter_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_CheckpointIndex_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_delete_Optimizer_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_intgo _wrap_VERSION_NUMBER_capi_d8db5740689621a8(void);
+extern swig_type_1 _wrap_version_capi_d8db5740689621a8(void);
+extern swig_intgo _wrap_version_number_capi_d8db5740689621a8(void);
+extern swig_type_2 _wrap_status_string_capi_d8db5740689621a8(swig_intgo arg1);
+extern swig_type_3 _wrap_runtime_init_capi_d8db5740689621a8(void);
+extern swig_type_4 _wrap_runtime_finalize_capi_d8db5740689621a8(void);
+extern swig_type_5 _wrap_runtime_world_rank_capi_d8db5740689621a8(swig_type_6 arg1);
+extern swig_type_7 _wrap_runtime_world_size_capi_d8db5740689621a8(swig_type_8 arg1);
+extern swig_type_9 _wrap_runtime_rank_host_capi_d8db5740689621a8(swig_type_10 arg1, swig_type_11 arg2, swig_intgo arg3);
+extern swig_type_12 _wrap_runtime_topology_string_capi_d8db5740689621a8(void);
+extern swig_type_13 _wrap_runtime_cuda_info_capi_d8db5740689621a8(swig_type_14 arg1, swig_type_15 arg2);
+extern swig_type_16 _wrap_placement_parse_capi_d8db5740689621a8(swig_type_17 arg1, swig_type_18 arg2);
+extern swig_type_19 _wrap_placement_create_capi_d8db5740689621a8(swig_type_20 arg1, swig_intgo arg2, swig_type_21 arg3, swig_type_22 arg4);
+extern swig_type_23 _wrap_placement_string_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_24 _wrap_placement_device_type_capi_d8db5740689621a8(swig_type_25 arg1, uintptr_t arg2);
+extern swig_type_26 _wrap_placement_num_axes_capi_d8db5740689621a8(swig_type_27 arg1, uintptr_t arg2);
+extern swig_type_28 _wrap_placement_hierarchy_dim_capi_d8db5740689621a8(swig_type_29 arg1, uintptr_t arg2, swig_type_30 arg3);
+extern swig_type_31 _wrap_placement_parallel_num_capi_d8db5740689621a8(swig_type_32 arg1, uintptr_t arg2);
+extern swig_type_33 _wrap_placement_rank_at_capi_d8db5740689621a8(swig_type_34 arg1, uintptr_t arg2, swig_type_35 arg3);
+extern swig_type_36 _wrap_placement_index_of_capi_d8db5740689621a8(swig_type_37 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_38 _wrap_placement_contains_capi_d8db5740689621a8(swig_type_39 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_40 _wrap_placement_axis_group_capi_d8db5740689621a8(swig_type_41 arg1, uintptr_t arg2, swig_type_42 arg3, swig_intgo arg4);
+extern swig_type_43 _wrap_placement_equal_capi_d8db5740689621a8(swig_type_44 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_45 _wrap_placement_hash_capi_d8db5740689621a8(swig_type_46 arg1, uintptr_t arg2);
+extern swig_type_47 _wrap_nd_sbp_parse_capi_d8db5740689621a8(swig_type_48 arg1, swig_type_49 arg2);
+extern swig_type_50 _wrap_nd_sbp_create_capi_d8db5740689621a8(swig_type_51 arg1, swig_type_52 arg2);
+extern swig_type_53 _wrap_nd_sbp_string_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_54 _wrap_nd_sbp_num_axes_capi_d8db5740689621a8(swig_type_55 arg1, uintptr_t arg2);
+extern swig_type_56 _wrap_nd_sbp_get_capi_d8db5740689621a8(swig_type_57 arg1, swig_type_58 arg2, uintptr_t arg3, swig_type_59 arg4);
+extern swig_type_60 _wrap_nd_sbp_equal_capi_d8db5740689621a8(swig_type_61 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_62 _wrap_layout_create_capi_d8db5740689621a8(swig_type_63 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_64 arg4, swig_intgo arg5);
+extern swig_type_65 _wrap_layout_local_shape_capi_d8db5740689621a8(swig_type_66 arg1, uintptr_t arg2);
+extern swig_type_67 _wrap_layout_range_capi_d8db5740689621a8(swig_type_68 arg1, swig_type_69 arg2, uintptr_t arg3, swig_type_70 arg4);
+extern swig_type_71 _wrap_layout_num_elements_capi_d8db5740689621a8(swig_type_72 arg1, uintptr_t arg2);
+extern swig_type_73 _wrap_layout_string_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_74 _wrap_dtype_parse_capi_d8db5740689621a8(swig_type_75 arg1, swig_type_76 arg2);
+extern swig_type_77 _wrap_dtype_name_capi_d8db5740689621a8(swig_intgo arg1);
+extern swig_type_78 _wrap_op_count_capi_d8db5740689621a8(void);
+extern swig_type_79 _wrap_op_name_capi_d8db5740689621a8(swig_type_80 arg1);
+extern swig_type_81 _wrap_op_call_create_capi_d8db5740689621a8(swig_type_82 arg1, swig_type_83 arg2);
+extern swig_type_84 _wrap_op_call_signature_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_85 _wrap_op_call_set_attr_int_capi_d8db5740689621a8(uintptr_t arg1, swig_type_86 arg2, swig_type_87 arg3);
+extern swig_type_88 _wrap_op_call_set_attr_float_capi_d8db5740689621a8(uintptr_t arg1, swig_type_89 arg2, double arg3);
+extern swig_type_90 _wrap_op_call_set_attr_bool_capi_d8db5740689621a8(uintptr_t arg1, swig_type_91 arg2, swig_intgo arg3);
+extern swig_type_92 _wrap_op_call_set_attr_ints_capi_d8db5740689621a8(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3);
+extern swig_type_95 _wrap_op_call_set_attr_dtype_capi_d8db5740689621a8(uintptr_t arg1, swig_type_96 arg2, swig_intgo arg3);
+extern swig_type_97 _wrap_op_call_add_input_capi_d8db5740689621a8(uintptr_t arg1, swig_type_98 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_99 _wrap_op_call_num_inputs_capi_d8db5740689621a8(swig_type_100 arg1, uintptr_t arg2);
+extern swig_type_101 _wrap_op_call_constrain_input_capi_d8db5740689621a8(uintptr_t arg1, swig_type_102 arg2, uintptr_t arg3);
+extern swig_type_103 _wrap_op_call_constrain_output_capi_d8db5740689621a8(uintptr_t arg1, swig_type_104 arg2, uintptr_t arg3);
+extern swig_type_105 _wrap_op_call_infer_capi_d8db5740689621a8(swig_type_106 arg1, uintptr_t arg2);
+extern swig_type_107 _wrap_infer_result_num_outputs_capi_d8db5740689621a8(swig_type_108 arg1, uintptr_t arg2);
+extern swig_type_109 _wrap_infer_result_output_shape_capi_d8db5740689621a8(swig_type_110 arg1, uintptr_t arg2, swig_type_111 arg3);
+extern swig_type_112 _wrap_infer_result_output_dtype_capi_d8db5740689621a8(swig_type_113 arg1, uintptr_t arg2, swig_type_114 arg3);
+extern swig_type_115 _wrap_infer_result_output_placement_capi_d8db5740689621a8(swig_type_116 arg1, uintptr_t arg2, swig_type_117 arg3);
+extern swig_type_118 _wrap_infer_result_output_nd_sbp_capi_d8db5740689621a8(swig_type_119 arg1, uintptr_t arg2, swig_type_120 arg3);
+extern swig_type_121 _wrap_infer_result_num_inputs_capi_d8db5740689621a8(swig_type_122 arg1, uintptr_t arg2);
+extern swig_type_123 _wrap_infer_result_input_nd_sbp_capi_d8db5740689621a8(swig_type_124 arg1, uintptr_t arg2, swig_type_125 arg3);
+extern swig_type_126 _wrap_infer_result_needs_boxing_capi_d8db5740689621a8(swig_type_127 arg1, uintptr_t arg2, swig_type_128 arg3);
+extern swig_type_129 _wrap_infer_result_input_cost_capi_d8db5740689621a8(swig_type_130 arg1, uintptr_t arg2, swig_type_131 arg3);
+extern swig_type_132 _wrap_infer_result_total_cost_capi_d8db5740689621a8(swig_type_133 arg1, uintptr_t arg2);
+extern swig_type_134 _wrap_infer_result_signature_index_capi_d8db5740689621a8(swig_type_135 arg1, uintptr_t arg2);
+extern swig_type_136 _wrap_infer_result_num_candidates_capi_d8db5740689621a8(swig_type_137 arg1, uintptr_t arg2);
+extern swig_type_138 _wrap_op_call_explain_capi_d8db5740689621a8(swig_type_139 arg1, uintptr_t arg2);
+extern swig_type_140 _wrap_explanation_text_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_141 _wrap_explanation_json_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_142 _wrap_explanation_failure_capi_d8db5740689621a8(uintptr_t arg1);
+extern void _wrap_infer_cache_clear_capi_d8db5740689621a8(void);
+extern swig_type_143 _wrap_infer_cache_set_capacity_capi_d8db5740689621a8(swig_type_144 arg1);
+extern swig_type_145 _wrap_tensor_from_host_capi_d8db5740689621a8(swig_type_146 arg1, swig_type_147 arg2, swig_type_148 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_149 _wrap_tensor_from_local_capi_d8db5740689621a8(swig_type_150 arg1, swig_type_151 arg2, swig_type_152 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, swig_type_153 arg7);
+extern swig_type_154 _wrap_tensor_full_capi_d8db5740689621a8(swig_type_155 arg1, swig_type_156 arg2, swig_intgo arg3, double arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_157 _wrap_tensor_arange_capi_d8db5740689621a8(swig_type_158 arg1, double arg2, double arg3, double arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_159 _wrap_tensor_rand_capi_d8db5740689621a8(swig_type_160 arg1, swig_type_161 arg2, swig_intgo arg3, swig_type_162 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_163 _wrap_tensor_randn_capi_d8db5740689621a8(swig_type_164 arg1, swig_type_165 arg2, swig_intgo arg3, swig_type_166 arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_167 _wrap_tensor_shape_capi_d8db5740689621a8(swig_type_168 arg1, uintptr_t arg2);
+extern swig_type_169 _wrap_tensor_num_elements_capi_d8db5740689621a8(swig_type_170 arg1, uintptr_t arg2);
+extern swig_type_171 _wrap_tensor_dtype_capi_d8db5740689621a8(swig_type_172 arg1, uintptr_t arg2);
+extern swig_type_173 _wrap_tensor_placement_capi_d8db5740689621a8(swig_type_174 arg1, uintptr_t arg2);
+extern swig_type_175 _wrap_tensor_nd_sbp_capi_d8db5740689621a8(swig_type_176 arg1, uintptr_t arg2);
+extern swig_type_177 _wrap_tensor_has_local_capi_d8db5740689621a8(swig_type_178 arg1, uintptr_t arg2);
+extern swig_type_179 _wrap_tensor_local_shape_capi_d8db5740689621a8(swig_type_180 arg1, uintptr_t arg2);
+extern swig_type_181 _wrap_tensor_local_num_elements_capi_d8db5740689621a8(swig_type_182 arg1, uintptr_t arg2);
+extern swig_type_183 _wrap_tensor_string_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_184 _wrap_tensor_to_host_capi_d8db5740689621a8(swig_type_185 arg1, uintptr_t arg2);
+extern swig_type_186 _wrap_tensor_copy_local_capi_d8db5740689621a8(swig_type_187 arg1, uintptr_t arg2);
+extern swig_type_188 _wrap_tensor_synchronize_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_189 _wrap_tensor_to_global_capi_d8db5740689621a8(swig_type_190 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_191 _wrap_op_call_apply_capi_d8db5740689621a8(swig_type_192 arg1, uintptr_t arg2, swig_type_193 arg3);
+extern swig_type_194 _wrap_abs_capi_d8db5740689621a8(swig_type_195 arg1, uintptr_t arg2);
+extern swig_type_196 _wrap_adam_update_capi_d8db5740689621a8(swig_type_197 arg1, swig_type_198 arg2, swig_type_199 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, double arg8, double arg9, double arg10, double arg11, double arg12, swig_intgo arg13, swig_type_200 arg14);
+extern swig_type_201 _wrap_adam_update_at_step_capi_d8db5740689621a8(swig_type_202 arg1, swig_type_203 arg2, swig_type_204 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8, double arg9, double arg10, double arg11, double arg12, double arg13, swig_intgo arg14);
+extern swig_type_205 _wrap_add_capi_d8db5740689621a8(swig_type_206 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_207 _wrap_add_n_capi_d8db5740689621a8(swig_type_208 arg1, swig_type_209 arg2);
+extern swig_type_210 _wrap_argmax_capi_d8db5740689621a8(swig_type_211 arg1, uintptr_t arg2, swig_type_212 arg3, swig_intgo arg4);
+extern swig_type_213 _wrap_batch_matmul_capi_d8db5740689621a8(swig_type_214 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_215 _wrap_bias_add_capi_d8db5740689621a8(swig_type_216 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_217 arg4);
+extern swig_type_218 _wrap_cast_capi_d8db5740689621a8(swig_type_219 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_220 _wrap_concat_capi_d8db5740689621a8(swig_type_221 arg1, swig_type_222 arg2, swig_type_223 arg3);
+extern swig_type_224 _wrap_cos_capi_d8db5740689621a8(swig_type_225 arg1, uintptr_t arg2);
+extern swig_type_226 _wrap_cross_entropy_capi_d8db5740689621a8(swig_type_227 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_228 arg4);
+extern swig_type_229 _wrap_cumsum_capi_d8db5740689621a8(swig_type_230 arg1, uintptr_t arg2, swig_type_231 arg3);
+extern swig_type_232 _wrap_div_capi_d8db5740689621a8(swig_type_233 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_234 _wrap_embedding_capi_d8db5740689621a8(swig_type_235 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_236 _wrap_equal_capi_d8db5740689621a8(swig_type_237 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_238 _wrap_equal_mask_capi_d8db5740689621a8(swig_type_239 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_240 _wrap_exp_capi_d8db5740689621a8(swig_type_241 arg1, uintptr_t arg2);
+extern swig_type_242 _wrap_expand_capi_d8db5740689621a8(swig_type_243 arg1, uintptr_t arg2, swig_type_244 arg3);
+extern swig_type_245 _wrap_flatten_capi_d8db5740689621a8(swig_type_246 arg1, uintptr_t arg2, swig_type_247 arg3, swig_type_248 arg4);
+extern swig_type_249 _wrap_gather_capi_d8db5740689621a8(swig_type_250 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_251 arg4);
+extern swig_type_252 _wrap_gather_grad_capi_d8db5740689621a8(swig_type_253 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_254 arg4, swig_type_255 arg5);
+extern swig_type_256 _wrap_gelu_capi_d8db5740689621a8(swig_type_257 arg1, uintptr_t arg2);
+extern swig_type_258 _wrap_gelu_grad_capi_d8db5740689621a8(swig_type_259 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_260 _wrap_greater_capi_d8db5740689621a8(swig_type_261 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_262 _wrap_greater_equal_capi_d8db5740689621a8(swig_type_263 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_264 _wrap_identity_capi_d8db5740689621a8(swig_type_265 arg1, uintptr_t arg2);
+extern swig_type_266 _wrap_layer_norm_capi_d8db5740689621a8(swig_type_267 arg1, swig_type_268 arg2, swig_type_269 arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, swig_type_270 arg7, swig_type_271 arg8, double arg9);
+extern swig_type_272 _wrap_less_capi_d8db5740689621a8(swig_type_273 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_274 _wrap_less_equal_capi_d8db5740689621a8(swig_type_275 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_276 _wrap_log_capi_d8db5740689621a8(swig_type_277 arg1, uintptr_t arg2);
+extern swig_type_278 _wrap_log_softmax_capi_d8db5740689621a8(swig_type_279 arg1, uintptr_t arg2, swig_type_280 arg3);
+extern swig_type_281 _wrap_matmul_capi_d8db5740689621a8(swig_type_282 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5);
+extern swig_type_283 _wrap_maximum_capi_d8db5740689621a8(swig_type_284 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_285 _wrap_minimum_capi_d8db5740689621a8(swig_type_286 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_287 _wrap_mul_capi_d8db5740689621a8(swig_type_288 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_289 _wrap_neg_capi_d8db5740689621a8(swig_type_290 arg1, uintptr_t arg2);
+extern swig_type_291 _wrap_nll_loss_capi_d8db5740689621a8(swig_type_292 arg1, uintptr_t arg2, uintptr_t arg3, swig_type_293 arg4);
+extern swig_type_294 _wrap_not_equal_capi_d8db5740689621a8(swig_type_295 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_296 _wrap_pow_capi_d8db5740689621a8(swig_type_297 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_298 _wrap_reduce_max_capi_d8db5740689621a8(swig_type_299 arg1, uintptr_t arg2, swig_type_300 arg3, swig_intgo arg4);
+extern swig_type_301 _wrap_reduce_mean_capi_d8db5740689621a8(swig_type_302 arg1, uintptr_t arg2, swig_type_303 arg3, swig_intgo arg4);
+extern swig_type_304 _wrap_reduce_min_capi_d8db5740689621a8(swig_type_305 arg1, uintptr_t arg2, swig_type_306 arg3, swig_intgo arg4);
+extern swig_type_307 _wrap_reduce_sum_capi_d8db5740689621a8(swig_type_308 arg1, uintptr_t arg2, swig_type_309 arg3, swig_intgo arg4);
+extern swig_type_310 _wrap_relu_capi_d8db5740689621a8(swig_type_311 arg1, uintptr_t arg2);
+extern swig_type_312 _wrap_relu_grad_capi_d8db5740689621a8(swig_type_313 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_314 _wrap_reshape_capi_d8db5740689621a8(swig_type_315 arg1, uintptr_t arg2, swig_type_316 arg3);
+extern swig_type_317 _wrap_scalar_add_capi_d8db5740689621a8(swig_type_318 arg1, uintptr_t arg2, double arg3);
+extern swig_type_319 _wrap_scalar_mul_capi_d8db5740689621a8(swig_type_320 arg1, uintptr_t arg2, double arg3);
+extern swig_type_321 _wrap_sgd_update_capi_d8db5740689621a8(swig_type_322 arg1, swig_type_323 arg2, uintptr_t arg3, uintptr_t arg4, uintptr_t arg5, double arg6, double arg7, double arg8, swig_intgo arg9, double arg10, swig_intgo arg11);
+extern swig_type_324 _wrap_sigmoid_capi_d8db5740689621a8(swig_type_325 arg1, uintptr_t arg2);
+extern swig_type_326 _wrap_sin_capi_d8db5740689621a8(swig_type_327 arg1, uintptr_t arg2);
+extern swig_type_328 _wrap_slice_capi_d8db5740689621a8(swig_type_329 arg1, uintptr_t arg2, swig_type_330 arg3, swig_type_331 arg4, swig_type_332 arg5);
+extern swig_type_333 _wrap_slice_grad_capi_d8db5740689621a8(swig_type_334 arg1, uintptr_t arg2, swig_type_335 arg3, swig_type_336 arg4, swig_type_337 arg5);
+extern swig_type_338 _wrap_softmax_capi_d8db5740689621a8(swig_type_339 arg1, uintptr_t arg2, swig_type_340 arg3);
+extern swig_type_341 _wrap_sparse_softmax_cross_entropy_capi_d8db5740689621a8(swig_type_342 arg1, swig_type_343 arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_344 _wrap_sparse_softmax_cross_entropy_grad_capi_d8db5740689621a8(swig_type_345 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_346 _wrap_sqrt_capi_d8db5740689621a8(swig_type_347 arg1, uintptr_t arg2);
+extern swig_type_348 _wrap_squeeze_capi_d8db5740689621a8(swig_type_349 arg1, uintptr_t arg2, swig_type_350 arg3);
+extern swig_type_351 _wrap_std_capi_d8db5740689621a8(swig_type_352 arg1, uintptr_t arg2, swig_type_353 arg3, swig_type_354 arg4, swig_intgo arg5);
+extern swig_type_355 _wrap_sub_capi_d8db5740689621a8(swig_type_356 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_357 _wrap_tanh_capi_d8db5740689621a8(swig_type_358 arg1, uintptr_t arg2);
+extern swig_type_359 _wrap_transpose_capi_d8db5740689621a8(swig_type_360 arg1, uintptr_t arg2, swig_type_361 arg3);
+extern swig_type_362 _wrap_unsqueeze_capi_d8db5740689621a8(swig_type_363 arg1, uintptr_t arg2, swig_type_364 arg3);
+extern swig_type_365 _wrap_Xtess_var_capi_d8db5740689621a8(swig_type_366 arg1, uintptr_t arg2, swig_type_367 arg3, swig_type_368 arg4, swig_intgo arg5);
+extern swig_type_369 _wrap_where_capi_d8db5740689621a8(swig_type_370 arg1, uintptr_t arg2, uintptr_t arg3, uintptr_t arg4);
+extern swig_type_371 _wrap_xlogy_capi_d8db5740689621a8(swig_type_372 arg1, uintptr_t arg2, uintptr_t arg3);
+extern swig_type_373 _wrap_explanation_last_capi_d8db5740689621a8(swig_type_374 arg1);
+extern swig_type_375 _wrap_boxing_run_capi_d8db5740689621a8(swig_type_376 arg1, swig_type_377 arg2, swig_type_378 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7, uintptr_t arg8);
+extern swig_type_379 _wrap_boxing_plan_create_capi_d8db5740689621a8(swig_type_380 arg1, swig_type_381 arg2, swig_intgo arg3, uintptr_t arg4, uintptr_t arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_382 _wrap_boxing_plan_string_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_383 _wrap_boxing_plan_num_steps_capi_d8db5740689621a8(swig_type_384 arg1, uintptr_t arg2);
+extern swig_type_385 _wrap_boxing_plan_step_string_capi_d8db5740689621a8(uintptr_t arg1, swig_type_386 arg2);
+extern swig_type_387 _wrap_boxing_plan_cost_capi_d8db5740689621a8(swig_type_388 arg1, uintptr_t arg2);
+extern swig_type_389 _wrap_comm_allreduce_capi_d8db5740689621a8(swig_type_390 arg1, swig_type_391 arg2, swig_intgo arg3, swig_intgo arg4, uintptr_t arg5, swig_intgo arg6);
+extern swig_type_392 _wrap_bucketed_allreducer_run_capi_d8db5740689621a8(uintptr_t arg1, swig_type_393 arg2, swig_type_394 arg3, swig_intgo arg4, swig_intgo arg5, uintptr_t arg6);
+extern swig_type_395 _wrap_comm_set_collective_timeout_capi_d8db5740689621a8(double arg1);
+extern swig_type_396 _wrap_comm_collective_timeout_capi_d8db5740689621a8(swig_type_397 arg1);
+extern swig_type_398 _wrap_program_create_capi_d8db5740689621a8(swig_type_399 arg1);
+extern swig_type_400 _wrap_program_add_input_capi_d8db5740689621a8(swig_type_401 arg1, uintptr_t arg2, swig_type_402 arg3, swig_type_403 arg4, swig_intgo arg5, uintptr_t arg6, uintptr_t arg7);
+extern swig_type_404 _wrap_program_add_variable_capi_d8db5740689621a8(swig_type_405 arg1, uintptr_t arg2, swig_type_406 arg3, uintptr_t arg4);
+extern swig_type_407 _wrap_program_add_op_capi_d8db5740689621a8(swig_type_408 arg1, swig_type_409 arg2, uintptr_t arg3, uintptr_t arg4, swig_type_410 arg5);
+extern swig_type_411 _wrap_program_mark_output_capi_d8db5740689621a8(uintptr_t arg1, swig_type_412 arg2);
+extern swig_type_413 _wrap_program_sizes_capi_d8db5740689621a8(swig_type_414 arg1, swig_type_415 arg2, swig_type_416 arg3, swig_type_417 arg4, uintptr_t arg5);
+extern swig_type_418 _wrap_program_string_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_419 _wrap_capture_begin_capi_d8db5740689621a8(void);
+extern swig_type_420 _wrap_capture_active_capi_d8db5740689621a8(swig_type_421 arg1);
+extern swig_type_422 _wrap_capture_placeholder_capi_d8db5740689621a8(swig_type_423 arg1, swig_type_424 arg2, swig_type_425 arg3, swig_intgo arg4, uintptr_t arg5, uintptr_t arg6);
+extern swig_type_426 _wrap_capture_end_capi_d8db5740689621a8(swig_type_427 arg1, swig_type_428 arg2);
+extern void _wrap_capture_abort_capi_d8db5740689621a8(void);
+extern swig_type_429 _wrap_capture_assign_capi_d8db5740689621a8(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_430 _wrap_plan_string_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_431 _wrap_plan_instantiate_capi_d8db5740689621a8(swig_type_432 arg1, uintptr_t arg2);
+extern swig_type_433 _wrap_plan_instance_run_capi_d8db5740689621a8(uintptr_t arg1, swig_type_434 arg2);
+extern swig_type_435 _wrap_plan_instance_push_capi_d8db5740689621a8(uintptr_t arg1, swig_type_436 arg2, double arg3);
+extern swig_type_437 _wrap_plan_instance_run_pushed_capi_d8db5740689621a8(uintptr_t arg1, double arg2);
+extern swig_type_438 _wrap_plan_instance_close_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_439 _wrap_plan_instance_run_local_capi_d8db5740689621a8(uintptr_t arg1, swig_type_440 arg2);
+extern swig_type_441 _wrap_plan_instance_num_outputs_capi_d8db5740689621a8(swig_type_442 arg1, uintptr_t arg2);
+extern swig_type_443 _wrap_plan_instance_output_capi_d8db5740689621a8(swig_type_444 arg1, uintptr_t arg2, swig_type_445 arg3);
+extern swig_type_446 _wrap_plan_instance_output_local_capi_d8db5740689621a8(swig_type_447 arg1, uintptr_t arg2, swig_type_448 arg3);
+extern swig_type_449 _wrap_plan_instance_output_local_num_elements_capi_d8db5740689621a8(swig_type_450 arg1, uintptr_t arg2, swig_type_451 arg3);
+extern swig_type_452 _wrap_plan_instance_output_dtype_capi_d8db5740689621a8(swig_type_453 arg1, uintptr_t arg2, swig_type_454 arg3);
+extern swig_type_455 _wrap_plan_instance_output_local_shape_capi_d8db5740689621a8(swig_type_456 arg1, uintptr_t arg2, swig_type_457 arg3);
+extern swig_type_458 _wrap_plan_instance_num_mem_cases_capi_d8db5740689621a8(swig_type_459 arg1, uintptr_t arg2);
+extern swig_type_460 _wrap_plan_instance_mem_case_bytes_capi_d8db5740689621a8(swig_type_461 arg1, swig_type_462 arg2, swig_type_463 arg3, uintptr_t arg4, swig_type_464 arg5);
+extern swig_type_465 _wrap_plan_instance_mem_case_name_capi_d8db5740689621a8(uintptr_t arg1, swig_type_466 arg2);
+extern swig_type_467 _wrap_server_is_driver_capi_d8db5740689621a8(swig_type_468 arg1, uintptr_t arg2);
+extern swig_type_469 _wrap_server_num_plans_capi_d8db5740689621a8(swig_type_470 arg1, uintptr_t arg2);
+extern swig_type_471 _wrap_server_plan_input_width_capi_d8db5740689621a8(swig_type_472 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_473 arg4);
+extern swig_type_474 _wrap_server_plan_output_width_capi_d8db5740689621a8(swig_type_475 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_476 arg4);
+extern swig_type_477 _wrap_server_plan_input_dtype_capi_d8db5740689621a8(swig_type_478 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_479 arg4);
+extern swig_type_480 _wrap_server_plan_output_dtype_capi_d8db5740689621a8(swig_type_481 arg1, uintptr_t arg2, swig_intgo arg3, swig_type_482 arg4);
+extern swig_type_483 _wrap_server_follow_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_484 _wrap_server_stop_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_485 _wrap_server_check_health_capi_d8db5740689621a8(uintptr_t arg1, double arg2);
+extern swig_type_486 _wrap_serve_request_create_capi_d8db5740689621a8(swig_type_487 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_488 _wrap_serve_request_set_input_capi_d8db5740689621a8(uintptr_t arg1, swig_type_489 arg2, swig_type_490 arg3);
+extern swig_type_491 _wrap_serve_request_rows_capi_d8db5740689621a8(swig_type_492 arg1, uintptr_t arg2);
+extern swig_type_493 _wrap_server_run_capi_d8db5740689621a8(uintptr_t arg1, uintptr_t arg2);
+extern swig_type_494 _wrap_serve_request_output_bytes_capi_d8db5740689621a8(swig_type_495 arg1, uintptr_t arg2, swig_type_496 arg3);
+extern swig_type_497 _wrap_serve_request_output_capi_d8db5740689621a8(swig_type_498 arg1, uintptr_t arg2, swig_type_499 arg3);
+extern swig_type_500 _wrap_tensor_set_requires_grad_capi_d8db5740689621a8(uintptr_t arg1, swig_intgo arg2);
+extern swig_type_501 _wrap_tensor_requires_grad_capi_d8db5740689621a8(swig_type_502 arg1, uintptr_t arg2);
+extern swig_type_503 _wrap_tensor_is_leaf_capi_d8db5740689621a8(swig_type_504 arg1, uintptr_t arg2);
+extern swig_type_505 _wrap_tensor_grad_capi_d8db5740689621a8(swig_type_506 arg1, uintptr_t arg2);
+extern swig_type_507 _wrap_tensor_zero_grad_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_508 _wrap_tensor_detach_capi_d8db5740689621a8(swig_type_509 arg1, uintptr_t arg2);
+extern swig_type_510 _wrap_autograd_set_grad_enabled_capi_d8db5740689621a8(swig_intgo arg1, swig_type_511 arg2);
+extern swig_type_512 _wrap_autograd_is_grad_enabled_capi_d8db5740689621a8(swig_type_513 arg1);
+extern swig_type_514 _wrap_checkpoint_writer_create_capi_d8db5740689621a8(swig_type_515 arg1);
+extern swig_type_516 _wrap_checkpoint_writer_add_capi_d8db5740689621a8(uintptr_t arg1, swig_type_517 arg2, uintptr_t arg3);
+extern swig_type_518 _wrap_checkpoint_writer_save_capi_d8db5740689621a8(uintptr_t arg1, swig_type_519 arg2);
+extern swig_type_520 _wrap_checkpoint_load_capi_d8db5740689621a8(swig_type_521 arg1, swig_type_522 arg2, swig_type_523 arg3, uintptr_t arg4, uintptr_t arg5);
+extern swig_type_524 _wrap_checkpoint_load_checked_capi_d8db5740689621a8(swig_type_525 arg1, swig_type_526 arg2, swig_type_527 arg3, uintptr_t arg4, uintptr_t arg5, swig_type_528 arg6, swig_intgo arg7);
+extern swig_type_529 _wrap_checkpoint_index_open_capi_d8db5740689621a8(swig_type_530 arg1, swig_type_531 arg2);
+extern swig_type_532 _wrap_checkpoint_index_num_tensors_capi_d8db5740689621a8(swig_type_533 arg1, uintptr_t arg2);
+extern swig_type_534 _wrap_checkpoint_index_name_capi_d8db5740689621a8(uintptr_t arg1, swig_type_535 arg2);
+extern swig_type_536 _wrap_checkpoint_index_placement_capi_d8db5740689621a8(uintptr_t arg1, swig_type_537 arg2);
+extern swig_type_538 _wrap_checkpoint_index_nd_sbp_capi_d8db5740689621a8(uintptr_t arg1, swig_type_539 arg2);
+extern swig_type_540 _wrap_checkpoint_index_shape_capi_d8db5740689621a8(swig_type_541 arg1, uintptr_t arg2, swig_type_542 arg3);
+extern swig_type_543 _wrap_checkpoint_index_dtype_capi_d8db5740689621a8(swig_type_544 arg1, uintptr_t arg2, swig_type_545 arg3);
+extern swig_type_546 _wrap_checkpoint_index_num_shards_capi_d8db5740689621a8(swig_type_547 arg1, uintptr_t arg2, swig_type_548 arg3);
+extern swig_type_549 _wrap_optimizer_step_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_550 _wrap_optimizer_capture_step_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_551 _wrap_optimizer_zero_grad_capi_d8db5740689621a8(uintptr_t arg1);
+extern swig_type_552 _wrap_optimizer_set_lr_capi_d8db5740689621a8(uintptr_t arg1, double arg2);
+extern swig_type_553 _wrap_infer_cache_get_stats_capi_d8db5740689621a8(swig_type_554 arg1, swig_type_555 arg2, swig_type_556 arg3, swig_type_557 arg4, swig_type_558 arg5);
+extern swig_type_559 _wrap_runtime_init_with_options_capi_d8db5740689621a8(double arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_type_560 _wrap_allocator_get_stats_capi_d8db5740689621a8(swig_type_561 arg1, swig_type_562 arg2, swig_type_563 arg3, swig_type_564 arg4, swig_type_565 arg5, swig_type_566 arg6, swig_type_567 arg7, swig_type_568 arg8, swig_type_569 arg9, swig_intgo arg10);
+extern swig_type_570 _wrap_bucketed_allreducer_create_capi_d8db5740689621a8(swig_type_571 arg1, swig_type_572 arg2);
+extern swig_type_573 _wrap_runtime_topology_capi_d8db5740689621a8(swig_type_574 arg1, swig_type_575 arg2, swig_type_576 arg3, swig_type_577 arg4, swig_type_578 arg5, swig_type_579 arg6, swig_type_580 arg7, swig_type_581 arg8, swig_type_582 arg9, swig_type_583 arg10);
+extern swig_type_584 _wrap_bucketed_allreducer_get_stats_capi_d8db5740689621a8(swig_type_585 arg1, swig_type_586 arg2, swig_type_587 arg3, swig_type_588 arg4, uintptr_t arg5);
+extern swig_type_589 _wrap_plan_compile_capi_d8db5740689621a8(swig_type_590 arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_type_591 _wrap_plan_instance_get_stats_capi_d8db5740689621a8(swig_type_592 arg1, swig_type_593 arg2, swig_type_594 arg3, swig_type_595 arg4, swig_type_596 arg5, swig_type_597 arg6, swig_type_598 arg7, swig_type_599 arg8, uintptr_t arg9);
+extern swig_type_600 _wrap_server_create_capi_d8db5740689621a8(swig_type_601 arg1, swig_intgo arg2, double arg3, swig_type_602 arg4);
+extern swig_type_603 _wrap_server_add_plan_capi_d8db5740689621a8(swig_type_604 arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_type_605 arg5, swig_type_606 arg6, swig_type_607 arg7);
+extern swig_type_608 _wrap_server_get_plan_info_capi_d8db5740689621a8(swig_type_609 arg1, swig_type_610 arg2, swig_type_611 arg3, swig_type_612 arg4, swig_type_613 arg5, swig_type_614 arg6, swig_type_615 arg7, uintptr_t arg8, swig_intgo arg9);
+extern swig_type_616 _wrap_server_get_stats_capi_d8db5740689621a8(swig_type_617 arg1, swig_type_618 arg2, swig_type_619 arg3, swig_type_620 arg4, swig_type_621 arg5, swig_type_622 arg6, swig_type_623 arg7, swig_type_624 arg8, swig_type_625 arg9, uintptr_t arg10);
+extern swig_type_626 _wrap_serve_request_get_info_capi_d8db5740689621a8(swig_type_627 arg1, swig_type_628 arg2, swig_type_629 arg3, swig_type_630 arg4, uintptr_t arg5);
+extern swig_type_631 _wrap_autograd_backward_capi_d8db5740689621a8(swig_type_632 arg1, swig_type_633 arg2, swig_intgo arg3);
+extern swig_type_634 _wrap_optimizer_create_capi_d8db5740689621a8(swig_type_635 arg1, swig_type_636 arg2, swig_intgo arg3, double arg4, double arg5, double arg6, double arg7, swig_intgo arg8, double arg9, double arg10, double arg11, swig_intgo arg12, swig_type_637 arg13, swig_intgo arg14);
+extern swig_type_638 _wrap_optimizer_get_stats_capi_d8db5740689621a8(swig_type_639 arg1, swig_type_640 arg2, swig_type_641 arg3, swig_type_642 arg4, swig_type_643 arg5, swig_type_644 arg6, swig_type_645 arg7, uintptr_t arg8);
 #undef intgo
 */
 import "C"
@@ -961,8 +979,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_a0bfc72e4246c06e
-func cgo_panic__capi_a0bfc72e4246c06e(p *byte) {
+//export cgo_panic__capi_d8db5740689621a8
+func cgo_panic__capi_d8db5740689621a8(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -983,13 +1001,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_a0bfc72e4246c06e(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_d8db5740689621a8(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -1032,7 +1050,7 @@ func (p SwigcptrPlacement) SwigIsPlacement() {
 
 func DeletePlacement(arg1 Placement) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Placement_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Placement_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type Placement interface {
@@ -1051,7 +1069,7 @@ func (p SwigcptrNdSbp) SwigIsNdSbp() {
 
 func DeleteNdSbp(arg1 NdSbp) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_NdSbp_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_NdSbp_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type NdSbp interface {
@@ -1070,7 +1088,7 @@ func (p SwigcptrLayout) SwigIsLayout() {
 
 func DeleteLayout(arg1 Layout) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Layout_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Layout_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type Layout interface {
@@ -1089,7 +1107,7 @@ func (p SwigcptrOpCall) SwigIsOpCall() {
 
 func DeleteOpCall(arg1 OpCall) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_OpCall_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_OpCall_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type OpCall interface {
@@ -1108,7 +1126,7 @@ func (p SwigcptrInferResult) SwigIsInferResult() {
 
 func DeleteInferResult(arg1 InferResult) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_InferResult_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_InferResult_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type InferResult interface {
@@ -1127,7 +1145,7 @@ func (p SwigcptrExplanation) SwigIsExplanation() {
 
 func DeleteExplanation(arg1 Explanation) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Explanation_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Explanation_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type Explanation interface {
@@ -1146,7 +1164,7 @@ func (p SwigcptrTensor) SwigIsTensor() {
 
 func DeleteTensor(arg1 Tensor) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Tensor_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Tensor_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type Tensor interface {
@@ -1165,7 +1183,7 @@ func (p SwigcptrBoxingPlan) SwigIsBoxingPlan() {
 
 func DeleteBoxingPlan(arg1 BoxingPlan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BoxingPlan_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BoxingPlan_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type BoxingPlan interface {
@@ -1184,7 +1202,7 @@ func (p SwigcptrBucketedAllReducer) SwigIsBucketedAllReducer() {
 
 func DeleteBucketedAllReducer(arg1 BucketedAllReducer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BucketedAllReducer_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BucketedAllReducer_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type BucketedAllReducer interface {
@@ -1203,7 +1221,7 @@ func (p SwigcptrProgram) SwigIsProgram() {
 
 func DeleteProgram(arg1 Program) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Program_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Program_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type Program interface {
@@ -1222,7 +1240,7 @@ func (p SwigcptrPlan) SwigIsPlan() {
 
 func DeletePlan(arg1 Plan) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Plan_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Plan_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type Plan interface {
@@ -1241,7 +1259,7 @@ func (p SwigcptrPlanInstance) SwigIsPlanInstance() {
 
 func DeletePlanInstance(arg1 PlanInstance) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_PlanInstance_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_PlanInstance_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type PlanInstance interface {
@@ -1260,7 +1278,7 @@ func (p SwigcptrServer) SwigIsServer() {
 
 func DeleteServer(arg1 Server) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Server_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Server_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type Server interface {
@@ -1279,7 +1297,7 @@ func (p SwigcptrServeRequest) SwigIsServeRequest() {
 
 func DeleteServeRequest(arg1 ServeRequest) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ServeRequest_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ServeRequest_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type ServeRequest interface {
@@ -1298,7 +1316,7 @@ func (p SwigcptrCheckpointWriter) SwigIsCheckpointWriter() {
 
 func DeleteCheckpointWriter(arg1 CheckpointWriter) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointWriter_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointWriter_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type CheckpointWriter interface {
@@ -1317,7 +1335,7 @@ func (p SwigcptrCheckpointIndex) SwigIsCheckpointIndex() {
 
 func DeleteCheckpointIndex(arg1 CheckpointIndex) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointIndex_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointIndex_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type CheckpointIndex interface {
@@ -1336,7 +1354,7 @@ func (p SwigcptrOptimizer) SwigIsOptimizer() {
 
 func DeleteOptimizer(arg1 Optimizer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Optimizer_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Optimizer_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 }
 
 type Optimizer interface {
@@ -1349,14 +1367,14 @@ const VERSION_MINOR int = 3
 const VERSION_PATCH int = 0
 func _swig_getVERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_a0bfc72e4246c06e())
+	swig_r = (int)(C._wrap_VERSION_NUMBER_capi_d8db5740689621a8())
 	return swig_r
 }
 
 var VERSION_NUMBER int = _swig_getVERSION_NUMBER()
 func Version() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_capi_a0bfc72e4246c06e()
+	swig_r_p := C._wrap_version_capi_d8db5740689621a8()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1365,7 +1383,7 @@ func Version() (_swig_ret string) {
 
 func Version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_version_number_capi_a0bfc72e4246c06e())
+	swig_r = (int)(C._wrap_version_number_capi_d8db5740689621a8())
 	return swig_r
 }
 
@@ -1388,7 +1406,7 @@ const DATA_LOSS int = 15
 func Status_string(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_status_string_capi_a0bfc72e4246c06e(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_status_string_capi_d8db5740689621a8(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1397,7 +1415,7 @@ func Status_string(arg1 int) (_swig_ret string) {
 
 func Runtime_init() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_init_capi_a0bfc72e4246c06e()
+	swig_r_p := C._wrap_runtime_init_capi_d8db5740689621a8()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1406,7 +1424,7 @@ func Runtime_init() (_swig_ret error) {
 
 func Runtime_finalize() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_runtime_finalize_capi_a0bfc72e4246c06e()
+	swig_r_p := C._wrap_runtime_finalize_capi_d8db5740689621a8()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -1416,7 +1434,7 @@ func Runtime_finalize() (_swig_ret error) {
 func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_rank_capi_a0bfc72e4246c06e(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_rank_capi_d8db5740689621a8(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1429,7 +1447,7 @@ func Runtime_world_rank(arg1 []int32) (_swig_ret error) {
 func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_runtime_world_size_capi_a0bfc72e4246c06e(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_runtime_world_size_capi_d8db5740689621a8(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1439,11 +1457,38 @@ func Runtime_world_size(arg1 []int32) (_swig_ret error) {
 	return swig_r_1
 }
 
+func Runtime_rank_host(arg1 []int32, arg2 []int32, arg3 int) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r_p := C._wrap_runtime_rank_host_capi_d8db5740689621a8(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Runtime_topology_string() (_swig_ret string) {
+	var swig_r string
+	swig_r_p := C._wrap_runtime_topology_string_capi_d8db5740689621a8()
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+ swig_r_1 = swigCopyString(swig_r) 
+	return swig_r_1
+}
+
 func Runtime_cuda_info(arg1 []int32, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_runtime_cuda_info_capi_a0bfc72e4246c06e(*(*C.swig_type_10)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_runtime_cuda_info_capi_d8db5740689621a8(*(*C.swig_type_14)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1462,7 +1507,7 @@ func Placement_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_placement_parse_capi_a0bfc72e4246c06e(*(*C.swig_type_13)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_placement_parse_capi_d8db5740689621a8(*(*C.swig_type_17)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1481,7 +1526,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_create_capi_a0bfc72e4246c06e(*(*C.swig_type_16)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3)))
+	swig_r_p := C._wrap_placement_create_capi_d8db5740689621a8(*(*C.swig_type_20)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_3)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1500,7 +1545,7 @@ func Placement_create(arg1 []uintptr, arg2 int, arg3 []int32, arg4 []int64) (_sw
 func Placement_string(arg1 Placement) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_placement_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_placement_string_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1511,7 +1556,7 @@ func Placement_device_type(arg1 []int32, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_device_type_capi_a0bfc72e4246c06e(*(*C.swig_type_21)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_device_type_capi_d8db5740689621a8(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1525,7 +1570,7 @@ func Placement_num_axes(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_num_axes_capi_a0bfc72e4246c06e(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_num_axes_capi_d8db5740689621a8(*(*C.swig_type_27)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1540,7 +1585,7 @@ func Placement_hierarchy_dim(arg1 []int64, arg2 Placement, arg3 int64) (_swig_re
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_hierarchy_dim_capi_a0bfc72e4246c06e(*(*C.swig_type_25)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_26(_swig_i_2))
+	swig_r_p := C._wrap_placement_hierarchy_dim_capi_d8db5740689621a8(*(*C.swig_type_29)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_30(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1554,7 +1599,7 @@ func Placement_parallel_num(arg1 []int64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_parallel_num_capi_a0bfc72e4246c06e(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_parallel_num_capi_d8db5740689621a8(*(*C.swig_type_32)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1569,7 +1614,7 @@ func Placement_rank_at(arg1 []int32, arg2 Placement, arg3 int64) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_rank_at_capi_a0bfc72e4246c06e(*(*C.swig_type_30)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_31(_swig_i_2))
+	swig_r_p := C._wrap_placement_rank_at_capi_d8db5740689621a8(*(*C.swig_type_34)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_35(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1584,7 +1629,7 @@ func Placement_index_of(arg1 []int64, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_index_of_capi_a0bfc72e4246c06e(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_index_of_capi_d8db5740689621a8(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1599,7 +1644,7 @@ func Placement_contains(arg1 []int32, arg2 Placement, arg3 int) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_placement_contains_capi_a0bfc72e4246c06e(*(*C.swig_type_35)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_placement_contains_capi_d8db5740689621a8(*(*C.swig_type_39)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1615,7 +1660,7 @@ func Placement_axis_group(arg1 []uintptr, arg2 Placement, arg3 int64, arg4 int) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_placement_axis_group_capi_a0bfc72e4246c06e(*(*C.swig_type_37)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_placement_axis_group_capi_d8db5740689621a8(*(*C.swig_type_41)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_42(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1630,7 +1675,7 @@ func Placement_equal(arg1 []int32, arg2 Placement, arg3 Placement) (_swig_ret er
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_placement_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_40)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_placement_equal_capi_d8db5740689621a8(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1644,7 +1689,7 @@ func Placement_hash(arg1 []uint64, arg2 Placement) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_placement_hash_capi_a0bfc72e4246c06e(*(*C.swig_type_42)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_placement_hash_capi_d8db5740689621a8(*(*C.swig_type_46)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1663,7 +1708,7 @@ func Nd_sbp_parse(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_parse_capi_a0bfc72e4246c06e(*(*C.swig_type_44)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_parse_capi_d8db5740689621a8(*(*C.swig_type_48)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1680,7 +1725,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_nd_sbp_create_capi_a0bfc72e4246c06e(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_nd_sbp_create_capi_d8db5740689621a8(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1696,7 +1741,7 @@ func Nd_sbp_create(arg1 []uintptr, arg2 [][2]int32) (_swig_ret error) {
 func Nd_sbp_string(arg1 NdSbp) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_nd_sbp_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_nd_sbp_string_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1707,7 +1752,7 @@ func Nd_sbp_num_axes(arg1 []int64, arg2 NdSbp) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_nd_sbp_num_axes_capi_a0bfc72e4246c06e(*(*C.swig_type_51)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_nd_sbp_num_axes_capi_d8db5740689621a8(*(*C.swig_type_55)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1723,7 +1768,7 @@ func Nd_sbp_get(arg1 []int32, arg2 []int32, arg3 NdSbp, arg4 int64) (_swig_ret e
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nd_sbp_get_capi_a0bfc72e4246c06e(*(*C.swig_type_53)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_55(_swig_i_3))
+	swig_r_p := C._wrap_nd_sbp_get_capi_d8db5740689621a8(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_59(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1741,7 +1786,7 @@ func Nd_sbp_equal(arg1 []int32, arg2 NdSbp, arg3 NdSbp) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_nd_sbp_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_57)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_nd_sbp_equal_capi_d8db5740689621a8(*(*C.swig_type_61)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1758,7 +1803,7 @@ func Layout_create(arg1 []uintptr, arg2 Placement, arg3 NdSbp, arg4 []int64, arg
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_layout_create_capi_a0bfc72e4246c06e(*(*C.swig_type_59)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_layout_create_capi_d8db5740689621a8(*(*C.swig_type_63)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1778,7 +1823,7 @@ func Layout_local_shape(arg1 *[]int64, arg2 Layout) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_local_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_62)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_local_shape_capi_d8db5740689621a8(*(*C.swig_type_66)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -1803,7 +1848,7 @@ func Layout_range(arg1 []int64, arg2 []int64, arg3 Layout, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_layout_range_capi_a0bfc72e4246c06e(*(*C.swig_type_64)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_66(_swig_i_3))
+	swig_r_p := C._wrap_layout_range_capi_d8db5740689621a8(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_70(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1820,7 +1865,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_layout_num_elements_capi_a0bfc72e4246c06e(*(*C.swig_type_68)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_layout_num_elements_capi_d8db5740689621a8(*(*C.swig_type_72)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1833,7 +1878,7 @@ func Layout_num_elements(arg1 []int64, arg2 Layout) (_swig_ret error) {
 func Layout_string(arg1 Layout) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_layout_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_layout_string_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1851,7 +1896,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_dtype_parse_capi_a0bfc72e4246c06e(*(*C.swig_type_71)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_dtype_parse_capi_d8db5740689621a8(*(*C.swig_type_75)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1867,7 +1912,7 @@ func Dtype_parse(arg1 []int32, arg2 string) (_swig_ret error) {
 func Dtype_name(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_dtype_name_capi_a0bfc72e4246c06e(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_dtype_name_capi_d8db5740689621a8(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1876,14 +1921,14 @@ func Dtype_name(arg1 int) (_swig_ret string) {
 
 func Op_count() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_op_count_capi_a0bfc72e4246c06e())
+	swig_r = (int64)(C._wrap_op_count_capi_d8db5740689621a8())
 	return swig_r
 }
 
 func Op_name(arg1 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_op_name_capi_a0bfc72e4246c06e(C.swig_type_76(_swig_i_0))
+	swig_r_p := C._wrap_op_name_capi_d8db5740689621a8(C.swig_type_80(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1894,7 +1939,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_op_call_create_capi_a0bfc72e4246c06e(*(*C.swig_type_78)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_op_call_create_capi_d8db5740689621a8(*(*C.swig_type_82)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -1910,7 +1955,7 @@ func Op_call_create(arg1 []uintptr, arg2 string) (_swig_ret error) {
 func Op_call_signature(arg1 OpCall) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_op_call_signature_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_op_call_signature_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1922,7 +1967,7 @@ func Op_call_set_attr_int(arg1 OpCall, arg2 string, arg3 int64) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_int_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_int_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1)), C.swig_type_87(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1937,7 +1982,7 @@ func Op_call_set_attr_float(arg1 OpCall, arg2 string, arg3 float64) (_swig_ret e
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_float_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_float_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1952,7 +1997,7 @@ func Op_call_set_attr_bool(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error)
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_bool_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_bool_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1967,7 +2012,7 @@ func Op_call_set_attr_ints(arg1 OpCall, arg2 string, arg3 []int64) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_ints_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_set_attr_ints_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1985,7 +2030,7 @@ func Op_call_set_attr_dtype(arg1 OpCall, arg2 string, arg3 int) (_swig_ret error
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_op_call_set_attr_dtype_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2002,7 +2047,7 @@ func Op_call_add_input(arg1 OpCall, arg2 []int64, arg3 int, arg4 Placement, arg5
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_op_call_add_input_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_op_call_add_input_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -2016,7 +2061,7 @@ func Op_call_num_inputs(arg1 []int64, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_num_inputs_capi_a0bfc72e4246c06e(*(*C.swig_type_96)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_num_inputs_capi_d8db5740689621a8(*(*C.swig_type_100)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2031,7 +2076,7 @@ func Op_call_constrain_input(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret err
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_input_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_98(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_input_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_102(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2043,7 +2088,7 @@ func Op_call_constrain_output(arg1 OpCall, arg2 int64, arg3 NdSbp) (_swig_ret er
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_op_call_constrain_output_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_100(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_op_call_constrain_output_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_104(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2054,7 +2099,7 @@ func Op_call_infer(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_infer_capi_a0bfc72e4246c06e(*(*C.swig_type_102)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_infer_capi_d8db5740689621a8(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2068,7 +2113,7 @@ func Infer_result_num_outputs(arg1 []int64, arg2 InferResult) (_swig_ret error) 
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_outputs_capi_a0bfc72e4246c06e(*(*C.swig_type_104)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_outputs_capi_d8db5740689621a8(*(*C.swig_type_108)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2086,7 +2131,7 @@ func Infer_result_output_shape(arg1 *[]int64, arg2 InferResult, arg3 int64) (_sw
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_106)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_107(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_shape_capi_d8db5740689621a8(*(*C.swig_type_110)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_111(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2110,7 +2155,7 @@ func Infer_result_output_dtype(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_109)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_110(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_dtype_capi_d8db5740689621a8(*(*C.swig_type_113)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_114(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2125,7 +2170,7 @@ func Infer_result_output_placement(arg1 []uintptr, arg2 InferResult, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_placement_capi_a0bfc72e4246c06e(*(*C.swig_type_112)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_113(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_placement_capi_d8db5740689621a8(*(*C.swig_type_116)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_117(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2140,7 +2185,7 @@ func Infer_result_output_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_a0bfc72e4246c06e(*(*C.swig_type_115)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_116(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_output_nd_sbp_capi_d8db5740689621a8(*(*C.swig_type_119)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_120(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2154,7 +2199,7 @@ func Infer_result_num_inputs(arg1 []int64, arg2 InferResult) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_inputs_capi_a0bfc72e4246c06e(*(*C.swig_type_118)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_inputs_capi_d8db5740689621a8(*(*C.swig_type_122)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2169,7 +2214,7 @@ func Infer_result_input_nd_sbp(arg1 []uintptr, arg2 InferResult, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_a0bfc72e4246c06e(*(*C.swig_type_120)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_121(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_nd_sbp_capi_d8db5740689621a8(*(*C.swig_type_124)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_125(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2184,7 +2229,7 @@ func Infer_result_needs_boxing(arg1 []int32, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_needs_boxing_capi_a0bfc72e4246c06e(*(*C.swig_type_123)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_124(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_needs_boxing_capi_d8db5740689621a8(*(*C.swig_type_127)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_128(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2199,7 +2244,7 @@ func Infer_result_input_cost(arg1 []float64, arg2 InferResult, arg3 int64) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_infer_result_input_cost_capi_a0bfc72e4246c06e(*(*C.swig_type_126)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_127(_swig_i_2))
+	swig_r_p := C._wrap_infer_result_input_cost_capi_d8db5740689621a8(*(*C.swig_type_130)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_131(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2213,7 +2258,7 @@ func Infer_result_total_cost(arg1 []float64, arg2 InferResult) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_total_cost_capi_a0bfc72e4246c06e(*(*C.swig_type_129)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_total_cost_capi_d8db5740689621a8(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2227,7 +2272,7 @@ func Infer_result_signature_index(arg1 []int32, arg2 InferResult) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_signature_index_capi_a0bfc72e4246c06e(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_signature_index_capi_d8db5740689621a8(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2241,7 +2286,7 @@ func Infer_result_num_candidates(arg1 []int32, arg2 InferResult) (_swig_ret erro
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_infer_result_num_candidates_capi_a0bfc72e4246c06e(*(*C.swig_type_133)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_infer_result_num_candidates_capi_d8db5740689621a8(*(*C.swig_type_137)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2255,7 +2300,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_op_call_explain_capi_a0bfc72e4246c06e(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_op_call_explain_capi_d8db5740689621a8(*(*C.swig_type_139)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2268,7 +2313,7 @@ func Op_call_explain(arg1 []uintptr, arg2 OpCall) (_swig_ret error) {
 func Explanation_text(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_text_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_text_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2278,7 +2323,7 @@ func Explanation_text(arg1 Explanation) (_swig_ret string) {
 func Explanation_json(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_json_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_json_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2288,7 +2333,7 @@ func Explanation_json(arg1 Explanation) (_swig_ret string) {
 func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_explanation_failure_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_explanation_failure_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2296,13 +2341,13 @@ func Explanation_failure(arg1 Explanation) (_swig_ret string) {
 }
 
 func Infer_cache_clear() {
-	C._wrap_infer_cache_clear_capi_a0bfc72e4246c06e()
+	C._wrap_infer_cache_clear_capi_d8db5740689621a8()
 }
 
 func Infer_cache_set_capacity(arg1 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_infer_cache_set_capacity_capi_a0bfc72e4246c06e(C.swig_type_140(_swig_i_0))
+	swig_r_p := C._wrap_infer_cache_set_capacity_capi_d8db5740689621a8(C.swig_type_144(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2317,7 +2362,7 @@ func Tensor_from_host(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_from_host_capi_a0bfc72e4246c06e(*(*C.swig_type_142)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_from_host_capi_d8db5740689621a8(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2342,7 +2387,7 @@ func Tensor_from_local(arg1 []uintptr, arg2 []byte, arg3 []int64, arg4 int, arg5
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_tensor_from_local_capi_a0bfc72e4246c06e(*(*C.swig_type_146)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)))
+	swig_r_p := C._wrap_tensor_from_local_capi_d8db5740689621a8(*(*C.swig_type_150)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_6)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2369,7 +2414,7 @@ func Tensor_full(arg1 []uintptr, arg2 []int64, arg3 int, arg4 float64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_full_capi_a0bfc72e4246c06e(*(*C.swig_type_151)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_full_capi_d8db5740689621a8(*(*C.swig_type_155)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2391,7 +2436,7 @@ func Tensor_arange(arg1 []uintptr, arg2 float64, arg3 float64, arg4 float64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_tensor_arange_capi_a0bfc72e4246c06e(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_tensor_arange_capi_d8db5740689621a8(*(*C.swig_type_158)(unsafe.Pointer(&_swig_i_0)), C.double(_swig_i_1), C.double(_swig_i_2), C.double(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2409,7 +2454,7 @@ func Tensor_rand(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Place
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_rand_capi_a0bfc72e4246c06e(*(*C.swig_type_156)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_158(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_rand_capi_d8db5740689621a8(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2430,7 +2475,7 @@ func Tensor_randn(arg1 []uintptr, arg2 []int64, arg3 int, arg4 uint64, arg5 Plac
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_tensor_randn_capi_a0bfc72e4246c06e(*(*C.swig_type_160)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_162(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_tensor_randn_capi_d8db5740689621a8(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_166(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2450,7 +2495,7 @@ func Tensor_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_164)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_shape_capi_d8db5740689621a8(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2473,7 +2518,7 @@ func Tensor_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_num_elements_capi_a0bfc72e4246c06e(*(*C.swig_type_166)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_num_elements_capi_d8db5740689621a8(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2487,7 +2532,7 @@ func Tensor_dtype(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_168)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_dtype_capi_d8db5740689621a8(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2501,7 +2546,7 @@ func Tensor_placement(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_placement_capi_a0bfc72e4246c06e(*(*C.swig_type_170)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_placement_capi_d8db5740689621a8(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2515,7 +2560,7 @@ func Tensor_nd_sbp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_nd_sbp_capi_a0bfc72e4246c06e(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_nd_sbp_capi_d8db5740689621a8(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2529,7 +2574,7 @@ func Tensor_has_local(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_has_local_capi_a0bfc72e4246c06e(*(*C.swig_type_174)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_has_local_capi_d8db5740689621a8(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2546,7 +2591,7 @@ func Tensor_local_shape(arg1 *[]int64, arg2 Tensor) (_swig_ret error) {
 	_swig_i_0 = []uintptr{0, 0}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_176)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_shape_capi_d8db5740689621a8(*(*C.swig_type_180)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -2569,7 +2614,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_local_num_elements_capi_a0bfc72e4246c06e(*(*C.swig_type_178)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_local_num_elements_capi_d8db5740689621a8(*(*C.swig_type_182)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2582,7 +2627,7 @@ func Tensor_local_num_elements(arg1 []int64, arg2 Tensor) (_swig_ret error) {
 func Tensor_string(arg1 Tensor) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_string_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -2593,7 +2638,7 @@ func Tensor_to_host(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_to_host_capi_a0bfc72e4246c06e(*(*C.swig_type_181)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_to_host_capi_d8db5740689621a8(*(*C.swig_type_185)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2607,7 +2652,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_copy_local_capi_a0bfc72e4246c06e(*(*C.swig_type_183)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_copy_local_capi_d8db5740689621a8(*(*C.swig_type_187)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2620,7 +2665,7 @@ func Tensor_copy_local(arg1 []byte, arg2 Tensor) (_swig_ret error) {
 func Tensor_synchronize(arg1 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_synchronize_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_synchronize_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -2633,7 +2678,7 @@ func Tensor_to_global(arg1 []uintptr, arg2 Tensor, arg3 Placement, arg4 NdSbp) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_tensor_to_global_capi_a0bfc72e4246c06e(*(*C.swig_type_186)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_tensor_to_global_capi_d8db5740689621a8(*(*C.swig_type_190)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2648,7 +2693,7 @@ func Op_call_apply(arg1 []uintptr, arg2 OpCall, arg3 []uintptr) (_swig_ret error
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_op_call_apply_capi_a0bfc72e4246c06e(*(*C.swig_type_188)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_op_call_apply_capi_d8db5740689621a8(*(*C.swig_type_192)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2665,7 +2710,7 @@ func Abs(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_abs_capi_a0bfc72e4246c06e(*(*C.swig_type_191)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_abs_capi_d8db5740689621a8(*(*C.swig_type_195)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2691,7 +2736,7 @@ func Adam_update(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, ar
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_adam_update_capi_a0bfc72e4246c06e(*(*C.swig_type_193)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.double(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.swig_intgo(_swig_i_12), C.swig_type_196(_swig_i_13))
+	swig_r_p := C._wrap_adam_update_capi_d8db5740689621a8(*(*C.swig_type_197)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.double(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.swig_intgo(_swig_i_12), C.swig_type_200(_swig_i_13))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2723,7 +2768,7 @@ func Adam_update_at_step(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Te
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_adam_update_at_step_capi_a0bfc72e4246c06e(*(*C.swig_type_198)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.double(_swig_i_12), C.swig_intgo(_swig_i_13))
+	swig_r_p := C._wrap_adam_update_at_step_capi_d8db5740689621a8(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.double(_swig_i_11), C.double(_swig_i_12), C.swig_intgo(_swig_i_13))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2744,7 +2789,7 @@ func Add(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_add_capi_a0bfc72e4246c06e(*(*C.swig_type_202)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_add_capi_d8db5740689621a8(*(*C.swig_type_206)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2758,7 +2803,7 @@ func Add_n(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_add_n_capi_a0bfc72e4246c06e(*(*C.swig_type_204)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_add_n_capi_d8db5740689621a8(*(*C.swig_type_208)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2777,7 +2822,7 @@ func Argmax(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int) (_swig_ret error)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_argmax_capi_a0bfc72e4246c06e(*(*C.swig_type_207)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_208(_swig_i_2), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_argmax_capi_d8db5740689621a8(*(*C.swig_type_211)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_212(_swig_i_2), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2794,7 +2839,7 @@ func Batch_matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_batch_matmul_capi_a0bfc72e4246c06e(*(*C.swig_type_210)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_batch_matmul_capi_d8db5740689621a8(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2810,7 +2855,7 @@ func Bias_add(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_bias_add_capi_a0bfc72e4246c06e(*(*C.swig_type_212)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_213(_swig_i_3))
+	swig_r_p := C._wrap_bias_add_capi_d8db5740689621a8(*(*C.swig_type_216)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_217(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2825,7 +2870,7 @@ func Cast(arg1 []uintptr, arg2 Tensor, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cast_capi_a0bfc72e4246c06e(*(*C.swig_type_215)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_cast_capi_d8db5740689621a8(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2840,7 +2885,7 @@ func Concat(arg1 []uintptr, arg2 []uintptr, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_concat_capi_a0bfc72e4246c06e(*(*C.swig_type_217)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), C.swig_type_219(_swig_i_2))
+	swig_r_p := C._wrap_concat_capi_d8db5740689621a8(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), C.swig_type_223(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2857,7 +2902,7 @@ func Cos(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_cos_capi_a0bfc72e4246c06e(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_cos_capi_d8db5740689621a8(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2873,7 +2918,7 @@ func Cross_entropy(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_cross_entropy_capi_a0bfc72e4246c06e(*(*C.swig_type_223)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_224(_swig_i_3))
+	swig_r_p := C._wrap_cross_entropy_capi_d8db5740689621a8(*(*C.swig_type_227)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_228(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2888,7 +2933,7 @@ func Cumsum(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_cumsum_capi_a0bfc72e4246c06e(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_227(_swig_i_2))
+	swig_r_p := C._wrap_cumsum_capi_d8db5740689621a8(*(*C.swig_type_230)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_231(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2903,7 +2948,7 @@ func Div(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_div_capi_a0bfc72e4246c06e(*(*C.swig_type_229)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_div_capi_d8db5740689621a8(*(*C.swig_type_233)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2918,7 +2963,7 @@ func Embedding(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_embedding_capi_a0bfc72e4246c06e(*(*C.swig_type_231)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_embedding_capi_d8db5740689621a8(*(*C.swig_type_235)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2933,7 +2978,7 @@ func Equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_233)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_capi_d8db5740689621a8(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2948,7 +2993,7 @@ func Equal_mask(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_equal_mask_capi_a0bfc72e4246c06e(*(*C.swig_type_235)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_equal_mask_capi_d8db5740689621a8(*(*C.swig_type_239)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2962,7 +3007,7 @@ func Exp(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_exp_capi_a0bfc72e4246c06e(*(*C.swig_type_237)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_exp_capi_d8db5740689621a8(*(*C.swig_type_241)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2977,7 +3022,7 @@ func Expand(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_expand_capi_a0bfc72e4246c06e(*(*C.swig_type_239)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_expand_capi_d8db5740689621a8(*(*C.swig_type_243)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -2996,7 +3041,7 @@ func Flatten(arg1 []uintptr, arg2 Tensor, arg3 int64, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_flatten_capi_a0bfc72e4246c06e(*(*C.swig_type_242)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_243(_swig_i_2), C.swig_type_244(_swig_i_3))
+	swig_r_p := C._wrap_flatten_capi_d8db5740689621a8(*(*C.swig_type_246)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_247(_swig_i_2), C.swig_type_248(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3012,7 +3057,7 @@ func Gather(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_gather_capi_a0bfc72e4246c06e(*(*C.swig_type_246)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_247(_swig_i_3))
+	swig_r_p := C._wrap_gather_capi_d8db5740689621a8(*(*C.swig_type_250)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_251(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3029,7 +3074,7 @@ func Gather_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64, arg5 int6
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_gather_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_249)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_250(_swig_i_3), C.swig_type_251(_swig_i_4))
+	swig_r_p := C._wrap_gather_grad_capi_d8db5740689621a8(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_254(_swig_i_3), C.swig_type_255(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3043,7 +3088,7 @@ func Gelu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_gelu_capi_a0bfc72e4246c06e(*(*C.swig_type_253)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_gelu_capi_d8db5740689621a8(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3058,7 +3103,7 @@ func Gelu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_gelu_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_255)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_gelu_grad_capi_d8db5740689621a8(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3073,7 +3118,7 @@ func Greater(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_capi_a0bfc72e4246c06e(*(*C.swig_type_257)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_capi_d8db5740689621a8(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3088,7 +3133,7 @@ func Greater_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_greater_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_259)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_greater_equal_capi_d8db5740689621a8(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3102,7 +3147,7 @@ func Identity(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_identity_capi_a0bfc72e4246c06e(*(*C.swig_type_261)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_identity_capi_d8db5740689621a8(*(*C.swig_type_265)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3123,7 +3168,7 @@ func Layer_norm(arg1 []uintptr, arg2 []uintptr, arg3 []uintptr, arg4 Tensor, arg
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_layer_norm_capi_a0bfc72e4246c06e(*(*C.swig_type_263)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_265)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_266(_swig_i_6), C.swig_type_267(_swig_i_7), C.double(_swig_i_8))
+	swig_r_p := C._wrap_layer_norm_capi_d8db5740689621a8(*(*C.swig_type_267)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.swig_type_270(_swig_i_6), C.swig_type_271(_swig_i_7), C.double(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3144,7 +3189,7 @@ func Less(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_capi_a0bfc72e4246c06e(*(*C.swig_type_269)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_capi_d8db5740689621a8(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3159,7 +3204,7 @@ func Less_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_less_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_271)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_less_equal_capi_d8db5740689621a8(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3173,7 +3218,7 @@ func Log(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_log_capi_a0bfc72e4246c06e(*(*C.swig_type_273)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_log_capi_d8db5740689621a8(*(*C.swig_type_277)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3188,7 +3233,7 @@ func Log_softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_log_softmax_capi_a0bfc72e4246c06e(*(*C.swig_type_275)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_276(_swig_i_2))
+	swig_r_p := C._wrap_log_softmax_capi_d8db5740689621a8(*(*C.swig_type_279)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_280(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3205,7 +3250,7 @@ func Matmul(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int, arg5 int) (_swig
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_matmul_capi_a0bfc72e4246c06e(*(*C.swig_type_278)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_matmul_capi_d8db5740689621a8(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3220,7 +3265,7 @@ func Maximum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_maximum_capi_a0bfc72e4246c06e(*(*C.swig_type_280)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_maximum_capi_d8db5740689621a8(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3235,7 +3280,7 @@ func Minimum(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_minimum_capi_a0bfc72e4246c06e(*(*C.swig_type_282)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_minimum_capi_d8db5740689621a8(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3250,7 +3295,7 @@ func Mul(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_mul_capi_a0bfc72e4246c06e(*(*C.swig_type_284)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_mul_capi_d8db5740689621a8(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3264,7 +3309,7 @@ func Neg(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_neg_capi_a0bfc72e4246c06e(*(*C.swig_type_286)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_neg_capi_d8db5740689621a8(*(*C.swig_type_290)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3280,7 +3325,7 @@ func Nll_loss(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 int64) (_swig_ret e
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_nll_loss_capi_a0bfc72e4246c06e(*(*C.swig_type_288)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_289(_swig_i_3))
+	swig_r_p := C._wrap_nll_loss_capi_d8db5740689621a8(*(*C.swig_type_292)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_type_293(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3295,7 +3340,7 @@ func Not_equal(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_not_equal_capi_a0bfc72e4246c06e(*(*C.swig_type_291)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_not_equal_capi_d8db5740689621a8(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3310,7 +3355,7 @@ func Pow(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_pow_capi_a0bfc72e4246c06e(*(*C.swig_type_293)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_pow_capi_d8db5740689621a8(*(*C.swig_type_297)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3326,7 +3371,7 @@ func Reduce_max(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_max_capi_a0bfc72e4246c06e(*(*C.swig_type_295)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_296)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_max_capi_d8db5740689621a8(*(*C.swig_type_299)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_300)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3345,7 +3390,7 @@ func Reduce_mean(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_mean_capi_a0bfc72e4246c06e(*(*C.swig_type_298)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_299)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_mean_capi_d8db5740689621a8(*(*C.swig_type_302)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_303)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3364,7 +3409,7 @@ func Reduce_min(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_min_capi_a0bfc72e4246c06e(*(*C.swig_type_301)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_302)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_min_capi_d8db5740689621a8(*(*C.swig_type_305)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_306)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3383,7 +3428,7 @@ func Reduce_sum(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int) (_swig_ret 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_reduce_sum_capi_a0bfc72e4246c06e(*(*C.swig_type_304)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_305)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
+	swig_r_p := C._wrap_reduce_sum_capi_d8db5740689621a8(*(*C.swig_type_308)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_309)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3400,7 +3445,7 @@ func Relu(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_relu_capi_a0bfc72e4246c06e(*(*C.swig_type_307)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_relu_capi_d8db5740689621a8(*(*C.swig_type_311)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3415,7 +3460,7 @@ func Relu_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_relu_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_309)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_relu_grad_capi_d8db5740689621a8(*(*C.swig_type_313)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3430,7 +3475,7 @@ func Reshape(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_reshape_capi_a0bfc72e4246c06e(*(*C.swig_type_311)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_312)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_reshape_capi_d8db5740689621a8(*(*C.swig_type_315)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_316)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3448,7 +3493,7 @@ func Scalar_add(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_add_capi_a0bfc72e4246c06e(*(*C.swig_type_314)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_add_capi_d8db5740689621a8(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3463,7 +3508,7 @@ func Scalar_mul(arg1 []uintptr, arg2 Tensor, arg3 float64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_scalar_mul_capi_a0bfc72e4246c06e(*(*C.swig_type_316)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
+	swig_r_p := C._wrap_scalar_mul_capi_d8db5740689621a8(*(*C.swig_type_320)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3486,7 +3531,7 @@ func Sgd_update(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, arg4 Tensor, arg5 T
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r_p := C._wrap_sgd_update_capi_a0bfc72e4246c06e(*(*C.swig_type_318)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_319)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.double(_swig_i_7), C.swig_intgo(_swig_i_8), C.double(_swig_i_9), C.swig_intgo(_swig_i_10))
+	swig_r_p := C._wrap_sgd_update_capi_d8db5740689621a8(*(*C.swig_type_322)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_323)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.double(_swig_i_7), C.swig_intgo(_swig_i_8), C.double(_swig_i_9), C.swig_intgo(_swig_i_10))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3503,7 +3548,7 @@ func Sigmoid(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sigmoid_capi_a0bfc72e4246c06e(*(*C.swig_type_321)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sigmoid_capi_d8db5740689621a8(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3517,7 +3562,7 @@ func Sin(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sin_capi_a0bfc72e4246c06e(*(*C.swig_type_323)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sin_capi_d8db5740689621a8(*(*C.swig_type_327)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3534,7 +3579,7 @@ func Slice(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []int64
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_capi_a0bfc72e4246c06e(*(*C.swig_type_325)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_326)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_327)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_328)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_capi_d8db5740689621a8(*(*C.swig_type_329)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_330)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3560,7 +3605,7 @@ func Slice_grad(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 []int64, arg5 []
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_slice_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_330)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_331)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_332)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_333)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_slice_grad_capi_d8db5740689621a8(*(*C.swig_type_334)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_335)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_336)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_337)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3584,7 +3629,7 @@ func Softmax(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_softmax_capi_a0bfc72e4246c06e(*(*C.swig_type_335)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_336(_swig_i_2))
+	swig_r_p := C._wrap_softmax_capi_d8db5740689621a8(*(*C.swig_type_339)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_340(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3600,7 +3645,7 @@ func Sparse_softmax_cross_entropy(arg1 []uintptr, arg2 []uintptr, arg3 Tensor, a
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_a0bfc72e4246c06e(*(*C.swig_type_338)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_339)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_capi_d8db5740689621a8(*(*C.swig_type_342)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_343)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3619,7 +3664,7 @@ func Sparse_softmax_cross_entropy_grad(arg1 []uintptr, arg2 Tensor, arg3 Tensor,
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_341)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_sparse_softmax_cross_entropy_grad_capi_d8db5740689621a8(*(*C.swig_type_345)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3633,7 +3678,7 @@ func Sqrt(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_sqrt_capi_a0bfc72e4246c06e(*(*C.swig_type_343)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_sqrt_capi_d8db5740689621a8(*(*C.swig_type_347)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3648,7 +3693,7 @@ func Squeeze(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_squeeze_capi_a0bfc72e4246c06e(*(*C.swig_type_345)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_346)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_squeeze_capi_d8db5740689621a8(*(*C.swig_type_349)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_350)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3668,7 +3713,7 @@ func Std(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) (_swig
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_std_capi_a0bfc72e4246c06e(*(*C.swig_type_348)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_349)(unsafe.Pointer(&_swig_i_2)), C.swig_type_350(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_std_capi_d8db5740689621a8(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_353)(unsafe.Pointer(&_swig_i_2)), C.swig_type_354(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3686,7 +3731,7 @@ func Sub(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_sub_capi_a0bfc72e4246c06e(*(*C.swig_type_352)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_sub_capi_d8db5740689621a8(*(*C.swig_type_356)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3700,7 +3745,7 @@ func Tanh(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tanh_capi_a0bfc72e4246c06e(*(*C.swig_type_354)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tanh_capi_d8db5740689621a8(*(*C.swig_type_358)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3715,7 +3760,7 @@ func Transpose(arg1 []uintptr, arg2 Tensor, arg3 []int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_transpose_capi_a0bfc72e4246c06e(*(*C.swig_type_356)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_357)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_transpose_capi_d8db5740689621a8(*(*C.swig_type_360)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_361)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3733,7 +3778,7 @@ func Unsqueeze(arg1 []uintptr, arg2 Tensor, arg3 int64) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_unsqueeze_capi_a0bfc72e4246c06e(*(*C.swig_type_359)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_360(_swig_i_2))
+	swig_r_p := C._wrap_unsqueeze_capi_d8db5740689621a8(*(*C.swig_type_363)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_364(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3750,7 +3795,7 @@ func Xtess_var(arg1 []uintptr, arg2 Tensor, arg3 []int64, arg4 int64, arg5 int) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_Xtess_var_capi_a0bfc72e4246c06e(*(*C.swig_type_362)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_363)(unsafe.Pointer(&_swig_i_2)), C.swig_type_364(_swig_i_3), C.swig_intgo(_swig_i_4))
+	swig_r_p := C._wrap_Xtess_var_capi_d8db5740689621a8(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_367)(unsafe.Pointer(&_swig_i_2)), C.swig_type_368(_swig_i_3), C.swig_intgo(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3769,7 +3814,7 @@ func Where(arg1 []uintptr, arg2 Tensor, arg3 Tensor, arg4 Tensor) (_swig_ret err
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_where_capi_a0bfc72e4246c06e(*(*C.swig_type_366)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_where_capi_d8db5740689621a8(*(*C.swig_type_370)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3784,7 +3829,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_xlogy_capi_a0bfc72e4246c06e(*(*C.swig_type_368)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_xlogy_capi_d8db5740689621a8(*(*C.swig_type_372)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3797,7 +3842,7 @@ func Xlogy(arg1 []uintptr, arg2 Tensor, arg3 Tensor) (_swig_ret error) {
 func Explanation_last(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_explanation_last_capi_a0bfc72e4246c06e(*(*C.swig_type_370)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_explanation_last_capi_d8db5740689621a8(*(*C.swig_type_374)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3817,7 +3862,7 @@ func Boxing_run(arg1 []byte, arg2 []byte, arg3 []int64, arg4 int, arg5 Placement
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_boxing_run_capi_a0bfc72e4246c06e(*(*C.swig_type_372)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_373)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_374)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_boxing_run_capi_d8db5740689621a8(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_378)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3842,7 +3887,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_boxing_plan_create_capi_a0bfc72e4246c06e(*(*C.swig_type_376)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_377)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_boxing_plan_create_capi_d8db5740689621a8(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_381)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3858,7 +3903,7 @@ func Boxing_plan_create(arg1 []uintptr, arg2 []int64, arg3 int, arg4 Placement, 
 func Boxing_plan_string(arg1 BoxingPlan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_boxing_plan_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_boxing_plan_string_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3869,7 +3914,7 @@ func Boxing_plan_num_steps(arg1 []int64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_num_steps_capi_a0bfc72e4246c06e(*(*C.swig_type_380)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_num_steps_capi_d8db5740689621a8(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3883,7 +3928,7 @@ func Boxing_plan_step_string(arg1 BoxingPlan, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_boxing_plan_step_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_382(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_step_string_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_386(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -3894,7 +3939,7 @@ func Boxing_plan_cost(arg1 []float64, arg2 BoxingPlan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_boxing_plan_cost_capi_a0bfc72e4246c06e(*(*C.swig_type_384)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_boxing_plan_cost_capi_d8db5740689621a8(*(*C.swig_type_388)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3918,7 +3963,7 @@ func Comm_allreduce(arg1 []byte, arg2 int64, arg3 int, arg4 int, arg5 Placement,
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
-	swig_r_p := C._wrap_comm_allreduce_capi_a0bfc72e4246c06e(*(*C.swig_type_386)(unsafe.Pointer(&_swig_i_0)), C.swig_type_387(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
+	swig_r_p := C._wrap_comm_allreduce_capi_d8db5740689621a8(*(*C.swig_type_390)(unsafe.Pointer(&_swig_i_0)), C.swig_type_391(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.swig_intgo(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3936,7 +3981,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_bucketed_allreducer_run_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_389)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_390)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_bucketed_allreducer_run_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_393)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_394)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -3952,7 +3997,7 @@ func Bucketed_allreducer_run(arg1 BucketedAllReducer, arg2 []uintptr, arg3 []int
 func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_set_collective_timeout_capi_a0bfc72e4246c06e(C.double(_swig_i_0))
+	swig_r_p := C._wrap_comm_set_collective_timeout_capi_d8db5740689621a8(C.double(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -3962,7 +4007,7 @@ func Comm_set_collective_timeout(arg1 float64) (_swig_ret error) {
 func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_collective_timeout_capi_a0bfc72e4246c06e(*(*C.swig_type_393)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_comm_collective_timeout_capi_d8db5740689621a8(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3975,7 +4020,7 @@ func Comm_collective_timeout(arg1 []float64) (_swig_ret error) {
 func Program_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_program_create_capi_a0bfc72e4246c06e(*(*C.swig_type_395)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_program_create_capi_d8db5740689621a8(*(*C.swig_type_399)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -3994,7 +4039,7 @@ func Program_add_input(arg1 []int64, arg2 Program, arg3 string, arg4 []int64, ar
 	_swig_i_4 := arg5
 	_swig_i_5 := getSwigcptr(arg6)
 	_swig_i_6 := getSwigcptr(arg7)
-	swig_r_p := C._wrap_program_add_input_capi_a0bfc72e4246c06e(*(*C.swig_type_397)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_398)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_399)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
+	swig_r_p := C._wrap_program_add_input_capi_d8db5740689621a8(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_402)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_403)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.uintptr_t(_swig_i_5), C.uintptr_t(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4016,7 +4061,7 @@ func Program_add_variable(arg1 []int64, arg2 Program, arg3 string, arg4 Tensor) 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	swig_r_p := C._wrap_program_add_variable_capi_a0bfc72e4246c06e(*(*C.swig_type_401)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_402)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
+	swig_r_p := C._wrap_program_add_variable_capi_d8db5740689621a8(*(*C.swig_type_405)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4036,7 +4081,7 @@ func Program_add_op(arg1 []int64, arg2 []int64, arg3 Program, arg4 OpCall, arg5 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_program_add_op_capi_a0bfc72e4246c06e(*(*C.swig_type_404)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_405)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_406)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_program_add_op_capi_d8db5740689621a8(*(*C.swig_type_408)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_409)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.uintptr_t(_swig_i_3), *(*C.swig_type_410)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4056,7 +4101,7 @@ func Program_mark_output(arg1 Program, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_program_mark_output_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_408(_swig_i_1))
+	swig_r_p := C._wrap_program_mark_output_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_412(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4070,7 +4115,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_program_sizes_capi_a0bfc72e4246c06e(*(*C.swig_type_410)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_411)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_412)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_413)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_program_sizes_capi_d8db5740689621a8(*(*C.swig_type_414)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_415)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_416)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_417)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4092,7 +4137,7 @@ func Program_sizes(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, arg5 
 func Program_string(arg1 Program) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_program_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_program_string_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4101,7 +4146,7 @@ func Program_string(arg1 Program) (_swig_ret string) {
 
 func Capture_begin() (_swig_ret error) {
 	var swig_r string
-	swig_r_p := C._wrap_capture_begin_capi_a0bfc72e4246c06e()
+	swig_r_p := C._wrap_capture_begin_capi_d8db5740689621a8()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4111,7 +4156,7 @@ func Capture_begin() (_swig_ret error) {
 func Capture_active(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_capture_active_capi_a0bfc72e4246c06e(*(*C.swig_type_417)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_capture_active_capi_d8db5740689621a8(*(*C.swig_type_421)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4129,7 +4174,7 @@ func Capture_placeholder(arg1 []uintptr, arg2 string, arg3 []int64, arg4 int, ar
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := getSwigcptr(arg6)
-	swig_r_p := C._wrap_capture_placeholder_capi_a0bfc72e4246c06e(*(*C.swig_type_419)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_420)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_421)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
+	swig_r_p := C._wrap_capture_placeholder_capi_d8db5740689621a8(*(*C.swig_type_423)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_425)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4), C.uintptr_t(_swig_i_5))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4149,7 +4194,7 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_capture_end_capi_a0bfc72e4246c06e(*(*C.swig_type_423)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_424)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_capture_end_capi_d8db5740689621a8(*(*C.swig_type_427)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_428)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4163,14 +4208,14 @@ func Capture_end(arg1 []uintptr, arg2 []uintptr) (_swig_ret error) {
 }
 
 func Capture_abort() {
-	C._wrap_capture_abort_capi_a0bfc72e4246c06e()
+	C._wrap_capture_abort_capi_d8db5740689621a8()
 }
 
 func Capture_assign(arg1 Tensor, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_capture_assign_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_capture_assign_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4180,7 +4225,7 @@ func Capture_assign(arg1 Tensor, arg2 Tensor) (_swig_ret error) {
 func Plan_string(arg1 Plan) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_string_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_string_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4191,7 +4236,7 @@ func Plan_instantiate(arg1 []uintptr, arg2 Plan) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instantiate_capi_a0bfc72e4246c06e(*(*C.swig_type_428)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instantiate_capi_d8db5740689621a8(*(*C.swig_type_432)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4205,7 +4250,7 @@ func Plan_instance_run(arg1 PlanInstance, arg2 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_430)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_434)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4220,7 +4265,7 @@ func Plan_instance_push(arg1 PlanInstance, arg2 []uintptr, arg3 float64) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_push_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_432)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_push_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)), C.double(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4234,7 +4279,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_pushed_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_run_pushed_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4244,7 +4289,7 @@ func Plan_instance_run_pushed(arg1 PlanInstance, arg2 float64) (_swig_ret error)
 func Plan_instance_close(arg1 PlanInstance) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_plan_instance_close_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_plan_instance_close_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4255,7 +4300,7 @@ func Plan_instance_run_local(arg1 PlanInstance, arg2 [][2]uintptr) (_swig_ret er
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_run_local_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_436)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_plan_instance_run_local_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_440)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4269,7 +4314,7 @@ func Plan_instance_num_outputs(arg1 []int64, arg2 PlanInstance) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_outputs_capi_a0bfc72e4246c06e(*(*C.swig_type_438)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_outputs_capi_d8db5740689621a8(*(*C.swig_type_442)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4284,7 +4329,7 @@ func Plan_instance_output(arg1 []uintptr, arg2 PlanInstance, arg3 int64) (_swig_
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_capi_a0bfc72e4246c06e(*(*C.swig_type_440)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_441(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_capi_d8db5740689621a8(*(*C.swig_type_444)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_445(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4299,7 +4344,7 @@ func Plan_instance_output_local(arg1 []byte, arg2 PlanInstance, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_capi_a0bfc72e4246c06e(*(*C.swig_type_443)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_444(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_capi_d8db5740689621a8(*(*C.swig_type_447)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_448(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4314,7 +4359,7 @@ func Plan_instance_output_local_num_elements(arg1 []int64, arg2 PlanInstance, ar
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_a0bfc72e4246c06e(*(*C.swig_type_446)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_447(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_num_elements_capi_d8db5740689621a8(*(*C.swig_type_450)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_451(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4329,7 +4374,7 @@ func Plan_instance_output_dtype(arg1 []int32, arg2 PlanInstance, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_449)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_450(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_dtype_capi_d8db5740689621a8(*(*C.swig_type_453)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_454(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4347,7 +4392,7 @@ func Plan_instance_output_local_shape(arg1 *[]int64, arg2 PlanInstance, arg3 int
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_452)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_453(_swig_i_2))
+	swig_r_p := C._wrap_plan_instance_output_local_shape_capi_d8db5740689621a8(*(*C.swig_type_456)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_457(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4370,7 +4415,7 @@ func Plan_instance_num_mem_cases(arg1 []int64, arg2 PlanInstance) (_swig_ret err
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_a0bfc72e4246c06e(*(*C.swig_type_455)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_num_mem_cases_capi_d8db5740689621a8(*(*C.swig_type_459)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4387,7 +4432,7 @@ func Plan_instance_mem_case_bytes(arg1 []int64, arg2 []int64, arg3 []int64, arg4
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_a0bfc72e4246c06e(*(*C.swig_type_457)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_458)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_459)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_460(_swig_i_4))
+	swig_r_p := C._wrap_plan_instance_mem_case_bytes_capi_d8db5740689621a8(*(*C.swig_type_461)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_462)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_463)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.swig_type_464(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4407,7 +4452,7 @@ func Plan_instance_mem_case_name(arg1 PlanInstance, arg2 int64) (_swig_ret strin
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_462(_swig_i_1))
+	swig_r_p := C._wrap_plan_instance_mem_case_name_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_466(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4420,7 +4465,7 @@ func Server_is_driver(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_is_driver_capi_a0bfc72e4246c06e(*(*C.swig_type_464)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_is_driver_capi_d8db5740689621a8(*(*C.swig_type_468)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4434,7 +4479,7 @@ func Server_num_plans(arg1 []int32, arg2 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_num_plans_capi_a0bfc72e4246c06e(*(*C.swig_type_466)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_num_plans_capi_d8db5740689621a8(*(*C.swig_type_470)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4450,7 +4495,7 @@ func Server_plan_input_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_width_capi_a0bfc72e4246c06e(*(*C.swig_type_468)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_469(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_width_capi_d8db5740689621a8(*(*C.swig_type_472)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_473(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4466,7 +4511,7 @@ func Server_plan_output_width(arg1 []int64, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_width_capi_a0bfc72e4246c06e(*(*C.swig_type_471)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_472(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_width_capi_d8db5740689621a8(*(*C.swig_type_475)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_476(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4482,7 +4527,7 @@ func Server_plan_input_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (_
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_input_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_474)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_475(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_input_dtype_capi_d8db5740689621a8(*(*C.swig_type_478)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_479(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4498,7 +4543,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_plan_output_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_477)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_478(_swig_i_3))
+	swig_r_p := C._wrap_server_plan_output_dtype_capi_d8db5740689621a8(*(*C.swig_type_481)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_type_482(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4511,7 +4556,7 @@ func Server_plan_output_dtype(arg1 []int32, arg2 Server, arg3 int, arg4 int64) (
 func Server_follow(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_follow_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_follow_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4521,7 +4566,7 @@ func Server_follow(arg1 Server) (_swig_ret error) {
 func Server_stop(arg1 Server) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_server_stop_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_server_stop_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4532,7 +4577,7 @@ func Server_check_health(arg1 Server, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_server_check_health_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_server_check_health_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4544,7 +4589,7 @@ func Serve_request_create(arg1 []uintptr, arg2 Server, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_create_capi_a0bfc72e4246c06e(*(*C.swig_type_483)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_create_capi_d8db5740689621a8(*(*C.swig_type_487)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4559,7 +4604,7 @@ func Serve_request_set_input(arg1 ServeRequest, arg2 int64, arg3 []byte) (_swig_
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_set_input_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_485(_swig_i_1), *(*C.swig_type_486)(unsafe.Pointer(&_swig_i_2)))
+	swig_r_p := C._wrap_serve_request_set_input_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_489(_swig_i_1), *(*C.swig_type_490)(unsafe.Pointer(&_swig_i_2)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
@@ -4573,7 +4618,7 @@ func Serve_request_rows(arg1 []int64, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_serve_request_rows_capi_a0bfc72e4246c06e(*(*C.swig_type_488)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_serve_request_rows_capi_d8db5740689621a8(*(*C.swig_type_492)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4587,7 +4632,7 @@ func Server_run(arg1 Server, arg2 ServeRequest) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_server_run_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_server_run_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4599,7 +4644,7 @@ func Serve_request_output_bytes(arg1 []int64, arg2 ServeRequest, arg3 int64) (_s
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_bytes_capi_a0bfc72e4246c06e(*(*C.swig_type_491)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_492(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_bytes_capi_d8db5740689621a8(*(*C.swig_type_495)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_496(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4614,7 +4659,7 @@ func Serve_request_output(arg1 []byte, arg2 ServeRequest, arg3 int64) (_swig_ret
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_serve_request_output_capi_a0bfc72e4246c06e(*(*C.swig_type_494)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_495(_swig_i_2))
+	swig_r_p := C._wrap_serve_request_output_capi_d8db5740689621a8(*(*C.swig_type_498)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_499(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4628,7 +4673,7 @@ func Tensor_set_requires_grad(arg1 Tensor, arg2 int) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_tensor_set_requires_grad_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
+	swig_r_p := C._wrap_tensor_set_requires_grad_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4639,7 +4684,7 @@ func Tensor_requires_grad(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_requires_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_498)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_requires_grad_capi_d8db5740689621a8(*(*C.swig_type_502)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4653,7 +4698,7 @@ func Tensor_is_leaf(arg1 []int32, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_is_leaf_capi_a0bfc72e4246c06e(*(*C.swig_type_500)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_is_leaf_capi_d8db5740689621a8(*(*C.swig_type_504)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4667,7 +4712,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_grad_capi_a0bfc72e4246c06e(*(*C.swig_type_502)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_grad_capi_d8db5740689621a8(*(*C.swig_type_506)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4680,7 +4725,7 @@ func Tensor_grad(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 func Tensor_zero_grad(arg1 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_tensor_zero_grad_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_tensor_zero_grad_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4691,7 +4736,7 @@ func Tensor_detach(arg1 []uintptr, arg2 Tensor) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_tensor_detach_capi_a0bfc72e4246c06e(*(*C.swig_type_505)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_tensor_detach_capi_d8db5740689621a8(*(*C.swig_type_509)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4705,7 +4750,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_a0bfc72e4246c06e(C.swig_intgo(_swig_i_0), *(*C.swig_type_507)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_autograd_set_grad_enabled_capi_d8db5740689621a8(C.swig_intgo(_swig_i_0), *(*C.swig_type_511)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4718,7 +4763,7 @@ func Autograd_set_grad_enabled(arg1 int, arg2 []int32) (_swig_ret error) {
 func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_a0bfc72e4246c06e(*(*C.swig_type_509)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_autograd_is_grad_enabled_capi_d8db5740689621a8(*(*C.swig_type_513)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4731,7 +4776,7 @@ func Autograd_is_grad_enabled(arg1 []int32) (_swig_ret error) {
 func Checkpoint_writer_create(arg1 []uintptr) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_checkpoint_writer_create_capi_a0bfc72e4246c06e(*(*C.swig_type_511)(unsafe.Pointer(&_swig_i_0)))
+	swig_r_p := C._wrap_checkpoint_writer_create_capi_d8db5740689621a8(*(*C.swig_type_515)(unsafe.Pointer(&_swig_i_0)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4746,7 +4791,7 @@ func Checkpoint_writer_add(arg1 CheckpointWriter, arg2 string, arg3 Tensor) (_sw
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r_p := C._wrap_checkpoint_writer_add_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_513)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_writer_add_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_517)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4760,7 +4805,7 @@ func Checkpoint_writer_save(arg1 CheckpointWriter, arg2 string) (_swig_ret error
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_writer_save_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), *(*C.swig_type_515)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_writer_save_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -4777,7 +4822,7 @@ func Checkpoint_load(arg1 []uintptr, arg2 string, arg3 string, arg4 Placement, a
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_checkpoint_load_capi_a0bfc72e4246c06e(*(*C.swig_type_517)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_518)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_519)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_checkpoint_load_capi_d8db5740689621a8(*(*C.swig_type_521)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4802,7 +4847,7 @@ func Checkpoint_load_checked(arg1 []uintptr, arg2 string, arg3 string, arg4 Plac
 	_swig_i_4 := getSwigcptr(arg5)
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_checkpoint_load_checked_capi_a0bfc72e4246c06e(*(*C.swig_type_521)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_522)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_523)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_524)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
+	swig_r_p := C._wrap_checkpoint_load_checked_capi_d8db5740689621a8(*(*C.swig_type_525)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_526)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_2)), C.uintptr_t(_swig_i_3), C.uintptr_t(_swig_i_4), *(*C.swig_type_528)(unsafe.Pointer(&_swig_i_5)), C.swig_intgo(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4825,7 +4870,7 @@ func Checkpoint_index_open(arg1 []uintptr, arg2 string) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_open_capi_a0bfc72e4246c06e(*(*C.swig_type_526)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_527)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_checkpoint_index_open_capi_d8db5740689621a8(*(*C.swig_type_530)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_531)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4842,7 +4887,7 @@ func Checkpoint_index_num_tensors(arg1 []int64, arg2 CheckpointIndex) (_swig_ret
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_a0bfc72e4246c06e(*(*C.swig_type_529)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_num_tensors_capi_d8db5740689621a8(*(*C.swig_type_533)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4856,7 +4901,7 @@ func Checkpoint_index_name(arg1 CheckpointIndex, arg2 int64) (_swig_ret string) 
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_name_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_531(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_name_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_535(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4867,7 +4912,7 @@ func Checkpoint_index_placement(arg1 CheckpointIndex, arg2 int64) (_swig_ret str
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_placement_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_533(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_placement_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_537(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4878,7 +4923,7 @@ func Checkpoint_index_nd_sbp(arg1 CheckpointIndex, arg2 int64) (_swig_ret string
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.swig_type_535(_swig_i_1))
+	swig_r_p := C._wrap_checkpoint_index_nd_sbp_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.swig_type_539(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -4893,7 +4938,7 @@ func Checkpoint_index_shape(arg1 *[]int64, arg2 CheckpointIndex, arg3 int64) (_s
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_shape_capi_a0bfc72e4246c06e(*(*C.swig_type_537)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_538(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_shape_capi_d8db5740689621a8(*(*C.swig_type_541)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_542(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 
 	if arg1 != nil {
@@ -4917,7 +4962,7 @@ func Checkpoint_index_dtype(arg1 []int32, arg2 CheckpointIndex, arg3 int64) (_sw
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_dtype_capi_a0bfc72e4246c06e(*(*C.swig_type_540)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_541(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_dtype_capi_d8db5740689621a8(*(*C.swig_type_544)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_545(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4932,7 +4977,7 @@ func Checkpoint_index_num_shards(arg1 []int64, arg2 CheckpointIndex, arg3 int64)
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_a0bfc72e4246c06e(*(*C.swig_type_543)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_544(_swig_i_2))
+	swig_r_p := C._wrap_checkpoint_index_num_shards_capi_d8db5740689621a8(*(*C.swig_type_547)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_type_548(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -4948,7 +4993,7 @@ const OPTIMIZER_ADAMW int = 2
 func Optimizer_step(arg1 Optimizer) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_optimizer_step_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_optimizer_step_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4958,7 +5003,7 @@ func Optimizer_step(arg1 Optimizer) (_swig_ret error) {
 func Optimizer_capture_step(arg1 Optimizer) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_optimizer_capture_step_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_optimizer_capture_step_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4968,7 +5013,7 @@ func Optimizer_capture_step(arg1 Optimizer) (_swig_ret error) {
 func Optimizer_zero_grad(arg1 Optimizer) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_optimizer_zero_grad_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_optimizer_zero_grad_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4979,7 +5024,7 @@ func Optimizer_set_lr(arg1 Optimizer, arg2 float64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_optimizer_set_lr_capi_a0bfc72e4246c06e(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
+	swig_r_p := C._wrap_optimizer_set_lr_capi_d8db5740689621a8(C.uintptr_t(_swig_i_0), C.double(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -4993,7 +5038,7 @@ func Infer_cache_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []i
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r_p := C._wrap_infer_cache_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_550)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_551)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_552)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_553)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_554)(unsafe.Pointer(&_swig_i_4)))
+	swig_r_p := C._wrap_infer_cache_get_stats_capi_d8db5740689621a8(*(*C.swig_type_554)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_555)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_556)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_557)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_4)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5020,7 +5065,7 @@ func Runtime_init_with_options(arg1 float64, arg2 int, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_runtime_init_with_options_capi_a0bfc72e4246c06e(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_runtime_init_with_options_capi_d8db5740689621a8(C.double(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -5039,7 +5084,7 @@ func Allocator_get_stats(arg1 []uint64, arg2 []uint64, arg3 []uint64, arg4 []uin
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r_p := C._wrap_allocator_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_557)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_558)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_559)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_560)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_561)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
+	swig_r_p := C._wrap_allocator_get_stats_capi_d8db5740689621a8(*(*C.swig_type_561)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_562)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_563)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_564)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_565)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_566)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_567)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_568)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_569)(unsafe.Pointer(&_swig_i_8)), C.swig_intgo(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5077,10 +5122,59 @@ func Bucketed_allreducer_create(arg1 []uintptr, arg2 int64) (_swig_ret error) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_bucketed_allreducer_create_capi_a0bfc72e4246c06e(*(*C.swig_type_567)(unsafe.Pointer(&_swig_i_0)), C.swig_type_568(_swig_i_1))
+	swig_r_p := C._wrap_bucketed_allreducer_create_capi_d8db5740689621a8(*(*C.swig_type_571)(unsafe.Pointer(&_swig_i_0)), C.swig_type_572(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
+	}
+	var swig_r_1 error
+ swig_r_1 = statusError(swigCopyString(swig_r)) 
+	return swig_r_1
+}
+
+func Runtime_topology(arg1 []int32, arg2 []int32, arg3 []int32, arg4 []int32, arg5 []int32, arg6 []int32, arg7 []int32, arg8 []int32, arg9 []int32, arg10 []int32) (_swig_ret error) {
+	var swig_r string
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	_swig_i_9 := arg10
+	swig_r_p := C._wrap_runtime_topology_capi_d8db5740689621a8(*(*C.swig_type_574)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_575)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_576)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_577)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_8)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_9)))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg1
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg8
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg10
 	}
 	var swig_r_1 error
  swig_r_1 = statusError(swigCopyString(swig_r)) 
@@ -5094,7 +5188,7 @@ func Bucketed_allreducer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_570)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_571)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_572)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_573)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_bucketed_allreducer_get_stats_capi_d8db5740689621a8(*(*C.swig_type_585)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_586)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_587)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_588)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5118,7 +5212,7 @@ func Plan_compile(arg1 []uintptr, arg2 Program, arg3 int) (_swig_ret error) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_plan_compile_capi_a0bfc72e4246c06e(*(*C.swig_type_575)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_plan_compile_capi_d8db5740689621a8(*(*C.swig_type_590)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5139,7 +5233,7 @@ func Plan_instance_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []in
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := getSwigcptr(arg9)
-	swig_r_p := C._wrap_plan_instance_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_577)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_578)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_579)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_580)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_581)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_582)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_583)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_584)(unsafe.Pointer(&_swig_i_7)), C.uintptr_t(_swig_i_8))
+	swig_r_p := C._wrap_plan_instance_get_stats_capi_d8db5740689621a8(*(*C.swig_type_592)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_593)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_594)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_7)), C.uintptr_t(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5176,7 +5270,7 @@ func Server_create(arg1 []uintptr, arg2 int, arg3 float64, arg4 int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r_p := C._wrap_server_create_capi_a0bfc72e4246c06e(*(*C.swig_type_586)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_587(_swig_i_3))
+	swig_r_p := C._wrap_server_create_capi_d8db5740689621a8(*(*C.swig_type_601)(unsafe.Pointer(&_swig_i_0)), C.swig_intgo(_swig_i_1), C.double(_swig_i_2), C.swig_type_602(_swig_i_3))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5195,7 +5289,7 @@ func Server_add_plan(arg1 []int32, arg2 Server, arg3 Plan, arg4 int, arg5 int64,
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r_p := C._wrap_server_add_plan_capi_a0bfc72e4246c06e(*(*C.swig_type_589)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_590(_swig_i_4), C.swig_type_591(_swig_i_5), C.swig_type_592(_swig_i_6))
+	swig_r_p := C._wrap_server_add_plan_capi_d8db5740689621a8(*(*C.swig_type_604)(unsafe.Pointer(&_swig_i_0)), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_type_605(_swig_i_4), C.swig_type_606(_swig_i_5), C.swig_type_607(_swig_i_6))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5216,7 +5310,7 @@ func Server_get_plan_info(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
 	_swig_i_8 := arg9
-	swig_r_p := C._wrap_server_get_plan_info_capi_a0bfc72e4246c06e(*(*C.swig_type_594)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_595)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_596)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_597)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_598)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_599)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_600)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
+	swig_r_p := C._wrap_server_get_plan_info_capi_d8db5740689621a8(*(*C.swig_type_609)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_611)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_612)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7), C.swig_intgo(_swig_i_8))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5256,7 +5350,7 @@ func Server_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := getSwigcptr(arg10)
-	swig_r_p := C._wrap_server_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_602)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_603)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_604)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_605)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_606)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_607)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_608)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_609)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_610)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
+	swig_r_p := C._wrap_server_get_stats_capi_d8db5740689621a8(*(*C.swig_type_617)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_619)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_620)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_622)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_623)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_624)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_8)), C.uintptr_t(_swig_i_9))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5297,7 +5391,7 @@ func Serve_request_get_info(arg1 []int64, arg2 []int64, arg3 []float64, arg4 []f
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := getSwigcptr(arg5)
-	swig_r_p := C._wrap_serve_request_get_info_capi_a0bfc72e4246c06e(*(*C.swig_type_612)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_613)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_614)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_615)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
+	swig_r_p := C._wrap_serve_request_get_info_capi_d8db5740689621a8(*(*C.swig_type_627)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_3)), C.uintptr_t(_swig_i_4))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5321,7 +5415,7 @@ func Autograd_backward(arg1 []uintptr, arg2 []uintptr, arg3 int) (_swig_ret erro
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_autograd_backward_capi_a0bfc72e4246c06e(*(*C.swig_type_617)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_618)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_autograd_backward_capi_d8db5740689621a8(*(*C.swig_type_632)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_633)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5350,7 +5444,7 @@ func Optimizer_create(arg1 []uintptr, arg2 []uintptr, arg3 int, arg4 float64, ar
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
 	_swig_i_13 := arg14
-	swig_r_p := C._wrap_optimizer_create_capi_a0bfc72e4246c06e(*(*C.swig_type_620)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_621)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.double(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.swig_intgo(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.swig_intgo(_swig_i_11), C.swig_type_622(_swig_i_12), C.swig_intgo(_swig_i_13))
+	swig_r_p := C._wrap_optimizer_create_capi_d8db5740689621a8(*(*C.swig_type_635)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_636)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.double(_swig_i_3), C.double(_swig_i_4), C.double(_swig_i_5), C.double(_swig_i_6), C.swig_intgo(_swig_i_7), C.double(_swig_i_8), C.double(_swig_i_9), C.double(_swig_i_10), C.swig_intgo(_swig_i_11), C.swig_type_637(_swig_i_12), C.swig_intgo(_swig_i_13))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
@@ -5373,7 +5467,7 @@ func Optimizer_get_stats(arg1 []int64, arg2 []int64, arg3 []int64, arg4 []int64,
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := getSwigcptr(arg8)
-	swig_r_p := C._wrap_optimizer_get_stats_capi_a0bfc72e4246c06e(*(*C.swig_type_624)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_625)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_626)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_627)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_628)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_629)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_630)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7))
+	swig_r_p := C._wrap_optimizer_get_stats_capi_d8db5740689621a8(*(*C.swig_type_639)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_640)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_641)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_642)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_643)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_644)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_645)(unsafe.Pointer(&_swig_i_6)), C.uintptr_t(_swig_i_7))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_a0bfc72e4246c06e(const char*);
+  void cgo_panic__capi_d8db5740689621a8(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_a0bfc72e4246c06e(p);
+  cgo_panic__capi_d8db5740689621a8(p);
 }
 
 
@@ -297,6 +297,27 @@ static tess_status tess_shim_bucketed_allreducer_create(tess_bucketed_allreducer
   return tess_bucketed_allreducer_create(out, &o);
 }
 
+static tess_status tess_shim_runtime_topology(
+    int32_t* out_world_size, int32_t* out_world_rank, int32_t* out_host_count,
+    int32_t* out_host_index, int32_t* out_local_rank, int32_t* out_local_size,
+    int32_t* out_min_ranks_per_host, int32_t* out_max_ranks_per_host,
+    int32_t* out_pretend_ranks_per_host, int32_t* out_cuda_device) {
+  tess_topology t = TESS_TOPOLOGY_INIT;
+  tess_status status = tess_runtime_topology(&t);
+  if (status != TESS_OK) return status;
+  *out_world_size = t.world_size;
+  *out_world_rank = t.world_rank;
+  *out_host_count = t.host_count;
+  *out_host_index = t.host_index;
+  *out_local_rank = t.local_rank;
+  *out_local_size = t.local_size;
+  *out_min_ranks_per_host = t.min_ranks_per_host;
+  *out_max_ranks_per_host = t.max_ranks_per_host;
+  *out_pretend_ranks_per_host = t.pretend_ranks_per_host;
+  *out_cuda_device = t.cuda_device;
+  return TESS_OK;
+}
+
 static tess_status tess_shim_bucketed_allreducer_get_stats(
     int64_t* out_calls, int64_t* out_plans_built, int64_t* out_buckets,
     int64_t* out_in_place_buckets, const tess_bucketed_allreducer* reducer) {
@@ -476,7 +497,7 @@ static tess_status tess_shim_optimizer_get_stats(
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_a0bfc72e4246c06e(void *_swig_go_0) {
+void _wrap_Swig_free_capi_d8db5740689621a8(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -486,7 +507,7 @@ void _wrap_Swig_free_capi_a0bfc72e4246c06e(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_d8db5740689621a8(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -499,7 +520,7 @@ void *_wrap_Swig_malloc_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
 }
 
 
-void _wrap_delete_Placement_capi_a0bfc72e4246c06e(struct tess_placement *_swig_go_0) {
+void _wrap_delete_Placement_capi_d8db5740689621a8(struct tess_placement *_swig_go_0) {
   struct tess_placement *arg1 = (struct tess_placement *) 0 ;
   
   arg1 = *(struct tess_placement **)&_swig_go_0; 
@@ -509,7 +530,7 @@ void _wrap_delete_Placement_capi_a0bfc72e4246c06e(struct tess_placement *_swig_g
 }
 
 
-void _wrap_delete_NdSbp_capi_a0bfc72e4246c06e(struct tess_nd_sbp *_swig_go_0) {
+void _wrap_delete_NdSbp_capi_d8db5740689621a8(struct tess_nd_sbp *_swig_go_0) {
   struct tess_nd_sbp *arg1 = (struct tess_nd_sbp *) 0 ;
   
   arg1 = *(struct tess_nd_sbp **)&_swig_go_0; 
@@ -519,7 +540,7 @@ void _wrap_delete_NdSbp_capi_a0bfc72e4246c06e(struct tess_nd_sbp *_swig_go_0) {
 }
 
 
-void _wrap_delete_Layout_capi_a0bfc72e4246c06e(struct tess_layout *_swig_go_0) {
+void _wrap_delete_Layout_capi_d8db5740689621a8(struct tess_layout *_swig_go_0) {
   struct tess_layout *arg1 = (struct tess_layout *) 0 ;
   
   arg1 = *(struct tess_layout **)&_swig_go_0; 
@@ -529,7 +550,7 @@ void _wrap_delete_Layout_capi_a0bfc72e4246c06e(struct tess_layout *_swig_go_0) {
 }
 
 
-void _wrap_delete_OpCall_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0) {
+void _wrap_delete_OpCall_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0) {
   struct tess_op_call *arg1 = (struct tess_op_call *) 0 ;
   
   arg1 = *(struct tess_op_call **)&_swig_go_0; 
@@ -539,7 +560,7 @@ void _wrap_delete_OpCall_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0) 
 }
 
 
-void _wrap_delete_InferResult_capi_a0bfc72e4246c06e(struct tess_infer_result *_swig_go_0) {
+void _wrap_delete_InferResult_capi_d8db5740689621a8(struct tess_infer_result *_swig_go_0) {
   struct tess_infer_result *arg1 = (struct tess_infer_result *) 0 ;
   
   arg1 = *(struct tess_infer_result **)&_swig_go_0; 
@@ -549,7 +570,7 @@ void _wrap_delete_InferResult_capi_a0bfc72e4246c06e(struct tess_infer_result *_s
 }
 
 
-void _wrap_delete_Explanation_capi_a0bfc72e4246c06e(struct tess_explanation *_swig_go_0) {
+void _wrap_delete_Explanation_capi_d8db5740689621a8(struct tess_explanation *_swig_go_0) {
   struct tess_explanation *arg1 = (struct tess_explanation *) 0 ;
   
   arg1 = *(struct tess_explanation **)&_swig_go_0; 
@@ -559,7 +580,7 @@ void _wrap_delete_Explanation_capi_a0bfc72e4246c06e(struct tess_explanation *_sw
 }
 
 
-void _wrap_delete_Tensor_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
+void _wrap_delete_Tensor_capi_d8db5740689621a8(struct tess_tensor *_swig_go_0) {
   struct tess_tensor *arg1 = (struct tess_tensor *) 0 ;
   
   arg1 = *(struct tess_tensor **)&_swig_go_0; 
@@ -569,7 +590,7 @@ void _wrap_delete_Tensor_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
 }
 
 
-void _wrap_delete_BoxingPlan_capi_a0bfc72e4246c06e(struct tess_boxing_plan *_swig_go_0) {
+void _wrap_delete_BoxingPlan_capi_d8db5740689621a8(struct tess_boxing_plan *_swig_go_0) {
   struct tess_boxing_plan *arg1 = (struct tess_boxing_plan *) 0 ;
   
   arg1 = *(struct tess_boxing_plan **)&_swig_go_0; 
@@ -579,7 +600,7 @@ void _wrap_delete_BoxingPlan_capi_a0bfc72e4246c06e(struct tess_boxing_plan *_swi
 }
 
 
-void _wrap_delete_BucketedAllReducer_capi_a0bfc72e4246c06e(struct tess_bucketed_allreducer *_swig_go_0) {
+void _wrap_delete_BucketedAllReducer_capi_d8db5740689621a8(struct tess_bucketed_allreducer *_swig_go_0) {
   struct tess_bucketed_allreducer *arg1 = (struct tess_bucketed_allreducer *) 0 ;
   
   arg1 = *(struct tess_bucketed_allreducer **)&_swig_go_0; 
@@ -589,7 +610,7 @@ void _wrap_delete_BucketedAllReducer_capi_a0bfc72e4246c06e(struct tess_bucketed_
 }
 
 
-void _wrap_delete_Program_capi_a0bfc72e4246c06e(struct tess_program *_swig_go_0) {
+void _wrap_delete_Program_capi_d8db5740689621a8(struct tess_program *_swig_go_0) {
   struct tess_program *arg1 = (struct tess_program *) 0 ;
   
   arg1 = *(struct tess_program **)&_swig_go_0; 
@@ -599,7 +620,7 @@ void _wrap_delete_Program_capi_a0bfc72e4246c06e(struct tess_program *_swig_go_0)
 }
 
 
-void _wrap_delete_Plan_capi_a0bfc72e4246c06e(struct tess_plan *_swig_go_0) {
+void _wrap_delete_Plan_capi_d8db5740689621a8(struct tess_plan *_swig_go_0) {
   struct tess_plan *arg1 = (struct tess_plan *) 0 ;
   
   arg1 = *(struct tess_plan **)&_swig_go_0; 
@@ -609,7 +630,7 @@ void _wrap_delete_Plan_capi_a0bfc72e4246c06e(struct tess_plan *_swig_go_0) {
 }
 
 
-void _wrap_delete_PlanInstance_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0) {
+void _wrap_delete_PlanInstance_capi_d8db5740689621a8(struct tess_plan_instance *_swig_go_0) {
   struct tess_plan_instance *arg1 = (struct tess_plan_instance *) 0 ;
   
   arg1 = *(struct tess_plan_instance **)&_swig_go_0; 
@@ -619,7 +640,7 @@ void _wrap_delete_PlanInstance_capi_a0bfc72e4246c06e(struct tess_plan_instance *
 }
 
 
-void _wrap_delete_Server_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0) {
+void _wrap_delete_Server_capi_d8db5740689621a8(struct tess_server *_swig_go_0) {
   struct tess_server *arg1 = (struct tess_server *) 0 ;
   
   arg1 = *(struct tess_server **)&_swig_go_0; 
@@ -629,7 +650,7 @@ void _wrap_delete_Server_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0) {
 }
 
 
-void _wrap_delete_ServeRequest_capi_a0bfc72e4246c06e(struct tess_serve_request *_swig_go_0) {
+void _wrap_delete_ServeRequest_capi_d8db5740689621a8(struct tess_serve_request *_swig_go_0) {
   struct tess_serve_request *arg1 = (struct tess_serve_request *) 0 ;
   
   arg1 = *(struct tess_serve_request **)&_swig_go_0; 
@@ -639,7 +660,7 @@ void _wrap_delete_ServeRequest_capi_a0bfc72e4246c06e(struct tess_serve_request *
 }
 
 
-void _wrap_delete_CheckpointWriter_capi_a0bfc72e4246c06e(struct tess_checkpoint_writer *_swig_go_0) {
+void _wrap_delete_CheckpointWriter_capi_d8db5740689621a8(struct tess_checkpoint_writer *_swig_go_0) {
   struct tess_checkpoint_writer *arg1 = (struct tess_checkpoint_writer *) 0 ;
   
   arg1 = *(struct tess_checkpoint_writer **)&_swig_go_0; 
@@ -649,7 +670,7 @@ void _wrap_delete_CheckpointWriter_capi_a0bfc72e4246c06e(struct tess_checkpoint_
 }
 
 
-void _wrap_delete_CheckpointIndex_capi_a0bfc72e4246c06e(struct tess_checkpoint_index *_swig_go_0) {
+void _wrap_delete_CheckpointIndex_capi_d8db5740689621a8(struct tess_checkpoint_index *_swig_go_0) {
   struct tess_checkpoint_index *arg1 = (struct tess_checkpoint_index *) 0 ;
   
   arg1 = *(struct tess_checkpoint_index **)&_swig_go_0; 
@@ -659,7 +680,7 @@ void _wrap_delete_CheckpointIndex_capi_a0bfc72e4246c06e(struct tess_checkpoint_i
 }
 
 
-void _wrap_delete_Optimizer_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0) {
+void _wrap_delete_Optimizer_capi_d8db5740689621a8(struct tess_optimizer *_swig_go_0) {
   struct tess_optimizer *arg1 = (struct tess_optimizer *) 0 ;
   
   arg1 = *(struct tess_optimizer **)&_swig_go_0; 
@@ -669,7 +690,7 @@ void _wrap_delete_Optimizer_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_g
 }
 
 
-intgo _wrap_VERSION_NUMBER_capi_a0bfc72e4246c06e() {
+intgo _wrap_VERSION_NUMBER_capi_d8db5740689621a8() {
   int result;
   intgo _swig_go_result;
   
@@ -680,7 +701,7 @@ intgo _wrap_VERSION_NUMBER_capi_a0bfc72e4246c06e() {
 }
 
 
-_gostring_ _wrap_version_capi_a0bfc72e4246c06e() {
+_gostring_ _wrap_version_capi_d8db5740689621a8() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -691,7 +712,7 @@ _gostring_ _wrap_version_capi_a0bfc72e4246c06e() {
 }
 
 
-intgo _wrap_version_number_capi_a0bfc72e4246c06e() {
+intgo _wrap_version_number_capi_d8db5740689621a8() {
   int32_t result;
   intgo _swig_go_result;
   
@@ -702,7 +723,7 @@ intgo _wrap_version_number_capi_a0bfc72e4246c06e() {
 }
 
 
-_gostring_ _wrap_status_string_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
+_gostring_ _wrap_status_string_capi_d8db5740689621a8(intgo _swig_go_0) {
   tess_status arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -715,7 +736,7 @@ _gostring_ _wrap_status_string_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_runtime_init_capi_a0bfc72e4246c06e() {
+_gostring_ _wrap_runtime_init_capi_d8db5740689621a8() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -726,7 +747,7 @@ _gostring_ _wrap_runtime_init_capi_a0bfc72e4246c06e() {
 }
 
 
-_gostring_ _wrap_runtime_finalize_capi_a0bfc72e4246c06e() {
+_gostring_ _wrap_runtime_finalize_capi_d8db5740689621a8() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -737,7 +758,7 @@ _gostring_ _wrap_runtime_finalize_capi_a0bfc72e4246c06e() {
 }
 
 
-_gostring_ _wrap_runtime_world_rank_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_rank_capi_d8db5740689621a8(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -757,7 +778,7 @@ _gostring_ _wrap_runtime_world_rank_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_world_size_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_runtime_world_size_capi_d8db5740689621a8(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -777,7 +798,49 @@ _gostring_ _wrap_runtime_world_size_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) 
 }
 
 
-_gostring_ _wrap_runtime_cuda_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_runtime_rank_host_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+  int32_t *arg1 = (int32_t *) 0 ;
+  int32_t *arg2 = (int32_t *) 0 ;
+  int32_t arg3 ;
+  int32_t value1 = 0 ;
+  int32_t value2 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &value2;
+  }
+  arg3 = (int32_t)_swig_go_2; 
+  
+  result = (tess_status)tess_runtime_rank_host(arg1,arg2,arg3);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  {
+    ((int32_t*)_swig_go_1.array)[0] = (int32_t)value2; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_runtime_topology_string_capi_d8db5740689621a8() {
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  
+  result = (char *)tess_runtime_topology_string();
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_runtime_cuda_info_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
@@ -806,7 +869,7 @@ _gostring_ _wrap_runtime_cuda_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_placement_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_placement_parse_capi_d8db5740689621a8(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -833,7 +896,7 @@ _gostring_ _wrap_placement_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_placement_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+_gostring_ _wrap_placement_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_device_type arg2 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -867,7 +930,7 @@ _gostring_ _wrap_placement_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, in
 }
 
 
-_gostring_ _wrap_placement_string_capi_a0bfc72e4246c06e(struct tess_placement *_swig_go_0) {
+_gostring_ _wrap_placement_string_capi_d8db5740689621a8(struct tess_placement *_swig_go_0) {
   tess_placement *arg1 = (tess_placement *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -880,7 +943,7 @@ _gostring_ _wrap_placement_string_capi_a0bfc72e4246c06e(struct tess_placement *_
 }
 
 
-_gostring_ _wrap_placement_device_type_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_device_type_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   tess_device_type *arg1 = (tess_device_type *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t value1 = 0 ;
@@ -902,7 +965,7 @@ _gostring_ _wrap_placement_device_type_capi_a0bfc72e4246c06e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_placement_num_axes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_num_axes_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t value1 = 0 ;
@@ -924,7 +987,7 @@ _gostring_ _wrap_placement_num_axes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_hierarchy_dim_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_hierarchy_dim_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -948,7 +1011,7 @@ _gostring_ _wrap_placement_hierarchy_dim_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_placement_parallel_num_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_parallel_num_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t value1 = 0 ;
@@ -970,7 +1033,7 @@ _gostring_ _wrap_placement_parallel_num_capi_a0bfc72e4246c06e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_placement_rank_at_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_placement_rank_at_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int64_t arg3 ;
@@ -994,7 +1057,7 @@ _gostring_ _wrap_placement_rank_at_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_placement_index_of_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_index_of_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -1018,7 +1081,7 @@ _gostring_ _wrap_placement_index_of_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_contains_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_placement_contains_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, intgo _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   int32_t arg3 ;
@@ -1042,7 +1105,7 @@ _gostring_ _wrap_placement_contains_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_placement_axis_group_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_placement_axis_group_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   size_t arg3 ;
@@ -1068,7 +1131,7 @@ _gostring_ _wrap_placement_axis_group_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_placement_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
+_gostring_ _wrap_placement_equal_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_placement *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -1092,7 +1155,7 @@ _gostring_ _wrap_placement_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_placement_hash_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
+_gostring_ _wrap_placement_hash_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   uint64_t value1 = 0 ;
@@ -1114,7 +1177,7 @@ _gostring_ _wrap_placement_hash_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_nd_sbp_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_parse_capi_d8db5740689621a8(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -1141,7 +1204,7 @@ _gostring_ _wrap_nd_sbp_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_nd_sbp_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_nd_sbp_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_sbp_kind *arg2 = (tess_sbp_kind *) 0 ;
   int32_t *arg3 = (int32_t *) 0 ;
@@ -1184,7 +1247,7 @@ _gostring_ _wrap_nd_sbp_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_nd_sbp_string_capi_a0bfc72e4246c06e(struct tess_nd_sbp *_swig_go_0) {
+_gostring_ _wrap_nd_sbp_string_capi_d8db5740689621a8(struct tess_nd_sbp *_swig_go_0) {
   tess_nd_sbp *arg1 = (tess_nd_sbp *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1197,7 +1260,7 @@ _gostring_ _wrap_nd_sbp_string_capi_a0bfc72e4246c06e(struct tess_nd_sbp *_swig_g
 }
 
 
-_gostring_ _wrap_nd_sbp_num_axes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
+_gostring_ _wrap_nd_sbp_num_axes_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   size_t value1 = 0 ;
@@ -1219,7 +1282,7 @@ _gostring_ _wrap_nd_sbp_num_axes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_nd_sbp_get_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nd_sbp_get_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_nd_sbp *_swig_go_2, long long _swig_go_3) {
   tess_sbp_kind *arg1 = (tess_sbp_kind *) 0 ;
   int32_t *arg2 = (int32_t *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1252,7 +1315,7 @@ _gostring_ _wrap_nd_sbp_get_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_nd_sbp_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_nd_sbp_equal_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_nd_sbp *_swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_nd_sbp *arg2 = (tess_nd_sbp *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1276,7 +1339,7 @@ _gostring_ _wrap_nd_sbp_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_layout_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_layout_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_placement *_swig_go_1, struct tess_nd_sbp *_swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4) {
   tess_layout **arg1 = (tess_layout **) 0 ;
   tess_placement *arg2 = (tess_placement *) 0 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1308,7 +1371,7 @@ _gostring_ _wrap_layout_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_layout_local_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_local_shape_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1334,7 +1397,7 @@ _gostring_ _wrap_layout_local_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_layout_range_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_layout_range_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_layout *_swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   tess_layout *arg3 = (tess_layout *) 0 ;
@@ -1367,7 +1430,7 @@ _gostring_ _wrap_layout_range_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_layout_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
+_gostring_ _wrap_layout_num_elements_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_layout *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_layout *arg2 = (tess_layout *) 0 ;
   int64_t value1 = 0 ;
@@ -1389,7 +1452,7 @@ _gostring_ _wrap_layout_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_layout_string_capi_a0bfc72e4246c06e(struct tess_layout *_swig_go_0) {
+_gostring_ _wrap_layout_string_capi_d8db5740689621a8(struct tess_layout *_swig_go_0) {
   tess_layout *arg1 = (tess_layout *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1402,7 +1465,7 @@ _gostring_ _wrap_layout_string_capi_a0bfc72e4246c06e(struct tess_layout *_swig_g
 }
 
 
-_gostring_ _wrap_dtype_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_dtype_parse_capi_d8db5740689621a8(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t value1 = 0 ;
@@ -1429,7 +1492,7 @@ _gostring_ _wrap_dtype_parse_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostri
 }
 
 
-_gostring_ _wrap_dtype_name_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
+_gostring_ _wrap_dtype_name_capi_d8db5740689621a8(intgo _swig_go_0) {
   tess_dtype arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1442,7 +1505,7 @@ _gostring_ _wrap_dtype_name_capi_a0bfc72e4246c06e(intgo _swig_go_0) {
 }
 
 
-long long _wrap_op_count_capi_a0bfc72e4246c06e() {
+long long _wrap_op_count_capi_d8db5740689621a8() {
   size_t result;
   long long _swig_go_result;
   
@@ -1453,7 +1516,7 @@ long long _wrap_op_count_capi_a0bfc72e4246c06e() {
 }
 
 
-_gostring_ _wrap_op_name_capi_a0bfc72e4246c06e(long long _swig_go_0) {
+_gostring_ _wrap_op_name_capi_d8db5740689621a8(long long _swig_go_0) {
   size_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1466,7 +1529,7 @@ _gostring_ _wrap_op_name_capi_a0bfc72e4246c06e(long long _swig_go_0) {
 }
 
 
-_gostring_ _wrap_op_call_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_op_call_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_op_call **arg1 = (tess_op_call **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_op_call *handle1 = NULL ;
@@ -1493,7 +1556,7 @@ _gostring_ _wrap_op_call_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_op_call_signature_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0) {
+_gostring_ _wrap_op_call_signature_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1506,7 +1569,7 @@ _gostring_ _wrap_op_call_signature_capi_a0bfc72e4246c06e(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_set_attr_int_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_int_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1528,7 +1591,7 @@ _gostring_ _wrap_op_call_set_attr_int_capi_a0bfc72e4246c06e(struct tess_op_call 
 }
 
 
-_gostring_ _wrap_op_call_set_attr_float_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_float_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, double _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   double arg3 ;
@@ -1550,7 +1613,7 @@ _gostring_ _wrap_op_call_set_attr_float_capi_a0bfc72e4246c06e(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_set_attr_bool_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_bool_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int32_t arg3 ;
@@ -1572,7 +1635,7 @@ _gostring_ _wrap_op_call_set_attr_bool_capi_a0bfc72e4246c06e(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_ints_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_ints_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -1598,7 +1661,7 @@ _gostring_ _wrap_op_call_set_attr_ints_capi_a0bfc72e4246c06e(struct tess_op_call
 }
 
 
-_gostring_ _wrap_op_call_set_attr_dtype_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_op_call_set_attr_dtype_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_dtype arg3 ;
@@ -1620,7 +1683,7 @@ _gostring_ _wrap_op_call_set_attr_dtype_capi_a0bfc72e4246c06e(struct tess_op_cal
 }
 
 
-_gostring_ _wrap_op_call_add_input_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_op_call_add_input_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1645,7 +1708,7 @@ _gostring_ _wrap_op_call_add_input_capi_a0bfc72e4246c06e(struct tess_op_call *_s
 }
 
 
-_gostring_ _wrap_op_call_num_inputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_num_inputs_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   size_t value1 = 0 ;
@@ -1667,7 +1730,7 @@ _gostring_ _wrap_op_call_num_inputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_op_call_constrain_input_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_input_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1684,7 +1747,7 @@ _gostring_ _wrap_op_call_constrain_input_capi_a0bfc72e4246c06e(struct tess_op_ca
 }
 
 
-_gostring_ _wrap_op_call_constrain_output_capi_a0bfc72e4246c06e(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
+_gostring_ _wrap_op_call_constrain_output_capi_d8db5740689621a8(struct tess_op_call *_swig_go_0, long long _swig_go_1, struct tess_nd_sbp *_swig_go_2) {
   tess_op_call *arg1 = (tess_op_call *) 0 ;
   size_t arg2 ;
   tess_nd_sbp *arg3 = (tess_nd_sbp *) 0 ;
@@ -1701,7 +1764,7 @@ _gostring_ _wrap_op_call_constrain_output_capi_a0bfc72e4246c06e(struct tess_op_c
 }
 
 
-_gostring_ _wrap_op_call_infer_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_infer_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_infer_result **arg1 = (tess_infer_result **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_infer_result *handle1 = NULL ;
@@ -1723,7 +1786,7 @@ _gostring_ _wrap_op_call_infer_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_infer_result_num_outputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_outputs_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1745,7 +1808,7 @@ _gostring_ _wrap_infer_result_num_outputs_capi_a0bfc72e4246c06e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_infer_result_output_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_shape_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_infer_result *arg3 = (tess_infer_result *) 0 ;
@@ -1773,7 +1836,7 @@ _gostring_ _wrap_infer_result_output_shape_capi_a0bfc72e4246c06e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_dtype_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1797,7 +1860,7 @@ _gostring_ _wrap_infer_result_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_output_placement_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_placement_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1821,7 +1884,7 @@ _gostring_ _wrap_infer_result_output_placement_capi_a0bfc72e4246c06e(_goslice_ _
 }
 
 
-_gostring_ _wrap_infer_result_output_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_output_nd_sbp_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1845,7 +1908,7 @@ _gostring_ _wrap_infer_result_output_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_infer_result_num_inputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_inputs_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t value1 = 0 ;
@@ -1867,7 +1930,7 @@ _gostring_ _wrap_infer_result_num_inputs_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_input_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_nd_sbp_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1891,7 +1954,7 @@ _gostring_ _wrap_infer_result_input_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_needs_boxing_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_needs_boxing_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1915,7 +1978,7 @@ _gostring_ _wrap_infer_result_needs_boxing_capi_a0bfc72e4246c06e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_infer_result_input_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_infer_result_input_cost_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1, long long _swig_go_2) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   size_t arg3 ;
@@ -1939,7 +2002,7 @@ _gostring_ _wrap_infer_result_input_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_total_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_total_cost_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   double value1 = 0 ;
@@ -1961,7 +2024,7 @@ _gostring_ _wrap_infer_result_total_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_infer_result_signature_index_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_signature_index_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -1983,7 +2046,7 @@ _gostring_ _wrap_infer_result_signature_index_capi_a0bfc72e4246c06e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_infer_result_num_candidates_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
+_gostring_ _wrap_infer_result_num_candidates_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_infer_result *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_infer_result *arg2 = (tess_infer_result *) 0 ;
   int32_t value1 = 0 ;
@@ -2005,7 +2068,7 @@ _gostring_ _wrap_infer_result_num_candidates_capi_a0bfc72e4246c06e(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_op_call_explain_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
+_gostring_ _wrap_op_call_explain_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_op_call *arg2 = (tess_op_call *) 0 ;
   tess_explanation *handle1 = NULL ;
@@ -2027,7 +2090,7 @@ _gostring_ _wrap_op_call_explain_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_explanation_text_capi_a0bfc72e4246c06e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_text_capi_d8db5740689621a8(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2040,7 +2103,7 @@ _gostring_ _wrap_explanation_text_capi_a0bfc72e4246c06e(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_json_capi_a0bfc72e4246c06e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_json_capi_d8db5740689621a8(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2053,7 +2116,7 @@ _gostring_ _wrap_explanation_json_capi_a0bfc72e4246c06e(struct tess_explanation 
 }
 
 
-_gostring_ _wrap_explanation_failure_capi_a0bfc72e4246c06e(struct tess_explanation *_swig_go_0) {
+_gostring_ _wrap_explanation_failure_capi_d8db5740689621a8(struct tess_explanation *_swig_go_0) {
   tess_explanation *arg1 = (tess_explanation *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2066,13 +2129,13 @@ _gostring_ _wrap_explanation_failure_capi_a0bfc72e4246c06e(struct tess_explanati
 }
 
 
-void _wrap_infer_cache_clear_capi_a0bfc72e4246c06e() {
+void _wrap_infer_cache_clear_capi_d8db5740689621a8() {
   tess_infer_cache_clear();
   
 }
 
 
-_gostring_ _wrap_infer_cache_set_capacity_capi_a0bfc72e4246c06e(long long _swig_go_0) {
+_gostring_ _wrap_infer_cache_set_capacity_capi_d8db5740689621a8(long long _swig_go_0) {
   size_t arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -2085,7 +2148,7 @@ _gostring_ _wrap_infer_cache_set_capacity_capi_a0bfc72e4246c06e(long long _swig_
 }
 
 
-_gostring_ _wrap_tensor_from_host_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_from_host_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2121,7 +2184,7 @@ _gostring_ _wrap_tensor_from_host_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_tensor_from_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
+_gostring_ _wrap_tensor_from_local_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, _goslice_ _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2161,7 +2224,7 @@ _gostring_ _wrap_tensor_from_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_tensor_full_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_full_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2195,7 +2258,7 @@ _gostring_ _wrap_tensor_full_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_arange_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_tensor_arange_capi_d8db5740689621a8(_goslice_ _swig_go_0, double _swig_go_1, double _swig_go_2, double _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   double arg2 ;
   double arg3 ;
@@ -2227,7 +2290,7 @@ _gostring_ _wrap_tensor_arange_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, doubl
 }
 
 
-_gostring_ _wrap_tensor_rand_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_rand_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2261,7 +2324,7 @@ _gostring_ _wrap_tensor_rand_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_tensor_randn_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_tensor_randn_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2295,7 +2358,7 @@ _gostring_ _wrap_tensor_randn_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gosli
 }
 
 
-_gostring_ _wrap_tensor_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_shape_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2321,7 +2384,7 @@ _gostring_ _wrap_tensor_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_num_elements_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2343,7 +2406,7 @@ _gostring_ _wrap_tensor_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_tensor_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_dtype_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2365,7 +2428,7 @@ _gostring_ _wrap_tensor_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_tensor_placement_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_placement_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_placement **arg1 = (tess_placement **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *handle1 = NULL ;
@@ -2387,7 +2450,7 @@ _gostring_ _wrap_tensor_placement_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_nd_sbp_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_nd_sbp **arg1 = (tess_nd_sbp **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_nd_sbp *handle1 = NULL ;
@@ -2409,7 +2472,7 @@ _gostring_ _wrap_tensor_nd_sbp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_tensor_has_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_has_local_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -2431,7 +2494,7 @@ _gostring_ _wrap_tensor_has_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_tensor_local_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_shape_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2457,7 +2520,7 @@ _gostring_ _wrap_tensor_local_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_tensor_local_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_local_num_elements_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t value1 = 0 ;
@@ -2479,7 +2542,7 @@ _gostring_ _wrap_tensor_local_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_tensor_string_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_string_capi_d8db5740689621a8(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2492,7 +2555,7 @@ _gostring_ _wrap_tensor_string_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_g
 }
 
 
-_gostring_ _wrap_tensor_to_host_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_to_host_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2511,7 +2574,7 @@ _gostring_ _wrap_tensor_to_host_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_copy_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_copy_local_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2530,7 +2593,7 @@ _gostring_ _wrap_tensor_copy_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_tensor_synchronize_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_synchronize_capi_d8db5740689621a8(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -2543,7 +2606,7 @@ _gostring_ _wrap_tensor_synchronize_capi_a0bfc72e4246c06e(struct tess_tensor *_s
 }
 
 
-_gostring_ _wrap_tensor_to_global_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
+_gostring_ _wrap_tensor_to_global_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_placement *_swig_go_2, struct tess_nd_sbp *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_placement *arg3 = (tess_placement *) 0 ;
@@ -2569,7 +2632,7 @@ _gostring_ _wrap_tensor_to_global_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_op_call_apply_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_op_call_apply_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_op_call *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -2599,7 +2662,7 @@ _gostring_ _wrap_op_call_apply_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_abs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_abs_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2621,7 +2684,7 @@ _gostring_ _wrap_abs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_adam_update_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, double _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, intgo _swig_go_12, long long _swig_go_13) {
+_gostring_ _wrap_adam_update_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, double _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, intgo _swig_go_12, long long _swig_go_13) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2681,7 +2744,7 @@ _gostring_ _wrap_adam_update_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslic
 }
 
 
-_gostring_ _wrap_adam_update_at_step_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, struct tess_tensor *_swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, double _swig_go_12, intgo _swig_go_13) {
+_gostring_ _wrap_adam_update_at_step_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, struct tess_tensor *_swig_go_6, struct tess_tensor *_swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, double _swig_go_11, double _swig_go_12, intgo _swig_go_13) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -2741,7 +2804,7 @@ _gostring_ _wrap_adam_update_at_step_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_add_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2765,7 +2828,7 @@ _gostring_ _wrap_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_add_n_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_add_n_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2791,7 +2854,7 @@ _gostring_ _wrap_add_n_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _sw
 }
 
 
-_gostring_ _wrap_argmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_argmax_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2817,7 +2880,7 @@ _gostring_ _wrap_argmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_batch_matmul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_batch_matmul_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2845,7 +2908,7 @@ _gostring_ _wrap_batch_matmul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_bias_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_bias_add_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2871,7 +2934,7 @@ _gostring_ _wrap_bias_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_cast_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_cast_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_dtype arg3 ;
@@ -2895,7 +2958,7 @@ _gostring_ _wrap_cast_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_concat_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_concat_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -2923,7 +2986,7 @@ _gostring_ _wrap_concat_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _s
 }
 
 
-_gostring_ _wrap_cos_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_cos_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -2945,7 +3008,7 @@ _gostring_ _wrap_cos_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_cross_entropy_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_cross_entropy_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -2971,7 +3034,7 @@ _gostring_ _wrap_cross_entropy_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_cumsum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_cumsum_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -2995,7 +3058,7 @@ _gostring_ _wrap_cumsum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_div_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_div_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3019,7 +3082,7 @@ _gostring_ _wrap_div_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_embedding_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_embedding_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3043,7 +3106,7 @@ _gostring_ _wrap_embedding_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_equal_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3067,7 +3130,7 @@ _gostring_ _wrap_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_equal_mask_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_equal_mask_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3091,7 +3154,7 @@ _gostring_ _wrap_equal_mask_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_exp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_exp_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3113,7 +3176,7 @@ _gostring_ _wrap_exp_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_expand_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_expand_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3141,7 +3204,7 @@ _gostring_ _wrap_expand_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_flatten_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_flatten_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3167,7 +3230,7 @@ _gostring_ _wrap_flatten_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_gather_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_gather_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3193,7 +3256,7 @@ _gostring_ _wrap_gather_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_gather_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_gather_grad_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3, long long _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3221,7 +3284,7 @@ _gostring_ _wrap_gather_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_gelu_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_gelu_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3243,7 +3306,7 @@ _gostring_ _wrap_gelu_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_gelu_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_gelu_grad_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3267,7 +3330,7 @@ _gostring_ _wrap_gelu_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_greater_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_greater_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3291,7 +3354,7 @@ _gostring_ _wrap_greater_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_greater_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_greater_equal_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3315,7 +3378,7 @@ _gostring_ _wrap_greater_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_identity_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_identity_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3337,7 +3400,7 @@ _gostring_ _wrap_identity_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_layer_norm_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
+_gostring_ _wrap_layer_norm_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, struct tess_tensor *_swig_go_5, long long _swig_go_6, long long _swig_go_7, double _swig_go_8) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -3387,7 +3450,7 @@ _gostring_ _wrap_layer_norm_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_less_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_less_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3411,7 +3474,7 @@ _gostring_ _wrap_less_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_less_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_less_equal_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3435,7 +3498,7 @@ _gostring_ _wrap_less_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_log_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_log_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3457,7 +3520,7 @@ _gostring_ _wrap_log_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_log_softmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_log_softmax_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -3481,7 +3544,7 @@ _gostring_ _wrap_log_softmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_matmul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_matmul_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3509,7 +3572,7 @@ _gostring_ _wrap_matmul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_
 }
 
 
-_gostring_ _wrap_maximum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_maximum_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3533,7 +3596,7 @@ _gostring_ _wrap_maximum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_minimum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_minimum_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3557,7 +3620,7 @@ _gostring_ _wrap_minimum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_mul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_mul_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3581,7 +3644,7 @@ _gostring_ _wrap_mul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_neg_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_neg_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3603,7 +3666,7 @@ _gostring_ _wrap_neg_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_nll_loss_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_nll_loss_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, long long _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3629,7 +3692,7 @@ _gostring_ _wrap_nll_loss_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tes
 }
 
 
-_gostring_ _wrap_not_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_not_equal_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3653,7 +3716,7 @@ _gostring_ _wrap_not_equal_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_pow_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_pow_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3677,7 +3740,7 @@ _gostring_ _wrap_pow_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_reduce_max_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_max_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3707,7 +3770,7 @@ _gostring_ _wrap_reduce_max_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_mean_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_mean_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3737,7 +3800,7 @@ _gostring_ _wrap_reduce_mean_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_reduce_min_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_min_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3767,7 +3830,7 @@ _gostring_ _wrap_reduce_min_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_reduce_sum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
+_gostring_ _wrap_reduce_sum_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3797,7 +3860,7 @@ _gostring_ _wrap_reduce_sum_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_relu_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_relu_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3819,7 +3882,7 @@ _gostring_ _wrap_relu_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_relu_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_relu_grad_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3843,7 +3906,7 @@ _gostring_ _wrap_relu_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_reshape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_reshape_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3871,7 +3934,7 @@ _gostring_ _wrap_reshape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_scalar_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_add_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3895,7 +3958,7 @@ _gostring_ _wrap_scalar_add_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_scalar_mul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_scalar_mul_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, double _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   double arg3 ;
@@ -3919,7 +3982,7 @@ _gostring_ _wrap_scalar_mul_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_sgd_update_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, double _swig_go_5, double _swig_go_6, double _swig_go_7, intgo _swig_go_8, double _swig_go_9, intgo _swig_go_10) {
+_gostring_ _wrap_sgd_update_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3, struct tess_tensor *_swig_go_4, double _swig_go_5, double _swig_go_6, double _swig_go_7, intgo _swig_go_8, double _swig_go_9, intgo _swig_go_10) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -3966,7 +4029,7 @@ _gostring_ _wrap_sgd_update_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_sigmoid_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sigmoid_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -3988,7 +4051,7 @@ _gostring_ _wrap_sigmoid_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sin_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sin_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4010,7 +4073,7 @@ _gostring_ _wrap_sin_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_slice_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4050,7 +4113,7 @@ _gostring_ _wrap_slice_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_slice_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_slice_grad_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4090,7 +4153,7 @@ _gostring_ _wrap_slice_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct t
 }
 
 
-_gostring_ _wrap_softmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_softmax_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -4114,7 +4177,7 @@ _gostring_ _wrap_softmax_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4147,7 +4210,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_capi_a0bfc72e4246c06e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4173,7 +4236,7 @@ _gostring_ _wrap_sparse_softmax_cross_entropy_grad_capi_a0bfc72e4246c06e(_goslic
 }
 
 
-_gostring_ _wrap_sqrt_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_sqrt_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4195,7 +4258,7 @@ _gostring_ _wrap_sqrt_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_squeeze_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_squeeze_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4223,7 +4286,7 @@ _gostring_ _wrap_squeeze_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess
 }
 
 
-_gostring_ _wrap_std_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_std_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4255,7 +4318,7 @@ _gostring_ _wrap_std_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_sub_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_sub_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4279,7 +4342,7 @@ _gostring_ _wrap_sub_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_ten
 }
 
 
-_gostring_ _wrap_tanh_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tanh_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -4301,7 +4364,7 @@ _gostring_ _wrap_tanh_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_te
 }
 
 
-_gostring_ _wrap_transpose_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_transpose_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4329,7 +4392,7 @@ _gostring_ _wrap_transpose_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_unsqueeze_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_unsqueeze_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t arg3 ;
@@ -4353,7 +4416,7 @@ _gostring_ _wrap_unsqueeze_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_Xtess_var_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+_gostring_ _wrap_Xtess_var_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, _goslice_ _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4385,7 +4448,7 @@ _gostring_ _wrap_Xtess_var_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct te
 }
 
 
-_gostring_ _wrap_where_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_where_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2, struct tess_tensor *_swig_go_3) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4411,7 +4474,7 @@ _gostring_ _wrap_where_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_xlogy_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_xlogy_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -4435,7 +4498,7 @@ _gostring_ _wrap_xlogy_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_t
 }
 
 
-_gostring_ _wrap_explanation_last_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_explanation_last_capi_d8db5740689621a8(_goslice_ _swig_go_0) {
   tess_explanation **arg1 = (tess_explanation **) 0 ;
   tess_explanation *handle1 = NULL ;
   tess_status result;
@@ -4455,7 +4518,7 @@ _gostring_ _wrap_explanation_last_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_boxing_run_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
+_gostring_ _wrap_boxing_run_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5, struct tess_placement *_swig_go_6, struct tess_nd_sbp *_swig_go_7) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -4494,7 +4557,7 @@ _gostring_ _wrap_boxing_run_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice
 }
 
 
-_gostring_ _wrap_boxing_plan_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_boxing_plan_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   tess_boxing_plan **arg1 = (tess_boxing_plan **) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4530,7 +4593,7 @@ _gostring_ _wrap_boxing_plan_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_boxing_plan_string_capi_a0bfc72e4246c06e(struct tess_boxing_plan *_swig_go_0) {
+_gostring_ _wrap_boxing_plan_string_capi_d8db5740689621a8(struct tess_boxing_plan *_swig_go_0) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4543,7 +4606,7 @@ _gostring_ _wrap_boxing_plan_string_capi_a0bfc72e4246c06e(struct tess_boxing_pla
 }
 
 
-_gostring_ _wrap_boxing_plan_num_steps_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_num_steps_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   size_t value1 = 0 ;
@@ -4565,7 +4628,7 @@ _gostring_ _wrap_boxing_plan_num_steps_capi_a0bfc72e4246c06e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_boxing_plan_step_string_capi_a0bfc72e4246c06e(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_boxing_plan_step_string_capi_d8db5740689621a8(struct tess_boxing_plan *_swig_go_0, long long _swig_go_1) {
   tess_boxing_plan *arg1 = (tess_boxing_plan *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4580,7 +4643,7 @@ _gostring_ _wrap_boxing_plan_step_string_capi_a0bfc72e4246c06e(struct tess_boxin
 }
 
 
-_gostring_ _wrap_boxing_plan_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
+_gostring_ _wrap_boxing_plan_cost_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_boxing_plan *_swig_go_1) {
   double *arg1 = (double *) 0 ;
   tess_boxing_plan *arg2 = (tess_boxing_plan *) 0 ;
   double value1 = 0 ;
@@ -4602,7 +4665,7 @@ _gostring_ _wrap_boxing_plan_cost_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_comm_allreduce_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
+_gostring_ _wrap_comm_allreduce_capi_d8db5740689621a8(_goslice_ _swig_go_0, long long _swig_go_1, intgo _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, intgo _swig_go_5) {
   void *arg1 = (void *) 0 ;
   int64_t arg2 ;
   tess_dtype arg3 ;
@@ -4627,7 +4690,7 @@ _gostring_ _wrap_comm_allreduce_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, long
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_run_capi_a0bfc72e4246c06e(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
+_gostring_ _wrap_bucketed_allreducer_run_capi_d8db5740689621a8(struct tess_bucketed_allreducer *_swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5) {
   tess_bucketed_allreducer *arg1 = (tess_bucketed_allreducer *) 0 ;
   void **arg2 = (void **) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4656,7 +4719,7 @@ _gostring_ _wrap_bucketed_allreducer_run_capi_a0bfc72e4246c06e(struct tess_bucke
 }
 
 
-_gostring_ _wrap_comm_set_collective_timeout_capi_a0bfc72e4246c06e(double _swig_go_0) {
+_gostring_ _wrap_comm_set_collective_timeout_capi_d8db5740689621a8(double _swig_go_0) {
   double arg1 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -4669,7 +4732,7 @@ _gostring_ _wrap_comm_set_collective_timeout_capi_a0bfc72e4246c06e(double _swig_
 }
 
 
-_gostring_ _wrap_comm_collective_timeout_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_comm_collective_timeout_capi_d8db5740689621a8(_goslice_ _swig_go_0) {
   double *arg1 = (double *) 0 ;
   double value1 = 0 ;
   tess_status result;
@@ -4689,7 +4752,7 @@ _gostring_ _wrap_comm_collective_timeout_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_program_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_program_create_capi_d8db5740689621a8(_goslice_ _swig_go_0) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_program *handle1 = NULL ;
   tess_status result;
@@ -4709,7 +4772,7 @@ _gostring_ _wrap_program_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_program_add_input_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
+_gostring_ _wrap_program_add_input_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, intgo _swig_go_4, struct tess_placement *_swig_go_5, struct tess_nd_sbp *_swig_go_6) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4750,7 +4813,7 @@ _gostring_ _wrap_program_add_input_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, s
 }
 
 
-_gostring_ _wrap_program_add_variable_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
+_gostring_ _wrap_program_add_variable_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, _gostring_ _swig_go_2, struct tess_tensor *_swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4781,7 +4844,7 @@ _gostring_ _wrap_program_add_variable_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_program_add_op_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_program_add_op_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, struct tess_program *_swig_go_2, struct tess_op_call *_swig_go_3, _goslice_ _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_program *arg3 = (tess_program *) 0 ;
@@ -4820,7 +4883,7 @@ _gostring_ _wrap_program_add_op_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gos
 }
 
 
-_gostring_ _wrap_program_mark_output_capi_a0bfc72e4246c06e(struct tess_program *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_program_mark_output_capi_d8db5740689621a8(struct tess_program *_swig_go_0, long long _swig_go_1) {
   tess_program *arg1 = (tess_program *) 0 ;
   int64_t arg2 ;
   tess_status result;
@@ -4835,7 +4898,7 @@ _gostring_ _wrap_program_mark_output_capi_a0bfc72e4246c06e(struct tess_program *
 }
 
 
-_gostring_ _wrap_program_sizes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
+_gostring_ _wrap_program_sizes_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_program *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4884,7 +4947,7 @@ _gostring_ _wrap_program_sizes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gosl
 }
 
 
-_gostring_ _wrap_program_string_capi_a0bfc72e4246c06e(struct tess_program *_swig_go_0) {
+_gostring_ _wrap_program_string_capi_d8db5740689621a8(struct tess_program *_swig_go_0) {
   tess_program *arg1 = (tess_program *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4897,7 +4960,7 @@ _gostring_ _wrap_program_string_capi_a0bfc72e4246c06e(struct tess_program *_swig
 }
 
 
-_gostring_ _wrap_capture_begin_capi_a0bfc72e4246c06e() {
+_gostring_ _wrap_capture_begin_capi_d8db5740689621a8() {
   tess_status result;
   _gostring_ _swig_go_result;
   
@@ -4908,7 +4971,7 @@ _gostring_ _wrap_capture_begin_capi_a0bfc72e4246c06e() {
 }
 
 
-_gostring_ _wrap_capture_active_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_capture_active_capi_d8db5740689621a8(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -4928,7 +4991,7 @@ _gostring_ _wrap_capture_active_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
 }
 
 
-_gostring_ _wrap_capture_placeholder_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
+_gostring_ _wrap_capture_placeholder_capi_d8db5740689621a8(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, intgo _swig_go_3, struct tess_placement *_swig_go_4, struct tess_nd_sbp *_swig_go_5) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4967,7 +5030,7 @@ _gostring_ _wrap_capture_placeholder_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_capture_end_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_capture_end_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1) {
   tess_program **arg1 = (tess_program **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -4993,13 +5056,13 @@ _gostring_ _wrap_capture_end_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslic
 }
 
 
-void _wrap_capture_abort_capi_a0bfc72e4246c06e() {
+void _wrap_capture_abort_capi_d8db5740689621a8() {
   tess_capture_abort();
   
 }
 
 
-_gostring_ _wrap_capture_assign_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_capture_assign_capi_d8db5740689621a8(struct tess_tensor *_swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_status result;
@@ -5014,7 +5077,7 @@ _gostring_ _wrap_capture_assign_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_
 }
 
 
-_gostring_ _wrap_plan_string_capi_a0bfc72e4246c06e(struct tess_plan *_swig_go_0) {
+_gostring_ _wrap_plan_string_capi_d8db5740689621a8(struct tess_plan *_swig_go_0) {
   tess_plan *arg1 = (tess_plan *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5027,7 +5090,7 @@ _gostring_ _wrap_plan_string_capi_a0bfc72e4246c06e(struct tess_plan *_swig_go_0)
 }
 
 
-_gostring_ _wrap_plan_instantiate_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
+_gostring_ _wrap_plan_instantiate_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_plan *_swig_go_1) {
   tess_plan_instance **arg1 = (tess_plan_instance **) 0 ;
   tess_plan *arg2 = (tess_plan *) 0 ;
   tess_plan_instance *handle1 = NULL ;
@@ -5049,7 +5112,7 @@ _gostring_ _wrap_plan_instantiate_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_plan_instance_run_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_capi_d8db5740689621a8(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -5068,7 +5131,7 @@ _gostring_ _wrap_plan_instance_run_capi_a0bfc72e4246c06e(struct tess_plan_instan
 }
 
 
-_gostring_ _wrap_plan_instance_push_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
+_gostring_ _wrap_plan_instance_push_capi_d8db5740689621a8(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1, double _swig_go_2) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -5089,7 +5152,7 @@ _gostring_ _wrap_plan_instance_push_capi_a0bfc72e4246c06e(struct tess_plan_insta
 }
 
 
-_gostring_ _wrap_plan_instance_run_pushed_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_pushed_capi_d8db5740689621a8(struct tess_plan_instance *_swig_go_0, double _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   double arg2 ;
   tess_status result;
@@ -5104,7 +5167,7 @@ _gostring_ _wrap_plan_instance_run_pushed_capi_a0bfc72e4246c06e(struct tess_plan
 }
 
 
-_gostring_ _wrap_plan_instance_close_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0) {
+_gostring_ _wrap_plan_instance_close_capi_d8db5740689621a8(struct tess_plan_instance *_swig_go_0) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5117,7 +5180,7 @@ _gostring_ _wrap_plan_instance_close_capi_a0bfc72e4246c06e(struct tess_plan_inst
 }
 
 
-_gostring_ _wrap_plan_instance_run_local_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_plan_instance_run_local_capi_d8db5740689621a8(struct tess_plan_instance *_swig_go_0, _goslice_ _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   void **arg2 = (void **) 0 ;
   size_t *arg3 = (size_t *) 0 ;
@@ -5153,7 +5216,7 @@ _gostring_ _wrap_plan_instance_run_local_capi_a0bfc72e4246c06e(struct tess_plan_
 }
 
 
-_gostring_ _wrap_plan_instance_num_outputs_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_outputs_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -5175,7 +5238,7 @@ _gostring_ _wrap_plan_instance_num_outputs_capi_a0bfc72e4246c06e(_goslice_ _swig
 }
 
 
-_gostring_ _wrap_plan_instance_output_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5199,7 +5262,7 @@ _gostring_ _wrap_plan_instance_output_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -5220,7 +5283,7 @@ _gostring_ _wrap_plan_instance_output_local_capi_a0bfc72e4246c06e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_num_elements_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_num_elements_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5244,7 +5307,7 @@ _gostring_ _wrap_plan_instance_output_local_num_elements_capi_a0bfc72e4246c06e(_
 }
 
 
-_gostring_ _wrap_plan_instance_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_dtype_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t arg3 ;
@@ -5268,7 +5331,7 @@ _gostring_ _wrap_plan_instance_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_plan_instance_output_local_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_plan_instance_output_local_shape_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_plan_instance *arg3 = (tess_plan_instance *) 0 ;
@@ -5296,7 +5359,7 @@ _gostring_ _wrap_plan_instance_output_local_shape_capi_a0bfc72e4246c06e(_goslice
 }
 
 
-_gostring_ _wrap_plan_instance_num_mem_cases_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
+_gostring_ _wrap_plan_instance_num_mem_cases_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_plan_instance *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_plan_instance *arg2 = (tess_plan_instance *) 0 ;
   size_t value1 = 0 ;
@@ -5318,7 +5381,7 @@ _gostring_ _wrap_plan_instance_num_mem_cases_capi_a0bfc72e4246c06e(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_bytes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
+_gostring_ _wrap_plan_instance_mem_case_bytes_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, struct tess_plan_instance *_swig_go_3, long long _swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5360,7 +5423,7 @@ _gostring_ _wrap_plan_instance_mem_case_bytes_capi_a0bfc72e4246c06e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_plan_instance_mem_case_name_capi_a0bfc72e4246c06e(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_plan_instance_mem_case_name_capi_d8db5740689621a8(struct tess_plan_instance *_swig_go_0, long long _swig_go_1) {
   tess_plan_instance *arg1 = (tess_plan_instance *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5375,7 +5438,7 @@ _gostring_ _wrap_plan_instance_mem_case_name_capi_a0bfc72e4246c06e(struct tess_p
 }
 
 
-_gostring_ _wrap_server_is_driver_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_is_driver_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -5397,7 +5460,7 @@ _gostring_ _wrap_server_is_driver_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_num_plans_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
+_gostring_ _wrap_server_num_plans_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_server *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t value1 = 0 ;
@@ -5419,7 +5482,7 @@ _gostring_ _wrap_server_num_plans_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, st
 }
 
 
-_gostring_ _wrap_server_plan_input_width_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_width_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5445,7 +5508,7 @@ _gostring_ _wrap_server_plan_input_width_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_width_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_width_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5471,7 +5534,7 @@ _gostring_ _wrap_server_plan_output_width_capi_a0bfc72e4246c06e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_plan_input_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_input_dtype_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5497,7 +5560,7 @@ _gostring_ _wrap_server_plan_input_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_plan_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_plan_output_dtype_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2, long long _swig_go_3) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5523,7 +5586,7 @@ _gostring_ _wrap_server_plan_output_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_server_follow_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_follow_capi_d8db5740689621a8(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5536,7 +5599,7 @@ _gostring_ _wrap_server_follow_capi_a0bfc72e4246c06e(struct tess_server *_swig_g
 }
 
 
-_gostring_ _wrap_server_stop_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0) {
+_gostring_ _wrap_server_stop_capi_d8db5740689621a8(struct tess_server *_swig_go_0) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5549,7 +5612,7 @@ _gostring_ _wrap_server_stop_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_
 }
 
 
-_gostring_ _wrap_server_check_health_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_server_check_health_capi_d8db5740689621a8(struct tess_server *_swig_go_0, double _swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   double arg2 ;
   tess_status result;
@@ -5564,7 +5627,7 @@ _gostring_ _wrap_server_check_health_capi_a0bfc72e4246c06e(struct tess_server *_
 }
 
 
-_gostring_ _wrap_serve_request_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_serve_request_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, intgo _swig_go_2) {
   tess_serve_request **arg1 = (tess_serve_request **) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   int32_t arg3 ;
@@ -5588,7 +5651,7 @@ _gostring_ _wrap_serve_request_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_set_input_capi_a0bfc72e4246c06e(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+_gostring_ _wrap_serve_request_set_input_capi_d8db5740689621a8(struct tess_serve_request *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   tess_serve_request *arg1 = (tess_serve_request *) 0 ;
   size_t arg2 ;
   void *arg3 = (void *) 0 ;
@@ -5609,7 +5672,7 @@ _gostring_ _wrap_serve_request_set_input_capi_a0bfc72e4246c06e(struct tess_serve
 }
 
 
-_gostring_ _wrap_serve_request_rows_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_serve_request_rows_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   int64_t value1 = 0 ;
@@ -5631,7 +5694,7 @@ _gostring_ _wrap_serve_request_rows_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, 
 }
 
 
-_gostring_ _wrap_server_run_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
+_gostring_ _wrap_server_run_capi_d8db5740689621a8(struct tess_server *_swig_go_0, struct tess_serve_request *_swig_go_1) {
   tess_server *arg1 = (tess_server *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   tess_status result;
@@ -5646,7 +5709,7 @@ _gostring_ _wrap_server_run_capi_a0bfc72e4246c06e(struct tess_server *_swig_go_0
 }
 
 
-_gostring_ _wrap_serve_request_output_bytes_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_bytes_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_serve_request *arg2 = (tess_serve_request *) 0 ;
   size_t arg3 ;
@@ -5670,7 +5733,7 @@ _gostring_ _wrap_serve_request_output_bytes_capi_a0bfc72e4246c06e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_serve_request_output_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_serve_request_output_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_serve_request *_swig_go_1, long long _swig_go_2) {
   void *arg1 = (void *) 0 ;
   size_t arg2 ;
   tess_serve_request *arg3 = (tess_serve_request *) 0 ;
@@ -5691,7 +5754,7 @@ _gostring_ _wrap_serve_request_output_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_set_requires_grad_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
+_gostring_ _wrap_tensor_set_requires_grad_capi_d8db5740689621a8(struct tess_tensor *_swig_go_0, intgo _swig_go_1) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   int32_t arg2 ;
   tess_status result;
@@ -5706,7 +5769,7 @@ _gostring_ _wrap_tensor_set_requires_grad_capi_a0bfc72e4246c06e(struct tess_tens
 }
 
 
-_gostring_ _wrap_tensor_requires_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_requires_grad_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -5728,7 +5791,7 @@ _gostring_ _wrap_tensor_requires_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_tensor_is_leaf_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_is_leaf_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   int32_t value1 = 0 ;
@@ -5750,7 +5813,7 @@ _gostring_ _wrap_tensor_is_leaf_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, stru
 }
 
 
-_gostring_ _wrap_tensor_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_grad_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -5772,7 +5835,7 @@ _gostring_ _wrap_tensor_grad_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct 
 }
 
 
-_gostring_ _wrap_tensor_zero_grad_capi_a0bfc72e4246c06e(struct tess_tensor *_swig_go_0) {
+_gostring_ _wrap_tensor_zero_grad_capi_d8db5740689621a8(struct tess_tensor *_swig_go_0) {
   tess_tensor *arg1 = (tess_tensor *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -5785,7 +5848,7 @@ _gostring_ _wrap_tensor_zero_grad_capi_a0bfc72e4246c06e(struct tess_tensor *_swi
 }
 
 
-_gostring_ _wrap_tensor_detach_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
+_gostring_ _wrap_tensor_detach_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_tensor *_swig_go_1) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   tess_tensor *arg2 = (tess_tensor *) 0 ;
   tess_tensor *handle1 = NULL ;
@@ -5807,7 +5870,7 @@ _gostring_ _wrap_tensor_detach_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struc
 }
 
 
-_gostring_ _wrap_autograd_set_grad_enabled_capi_a0bfc72e4246c06e(intgo _swig_go_0, _goslice_ _swig_go_1) {
+_gostring_ _wrap_autograd_set_grad_enabled_capi_d8db5740689621a8(intgo _swig_go_0, _goslice_ _swig_go_1) {
   int32_t arg1 ;
   int32_t *arg2 = (int32_t *) 0 ;
   int32_t value2 = 0 ;
@@ -5829,7 +5892,7 @@ _gostring_ _wrap_autograd_set_grad_enabled_capi_a0bfc72e4246c06e(intgo _swig_go_
 }
 
 
-_gostring_ _wrap_autograd_is_grad_enabled_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_autograd_is_grad_enabled_capi_d8db5740689621a8(_goslice_ _swig_go_0) {
   int32_t *arg1 = (int32_t *) 0 ;
   int32_t value1 = 0 ;
   tess_status result;
@@ -5849,7 +5912,7 @@ _gostring_ _wrap_autograd_is_grad_enabled_capi_a0bfc72e4246c06e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_checkpoint_writer_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0) {
+_gostring_ _wrap_checkpoint_writer_create_capi_d8db5740689621a8(_goslice_ _swig_go_0) {
   tess_checkpoint_writer **arg1 = (tess_checkpoint_writer **) 0 ;
   tess_checkpoint_writer *handle1 = NULL ;
   tess_status result;
@@ -5869,7 +5932,7 @@ _gostring_ _wrap_checkpoint_writer_create_capi_a0bfc72e4246c06e(_goslice_ _swig_
 }
 
 
-_gostring_ _wrap_checkpoint_writer_add_capi_a0bfc72e4246c06e(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
+_gostring_ _wrap_checkpoint_writer_add_capi_d8db5740689621a8(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1, struct tess_tensor *_swig_go_2) {
   tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_tensor *arg3 = (tess_tensor *) 0 ;
@@ -5891,7 +5954,7 @@ _gostring_ _wrap_checkpoint_writer_add_capi_a0bfc72e4246c06e(struct tess_checkpo
 }
 
 
-_gostring_ _wrap_checkpoint_writer_save_capi_a0bfc72e4246c06e(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_checkpoint_writer_save_capi_d8db5740689621a8(struct tess_checkpoint_writer *_swig_go_0, _gostring_ _swig_go_1) {
   tess_checkpoint_writer *arg1 = (tess_checkpoint_writer *) 0 ;
   char *arg2 = (char *) 0 ;
   tess_status result;
@@ -5911,7 +5974,7 @@ _gostring_ _wrap_checkpoint_writer_save_capi_a0bfc72e4246c06e(struct tess_checkp
 }
 
 
-_gostring_ _wrap_checkpoint_load_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
+_gostring_ _wrap_checkpoint_load_capi_d8db5740689621a8(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5949,7 +6012,7 @@ _gostring_ _wrap_checkpoint_load_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _go
 }
 
 
-_gostring_ _wrap_checkpoint_load_checked_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
+_gostring_ _wrap_checkpoint_load_checked_capi_d8db5740689621a8(_goslice_ _swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, struct tess_placement *_swig_go_3, struct tess_nd_sbp *_swig_go_4, _goslice_ _swig_go_5, intgo _swig_go_6) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5995,7 +6058,7 @@ _gostring_ _wrap_checkpoint_load_checked_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_checkpoint_index_open_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_open_capi_d8db5740689621a8(_goslice_ _swig_go_0, _gostring_ _swig_go_1) {
   tess_checkpoint_index **arg1 = (tess_checkpoint_index **) 0 ;
   char *arg2 = (char *) 0 ;
   tess_checkpoint_index *handle1 = NULL ;
@@ -6022,7 +6085,7 @@ _gostring_ _wrap_checkpoint_index_open_capi_a0bfc72e4246c06e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_checkpoint_index_num_tensors_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
+_gostring_ _wrap_checkpoint_index_num_tensors_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1) {
   size_t *arg1 = (size_t *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t value1 = 0 ;
@@ -6044,7 +6107,7 @@ _gostring_ _wrap_checkpoint_index_num_tensors_capi_a0bfc72e4246c06e(_goslice_ _s
 }
 
 
-_gostring_ _wrap_checkpoint_index_name_capi_a0bfc72e4246c06e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_name_capi_d8db5740689621a8(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -6059,7 +6122,7 @@ _gostring_ _wrap_checkpoint_index_name_capi_a0bfc72e4246c06e(struct tess_checkpo
 }
 
 
-_gostring_ _wrap_checkpoint_index_placement_capi_a0bfc72e4246c06e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_placement_capi_d8db5740689621a8(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -6074,7 +6137,7 @@ _gostring_ _wrap_checkpoint_index_placement_capi_a0bfc72e4246c06e(struct tess_ch
 }
 
 
-_gostring_ _wrap_checkpoint_index_nd_sbp_capi_a0bfc72e4246c06e(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_checkpoint_index_nd_sbp_capi_d8db5740689621a8(struct tess_checkpoint_index *_swig_go_0, long long _swig_go_1) {
   tess_checkpoint_index *arg1 = (tess_checkpoint_index *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -6089,7 +6152,7 @@ _gostring_ _wrap_checkpoint_index_nd_sbp_capi_a0bfc72e4246c06e(struct tess_check
 }
 
 
-_gostring_ _wrap_checkpoint_index_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_shape_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   int64_t **arg1 = (int64_t **) 0 ;
   size_t *arg2 = (size_t *) 0 ;
   tess_checkpoint_index *arg3 = (tess_checkpoint_index *) 0 ;
@@ -6117,7 +6180,7 @@ _gostring_ _wrap_checkpoint_index_shape_capi_a0bfc72e4246c06e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_checkpoint_index_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_dtype_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   tess_dtype *arg1 = (tess_dtype *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t arg3 ;
@@ -6141,7 +6204,7 @@ _gostring_ _wrap_checkpoint_index_dtype_capi_a0bfc72e4246c06e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_checkpoint_index_num_shards_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_checkpoint_index_num_shards_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_checkpoint_index *_swig_go_1, long long _swig_go_2) {
   size_t *arg1 = (size_t *) 0 ;
   tess_checkpoint_index *arg2 = (tess_checkpoint_index *) 0 ;
   size_t arg3 ;
@@ -6165,7 +6228,7 @@ _gostring_ _wrap_checkpoint_index_num_shards_capi_a0bfc72e4246c06e(_goslice_ _sw
 }
 
 
-_gostring_ _wrap_optimizer_step_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_step_capi_d8db5740689621a8(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6178,7 +6241,7 @@ _gostring_ _wrap_optimizer_step_capi_a0bfc72e4246c06e(struct tess_optimizer *_sw
 }
 
 
-_gostring_ _wrap_optimizer_capture_step_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_capture_step_capi_d8db5740689621a8(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6191,7 +6254,7 @@ _gostring_ _wrap_optimizer_capture_step_capi_a0bfc72e4246c06e(struct tess_optimi
 }
 
 
-_gostring_ _wrap_optimizer_zero_grad_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0) {
+_gostring_ _wrap_optimizer_zero_grad_capi_d8db5740689621a8(struct tess_optimizer *_swig_go_0) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   tess_status result;
   _gostring_ _swig_go_result;
@@ -6204,7 +6267,7 @@ _gostring_ _wrap_optimizer_zero_grad_capi_a0bfc72e4246c06e(struct tess_optimizer
 }
 
 
-_gostring_ _wrap_optimizer_set_lr_capi_a0bfc72e4246c06e(struct tess_optimizer *_swig_go_0, double _swig_go_1) {
+_gostring_ _wrap_optimizer_set_lr_capi_d8db5740689621a8(struct tess_optimizer *_swig_go_0, double _swig_go_1) {
   tess_optimizer *arg1 = (tess_optimizer *) 0 ;
   double arg2 ;
   tess_status result;
@@ -6219,7 +6282,7 @@ _gostring_ _wrap_optimizer_set_lr_capi_a0bfc72e4246c06e(struct tess_optimizer *_
 }
 
 
-_gostring_ _wrap_infer_cache_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+_gostring_ _wrap_infer_cache_get_stats_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6275,7 +6338,7 @@ _gostring_ _wrap_infer_cache_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_
 }
 
 
-_gostring_ _wrap_runtime_init_with_options_capi_a0bfc72e4246c06e(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_runtime_init_with_options_capi_d8db5740689621a8(double _swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   double arg1 ;
   int32_t arg2 ;
   int32_t arg3 ;
@@ -6292,7 +6355,7 @@ _gostring_ _wrap_runtime_init_with_options_capi_a0bfc72e4246c06e(double _swig_go
 }
 
 
-_gostring_ _wrap_allocator_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
+_gostring_ _wrap_allocator_get_stats_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, intgo _swig_go_9) {
   uint64_t *arg1 = (uint64_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -6386,7 +6449,7 @@ _gostring_ _wrap_allocator_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0,
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_bucketed_allreducer_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, long long _swig_go_1) {
   tess_bucketed_allreducer **arg1 = (tess_bucketed_allreducer **) 0 ;
   int64_t arg2 ;
   tess_bucketed_allreducer *handle1 = NULL ;
@@ -6408,7 +6471,108 @@ _gostring_ _wrap_bucketed_allreducer_create_capi_a0bfc72e4246c06e(_goslice_ _swi
 }
 
 
-_gostring_ _wrap_bucketed_allreducer_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
+_gostring_ _wrap_runtime_topology_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, _goslice_ _swig_go_9) {
+  int32_t *arg1 = (int32_t *) 0 ;
+  int32_t *arg2 = (int32_t *) 0 ;
+  int32_t *arg3 = (int32_t *) 0 ;
+  int32_t *arg4 = (int32_t *) 0 ;
+  int32_t *arg5 = (int32_t *) 0 ;
+  int32_t *arg6 = (int32_t *) 0 ;
+  int32_t *arg7 = (int32_t *) 0 ;
+  int32_t *arg8 = (int32_t *) 0 ;
+  int32_t *arg9 = (int32_t *) 0 ;
+  int32_t *arg10 = (int32_t *) 0 ;
+  int32_t value1 = 0 ;
+  int32_t value2 = 0 ;
+  int32_t value3 = 0 ;
+  int32_t value4 = 0 ;
+  int32_t value5 = 0 ;
+  int32_t value6 = 0 ;
+  int32_t value7 = 0 ;
+  int32_t value8 = 0 ;
+  int32_t value9 = 0 ;
+  int32_t value10 = 0 ;
+  tess_status result;
+  _gostring_ _swig_go_result;
+  
+  {
+    if (_swig_go_0.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg1 = &value1;
+  }
+  {
+    if (_swig_go_1.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg2 = &value2;
+  }
+  {
+    if (_swig_go_2.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg3 = &value3;
+  }
+  {
+    if (_swig_go_3.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg4 = &value4;
+  }
+  {
+    if (_swig_go_4.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg5 = &value5;
+  }
+  {
+    if (_swig_go_5.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg6 = &value6;
+  }
+  {
+    if (_swig_go_6.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg7 = &value7;
+  }
+  {
+    if (_swig_go_7.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg8 = &value8;
+  }
+  {
+    if (_swig_go_8.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg9 = &value9;
+  }
+  {
+    if (_swig_go_9.len < 1) _swig_gopanic("out-param slice must have at least one element");
+    arg10 = &value10;
+  }
+  
+  result = (tess_status)tess_shim_runtime_topology(arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9,arg10);
+  _swig_go_result = tess_go_status(result); 
+  {
+    ((int32_t*)_swig_go_0.array)[0] = (int32_t)value1; 
+  }
+  {
+    ((int32_t*)_swig_go_1.array)[0] = (int32_t)value2; 
+  }
+  {
+    ((int32_t*)_swig_go_2.array)[0] = (int32_t)value3; 
+  }
+  {
+    ((int32_t*)_swig_go_3.array)[0] = (int32_t)value4; 
+  }
+  {
+    ((int32_t*)_swig_go_4.array)[0] = (int32_t)value5; 
+  }
+  {
+    ((int32_t*)_swig_go_5.array)[0] = (int32_t)value6; 
+  }
+  {
+    ((int32_t*)_swig_go_6.array)[0] = (int32_t)value7; 
+  }
+  {
+    ((int32_t*)_swig_go_7.array)[0] = (int32_t)value8; 
+  }
+  {
+    ((int32_t*)_swig_go_8.array)[0] = (int32_t)value9; 
+  }
+  {
+    ((int32_t*)_swig_go_9.array)[0] = (int32_t)value10; 
+  }
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_bucketed_allreducer_get_stats_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_bucketed_allreducer *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6457,7 +6621,7 @@ _gostring_ _wrap_bucketed_allreducer_get_stats_capi_a0bfc72e4246c06e(_goslice_ _
 }
 
 
-_gostring_ _wrap_plan_compile_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_plan_compile_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_program *_swig_go_1, intgo _swig_go_2) {
   tess_plan **arg1 = (tess_plan **) 0 ;
   tess_program *arg2 = (tess_program *) 0 ;
   int32_t arg3 ;
@@ -6481,7 +6645,7 @@ _gostring_ _wrap_plan_compile_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct
 }
 
 
-_gostring_ _wrap_plan_instance_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, struct tess_plan_instance *_swig_go_8) {
+_gostring_ _wrap_plan_instance_get_stats_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, struct tess_plan_instance *_swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6566,7 +6730,7 @@ _gostring_ _wrap_plan_instance_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_g
 }
 
 
-_gostring_ _wrap_server_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
+_gostring_ _wrap_server_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, intgo _swig_go_1, double _swig_go_2, long long _swig_go_3) {
   tess_server **arg1 = (tess_server **) 0 ;
   int32_t arg2 ;
   double arg3 ;
@@ -6592,7 +6756,7 @@ _gostring_ _wrap_server_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, intgo
 }
 
 
-_gostring_ _wrap_server_add_plan_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+_gostring_ _wrap_server_add_plan_capi_d8db5740689621a8(_goslice_ _swig_go_0, struct tess_server *_swig_go_1, struct tess_plan *_swig_go_2, intgo _swig_go_3, long long _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   int32_t *arg1 = (int32_t *) 0 ;
   tess_server *arg2 = (tess_server *) 0 ;
   tess_plan *arg3 = (tess_plan *) 0 ;
@@ -6624,7 +6788,7 @@ _gostring_ _wrap_server_add_plan_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, str
 }
 
 
-_gostring_ _wrap_server_get_plan_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
+_gostring_ _wrap_server_get_plan_info_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_server *_swig_go_7, intgo _swig_go_8) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6702,7 +6866,7 @@ _gostring_ _wrap_server_get_plan_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0
 }
 
 
-_gostring_ _wrap_server_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
+_gostring_ _wrap_server_get_stats_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8, struct tess_server *_swig_go_9) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6796,7 +6960,7 @@ _gostring_ _wrap_server_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_serve_request_get_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
+_gostring_ _wrap_serve_request_get_info_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, struct tess_serve_request *_swig_go_4) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   double *arg3 = (double *) 0 ;
@@ -6845,7 +7009,7 @@ _gostring_ _wrap_serve_request_get_info_capi_a0bfc72e4246c06e(_goslice_ _swig_go
 }
 
 
-_gostring_ _wrap_autograd_backward_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_autograd_backward_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2) {
   tess_tensor **arg1 = (tess_tensor **) 0 ;
   size_t arg2 ;
   tess_tensor **arg3 = (tess_tensor **) 0 ;
@@ -6870,7 +7034,7 @@ _gostring_ _wrap_autograd_backward_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _
 }
 
 
-_gostring_ _wrap_optimizer_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, double _swig_go_4, double _swig_go_5, double _swig_go_6, intgo _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, intgo _swig_go_11, long long _swig_go_12, intgo _swig_go_13) {
+_gostring_ _wrap_optimizer_create_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, intgo _swig_go_2, double _swig_go_3, double _swig_go_4, double _swig_go_5, double _swig_go_6, intgo _swig_go_7, double _swig_go_8, double _swig_go_9, double _swig_go_10, intgo _swig_go_11, long long _swig_go_12, intgo _swig_go_13) {
   tess_optimizer **arg1 = (tess_optimizer **) 0 ;
   tess_tensor **arg2 = (tess_tensor **) 0 ;
   size_t arg3 ;
@@ -6920,7 +7084,7 @@ _gostring_ _wrap_optimizer_create_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _g
 }
 
 
-_gostring_ _wrap_optimizer_get_stats_capi_a0bfc72e4246c06e(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_optimizer *_swig_go_7) {
+_gostring_ _wrap_optimizer_get_stats_capi_d8db5740689621a8(_goslice_ _swig_go_0, _goslice_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _goslice_ _swig_go_5, _goslice_ _swig_go_6, struct tess_optimizer *_swig_go_7) {
   int64_t *arg1 = (int64_t *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;

@@ -178,6 +178,50 @@ public final class Tessera {
   }
 
   /**
+   * Where the ranks sit: this rank's host, its place there and the world's hosts (starts
+   * the runtime). Local: the runtime found it at start-up.
+   *
+   * @return an immutable snapshot
+   */
+  public static Topology topology() {
+    init();
+    int[][] f = new int[10][1];
+    TesseraJNI.runtime_topology(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]);
+    int[] fields = new int[10];
+    for (int i = 0; i < 10; ++i) {
+      fields[i] = f[i][0];
+    }
+    return new Topology(fields);
+  }
+
+  /**
+   * The host of a world rank and its index there (starts the runtime). Local.
+   *
+   * @param worldRank a rank of the world
+   * @return {host, local rank}
+   * @throws TesseraException OUT_OF_RANGE for a rank outside the world
+   */
+  public static int[] rankHost(int worldRank) {
+    init();
+    int[] host = {0};
+    int[] local = {0};
+    TesseraJNI.runtime_rank_host(host, local, worldRank);
+    return new int[] {host[0], local[0]};
+  }
+
+  /**
+   * The topology as text, the same on every rank: a line for the world, then one per
+   * host with its name and ranks (and each rank's GPU, when ranks drive one). Starts the
+   * runtime.
+   *
+   * @return the text
+   */
+  public static String topologyString() {
+    init();
+    return TesseraJNI.runtime_topology_string();
+  }
+
+  /**
    * Whether cuda placements can hold tensors here: without a CUDA build their tensor
    * calls throw UNIMPLEMENTED, with one but no device UNAVAILABLE. Local; needs no
    * runtime.

@@ -34,7 +34,39 @@ final class MpiWorld {
     if (args.length > 0) {
       checkEq(Integer.toString(w.size), args[0], "size vs the launcher's");
     }
+    w.checkTopology();
     return w;
+  }
+
+  /**
+   * The hosts Tessera found against the launcher's: pretend hosts of
+   * TESSERA_RANKS_PER_HOST, else the hosts tools/multihost.sh states (ranks placed by
+   * block), else one host (plain mpirun).
+   */
+  private void checkTopology() {
+    String pretend = System.getenv("TESSERA_RANKS_PER_HOST");
+    String real = System.getenv("TESSERA_TEST_RANKS_PER_HOST");
+    int perHost = pretend != null && !pretend.isEmpty() ? Integer.parseInt(pretend)
+        : real != null && !real.isEmpty() ? Integer.parseInt(real) : size;
+    int hosts = (size + perHost - 1) / perHost;
+    int myHost = rank / perHost;
+    int mySize = Math.min(perHost, size - myHost * perHost);
+    Topology t = Tessera.topology();
+    checkEq(t.worldSize, size, "topology worldSize");
+    checkEq(t.worldRank, rank, "topology worldRank");
+    checkEq(t.hostCount, hosts, "topology hostCount");
+    checkEq(t.hostIndex, myHost, "topology hostIndex");
+    checkEq(t.localRank, rank % perHost, "topology localRank");
+    checkEq(t.localSize, mySize, "topology localSize");
+    checkEq(t.maxRanksPerHost, Math.min(perHost, size), "topology maxRanksPerHost");
+    checkEq(t.pretendRanksPerHost, pretend != null && !pretend.isEmpty() ? perHost : 0,
+        "topology pretendRanksPerHost");
+    for (int r = 0; r < size; ++r) {
+      int[] hl = Tessera.rankHost(r);
+      check(hl[0] == r / perHost && hl[1] == r % perHost, "rankHost(" + r + ")");
+    }
+    check(Tessera.topologyString().startsWith(size + " rank" + (size == 1 ? "" : "s") + " on "
+        + hosts + " host"), Tessera.topologyString());
   }
 
   void finish() {

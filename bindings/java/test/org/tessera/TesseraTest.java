@@ -1,6 +1,7 @@
 package org.tessera;
 
 import static org.tessera.Checks.check;
+import static org.tessera.Checks.checkArray;
 import static org.tessera.Checks.checkEq;
 import static org.tessera.Checks.checkThrows;
 
@@ -24,6 +25,18 @@ public final class TesseraTest {
     Tessera.init(); // idempotent
     checkEq(Tessera.worldRank(), 0, "worldRank");
     checkEq(Tessera.worldSize(), 1, "worldSize");
+    // One rank on one host, named as the machine is.
+    Topology t = Tessera.topology();
+    int device = Tessera.cudaInfo().deviceCount > 0 ? 0 : -1;
+    checkEq(t.toString(), "Topology(worldSize=1, worldRank=0, hostCount=1, hostIndex=0, "
+        + "localRank=0, localSize=1, minRanksPerHost=1, maxRanksPerHost=1, "
+        + "pretendRanksPerHost=0, cudaDevice=" + device + ")", "topology");
+    checkArray(Tessera.rankHost(0), new int[] {0, 0}, "rankHost(0)");
+    checkThrows(() -> Tessera.rankHost(1), Status.OUT_OF_RANGE,
+        "world_rank 1 is outside the world of 1 ranks", "rankHost(1)");
+    String[] lines = Tessera.topologyString().split("\n");
+    checkEq(lines[0], "1 rank on 1 host (found with MPI_COMM_TYPE_SHARED)", "topology text");
+    check(lines[1].startsWith("host 0 \"") && lines[1].endsWith("\": rank 0"), lines[1]);
   }
 
   private static void issueExample() {

@@ -1,0 +1,176 @@
+// tess_runtime_topology, tess_runtime_rank_host and tess_runtime_topology_string against
+// the hosts the launcher made, found without the code under test: pretend hosts of
+// TESSERA_RANKS_PER_HOST=k (world rank r on host r / k), else the hosts
+// tools/multihost.sh states (tests/comm/real_hosts.h; a plain mpirun is one host), and
+// the host names gathered here with gethostname.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tessera/tessera.h"
+#include "tests/capi/world_test_util.h"
+#include "tests/comm/real_hosts.h"
+
+namespace tessera::capi_test {
+namespace {
+
+std::string LastError() { return tess_last_error_message(); }
+
+// The expected host of every world rank.
+struct Expected {
+  std::vector<int32_t> host_of;
+  int32_t hosts = 0;
+  int32_t pretend = 0;
+};
+
+Expected ExpectedHosts(int32_t world_size) {
+  Expected e;
+  const char* pretend = std::getenv("TESSERA_RANKS_PER_HOST");
+  int32_t per_host = 0;
+  if (pretend != nullptr && *pretend != '\0') {
+    e.pretend = per_host = std::atoi(pretend);
+  } else {
+    per_host = comm::RealHostsOfTest(world_size).ranks_per_host;  // placed by block
+  }
+  for (int32_t r = 0; r < world_size; ++r) e.host_of.push_back(r / per_host);
+  e.hosts = (world_size + per_host - 1) / per_host;
+  return e;
+}
+
+// Every rank's gethostname, by world rank.
+std::vector<std::string> HostNames(int32_t world_size) {
+  char mine[256] = {};
+  EXPECT_EQ(gethostname(mine, sizeof(mine) - 1), 0);
+  std::vector<char> all(256 * world_size);
+  EXPECT_EQ(MPI_Allgather(mine, 256, MPI_CHAR, all.data(), 256, MPI_CHAR, MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  std::vector<std::string> names;
+  for (int32_t r = 0; r < world_size; ++r) names.emplace_back(all.data() + 256 * r);
+  return names;
+}
+
+// Runs first (declaration order): nothing is found before tess_runtime_init.
+TEST(TopologyCapiTest, BeforeInitNothingIsFound) {
+  tess_topology t = TESS_TOPOLOGY_INIT;
+  EXPECT_EQ(tess_runtime_topology(&t), TESS_FAILED_PRECONDITION);
+  EXPECT_NE(LastError().find("tess_runtime_init"), std::string::npos) << LastError();
+  int32_t host = -5, local = -5;
+  EXPECT_EQ(tess_runtime_rank_host(&host, &local, 0), TESS_FAILED_PRECONDITION);
+  EXPECT_EQ(host, -5);
+  EXPECT_STREQ(tess_runtime_topology_string(), "");
+  ASSERT_EQ(tess_runtime_init(), TESS_OK) << LastError();
+}
+
+TEST(TopologyCapiTest, FieldsMatchTheLaunchersHosts) {
+  const int32_t n = WorldSize(), me = WorldRank();
+  const Expected e = ExpectedHosts(n);
+  tess_topology t = TESS_TOPOLOGY_INIT;
+  ASSERT_EQ(tess_runtime_topology(&t), TESS_OK) << LastError();
+  EXPECT_EQ(t.struct_size, sizeof(tess_topology));
+  EXPECT_EQ(t.world_size, n);
+  EXPECT_EQ(t.world_rank, me);
+  EXPECT_EQ(t.host_count, e.hosts);
+  EXPECT_EQ(t.host_index, e.host_of[me]);
+  int32_t local = 0, local_size = 0, fewest = n, most = 0;
+  for (int32_t h = 0; h < e.hosts; ++h) {
+    int32_t size = 0;
+    for (int32_t r = 0; r < n; ++r) size += e.host_of[r] == h;
+    fewest = std::min(fewest, size);
+    most = std::max(most, size);
+    if (h == e.host_of[me]) local_size = size;
+  }
+  for (int32_t r = 0; r < me; ++r) local += e.host_of[r] == e.host_of[me];
+  EXPECT_EQ(t.local_rank, local);
+  EXPECT_EQ(t.local_size, local_size);
+  EXPECT_EQ(t.min_ranks_per_host, fewest);
+  EXPECT_EQ(t.max_ranks_per_host, most);
+  EXPECT_EQ(t.pretend_ranks_per_host, e.pretend);
+  int32_t built_with_cuda = 0, devices = 0;
+  ASSERT_EQ(tess_runtime_cuda_info(&built_with_cuda, &devices), TESS_OK) << LastError();
+  if (devices == 0) EXPECT_EQ(t.cuda_device, -1);
+  if (devices > 0) EXPECT_EQ(t.cuda_device, local % devices);  // local rank % devices
+
+  for (int32_t r = 0; r < n; ++r) {
+    int32_t host = -1, local_rank = -1, expected_local = 0;
+    for (int32_t q = 0; q < r; ++q) expected_local += e.host_of[q] == e.host_of[r];
+    ASSERT_EQ(tess_runtime_rank_host(&host, &local_rank, r), TESS_OK) << LastError();
+    EXPECT_EQ(host, e.host_of[r]) << "rank " << r;
+    EXPECT_EQ(local_rank, expected_local) << "rank " << r;
+  }
+}
+
+TEST(TopologyCapiTest, AnOlderCallersStructGetsOnlyItsFields) {
+  // A caller compiled against the first version (up to cuda_device) is this version; one
+  // that knows fewer bytes than the first version is refused; bytes past this library's
+  // struct stay the caller's.
+  struct Bigger {
+    tess_topology t;
+    int64_t tail;
+  } big;
+  big.t = TESS_TOPOLOGY_INIT;
+  big.t.struct_size = sizeof(Bigger);
+  big.tail = 77;
+  ASSERT_EQ(tess_runtime_topology(&big.t), TESS_OK) << LastError();
+  EXPECT_EQ(big.tail, 77);
+  EXPECT_EQ(big.t.world_size, WorldSize());
+  tess_topology small = TESS_TOPOLOGY_INIT;
+  small.struct_size = offsetof(tess_topology, cuda_device);  // below the first version
+  small.world_size = -3;
+  EXPECT_EQ(tess_runtime_topology(&small), TESS_INVALID_ARGUMENT);
+  EXPECT_NE(LastError().find("struct_size"), std::string::npos) << LastError();
+  EXPECT_EQ(small.world_size, -3);
+}
+
+TEST(TopologyCapiTest, RankHostRefusesRanksOutsideTheWorld) {
+  const int32_t n = WorldSize();
+  int32_t host = -5, local = -5;
+  EXPECT_EQ(tess_runtime_rank_host(&host, &local, n), TESS_OUT_OF_RANGE);
+  EXPECT_NE(LastError().find("world_rank " + std::to_string(n)), std::string::npos) << LastError();
+  EXPECT_NE(LastError().find(std::to_string(n) + " ranks"), std::string::npos) << LastError();
+  EXPECT_EQ(tess_runtime_rank_host(&host, &local, -1), TESS_OUT_OF_RANGE);
+  EXPECT_EQ(tess_runtime_rank_host(nullptr, &local, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(tess_runtime_rank_host(&host, nullptr, 0), TESS_INVALID_ARGUMENT);
+  EXPECT_EQ(host, -5);
+  EXPECT_EQ(local, -5);
+  EXPECT_EQ(tess_runtime_topology(nullptr), TESS_INVALID_ARGUMENT);
+}
+
+TEST(TopologyCapiTest, TheTextListsEveryHostWithItsNameAndRanks) {
+  const int32_t n = WorldSize();
+  const Expected e = ExpectedHosts(n);
+  const std::vector<std::string> names = HostNames(n);
+  std::string expected = std::to_string(n) + (n == 1 ? " rank on " : " ranks on ") +
+                         std::to_string(e.hosts) + (e.hosts == 1 ? " host" : " hosts");
+  expected += e.pretend > 0
+                  ? " (pretend hosts: TESSERA_RANKS_PER_HOST=" + std::to_string(e.pretend) + ")\n"
+                  : " (found with MPI_COMM_TYPE_SHARED)\n";
+  for (int32_t h = 0; h < e.hosts; ++h) {
+    std::vector<int32_t> ranks;
+    for (int32_t r = 0; r < n; ++r) {
+      if (e.host_of[r] == h) ranks.push_back(r);
+    }
+    // Blocks of consecutive ranks: "a" or "a-b".
+    const std::string list =
+        ranks.size() == 1 ? std::to_string(ranks[0])
+                          : std::to_string(ranks.front()) + "-" + std::to_string(ranks.back());
+    expected += "host " + std::to_string(h) + " \"" + names[ranks[0]] + "\": rank" +
+                (ranks.size() == 1 ? " " : "s ") + list + "\n";
+  }
+  int32_t built_with_cuda = 0, devices = 0;
+  ASSERT_EQ(tess_runtime_cuda_info(&built_with_cuda, &devices), TESS_OK) << LastError();
+  const std::string text = tess_runtime_topology_string();
+  if (devices == 0) {
+    EXPECT_EQ(text, expected);
+  } else {  // each host line is followed by its ranks' device lines
+    EXPECT_EQ(text.substr(0, text.find('\n')), expected.substr(0, expected.find('\n')));
+    EXPECT_NE(text.find("rank 0: cuda:"), std::string::npos) << text;
+  }
+  EXPECT_EQ(tess_runtime_topology_string(), tess_runtime_topology_string());  // made once
+}
+
+}  // namespace
+}  // namespace tessera::capi_test
