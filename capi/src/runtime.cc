@@ -1,5 +1,6 @@
 // tess_runtime_init / tess_runtime_finalize, the world queries and what CUDA this process has.
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -7,6 +8,7 @@
 #include "capi/src/capi_error.h"
 #include "capi/src/struct_args.h"
 #include "capi/src/tensor_args.h"
+#include "core/boxing/host_links.h"
 #include "core/comm/call_check.h"
 #include "core/comm/communicator.h"
 #include "core/comm/mpi_world.h"
@@ -135,7 +137,17 @@ tess_status tess_runtime_init_with_options(const tess_runtime_init_options* opti
   if (tessera::Status w = tessera::comm::InitWorld(); !w.ok()) return Report(w);
   tessera::Result<const tessera::comm::WorldTopology*> topology =
       tessera::comm::FindWorldTopology(DeviceLabel());
-  return Report(topology.status());
+  if (!topology.ok()) return Report(topology.status());
+  // Across hosts the boxing planner prices collectives by the host links
+  // (core/boxing/host_links.h); set once, before the program plans anything.
+  if ((*topology)->host_link_bytes_per_second > 0 &&
+      tessera::boxing::CurrentHostLinks() == nullptr) {
+    auto links = std::make_shared<tessera::boxing::HostLinks>();
+    links->host_of = (*topology)->layout.host_of;
+    links->bytes_per_second = (*topology)->host_link_bytes_per_second;
+    return Report(tessera::boxing::SetHostLinks(std::move(links)));
+  }
+  return TESS_OK;
   TESS_CAPI_END
 }
 

@@ -33,6 +33,18 @@
 // P -> S -> B by a step and an intermediate, as measured (docs/boxing.md). While it was
 // MPI_Allreduce, at about twice the time, this model chose the slower path.
 //
+// Across hosts (host_links.h, set by the runtime when the world spans several): a step
+// whose groups span hosts also pays for the bytes crossing host links. A rank of a
+// group of n with m members on its own host sends W (the wire bytes above) of which a
+// share (n - m) / (n - 1) goes to other hosts; a host's link carries that for every
+// rank of the placement on the host (the groups of a step run at once), and the busiest
+// host's link, at its speed, adds to the step's time. The model is additive and rough
+// (a ring places some of its traffic within hosts); it is there to rank paths: on a
+// grid whose first axis is the host, (P, P) -> (B, B) as one all-reduce over every rank
+// pushes 2 x 1.5T through each 2-rank host's link, the reduce-scatter / inter-host
+// all-reduce / all-gather path 2 x T/2, so the latter wins wherever links are slower
+// than memory, and with no hosts set the one all-reduce (measured faster on one host).
+//
 // A step that is not the last also writes an intermediate local tensor, which the
 // next step reads back: gamma times its bytes (the busiest rank's). So of two paths
 // moving the same wire bytes, the one with fewer collectives wins: measured on a

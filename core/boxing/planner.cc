@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/boxing/axis_move.h"
+#include "core/boxing/host_links.h"
 #include "core/boxing/reshard.h"
 #include "core/sbp/physical_layout.h"
 
@@ -265,7 +268,8 @@ class PathSearch {
         prev_(graph.num_states, -1),
         via_(graph.num_states),
         local_bytes_(graph.num_states, -1),
-        reshard_floor_(ReshardSeconds(0, 0, 0)) {}
+        reshard_floor_(ReshardSeconds(0, 0, 0)),
+        links_(CurrentHostLinks()) {}
 
   // Settles states until the target is settled or nothing is left to settle.
   void Run() {
@@ -315,6 +319,55 @@ class PathSearch {
     }
   };
 
+  // `step` (a move along `axes` of `space`'s placement) plus the time its bytes take
+  // through the busiest host link, when hosts are set (boxing_cost.h, "Across hosts").
+  BoxingStep AcrossHosts(const SideSpace& space, AxisSet axes, BoxingStep step) {
+    if (links_ == nullptr || step.wire_bytes == 0) return step;
+    const double share = BusiestHostShare(*space.placement, axes);
+    step.seconds += share * static_cast<double>(step.wire_bytes) / links_->bytes_per_second;
+    return step;
+  }
+
+  // Of the groups along `axes` of `placement`: the most ranks' worth of wire bytes any
+  // one host sends to other hosts, in units of one rank's wire bytes; 0 when no group
+  // spans hosts or a rank is outside the hosts known. Depends only on the placement
+  // and the axes, so it is found once per pair.
+  double BusiestHostShare(const Placement& placement, AxisSet axes) {
+    const auto key = std::make_pair(placement.ToString(), axes);
+    auto found = host_share_.find(key);
+    if (found != host_share_.end()) return found->second;
+    double busiest = 0;
+    const std::vector<int32_t>& host_of = links_->host_of;
+    const std::vector<int64_t>& hierarchy = placement.hierarchy();
+    const int64_t n = GroupSize(placement, axes);
+    bool known = n > 1;
+    for (int32_t rank : placement.ranks()) {
+      known = known && rank >= 0 && rank < static_cast<int32_t>(host_of.size());
+    }
+    if (known) {
+      // A group's identity: the coordinates off `axes`; members on one host counted.
+      std::map<std::pair<int64_t, int32_t>, int64_t> on_host;
+      std::vector<int64_t> group_of(placement.parallel_num());
+      for (int64_t i = 0; i < placement.parallel_num(); ++i) {
+        int64_t group = 0;
+        for (int k = 0; k < placement.num_axes(); ++k) {
+          if ((axes & AxisBit(k)) == 0) group = group * hierarchy[k] + placement.Coordinate(i, k);
+        }
+        group_of[i] = group;
+        ++on_host[{group, host_of[placement.rank_at(i)]}];
+      }
+      std::map<int32_t, double> host_share;
+      for (int64_t i = 0; i < placement.parallel_num(); ++i) {
+        const int32_t host = host_of[placement.rank_at(i)];
+        const int64_t m = on_host[{group_of[i], host}];
+        host_share[host] += static_cast<double>(n - m) / static_cast<double>(n - 1);
+      }
+      for (const auto& [host, share] : host_share) busiest = std::max(busiest, share);
+    }
+    host_share_.emplace(key, busiest);
+    return busiest;
+  }
+
   // The busiest rank's local bytes in state `id` (index 0 holds the largest piece),
   // computed when first needed: most states are never reached.
   double BytesOf(int64_t id) {
@@ -348,7 +401,8 @@ class PathSearch {
     const SideSpace& target_side = graph_.target_side();
     const NdSbp from = space.NdOf(u), to = target_side.NdOf(v);
     const ReshardLoad load =
-        LoadOfReshard(shape_, elem_, *space.placement, from, *target_side.placement, to);
+        LoadOfReshard(shape_, elem_, *space.placement, from, *target_side.placement, to,
+                      links_ != nullptr ? &links_->host_of : nullptr);
     BoxingStep step;
     step.kind = BoxingStep::Kind::kReshard;
     step.collective = Collective::kReshard;
@@ -360,6 +414,9 @@ class PathSearch {
     step.wire_bytes = load.max_wire_bytes;
     step.seconds = ReshardSeconds(load.max_peers, static_cast<double>(load.max_wire_bytes),
                                   static_cast<double>(load.max_local_bytes));
+    if (links_ != nullptr) {  // boxing_cost.h, "Across hosts"
+      step.seconds += static_cast<double>(load.max_host_link_bytes) / links_->bytes_per_second;
+    }
     Relax(u, v, step);
   }
 
@@ -377,8 +434,9 @@ class PathSearch {
         NdSbp to = nd;
         to[k] = c[j];
         Relax(u, u + (j - at) * space.stride[k],
-              AxisStep(space.side, nd, to, AxisBit(k), n,
-                       CostOfAxisMove(group, elem_, n, nd[k], c[j])));
+              AcrossHosts(space, AxisBit(k),
+                          AxisStep(space.side, nd, to, AxisBit(k), n,
+                                   CostOfAxisMove(group, elem_, n, nd[k], c[j]))));
       }
     }
   }
@@ -411,7 +469,9 @@ class PathSearch {
           if ((axes & AxisBit(k)) != 0) to_nd[k] = to;
         }
         Relax(u, v,
-              AxisStep(space.side, nd, to_nd, axes, n, CostOfAxisMove(group, elem_, n, from, to)));
+              AcrossHosts(space, axes,
+                          AxisStep(space.side, nd, to_nd, axes, n,
+                                   CostOfAxisMove(group, elem_, n, from, to))));
       }
     }
   }
@@ -451,6 +511,8 @@ class PathSearch {
   std::vector<BoxingStep> via_;
   std::vector<double> local_bytes_;
   const double reshard_floor_;
+  const std::shared_ptr<const HostLinks> links_;                  // nullptr: price as one host
+  std::map<std::pair<std::string, AxisSet>, double> host_share_;  // BusiestHostShare's
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue_;
 };
 

@@ -6,12 +6,15 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/boxing/axis_move.h"
 #include "core/boxing/boxing.h"
 #include "core/boxing/boxing_cost.h"
+#include "core/boxing/host_links.h"
 #include "core/boxing/plan_cache.h"
 #include "core/sbp/physical_layout.h"
 
@@ -342,6 +345,73 @@ TEST(PlannerTest, PartialGridReducesOverTheWholeGridAtOnce) {
   // Tiny tensors: latency decides, and two 2-rank all-reduces take fewer rounds.
   auto tiny = Plan(Shape{4, 4}, grid, "(P, P)", grid, "(B, B)");
   for (const BoxingStep& step : tiny->steps()) EXPECT_EQ(step.ranks, 2) << tiny->ToString();
+}
+
+// With hosts known (host_links.h), a grid whose groups along one axis span hosts
+// reduces host by host: reduce-scatter within hosts, all-reduce across them, all-gather
+// within hosts, which crosses each host link with a third of the flat all-reduce's
+// bytes (boxing_cost.h, "Across hosts"). Without hosts, or on one host, or for a
+// placement with ranks the hosts do not cover: the one all-reduce over the grid.
+TEST(PlannerTest, AcrossHostsTheGridReducesHostByHost) {
+  struct ForgetLinks {
+    ~ForgetLinks() { EXPECT_TRUE(SetHostLinks(nullptr).ok()); }
+  } forget;
+  const std::string grid = "cpu:[[0,1],[2,3]]";
+  auto plan = [&](const std::vector<int32_t>& host_of, const std::string& placement,
+                  const std::string& from = "(P, P)", const std::string& to = "(B, B)") {
+    std::shared_ptr<HostLinks> links;
+    if (!host_of.empty()) {
+      links = std::make_shared<HostLinks>();
+      links->host_of = host_of;
+      links->bytes_per_second = 1.25e8;  // 1 Gbit/s
+    }
+    EXPECT_TRUE(SetHostLinks(links).ok());
+    auto found = FindBoxingPlan(Shape{4096, 4096}, DType::kF32, P(placement), Nd(from),
+                                P(placement), Nd(to));
+    EXPECT_TRUE(found.ok()) << found.status().ToString();
+    CheckChain(**found);
+    return *found;
+  };
+  // (collective, axis, ranks) of each step.
+  auto steps = [](const BoxingPlan& p) {
+    std::vector<std::tuple<Collective, int, int64_t>> out;
+    for (const BoxingStep& s : p.steps()) out.emplace_back(s.collective, s.axis, s.ranks);
+    return out;
+  };
+  using Steps = std::vector<std::tuple<Collective, int, int64_t>>;
+  // Hosts along axis 0 (rows {0,1} and {2,3}): the inter-host all-reduce is along axis 0.
+  auto rows = plan({0, 0, 1, 1}, grid);
+  EXPECT_EQ(steps(*rows), (Steps{{Collective::kReduceScatter, 1, 2},
+                                 {Collective::kAllReduce, 0, 2},
+                                 {Collective::kAllGather, 1, 2}}))
+      << rows->ToString();
+  // Hosts along axis 1 (columns {0,2} and {1,3}): the same along the other axis.
+  auto columns = plan({0, 1, 0, 1}, grid);
+  EXPECT_EQ(steps(*columns), (Steps{{Collective::kReduceScatter, 0, 2},
+                                    {Collective::kAllReduce, 1, 2},
+                                    {Collective::kAllGather, 0, 2}}))
+      << columns->ToString();
+  const Steps one_all_reduce = {{Collective::kAllReduce, 0, 4}};
+  EXPECT_EQ(steps(*plan({0, 0, 0, 0}, grid)), one_all_reduce);  // one host
+  EXPECT_EQ(steps(*plan({}, grid)), one_all_reduce);            // hosts unknown
+  EXPECT_EQ(steps(*plan({0, 0, 1}, grid)), one_all_reduce);     // rank 3 not covered
+  // A 1-d placement has no other path: one all-reduce, priced higher across hosts.
+  auto line = plan({0, 0, 1, 1}, "cpu:[0,1,2,3]", "P", "B");
+  EXPECT_EQ(steps(*line), one_all_reduce);
+  const double across = line->total_seconds();
+  EXPECT_GT(across, plan({}, "cpu:[0,1,2,3]", "P", "B")->total_seconds());
+
+  // Bad links are refused, naming what is wrong.
+  auto bad = std::make_shared<HostLinks>();
+  EXPECT_EQ(SetHostLinks(bad).message(), "SetHostLinks: host_of is empty");
+  bad->host_of = {0, -1};
+  bad->bytes_per_second = 1;
+  EXPECT_EQ(SetHostLinks(bad).message(), "SetHostLinks: host_of[1] is -1; hosts are >= 0");
+  bad->host_of = {0, 1};
+  for (double speed : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    bad->bytes_per_second = speed;
+    EXPECT_EQ(SetHostLinks(bad).code(), StatusCode::kInvalidArgument) << speed;
+  }
 }
 
 TEST(PlannerTest, FlattensThreeAxesOrASubset) {

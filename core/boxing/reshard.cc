@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "core/common/checked_math.h"
@@ -145,25 +146,39 @@ void ForEachTransfer(const Shape& shape, const Placement& src_placement, const N
 }
 
 ReshardLoad LoadOfReshard(const Shape& shape, size_t elem_size, const Placement& src_placement,
-                          const NdSbp& src, const Placement& dst_placement, const NdSbp& dst) {
+                          const NdSbp& src, const Placement& dst_placement, const NdSbp& dst,
+                          const std::vector<int32_t>* host_of) {
   const std::vector<int32_t> ranks = UnionRanks(src_placement, dst_placement);
   const size_t n = ranks.size();
   struct PerRank {
     int64_t sent = 0, received = 0, sends = 0, receives = 0, local = 0;
   };
   std::vector<PerRank> per(n);
+  std::map<int32_t, PerRank> per_host;  // sent / received across host links
+  auto host = [&](int32_t rank) {
+    return host_of != nullptr && rank >= 0 && rank < static_cast<int32_t>(host_of->size())
+               ? (*host_of)[rank]
+               : -1;
+  };
   ForEachTransfer(shape, src_placement, src, dst_placement, dst, [&](const Transfer& t) {
     const int64_t bytes = t.region.num_elements() * static_cast<int64_t>(elem_size);
-    PerRank& from = per[UnionIndex(ranks, src_placement.rank_at(t.src_index))];
+    const int32_t src_rank = src_placement.rank_at(t.src_index);
+    PerRank& from = per[UnionIndex(ranks, src_rank)];
     if (t.local) {
       AddSaturating(&from.local, bytes);
       return;
     }
-    PerRank& to = per[UnionIndex(ranks, dst_placement.rank_at(t.dst_index))];
+    const int32_t dst_rank = dst_placement.rank_at(t.dst_index);
+    PerRank& to = per[UnionIndex(ranks, dst_rank)];
     AddSaturating(&from.sent, bytes);
     ++from.sends;
     AddSaturating(&to.received, bytes);
     ++to.receives;
+    const int32_t src_host = host(src_rank), dst_host = host(dst_rank);
+    if (src_host >= 0 && dst_host >= 0 && src_host != dst_host) {
+      AddSaturating(&per_host[src_host].sent, bytes);
+      AddSaturating(&per_host[dst_host].received, bytes);
+    }
   });
   ReshardLoad load;
   load.ranks = static_cast<int64_t>(n);
@@ -171,6 +186,9 @@ ReshardLoad LoadOfReshard(const Shape& shape, size_t elem_size, const Placement&
     load.max_peers = std::max({load.max_peers, r.sends, r.receives});
     load.max_wire_bytes = std::max({load.max_wire_bytes, r.sent, r.received});
     load.max_local_bytes = std::max(load.max_local_bytes, r.local);
+  }
+  for (const auto& [h, r] : per_host) {
+    load.max_host_link_bytes = std::max({load.max_host_link_bytes, r.sent, r.received});
   }
   return load;
 }

@@ -69,9 +69,14 @@ struct ReshardLoad {
   int64_t max_peers = 0;        // most ranks one rank sends to or receives from
   int64_t max_wire_bytes = 0;   // most bytes one rank sends or receives
   int64_t max_local_bytes = 0;  // most bytes one rank copies locally (its own pieces)
+  // With `host_of`: most bytes one host sends to, or receives from, other hosts.
+  int64_t max_host_link_bytes = 0;
 };
+// `host_of` (by world rank; may be null) places ranks on hosts for max_host_link_bytes;
+// transfers of ranks it does not cover are left out of that figure.
 ReshardLoad LoadOfReshard(const Shape& shape, size_t elem_size, const Placement& src_placement,
-                          const NdSbp& src, const Placement& dst_placement, const NdSbp& dst);
+                          const NdSbp& src, const Placement& dst_placement, const NdSbp& dst,
+                          const std::vector<int32_t>* host_of = nullptr);
 
 // The sorted union of both placements' ranks: the reshard's communicator, whose rank
 // i is world rank ranks[i].

@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "core/comm/mpi_world.h"
 
@@ -34,6 +38,36 @@ Result<std::vector<std::string>> AllGatherStrings(MPI_Comm comm, std::string min
   return strings;
 }
 
+// Bytes per second between the first ranks of hosts 0 and 1: the best of a few
+// exchanges of kProbeBytes each way at once (MPI_Sendrecv), the same answer on every
+// rank. Collective over `world`.
+Result<double> MeasureHostLink(MPI_Comm world, const HostLayout& layout) {
+  constexpr int kProbeBytes = 4 << 20, kRounds = 3;
+  int me = 0;
+  int rc = MPI_Comm_rank(world, &me);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Comm_rank", rc);
+  int first[2] = {-1, -1};  // the lowest rank of hosts 0 and 1
+  for (size_t r = layout.host_of.size(); r-- > 0;) {
+    if (layout.host_of[r] < 2) first[layout.host_of[r]] = static_cast<int>(r);
+  }
+  double best = 0;
+  if (me == first[0] || me == first[1]) {
+    const int peer = me == first[0] ? first[1] : first[0];
+    std::vector<char> out(kProbeBytes, 1), in(kProbeBytes);
+    for (int round = 0; round <= kRounds; ++round) {  // round 0 warms the connection up
+      const double start = MPI_Wtime();
+      rc = MPI_Sendrecv(out.data(), kProbeBytes, MPI_BYTE, peer, 0, in.data(), kProbeBytes,
+                        MPI_BYTE, peer, 0, world, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return MpiError("MPI_Sendrecv", rc);
+      const double seconds = MPI_Wtime() - start;
+      if (round > 0 && seconds > 0) best = std::max(best, kProbeBytes / seconds);
+    }
+  }
+  rc = MPI_Bcast(&best, 1, MPI_DOUBLE, first[0], world);
+  if (rc != MPI_SUCCESS) return MpiError("MPI_Bcast", rc);
+  return best;
+}
+
 Result<std::unique_ptr<WorldTopology>> Find(MPI_Comm world, const std::string& device_label) {
   auto topology = std::make_unique<WorldTopology>();
   TESS_ASSIGN_OR_RETURN(topology->pretend_ranks_per_host, RanksPerHostFromEnv());
@@ -50,6 +84,17 @@ Result<std::unique_ptr<WorldTopology>> Find(MPI_Comm world, const std::string& d
   topology->host_names.resize(layout.host_sizes.size());
   for (size_t r = names.size(); r-- > 0;) topology->host_names[layout.host_of[r]] = names[r];
   TESS_ASSIGN_OR_RETURN(topology->rank_devices, AllGatherStrings(world, device_label, 128));
+  if (layout.host_sizes.size() > 1) {
+    TESS_ASSIGN_OR_RETURN(HostLinkSetting setting, HostLinkSettingFromEnv());
+    const std::optional<double>& gbits = setting.gbits;
+    if (setting.measure) {
+      TESS_ASSIGN_OR_RETURN(topology->host_link_bytes_per_second, MeasureHostLink(world, layout));
+      topology->host_link_source = "measured";
+    } else {
+      topology->host_link_bytes_per_second = gbits.value_or(kDefaultHostLinkGbits) * 1e9 / 8;
+      topology->host_link_source = gbits.has_value() ? kHostLinkEnv : "default";
+    }
+  }
   return topology;
 }
 
@@ -68,6 +113,24 @@ std::string RankList(const std::vector<int32_t>& ranks) {
 }
 
 }  // namespace
+
+Result<HostLinkSetting> HostLinkSettingFromEnv() {
+  HostLinkSetting setting;
+  const char* value = std::getenv(kHostLinkEnv);
+  if (value == nullptr || *value == '\0') return setting;
+  if (std::string(value) == "measure") {
+    setting.measure = true;
+    return setting;
+  }
+  char* end = nullptr;
+  const double gbits = std::strtod(value, &end);
+  if (end == value || *end != '\0' || !std::isfinite(gbits) || gbits <= 0 || gbits > 1e6) {
+    return InvalidArgument(std::string("environment variable ") + kHostLinkEnv + " is \"" + value +
+                           "\"; it must be a speed in Gbit/s (> 0, at most 1e6) or \"measure\"");
+  }
+  setting.gbits = gbits;
+  return setting;
+}
 
 Result<const WorldTopology*> FindWorldTopology(const std::string& device_label) {
   std::lock_guard<std::mutex> lock(find_mutex);
@@ -113,6 +176,11 @@ std::string WorldTopologyString(const WorldTopology& topology) {
       const std::string& device = topology.rank_devices[r];
       text += "  rank " + std::to_string(r) + ": " + (device.empty() ? "no device" : device) + "\n";
     }
+  }
+  if (topology.host_link_bytes_per_second > 0) {
+    char speed[32];
+    std::snprintf(speed, sizeof(speed), "%.3g", topology.host_link_bytes_per_second * 8 / 1e9);
+    text += std::string("host links: ") + speed + " Gbit/s (" + topology.host_link_source + ")\n";
   }
   return text;
 }

@@ -160,9 +160,23 @@ TEST(TopologyCapiTest, TheTextListsEveryHostWithItsNameAndRanks) {
     expected += "host " + std::to_string(h) + " \"" + names[ranks[0]] + "\": rank" +
                 (ranks.size() == 1 ? " " : "s ") + list + "\n";
   }
+  const char* link = std::getenv("TESSERA_HOST_LINK_GBITS");
+  const bool measured = link != nullptr && std::string(link) == "measure";
+  if (e.hosts > 1 && !measured) {
+    expected += link != nullptr && *link != '\0'
+                    ? std::string("host links: ") + link + " Gbit/s (TESSERA_HOST_LINK_GBITS)\n"
+                    : "host links: 10 Gbit/s (default)\n";
+  }
   int32_t built_with_cuda = 0, devices = 0;
   ASSERT_EQ(tess_runtime_cuda_info(&built_with_cuda, &devices), TESS_OK) << LastError();
   const std::string text = tess_runtime_topology_string();
+  if (measured) {  // the speed measured: only the line's form is known
+    const size_t at = text.find("host links: ");
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_EQ(text.substr(0, at), expected);
+    EXPECT_NE(text.find(" Gbit/s (measured)\n", at), std::string::npos) << text;
+    return;
+  }
   if (devices == 0) {
     EXPECT_EQ(text, expected);
   } else {  // each host line is followed by its ranks' device lines
@@ -170,6 +184,50 @@ TEST(TopologyCapiTest, TheTextListsEveryHostWithItsNameAndRanks) {
     EXPECT_NE(text.find("rank 0: cuda:"), std::string::npos) << text;
   }
   EXPECT_EQ(tess_runtime_topology_string(), tess_runtime_topology_string());  // made once
+}
+
+// Across hosts the boxing planner prices host links (core/boxing/host_links.h, set by
+// tess_runtime_init): (P, P) -> (B, B) on a 2 x 2 grid whose rows are hosts goes host
+// by host (reduce-scatter within, all-reduce across, all-gather within); on one host it
+// is one all-reduce over the grid. With TESSERA_HOST_LINK_GBITS=measure the speed comes
+// from a measurement instead, and only the pretend hosts' shared memory is there to
+// measure, so only a valid plan is asked for.
+TEST(TopologyCapiTest, BoxingPricesTheHostLinks) {
+  if (WorldSize() != 4) GTEST_SKIP() << "needs a 2 x 2 grid of ranks";
+  const Expected e = ExpectedHosts(4);
+  tess_placement* grid = nullptr;
+  tess_nd_sbp *pp = nullptr, *bb = nullptr;
+  ASSERT_EQ(tess_placement_parse(&grid, "cpu:[[0,1],[2,3]]"), TESS_OK);
+  ASSERT_EQ(tess_nd_sbp_parse(&pp, "(P, P)"), TESS_OK);
+  ASSERT_EQ(tess_nd_sbp_parse(&bb, "(B, B)"), TESS_OK);
+  const int64_t shape[] = {4096, 4096};
+  tess_boxing_plan* plan = nullptr;
+  ASSERT_EQ(tess_boxing_plan_create(&plan, shape, 2, TESS_DTYPE_F32, grid, pp, grid, bb), TESS_OK)
+      << LastError();
+  size_t steps = 0;
+  ASSERT_EQ(tess_boxing_plan_num_steps(&steps, plan), TESS_OK);
+  const std::string text = tess_boxing_plan_string(plan);
+  const char* measure = std::getenv("TESSERA_HOST_LINK_GBITS");
+  if (measure != nullptr && std::string(measure) == "measure") {
+    EXPECT_GE(steps, 1u) << text;
+  } else if (e.hosts == 2) {  // rows are hosts
+    ASSERT_EQ(steps, 3u) << text;
+    EXPECT_NE(std::string(tess_boxing_plan_step_string(plan, 0)).find("axis 1: P -> S"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(std::string(tess_boxing_plan_step_string(plan, 1)).find("axis 0: P -> B  all-reduce"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(std::string(tess_boxing_plan_step_string(plan, 2)).find("all-gather"),
+              std::string::npos)
+        << text;
+  } else {
+    EXPECT_EQ(steps, 1u) << text;
+  }
+  tess_boxing_plan_destroy(plan);
+  tess_nd_sbp_destroy(pp);
+  tess_nd_sbp_destroy(bb);
+  tess_placement_destroy(grid);
 }
 
 }  // namespace

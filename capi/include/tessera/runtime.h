@@ -133,7 +133,11 @@ TESS_API tess_status tess_runtime_rank_host(int32_t* out_host, int32_t* out_loca
  *   4 ranks on 2 hosts (found with MPI_COMM_TYPE_SHARED)
  *   host 0 "node1": ranks 0-1
  *   host 1 "node2": ranks 2-3
- * "" before tess_runtime_init. Valid until the process ends. Any thread. */
+ *   host links: 10 Gbit/s (default)
+ * the last line, with several hosts, the host link speed the boxing planner prices
+ * collectives across hosts by (TESSERA_HOST_LINK_GBITS: a number of Gbit/s, or
+ * "measure"; docs/multihost.md). "" before tess_runtime_init. Valid until the process ends. Any
+ * thread. */
 TESS_API const char* tess_runtime_topology_string(void);
 /* Whether cuda placements can hold eager tensors in this process: *out_built_with_cuda
  * = 1 when the library was built with CUDA (--config=cuda), else 0; *out_device_count
