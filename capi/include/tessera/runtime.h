@@ -20,7 +20,9 @@ extern "C" {
 /* Starts the runtime. Initialises MPI (with MPI_THREAD_MULTIPLE) unless the host
  * program already did; without mpirun the process is a world of one rank.
  * Calling it again while initialised is a no-op returning TESS_OK. The same as
- * tess_runtime_init_with_options(NULL).
+ * tess_runtime_init_with_options(NULL). Collective over the world the first time:
+ * every rank calls it (it duplicates MPI_COMM_WORLD and finds the hosts,
+ * tess_runtime_topology).
  * Thread safety: call once, before other threads use Tessera. */
 TESS_API tess_status tess_runtime_init(void);
 
