@@ -46,6 +46,10 @@ using tessera::comm::ReduceOp;
 struct tess_bucketed_allreducer {
   std::unique_ptr<BucketedAllReducer> value;
   std::vector<BucketTensor> tensors;
+  // The communicator the last run's group resolved to (BucketsCommunicator), so a
+  // repeated run looks nothing up.
+  const tessera::comm::MpiCommunicator* group = nullptr;
+  tessera::comm::Communicator* comm = nullptr;
 };
 
 namespace {
@@ -193,6 +197,17 @@ class HierarchicalCache {
   std::unordered_map<const MpiCommunicator*, Entry> entries_;
 };
 
+// The communicator a bucketed all-reduce over `group` runs on: across hosts, the group's
+// auto HierarchicalCommunicator (each bucket's all-reduce goes flat or host by host,
+// whichever measured faster for its size: hierarchical_communicator.h); on one host the
+// group itself, whose buckets take the shared-memory path (bucketed_allreduce.h).
+// Collective over `group` the first time (the host count, the hierarchy).
+Result<Communicator*> BucketsCommunicator(MpiCommunicator& group) {
+  TESS_ASSIGN_OR_RETURN(const int32_t most_on_a_host, group.MostRanksOnAHost());
+  if (most_on_a_host == group.size()) return static_cast<Communicator*>(&group);
+  return HierarchicalCache::Global().Get(group, HierarchicalAlgorithm::kAuto);
+}
+
 }  // namespace
 
 extern "C" {
@@ -285,7 +300,13 @@ tess_status tess_bucketed_allreducer_run(tess_bucketed_allreducer* reducer, void
   std::vector<BucketTensor>& tensors = reducer->tensors;
   tensors.resize(num_tensors);
   for (size_t i = 0; i < num_tensors; ++i) tensors[i] = BucketTensor{buffers[i], counts[i], *type};
-  return ReportIn(__func__, reducer->value->AllReduce(**group, tensors, *reduce));
+  if (reducer->group != *group) {
+    Result<Communicator*> comm = BucketsCommunicator(**group);
+    if (!comm.ok()) return ReportIn(__func__, comm.status());
+    reducer->group = *group;
+    reducer->comm = *comm;
+  }
+  return ReportIn(__func__, reducer->value->AllReduce(*reducer->comm, tensors, *reduce));
   TESS_CAPI_END
 }
 

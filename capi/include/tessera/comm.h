@@ -83,7 +83,10 @@ TESS_API tess_status tess_bucketed_allreducer_create(
     tess_bucketed_allreducer** out, const tess_bucketed_allreducer_options* options);
 TESS_API void tess_bucketed_allreducer_destroy(tess_bucketed_allreducer* reducer);
 /* buffers[i] (counts[i] elements of `dtype`) := op over the ranks of `placement`
- * (NULL: the world) of buffers[i], for every i < num_tensors, in place. Buffers must
+ * (NULL: the world) of buffers[i], for every i < num_tensors, in place. When the ranks
+ * span several hosts each bucket is all-reduced as TESS_ALLREDUCE_AUTO does (the
+ * fastest of flat and host by host, measured per size); on one host through shared
+ * memory. Buffers must
  * not overlap; a buffer may be NULL when its count is 0. INVALID_ARGUMENT, before
  * any communication, for a negative count, a NULL buffer with elements, an unknown
  * dtype or op; otherwise fails like tess_comm_allreduce (a failure inside a bucket leaves
