@@ -91,7 +91,8 @@ Result<std::string> DeviceLocality(int device) {
     int reachable = 0;
     err = cudaDeviceCanAccessPeer(&reachable, device, other);
     if (err != cudaSuccess) return CudaError("cudaDeviceCanAccessPeer", err);
-    if (reachable) peers += (peers.empty() ? "" : ",") + std::string("cuda:") + std::to_string(other);
+    if (reachable)
+      peers += (peers.empty() ? "" : ",") + std::string("cuda:") + std::to_string(other);
   }
   if (!peers.empty()) text += " peers " + peers;
   return text;
