@@ -18,6 +18,11 @@
 //                    bytes, so the strictest baseline is a contiguous copy of them),
 //                    and again vs MPI_Pack of an MPI_Type_vector over the same rows
 //                    (the raw MPI operation that makes the same strided copy).
+// ":vs-MPI_Alltoallw" rows (S(0)->S(1), S(1)->B, 2-d (S(0), S(1))->(B, B)) repeat a
+//                    conversion whose blocks are strided against MPI_Alltoallw with a
+//                    subarray datatype per peer on each side: the MPI call that moves
+//                    the same bytes from and to the same places (MPI_Alltoall and
+//                    MPI_Allgather above move contiguous blocks, which is less work).
 // Across placements (4 ranks exactly): cpu:[0,1] S(0) -> cpu:[2,3] S(0) vs an
 //                    MPI_Alltoallv in which rank r < 2 sends its half to rank r + 2.
 //
@@ -65,6 +70,13 @@ enum class Baseline {
   kMemcpyLocal,   // memcpy of the rank's destination piece (a local slice)
   kMpiPackLocal,  // MPI_Pack of the same strided rows (a local slice, MPI's way)
   kHalvesAcross,  // MPI_Alltoallv: rank r < 2 sends its half to rank r + 2
+  // MPI_Alltoallw in which every rank sends every rank (itself too) the intersection of
+  // its source piece and that rank's destination piece, as a subarray datatype on both
+  // sides: straight from where the elements lie in the source piece to where they go in
+  // the destination piece. The raw MPI call that moves exactly the conversion's bytes;
+  // for conversions whose blocks are strided, the kind of baseline MPI itself offers
+  // (the contiguous collectives above move other bytes). One placement of all ranks.
+  kSameBlocksTyped,
 };
 
 struct Case {
@@ -85,10 +97,14 @@ const Case kCases[] = {
     {"P(max)->B", "", "P(max)", "", "B", 0, Baseline::kAllreduceMax},
     {"P(max)->S(0)", "", "P(max)", "", "S(0)", 0, Baseline::kReduceScatterBlockMax},
     {"S(0)->S(1)", "", "S(0)", "", "S(1)", 0, Baseline::kAlltoall},
+    {"S(0)->S(1):vs-MPI_Alltoallw", "", "S(0)", "", "S(1)", 0, Baseline::kSameBlocksTyped},
     // Parts not contiguous in the output: received in place into strided slabs.
     {"S(1)->B", "", "S(1)", "", "B", 0, Baseline::kAllgather},
+    {"S(1)->B:vs-MPI_Alltoallw", "", "S(1)", "", "B", 0, Baseline::kSameBlocksTyped},
     {"2d:(S(0),S(1))->(B,B)", "cpu:[[0,1],[2,3]]", "(S(0), S(1))", "cpu:[[0,1],[2,3]]", "(B, B)", 4,
      Baseline::kAllgather},
+    {"2d:(S(0),S(1))->(B,B):vs-MPI_Alltoallw", "cpu:[[0,1],[2,3]]", "(S(0), S(1))",
+     "cpu:[[0,1],[2,3]]", "(B, B)", 4, Baseline::kSameBlocksTyped},
     {"2d:(P,P)->(B,B)", "cpu:[[0,1],[2,3]]", "(P, P)", "cpu:[[0,1],[2,3]]", "(B, B)", 4,
      Baseline::kAllreduce},
     {"2d:(P,P)->(S(0),S(1))", "cpu:[[0,1],[2,3]]", "(P, P)", "cpu:[[0,1],[2,3]]", "(S(0), S(1))", 4,
@@ -123,6 +139,31 @@ int64_t SharedElements(const Shape& shape, const Placement& placement, const NdS
   return n;
 }
 
+// The subarray of `piece` (a rank's local piece, its global ranges) that holds the
+// intersection of `piece` and `other`, as an f32 datatype over the whole piece;
+// *empty when they share nothing (then the datatype is MPI_FLOAT with count 0).
+MPI_Datatype IntersectionType(const PhysicalLayout& piece, const PhysicalLayout& other,
+                              bool* empty) {
+  const int nd = piece.local_shape.ndim();
+  std::vector<int> sizes(nd), subsizes(nd), starts(nd);
+  *empty = false;
+  for (int d = 0; d < nd; ++d) {
+    const int64_t begin = std::max(piece.ranges[d].begin, other.ranges[d].begin);
+    const int64_t end = std::min(piece.ranges[d].end, other.ranges[d].end);
+    if (end <= begin) *empty = true;
+    sizes[d] = static_cast<int>(piece.local_shape.dim(d));
+    subsizes[d] = static_cast<int>(std::max<int64_t>(0, end - begin));
+    starts[d] = static_cast<int>(begin - piece.ranges[d].begin);
+  }
+  if (*empty || nd == 0) return MPI_FLOAT;
+  MPI_Datatype type;
+  CheckMpi(MPI_Type_create_subarray(nd, sizes.data(), subsizes.data(), starts.data(),
+                                    MPI_ORDER_C, MPI_FLOAT, &type),
+           "MPI_Type_create_subarray");
+  CheckMpi(MPI_Type_commit(&type), "MPI_Type_commit");
+  return type;
+}
+
 // Packed displacements for `counts`.
 std::vector<int> Displs(const std::vector<int>& counts) {
   std::vector<int> displs(counts.size(), 0);
@@ -132,7 +173,9 @@ std::vector<int> Displs(const std::vector<int>& counts) {
 
 // `filter`: only cases whose name contains it (all when empty); `scale` multiplies
 // the sample counts.
-void Run(const std::string& filter, int scale) {
+// `size_filter`: only the sizes whose label ("1MB", "16MB", "64MB") it equals (all when
+// empty).
+void Run(const std::string& filter, int scale, const std::string& size_filter) {
   Check(comm::InitWorld(), "InitWorld");
   const int n = comm::WorldSize().value();
   const int me = comm::WorldRank().value();
@@ -148,6 +191,7 @@ void Run(const std::string& filter, int scale) {
   const Size sizes[] = {{"1MB", 512, 41}, {"16MB", 2048, 15}, {"64MB", 4096, 7}};
 
   for (const Size& size : sizes) {
+    if (!size_filter.empty() && size_filter != size.label) continue;
     for (bool even : {true, false}) {
       const int64_t side = even ? size.side : size.side + 1;
       const Shape shape{side, side};
@@ -187,6 +231,22 @@ void Run(const std::string& filter, int scale) {
             const int64_t peer = src_p.index_of(q);
             same_sends[q] = static_cast<int>(SharedElements(shape, src_p, src, mine, dst, peer));
             same_recvs[q] = static_cast<int>(SharedElements(shape, src_p, src, peer, dst, mine));
+          }
+        }
+        // kSameBlocksTyped: one subarray datatype per peer and side, counts 0 or 1.
+        std::vector<int> typed_sends(n, 0), typed_recvs(n, 0);
+        std::vector<MPI_Datatype> send_types(n, MPI_FLOAT), recv_types(n, MPI_FLOAT);
+        if (c.baseline == Baseline::kSameBlocksTyped) {
+          const PhysicalLayout my_src = PhysicalLayoutAt(shape, src_p, src, src_p.index_of(me)).value();
+          const PhysicalLayout my_dst = PhysicalLayoutAt(shape, dst_p, dst, dst_p.index_of(me)).value();
+          for (int q = 0; q < n; ++q) {
+            const PhysicalLayout q_dst = PhysicalLayoutAt(shape, dst_p, dst, dst_p.index_of(q)).value();
+            const PhysicalLayout q_src = PhysicalLayoutAt(shape, src_p, src, src_p.index_of(q)).value();
+            bool empty = false;
+            send_types[q] = IntersectionType(my_src, q_dst, &empty);
+            typed_sends[q] = empty ? 0 : 1;
+            recv_types[q] = IntersectionType(my_dst, q_src, &empty);
+            typed_recvs[q] = empty ? 0 : 1;
           }
         }
         const std::vector<int> same_send_displs = Displs(same_sends);
@@ -263,6 +323,12 @@ void Run(const std::string& filter, int scale) {
                        "MPI_Pack");
               break;
             }
+            case Baseline::kSameBlocksTyped:
+              CheckMpi(MPI_Alltoallw(in.data(), typed_sends.data(), zeros.data(), send_types.data(),
+                                     out.data(), typed_recvs.data(), zeros.data(), recv_types.data(),
+                                     raw),
+                       "MPI_Alltoallw");
+              break;
             case Baseline::kHalvesAcross:
               CheckMpi(MPI_Alltoallv(in.data(), half_sends.data(), zeros.data(), MPI_FLOAT,
                                      out.data(), half_recvs.data(), zeros.data(), MPI_FLOAT, raw),
@@ -293,6 +359,11 @@ void Run(const std::string& filter, int scale) {
           std::fflush(stdout);
         }
         if (slice != MPI_DATATYPE_NULL) CheckMpi(MPI_Type_free(&slice), "MPI_Type_free");
+        for (std::vector<MPI_Datatype>* types : {&send_types, &recv_types}) {
+          for (MPI_Datatype& t : *types) {
+            if (t != MPI_FLOAT) CheckMpi(MPI_Type_free(&t), "MPI_Type_free");
+          }
+        }
       }
     }
   }
@@ -302,11 +373,17 @@ void Run(const std::string& filter, int scale) {
 }  // namespace
 }  // namespace tessera
 
-// Usage: boxing_bench [FILTER [SCALE]]: only the cases whose name contains FILTER,
-// with SCALE times the samples (for a closer look at one conversion).
+// Usage: boxing_bench [FILTER [SCALE [SIZE]]]: only the cases whose name contains
+// FILTER, with SCALE times the samples, at SIZE only (1MB, 16MB or 64MB) when given (for
+// a closer look at one conversion).
 int main(int argc, char** argv) {
   const std::string filter = argc > 1 ? argv[1] : "";
   const int scale = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
-  tessera::Run(filter, scale);
+  const std::string size = argc > 3 ? argv[3] : "";
+  if (!size.empty() && size != "1MB" && size != "16MB" && size != "64MB") {
+    std::fprintf(stderr, "boxing_bench: SIZE is \"%s\"; expected 1MB, 16MB or 64MB\n", size.c_str());
+    return 2;
+  }
+  tessera::Run(filter, scale, size);
   return 0;
 }
