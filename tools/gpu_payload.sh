@@ -33,9 +33,10 @@ single_tests=(
   //core/memory:cuda_allocator_test
   //core/device:cuda_test
   //core/device:pinned_staging_test
+  //core/device:host_copy_test
   //core/comm/nccl:strided_copy_test
 )
-benches=(//bench/gpu:gpu_bench //bench/train_plan:train_plan_bench)
+benches=(//bench/gpu:gpu_bench //bench/train_plan:train_plan_bench //bench/memory:host_copy_bench)
 
 if [ "${1:-}" != "--no-build" ]; then
   bazel build --config=cuda -c opt "${mpi_tests[@]}" "${single_tests[@]}" "${benches[@]}" >&2
@@ -92,6 +93,9 @@ cp "$debs_cache"/*.deb "$stage/debs/"
     for label in "${mpi_tests[@]}"; do echo "$np bin/$(basename "$(binary_of "$label")")"; done
   done
   echo "1 bin/gpu_bench"
+  # The pageable rows with one copy thread (the copies before core/device/host_copy.h).
+  echo "1 env TESSERA_COPY_THREADS=1 bin/gpu_bench"
+  echo "1 bin/host_copy_bench"
   echo "1 bin/train_plan_bench 10 1024 5 cuda"
   echo "1 bin/train_plan_bench 10 256 5 cuda"
   echo "1 bin/train_plan_bench 10 1024 5 cpu"

@@ -62,7 +62,7 @@ passed=$((passed + 1))
 # Only the multi-threaded tests (tagged "tsan"): a ThreadSanitizer build of their
 # dependencies, then a few seconds of running. See docs/reliability.md, "Threads".
 step "bazel test --config=tsan (multi-threaded tests under ThreadSanitizer)"
-bazel_test --config=tsan --test_tag_filters=tsan //tests/...
+bazel_test --config=tsan --test_tag_filters=tsan //tests/... //core/device:host_copy_test
 
 step "bazel test --config=cuda (CUDA kernels and NCCL; GPU tests skip without a GPU)"
 bazel_test --config=cuda //kernels/... //core/...

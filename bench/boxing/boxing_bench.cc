@@ -157,8 +157,8 @@ MPI_Datatype IntersectionType(const PhysicalLayout& piece, const PhysicalLayout&
   }
   if (*empty || nd == 0) return MPI_FLOAT;
   MPI_Datatype type;
-  CheckMpi(MPI_Type_create_subarray(nd, sizes.data(), subsizes.data(), starts.data(),
-                                    MPI_ORDER_C, MPI_FLOAT, &type),
+  CheckMpi(MPI_Type_create_subarray(nd, sizes.data(), subsizes.data(), starts.data(), MPI_ORDER_C,
+                                    MPI_FLOAT, &type),
            "MPI_Type_create_subarray");
   CheckMpi(MPI_Type_commit(&type), "MPI_Type_commit");
   return type;
@@ -237,11 +237,15 @@ void Run(const std::string& filter, int scale, const std::string& size_filter) {
         std::vector<int> typed_sends(n, 0), typed_recvs(n, 0);
         std::vector<MPI_Datatype> send_types(n, MPI_FLOAT), recv_types(n, MPI_FLOAT);
         if (c.baseline == Baseline::kSameBlocksTyped) {
-          const PhysicalLayout my_src = PhysicalLayoutAt(shape, src_p, src, src_p.index_of(me)).value();
-          const PhysicalLayout my_dst = PhysicalLayoutAt(shape, dst_p, dst, dst_p.index_of(me)).value();
+          const PhysicalLayout my_src =
+              PhysicalLayoutAt(shape, src_p, src, src_p.index_of(me)).value();
+          const PhysicalLayout my_dst =
+              PhysicalLayoutAt(shape, dst_p, dst, dst_p.index_of(me)).value();
           for (int q = 0; q < n; ++q) {
-            const PhysicalLayout q_dst = PhysicalLayoutAt(shape, dst_p, dst, dst_p.index_of(q)).value();
-            const PhysicalLayout q_src = PhysicalLayoutAt(shape, src_p, src, src_p.index_of(q)).value();
+            const PhysicalLayout q_dst =
+                PhysicalLayoutAt(shape, dst_p, dst, dst_p.index_of(q)).value();
+            const PhysicalLayout q_src =
+                PhysicalLayoutAt(shape, src_p, src, src_p.index_of(q)).value();
             bool empty = false;
             send_types[q] = IntersectionType(my_src, q_dst, &empty);
             typed_sends[q] = empty ? 0 : 1;
@@ -325,8 +329,8 @@ void Run(const std::string& filter, int scale, const std::string& size_filter) {
             }
             case Baseline::kSameBlocksTyped:
               CheckMpi(MPI_Alltoallw(in.data(), typed_sends.data(), zeros.data(), send_types.data(),
-                                     out.data(), typed_recvs.data(), zeros.data(), recv_types.data(),
-                                     raw),
+                                     out.data(), typed_recvs.data(), zeros.data(),
+                                     recv_types.data(), raw),
                        "MPI_Alltoallw");
               break;
             case Baseline::kHalvesAcross:
@@ -381,7 +385,8 @@ int main(int argc, char** argv) {
   const int scale = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   const std::string size = argc > 3 ? argv[3] : "";
   if (!size.empty() && size != "1MB" && size != "16MB" && size != "64MB") {
-    std::fprintf(stderr, "boxing_bench: SIZE is \"%s\"; expected 1MB, 16MB or 64MB\n", size.c_str());
+    std::fprintf(stderr, "boxing_bench: SIZE is \"%s\"; expected 1MB, 16MB or 64MB\n",
+                 size.c_str());
     return 2;
   }
   tessera::Run(filter, scale, size);

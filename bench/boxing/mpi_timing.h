@@ -1,5 +1,5 @@
 // What the MPI boxing benchmarks share: aborting on an error, timing one call across
-// the ranks, and the median of the samples.
+// the ranks, and (bench/common/timing.h) the median of the samples.
 #ifndef TESSERA_BENCH_BOXING_MPI_TIMING_H_
 #define TESSERA_BENCH_BOXING_MPI_TIMING_H_
 
@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "bench/common/timing.h"
 #include "core/comm/mpi_world.h"
 #include "core/common/status.h"
 
@@ -36,12 +37,6 @@ inline double TimeOnce(const std::function<void()>& fn) {
   CheckMpi(MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
            "MPI_Allreduce");
   return slowest;
-}
-
-inline double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 }  // namespace tessera::bench

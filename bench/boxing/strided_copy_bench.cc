@@ -22,21 +22,15 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/timing.h"
 #include "core/boxing/strided_copy.h"
 #include "core/common/shape.h"
 
 namespace tessera {
 namespace {
 
-double Seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
+using bench::Median;
+using bench::Seconds;
 
 void CheckMpi(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;

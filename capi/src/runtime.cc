@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "capi/src/capi_error.h"
 #include "capi/src/struct_args.h"
@@ -11,10 +12,12 @@
 #include "core/boxing/host_links.h"
 #include "core/comm/call_check.h"
 #include "core/comm/communicator.h"
+#include "core/comm/env_config.h"
 #include "core/comm/mpi_world.h"
 #include "core/comm/world_topology.h"
 #include "core/common/limits.h"
 #include "core/device/device_selection.h"
+#include "core/device/host_copy.h"
 #include "tessera/tessera.h"
 #if defined(TESSERA_WITH_CUDA)
 #include "core/comm/nccl/local_device.h"
@@ -94,6 +97,38 @@ extern "C" {
 
 tess_status tess_runtime_init(void) { return tess_runtime_init_with_options(nullptr); }
 
+namespace {
+
+// The threads of the pinned staging's host copies (core/device/host_copy.h):
+// TESSERA_COPY_THREADS when set, otherwise this rank's share of its machine's hardware
+// threads. With pretend hosts (TESSERA_RANKS_PER_HOST) every rank of the world may
+// share one machine, so the share is counted over the world.
+tessera::Status ConfigureCopyThreads(const tessera::comm::WorldTopology& topology) {
+  constexpr const char* kVariable = "TESSERA_COPY_THREADS";
+  tessera::Result<std::optional<int64_t>> set = tessera::comm::EnvInt64(kVariable, 1);
+  if (!set.ok()) return set.status();
+  if (set->has_value()) {
+    if (**set > tessera::device::kMaxCopyThreads) {
+      // Worded as EnvInt64's refusals.
+      return tessera::InvalidArgument(std::string("environment variable ") + kVariable + " is \"" +
+                                      std::to_string(**set) +
+                                      "\"; it must be an integer from 1 to " +
+                                      std::to_string(tessera::device::kMaxCopyThreads));
+    }
+    return tessera::device::SetCopyThreads(static_cast<int>(**set));
+  }
+  const tessera::comm::HostLayout& layout = topology.layout;
+  tessera::Result<int32_t> rank = tessera::comm::WorldRank();
+  if (!rank.ok()) return rank.status();
+  const size_t ranks = topology.pretend_ranks_per_host > 0
+                           ? layout.host_of.size()
+                           : static_cast<size_t>(layout.host_sizes[layout.host_of[*rank]]);
+  return tessera::device::SetCopyThreads(tessera::device::DefaultCopyThreads(
+      static_cast<int>(std::thread::hardware_concurrency()), static_cast<int>(ranks)));
+}
+
+}  // namespace
+
 tess_status tess_runtime_init_with_options(const tess_runtime_init_options* options) {
   TESS_CAPI_BEGIN
   tess_runtime_init_options o = TESS_RUNTIME_INIT_OPTIONS_INIT;
@@ -138,6 +173,9 @@ tess_status tess_runtime_init_with_options(const tess_runtime_init_options* opti
   tessera::Result<const tessera::comm::WorldTopology*> topology =
       tessera::comm::FindWorldTopology(DeviceLabel());
   if (!topology.ok()) return Report(topology.status());
+  if (tessera::Status c = ConfigureCopyThreads(**topology); !c.ok()) {
+    return Report(tessera::Status(c.code(), std::string(__func__) + ": " + c.message()));
+  }
   // Across hosts the boxing planner prices collectives by the host links
   // (core/boxing/host_links.h); set once, before the program plans anything.
   if ((*topology)->host_link_bytes_per_second > 0 &&

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/device/cuda_error.h"
+#include "core/device/host_copy.h"
 
 namespace tessera {
 namespace device {
@@ -140,7 +141,7 @@ Status CopyHostToDeviceStaged(int device, void* stream, void* dst, const void* s
         break;
       }
     }
-    std::memcpy(staging->buffer[b], from + offset, n);
+    ParallelCopy(staging->buffer[b], from + offset, n);
     cudaError_t err = cudaMemcpyAsync(to + offset, staging->buffer[b], n, cudaMemcpyHostToDevice,
                                       AsStream(stream));
     if (err == cudaSuccess) err = cudaEventRecord(staging->done[b], AsStream(stream));
@@ -197,7 +198,7 @@ Status CopyDeviceToHostStaged(int device, void* stream, void* dst, const void* s
       break;
     }
     const size_t offset = k * kStagingChunkBytes;
-    std::memcpy(to + offset, staging->buffer[b], std::min(kStagingChunkBytes, bytes - offset));
+    ParallelCopy(to + offset, staging->buffer[b], std::min(kStagingChunkBytes, bytes - offset));
   }
   return Drain(*staging, pending, status);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/device/device.h"
+#include "core/device/host_copy.h"
 
 namespace tessera {
 namespace device {
@@ -71,6 +72,19 @@ TEST_F(PinnedStagingTest, EverySizeRoundTrips) {
                        chunk, chunk + 1, 2 * chunk, 3 * chunk + 7}) {
     RoundTrip(bytes, static_cast<uint32_t>(bytes));
   }
+}
+
+// The host side of each chunk split among copy threads (host_copy.h): every size still
+// round-trips, and the chunks went through the helpers.
+TEST_F(PinnedStagingTest, EverySizeRoundTripsWithCopyThreads) {
+  ASSERT_TRUE(SetCopyThreads(4).ok());
+  const HostCopyStats before = GetHostCopyStats();
+  const size_t chunk = kStagingChunkBytes;
+  for (size_t bytes : {kStagingMinBytes, chunk - 1, chunk, chunk + 1, 3 * chunk + 7}) {
+    RoundTrip(bytes, static_cast<uint32_t>(bytes) + 3);
+  }
+  EXPECT_GT(GetHostCopyStats().parallel_copies, before.parallel_copies);
+  ASSERT_TRUE(SetCopyThreads(1).ok());
 }
 
 TEST_F(PinnedStagingTest, LargePageableCopiesAreStagedAndPinnedOnesAreNot) {

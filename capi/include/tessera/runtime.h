@@ -81,7 +81,10 @@ typedef struct tess_runtime_init_options {
  * past it), a NaN, infinite or above-1e6 timeout, a thread level other than
  * TESS_MPI_THREAD_MULTIPLE, a check_mode other than -1, 0 or 1 (or -1 with a bad
  * TESSERA_CHECK) or a nonzero reserved; nothing is started then. When already initialised it still
- * checks the options and applies the timeout (TESS_OK). Thread safety: as tess_runtime_init. */
+ * checks the options and applies the timeout (TESS_OK). It also reads TESSERA_COPY_THREADS (1 to
+ * 64; unset: this process's share of its machine's hardware threads, at most 8), the threads
+ * that copy pageable host memory through the pinned staging of cuda tensors (docs/gpu.md);
+ * another value is INVALID_ARGUMENT naming it. Thread safety: as tess_runtime_init. */
 TESS_API tess_status tess_runtime_init_with_options(const tess_runtime_init_options* options);
 /* Stops the runtime; finalises MPI only if tess_runtime_init initialised it. A no-op
  * when not initialised. After it, tess_runtime_init fails (MPI cannot restart).
