@@ -9,6 +9,7 @@
 #include "core/kernel/kernel_providers.h"
 #include "core/sbp/physical_layout.h"
 #include "core/tensor/cuda_device.h"
+#include "core/tensor/device_boxing.h"
 
 namespace tessera::plan {
 namespace {
@@ -175,13 +176,17 @@ class Compiler {
     PlanStep uses;
     AddRead(step.inputs[0], &uses);
     if (out.register_id >= 0) uses.writes.push_back(out.register_id);
-    // The interim device boxing's host staging (compile.h): used by this step alone.
-    if (step.device == DeviceType::kCuda && plan_->has_local[id]) {
+    // Ranks sharing devices box through the host (compile.h), in host staging used by this
+    // step alone. Asked on every rank: the first ask in a process is collective.
+    if (step.device == DeviceType::kCuda) {
+      TESS_ASSIGN_OR_RETURN(step.through_host, tensor::WorldSharesDevices());
+    }
+    if (step.through_host && plan_->has_local[id]) {
       step.host_src = NewRegister(value.name + " staged on host", plan_->local_shapes[id],
                                   value.meta.dtype, MemCase::Host());
       uses.writes.push_back(step.host_src);
     }
-    if (step.device == DeviceType::kCuda && has_local) {
+    if (step.through_host && has_local) {
       step.host_dst =
           NewRegister(out_name + " staged on host", local, value.meta.dtype, MemCase::Host());
       uses.writes.push_back(step.host_dst);
@@ -270,6 +275,8 @@ std::string CompiledPlan::ToString() const {
       if (step.host_src >= 0 || step.host_dst >= 0) {
         s += " (staged on host: " + RegisterString(step.host_src) + " -> " +
              RegisterString(step.host_dst) + ")";
+      } else if (step.device == DeviceType::kCuda && !step.through_host) {
+        s += " (on the devices)";
       }
     } else {
       s += "kernel " + program.ops()[step.op_index].def->name() + " (op #" +

@@ -22,14 +22,17 @@
 //
 // cuda placements (--config=cuda builds). A value on a cuda placement has its registers in
 // MemCase::Cuda(d), d the rank's device (tensor::LocalCudaDevice: local_rank % device
-// count), and its ops run their CUDA kernels. Boxing such a value takes an INTERIM path, as
-// eager layout changes do (core/tensor/global_cast.h), until core/boxing boxes device memory
-// through NCCL: the source piece is copied down into a host register, boxed there by the
-// host Box between the cpu placements with the same ranks and hierarchy, and the result,
-// in a second host register, is copied up into the step's device register. Both host
-// registers live for that one step only, so they share the host block with every other
-// step's staging and a run allocates nothing for them. Device data crosses PCIe twice and
-// the wire is MPI over host memory, not NCCL.
+// count), and its ops run their CUDA kernels. Boxing such a value runs on the devices, as
+// eager layout changes do (core/tensor/device_boxing.h): NCCL collectives and device copies
+// from the step's input register into its output register, device staging from the plan
+// instance's own workspace, after the eager stream's wait and the world's agreement. Where
+// two ranks of the world drive one device (more ranks than GPUs on a host: NCCL cannot
+// group them; tensor::WorldSharesDevices, asked once at compile time) the step is staged
+// through the host instead: the source piece is copied down into a host register, boxed
+// there by the host Box between the cpu placements with the same ranks and hierarchy, and
+// the result, in a second host register, is copied up into the step's device register.
+// Both host registers live for that one step only, so they share the host block with
+// every other step's staging and a run allocates nothing for them.
 #ifndef TESSERA_CORE_PLAN_COMPILE_H_
 #define TESSERA_CORE_PLAN_COMPILE_H_
 
@@ -73,9 +76,11 @@ struct CompiledStep {
   NdSbp dst_nd_sbp;
   // Where the step's values live: its kernel's device, or the boxed value's.
   DeviceType device = DeviceType::kCpu;
-  // kBoxing on a cuda placement: the host registers the piece is staged through (the
-  // source piece copied down, the boxed piece before it is copied up); -1 on cpu
-  // placements and on ranks outside the placement.
+  // kBoxing on a cuda placement whose ranks share devices (file comment): staged through
+  // the host, in these host registers (the source piece copied down, the boxed piece
+  // before it is copied up); -1 on cpu placements, for device boxing, and on ranks outside
+  // the placement.
+  bool through_host = false;
   int64_t host_src = -1;
   int64_t host_dst = -1;
 };

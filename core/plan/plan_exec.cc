@@ -13,6 +13,7 @@
 #include "core/memory/caching_allocator.h"
 #include "core/plan/exec_util.h"
 #include "core/tensor/creation.h"
+#include "core/tensor/device_boxing.h"
 #include "core/tensor/global_cast.h"
 
 namespace tessera::plan {
@@ -112,7 +113,12 @@ Status PlanInstance::Bind() {
       // Checked once here, so a run boxes without re-validating the layouts.
       const Placement* box_placement = &meta.placement;
       std::optional<Placement> host;
-      if (step.device == DeviceType::kCuda) {
+      b.holds_piece = meta.placement.contains(plan.rank);
+      if (step.device == DeviceType::kCuda && !step.through_host && device_ != nullptr &&
+          device_workspace_ == nullptr) {
+        device_workspace_ = std::make_unique<boxing::BoxingWorkspace>(device_->allocator);
+      }
+      if (step.through_host) {
         if (step.host_src >= 0) b.host_src = bodies_[step.host_src];
         if (step.host_dst >= 0) b.host_dst = bodies_[step.host_dst];
         TESS_ASSIGN_OR_RETURN(
@@ -223,6 +229,12 @@ Status PlanInstance::BoxThroughHost(const BoundStep& b) {
   return tensor::CopyHostToDevice(*device_, b.outputs[0].data, b.host_dst, bytes);
 }
 
+Status PlanInstance::BoxOnDevices(const BoundStep& b) {
+  return tensor::BoxBetweenDevices("PlanInstance: a boxing step", Status::Ok(), *b.box_layouts,
+                                   b.inputs[0].data, b.outputs[0].data, b.holds_piece,
+                                   device_workspace_.get());
+}
+
 Status PlanInstance::Execute(int slot) {
   if (graphs_.empty()) return ExecuteSteps();
   SlotGraph& g = graphs_[static_cast<size_t>(slot)];
@@ -262,7 +274,7 @@ Status PlanInstance::ExecuteSteps() {
     const CompiledStep& step = *b.step;
     if (step.kind == StepKind::kBoxing) {
       if (step.device == DeviceType::kCuda) {
-        TESS_RETURN_IF_ERROR(BoxThroughHost(b));
+        TESS_RETURN_IF_ERROR(step.through_host ? BoxThroughHost(b) : BoxOnDevices(b));
         continue;
       }
       TESS_RETURN_IF_ERROR(boxing::Box(

@@ -52,12 +52,12 @@
 // (core/tensor/cuda_device.h), so stream order alone orders the kernels, the copies in and
 // out, and the device memory eager tensors share with the plan. Inputs come from host
 // memory (local pieces) or eager tensors of either device type; each is copied in and
-// waited for. Kernel steps are queued without waiting; a boxing step (interim, through
-// host registers, until core/boxing boxes device memory through NCCL) waits for the
-// stream when it copies its piece down, and every rank of the world then agrees the copy
-// succeeded before the host Box, so an error of a queued kernel on one rank stops every
-// rank there. Otherwise such errors (kernels/cuda/data_errors.h) surface where data
-// leaves the device: OutputLocal and OutputTensor, which wait for the stream.
+// waited for. Kernel steps are queued without waiting; a boxing step (on the devices over
+// NCCL, or through host registers where ranks share a GPU: compile.h) waits for the
+// stream first, and every rank of the world then agrees that this succeeded before any
+// collective, so an error of a queued kernel on one rank stops every rank there. Otherwise such
+// errors (kernels/cuda/data_errors.h) surface where data leaves the device: OutputLocal and
+// OutputTensor, which wait for the stream.
 //
 // CUDA graph replay. A plan whose steps are all cuda kernels (no boxing step, no cpu
 // step: one rank, or layouts that need no boxing) replays each slot as a CUDA graph: the
@@ -237,12 +237,14 @@ class PlanInstance {
     std::vector<kernels::LocalTensor> inputs;
     std::vector<Shape> logical_inputs;  // ctx.logical_input_shapes
     std::vector<kernels::LocalTensor> outputs;
-    // Boxing steps: the layouts, checked at Bind (on a cuda placement, those of the cpu
-    // placement with the value's ranks that the host Box runs on), and there the host
-    // staging bodies (null where the rank holds no piece).
+    // Boxing steps: the layouts, checked at Bind (on a cuda placement boxed through the
+    // host, those of the cpu placement with the value's ranks that the host Box runs on),
+    // and there the host staging bodies (null where the rank holds no piece); whether this
+    // rank is in the value's placement.
     std::optional<boxing::BoxingLayouts> box_layouts;
     void* host_src = nullptr;
     void* host_dst = nullptr;
+    bool holds_piece = false;
   };
   // Program::AddAssign, bound: copy `bytes` from the value's register body into the
   // variable's local storage after the steps.
@@ -274,7 +276,10 @@ class PlanInstance {
   Status ExecuteSteps();
   // Sizes graphs_ when the plan can replay as CUDA graphs (file comment); end of Bind.
   Status SetUpGraphReplay();
+  // A boxing step on a cuda placement: staged through host registers and the host Box
+  // (ranks sharing devices), or on the devices over NCCL (compile.h).
   Status BoxThroughHost(const BoundStep& b);
+  Status BoxOnDevices(const BoundStep& b);
   Status CheckOutputIndex(const char* where, size_t i) const;
   // Output and the functions built on it, whose errors name `where`.
   Result<OutputView> View(const char* where, size_t i) const;
@@ -312,6 +317,8 @@ class PlanInstance {
   std::vector<int> input_of_register_;      // by register id: its program input, or -1
   boxing::BoxingWorkspace workspace_;       // the runner's
   boxing::BoxingWorkspace push_workspace_;  // boxing inside Push
+  // Device staging of boxing steps on the devices (made at Bind on ranks with a device).
+  std::unique_ptr<boxing::BoxingWorkspace> device_workspace_;
   // The rank's CUDA device when the plan has device registers or variables, else null.
   const tensor::CudaDevice* device_ = nullptr;
   // The world, for the device boxing's agreement; looked up by the first such step.

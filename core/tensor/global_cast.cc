@@ -1,10 +1,6 @@
 #include "core/tensor/global_cast.h"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstring>
-#include <functional>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -12,12 +8,11 @@
 #include <vector>
 
 #include "core/boxing/boxing.h"
-#include "core/comm/mpi_comm_registry.h"
 #include "core/comm/mpi_world.h"
-#include "core/comm/nccl/group_agreement.h"
 #include "core/op/op_registry.h"
 #include "core/tensor/capture_hook.h"
 #include "core/tensor/cuda_device.h"
+#include "core/tensor/device_boxing.h"
 #include "core/tensor/host_staging.h"
 
 namespace tessera {
@@ -44,80 +39,15 @@ Result<Tensor> CaptureToGlobal(const Tensor& x, const Placement& placement, cons
   return outputs.at(0);
 }
 
-// A device copy fails on one rank only when a kernel that made the piece failed there
-// (a data error such as an index out of range): every rank then stops here together
-// instead of leaving the others blocked in the boxing collective that follows.
-Status AgreeOnWorld(const Status& local, const char* what) {
-  TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
-  if (world->size() == 1) return local;
-  return comm::AgreeAcrossGroup(*world, local, what);
-}
-
-// Whether two ranks of the world drive one CUDA device (more ranks than GPUs on a host,
-// as when testing on one GPU). NCCL refuses such ranks in one communicator ("Duplicate
-// GPU detected"), so cuda -> cuda moves then stay staged through host memory. Collective
-// over the world the first time (every rank's host and device, gathered), then
-// remembered: a process keeps its device. A hash collision between two hosts' names only
-// costs the host path.
-Result<bool> WorldSharesDevices() {
-  static std::atomic<int> known{-1};
-  const int cached = known.load(std::memory_order_acquire);
-  if (cached >= 0) return cached == 1;
-  TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
-  const int64_t n = world->size();
-  bool shared = false;
-  if (n > 1) {
-    char host[256] = {};
-    gethostname(host, sizeof(host) - 1);
-    Result<const CudaDevice*> device = LocalCudaDevice();
-    const int64_t mine[2] = {static_cast<int64_t>(std::hash<std::string>()(host) >> 1),
-                             device.ok() ? (*device)->index : -1};
-    std::vector<int64_t> all(2 * n), counts(n, 2), displs(n);
-    for (int64_t r = 0; r < n; ++r) displs[r] = 2 * r;
-    TESS_RETURN_IF_ERROR(world->AllGatherV(mine, 2, all.data(), counts, displs, DType::kI64));
-    for (int64_t a = 0; a < n && !shared; ++a) {
-      for (int64_t b = a + 1; b < n && !shared; ++b) {
-        shared =
-            all[2 * a + 1] >= 0 && all[2 * a] == all[2 * b] && all[2 * a + 1] == all[2 * b + 1];
-      }
-    }
-  }
-  known.store(shared ? 1 : 0, std::memory_order_release);
-  return shared;
-}
-
-// Staging of BoxOnDevice for this thread: device memory that only grows, reused by every
-// cuda -> cuda layout change of the thread. Tensors live on one device per process.
-boxing::BoxingWorkspace& DeviceWorkspace(const CudaDevice& device) {
-  thread_local std::unique_ptr<boxing::BoxingWorkspace> workspace;
-  if (workspace == nullptr) workspace = std::make_unique<boxing::BoxingWorkspace>(device.allocator);
-  return *workspace;
-}
-
-// cuda -> cuda on the device: NCCL collectives and device copies (boxing::BoxOnDevice).
-// Eager kernels run on the device's eager stream, which NCCL's streams do not wait for,
-// so the stream is synchronised first. That wait also reports the data errors of the
-// kernels that made x's piece, and it frees the output's memory of earlier users (the
-// caching allocator hands a block back as soon as its tensor dies, trusting the one eager
-// stream to order its reuse). Every rank agrees on that outcome before any collective.
-// BoxOnDevice returns with the output complete, so kernels queued afterwards read it.
-// `layouts` are x's and the destination's, checked by ToGlobal.
+// cuda -> cuda on the device (device_boxing.h). `layouts` are x's and the destination's,
+// checked by ToGlobal.
 Result<Tensor> DeviceToGlobal(const Tensor& x, boxing::BoxingLayouts layouts,
                               Result<std::shared_ptr<GlobalTensor>> allocated) {
-  Status ready = allocated.status();
-  const CudaDevice* device = nullptr;
-  if (ready.ok() && (x->has_local() || (*allocated)->has_local())) {
-    Result<const CudaDevice*> local = LocalCudaDevice();
-    ready = local.ok() ? SynchronizeDevice(**local) : local.status();
-    if (ready.ok()) device = *local;
-  }
-  TESS_RETURN_IF_ERROR(AgreeOnWorld(ready, "to_global"));
-  const std::shared_ptr<GlobalTensor>& out = *allocated;
-  // Ranks outside both placements hold no piece and touch no device.
-  boxing::BoxingWorkspace* workspace = device != nullptr ? &DeviceWorkspace(*device) : nullptr;
-  TESS_RETURN_IF_ERROR(boxing::BoxOnDevice(boxing::BoxingRequest{
-      std::move(layouts), x->local_data(), out->mutable_local_data(), workspace}));
-  return Tensor(out);
+  const bool holds_piece = allocated.ok() && (x->has_local() || (*allocated)->has_local());
+  TESS_RETURN_IF_ERROR(BoxBetweenDevices(
+      "to_global", allocated.status(), std::move(layouts), x->local_data(),
+      allocated.ok() ? (*allocated)->mutable_local_data() : nullptr, holds_piece, nullptr));
+  return Tensor(*allocated);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "core/plan/program.h"
 #include "core/tensor/creation.h"
 #include "core/tensor/cuda_device.h"
+#include "core/tensor/device_boxing.h"
 #include "core/tensor/global_cast.h"
 #include "kernels/cuda/cuda_test_util.h"
 #include "kernels/cuda/data_errors.h"
@@ -120,9 +121,19 @@ void CheckCudaMlp(const MlpConfig& cpu_config, bool expect_boxing) {
   }
   if (expect_boxing && cuda_config.placement.parallel_num() > 1) {
     EXPECT_GT(compiled.num_boxing_steps, 0) << compiled.ToString();
-    EXPECT_EQ(staged, compiled.num_boxing_steps) << compiled.ToString();
-    EXPECT_NE(compiled.ToString().find("(staged on host: r"), std::string::npos)
-        << compiled.ToString();
+    // Ranks sharing a GPU (several ranks on one GPU) box through the host; ranks with a
+    // GPU each box on the devices over NCCL, with no host staging.
+    Result<bool> shared = tensor::WorldSharesDevices();
+    ASSERT_TRUE(shared.ok()) << shared.status().ToString();
+    if (*shared) {
+      EXPECT_EQ(staged, compiled.num_boxing_steps) << compiled.ToString();
+      EXPECT_NE(compiled.ToString().find("(staged on host: r"), std::string::npos)
+          << compiled.ToString();
+    } else {
+      EXPECT_EQ(staged, 0) << compiled.ToString();
+      EXPECT_NE(compiled.ToString().find("(on the devices)"), std::string::npos)
+          << compiled.ToString();
+    }
   }
 
   Result<std::unique_ptr<PlanInstance>> instance = PlanInstance::Create(plan.value());
