@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -27,12 +28,14 @@ std::vector<uint8_t> Pattern(size_t bytes, uint32_t seed) {
 void CheckCopy(size_t bytes, size_t src_shift, size_t dst_shift, uint32_t seed) {
   const std::vector<uint8_t> expected = Pattern(bytes, seed);
   std::vector<uint8_t> src(bytes + src_shift);
-  std::memcpy(src.data() + src_shift, expected.data(), bytes);
+  // std::copy and std::equal: an empty vector's data() may be null, which memcpy and
+  // memcmp may not take even for 0 bytes.
+  std::copy(expected.begin(), expected.end(), src.begin() + src_shift);
   std::vector<uint8_t> dst(bytes + dst_shift + 2, 0xAB);
   ParallelCopy(dst.data() + dst_shift + 1, src.data() + src_shift, bytes);
   ASSERT_EQ(dst[dst_shift], 0xAB) << "byte before the destination written, bytes " << bytes;
   ASSERT_EQ(dst[dst_shift + 1 + bytes], 0xAB) << "byte after the destination written";
-  ASSERT_EQ(std::memcmp(dst.data() + dst_shift + 1, expected.data(), bytes), 0)
+  ASSERT_TRUE(std::equal(expected.begin(), expected.end(), dst.begin() + dst_shift + 1))
       << bytes << " bytes, shifts " << src_shift << "/" << dst_shift << ", " << CopyThreads()
       << " threads";
 }
