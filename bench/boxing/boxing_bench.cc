@@ -173,8 +173,8 @@ std::vector<int> Displs(const std::vector<int>& counts) {
 
 // `filter`: only cases whose name contains it (all when empty); `scale` multiplies
 // the sample counts.
-// `size_filter`: only the sizes whose label ("1MB", "16MB", "64MB") it equals (all when
-// empty).
+// `size_filter`: only the size whose label ("4KB", "1MB", "16MB", "64MB") it equals
+// (when empty: all but 4KB).
 void Run(const std::string& filter, int scale, const std::string& size_filter) {
   Check(comm::InitWorld(), "InitWorld");
   const int n = comm::WorldSize().value();
@@ -188,10 +188,13 @@ void Run(const std::string& filter, int scale, const std::string& size_filter) {
     int64_t side;  // [side, side] f32
     int iterations;
   };
-  const Size sizes[] = {{"1MB", 512, 41}, {"16MB", 2048, 15}, {"64MB", 4096, 7}};
+  const Size sizes[] = {{"4KB", 32, 201}, {"1MB", 512, 41}, {"16MB", 2048, 15}, {"64MB", 4096, 7}};
 
   for (const Size& size : sizes) {
-    if (!size_filter.empty() && size_filter != size.label) continue;
+    // 4KB (the fixed cost of a call) only when asked for.
+    const bool asked =
+        size_filter.empty() ? std::string(size.label) != "4KB" : size_filter == size.label;
+    if (!asked) continue;
     for (bool even : {true, false}) {
       const int64_t side = even ? size.side : size.side + 1;
       const Shape shape{side, side};
@@ -378,14 +381,15 @@ void Run(const std::string& filter, int scale, const std::string& size_filter) {
 }  // namespace tessera
 
 // Usage: boxing_bench [FILTER [SCALE [SIZE]]]: only the cases whose name contains
-// FILTER, with SCALE times the samples, at SIZE only (1MB, 16MB or 64MB) when given (for
-// a closer look at one conversion).
+// FILTER, with SCALE times the samples, at SIZE only (4KB, 1MB, 16MB or 64MB) when given
+// (for a closer look at one conversion; 4KB, the fixed cost of a call, runs only when
+// asked for).
 int main(int argc, char** argv) {
   const std::string filter = argc > 1 ? argv[1] : "";
   const int scale = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   const std::string size = argc > 3 ? argv[3] : "";
-  if (!size.empty() && size != "1MB" && size != "16MB" && size != "64MB") {
-    std::fprintf(stderr, "boxing_bench: SIZE is \"%s\"; expected 1MB, 16MB or 64MB\n",
+  if (!size.empty() && size != "4KB" && size != "1MB" && size != "16MB" && size != "64MB") {
+    std::fprintf(stderr, "boxing_bench: SIZE is \"%s\"; expected 4KB, 1MB, 16MB or 64MB\n",
                  size.c_str());
     return 2;
   }

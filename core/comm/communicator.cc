@@ -33,8 +33,13 @@ Status CheckVector(const char* method, const char* name, const std::vector<int64
   TESS_RETURN_IF_ERROR(CheckEntries(method, name, values.size(), size));
   int64_t sum = 0;
   for (size_t r = 0; r < values.size(); ++r) {
-    std::string entry = std::string(name) + "[" + Str(r) + "]";
-    TESS_RETURN_IF_ERROR(CheckCount(method, entry.c_str(), values[r], max));
+    // The entry's name is built only on failure: these checks run on every call of a hot
+    // path (callgrind: naming each entry up front was a tenth of a small all-gather's
+    // instructions).
+    if (values[r] < 0 || values[r] > max) {
+      const std::string entry = std::string(name) + "[" + Str(r) + "]";
+      return CheckCount(method, entry.c_str(), values[r], max);
+    }
     sum += values[r];
   }
   if (total != nullptr) *total = sum;
