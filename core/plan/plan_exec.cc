@@ -8,8 +8,6 @@
 
 #include "core/boxing/boxing.h"
 #include "core/comm/env_config.h"
-#include "core/comm/mpi_comm_registry.h"
-#include "core/comm/nccl/group_agreement.h"
 #include "core/memory/caching_allocator.h"
 #include "core/plan/exec_util.h"
 #include "core/tensor/creation.h"
@@ -211,16 +209,9 @@ Status PlanInstance::BoxThroughHost(const BoundStep& b) {
         static_cast<size_t>(b.inputs[0].shape.num_elements()) * DTypeSize(src.dtype);
     copied = tensor::CopyDeviceToHost(*device_, b.host_src, b.inputs[0].data, bytes);
   }
-  // Every rank takes part (as in eager's interim path), so a failed queued kernel on one
+  // Every rank takes part (as in eager's staged path), so a failed queued kernel on one
   // rank stops all of them before the collective.
-  if (world_ == nullptr) {
-    TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
-    world_ = world;
-  }
-  if (world_->size() > 1) {
-    TESS_RETURN_IF_ERROR(comm::AgreeAcrossGroup(*world_, copied, "PlanInstance: a boxing step"));
-  }
-  TESS_RETURN_IF_ERROR(copied);
+  TESS_RETURN_IF_ERROR(tensor::AgreeOnWorld(copied, "PlanInstance: a boxing step"));
   TESS_RETURN_IF_ERROR(
       boxing::Box(boxing::BoxingRequest{*b.box_layouts, b.host_src, b.host_dst, &workspace_}));
   if (b.host_dst == nullptr) return Status::Ok();

@@ -88,7 +88,6 @@
 
 #include "core/boxing/boxing_layouts.h"
 #include "core/boxing/boxing_workspace.h"
-#include "core/comm/communicator.h"
 #include "core/common/status.h"
 #include "core/kernel/kernel.h"
 #include "core/plan/compile.h"
@@ -321,8 +320,6 @@ class PlanInstance {
   std::unique_ptr<boxing::BoxingWorkspace> device_workspace_;
   // The rank's CUDA device when the plan has device registers or variables, else null.
   const tensor::CudaDevice* device_ = nullptr;
-  // The world, for the device boxing's agreement; looked up by the first such step.
-  comm::Communicator* world_ = nullptr;
   // CUDA graph replay, by slot; empty when the plan cannot replay (file comment). Used by
   // the one thread that runs at a time; the counters are read by stats().
   struct SlotGraph {

@@ -2,11 +2,10 @@
 #include <cstring>
 #include <string>
 
-#include "core/comm/mpi_comm_registry.h"
-#include "core/comm/nccl/group_agreement.h"
 #include "core/plan/exec_util.h"
 #include "core/plan/plan_exec.h"
 #include "core/tensor/creation.h"
+#include "core/tensor/device_boxing.h"
 #include "core/tensor/global_cast.h"
 
 namespace tessera::plan {
@@ -111,9 +110,7 @@ Result<tensor::Tensor> PlanInstance::OutputTensor(size_t i) const {
     host.resize(static_cast<size_t>(view.local.shape.num_elements()) * DTypeSize(meta.dtype));
     copied = OutputLocal(i, host.data(), host.size());
   }
-  TESS_ASSIGN_OR_RETURN(comm::MpiCommunicator * world, comm::MpiCommRegistry::Global().World());
-  if (world->size() > 1) TESS_RETURN_IF_ERROR(comm::AgreeAcrossGroup(*world, copied, kWhere));
-  TESS_RETURN_IF_ERROR(copied);
+  TESS_RETURN_IF_ERROR(tensor::AgreeOnWorld(copied, kWhere));
   return tensor::FromLocal(host.data(), view.local.shape, meta.dtype, meta.placement, meta.nd_sbp,
                            &meta.shape);
 }
