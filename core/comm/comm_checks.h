@@ -14,7 +14,8 @@
 
 namespace tessera::comm {
 
-// A dtype value that names a dtype communicators carry (f32, f64, i32, i64, bool).
+// A dtype value that names a dtype communicators carry (f32, f64, f16, bf16, i32, i64,
+// bool).
 Status CheckCommDType(const char* method, DType dtype);
 // Sum, max or min.
 Status CheckReduceOp(const char* method, ReduceOp op);

@@ -20,11 +20,22 @@ std::atomic<StreamErrorPrefetch>& Prefetch() {
   return prefetch;
 }
 
+std::atomic<StreamReplayNote>& ReplayNote() {
+  static std::atomic<StreamReplayNote> note{nullptr};
+  return note;
+}
+
 }  // namespace
 
-void SetStreamErrorSource(StreamErrorSource source, StreamErrorPrefetch prefetch) {
+void SetStreamErrorSource(StreamErrorSource source, StreamErrorPrefetch prefetch,
+                          StreamReplayNote replay_note) {
+  ReplayNote().store(replay_note, std::memory_order_release);
   Prefetch().store(prefetch, std::memory_order_release);
   Source().store(source, std::memory_order_release);
+}
+
+void NoteReplayedWork(void* stream) {
+  if (const StreamReplayNote note = ReplayNote().load(std::memory_order_acquire)) note(stream);
 }
 
 Status SynchronizeStream(void* stream) {

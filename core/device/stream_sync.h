@@ -20,10 +20,21 @@ using StreamErrorSource = Status (*)(void* stream);
 // the error record into host memory), so that one wait covers the work and the copy.
 using StreamErrorPrefetch = Status (*)(void* stream);
 
-// Installs the one source and its prefetch (a later call replaces both; nullptr removes
-// them). Meant for static initialisers of the library that records the errors.
-// Thread-safe.
-void SetStreamErrorSource(StreamErrorSource source, StreamErrorPrefetch prefetch = nullptr);
+// Called when work that may record errors was queued on `stream` behind the source's
+// back: a CUDA graph replay, whose kernels the source saw queued only once, at capture.
+// A source that skips reading an untouched stream's record then reads it again.
+using StreamReplayNote = void (*)(void* stream);
+
+// Installs the one source, its prefetch and its replay note (a later call replaces all
+// three; nullptr removes them). Meant for static initialisers of the library that
+// records the errors. Thread-safe.
+void SetStreamErrorSource(StreamErrorSource source, StreamErrorPrefetch prefetch = nullptr,
+                          StreamReplayNote replay_note = nullptr);
+
+// Tells the installed source that a CUDA graph was launched on `stream` (a cudaStream_t
+// on the current device): whoever launches graphs calls it after each launch.
+// Thread-safe and allocation-free.
+void NoteReplayedWork(void* stream);
 
 // Waits for all work on `stream` (a cudaStream_t on the current device; null is the
 // legacy default stream). A CUDA execution error (INTERNAL) if the stream failed, else

@@ -8,6 +8,7 @@
 
 #include "core/device/cuda_error.h"
 #include "core/device/device_scope.h"
+#include "core/device/stream_sync.h"
 
 namespace tessera {
 namespace tensor {
@@ -64,6 +65,8 @@ Status CudaGraph::Launch() const {
   TESS_RETURN_IF_ERROR(scope.Enter(device_.index));
   const cudaError_t err = cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec_), StreamOf(device_));
   if (err != cudaSuccess) return device::CudaError("cudaGraphLaunch" + On(device_), err);
+  // The graph's check kernels may write the stream's data error record again.
+  device::NoteReplayedWork(StreamOf(device_));
   return Status::Ok();
 }
 

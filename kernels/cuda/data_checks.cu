@@ -48,6 +48,10 @@ Status CheckData(const KernelContext& ctx, int slot, const DataCheckInfo& info) 
     }
     return CheckLaunch(ctx, "CheckKernel");
   }));
+  // After the launch: a synchronisation that sees the flag copies the record behind
+  // the kernel. One that reads it just before misses nothing either: the flag stays set
+  // for the next.
+  state->checks_queued().store(true, std::memory_order_release);
   if (!SynchronousDataChecks()) return Status::Ok();
   return device::SynchronizeStream(ctx.stream);
 }

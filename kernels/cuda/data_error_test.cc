@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/device/stream_sync.h"
 #include "kernels/cuda/cuda_test_util.h"
 #include "kernels/cuda/data_errors.h"
+#include "kernels/cuda/stream_state.h"
 
 namespace tessera {
 namespace kernels {
@@ -168,6 +171,44 @@ TEST_F(DataErrorTest, ErrorsStayOnTheirStream) {
     EXPECT_TRUE(device::SynchronizeStream(other).ok());
   }
   cudaStreamDestroy(other);
+}
+
+// A synchronisation reads the record (into the state's pinned mirror) only when a check
+// kernel or a graph replay was queued since the last read: the mirror is written by the
+// first sync after a checked op and after a replay note, and left alone after ops without
+// checks. A sentinel in the mirror shows whether a copy landed.
+TEST_F(DataErrorTest, TheRecordIsReadOnlyAfterChecksOrReplays) {
+  const OpCall c = BadDataCalls()[0];
+  const HostTensor good_indices = FromValues(Shape{1}, DType::kI32, {2});
+  ExpectCudaMatchesCpu("gather", {c.inputs[0], good_indices}, {}, stream_);
+  Result<StreamState*> state = FindStreamState(stream_);
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  ASSERT_NE(*state, nullptr);
+  constexpr unsigned int kSentinel = 0xdeadbeefu;
+  const auto mirror_was_written = [&](const std::function<void()>& queue) {
+    (*state)->host_mirror()->claimed = kSentinel;
+    queue();
+    const Status s = device::SynchronizeStream(stream_);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return (*state)->host_mirror()->claimed != kSentinel;
+  };
+  const HostTensor x = FromValues(Shape{3}, DType::kF32, {1, 2, 3});
+  // Nothing queued, then an op without checks: no copy of the record.
+  EXPECT_FALSE(mirror_was_written([] {}));
+  EXPECT_FALSE(mirror_was_written([&] { ExpectCudaMatchesCpu("add", {x, x}, {}, stream_); }));
+  // A checked op: its sync reads the record (empty), the next sync does not again.
+  EXPECT_TRUE(mirror_was_written([&] {
+    ExpectCudaMatchesCpu("gather", {c.inputs[0], good_indices}, {}, stream_);
+  }));
+  EXPECT_FALSE(mirror_was_written([] {}));
+  // A replayed graph may hold checks: the launcher's note makes the next sync read.
+  EXPECT_TRUE(mirror_was_written([&] { device::NoteReplayedWork(stream_); }));
+  EXPECT_FALSE(mirror_was_written([] {}));
+  // And a bad index after all this is still reported, once.
+  CudaCall call(c.op, c.inputs, c.attrs, c.outputs, stream_);
+  ASSERT_TRUE(call.Launch().ok());
+  EXPECT_EQ(device::SynchronizeStream(stream_).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(device::SynchronizeStream(stream_).ok());
 }
 
 }  // namespace

@@ -36,11 +36,20 @@ namespace cuda {
 // it clears; else OK. Waits for the stream, unless a PrefetchDataError copy is pending
 // (its caller then waited). Installed as the device layer's StreamErrorSource, so
 // device::SynchronizeStream reports it. Thread-safe.
+//
+// Both read the record only when a check kernel (or a CUDA graph) was queued on the
+// stream since it was last read (StreamState::checks_queued): a stream that only ran
+// kernels without checks (matmul, elementwise) is synchronised with no copy of the
+// record at all.
 Status TakeDataError(void* stream);
 // Queues a copy of the stream's record into pinned host memory, which the next
 // TakeDataError reads instead of copying and waiting again. Installed as the device
 // layer's StreamErrorPrefetch (SynchronizeStream calls it before its wait).
 Status PrefetchDataError(void* stream);
+// Marks the stream's record as possibly written: a CUDA graph replayed there may hold
+// check kernels, which ran CheckData only when captured. Installed as the device layer's
+// StreamReplayNote (device::NoteReplayedWork).
+void NoteGraphReplay(void* stream);
 
 // Process-wide; see the file comment. Thread-safe.
 void SetSynchronousDataChecks(bool on);

@@ -182,14 +182,25 @@ Result<StreamState*> GetStreamState(void* stream) {
 Status PrefetchDataError(void* stream) {
   TESS_ASSIGN_OR_RETURN(StreamState * state, FindStreamState(stream));
   if (state == nullptr) return Status::Ok();  // no kernel here ever checked data
+  // Nothing checked since the record was last read: it is still empty.
+  if (!state->checks_queued().exchange(false, std::memory_order_acq_rel)) return Status::Ok();
   const cudaError_t err =
       cudaMemcpyAsync(state->host_mirror(), state->record(), sizeof(DataErrorRecord),
                       cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess) {
+    state->checks_queued().store(true, std::memory_order_release);  // still unread
     return device::CudaError("SynchronizeStream: queueing the data error record's copy", err);
   }
   state->mirror_queued().store(true, std::memory_order_release);
   return Status::Ok();
+}
+
+void NoteGraphReplay(void* stream) {
+  Result<StreamState*> state = FindStreamState(stream);
+  // No state: no check kernel was ever captured on this stream either.
+  if (state.ok() && *state != nullptr) {
+    (*state)->checks_queued().store(true, std::memory_order_release);
+  }
 }
 
 Status TakeDataError(void* stream) {
@@ -200,12 +211,16 @@ Status TakeDataError(void* stream) {
   if (state->mirror_queued().exchange(false, std::memory_order_acq_rel)) {
     // SynchronizeStream queued the copy before its wait, which it covered.
     record = *state->host_mirror();
+  } else if (!state->checks_queued().exchange(false, std::memory_order_acq_rel)) {
+    return Status::Ok();  // nothing checked since the record was last read: still empty
   } else {
     cudaError_t err =
         cudaMemcpyAsync(&record, state->record(), sizeof(record), cudaMemcpyDeviceToHost, s);
     if (err == cudaSuccess) err = cudaStreamSynchronize(s);
-    if (err != cudaSuccess)
+    if (err != cudaSuccess) {
+      state->checks_queued().store(true, std::memory_order_release);  // still unread
       return device::CudaError("SynchronizeStream: reading the data error record", err);
+    }
   }
   if (record.claimed == 0) return Status::Ok();
   const cudaError_t err = cudaMemsetAsync(state->record(), 0, sizeof(DataErrorRecord), s);
@@ -217,7 +232,7 @@ Status TakeDataError(void* stream) {
 // The device layer's SynchronizeStream reports this family's data errors from the moment
 // the library is loaded (it is alwayslink).
 const bool kDataErrorsInstalled =
-    (device::SetStreamErrorSource(&TakeDataError, &PrefetchDataError), true);
+    (device::SetStreamErrorSource(&TakeDataError, &PrefetchDataError, &NoteGraphReplay), true);
 
 void SetSynchronousDataChecks(bool on) { SyncChecksFlag().store(on, std::memory_order_relaxed); }
 

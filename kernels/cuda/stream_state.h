@@ -82,6 +82,11 @@ class StreamState {
   DataErrorRecord* host_mirror() const { return host_mirror_; }
   // Set when a copy into the mirror was queued and not yet read.
   std::atomic<bool>& mirror_queued() { return mirror_queued_; }
+  // Set after a check kernel (or a CUDA graph that may hold one) was queued on the
+  // stream, cleared when a synchronisation takes the record's copy: while it is clear
+  // the record is known to be empty, and a synchronisation need not copy it (a small
+  // device-to-host copy per wait, the price of every matmul stream otherwise).
+  std::atomic<bool>& checks_queued() { return checks_queued_; }
 
   // A cuBLAS handle may not be used by two threads at once: hold this from Blas() until
   // the last cuBLAS call is enqueued. Contended only by threads sharing a stream.
@@ -96,6 +101,7 @@ class StreamState {
   DataErrorRecord* const record_;
   DataErrorRecord* const host_mirror_;
   std::atomic<bool> mirror_queued_{false};
+  std::atomic<bool> checks_queued_{false};
   std::mutex blas_mu_;
   cublasHandle_t blas_ = nullptr;  // guarded by blas_mu_
 };

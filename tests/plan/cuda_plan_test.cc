@@ -400,6 +400,50 @@ TEST_F(CudaPlanTest, GraphReplayFallsBackWhenRefusedAndTurnsOff) {
       << bad.status().ToString();
 }
 
+// A data error recorded by a check kernel inside a replayed graph surfaces where the
+// output leaves the device, as it does from plain launches: the graph's launch marks the
+// stream's record as possibly written (data_errors.h reads the record only when a check
+// was queued since its last read, and a replay queues none through CheckData). The error
+// is reported once; the next good run is clean.
+TEST_F(CudaPlanTest, DataErrorsOfAReplayedGraphSurfaceAtTheOutput) {
+  const Placement p = CudaWorld();
+  const NdSbp b = Broadcast(p);
+  Program program;
+  ValueId x = program.AddInput("x", Shape({2, 3}), DType::kI64, p, b).value();
+  ValueId y = program.AddInput("y", Shape({2, 3}), DType::kI64, p, b).value();
+  ASSERT_TRUE(program.MarkOutput(program.AddOp("div", {x, y}).value()[0]).ok());
+  auto plan = Compile(program);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto run = PlanInstance::Create(plan.value());
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  const std::vector<int64_t> xs = {10, 20, 30, 40, 50, 60};
+  const std::vector<int64_t> good = {1, 2, 3, 4, 5, 6}, bad = {1, 2, 3, 4, 0, 6};
+  tensor::Tensor xt = tensor::FromLogical(xs.data(), Shape({2, 3}), DType::kI64, p, b).value();
+  // Runs 0-2 are plain, captured and replayed; 3 (a zero divisor) and 4 replay too.
+  for (int k = 0; k < 5; ++k) {
+    SCOPED_TRACE("run " + std::to_string(k));
+    const std::vector<int64_t>& ys = k == 3 ? bad : good;
+    tensor::Tensor yt = tensor::FromLogical(ys.data(), Shape({2, 3}), DType::kI64, p, b).value();
+    Status s = run.value()->Run({xt, yt});
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::vector<int64_t> got(6, -1);
+    s = run.value()->OutputLocal(0, got.data(), got.size() * sizeof(int64_t));
+    if (k == 3) {
+      EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+      EXPECT_NE(s.message().find("input \"y\" has 0 at [1,1]; integer division by zero"),
+                std::string::npos)
+          << s.ToString();
+    } else {
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      EXPECT_EQ(got, std::vector<int64_t>({10, 10, 10, 10, 10, 10}));
+    }
+  }
+  const PlanStats stats = run.value()->stats();
+  EXPECT_EQ(stats.cuda_graph_refusal, "");
+  EXPECT_EQ(stats.cuda_graphs, 1);
+  EXPECT_EQ(stats.cuda_graph_launches, 4);
+}
+
 // An op mixing cpu and cuda tensors fails the same way eagerly and in a program.
 TEST_F(CudaPlanTest, MixingCpuAndCudaIsEagersError) {
   tensor::Tensor a = tensor::Ones(Shape({4, 3}), DType::kF32, WorldPlacement(), Nd("S(0)")).value();

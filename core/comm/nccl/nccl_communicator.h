@@ -57,8 +57,8 @@
 // hang or corrupt data), which the MPI backend would report instead.
 //
 // Counts are size_t in NCCL; max_count() is INT64_MAX / 8 so that byte offsets of every
-// dtype fit in int64_t. f16 and bf16 map to ncclFloat16 / ncclBfloat16, but the base
-// class still rejects them (core/common/dtype.h marks them reserved).
+// dtype fit in int64_t. f16 and bf16 map to ncclFloat16 / ncclBfloat16 (NCCL reduces
+// them natively), bool to ncclUint8 (moved, never reduced: comm_checks.h CheckReducibleDType).
 #ifndef TESSERA_CORE_COMM_NCCL_NCCL_COMMUNICATOR_H_
 #define TESSERA_CORE_COMM_NCCL_NCCL_COMMUNICATOR_H_
 
