@@ -153,7 +153,7 @@ TESS_JAVA_OUT(double, "double[]", "jdoubleArray", jdouble, SetDoubleArrayRegion)
 %typemap(in) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM)
     (const int64_t* dims = NULL, size_t ndim = 0) {
   if (!tess_java_check_out(jenv, (jarray)$input)) return $null;
-  $1 = &dims;
+  $1 = ($1_ltype)&dims; /* SWIG declares $1 without the inner const */
   $2 = &ndim;
 }
 %typemap(argout) (const int64_t** TESS_SHAPE_OUT, size_t* TESS_SHAPE_NDIM) {

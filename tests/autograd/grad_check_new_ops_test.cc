@@ -222,7 +222,9 @@ TEST(GradNonDifferentiable, BroadcastMatmulWeightGetsPartialGradientFromSplitLea
   const Variable a{Make(av, Shape{lead, 2, 3}, "S(0)"), nullptr};
   const Variable y = Call("matmul", {a, w});
   ASSERT_TRUE(autograd::Backward({y}, {Make(dyv, Shape{lead, 2, 2}, "S(0)")}).ok());
-  if (n > 1) EXPECT_EQ(w.meta->grad->nd_sbp().ToString(), "P");
+  if (n > 1) {
+    EXPECT_EQ(w.meta->grad->nd_sbp().ToString(), "P");
+  }
   std::vector<double> want(6, 0.0);
   for (int64_t e = 0; e < lead; ++e) {
     for (int m = 0; m < 2; ++m) {

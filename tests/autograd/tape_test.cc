@@ -174,7 +174,9 @@ TEST(TapeTest, BroadcastWeightUsedBySplitDataGetsAPartialGradientWithoutBoxing) 
   std::shared_ptr<const infer::InferResult> last = eager::LastInferResult();
   ASSERT_NE(last, nullptr);
   for (bool boxed : last->needs_boxing) EXPECT_FALSE(boxed);
-  if (n > 1) EXPECT_EQ(w.meta->grad->nd_sbp().ToString(), "P");
+  if (n > 1) {
+    EXPECT_EQ(w.meta->grad->nd_sbp().ToString(), "P");
+  }
   std::vector<double> want(6, 0.0);
   for (int64_t r = 0; r < rows; ++r) {
     for (int i = 0; i < 3; ++i) {

@@ -91,8 +91,11 @@ TEST(TopologyCapiTest, FieldsMatchTheLaunchersHosts) {
   EXPECT_EQ(t.pretend_ranks_per_host, e.pretend);
   int32_t built_with_cuda = 0, devices = 0;
   ASSERT_EQ(tess_runtime_cuda_info(&built_with_cuda, &devices), TESS_OK) << LastError();
-  if (devices == 0) EXPECT_EQ(t.cuda_device, -1);
-  if (devices > 0) EXPECT_EQ(t.cuda_device, local % devices);  // local rank % devices
+  if (devices == 0) {
+    EXPECT_EQ(t.cuda_device, -1);
+  } else {
+    EXPECT_EQ(t.cuda_device, local % devices);  // local rank % devices
+  }
 
   for (int32_t r = 0; r < n; ++r) {
     int32_t host = -1, local_rank = -1, expected_local = 0;

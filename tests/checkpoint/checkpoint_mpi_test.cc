@@ -178,7 +178,9 @@ TEST(Checkpoint, DamagedShardsAreReportedOnEveryRankNamingTheFile) {
                   {"truncated safetensors file " + base + "/truncated/" + last});
 
   save(base + "/missing");
-  if (Rank() == 0) ASSERT_EQ(::unlink((base + "/missing/" + last).c_str()), 0);
+  if (Rank() == 0) {
+    ASSERT_EQ(::unlink((base + "/missing/" + last).c_str()), 0);
+  }
   Barrier();
   ExpectLoadError(base + "/missing", "w", StatusCode::kNotFound,
                   {"shard of tensor \"w\": missing file " + base + "/missing/" + last});
@@ -309,7 +311,9 @@ TEST(Checkpoint, SaveIsAtomic) {
     ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
   }
   Status failed = Save(dir, {{"w", MakeTensor(shape, DType::kF64, 3, all, "S(0)")}});
-  if (Rank() == w - 1) ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &saved), 0);
+  if (Rank() == w - 1) {
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &saved), 0);
+  }
   EXPECT_EQ(failed.code(), StatusCode::kDataLoss) << failed.ToString();
   EXPECT_NE(failed.message().find("cannot write " + base + "/ck.tmp-"), std::string::npos)
       << failed.message();
