@@ -21,8 +21,11 @@ export OMPI_MCA_mpi_yield_when_idle=1
 export TMPDIR=/tmp
 export HOME="${HOME:-/tmp}"
 unset TEST_PREMATURE_EXIT_FILE
+# Killed and stopped ranks leak by design: no leak checking, so the fast unwinder
+# (tests/comm/mpirun_test.sh says why).
 if [[ -n "${ASAN_OPTIONS:-}" ]]; then
   export ASAN_OPTIONS="${ASAN_OPTIONS}:detect_leaks=0"
+  export LSAN_OPTIONS="${LSAN_OPTIONS:+${LSAN_OPTIONS}:}fast_unwind_on_malloc=1"
 fi
 
 dir="$(mktemp -d /tmp/tessera_fault.XXXXXX)"
