@@ -98,6 +98,8 @@ cp "$debs_cache"/*.deb "$stage/debs/"
   echo "1 bin/host_copy_bench"
   echo "1 bin/train_plan_bench 10 1024 5 cuda"
   echo "1 bin/train_plan_bench 10 256 5 cuda"
+  # Data-parallel on one shared GPU: host-staged gradient boxing between CUDA graphs.
+  echo "2 bin/train_plan_bench 10 1024 5 cuda"
   echo "1 bin/train_plan_bench 10 1024 5 cpu"
   echo "3 bin/train_plan_bench 10 1024 5 cpu"
   echo "1 python3 bin/torch_bench.py"

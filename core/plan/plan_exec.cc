@@ -180,19 +180,22 @@ Status PlanInstance::SetUpGraphReplay() {
   if (device_ == nullptr) return Status::Ok();
   TESS_ASSIGN_OR_RETURN(std::optional<bool> enabled, comm::EnvFlag("TESSERA_CUDA_GRAPHS"));
   if (enabled.has_value() && !*enabled) return Status::Ok();
-  // Only device work can sit in a graph: a boxing step stages through host registers and
-  // waits, a cpu kernel or host assign runs on the host.
+  // Only device work can sit in a graph: a cpu kernel or a host assign runs on the host
+  // (and would need the stream waited for in between). Boxing steps split the graphs.
   bool any_kernel = false;
   for (const CompiledStep& step : plan_->steps) {
-    if (step.kind == StepKind::kBoxing) return Status::Ok();
-    if (step.kernel == nullptr) continue;
+    const bool boxing = step.kind == StepKind::kBoxing;
+    if (!boxing && step.kernel == nullptr) continue;  // not run on this rank
     if (step.device != DeviceType::kCuda) return Status::Ok();
-    any_kernel = true;
+    any_kernel = any_kernel || !boxing;
   }
   for (const BoundAssign& a : assigns_) {
     if (!a.on_device && a.bytes > 0) return Status::Ok();
   }
-  if (any_kernel) graphs_.resize(static_cast<size_t>(plan_->input_register_num));
+  if (!any_kernel) return Status::Ok();
+  segments_ = SplitForReplay(plan_->steps);
+  graphs_.resize(static_cast<size_t>(plan_->input_register_num));
+  for (SlotGraph& g : graphs_) g.graphs.resize(segments_.size());
   return Status::Ok();
 }
 
@@ -227,41 +230,50 @@ Status PlanInstance::BoxOnDevices(const BoundStep& b) {
 }
 
 Status PlanInstance::Execute(int slot) {
-  if (graphs_.empty()) return ExecuteSteps();
+  if (segments_.empty()) return ExecuteSteps(0, steps_.size(), true);
   SlotGraph& g = graphs_[static_cast<size_t>(slot)];
-  if (g.graph != nullptr) {
-    TESS_RETURN_IF_ERROR(g.graph->Launch());
-    graph_launches_.fetch_add(1, std::memory_order_relaxed);
-    return Status::Ok();
-  }
   // The first run sets up what a capture cannot (plan_exec.h), and a refused slot stays
   // on plain launches.
   if (g.refused || g.plain_runs == 0) {
-    TESS_RETURN_IF_ERROR(ExecuteSteps());
+    TESS_RETURN_IF_ERROR(ExecuteSteps(0, steps_.size(), true));
     ++g.plain_runs;
     return Status::Ok();
   }
-  Result<std::unique_ptr<tensor::CudaGraph>> graph =
-      tensor::CudaGraph::Capture(*device_, [this] { return ExecuteSteps(); });
-  if (!graph.ok()) {
-    // Nothing ran: run the steps plainly, which also reports an error of the steps
-    // themselves as plain launches would.
-    g.refused = true;
-    {
-      std::lock_guard<std::mutex> lock(graph_refusal_mu_);
-      graph_refusal_ = graph.status().ToString();
+  for (size_t i = 0; i < segments_.size(); ++i) {
+    const ReplaySegment& segment = segments_[i];
+    if (!segment.graph || g.refused) {
+      TESS_RETURN_IF_ERROR(ExecuteSteps(segment.begin, segment.end, segment.assigns));
+      continue;
     }
-    return ExecuteSteps();
+    std::unique_ptr<tensor::CudaGraph>& graph = g.graphs[i];
+    if (graph == nullptr) {
+      Result<std::unique_ptr<tensor::CudaGraph>> captured = tensor::CudaGraph::Capture(
+          *device_,
+          [this, &segment] { return ExecuteSteps(segment.begin, segment.end, segment.assigns); });
+      if (!captured.ok()) {
+        // Nothing of the segment ran: run it plainly, which also reports an error of the
+        // steps themselves as plain launches would; the slot's later segments and runs
+        // stay plain.
+        g.refused = true;
+        {
+          std::lock_guard<std::mutex> lock(graph_refusal_mu_);
+          graph_refusal_ = captured.status().ToString();
+        }
+        TESS_RETURN_IF_ERROR(ExecuteSteps(segment.begin, segment.end, segment.assigns));
+        continue;
+      }
+      graph = std::move(captured).value();
+      graphs_captured_.fetch_add(1, std::memory_order_relaxed);
+    }
+    TESS_RETURN_IF_ERROR(graph->Launch());
+    graph_launches_.fetch_add(1, std::memory_order_relaxed);
   }
-  g.graph = std::move(graph).value();
-  graphs_captured_.fetch_add(1, std::memory_order_relaxed);
-  TESS_RETURN_IF_ERROR(g.graph->Launch());
-  graph_launches_.fetch_add(1, std::memory_order_relaxed);
   return Status::Ok();
 }
 
-Status PlanInstance::ExecuteSteps() {
-  for (BoundStep& b : steps_) {
+Status PlanInstance::ExecuteSteps(size_t begin, size_t end, bool assigns) {
+  for (size_t i = begin; i < end; ++i) {
+    BoundStep& b = steps_[i];
     const CompiledStep& step = *b.step;
     if (step.kind == StepKind::kBoxing) {
       if (step.device == DeviceType::kCuda) {
@@ -276,6 +288,7 @@ Status PlanInstance::ExecuteSteps() {
                                : step.kernel(b.ctx));
     }
   }
+  if (!assigns) return Status::Ok();
   // After every step, so each step read the variables' old contents (program.h).
   for (const BoundAssign& a : assigns_) {
     if (a.on_device) {

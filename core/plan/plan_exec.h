@@ -59,16 +59,20 @@
 // errors (kernels/cuda/data_errors.h) surface where data leaves the device: OutputLocal and
 // OutputTensor, which wait for the stream.
 //
-// CUDA graph replay. A plan whose steps are all cuda kernels (no boxing step, no cpu
-// step: one rank, or layouts that need no boxing) replays each slot as a CUDA graph: the
-// slot's first run launches its kernels one by one (it sets up cuBLAS, the kernels'
-// per-stream state, the workspaces), the second captures them and the variable assigns
-// into a graph (core/tensor/cuda_graph.h) and launches it, and every later run is one
-// cudaGraphLaunch. The kernels' arguments point at registers and variables, which never
-// move, and at the slot's input registers, hence a graph per slot. A capture the stream
-// refuses (TESSERA_CUDA_SYNC_CHECKS makes every kernel wait) leaves that slot on plain
-// launches for good, with the reason kept; TESSERA_CUDA_GRAPHS=0 turns replay off.
-// stats() counts the graphs and their launches.
+// CUDA graph replay. A plan whose device work is cuda kernels and device copies (no cpu
+// kernel step, no assign into host memory) replays its kernels as CUDA graphs, one per
+// segment and slot: a segment is a maximal stretch of kernel steps between boxing steps
+// (the last one also holds the variable assigns). Boxing steps run between the graphs
+// as they run without replay, since they wait on the host, which a capture may not
+// (above); so a plan with no boxing step (one rank, or layouts that need none) is one
+// graph, and a data-parallel training step one graph per stretch between its
+// collectives. The slot's first run launches its kernels one by one (it sets up cuBLAS,
+// the kernels' per-stream state, the workspaces), the second captures each segment and
+// launches it, and every later run launches the graphs. The kernels' arguments point at
+// registers and variables, which never move, and at the slot's input registers, hence
+// graphs per slot. A capture the stream refuses (TESSERA_CUDA_SYNC_CHECKS makes every
+// kernel wait) leaves that slot on plain launches for good, with the reason kept;
+// TESSERA_CUDA_GRAPHS=0 turns replay off. stats() counts the graphs and their launches.
 //
 // Allocation: after warm-up (the first runs grow the boxing workspaces and communicator
 // caches) RunPushed, Run, and Push of local pieces or same-nd-sbp eager tensors make no
@@ -93,6 +97,7 @@
 #include "core/plan/compile.h"
 #include "core/plan/mem_case.h"
 #include "core/plan/register_manager.h"
+#include "core/plan/replay_segments.h"
 #include "core/tensor/cuda_device.h"
 #include "core/tensor/cuda_graph.h"
 #include "core/tensor/global_tensor.h"
@@ -129,8 +134,9 @@ struct PlanStats {
   // The same for the last Push (Run's feeding is not a Push here).
   int64_t heap_allocations_last_push = -1;
   int64_t allocator_calls_last_push = 0;
-  // CUDA graph replay (file comment): slots captured as a graph, and runs that launched
-  // one; both 0 on cpu placements, with TESSERA_CUDA_GRAPHS=0, or where capture failed.
+  // CUDA graph replay (file comment): graphs captured (per slot and stretch of kernels
+  // between boxing steps) and their launches; both 0 on cpu placements, with
+  // TESSERA_CUDA_GRAPHS=0, or where capture failed.
   int64_t cuda_graphs = 0;
   int64_t cuda_graph_launches = 0;
   // Why the last refused capture failed; empty when none was.
@@ -269,11 +275,12 @@ class PlanInstance {
   Status Bind();
   kernels::LocalTensor Bound(const Operand& o, const Shape& shape, DType dtype) const;
   // Runs the steps on slot `slot` (inputs already patched in): through the slot's CUDA
-  // graph where there is one (file comment), else ExecuteSteps.
+  // graphs where there are (file comment), else ExecuteSteps.
   Status Execute(int slot);
-  // Queues or runs every step, then the assigns.
-  Status ExecuteSteps();
-  // Sizes graphs_ when the plan can replay as CUDA graphs (file comment); end of Bind.
+  // Queues or runs steps_[begin, end), then the assigns when `assigns`.
+  Status ExecuteSteps(size_t begin, size_t end, bool assigns);
+  // Splits the steps into segments_ and sizes graphs_ when the plan can replay as CUDA
+  // graphs (file comment); end of Bind.
   Status SetUpGraphReplay();
   // A boxing step on a cuda placement: staged through host registers and the host Box
   // (ranks sharing devices), or on the devices over NCCL (compile.h).
@@ -320,12 +327,14 @@ class PlanInstance {
   std::unique_ptr<boxing::BoxingWorkspace> device_workspace_;
   // The rank's CUDA device when the plan has device registers or variables, else null.
   const tensor::CudaDevice* device_ = nullptr;
-  // CUDA graph replay, by slot; empty when the plan cannot replay (file comment). Used by
-  // the one thread that runs at a time; the counters are read by stats().
+  // CUDA graph replay (file comment): the steps in run order as segments
+  // (replay_segments.h); empty when the plan cannot replay.
+  std::vector<ReplaySegment> segments_;
+  // By slot; used by the one thread that runs at a time; the counters are read by stats().
   struct SlotGraph {
     int plain_runs = 0;  // successful runs launched kernel by kernel
     bool refused = false;
-    std::unique_ptr<tensor::CudaGraph> graph;
+    std::vector<std::unique_ptr<tensor::CudaGraph>> graphs;  // by segment; null until captured
   };
   std::vector<SlotGraph> graphs_;
   std::atomic<int64_t> graphs_captured_{0};

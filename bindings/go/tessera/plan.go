@@ -545,8 +545,8 @@ type PlanStats struct {
 	Runs                   int64          // runs so far
 	AllocatorCallsLastRun  int64          // host caching allocator calls: 0 once warm
 	HeapAllocationsLastRun int64          // on the calling thread; -1: not counted
-	CudaGraphs             int64          // input slots replayed as a CUDA graph (cuda placements)
-	CudaGraphLaunches      int64          // runs that launched a CUDA graph
+	CudaGraphs             int64          // CUDA graphs captured: per input slot and stretch of kernels between boxing steps (cuda placements)
+	CudaGraphLaunches      int64          // launches of those graphs
 	MemCases               []MemCaseStats // register memory per memory case
 }
 

@@ -250,9 +250,9 @@ typedef struct tess_plan_stats {
   int64_t heap_allocations_last_run;
   /* Grown after the first version (a caller passing the first version's struct_size
    * gets the fields above only). CUDA graph replay of a plan on a cuda placement
-   * (docs/gpu.md): input slots captured as a graph, and runs that launched one; both 0
-   * on cpu placements, with TESSERA_CUDA_GRAPHS=0, or where the stream refused the
-   * capture. */
+   * (docs/gpu.md): graphs captured (one per input slot and stretch of kernels between
+   * boxing steps), and their launches; both 0 on cpu placements, with
+   * TESSERA_CUDA_GRAPHS=0, or where the stream refused the capture. */
   int64_t cuda_graphs;
   int64_t cuda_graph_launches;
 } tess_plan_stats;

@@ -309,8 +309,9 @@ def _instance_output_local(self, index, out=None):
 def _instance_stats(self):
     """The instance's counters: registers, steps, boxing_steps, runs,
     allocator_calls_last_run (0 once warm), heap_allocations_last_run (-1: not
-    counted in this process), cuda_graphs and cuda_graph_launches (CUDA graph
-    replay on cuda placements; 0 elsewhere), and per memory case ("cpu", "cuda:0")
+    counted in this process), cuda_graphs and cuda_graph_launches (CUDA graphs
+    captured on cuda placements, one per input slot and stretch of kernels between
+    boxing steps, and their launches; 0 elsewhere), and per memory case ("cpu", "cuda:0")
     its packed block_bytes, lower_bound (most bytes live at once) and no_reuse_bytes."""
     (registers, steps, boxing_steps, runs, allocator_calls, heap_allocations, cuda_graphs,
      cuda_graph_launches) = _capi.plan_instance_get_stats(self)

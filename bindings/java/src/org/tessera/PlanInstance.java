@@ -267,9 +267,12 @@ public final class PlanInstance extends Handle {
     public final long allocatorCallsLastRun;
     /** Heap allocations on the calling thread during the last run; -1: not counted. */
     public final long heapAllocationsLastRun;
-    /** Input slots replayed as a CUDA graph (cuda placements; 0 elsewhere). */
+    /**
+     * CUDA graphs captured: one per input slot and stretch of kernels between boxing steps
+     * (cuda placements; 0 elsewhere).
+     */
     public final long cudaGraphs;
-    /** Runs that launched a CUDA graph. */
+    /** Launches of those graphs. */
     public final long cudaGraphLaunches;
     /** Register memory per memory case. */
     public final MemCase[] memCases;
