@@ -12,10 +12,14 @@ except ImportError:
 # bf16 has no numpy type of its own; ml_dtypes (pip install ml_dtypes) provides one.
 # Without it, bf16 tensors still work but cannot become numpy arrays: numpy_dtype
 # raises an error that says so.
-try:
-    import ml_dtypes as _ml_dtypes
-except ImportError:
-    _ml_dtypes = None
+# Only with numpy: ml_dtypes needs it, and its extension prints numpy's import error
+# to stderr before raising when numpy is missing.
+_ml_dtypes = None
+if _np is not None:
+    try:
+        import ml_dtypes as _ml_dtypes
+    except ImportError:
+        _ml_dtypes = None
 
 
 def numpy():
