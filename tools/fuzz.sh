@@ -78,17 +78,12 @@ run_target() {
   mkdir -p "${corpus}"
   local log="${work}/${t}.log"
   local start end rc=0
-  # Open MPI's plugins (mca_*.so) are dlclose()d before LSan reports, so their leaks only
-  # match tools/lsan.supp through the slow unwinder (as in --config=asan); only the
-  # targets that start MPI pay for it.
-  local lsan=""
-  case "${t}" in capi_ops|dlpack) lsan="fast_unwind_on_malloc=0" ;; esac
   start=$(date +%s.%N)
   # -max_len bounds each input; the targets also clamp the sizes they decode.
   # -rss_limit_mb / -malloc_limit_mb turn a runaway allocation into a reported crash;
   # -timeout (s) a hang. The coverage build's instrumented compares make the largest
   # legal placements (2^20 ranks) take seconds to sort, hence not less than 30.
-  LSAN_OPTIONS="${lsan}" "${bin}/${t}_fuzzer" -max_total_time="${seconds}" -max_len=4096 -timeout=30 \
+  "${bin}/${t}_fuzzer" -max_total_time="${seconds}" -max_len=4096 -timeout=30 \
     -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 \
     -artifact_prefix="${artifacts}/${t}-" "${corpus}" "fuzz/corpus/${t}" >"${log}" 2>&1 || rc=$?
   end=$(date +%s.%N)

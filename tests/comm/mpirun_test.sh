@@ -24,8 +24,8 @@ unset TEST_PREMATURE_EXIT_FILE
 # Under --config=asan: Open MPI's dlopen'ed components leak at MPI_Finalize and are
 # unloaded before LeakSanitizer reports, so their frames cannot be suppressed by
 # name; leak checking stays on for the single-process tests. Without leak checking
-# the slow unwinder that .bazelrc sets for the suppressions' sake
-# (fast_unwind_on_malloc=0) buys nothing and makes every allocation 15-40x dearer
+# the slow unwinder that MPI programs default to for the suppressions' sake
+# (tools/lsan_mpi_unwinder.cc) buys nothing and makes every allocation 15-40x dearer
 # (box_1d_test: 101 s instead of 3 s at 1 rank): use the frame-pointer unwinder.
 # ASan's error reports still unwind fully (fast_unwind_on_fatal stays off).
 if [[ -n "${ASAN_OPTIONS:-}" ]]; then
