@@ -16,6 +16,9 @@
 //   eager/add_64MB/apply      add of two 64 MB f32 tensors vs a 64 MB memcpy, as
 //                             bandwidth (add moves 3 x 64 MB, memcpy 2 x 64 MB);
 //                             ratio = add GB/s / memcpy GB/s. One-rank worlds only.
+//
+// `eager_bench dispatch` runs the two dispatch rows only (for profilers: perf,
+// valgrind --tool=callgrind --toggle-collect=tess_add).
 #include <cblas.h>
 #include <mpi.h>
 #include <tessera/tessera.h>
@@ -236,13 +239,13 @@ void BenchAddBandwidth(const Placement& one) {
                 std::to_string(apply_s * 1e3) + ", \"memcpy_ms\": " + std::to_string(copy_s * 1e3));
 }
 
-void Run() {
+void Run(bool dispatch_only) {
   CheckC(tess_runtime_init(), "tess_runtime_init");
   const int np = Must(comm::WorldSize(), "WorldSize");
   const int rank = Must(comm::WorldRank(), "WorldRank");
   const Placement world = Must(Placement::Parse("cpu:0-" + std::to_string(np - 1)), "placement");
   BenchDispatch(world, np, rank);
-  if (np == 1) {
+  if (np == 1 && !dispatch_only) {
     BenchMatmul(world);
     BenchAddBandwidth(world);
   }
@@ -253,7 +256,12 @@ void Run() {
 }  // namespace eager
 }  // namespace tessera
 
-int main() {
-  tessera::eager::Run();
+int main(int argc, char** argv) {
+  const bool dispatch_only = argc > 1 && std::strcmp(argv[1], "dispatch") == 0;
+  if (argc > 1 && !dispatch_only) {
+    std::fprintf(stderr, "usage: eager_bench [dispatch]\n");
+    return 2;
+  }
+  tessera::eager::Run(dispatch_only);
   return 0;
 }

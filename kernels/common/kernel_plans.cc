@@ -57,17 +57,16 @@ Status PlanAddN(const KernelContext& ctx) {
   return ExpectOutput(ctx, 0, first.shape, first.dtype);
 }
 
-Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx) {
-  return PlanBroadcast(ctx, ctx.inputs[0].dtype);
+Status PlanBroadcast(const KernelContext& ctx, BroadcastPlan* plan) {
+  return PlanBroadcast(ctx, ctx.inputs[0].dtype, plan);
 }
 
-Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx, DType out_dtype) {
+Status PlanBroadcast(const KernelContext& ctx, DType out_dtype, BroadcastPlan* plan) {
   const Shape& x = ctx.inputs[0].shape;
   const Shape& y = ctx.inputs[1].shape;
   TESS_RETURN_IF_ERROR(ExpectDType(ctx, 1, ctx.inputs[0].dtype, "x"));
   const int nd = x.ndim() > y.ndim() ? x.ndim() : y.ndim();
-  BroadcastPlan plan;
-  plan.out = x.ndim() >= y.ndim() ? x : y;
+  plan->out = x.ndim() >= y.ndim() ? x : y;
   for (int i = 0; i < nd; ++i) {
     const int ix = i - (nd - x.ndim());
     const int iy = i - (nd - y.ndim());
@@ -78,14 +77,14 @@ Result<BroadcastPlan> PlanBroadcast(const KernelContext& ctx, DType out_dtype) {
                                   " do not broadcast: output axis " + std::to_string(i) + " has " +
                                   std::to_string(dx) + " in x and " + std::to_string(dy) + " in y");
     }
-    plan.out.set_dim(i, dx == 1 ? dy : dx);
+    plan->out.set_dim(i, dx == 1 ? dy : dx);
   }
-  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan.out, out_dtype));
-  plan.same_shapes = x == y;
-  BroadcastStrides(x, plan.out, plan.strides[0]);
-  BroadcastStrides(y, plan.out, plan.strides[1]);
-  ContiguousStrides(plan.out, plan.strides[2]);
-  return plan;
+  TESS_RETURN_IF_ERROR(ExpectOutput(ctx, 0, plan->out, out_dtype));
+  plan->same_shapes = x == y;
+  BroadcastStrides(x, plan->out, plan->strides[0]);
+  BroadcastStrides(y, plan->out, plan->strides[1]);
+  ContiguousStrides(plan->out, plan->strides[2]);
+  return Status::Ok();
 }
 
 Result<WherePlan> PlanWhere(const KernelContext& ctx) {

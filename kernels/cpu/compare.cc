@@ -14,7 +14,8 @@ namespace {
 
 template <Cmp kOp>
 Status CompareKernel(const KernelContext& ctx) {
-  TESS_ASSIGN_OR_RETURN(const BroadcastPlan plan, PlanBroadcast(ctx, DType::kBool));
+  BroadcastPlan plan;
+  TESS_RETURN_IF_ERROR(PlanBroadcast(ctx, DType::kBool, &plan));
   return Dispatch<DTypeSet::kAll>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* xp = In<T>(ctx, 0);

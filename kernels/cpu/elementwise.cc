@@ -204,7 +204,8 @@ Status CheckNoZeroDivisor(const KernelContext& ctx, const T* y, const Shape& sha
 
 template <Binary kOp, DTypeSet kSet = DTypeSet::kNumeric>
 Status BinaryKernel(const KernelContext& ctx) {
-  TESS_ASSIGN_OR_RETURN(const BroadcastPlan plan, PlanBroadcast(ctx));
+  BroadcastPlan plan;
+  TESS_RETURN_IF_ERROR(PlanBroadcast(ctx, &plan));
   return Dispatch<kSet>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const T* xp = In<T>(ctx, 0);

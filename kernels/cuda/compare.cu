@@ -25,7 +25,8 @@ __global__ void CompareKernel(const T* x, const T* y, bool* out, int64_t n, Inde
 
 template <Cmp kOp>
 Status CompareOp(const KernelContext& ctx) {
-  TESS_ASSIGN_OR_RETURN(const BroadcastPlan plan, PlanBroadcast(ctx, DType::kBool));
+  BroadcastPlan plan;
+  TESS_RETURN_IF_ERROR(PlanBroadcast(ctx, DType::kBool, &plan));
   return Dispatch<DTypeSet::kAll>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const int64_t n = plan.out.num_elements();

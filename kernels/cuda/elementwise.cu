@@ -234,7 +234,8 @@ __global__ void BinaryStridedKernel(const T* x, const T* y, T* out, int64_t n, I
 
 template <Binary kOp, DTypeSet kSet = DTypeSet::kNumeric>
 Status BinaryOp(const KernelContext& ctx) {
-  TESS_ASSIGN_OR_RETURN(const BroadcastPlan plan, PlanBroadcast(ctx));
+  BroadcastPlan plan;
+  TESS_RETURN_IF_ERROR(PlanBroadcast(ctx, &plan));
   return Dispatch<kSet>(ctx, 0, [&](auto t) {
     using T = typename decltype(t)::type;
     const int64_t n = plan.out.num_elements();
