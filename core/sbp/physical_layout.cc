@@ -11,27 +11,35 @@ std::string PhysicalLayout::RangesToString() const {
   return s.empty() ? "scalar" : s;
 }
 
-Result<PhysicalLayout> PhysicalLayoutAt(const Shape& logical_shape, const Placement& placement,
-                                        const NdSbp& nd_sbp, int64_t index) {
+Status PhysicalLayoutAt(const Shape& logical_shape, const Placement& placement, const NdSbp& nd_sbp,
+                        int64_t index, PhysicalLayout* layout) {
   TESS_RETURN_IF_ERROR(ValidateNdSbp(nd_sbp, placement, logical_shape));
   if (index < 0 || index >= placement.parallel_num()) {
     return OutOfRange("parallel index " + std::to_string(index) + " is outside " +
                       placement.ToString());
   }
-  PhysicalLayout layout;
-  layout.local_shape = logical_shape;
-  for (int d = 0; d < logical_shape.ndim(); ++d) layout.ranges[d] = {0, logical_shape.dim(d)};
+  layout->local_shape = logical_shape;
+  for (int d = 0; d < Shape::kMaxDims; ++d) {
+    layout->ranges[d] = {0, d < logical_shape.ndim() ? logical_shape.dim(d) : 0};
+  }
   for (int axis = 0; axis < nd_sbp.num_axes(); ++axis) {
     const Sbp& sbp = nd_sbp[axis];
     if (!sbp.is_split()) continue;
-    Range& r = layout.ranges[sbp.axis];
+    Range& r = layout->ranges[sbp.axis];
     Range sub =
         BalancedRange(r.size(), placement.hierarchy()[axis], placement.Coordinate(index, axis));
     r = {r.begin + sub.begin, r.begin + sub.end};
   }
   for (int d = 0; d < logical_shape.ndim(); ++d) {
-    layout.local_shape.set_dim(d, layout.ranges[d].size());
+    layout->local_shape.set_dim(d, layout->ranges[d].size());
   }
+  return Status::Ok();
+}
+
+Result<PhysicalLayout> PhysicalLayoutAt(const Shape& logical_shape, const Placement& placement,
+                                        const NdSbp& nd_sbp, int64_t index) {
+  PhysicalLayout layout;
+  TESS_RETURN_IF_ERROR(PhysicalLayoutAt(logical_shape, placement, nd_sbp, index, &layout));
   return layout;
 }
 

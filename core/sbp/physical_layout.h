@@ -33,6 +33,10 @@ struct PhysicalLayout {
 // Validates the nd-sbp against the placement and shape.
 Result<PhysicalLayout> PhysicalLayoutAt(const Shape& logical_shape, const Placement& placement,
                                         const NdSbp& nd_sbp, int64_t index);
+// The same into `*layout` (left as it was on an error): for the eager hot path, which
+// lays out every op's outputs and would otherwise copy the ~200-byte layout twice.
+Status PhysicalLayoutAt(const Shape& logical_shape, const Placement& placement, const NdSbp& nd_sbp,
+                        int64_t index, PhysicalLayout* layout);
 
 // Layout of `rank`; NOT_FOUND when the placement does not hold it.
 Result<PhysicalLayout> PhysicalLayoutOfRank(const Shape& logical_shape, const Placement& placement,

@@ -13,10 +13,11 @@ Result<std::shared_ptr<GlobalTensor>> GlobalTensor::Allocate(const infer::Tensor
   // into collectives the others never join.
   TESS_RETURN_IF_ERROR(CheckDeviceBuild(meta.placement));
   std::shared_ptr<GlobalTensor> t = std::make_shared<GlobalTensor>(Key(), meta);
-  t->has_local_ = meta.placement.contains(world_rank);
+  const int64_t index = meta.placement.index_of(world_rank);
+  t->has_local_ = index >= 0;
   if (!t->has_local_) return t;
-  TESS_ASSIGN_OR_RETURN(t->layout_,
-                        PhysicalLayoutOfRank(meta.shape, meta.placement, meta.nd_sbp, world_rank));
+  TESS_RETURN_IF_ERROR(
+      PhysicalLayoutAt(meta.shape, meta.placement, meta.nd_sbp, index, &t->layout_));
   memory::Allocator* allocator = &memory::ThreadHostCachingAllocator();
   if (meta.placement.device_type() == DeviceType::kCuda) {
     TESS_ASSIGN_OR_RETURN(t->device_, LocalCudaDevice());
@@ -34,10 +35,11 @@ Result<std::shared_ptr<GlobalTensor>> GlobalTensor::View(const infer::TensorMeta
   TESS_RETURN_IF_ERROR(CheckDeviceBuild(meta.placement));
   std::shared_ptr<GlobalTensor> t = std::make_shared<GlobalTensor>(Key(), meta);
   t->owner_ = owner != nullptr ? std::move(owner) : std::make_shared<int>(0);
-  t->has_local_ = meta.placement.contains(world_rank);
+  const int64_t index = meta.placement.index_of(world_rank);
+  t->has_local_ = index >= 0;
   if (!t->has_local_) return t;
-  TESS_ASSIGN_OR_RETURN(t->layout_,
-                        PhysicalLayoutOfRank(meta.shape, meta.placement, meta.nd_sbp, world_rank));
+  TESS_RETURN_IF_ERROR(
+      PhysicalLayoutAt(meta.shape, meta.placement, meta.nd_sbp, index, &t->layout_));
   if (data == nullptr && t->local_bytes() > 0) {
     return InvalidArgument("GlobalTensor::View: data is null but rank " +
                            std::to_string(world_rank) + "'s piece of " + meta.ToString() +
