@@ -158,5 +158,29 @@ TEST(PhysicalLayoutTest, BadInput) {
   EXPECT_EQ(r.status().code(), StatusCode::kOutOfRange);
 }
 
+// The in-place form: fills every field (ranges past the shape's dims are reset, so a
+// reused layout keeps nothing of a longer one) and leaves the caller's layout as it
+// was on a bad input. Expected pieces worked out by hand: 7 rows split in 2 are [0,4)
+// and [4,7), 5 columns [0,3) and [3,5).
+TEST(PhysicalLayoutTest, InPlaceForm) {
+  const Placement p = *Placement::Parse("cpu:[[0,1],[2,3]]");
+  PhysicalLayout layout;
+  ASSERT_TRUE(PhysicalLayoutAt(Shape{2, 3, 4}, p, *NdSbp::Parse("(B, B)"), 0, &layout).ok());
+  EXPECT_EQ(layout.RangesToString(), "[0,2)x[0,3)x[0,4)");
+  ASSERT_TRUE(PhysicalLayoutAt(Shape{7, 5}, p, *NdSbp::Parse("(S(0), S(1))"), 3, &layout).ok());
+  EXPECT_EQ(layout.local_shape, (Shape{3, 2}));
+  EXPECT_EQ(layout.RangesToString(), "[4,7)x[3,5)");
+  EXPECT_EQ(layout.ranges[2].begin, 0);
+  EXPECT_EQ(layout.ranges[2].end, 0);
+
+  Status s = PhysicalLayoutAt(Shape{7, 5}, p, *NdSbp::Parse("(S(0), S(1))"), 4, &layout);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_NE(s.message().find("parallel index 4"), std::string::npos);
+  s = PhysicalLayoutAt(Shape{7, 5}, p, *NdSbp::Parse("S(0)"), 0, &layout);
+  EXPECT_NE(s.message().find("has 1 axes but placement"), std::string::npos);
+  EXPECT_EQ(layout.local_shape, (Shape{3, 2}));
+  EXPECT_EQ(layout.RangesToString(), "[4,7)x[3,5)");
+}
+
 }  // namespace
 }  // namespace tessera
