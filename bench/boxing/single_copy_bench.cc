@@ -5,7 +5,7 @@
 // sample the slowest rank's time between barriers:
 //
 //   contiguous   MPI_Alltoall of contiguous blocks of the same size (moves other bytes:
-//                the lower bound the boxing rows of bench/boxing are compared with)
+//                the baseline boxing_bench's strided rows are compared with)
 //   alltoallw    MPI_Alltoallw with subarray types (what Tessera's AllToAllBlocks does)
 //   pack         pack every send block into a buffer, then MPI_Alltoall
 //   cma_push     single copy: the ranks exchange (pid, output address) with
